@@ -1,0 +1,1 @@
+"""Game families. Each module holds one family's rules; `registry` turns game ids into games."""

@@ -1,0 +1,41 @@
+"""The value of a position, as every answer of the service carries it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Outcome = Literal["P", "N", "D"]
+Source = Literal["formula", "table", "period", "live"]
+
+#: Cheapest first; a value computed from several heaps reports the costliest source it used.
+SOURCE_ORDER: tuple[Source, ...] = ("formula", "table", "period", "live")
+
+
+def costliest(sources: list[Source]) -> Source:
+    """The source to report for a value combined from several lookups."""
+    if not sources:
+        return "formula"
+    return max(sources, key=SOURCE_ORDER.index)
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """What is known of one position: outcome, Grundy value, remoteness and where it came from."""
+
+    game: str
+    position: str
+    outcome: Outcome
+    grundy: int | None
+    remoteness: int | None
+    source: Source
+
+    def as_dict(self) -> dict[str, object]:
+        """The JSON shape of the public contract (absent fields are left out)."""
+        out: dict[str, object] = {"game": self.game, "position": self.position, "outcome": self.outcome}
+        if self.grundy is not None:
+            out["grundy"] = self.grundy
+        if self.remoteness is not None:
+            out["remoteness"] = self.remoteness
+        out["source"] = self.source
+        return out

@@ -1,0 +1,234 @@
+"""The `nimbase` console script: one subcommand per process or administrative action."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from sqlalchemy import Engine
+
+#: Jobs `nimbase run` queues on a fresh database, so a first start has tables to serve.
+DEFAULT_PRECOMPUTE: tuple[tuple[str, int], ...] = (
+    ("subtraction:1,3,4", 1 << 20),
+    ("subtraction:2,5,7", 1 << 20),
+    ("subtraction:1,3,4:misere", 1 << 20),
+    ("octal:0.77", 1 << 20),
+    ("octal:0.07", 1 << 20),
+    ("octal:0.137", 1 << 20),
+    ("octal:0.6", 1 << 20),
+    ("octal:0.16", 1 << 20),
+    ("octal:0.56", 1 << 20),
+    ("grundy", 1 << 22),
+)
+
+log = logging.getLogger("nimbase")
+
+
+def _database_url() -> str:
+    from storage.embedded import database_url
+
+    return database_url(Path(os.environ.get("NIMBASE_VAR_DIR", "var")))
+
+
+def _engine() -> Engine:
+    from storage.database import create_engine
+
+    return create_engine(_database_url())
+
+
+def cmd_migrate(_: argparse.Namespace) -> int:
+    from storage.migrate import upgrade_head
+
+    upgrade_head(_database_url())
+    print("database schema is up to date")
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from service.core import Nimbase
+    from service.server import serve
+    from service.settings import Settings
+
+    settings = Settings.from_env()
+    url = settings.database_url or _database_url()
+    if args.migrate:
+        from storage.migrate import upgrade_head
+
+        upgrade_head(url)
+    from storage.database import create_engine
+
+    service = Nimbase(settings, create_engine(url))
+    asyncio.run(serve(service, grpc_port=settings.grpc_port, http_port=settings.http_port, host=settings.host))
+    return 0
+
+
+def cmd_worker(_: argparse.Namespace) -> int:
+    from worker.runner import Worker
+
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    Worker(_engine()).run_forever(stop)
+    return 0
+
+
+def cmd_precompute(args: argparse.Namespace) -> int:
+    from engine.errors import NimbaseError
+    from engine.games.registry import parse_game_id
+    from storage.jobs import JobQueue
+
+    try:
+        game = parse_game_id(args.game)
+    except NimbaseError as error:
+        print(f"nimbase: {error}", file=sys.stderr)
+        return 2
+    if game.kernel() is None:
+        print(f"nimbase: {game.game_id!r} needs no precomputation: a closed form answers it", file=sys.stderr)
+        return 2
+    if args.upto < 1:
+        print(f"nimbase: --upto {args.upto} must be at least 1", file=sys.stderr)
+        return 2
+    queue = JobQueue(_engine())
+    job = queue.submit(game.game_id, "heap", args.upto, fill=args.fill)
+    print(f"queued job {job.id}: {game.game_id} up to {args.upto}" + (" (fill)" if args.fill else ""))
+    if args.detach:
+        return 0
+    try:
+        return _follow(queue, job.id)
+    except KeyboardInterrupt:
+        print(f"\nstopped watching; job {job.id} keeps running (nimbase jobs)")
+        return 0
+
+
+def _follow(queue: object, job_id: int) -> int:
+    """Draws a progress bar until the job ends."""
+    from storage.jobs import JobQueue
+
+    assert isinstance(queue, JobQueue)
+    width = 40
+    while True:
+        job = queue.get(job_id)
+        if job is None:
+            print(f"\njob {job_id} disappeared", file=sys.stderr)
+            return 1
+        total = max(job.total, 1)
+        filled = int(width * min(job.done, total) / total)
+        bar = "#" * filled + "-" * (width - filled)
+        sys.stderr.write(f"\r[{bar}] {job.done}/{job.total} {job.status:<9}")
+        sys.stderr.flush()
+        if job.status in ("done", "failed", "cancelled"):
+            sys.stderr.write("\n")
+            if job.error:
+                print(f"job {job_id} {job.status}: {job.error}", file=sys.stderr)
+            return 0 if job.status == "done" else 1
+        time.sleep(0.5)
+
+
+def cmd_jobs(args: argparse.Namespace) -> int:
+    from storage.jobs import JobQueue
+
+    for job in JobQueue(_engine()).list(limit=args.limit):
+        print(f"{job.id:>6}  {job.status:<9}  {job.done:>12}/{job.total:<12}  {job.game_id}")
+    return 0
+
+
+def cmd_value(args: argparse.Namespace) -> int:
+    from nimbase.client import NimbaseClient, NimbaseClientError
+
+    try:
+        with NimbaseClient(args.target) as client:
+            print(json.dumps(client.get_value(args.game, args.position), indent=2))
+    except NimbaseClientError as error:
+        print(f"nimbase: {error.code}: {error.message}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _queue_defaults(engine: Engine) -> None:
+    """Queue the default precompute set for games that are neither stored nor queued yet."""
+    from engine.errors import NimbaseError
+    from engine.games.registry import parse_game_id
+    from storage.jobs import JobQueue
+    from storage.sequences import SequenceStore
+
+    queue, store = JobQueue(engine), SequenceStore(engine)
+    pending = {(job.game_id, job.upto) for job in queue.list(limit=1000) if job.status != "cancelled"}
+    for game_id, upto in DEFAULT_PRECOMPUTE:
+        try:
+            game = parse_game_id(game_id)
+        except NimbaseError:
+            continue
+        info = store.info(game.game_id, "heap")
+        stored = info is not None and (info.computed_upto >= upto or info.period is not None)
+        if not stored and (game.game_id, upto) not in pending:
+            queue.submit(game.game_id, "heap", upto)
+            log.info("queued default precompute %s up to %d", game.game_id, upto)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Embedded database (unless DATABASE_URL is set), migrations, one worker, and the server."""
+    from storage.database import create_engine
+    from storage.migrate import upgrade_head
+
+    url = _database_url()
+    upgrade_head(url)
+    _queue_defaults(create_engine(url))
+    env = {**os.environ, "DATABASE_URL": url}
+    worker = subprocess.Popen([sys.executable, "-m", "nimbase", "worker"], env=env)
+    try:
+        os.environ["DATABASE_URL"] = url
+        return cmd_serve(argparse.Namespace(migrate=False))
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="nimbase", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="serve gRPC and REST in one process")
+    serve.add_argument("--migrate", action="store_true", help="apply migrations first")
+    serve.set_defaults(func=cmd_serve)
+    commands.add_parser("worker", help="run precompute jobs").set_defaults(func=cmd_worker)
+    commands.add_parser("migrate", help="alembic upgrade head").set_defaults(func=cmd_migrate)
+    commands.add_parser("run", help="embedded database + migrate + worker + serve").set_defaults(func=cmd_run)
+    precompute = commands.add_parser("precompute", help="queue a job and follow its progress")
+    precompute.add_argument("game")
+    precompute.add_argument("--upto", type=int, required=True, help="compute heaps 0..UPTO-1")
+    precompute.add_argument("--fill", action="store_true", help="fill the whole range even once periodic")
+    precompute.add_argument("--detach", action="store_true", help="queue and return at once")
+    precompute.set_defaults(func=cmd_precompute)
+    jobs = commands.add_parser("jobs", help="list jobs")
+    jobs.add_argument("--limit", type=int, default=50)
+    jobs.set_defaults(func=cmd_jobs)
+    value = commands.add_parser("value", help="print the value of a position (JSON)")
+    value.add_argument("game")
+    value.add_argument("position")
+    value.add_argument("--target", default=f"localhost:{os.environ.get('NIMBASE_GRPC_PORT', '50051')}")
+    value.set_defaults(func=cmd_value)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    logging.basicConfig(level=os.environ.get("NIMBASE_LOG_LEVEL", "INFO"),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    args = build_parser().parse_args(argv)
+    result: int = args.func(args)
+    return result
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,474 @@
+"""The transport-free service layer: every RPC and route is one method here.
+
+gRPC and REST only translate requests into these calls and results into messages; all lookups,
+limits and caching live here so both transports answer identically.
+"""
+
+from __future__ import annotations
+
+import hmac
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+import numpy as np
+from sqlalchemy import Engine, text
+from sqlalchemy.exc import OperationalError
+
+from engine.errors import InvalidArgument, LimitExceeded, NimbaseError, NotApplicable
+from engine.games.base import GameInfo, HeapGame, Heaps
+from engine.games.nim import NimGame
+from engine.games.registry import list_games, parse_game_id
+from engine.periods import Period
+from engine.positions import format_heaps, parse_heaps
+from engine.search import estimate_states, solve
+from engine.sums import (
+    apply_move,
+    count_sum_moves,
+    format_move,
+    iter_sum_moves,
+    misere_nim_is_p,
+    nim_sum,
+    winning_moves_normal,
+)
+from engine.values import Outcome, Source, Value, costliest
+from service.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
+from service.gate import DatabaseGate
+from service.sequences import HeapSequences
+from service.settings import Settings
+from storage.errors import StorageUnavailable
+from storage.jobs import Job, JobQueue
+from storage.sequences import SequenceStore
+
+
+@dataclass(frozen=True, slots=True)
+class MoveValue:
+    """One legal move and the value of the position it leads to."""
+
+    move: str
+    value: Value
+
+    def as_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"move": self.move, "position": self.value.position,
+                                  "outcome": self.value.outcome}
+        if self.value.grundy is not None:
+            out["grundy"] = self.value.grundy
+        if self.value.remoteness is not None:
+            out["remoteness"] = self.value.remoteness
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class BestMoveResult:
+    value: Value
+    moves: list[MoveValue]
+
+
+@dataclass(frozen=True, slots=True)
+class SequenceResult:
+    game: str
+    family: str
+    start: int
+    stop: int
+    values: list[int]
+    period: Period | None
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class JobView:
+    id: int
+    game: str
+    family: str
+    upto: int
+    fill: bool
+    status: str
+    done: int
+    total: int
+    error: str | None
+    created_at: str
+    started_at: str | None
+    finished_at: str | None
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "id": self.id, "game": self.game, "family": self.family, "upto": self.upto, "fill": self.fill,
+            "status": self.status, "progress": {"done": self.done, "total": self.total},
+            "error": self.error, "created_at": self.created_at, "started_at": self.started_at,
+            "finished_at": self.finished_at,
+        }
+
+
+@dataclass(slots=True)
+class Health:
+    database: bool
+    details: dict[str, object] = field(default_factory=dict)
+
+
+class NimbaseService(Protocol):
+    """What the transports call; `Nimbase` below is the implementation."""
+
+    def list_games(self) -> list[GameInfo]: ...
+    def get_value(self, game: str, position: str, deadline: float | None = None) -> Value: ...
+    def best_move(self, game: str, position: str, limit: int | None = None,
+                  deadline: float | None = None) -> BestMoveResult: ...
+    def is_p_position(self, game: str, position: str, deadline: float | None = None) -> Value: ...
+    def batch_get_values(self, game: str, positions: Sequence[str],
+                         deadline: float | None = None) -> list[Value | NimbaseError]: ...
+    def get_sequence(self, game: str, family: str | None, start: int, stop: int,
+                     deadline: float | None = None) -> SequenceResult: ...
+    def get_stats(self, game: str) -> dict[str, object]: ...
+    def submit_job(self, token: str | None, game: str, upto: int, fill: bool = False) -> JobView: ...
+    def get_job(self, job_id: int) -> JobView: ...
+    def list_jobs(self, limit: int = 100) -> list[JobView]: ...
+    def cancel_job(self, token: str | None, job_id: int) -> JobView: ...
+    def health(self) -> Health: ...
+
+
+#: Games parsed from ids are kept this many at a time (ids are user text, so the cache is bounded).
+_GAME_CACHE_SIZE = 1024
+
+
+def _as_iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment is not None else None
+
+
+def _job_view(job: Job) -> JobView:
+    return JobView(
+        id=job.id,
+        game=job.game_id,
+        family=job.family,
+        upto=job.upto,
+        fill=job.fill,
+        status=job.status,
+        done=job.done,
+        total=job.total,
+        error=job.error,
+        created_at=_as_iso(job.created_at) or "",
+        started_at=_as_iso(job.started_at),
+        finished_at=_as_iso(job.finished_at),
+    )
+
+
+class Nimbase:
+    """The service: lookups in the order formula → table → period → live, within `Limits`."""
+
+    def __init__(self, settings: Settings, engine: Engine | None) -> None:
+        self._settings = settings
+        self._limits = settings.limits
+        self._engine = engine
+        self._gate = DatabaseGate()
+        self._store = SequenceStore(engine) if engine is not None else None
+        self._jobs = JobQueue(engine) if engine is not None else None
+        self.sequences = HeapSequences(self._store, self._gate, self._limits)
+        self._games: OrderedDict[str, HeapGame] = OrderedDict()
+        self._games_lock = threading.Lock()
+        self._remoteness: OrderedDict[tuple[str, Heaps], int | None] = OrderedDict()
+
+    # -- games and positions --------------------------------------------------------------------
+
+    def game(self, game_id: str) -> HeapGame:
+        """The game an id names (parsed once, then cached)."""
+        with self._games_lock:
+            game = self._games.get(game_id)
+            if game is not None:
+                self._games.move_to_end(game_id)
+                return game
+        game = parse_game_id(game_id)
+        with self._games_lock:
+            self._games[game_id] = game
+            while len(self._games) > _GAME_CACHE_SIZE:
+                self._games.popitem(last=False)
+        return game
+
+    def list_games(self) -> list[GameInfo]:
+        return list_games()
+
+    def _deadline(self, deadline: float | None) -> float:
+        cap = time.monotonic() + self._limits.request_seconds
+        return cap if deadline is None else min(deadline, cap)
+
+    # -- values ---------------------------------------------------------------------------------
+
+    def get_value(self, game: str, position: str, deadline: float | None = None) -> Value:
+        rules = self.game(game)
+        heaps = parse_heaps(position)
+        return self._value(rules, heaps, self._deadline(deadline), remoteness=True)
+
+    def is_p_position(self, game: str, position: str, deadline: float | None = None) -> Value:
+        return self.get_value(game, position, deadline)
+
+    def batch_get_values(
+        self, game: str, positions: Sequence[str], deadline: float | None = None
+    ) -> list[Value | NimbaseError]:
+        if len(positions) > self._limits.batch_positions:
+            raise InvalidArgument(
+                f"{len(positions)} positions in one batch; at most {self._limits.batch_positions} are allowed"
+            )
+        rules = self.game(game)
+        limit = self._deadline(deadline)
+        out: list[Value | NimbaseError] = []
+        for text in positions:
+            try:
+                out.append(self._value(rules, parse_heaps(text), limit, remoteness=False))
+            except NimbaseError as error:
+                out.append(error)
+        return out
+
+    def _value(self, game: HeapGame, heaps: Heaps, deadline: float, *, remoteness: bool) -> Value:
+        position = format_heaps(heaps)
+        if game.misere:
+            outcome, grundy, source, known_remoteness = self._misere(game, heaps, deadline)
+        else:
+            grundy, source = self._nim_sum(game, heaps, deadline)
+            outcome = "P" if grundy == 0 else "N"
+            known_remoteness = None
+        if known_remoteness is None and remoteness:
+            known_remoteness = self._remoteness_of(game, heaps, deadline)
+        return Value(game.game_id, position, outcome, grundy, known_remoteness, source)
+
+    def _nim_sum(self, game: HeapGame, heaps: Heaps, deadline: float) -> tuple[int, Source]:
+        total = 0
+        sources: list[Source] = []
+        previous = -1
+        odd = False
+        # Heaps are sorted: equal heaps cancel in pairs, so only sizes of odd multiplicity count.
+        for heap in (*heaps, -2):
+            if heap == previous:
+                odd = not odd
+                continue
+            if odd and previous >= 0:
+                value, source = self.sequences.value(game, previous, deadline)
+                total ^= value
+                sources.append(source)
+            previous, odd = heap, True
+        return total, costliest(sources)
+
+    def _misere(
+        self, game: HeapGame, heaps: Heaps, deadline: float
+    ) -> tuple[Outcome, int | None, Source, int | None]:
+        if isinstance(game, NimGame):
+            return ("P" if misere_nim_is_p(heaps) else "N"), None, "formula", None
+        if not heaps:
+            return "N", None, "formula", 0
+        if len(heaps) == 1:
+            value, source = self.sequences.value(game, heaps[0], deadline)
+            return ("P" if value == 0 else "N"), None, source, None
+        result = solve(game, heaps, max_states=self._limits.search_states, deadline=deadline)
+        return result.outcome, None, "live", result.remoteness
+
+    def _remoteness_of(self, game: HeapGame, heaps: Heaps, deadline: float) -> int | None:
+        if not heaps:
+            return 0
+        if isinstance(game, NimGame) and not game.misere and len(heaps) == 1:
+            return 1
+        key = (game.game_id, heaps)
+        if key in self._remoteness:
+            return self._remoteness[key]
+        if estimate_states(game, heaps) > self._limits.remoteness_states:
+            return None
+        try:
+            found: int | None = solve(
+                game, heaps, max_states=self._limits.remoteness_states, deadline=deadline
+            ).remoteness
+        except LimitExceeded:
+            found = None
+        with self._games_lock:
+            self._remoteness[key] = found
+            while len(self._remoteness) > 65536:
+                self._remoteness.popitem(last=False)
+        return found
+
+    # -- moves ----------------------------------------------------------------------------------
+
+    def best_move(
+        self, game: str, position: str, limit: int | None = None, deadline: float | None = None
+    ) -> BestMoveResult:
+        if limit is not None and limit < 1:
+            raise InvalidArgument(f"limit {limit} is below 1")
+        if limit is not None and limit > self._limits.listed_moves:
+            raise InvalidArgument(f"limit {limit} is above the maximum of {self._limits.listed_moves}")
+        rules = self.game(game)
+        heaps = parse_heaps(position)
+        until = self._deadline(deadline)
+        value = self._value(rules, heaps, until, remoteness=True)
+        count = count_sum_moves(rules, heaps)
+        if count <= self._limits.ranked_moves:
+            moves = [
+                MoveValue(label, self._value(rules, child, until, remoteness=True))
+                for label, child in iter_sum_moves(rules, heaps)
+            ]
+            moves.sort(key=_move_rank)
+            return BestMoveResult(value, moves[:limit] if limit is not None else moves)
+        if limit is None:
+            raise LimitExceeded(
+                f"position {value.position!r} has {count} moves, more than the {self._limits.ranked_moves} "
+                f"listed without a limit; pass limit (at most {self._limits.listed_moves})"
+            )
+        listed: list[MoveValue] = []
+        seen: set[Heaps] = set()
+        for label, child in self._winning_moves(rules, heaps, until):
+            if len(listed) >= limit:
+                break
+            seen.add(child)
+            listed.append(MoveValue(label, self._value(rules, child, until, remoteness=False)))
+        for label, child in iter_sum_moves(rules, heaps):
+            if len(listed) >= limit:
+                break
+            if child in seen:
+                continue
+            listed.append(MoveValue(label, self._value(rules, child, until, remoteness=False)))
+        return BestMoveResult(value, listed)
+
+    def _winning_moves(self, game: HeapGame, heaps: Heaps, deadline: float) -> list[tuple[str, Heaps]]:
+        if not game.misere:
+            return winning_moves_normal(game, heaps, lambda n: self.sequences.value(game, n, deadline)[0])
+        if isinstance(game, NimGame):
+            total = nim_sum(heaps)
+            found: list[tuple[str, Heaps]] = []
+            for index, heap in enumerate(heaps):
+                if index and heaps[index - 1] == heap:
+                    continue
+                for target in sorted({heap ^ total, 0, 1}):
+                    if target < heap:
+                        child = apply_move(heaps, index, (target,) if target else ())
+                        if misere_nim_is_p(child):
+                            found.append((format_move(heap, (target,) if target else ()), child))
+            return found
+        return []
+
+    # -- sequences and stats --------------------------------------------------------------------
+
+    def get_sequence(
+        self, game: str, family: str | None, start: int, stop: int, deadline: float | None = None
+    ) -> SequenceResult:
+        rules = self.game(game)
+        family = family or "heap"
+        if family != "heap":
+            raise NotFound(f"{game!r} has no sequence family {family!r}; its family is 'heap'")
+        if start < 0:
+            raise InvalidArgument(f"start {start} is negative")
+        if start > stop:
+            raise InvalidArgument(f"start {start} is greater than stop {stop}")
+        if stop - start > self._limits.sequence_values:
+            raise InvalidArgument(
+                f"range {start}..{stop} holds {stop - start} values; at most "
+                f"{self._limits.sequence_values} are allowed in one call"
+            )
+        until = self._deadline(deadline)
+        values, source = self.sequences.values(rules, start, stop, until)
+        period = rules.formula_period() or self.sequences.period(rules, until, compute=True)
+        return SequenceResult(rules.game_id, family, start, stop, values.tolist(), period, source)
+
+    def get_stats(self, game: str) -> dict[str, object]:
+        rules = self.game(game)
+        until = self._deadline(None)
+        info = self.sequences.info(rules)
+        period = rules.formula_period() or self.sequences.period(rules, until)
+        stats: dict[str, object] = {
+            "game": rules.game_id,
+            "computed_upto": info.computed_upto if info else 0,
+            "max_value": info.max_value if info else None,
+            "max_value_at": info.max_value_at if info else None,
+            "period": period.as_dict() if period else None,
+            "rare_mask": None,
+            "rare_count": None,
+            "last_rare_at": None,
+        }
+        if info is not None and info.computed_upto > 0:
+            p_positions = self._stored_p_positions(rules, info.computed_upto, until)
+            stats["p_positions_count"] = len(p_positions)
+            if len(p_positions) <= self._limits.stats_p_positions:
+                stats["p_positions"] = p_positions
+            else:
+                stats["p_positions"] = len(p_positions)
+        elif rules.formula_value(0) is not None:
+            stats["p_positions"] = [0] if not rules.misere else [1]
+            stats["p_positions_count"] = 1
+        return stats
+
+    def _stored_p_positions(self, game: HeapGame, upto: int, deadline: float) -> list[int]:
+        found: list[int] = []
+        step = 1 << 20
+        for start in range(0, upto, step):
+            values, _ = self.sequences.values(game, start, min(upto, start + step), deadline)
+            found.extend((np.flatnonzero(values == 0) + start).tolist())
+        return found
+
+    # -- jobs -----------------------------------------------------------------------------------
+
+    def _authorize(self, token: str | None) -> None:
+        expected = self._settings.admin_token
+        if expected is None:
+            raise PermissionDenied("job submission is disabled: the server has no NIMBASE_ADMIN_TOKEN")
+        if not token:
+            raise Unauthenticated("an admin token is required: send 'authorization: Bearer <token>'")
+        if not hmac.compare_digest(token.encode(), expected.encode()):
+            raise PermissionDenied("the admin token is wrong")
+
+    def _queue(self) -> JobQueue:
+        if self._jobs is None:
+            raise Unavailable("this server runs without a database; jobs are unavailable")
+        return self._jobs
+
+    def submit_job(self, token: str | None, game: str, upto: int, fill: bool = False) -> JobView:
+        self._authorize(token)
+        rules = self.game(game)
+        if rules.kernel() is None:
+            raise NotApplicable(f"{rules.game_id!r} needs no precomputation: a closed form answers every heap")
+        if upto < 1 or upto > self._limits.job_upto:
+            raise InvalidArgument(f"upto {upto} is outside 1..{self._limits.job_upto}")
+        queue = self._queue()
+        job = self._gate.call(lambda: queue.submit(rules.game_id, "heap", upto, fill=fill))
+        return _job_view(job)
+
+    def get_job(self, job_id: int) -> JobView:
+        queue = self._queue()
+        job = self._gate.call(lambda: queue.get(job_id))
+        if job is None:
+            raise NotFound(f"no job {job_id}")
+        return _job_view(job)
+
+    def list_jobs(self, limit: int = 100) -> list[JobView]:
+        if limit < 1:
+            raise InvalidArgument(f"limit {limit} is below 1")
+        queue = self._queue()
+        return [_job_view(job) for job in self._gate.call(lambda: queue.list(limit=min(limit, 1000)))]
+
+    def cancel_job(self, token: str | None, job_id: int) -> JobView:
+        self._authorize(token)
+        queue = self._queue()
+        job = self._gate.call(lambda: queue.cancel(job_id))
+        if job is None:
+            raise NotFound(f"no job {job_id}")
+        return _job_view(job)
+
+    def health(self) -> Health:
+        engine = self._engine
+        if engine is None:
+            return Health(database=False, details={"database": "not configured"})
+
+        def ping() -> bool:
+            try:
+                with engine.connect() as connection:
+                    connection.execute(text("select 1"))
+            except OperationalError as error:
+                raise StorageUnavailable(str(error)) from error
+            return True
+
+        try:
+            return Health(database=self._gate.call(ping))
+        except StorageUnavailable:
+            return Health(database=False, details={"database": "unreachable"})
+
+
+def _move_rank(move: MoveValue) -> tuple[int, int, str]:
+    """Best first: moves to P-positions (fastest win first), then the slowest loss; ties by text."""
+    value = move.value
+    if value.outcome == "P":
+        return (0, value.remoteness if value.remoteness is not None else 1 << 62, move.move)
+    return (1, -(value.remoteness if value.remoteness is not None else -1), move.move)

@@ -1,0 +1,279 @@
+"""Single-heap values, from the cheapest place that holds them: formula, table, period, live.
+
+This is the hot path of every heap-game lookup, so stored chunks and sequence headers are cached in
+process (hot lookups never touch the database), and live computation grows one in-memory prefix per
+game, which also lets the kernel certify a period that then answers every larger heap.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from engine.errors import DeadlineExceeded, LimitExceeded
+from engine.games.base import HeapGame, SequenceKernel
+from engine.periods import Period
+from engine.values import Source
+from service.errors import Unavailable
+from service.gate import DatabaseGate
+from service.limits import Limits
+from storage.errors import CorruptChunk, StorageUnavailable
+from storage.packing import CHUNK_VALUES
+from storage.sequences import SequenceInfo, SequenceStore
+
+log = logging.getLogger(__name__)
+
+#: Live prefixes grow in steps of this many values, checking the deadline between steps.
+LIVE_STEP = 1 << 18
+HEAP = "heap"
+
+
+@dataclass(slots=True)
+class _Header:
+    info: SequenceInfo | None
+    fetched_at: float
+
+
+@dataclass(slots=True)
+class _Live:
+    values: NDArray[np.uint32]
+    period: Period | None
+    certified_upto: int
+
+
+class HeapSequences:
+    """Answers g(n) for single heaps of one game at a time, caching what it reads and computes."""
+
+    def __init__(
+        self,
+        store: SequenceStore | None,
+        gate: DatabaseGate,
+        limits: Limits,
+        *,
+        header_ttl: float = 2.0,
+        cached_chunks: int = 256,
+        live_games: int = 32,
+    ) -> None:
+        self._store = store
+        self._gate = gate
+        self._limits = limits
+        self._header_ttl = header_ttl
+        self._cached_chunks = cached_chunks
+        self._live_games = live_games
+        self._headers: dict[str, _Header] = {}
+        self._chunks: OrderedDict[tuple[str, int], NDArray[np.uint32]] = OrderedDict()
+        self._live: OrderedDict[str, _Live] = OrderedDict()
+        self._kernels: dict[str, SequenceKernel | None] = {}
+        self._lock = threading.RLock()
+
+    # -- what is stored -------------------------------------------------------------------------
+
+    def info(self, game: HeapGame) -> SequenceInfo | None:
+        """The stored header of the game's heap sequence, refreshed every few seconds."""
+        now = time.monotonic()
+        cached = self._headers.get(game.game_id)
+        if cached is not None and now - cached.fetched_at < self._header_ttl:
+            return cached.info
+        if self._store is None:
+            return None
+        store = self._store
+        try:
+            info = self._gate.call(lambda: store.info(game.game_id, HEAP))
+        except StorageUnavailable:
+            return cached.info if cached is not None else None
+        self._headers[game.game_id] = _Header(info, now)
+        return info
+
+    def database_needed_but_down(self) -> bool:
+        """Whether an answer failed for want of the database (to report UNAVAILABLE, not a limit)."""
+        return self._store is not None and not self._gate.is_open
+
+    def _chunk(self, game_id: str, index: int) -> NDArray[np.uint32]:
+        key = (game_id, index)
+        with self._lock:
+            chunk = self._chunks.get(key)
+            if chunk is not None:
+                self._chunks.move_to_end(key)
+                return chunk
+        assert self._store is not None
+        store = self._store
+        try:
+            chunk = self._gate.call(lambda: store.read_chunk(game_id, HEAP, index))
+        except CorruptChunk as corrupt:
+            log.error("corrupt chunk detected, queued for repair: %s", corrupt)
+            try:
+                self._gate.call(lambda: store.report_corruption(game_id, HEAP, index))
+            except StorageUnavailable:
+                pass
+            raise
+        with self._lock:
+            self._chunks[key] = chunk
+            while len(self._chunks) > self._cached_chunks:
+                self._chunks.popitem(last=False)
+        return chunk
+
+    def forget(self, game_id: str | None = None) -> None:
+        """Drop cached headers and chunks (all, or one game's)."""
+        with self._lock:
+            if game_id is None:
+                self._headers.clear()
+                self._chunks.clear()
+                return
+            self._headers.pop(game_id, None)
+            for key in [k for k in self._chunks if k[0] == game_id]:
+                del self._chunks[key]
+
+    # -- lookups --------------------------------------------------------------------------------
+
+    def kernel(self, game: HeapGame) -> SequenceKernel | None:
+        kernel = self._kernels.get(game.game_id)
+        if kernel is None and game.game_id not in self._kernels:
+            kernel = game.kernel()
+            self._kernels[game.game_id] = kernel
+        return kernel
+
+    def period(self, game: HeapGame, deadline: float | None = None, *, compute: bool = False) -> Period | None:
+        """The certified period: stored, or found by live computation (when `compute`)."""
+        info = self.info(game)
+        if info is not None and info.period is not None and info.period.certified:
+            return info.period
+        with self._lock:
+            live = self._live.get(game.game_id)
+        if live is not None and live.period is not None:
+            return live.period
+        if compute and self.kernel(game) is not None:
+            return self._live_prefix(game, self._limits.live_values, deadline).period
+        return None
+
+    def value(self, game: HeapGame, n: int, deadline: float | None = None) -> tuple[int, Source]:
+        """g(n) and where it came from."""
+        formula = game.formula_value(n)
+        if formula is not None:
+            return formula, "formula"
+        stored = self._stored(game, n)
+        if stored is not None:
+            return stored, "table"
+        period = self.period(game)
+        if period is None and n >= self._limits.live_values:
+            period = self.period(game, deadline, compute=True)
+        if period is not None and n >= period.preperiod + period.period:
+            base, _ = self.value(game, period.reduce(n), deadline)
+            return base + period.saltus * period.cycles(n), "period"
+        if n < self._limits.live_values:
+            return int(self._live_prefix(game, n + 1, deadline).values[n]), "live"
+        raise self._beyond(game, n)
+
+    def _stored(self, game: HeapGame, n: int) -> int | None:
+        info = self.info(game)
+        if info is None or n >= info.computed_upto:
+            return None
+        try:
+            return int(self._chunk(game.game_id, n // CHUNK_VALUES)[n % CHUNK_VALUES])
+        except (CorruptChunk, StorageUnavailable):
+            return None
+
+    def _beyond(self, game: HeapGame, n: int) -> Exception:
+        if self.database_needed_but_down():
+            return Unavailable(
+                f"heap {n} of {game.game_id!r} needs the stored table and the database is unreachable"
+            )
+        info = self.info(game)
+        upto = max(self._limits.live_values, info.computed_upto if info else 0)
+        return LimitExceeded(
+            f"heap {n} of {game.game_id!r} is beyond what can be answered: no certified period is known, "
+            f"the table and live computation reach heaps below {upto} (largest answerable heap: {upto - 1})"
+        )
+
+    def values(
+        self, game: HeapGame, start: int, stop: int, deadline: float | None = None
+    ) -> tuple[NDArray[np.int64], Source]:
+        """g(n) for start <= n < stop, as one array, and the costliest source used."""
+        count = stop - start
+        out = np.zeros(count, dtype=np.int64)
+        if count == 0:
+            return out, "formula"
+        first = game.formula_value(start)
+        if first is not None:
+            for i in range(count):
+                value = game.formula_value(start + i)
+                assert value is not None
+                out[i] = value
+            return out, "formula"
+        sources: list[Source] = []
+        done = start
+        info = self.info(game)
+        if info is not None and start < info.computed_upto:
+            try:
+                table_stop = min(stop, info.computed_upto)
+                out[: table_stop - start] = self._stored_range(game, start, table_stop)
+                sources.append("table")
+                done = table_stop
+            except (CorruptChunk, StorageUnavailable):
+                pass
+        if done < stop:
+            period = self.period(game)
+            if period is None and stop > self._limits.live_values:
+                period = self.period(game, deadline, compute=True)
+            if period is not None:
+                head, head_source = self.values(game, 0, period.preperiod + period.period, deadline)
+                ns = np.arange(done, stop, dtype=np.int64)
+                inside = ns < period.preperiod + period.period
+                idx = np.where(inside, ns, period.preperiod + (ns - period.preperiod) % period.period)
+                cycles = np.where(inside, 0, (ns - period.preperiod) // period.period)
+                out[done - start :] = head[idx] + period.saltus * cycles
+                sources.append("period" if not inside.all() else head_source)
+            elif stop <= self._limits.live_values:
+                out[done - start :] = self._live_prefix(game, stop, deadline).values[done:stop]
+                sources.append("live")
+            else:
+                raise self._beyond(game, stop - 1)
+        order: tuple[Source, ...] = ("formula", "table", "period", "live")
+        return out, max(sources, key=order.index)
+
+    def _stored_range(self, game: HeapGame, start: int, stop: int) -> NDArray[np.uint32]:
+        parts = []
+        for index in range(start // CHUNK_VALUES, (stop - 1) // CHUNK_VALUES + 1):
+            chunk = self._chunk(game.game_id, index)
+            lo = max(start, index * CHUNK_VALUES) - index * CHUNK_VALUES
+            hi = min(stop, (index + 1) * CHUNK_VALUES) - index * CHUNK_VALUES
+            parts.append(chunk[lo:hi])
+        return np.concatenate(parts)
+
+    # -- live computation -----------------------------------------------------------------------
+
+    def _live_prefix(self, game: HeapGame, stop: int, deadline: float | None) -> _Live:
+        """A live prefix of at least `stop` values (bounded by the live limit), period attempted."""
+        kernel = self.kernel(game)
+        if kernel is None:
+            raise LimitExceeded(f"{game.game_id!r} has no kernel to compute values live")
+        stop = min(stop, self._limits.live_values)
+        with self._lock:
+            live = self._live.get(game.game_id)
+            if live is not None:
+                self._live.move_to_end(game.game_id)
+                if len(live.values) >= stop:
+                    return live
+            values = live.values if live is not None else np.zeros(0, dtype=np.uint32)
+            target = max(stop, min(2 * len(values), self._limits.live_values), 1024)
+            target = min(target, self._limits.live_values)
+            while len(values) < target:
+                if deadline is not None and time.monotonic() > deadline:
+                    raise DeadlineExceeded(
+                        f"computing {game.game_id!r} live reached heap {len(values)} of {target} "
+                        "before the request's deadline"
+                    )
+                values = kernel.extend(values, min(target, len(values) + LIVE_STEP))
+            period = live.period if live is not None else None
+            if period is None:
+                period = kernel.certify(values)
+            live = _Live(values, period, len(values))
+            self._live[game.game_id] = live
+            while len(self._live) > self._live_games:
+                self._live.popitem(last=False)
+            return live
