@@ -66,6 +66,9 @@ class HeapGame(ABC):
     #: Canonical game id, e.g. "subtraction:1,3,4:misere".
     game_id: str
     misere: bool
+    #: True when a move may leave two or more heaps (octal games, Grundy's game): search bounds
+    #: then count partitions instead of shrinking heaps.
+    splits: bool = False
 
     @abstractmethod
     def info(self) -> GameInfo:

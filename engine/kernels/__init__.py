@@ -1,0 +1,1 @@
+"""Numba kernels for single-heap value sequences, each beside a plain-Python reference."""

@@ -1,0 +1,175 @@
+"""Bounded memoised search of heap sums: outcomes and remoteness where no formula applies.
+
+Misère sums (other than Nim's) and remoteness have no Sprague-Grundy shortcut, so they are found by
+exhaustive search over canonical heap multisets. The search is iterative (deep positions would hit
+Python's recursion limit), counts every distinct position it discovers against a state budget,
+and checks a deadline, so a live request can never run away.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+from engine.errors import DeadlineExceeded, LimitExceeded
+from engine.games.base import HeapGame, Heaps
+from engine.positions import canonical, quote_position
+from engine.sums import apply_move
+
+#: What estimate_states returns when the bound is at least this large.
+ESTIMATE_CAP = 2**62
+#: How many positions are expanded between two deadline checks.
+_DEADLINE_EVERY = 1024
+#: Above this many tokens the partition bound exceeds ESTIMATE_CAP (p(400) > 2^62).
+_PARTITION_TOKENS = 400
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """Outcome for the player to move, and remoteness (winner hurries, loser delays)."""
+
+    outcome: Literal["P", "N"]
+    remoteness: int
+
+
+class LoopyGame(RuntimeError):
+    """A position was reached again while being solved: the game is not acyclic (a rules bug)."""
+
+
+def _children(game: HeapGame, pos: Heaps) -> Iterator[Heaps]:
+    previous = -1
+    for index, h in enumerate(pos):
+        if h == previous:
+            continue
+        previous = h
+        for option in game.heap_options(h):
+            yield apply_move(pos, index, option)
+
+
+def _limit_error(game: HeapGame, pos: Heaps, max_states: int) -> LimitExceeded:
+    text = quote_position(" ".join(map(str, pos)))
+    return LimitExceeded(
+        f"solving {game.game_id!r} position {text} needs more than {max_states} positions "
+        f"(the live search state budget)"
+    )
+
+
+def solve(game: HeapGame, heaps: Heaps, *, max_states: int, deadline: float | None = None) -> SearchResult:
+    """Outcome and remoteness of a sum by exhaustive memoised search.
+
+    Normal play: a position with no move is P. Misère (`game.misere`): it is N. Remoteness is 0 there;
+    an N-position has 1 + the least remoteness of its P-options, a P-position 1 + the largest of all.
+    Raises LimitExceeded past `max_states` distinct positions, DeadlineExceeded past `deadline`
+    (a time.monotonic() value).
+    """
+    root = canonical(heaps)
+    terminal_is_p = not game.misere
+    solved: dict[Heaps, tuple[bool, int]] = {}
+    known: set[Heaps] = {root}
+    if max_states < 1:
+        raise _limit_error(game, root, max_states)
+
+    def expand(pos: Heaps) -> list[Heaps]:
+        kids: list[Heaps] = []
+        local: set[Heaps] = set()
+        for child in _children(game, pos):
+            if child in local:
+                continue
+            local.add(child)
+            kids.append(child)
+            if child not in known:
+                known.add(child)
+                if len(known) > max_states:
+                    raise _limit_error(game, root, max_states)
+        return kids
+
+    on_stack: set[Heaps] = {root}
+    stack_pos: list[Heaps] = [root]
+    stack_kids: list[list[Heaps]] = [expand(root)]
+    stack_next: list[int] = [0]
+    expanded = 1
+    while stack_pos:
+        kids = stack_kids[-1]
+        i = stack_next[-1]
+        while i < len(kids) and kids[i] in solved:
+            i += 1
+        if i < len(kids):
+            stack_next[-1] = i + 1
+            child = kids[i]
+            if child in on_stack:
+                raise LoopyGame(f"{game.game_id!r}: position {child!r} repeats along a line of play")
+            expanded += 1
+            if deadline is not None and expanded % _DEADLINE_EVERY == 0 and time.monotonic() > deadline:
+                raise DeadlineExceeded(
+                    f"solving {game.game_id!r} position {quote_position(' '.join(map(str, root)))} "
+                    f"ran past the deadline after {len(known)} positions"
+                )
+            on_stack.add(child)
+            stack_pos.append(child)
+            stack_kids.append(expand(child))
+            stack_next.append(0)
+            continue
+        pos = stack_pos.pop()
+        stack_kids.pop()
+        stack_next.pop()
+        on_stack.discard(pos)
+        solved[pos] = _evaluate(kids, solved, terminal_is_p)
+    is_p, remoteness = solved[root]
+    return SearchResult(outcome="P" if is_p else "N", remoteness=remoteness)
+
+
+def _evaluate(
+    kids: list[Heaps], solved: dict[Heaps, tuple[bool, int]], terminal_is_p: bool
+) -> tuple[bool, int]:
+    """(is P, remoteness) of a position whose options are all solved."""
+    if not kids:
+        return terminal_is_p, 0
+    best_win: int | None = None
+    longest = 0
+    for kid in kids:
+        kid_p, kid_r = solved[kid]
+        if kid_p:
+            if best_win is None or kid_r < best_win:
+                best_win = kid_r
+        elif kid_r > longest:
+            longest = kid_r
+    if best_win is not None:
+        return False, 1 + best_win
+    return True, 1 + longest
+
+
+def _partitions_upto(tokens: int) -> int:
+    """How many multisets of positive integers sum to at most `tokens`."""
+    p = [1] + [0] * tokens
+    for part in range(1, tokens + 1):
+        for t in range(part, tokens + 1):
+            p[t] += p[t - part]
+    return sum(p)
+
+
+def estimate_states(game: HeapGame, heaps: Heaps) -> int:
+    """A cheap upper bound on the positions `solve` may visit (capped at ESTIMATE_CAP).
+
+    Moves that shrink one heap: the m heaps of size h reach at most C(h+m, m) multisets, times
+    over the sizes. Moves that split heaps (`game.splits`): multisets of at most the token total.
+    """
+    pos = canonical(heaps)
+    if game.splits:
+        tokens = sum(pos)
+        if tokens >= _PARTITION_TOKENS:
+            return ESTIMATE_CAP
+        return min(_partitions_upto(tokens), ESTIMATE_CAP)
+    bound = 1
+    counts: dict[int, int] = {}
+    for h in pos:
+        counts[h] = counts.get(h, 0) + 1
+    for h, m in counts.items():
+        if min(h, m) > 62 or h >= ESTIMATE_CAP:
+            return ESTIMATE_CAP
+        bound *= math.comb(h + m, min(h, m))
+        if bound >= ESTIMATE_CAP:
+            return ESTIMATE_CAP
+    return bound
