@@ -69,6 +69,9 @@ class HeapGame(ABC):
     #: True when a move may leave two or more heaps (octal games, Grundy's game): search bounds
     #: then count partitions instead of shrinking heaps.
     splits: bool = False
+    #: Largest heap worth computing live for one request, where the kernel is slower than linear
+    #: (None: the service's default bound applies).
+    live_limit: int | None = None
 
     @abstractmethod
     def info(self) -> GameInfo:

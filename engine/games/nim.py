@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 from engine.errors import InvalidGameId
 from engine.games.base import GameInfo, HeapGame, Heaps
+from engine.periods import Period
 
 FAMILY = "nim"
 
@@ -54,6 +55,10 @@ class NimGame(HeapGame):
         if n <= 1:
             return 1 - n
         return n
+
+    def formula_period(self) -> Period:
+        """g(n+1) = g(n) + 1: arithmetic periodicity with saltus 1 (from 0, or from 2 in misère play)."""
+        return Period(preperiod=2 if self.misere else 0, period=1, saltus=1, certified=True)
 
 
 def family_info() -> GameInfo:

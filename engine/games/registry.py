@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from engine.errors import InvalidGameId, UnknownGame
 from engine.games import nim, subtraction
+from engine.games.grundy import GrundyGame
+from engine.games.octal import CLASSICS, OctalGame
 from engine.games.base import GameInfo, HeapGame
 
 #: What a game id parses to; widen (e.g. `HeapGame | WythoffGame`) when a non-heap family arrives.
@@ -29,12 +31,46 @@ class Family:
 
     parse: Callable[[str | None, str], Game]
     info: Callable[[], GameInfo]
+    #: Named members of the family that ListGames shows instead of one family entry.
+    classics: Callable[[], list[GameInfo]] = list
+
+
+def _parse_octal(params: str | None, text: str) -> Game:
+    if params is None:
+        raise InvalidGameId(f"game id {text!r} needs an octal code, e.g. 'octal:0.77'")
+    return OctalGame(params)
+
+
+def _octal_info() -> GameInfo:
+    return GameInfo(
+        id="octal:0.77",
+        name="Octal games",
+        description=(
+            "octal:CODE for any code d0.d1...dt (digits 0-7): digit k's bit 1 allows removing k tokens "
+            "as a whole heap, bit 2 leaving one heap, bit 4 leaving two non-empty heaps; d0 = 4 lets a "
+            "heap split without removal. Normal play; periods certified by the Guy-Smith theorem."
+        ),
+        position_syntax="heap sizes separated by spaces, e.g. '3 5 7'",
+        examples=("7", "3 5 7", "100 1000000"),
+    )
+
+
+def _octal_classics() -> list[GameInfo]:
+    return [OctalGame(code).info() for code in CLASSICS]
+
+
+def _parse_grundy(params: str | None, text: str) -> Game:
+    if params is not None:
+        raise InvalidGameId(f"game id {text!r}: Grundy's game takes no parameters, use 'grundy'")
+    return GrundyGame()
 
 
 #: Family name -> family. Keep in ListGames order.
 FAMILIES: dict[str, Family] = {
     nim.FAMILY: Family(parse=nim.parse_nim_id, info=nim.family_info),
     subtraction.FAMILY: Family(parse=subtraction.parse_subtraction_id, info=subtraction.family_info),
+    "octal": Family(parse=_parse_octal, info=_octal_info, classics=_octal_classics),  # lists the classics
+    "grundy": Family(parse=_parse_grundy, info=lambda: GrundyGame().info()),
 }
 
 
@@ -63,4 +99,4 @@ def parse_game_id(text: str) -> Game:
 
 def list_games() -> list[GameInfo]:
     """One ListGames entry per family."""
-    return [family.info() for family in FAMILIES.values()]
+    return [info for family in FAMILIES.values() for info in (family.classics() or [family.info()])]

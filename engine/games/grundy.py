@@ -1,0 +1,46 @@
+"""Grundy's game (seed 003): a move splits one heap into two unequal non-empty heaps.
+
+It is the split-only octal game 4.0 restricted to unequal parts; the restriction breaks the
+Guy-Smith argument, and no period is known, so its kernel certifies nothing and only observes.
+Its values are very sparse under the right mask, which is what the rare/common kernel exploits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from engine.games.base import GameInfo, HeapGame, Heaps
+from engine.games.octal import LIVE_LIMIT, SplitKernel
+from engine.kernels.octal import SplitRules
+
+#: Splits without removing a token, into unequal parts.
+GRUNDY_RULES = SplitRules(whole=(), one=(), two=(0,), unequal=True)
+
+
+class GrundyGame(HeapGame):
+    """Grundy's game, normal play."""
+
+    game_id = "grundy"
+    misere = False
+    splits = True
+    live_limit = LIVE_LIMIT
+
+    def info(self) -> GameInfo:
+        return GameInfo(
+            id=self.game_id,
+            name="Grundy's game",
+            description="Split one heap into two unequal non-empty heaps; the last player to move wins.",
+            position_syntax="heap sizes separated by spaces, e.g. '7 4'",
+            examples=("7", "7 4", "3 5 13"),
+        )
+
+    def heap_options(self, n: int) -> Iterator[Heaps]:
+        """(a, n - a) for 1 <= a < n - a."""
+        for a in range(1, (n - 1) // 2 + 1):
+            yield (a, n - a)
+
+    def option_count(self, n: int) -> int:
+        return max(0, (n - 1) // 2)
+
+    def kernel(self) -> SplitKernel:
+        return SplitKernel(GRUNDY_RULES)

@@ -1,0 +1,88 @@
+"""Periods of octal games proved by the Guy-Smith theorem, and merely observed regularities.
+
+Guy-Smith: for an octal game whose moves remove at most t tokens (t = index of the last non-zero
+digit of d0.d1...dt), if g(n + p) = g(n) for all n0 <= n < 2*n0 + p + t, then for all n >= n0.
+Proof sketch (by induction on n >= 2*n0 + p + t): every option of n + p that splits off k tokens
+leaves a larger part b >= n0 + p, so b - p is an option part of n with g(b - p) = g(b), and
+conversely; single-heap options n + p - k map to n - k >= n0 the same way. The argument uses d0 = 4
+(split without removing, k = 0) just as well, so every finite octal code qualifies. It breaks for
+Grundy's game, whose splits must be unequal (shifting one part by p can make the parts equal): that
+game only gets `observe_period`, which is never used to answer a position.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numpy.typing import NDArray
+
+from engine.periods import Period
+
+#: An observed period must repeat at least this many times in the computed values...
+OBSERVE_REPEATS = 3
+#: ...and cover at least this fraction of them.
+OBSERVE_COVER = 0.5
+
+
+@numba.njit(cache=True)
+def _first_period(
+    values: NDArray[np.uint32], t: int, certify: bool, repeats: int, cover: float
+) -> NDArray[np.int64]:
+    """[period, preperiod] of the smallest period the criterion accepts, or [-1, -1]."""
+    size = len(values)
+    for p in range(1, size):
+        if certify and 2 * p + t > size:
+            break
+        if not certify and repeats * p > size:
+            break
+        n = size - 1 - p
+        while n >= 0 and values[n] == values[n + p]:
+            n -= 1
+        n0 = n + 1
+        proved = certify and 2 * n0 + 2 * p + t <= size
+        seen = not certify and size - n0 >= repeats * p and size - n0 >= cover * size
+        if proved or seen:
+            out = np.empty(2, dtype=np.int64)
+            out[0] = p
+            out[1] = n0
+            return out
+    out = np.full(2, -1, dtype=np.int64)
+    return out
+
+
+def certify_octal(values: NDArray[np.uint32], t: int) -> Period | None:
+    """The minimal period and preperiod that `values` = g(0..len-1) prove by Guy-Smith, or None.
+
+    The smallest p with a proof is the true minimal period (the minimal period's own condition is
+    the weakest), and its preperiod is exact: mismatches of the true values only lie before it.
+    """
+    if t < 0:
+        raise ValueError(f"t must be non-negative, got {t}")
+    found = _first_period(np.ascontiguousarray(values, dtype=np.uint32), t, True, 0, 0.0)
+    if found[0] < 0:
+        return None
+    return Period(preperiod=int(found[1]), period=int(found[0]), saltus=0, certified=True)
+
+
+def observe_period(values: NDArray[np.uint32]) -> Period | None:
+    """A period the values show (repeating OBSERVE_REPEATS times over half of them), uncertified."""
+    found = _first_period(
+        np.ascontiguousarray(values, dtype=np.uint32), 0, False, OBSERVE_REPEATS, OBSERVE_COVER
+    )
+    if found[0] < 0:
+        return None
+    return Period(preperiod=int(found[1]), period=int(found[0]), saltus=0, certified=False)
+
+
+def certify_octal_reference(values: list[int], t: int) -> Period | None:
+    """Plain-Python reference of `certify_octal`, straight from the theorem's statement."""
+    size = len(values)
+    for p in range(1, size + 1):
+        for n0 in range(size):
+            if 2 * n0 + 2 * p + t > size:
+                break
+            if all(values[n + p] == values[n] for n in range(n0, 2 * n0 + p + t)) and all(
+                values[n + p] == values[n] for n in range(n0, size - p)
+            ):
+                return Period(preperiod=n0, period=p, saltus=0, certified=True)
+    return None

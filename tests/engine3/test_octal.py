@@ -1,0 +1,189 @@
+"""Octal games: kernels against a naive oracle, the Guy-Smith certification, code parsing."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.errors import InvalidGameId
+from engine.games.octal import OctalGame, parse_octal_code
+from engine.kernels.guy_smith import certify_octal, certify_octal_reference, observe_period
+from engine.kernels.octal import direct_extend, reference_values
+from engine.kernels.rare_common import Sparseness, rare_common_chunk, sparse_extend
+
+EMPTY = np.zeros(0, dtype=np.uint32)
+
+
+def naive_values(code: str, stop: int) -> list[int]:
+    """g(0..stop-1) from the digits' meaning alone, every option listed (the O(n^2) oracle)."""
+    head, tail = code.split(".")
+    digits = [int(head)] + [int(d) for d in tail]
+    g: list[int] = []
+    for n in range(stop):
+        options = set()
+        for k, d in enumerate(digits):
+            if k > n:
+                break
+            if d & 1 and k > 0 and n == k:
+                options.add(0)
+            if d & 2 and k > 0 and n > k:
+                options.add(g[n - k])
+            if d & 4:
+                for a in range(1, n - k):
+                    options.add(g[a] ^ g[n - k - a])
+        v = 0
+        while v in options:
+            v += 1
+        g.append(v)
+    return g
+
+
+codes = st.builds(
+    lambda d0, tail: f"{d0}.{''.join(map(str, tail))}",
+    st.sampled_from([0, 4]),
+    st.lists(st.integers(0, 7), min_size=1, max_size=4),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(code=codes, stop=st.integers(0, 160), cut=st.integers(0, 160))
+def test_kernels_match_naive_oracle(code: str, stop: int, cut: int) -> None:
+    game = OctalGame(code)
+    expected = naive_values(code, stop)
+    assert reference_values(stop, game.rules) == expected
+    assert direct_extend(EMPTY, stop, game.rules).tolist() == expected
+    prefix = np.array(expected[: min(cut, stop)], dtype=np.uint32)
+    assert game.kernel().extend(prefix, stop).tolist() == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    code=codes.filter(lambda c: "4" in c or "5" in c or "6" in c or "7" in c),
+    stop=st.integers(1, 300),
+    mask=st.integers(1, 15),
+    heap_parity=st.integers(0, 1),
+    flip=st.integers(0, 1),
+)
+def test_rare_common_is_exact_under_any_classification(
+    code: str, stop: int, mask: int, heap_parity: int, flip: int
+) -> None:
+    game = OctalGame(code)
+    if not game.rules.two:
+        return
+    if len({k & 1 for k in game.rules.two}) > 1:
+        heap_parity = 0
+    how = Sparseness(mask, flip, heap_parity)
+    expected = naive_values(code, stop)
+    assert rare_common_chunk(EMPTY, stop, game.rules, how).tolist() == expected
+    assert rare_common_chunk(np.array(expected[: stop // 3], np.uint32), stop, game.rules, how).tolist() == (
+        expected
+    )
+
+
+def test_sparse_driver_matches_direct_on_a_sparse_game() -> None:
+    # 0.16 is sparse: the driver goes rare/common after the warm-up; small chunks exercise re-choosing.
+    rules = OctalGame("0.16").rules
+    direct = direct_extend(EMPTY, 6000, rules)
+    assert np.array_equal(sparse_extend(EMPTY, 6000, rules, chunk=700), direct)
+
+
+def test_heap_options_are_distinct_sorted_and_counted() -> None:
+    for code in ("0.77", "4.7", "0.137", "0.16", "4.0", "0.0"):
+        game = OctalGame(code)
+        for n in range(0, 30):
+            options = list(game.heap_options(n))
+            assert len(options) == len(set(options)) == game.option_count(n)
+            assert all(list(o) == sorted(o) and all(h > 0 for h in o) for o in options)
+
+
+@cache
+def _position_is_p(code: str, heaps: tuple[int, ...]) -> bool:
+    game = OctalGame(code)
+    for i, h in enumerate(heaps):
+        for option in game.heap_options(h):
+            nxt = tuple(sorted((*heaps[:i], *heaps[i + 1 :], *option)))
+            if _position_is_p(code, nxt):
+                return False
+    return True
+
+
+@pytest.mark.parametrize("code", ["0.77", "0.07", "4.7", "0.16"])
+def test_sum_is_p_exactly_when_nim_sum_is_zero(code: str) -> None:
+    g = naive_values(code, 13)
+    for a in range(13):
+        for b in range(a, 13):
+            for c in range(b, 9):
+                heaps = tuple(h for h in (a, b, c) if h)
+                assert _position_is_p(code, heaps) == (g[a] ^ g[b] ^ g[c] == 0), heaps
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [("0.77", "0.77"), (".77", "0.77"), ("0.70", "0.7"), ("4.7", "4.7"), ("0.0", "0.0"), ("0.000", "0.0")],
+)
+def test_parse_canonical(text: str, canonical: str) -> None:
+    assert parse_octal_code(text) == canonical
+
+
+@pytest.mark.parametrize("text", ["0.8", ".", "0.", "1.2.3", "0." + "1" * 33, "1.7", "2.7", "07", "", " 0.7"])
+def test_parse_rejects_and_quotes(text: str) -> None:
+    with pytest.raises(InvalidGameId) as info:
+        parse_octal_code(text)
+    assert repr(text) in str(info.value)
+
+
+def test_game_id_and_t() -> None:
+    game = OctalGame(".137")
+    assert game.game_id == "octal:0.137" and game.t == 3
+    assert OctalGame("4.0").t == 0
+
+
+def test_kayles_and_dawsons_kayles_certified_from_nothing() -> None:
+    # Well-known: Kayles has period 12 (last exception at 70), Dawson's Kayles period 34.
+    values, period = OctalGame("0.77").kernel().solve(1 << 12)
+    assert period is not None and period.certified
+    assert (period.preperiod, period.period) == (71, 12)
+    values, period = OctalGame("0.07").kernel().solve(1 << 12)
+    assert period is not None and period.period == 34
+    more = naive_values("0.07", 700)
+    assert all(more[n] == more[period.reduce(n)] for n in range(700))
+    assert values.tolist() == more[: len(values)]
+
+
+@pytest.mark.parametrize("code", ["0.77", "0.07", "0.137", "4.7", "0.15", "0.3", "4.0", "0.0"])
+def test_certified_period_holds_far_beyond_its_proof(code: str) -> None:
+    game = OctalGame(code)
+    values, period = game.kernel().solve(1 << 11)
+    assert period is not None
+    check = game.kernel().extend(values, 4 * len(values) + 64)
+    assert all(int(check[n]) == int(check[period.reduce(n)]) for n in range(len(check)))
+    assert certify_octal_reference(check[:600].tolist(), game.t) == certify_octal(check[:600], game.t)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.lists(st.integers(0, 2), min_size=0, max_size=40),
+    t=st.integers(0, 3),
+)
+def test_certify_matches_reference_on_any_sequence(values: list[int], t: int) -> None:
+    assert certify_octal(np.array(values, dtype=np.uint32), t) == certify_octal_reference(values, t)
+
+
+def test_certify_needs_the_whole_guy_smith_window() -> None:
+    values = naive_values("0.77", 200)
+    period = certify_octal(np.array(values, dtype=np.uint32), 2)
+    assert period is not None
+    need = 2 * period.preperiod + 2 * period.period + 2
+    assert certify_octal(np.array(values[:need], dtype=np.uint32), 2) == period
+    assert certify_octal(np.array(values[: need - 1], dtype=np.uint32), 2) is None
+
+
+def test_observed_periods_are_not_certified() -> None:
+    values = np.array(naive_values("0.77", 400), dtype=np.uint32)
+    observed = observe_period(values)
+    assert observed is not None and not observed.certified and observed.period == 12
+    assert observe_period(np.arange(100, dtype=np.uint32)) is None
