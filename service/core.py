@@ -24,7 +24,7 @@ from engine.games.base import GameInfo, HeapGame, Heaps
 from engine.games.nim import NimGame
 from engine.games.registry import list_games, parse_game_id
 from engine.periods import Period
-from engine.positions import format_heaps, parse_heaps
+from engine.positions import parse_heaps
 from engine.search import estimate_states, solve
 from engine.sums import (
     apply_move,
@@ -211,16 +211,56 @@ class Nimbase:
             )
         rules = self.game(game)
         limit = self._deadline(deadline)
-        out: list[Value | NimbaseError] = []
+        parsed: list[Heaps | NimbaseError] = []
         for text in positions:
             try:
-                out.append(self._value(rules, parse_heaps(text), limit, remoteness=False))
+                parsed.append(parse_heaps(text))
             except NimbaseError as error:
-                out.append(error)
-        return out
+                parsed.append(error)
+        if rules.misere:
+            return [
+                item if isinstance(item, NimbaseError) else self._guarded_value(rules, item, limit)
+                for item in parsed
+            ]
+        known = self.sequences.lookup_many(
+            rules, [h for item in parsed if not isinstance(item, NimbaseError) for h in item], limit
+        )
+        return [
+            item if isinstance(item, NimbaseError) else self._sum_from(rules, item, known) for item in parsed
+        ]
+
+    def _guarded_value(self, game: HeapGame, heaps: Heaps, deadline: float) -> Value | NimbaseError:
+        try:
+            return self._value(game, heaps, deadline, remoteness=False)
+        except NimbaseError as error:
+            return error
+
+    def _sum_from(
+        self, game: HeapGame, heaps: Heaps, known: dict[int, tuple[int, Source] | Exception]
+    ) -> Value | NimbaseError:
+        """A normal-play value from heap values looked up in bulk."""
+        total = 0
+        sources: list[Source] = []
+        for heap in heaps:
+            found = known[heap]
+            if isinstance(found, NimbaseError):
+                return found
+            if isinstance(found, Exception):
+                raise found
+            total ^= found[0]
+            sources.append(found[1])
+        remoteness = 0 if not heaps else None
+        return Value(
+            game.game_id,
+            _position_text(heaps),
+            "P" if total == 0 else "N",
+            total,
+            remoteness,
+            costliest(sources),
+        )
 
     def _value(self, game: HeapGame, heaps: Heaps, deadline: float, *, remoteness: bool) -> Value:
-        position = format_heaps(heaps)
+        position = _position_text(heaps)
         if game.misere:
             outcome, grundy, source, known_remoteness = self._misere(game, heaps, deadline)
         else:
@@ -311,7 +351,7 @@ class Nimbase:
             )
         listed: list[MoveValue] = []
         seen: set[Heaps] = set()
-        for label, child in self._winning_moves(rules, heaps, until):
+        for label, child in self._winning_moves(rules, heaps, until, limit):
             if len(listed) >= limit:
                 break
             seen.add(child)
@@ -324,9 +364,13 @@ class Nimbase:
             listed.append(MoveValue(label, self._value(rules, child, until, remoteness=False)))
         return BestMoveResult(value, listed)
 
-    def _winning_moves(self, game: HeapGame, heaps: Heaps, deadline: float) -> list[tuple[str, Heaps]]:
+    def _winning_moves(
+        self, game: HeapGame, heaps: Heaps, deadline: float, limit: int
+    ) -> list[tuple[str, Heaps]]:
         if not game.misere:
-            return winning_moves_normal(game, heaps, lambda n: self.sequences.value(game, n, deadline)[0])
+            return winning_moves_normal(
+                game, heaps, lambda n: self.sequences.value(game, n, deadline)[0], limit=limit
+            )
         if isinstance(game, NimGame):
             total = nim_sum(heaps)
             found: list[tuple[str, Heaps]] = []
@@ -419,7 +463,9 @@ class Nimbase:
         self._authorize(token)
         rules = self.game(game)
         if rules.kernel() is None:
-            raise NotApplicable(f"{rules.game_id!r} needs no precomputation: a closed form answers every heap")
+            raise NotApplicable(
+                f"{rules.game_id!r} needs no precomputation: a closed form answers every heap"
+            )
         if upto < 1 or upto > self._limits.job_upto:
             raise InvalidArgument(f"upto {upto} is outside 1..{self._limits.job_upto}")
         queue = self._queue()
@@ -464,6 +510,11 @@ class Nimbase:
             return Health(database=self._gate.call(ping))
         except StorageUnavailable:
             return Health(database=False, details={"database": "unreachable"})
+
+
+def _position_text(heaps: Heaps) -> str:
+    """The canonical text of heaps that are already canonical (sorted, no zeros)."""
+    return " ".join(map(str, heaps))
 
 
 def _move_rank(move: MoveValue) -> tuple[int, int, str]:

@@ -148,7 +148,7 @@ class HeapSequences:
         if live is not None and live.period is not None:
             return live.period
         if compute and self.kernel(game) is not None:
-            return self._live_prefix(game, self._limits.live_values, deadline).period
+            return self._live_period(game, deadline)
         return None
 
     def value(self, game: HeapGame, n: int, deadline: float | None = None) -> tuple[int, Source]:
@@ -160,14 +160,80 @@ class HeapSequences:
         if stored is not None:
             return stored, "table"
         period = self.period(game)
-        if period is None and n >= self._limits.live_values:
+        if period is None and n >= self._live_limit(game):
             period = self.period(game, deadline, compute=True)
         if period is not None and n >= period.preperiod + period.period:
             base, _ = self.value(game, period.reduce(n), deadline)
             return base + period.saltus * period.cycles(n), "period"
-        if n < self._limits.live_values:
+        if n < self._live_limit(game):
             return int(self._live_prefix(game, n + 1, deadline).values[n]), "live"
         raise self._beyond(game, n)
+
+    def lookup_many(
+        self, game: HeapGame, heaps: list[int], deadline: float | None = None
+    ) -> dict[int, tuple[int, Source] | Exception]:
+        """g(n) for many heaps at once: chunk by chunk and period by period, not heap by heap.
+
+        Bulk lookups (BatchGetValues, StreamValues) go through here so their cost per heap is a
+        few array operations; a heap that cannot be answered gets its error, not the whole call.
+        """
+        distinct = sorted(set(heaps))
+        out: dict[int, tuple[int, Source] | Exception] = {}
+        if not distinct:
+            return out
+        if game.formula_value(distinct[0]) is not None:
+            for n in distinct:
+                value = game.formula_value(n)
+                assert value is not None
+                out[n] = (value, "formula")
+            return out
+        ns = np.array(distinct, dtype=np.int64)
+        info = self.info(game)
+        pending = np.ones(len(ns), dtype=bool)
+        if info is not None and info.computed_upto > 0:
+            stored = ns < info.computed_upto
+            for index in np.unique(ns[stored] // CHUNK_VALUES).tolist():
+                try:
+                    chunk = self._chunk(game.game_id, index)
+                except (CorruptChunk, StorageUnavailable):
+                    continue
+                mask = stored & (ns // CHUNK_VALUES == index)
+                for n, value in zip(ns[mask].tolist(), chunk[ns[mask] % CHUNK_VALUES].tolist(), strict=True):
+                    out[n] = (value, "table")
+                pending &= ~mask
+        if not pending.any():
+            return out
+        rest = ns[pending]
+        period = self.period(game)
+        if period is None and int(rest[-1]) >= self._live_limit(game):
+            try:
+                period = self.period(game, deadline, compute=True)
+            except (LimitExceeded, DeadlineExceeded) as error:
+                return out | {n: error for n in rest.tolist()}
+        if period is not None:
+            base = period.preperiod + period.period
+            beyond = rest >= base
+            if beyond.any():
+                reduced = period.preperiod + (rest[beyond] - period.preperiod) % period.period
+                cycles = (rest[beyond] - period.preperiod) // period.period
+                heads = self.lookup_many(game, reduced.tolist(), deadline)
+                for n, r, c in zip(rest[beyond].tolist(), reduced.tolist(), cycles.tolist(), strict=True):
+                    head = heads[r]
+                    out[n] = head if isinstance(head, Exception) else (head[0] + period.saltus * c, "period")
+                rest = rest[~beyond]
+        if len(rest) == 0:
+            return out
+        live_ok = rest < self._live_limit(game)
+        if live_ok.any():
+            try:
+                live = self._live_prefix(game, int(rest[live_ok][-1]) + 1, deadline).values
+                for n, value in zip(rest[live_ok].tolist(), live[rest[live_ok]].tolist(), strict=True):
+                    out[n] = (value, "live")
+            except (LimitExceeded, DeadlineExceeded) as error:
+                out.update({n: error for n in rest[live_ok].tolist()})
+        for n in rest[~live_ok].tolist():
+            out[n] = self._beyond(game, n)
+        return out
 
     def _stored(self, game: HeapGame, n: int) -> int | None:
         info = self.info(game)
@@ -184,7 +250,7 @@ class HeapSequences:
                 f"heap {n} of {game.game_id!r} needs the stored table and the database is unreachable"
             )
         info = self.info(game)
-        upto = max(self._limits.live_values, info.computed_upto if info else 0)
+        upto = max(self._live_limit(game), info.computed_upto if info else 0)
         return LimitExceeded(
             f"heap {n} of {game.game_id!r} is beyond what can be answered: no certified period is known, "
             f"the table and live computation reach heaps below {upto} (largest answerable heap: {upto - 1})"
@@ -218,7 +284,7 @@ class HeapSequences:
                 pass
         if done < stop:
             period = self.period(game)
-            if period is None and stop > self._limits.live_values:
+            if period is None and stop > self._live_limit(game):
                 period = self.period(game, deadline, compute=True)
             if period is not None:
                 head, head_source = self.values(game, 0, period.preperiod + period.period, deadline)
@@ -228,7 +294,7 @@ class HeapSequences:
                 cycles = np.where(inside, 0, (ns - period.preperiod) // period.period)
                 out[done - start :] = head[idx] + period.saltus * cycles
                 sources.append("period" if not inside.all() else head_source)
-            elif stop <= self._limits.live_values:
+            elif stop <= self._live_limit(game):
                 out[done - start :] = self._live_prefix(game, stop, deadline).values[done:stop]
                 sources.append("live")
             else:
@@ -247,12 +313,26 @@ class HeapSequences:
 
     # -- live computation -----------------------------------------------------------------------
 
+    def _live_limit(self, game: HeapGame) -> int:
+        """Heaps below this are computed live for one request."""
+        own = game.live_limit
+        return self._limits.live_values if own is None else min(own, self._limits.live_values)
+
+    def _live_period(self, game: HeapGame, deadline: float | None) -> Period | None:
+        """Grow the live prefix geometrically until the kernel certifies a period (or the limit)."""
+        size = 4096
+        while True:
+            live = self._live_prefix(game, size, deadline)
+            if live.period is not None or len(live.values) >= self._live_limit(game):
+                return live.period
+            size *= 4
+
     def _live_prefix(self, game: HeapGame, stop: int, deadline: float | None) -> _Live:
         """A live prefix of at least `stop` values (bounded by the live limit), period attempted."""
         kernel = self.kernel(game)
         if kernel is None:
             raise LimitExceeded(f"{game.game_id!r} has no kernel to compute values live")
-        stop = min(stop, self._limits.live_values)
+        stop = min(stop, self._live_limit(game))
         with self._lock:
             live = self._live.get(game.game_id)
             if live is not None:
@@ -260,8 +340,8 @@ class HeapSequences:
                 if len(live.values) >= stop:
                     return live
             values = live.values if live is not None else np.zeros(0, dtype=np.uint32)
-            target = max(stop, min(2 * len(values), self._limits.live_values), 1024)
-            target = min(target, self._limits.live_values)
+            target = max(stop, min(2 * len(values), self._live_limit(game)), 1024)
+            target = min(target, self._live_limit(game))
             while len(values) < target:
                 if deadline is not None and time.monotonic() > deadline:
                     raise DeadlineExceeded(
@@ -270,7 +350,7 @@ class HeapSequences:
                     )
                 values = kernel.extend(values, min(target, len(values) + LIVE_STEP))
             period = live.period if live is not None else None
-            if period is None:
+            if period is None and (live is None or len(values) > live.certified_upto):
                 period = kernel.certify(values)
             live = _Live(values, period, len(values))
             self._live[game.game_id] = live
