@@ -1,0 +1,223 @@
+"""A plain Python client of the nimbase gRPC API.
+
+Answers come back as dicts in exactly the JSON shapes of the REST routes, so a program can switch
+transports without touching its data handling; errors raise `NimbaseClientError` carrying the
+public error code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from types import TracebackType
+from typing import Any
+
+import grpc
+from google.protobuf import json_format
+
+from nimbase.v1 import nimbase_pb2 as pb
+from nimbase.v1 import nimbase_pb2_grpc
+
+#: Largest message the client sends or receives (the server accepts requests up to 16 MiB).
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+
+
+class NimbaseClientError(Exception):
+    """An error answer: `code` is the gRPC status code name, e.g. "INVALID_ARGUMENT"."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+def value_dict(msg: pb.Value) -> dict[str, object]:
+    out: dict[str, object] = {"game": msg.game, "position": msg.position, "outcome": msg.outcome}
+    if msg.HasField("grundy"):
+        out["grundy"] = msg.grundy
+    if msg.HasField("remoteness"):
+        out["remoteness"] = msg.remoteness
+    out["source"] = msg.source
+    return out
+
+
+def value_or_error_dict(msg: pb.ValueOrError) -> dict[str, object]:
+    if msg.HasField("error"):
+        return {"error": {"code": msg.error.code, "message": msg.error.message}}
+    return value_dict(msg.value)
+
+
+def move_dict(msg: pb.Move) -> dict[str, object]:
+    out: dict[str, object] = {"move": msg.move, "position": msg.position, "outcome": msg.outcome}
+    if msg.HasField("grundy"):
+        out["grundy"] = msg.grundy
+    if msg.HasField("remoteness"):
+        out["remoteness"] = msg.remoteness
+    return out
+
+
+def job_dict(msg: pb.Job) -> dict[str, object]:
+    return {
+        "id": msg.id,
+        "game": msg.game,
+        "family": msg.family,
+        "upto": msg.upto,
+        "fill": msg.fill,
+        "status": msg.status,
+        "progress": {"done": msg.progress.done, "total": msg.progress.total},
+        "error": msg.error if msg.HasField("error") else None,
+        "created_at": msg.created_at,
+        "started_at": msg.started_at if msg.HasField("started_at") else None,
+        "finished_at": msg.finished_at if msg.HasField("finished_at") else None,
+    }
+
+
+def _whole_numbers(obj: object) -> object:
+    """Struct numbers travel as doubles; give integral ones back as ints, as the REST JSON has them."""
+    if isinstance(obj, float) and obj.is_integer():
+        return int(obj)
+    if isinstance(obj, dict):
+        return {k: _whole_numbers(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_whole_numbers(v) for v in obj]
+    return obj
+
+
+class NimbaseClient:
+    """Synchronous client; `token` is the admin token sent with SubmitJob and CancelJob.
+
+    `timeout` (seconds) is the deadline of each call; None leaves it to the server's maximum.
+    """
+
+    def __init__(
+        self, target: str = "localhost:50051", token: str | None = None, timeout: float | None = 30.0
+    ) -> None:
+        self.target = target
+        self._token = token
+        self._timeout = timeout
+        self._channel = grpc.insecure_channel(
+            target,
+            options=[
+                ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+                ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+            ],
+        )
+        self._stub: Any = nimbase_pb2_grpc.NimbaseStub(self._channel)  # type: ignore[no-untyped-call]
+
+    def close(self) -> None:
+        self._channel.close()
+
+    def __enter__(self) -> NimbaseClient:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def _call(self, method: str, request: object, *, auth: bool = False) -> Any:
+        metadata = [("authorization", f"Bearer {self._token}")] if auth and self._token is not None else None
+        try:
+            return getattr(self._stub, method)(request, timeout=self._timeout, metadata=metadata)
+        except grpc.RpcError as exc:
+            raise _client_error(exc) from None
+
+    def list_games(self) -> dict[str, object]:
+        reply: pb.ListGamesResponse = self._call("ListGames", pb.ListGamesRequest())
+        games = [
+            {
+                "id": g.id,
+                "name": g.name,
+                "description": g.description,
+                "position_syntax": g.position_syntax,
+                "examples": list(g.examples),
+            }
+            for g in reply.games
+        ]
+        return {"games": games}
+
+    def get_value(self, game: str, position: str) -> dict[str, object]:
+        return value_dict(self._call("GetValue", pb.GetValueRequest(game=game, position=position)))
+
+    def best_move(self, game: str, position: str, limit: int | None = None) -> dict[str, object]:
+        request = pb.BestMoveRequest(game=game, position=position)
+        if limit is not None:
+            request.limit = limit
+        reply: pb.BestMoveResponse = self._call("BestMove", request)
+        out = value_dict(reply.value)
+        out["moves"] = [move_dict(m) for m in reply.moves]
+        if reply.HasField("best_move"):
+            out["best_move"] = move_dict(reply.best_move)
+        return out
+
+    def is_p_position(self, game: str, position: str) -> dict[str, object]:
+        reply: pb.IsPPositionResponse = self._call(
+            "IsPPosition", pb.IsPPositionRequest(game=game, position=position)
+        )
+        return {"p_position": reply.p_position, **value_dict(reply.value)}
+
+    def batch_get_values(self, game: str, positions: Iterable[str]) -> dict[str, object]:
+        request = pb.BatchGetValuesRequest(game=game, positions=list(positions))
+        reply: pb.BatchGetValuesResponse = self._call("BatchGetValues", request)
+        return {"values": [value_or_error_dict(v) for v in reply.values]}
+
+    def stream_values(self, requests: Iterable[tuple[str, str]]) -> Iterator[dict[str, object]]:
+        """One answer per (game, position), in order: a value or `{"error": {...}}` for a bad item.
+
+        Requests are sent lazily as the server reads them, so the input may be an endless generator.
+        """
+        messages = (pb.StreamValuesRequest(game=game, position=position) for game, position in requests)
+        try:
+            for reply in self._stub.StreamValues(messages, timeout=None):
+                yield value_or_error_dict(reply)
+        except grpc.RpcError as exc:
+            raise _client_error(exc) from None
+
+    def get_sequence(self, game: str, start: int, stop: int, family: str | None = None) -> dict[str, object]:
+        request = pb.GetSequenceRequest(game=game, start=start, stop=stop)
+        if family is not None:
+            request.family = family
+        reply: pb.GetSequenceResponse = self._call("GetSequence", request)
+        period = None
+        if reply.HasField("period"):
+            p = reply.period
+            period = {
+                "preperiod": p.preperiod,
+                "period": p.period,
+                "saltus": p.saltus,
+                "certified": p.certified,
+            }
+        return {
+            "game": reply.game,
+            "family": reply.family,
+            "start": reply.start,
+            "stop": reply.stop,
+            "values": list(reply.values),
+            "period": period,
+            "source": reply.source,
+        }
+
+    def get_stats(self, game: str) -> dict[str, object]:
+        reply: pb.GetStatsResponse = self._call("GetStats", pb.GetStatsRequest(game=game))
+        stats = _whole_numbers(json_format.MessageToDict(reply.stats))
+        return stats if isinstance(stats, dict) else {}
+
+    def submit_job(self, game: str, upto: int, fill: bool = False) -> dict[str, object]:
+        request = pb.SubmitJobRequest(game=game, upto=upto, fill=fill)
+        return job_dict(self._call("SubmitJob", request, auth=True))
+
+    def get_job(self, job_id: int) -> dict[str, object]:
+        return job_dict(self._call("GetJob", pb.GetJobRequest(id=job_id)))
+
+    def list_jobs(self, limit: int | None = None) -> dict[str, object]:
+        request = pb.ListJobsRequest() if limit is None else pb.ListJobsRequest(limit=limit)
+        reply: pb.ListJobsResponse = self._call("ListJobs", request)
+        return {"jobs": [job_dict(j) for j in reply.jobs]}
+
+    def cancel_job(self, job_id: int) -> dict[str, object]:
+        return job_dict(self._call("CancelJob", pb.CancelJobRequest(id=job_id), auth=True))
+
+
+def _client_error(exc: grpc.RpcError) -> NimbaseClientError:
+    code = exc.code() if isinstance(exc, grpc.Call) else None
+    details = exc.details() if isinstance(exc, grpc.Call) else str(exc)
+    return NimbaseClientError(code.name if code is not None else "UNKNOWN", details or "")

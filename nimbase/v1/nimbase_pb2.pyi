@@ -1,0 +1,266 @@
+from google.protobuf import struct_pb2 as _struct_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class ListGamesRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GameInfo(_message.Message):
+    __slots__ = ("id", "name", "description", "position_syntax", "examples")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    POSITION_SYNTAX_FIELD_NUMBER: _ClassVar[int]
+    EXAMPLES_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    name: str
+    description: str
+    position_syntax: str
+    examples: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., position_syntax: _Optional[str] = ..., examples: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ListGamesResponse(_message.Message):
+    __slots__ = ("games",)
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    games: _containers.RepeatedCompositeFieldContainer[GameInfo]
+    def __init__(self, games: _Optional[_Iterable[_Union[GameInfo, _Mapping]]] = ...) -> None: ...
+
+class GetValueRequest(_message.Message):
+    __slots__ = ("game", "position")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    position: str
+    def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ...) -> None: ...
+
+class Value(_message.Message):
+    __slots__ = ("game", "position", "outcome", "grundy", "remoteness", "source")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    GRUNDY_FIELD_NUMBER: _ClassVar[int]
+    REMOTENESS_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    position: str
+    outcome: str
+    grundy: int
+    remoteness: int
+    source: str
+    def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ..., source: _Optional[str] = ...) -> None: ...
+
+class Error(_message.Message):
+    __slots__ = ("code", "message")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    code: str
+    message: str
+    def __init__(self, code: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+
+class ValueOrError(_message.Message):
+    __slots__ = ("value", "error")
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    value: Value
+    error: Error
+    def __init__(self, value: _Optional[_Union[Value, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ...) -> None: ...
+
+class BestMoveRequest(_message.Message):
+    __slots__ = ("game", "position", "limit")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    position: str
+    limit: int
+    def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class Move(_message.Message):
+    __slots__ = ("move", "position", "outcome", "grundy", "remoteness")
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    GRUNDY_FIELD_NUMBER: _ClassVar[int]
+    REMOTENESS_FIELD_NUMBER: _ClassVar[int]
+    move: str
+    position: str
+    outcome: str
+    grundy: int
+    remoteness: int
+    def __init__(self, move: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ...) -> None: ...
+
+class BestMoveResponse(_message.Message):
+    __slots__ = ("value", "moves", "best_move")
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    MOVES_FIELD_NUMBER: _ClassVar[int]
+    BEST_MOVE_FIELD_NUMBER: _ClassVar[int]
+    value: Value
+    moves: _containers.RepeatedCompositeFieldContainer[Move]
+    best_move: Move
+    def __init__(self, value: _Optional[_Union[Value, _Mapping]] = ..., moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., best_move: _Optional[_Union[Move, _Mapping]] = ...) -> None: ...
+
+class IsPPositionRequest(_message.Message):
+    __slots__ = ("game", "position")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    position: str
+    def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ...) -> None: ...
+
+class IsPPositionResponse(_message.Message):
+    __slots__ = ("p_position", "value")
+    P_POSITION_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    p_position: bool
+    value: Value
+    def __init__(self, p_position: _Optional[bool] = ..., value: _Optional[_Union[Value, _Mapping]] = ...) -> None: ...
+
+class BatchGetValuesRequest(_message.Message):
+    __slots__ = ("game", "positions")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    POSITIONS_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    positions: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, game: _Optional[str] = ..., positions: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class BatchGetValuesResponse(_message.Message):
+    __slots__ = ("values",)
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    values: _containers.RepeatedCompositeFieldContainer[ValueOrError]
+    def __init__(self, values: _Optional[_Iterable[_Union[ValueOrError, _Mapping]]] = ...) -> None: ...
+
+class StreamValuesRequest(_message.Message):
+    __slots__ = ("game", "position")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    position: str
+    def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ...) -> None: ...
+
+class GetSequenceRequest(_message.Message):
+    __slots__ = ("game", "family", "start", "stop")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    FAMILY_FIELD_NUMBER: _ClassVar[int]
+    START_FIELD_NUMBER: _ClassVar[int]
+    STOP_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    family: str
+    start: int
+    stop: int
+    def __init__(self, game: _Optional[str] = ..., family: _Optional[str] = ..., start: _Optional[int] = ..., stop: _Optional[int] = ...) -> None: ...
+
+class Period(_message.Message):
+    __slots__ = ("preperiod", "period", "saltus", "certified")
+    PREPERIOD_FIELD_NUMBER: _ClassVar[int]
+    PERIOD_FIELD_NUMBER: _ClassVar[int]
+    SALTUS_FIELD_NUMBER: _ClassVar[int]
+    CERTIFIED_FIELD_NUMBER: _ClassVar[int]
+    preperiod: int
+    period: int
+    saltus: int
+    certified: bool
+    def __init__(self, preperiod: _Optional[int] = ..., period: _Optional[int] = ..., saltus: _Optional[int] = ..., certified: _Optional[bool] = ...) -> None: ...
+
+class GetSequenceResponse(_message.Message):
+    __slots__ = ("game", "family", "start", "stop", "values", "period", "source")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    FAMILY_FIELD_NUMBER: _ClassVar[int]
+    START_FIELD_NUMBER: _ClassVar[int]
+    STOP_FIELD_NUMBER: _ClassVar[int]
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    PERIOD_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    family: str
+    start: int
+    stop: int
+    values: _containers.RepeatedScalarFieldContainer[int]
+    period: Period
+    source: str
+    def __init__(self, game: _Optional[str] = ..., family: _Optional[str] = ..., start: _Optional[int] = ..., stop: _Optional[int] = ..., values: _Optional[_Iterable[int]] = ..., period: _Optional[_Union[Period, _Mapping]] = ..., source: _Optional[str] = ...) -> None: ...
+
+class GetStatsRequest(_message.Message):
+    __slots__ = ("game",)
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    def __init__(self, game: _Optional[str] = ...) -> None: ...
+
+class GetStatsResponse(_message.Message):
+    __slots__ = ("stats",)
+    STATS_FIELD_NUMBER: _ClassVar[int]
+    stats: _struct_pb2.Struct
+    def __init__(self, stats: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
+class Progress(_message.Message):
+    __slots__ = ("done", "total")
+    DONE_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    done: int
+    total: int
+    def __init__(self, done: _Optional[int] = ..., total: _Optional[int] = ...) -> None: ...
+
+class Job(_message.Message):
+    __slots__ = ("id", "game", "family", "upto", "fill", "status", "progress", "error", "created_at", "started_at", "finished_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    FAMILY_FIELD_NUMBER: _ClassVar[int]
+    UPTO_FIELD_NUMBER: _ClassVar[int]
+    FILL_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    PROGRESS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    game: str
+    family: str
+    upto: int
+    fill: bool
+    status: str
+    progress: Progress
+    error: str
+    created_at: str
+    started_at: str
+    finished_at: str
+    def __init__(self, id: _Optional[int] = ..., game: _Optional[str] = ..., family: _Optional[str] = ..., upto: _Optional[int] = ..., fill: _Optional[bool] = ..., status: _Optional[str] = ..., progress: _Optional[_Union[Progress, _Mapping]] = ..., error: _Optional[str] = ..., created_at: _Optional[str] = ..., started_at: _Optional[str] = ..., finished_at: _Optional[str] = ...) -> None: ...
+
+class SubmitJobRequest(_message.Message):
+    __slots__ = ("game", "upto", "fill")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    UPTO_FIELD_NUMBER: _ClassVar[int]
+    FILL_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    upto: int
+    fill: bool
+    def __init__(self, game: _Optional[str] = ..., upto: _Optional[int] = ..., fill: _Optional[bool] = ...) -> None: ...
+
+class GetJobRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    def __init__(self, id: _Optional[int] = ...) -> None: ...
+
+class ListJobsRequest(_message.Message):
+    __slots__ = ("limit",)
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    limit: int
+    def __init__(self, limit: _Optional[int] = ...) -> None: ...
+
+class ListJobsResponse(_message.Message):
+    __slots__ = ("jobs",)
+    JOBS_FIELD_NUMBER: _ClassVar[int]
+    jobs: _containers.RepeatedCompositeFieldContainer[Job]
+    def __init__(self, jobs: _Optional[_Iterable[_Union[Job, _Mapping]]] = ...) -> None: ...
+
+class CancelJobRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    def __init__(self, id: _Optional[int] = ...) -> None: ...

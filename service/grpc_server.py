@@ -1,0 +1,304 @@
+"""The gRPC transport: `nimbase.v1.Nimbase` over `grpc.aio`, plus health checking and reflection.
+
+Service calls are synchronous (they may wait on the database or compute up to the deadline), so
+each runs on a bounded thread pool while the event loop keeps serving other calls. Every handler
+only translates: request message to service call, result to response message, NimbaseError to
+its status code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from engine.errors import NimbaseError
+from engine.values import Value
+from nimbase.v1 import nimbase_pb2 as pb
+from nimbase.v1 import nimbase_pb2_grpc
+from service import convert
+from service.core import NimbaseService
+from service.metrics import Metrics
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Context = grpc.aio.ServicerContext[Any, Any]
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Nimbase"].full_name
+#: Largest request message accepted; larger ones get RESOURCE_EXHAUSTED naming this limit.
+MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+#: Largest response message sent (a full batch of values stays far below it).
+MAX_SEND_BYTES = 64 * 1024 * 1024
+#: StreamValues answers requests in chunks of at most this many, read ahead at most this far.
+STREAM_CHUNK = 512
+STREAM_READ_AHEAD = 4 * STREAM_CHUNK
+#: Threads running service calls (they mostly wait on the database or a deadline).
+DEFAULT_WORKERS = 16
+
+
+def status_code(code: str) -> grpc.StatusCode:
+    """The gRPC status for a public error code name (INTERNAL for anything unknown)."""
+    try:
+        return grpc.StatusCode[code]
+    except KeyError:
+        return grpc.StatusCode.INTERNAL
+
+
+def _metadata_value(context: Context, key: str) -> str | None:
+    for item in context.invocation_metadata() or ():
+        k, v = item[0], item[1]
+        if k == key:
+            return v if isinstance(v, str) else v.decode("utf-8", "replace")
+    return None
+
+
+class NimbaseServicer:
+    """The RPC handlers; method names are the RPC names of `nimbase.v1.Nimbase`."""
+
+    def __init__(
+        self, service: NimbaseService, metrics: Metrics | None = None, workers: int = DEFAULT_WORKERS
+    ) -> None:
+        self._service = service
+        self._metrics = metrics if metrics is not None else Metrics()
+        self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="nimbase-grpc")
+
+    def close(self) -> None:
+        """Stop the worker threads (after the server has stopped taking calls)."""
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+    @staticmethod
+    def _deadline(context: Context) -> float:
+        remaining: float | None = context.time_remaining()
+        return convert.deadline_after(remaining)
+
+    async def _run(self, fn: Callable[..., T], *args: object) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, lambda: fn(*args))
+
+    async def _unary(self, method: str, context: Context, fn: Callable[..., T], *args: object) -> T:
+        """Run one service call, record it, and turn its errors into the status code they name."""
+        started = time.perf_counter()
+        code = "OK"
+        try:
+            return await self._run(fn, *args)
+        except Exception as exc:
+            code, message = convert.public_error(exc)
+            await context.abort(status_code(code), message)
+        finally:
+            self._metrics.observe("grpc", method, code, time.perf_counter() - started)
+
+    async def ListGames(self, request: pb.ListGamesRequest, context: Context) -> pb.ListGamesResponse:
+        def call() -> pb.ListGamesResponse:
+            games = [convert.game_info_to_pb(g) for g in self._service.list_games()]
+            return pb.ListGamesResponse(games=games)
+
+        return await self._unary("ListGames", context, call)
+
+    async def GetValue(self, request: pb.GetValueRequest, context: Context) -> pb.Value:
+        deadline = self._deadline(context)
+
+        def call() -> pb.Value:
+            return convert.value_to_pb(self._service.get_value(request.game, request.position, deadline))
+
+        return await self._unary("GetValue", context, call)
+
+    async def BestMove(self, request: pb.BestMoveRequest, context: Context) -> pb.BestMoveResponse:
+        deadline = self._deadline(context)
+        limit = request.limit if request.HasField("limit") else None
+
+        def call() -> pb.BestMoveResponse:
+            result = self._service.best_move(request.game, request.position, limit, deadline)
+            return convert.best_move_to_pb(result)
+
+        return await self._unary("BestMove", context, call)
+
+    async def IsPPosition(self, request: pb.IsPPositionRequest, context: Context) -> pb.IsPPositionResponse:
+        deadline = self._deadline(context)
+
+        def call() -> pb.IsPPositionResponse:
+            value = self._service.is_p_position(request.game, request.position, deadline)
+            return pb.IsPPositionResponse(p_position=value.outcome == "P", value=convert.value_to_pb(value))
+
+        return await self._unary("IsPPosition", context, call)
+
+    async def BatchGetValues(
+        self, request: pb.BatchGetValuesRequest, context: Context
+    ) -> pb.BatchGetValuesResponse:
+        deadline = self._deadline(context)
+
+        def call() -> pb.BatchGetValuesResponse:
+            convert.check_batch_size(len(request.positions))
+            items = self._service.batch_get_values(request.game, list(request.positions), deadline)
+            return pb.BatchGetValuesResponse(values=[convert.value_or_error_to_pb(v) for v in items])
+
+        return await self._unary("BatchGetValues", context, call)
+
+    async def GetSequence(self, request: pb.GetSequenceRequest, context: Context) -> pb.GetSequenceResponse:
+        deadline = self._deadline(context)
+        family = request.family if request.HasField("family") else None
+
+        def call() -> pb.GetSequenceResponse:
+            result = self._service.get_sequence(request.game, family, request.start, request.stop, deadline)
+            return convert.sequence_to_pb(result)
+
+        return await self._unary("GetSequence", context, call)
+
+    async def GetStats(self, request: pb.GetStatsRequest, context: Context) -> pb.GetStatsResponse:
+        def call() -> pb.GetStatsResponse:
+            return convert.stats_to_pb(self._service.get_stats(request.game))
+
+        return await self._unary("GetStats", context, call)
+
+    async def SubmitJob(self, request: pb.SubmitJobRequest, context: Context) -> pb.Job:
+        token = convert.bearer_token(_metadata_value(context, "authorization"))
+
+        def call() -> pb.Job:
+            job = self._service.submit_job(token, request.game, request.upto, request.fill)
+            return convert.job_to_pb(job)
+
+        return await self._unary("SubmitJob", context, call)
+
+    async def GetJob(self, request: pb.GetJobRequest, context: Context) -> pb.Job:
+        def call() -> pb.Job:
+            return convert.job_to_pb(self._service.get_job(request.id))
+
+        return await self._unary("GetJob", context, call)
+
+    async def ListJobs(self, request: pb.ListJobsRequest, context: Context) -> pb.ListJobsResponse:
+        def call() -> pb.ListJobsResponse:
+            jobs = (
+                self._service.list_jobs(request.limit)
+                if request.HasField("limit")
+                else self._service.list_jobs()
+            )
+            return pb.ListJobsResponse(jobs=[convert.job_to_pb(j) for j in jobs])
+
+        return await self._unary("ListJobs", context, call)
+
+    async def CancelJob(self, request: pb.CancelJobRequest, context: Context) -> pb.Job:
+        token = convert.bearer_token(_metadata_value(context, "authorization"))
+
+        def call() -> pb.Job:
+            return convert.job_to_pb(self._service.cancel_job(token, request.id))
+
+        return await self._unary("CancelJob", context, call)
+
+    async def StreamValues(
+        self, request_iterator: AsyncIterator[pb.StreamValuesRequest], context: Context
+    ) -> AsyncIterator[pb.ValueOrError]:
+        """Answer in request order, a chunk of already-received requests per service call.
+
+        A reader task keeps at most STREAM_READ_AHEAD requests waiting, so memory stays bounded
+        whatever the stream's length; a bad item only gets an error in its own slot.
+        """
+        queue: asyncio.Queue[pb.StreamValuesRequest | None] = asyncio.Queue(maxsize=STREAM_READ_AHEAD)
+
+        async def read() -> None:
+            try:
+                async for request in request_iterator:
+                    await queue.put(request)
+            except grpc.RpcError:
+                pass  # the client went away; whatever arrived is still answered
+            await queue.put(None)
+
+        started = time.perf_counter()
+        code = "OK"
+        reader = asyncio.create_task(read())
+        try:
+            finished = False
+            while not finished:
+                first = await queue.get()
+                if first is None:
+                    break
+                chunk = [first]
+                while len(chunk) < STREAM_CHUNK:
+                    try:
+                        item = queue.get_nowait()
+                    except asyncio.QueueEmpty:
+                        break
+                    if item is None:
+                        finished = True
+                        break
+                    chunk.append(item)
+                deadline = self._deadline(context)
+                answers = await self._run(self._answer_chunk, chunk, deadline)
+                for answer in answers:
+                    yield answer
+        except asyncio.CancelledError:
+            code = "CANCELLED"
+            raise
+        except Exception as exc:
+            code, message = convert.public_error(exc)
+            await context.abort(status_code(code), message)
+        finally:
+            reader.cancel()
+            self._metrics.observe("grpc", "StreamValues", code, time.perf_counter() - started)
+
+    def _answer_chunk(
+        self, chunk: Sequence[pb.StreamValuesRequest], deadline: float
+    ) -> list[pb.ValueOrError]:
+        """One service batch per run of consecutive requests for the same game, answers in order."""
+        answers: list[pb.ValueOrError] = []
+        start = 0
+        while start < len(chunk):
+            game = chunk[start].game
+            stop = start + 1
+            while stop < len(chunk) and chunk[stop].game == game:
+                stop += 1
+            positions = [r.position for r in chunk[start:stop]]
+            items: Sequence[Value | BaseException]
+            try:
+                items = self._service.batch_get_values(game, positions, deadline)
+            except NimbaseError as exc:  # a bad game id: every item of the run gets the error
+                items = [exc] * len(positions)
+            except Exception:  # something broke on one item: find it, and answer the others
+                items = [self._answer_one(game, p, deadline) for p in positions]
+            for item in items:
+                answer = convert.value_or_error_to_pb(item)
+                self._metrics.stream_item(answer.error.code if answer.HasField("error") else "OK")
+                answers.append(answer)
+            start = stop
+        return answers
+
+    def _answer_one(self, game: str, position: str, deadline: float) -> Value | BaseException:
+        try:
+            return self._service.get_value(game, position, deadline)
+        except Exception as exc:
+            return exc
+
+
+async def create_grpc_server(
+    service: NimbaseService, metrics: Metrics | None = None
+) -> tuple[grpc.aio.Server, NimbaseServicer]:
+    """A grpc.aio server (no port bound yet) serving nimbase, health checking and reflection.
+
+    Must be called inside the event loop that will run it.
+    """
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.max_send_message_length", MAX_SEND_BYTES),
+        ]
+    )
+    servicer = NimbaseServicer(service, metrics)
+    nimbase_pb2_grpc.add_NimbaseServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
+
+    health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    # Status is fixed at SERVING: the process answers what needs no database even when it is down.
+    for name in ("", SERVICE_NAME):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
+        server,
+    )
+    return server, servicer

@@ -1,0 +1,122 @@
+"""One process serving gRPC and REST: a grpc.aio server and a uvicorn server in one event loop.
+
+Both transports share the service object and the metrics. Ports may be 0 (the system picks free
+ones); the bound ports are reported through `on_ready`, which is how tests find them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import socket
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import uvicorn
+
+from service.core import NimbaseService
+from service.grpc_server import create_grpc_server
+from service.metrics import Metrics
+from service.rest import create_app
+
+log = logging.getLogger(__name__)
+
+#: Seconds in-flight calls get to finish once a stop is asked for.
+SHUTDOWN_GRACE_S = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class BoundPorts:
+    grpc: int
+    http: int
+
+
+class _Uvicorn(uvicorn.Server):
+    """uvicorn without its own signal handlers: stopping is `serve`'s job, for both transports."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+def _grpc_address(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def _http_socket(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # IPPROTO_TCP explicitly: asyncio only sets TCP_NODELAY on accepted sockets whose protocol says TCP,
+    # and without it every small response waits for a delayed ACK.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise OSError(f"cannot bind the HTTP port {host}:{port}: {exc.strerror}") from exc
+    sock.listen(2048)
+    sock.setblocking(False)
+    return sock
+
+
+async def serve(
+    service: NimbaseService,
+    grpc_port: int,
+    http_port: int,
+    host: str = "0.0.0.0",
+    stop: asyncio.Event | None = None,
+    on_ready: Callable[[BoundPorts], None] | None = None,
+) -> BoundPorts:
+    """Serve gRPC and REST until `stop` is set (or forever); returns the ports that were bound."""
+    metrics = Metrics()
+    grpc_server, servicer = await create_grpc_server(service, metrics)
+    bound_grpc = grpc_server.add_insecure_port(_grpc_address(host, grpc_port))
+    if bound_grpc == 0:
+        raise OSError(f"cannot bind the gRPC port {host}:{grpc_port}")
+    sock = _http_socket(host, http_port)
+    ports = BoundPorts(grpc=bound_grpc, http=sock.getsockname()[1])
+
+    config = uvicorn.Config(create_app(service, metrics), log_config=None, access_log=False, lifespan="off")
+    http_server = _Uvicorn(config)
+    await grpc_server.start()
+    http_task = asyncio.create_task(http_server.serve(sockets=[sock]))
+    try:
+        while not http_server.started:
+            if http_task.done():
+                await http_task
+                raise RuntimeError("the HTTP server stopped while starting")
+            await asyncio.sleep(0.01)
+        log.info("serving gRPC on %s:%d and HTTP on %s:%d", host, ports.grpc, host, ports.http)
+        if on_ready is not None:
+            on_ready(ports)
+        waiters: list[asyncio.Future[Any]] = [http_task]
+        if stop is not None:
+            waiters.append(asyncio.ensure_future(stop.wait()))
+        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        for waiter in waiters[1:]:
+            waiter.cancel()
+    finally:
+        log.info("stopping: in-flight calls get %.0f s", SHUTDOWN_GRACE_S)
+        http_server.should_exit = True
+        await grpc_server.stop(SHUTDOWN_GRACE_S)
+        with contextlib.suppress(asyncio.CancelledError):
+            await http_task
+        servicer.close()
+        sock.close()
+    return ports
+
+
+def run_server(service: NimbaseService, grpc_port: int, http_port: int, host: str = "0.0.0.0") -> None:
+    """Serve until SIGINT or SIGTERM, then stop gracefully (the `nimbase serve` entry point)."""
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await serve(service, grpc_port, http_port, host, stop)
+
+    asyncio.run(main())

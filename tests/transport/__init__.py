@@ -1,0 +1,241 @@
+"""Transport tests: the real gRPC and REST servers over a fake service with fixed answers.
+
+The fake decides its answers from the position text, so every test can provoke any result:
+`"3 5"` is a heap position (Grundy value = nim-sum), `"err:CODE"` raises the error class of that
+public code, and `"boom"` raises an unexpected exception whose text must never reach a caller.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from functools import reduce
+
+from engine.errors import (
+    DeadlineExceeded,
+    InvalidArgument,
+    InvalidPosition,
+    LimitExceeded,
+    NimbaseError,
+    NotApplicable,
+    UnknownGame,
+)
+from engine.games.base import GameInfo
+from engine.periods import Period
+from engine.values import Value
+from service.core import BestMoveResult, Health, JobView, MoveValue, SequenceResult
+from service.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
+from service.server import BoundPorts, serve
+
+ADMIN_TOKEN = "s3cret-token"
+CREATED = "2024-01-01T00:00:00+00:00"
+#: Text of the unexpected exception; a test fails if it ever shows up in an answer.
+SECRET = "internal detail 7f3a"
+
+
+class NameTaken(NimbaseError):
+    """Stands in for the graph-upload error of a later issue."""
+
+    code = "ALREADY_EXISTS"
+
+
+#: One error class per public code, and the HTTP status API.md gives it.
+ERRORS: dict[str, tuple[type[NimbaseError], int]] = {
+    "INVALID_ARGUMENT": (InvalidPosition, 400),
+    "NOT_FOUND": (UnknownGame, 404),
+    "ALREADY_EXISTS": (NameTaken, 409),
+    "FAILED_PRECONDITION": (NotApplicable, 409),
+    "RESOURCE_EXHAUSTED": (LimitExceeded, 422),
+    "DEADLINE_EXCEEDED": (DeadlineExceeded, 504),
+    "UNAUTHENTICATED": (Unauthenticated, 401),
+    "PERMISSION_DENIED": (PermissionDenied, 403),
+    "UNAVAILABLE": (Unavailable, 503),
+}
+
+GAMES = [
+    GameInfo("nim", "Nim", "Take any number from one heap.", "heap sizes: 3 5 7", ("3 5 7", "1 2 3")),
+    GameInfo("nim:misere", "Misère Nim", "Nim; taking the last loses.", "heap sizes", ("1 1",)),
+]
+
+
+class FakeService:
+    """Fixed answers chosen by the position text; records the deadlines and tokens it was given."""
+
+    def __init__(self) -> None:
+        self.deadlines: list[float | None] = []
+        self.database = True
+        self.jobs: dict[int, JobView] = {}
+        self._lock = threading.Lock()
+
+    def list_games(self) -> list[GameInfo]:
+        return list(GAMES)
+
+    def _check_game(self, game: str) -> None:
+        if game not in ("nim", "nim:misere"):
+            raise UnknownGame(f"unknown game {game!r}")
+
+    def get_value(self, game: str, position: str, deadline: float | None = None) -> Value:
+        with self._lock:
+            self.deadlines.append(deadline)
+        self._check_game(game)
+        if position.startswith("err:"):
+            code = position[4:]
+            raise ERRORS[code][0](f"fake {code} for position {position!r}")
+        if position == "boom":
+            raise RuntimeError(SECRET)
+        try:
+            heaps = sorted(int(h) for h in position.split() if int(h) != 0)
+        except ValueError:
+            raise InvalidPosition(f"position {position!r} is not heap sizes") from None
+        grundy = reduce(lambda a, b: a ^ b, heaps, 0)
+        misere = game.endswith(":misere")
+        return Value(
+            game=game,
+            position=" ".join(map(str, heaps)),
+            outcome="P" if grundy == 0 else "N",
+            grundy=None if misere else grundy,
+            remoteness=None if misere else sum(heaps),
+            source="formula",
+        )
+
+    def best_move(
+        self, game: str, position: str, limit: int | None = None, deadline: float | None = None
+    ) -> BestMoveResult:
+        if limit is not None and limit < 1:
+            raise InvalidArgument(f"limit must be at least 1; got {limit}")
+        value = self.get_value(game, position, deadline)
+        heaps = [int(h) for h in value.position.split()]
+        moves = [
+            MoveValue(
+                f"{h} -> {a}", self.get_value(game, " ".join(map(str, [*heaps[:i], a, *heaps[i + 1 :]])))
+            )
+            for i, h in enumerate(heaps)
+            for a in range(h)
+        ]
+        moves.sort(key=lambda m: (m.value.outcome != "P", m.move))
+        return BestMoveResult(value, moves if limit is None else moves[:limit])
+
+    def is_p_position(self, game: str, position: str, deadline: float | None = None) -> Value:
+        if game == "nim:misere" and position == "1":
+            raise NotApplicable("fake: not applicable")
+        return self.get_value(game, position, deadline)
+
+    def batch_get_values(
+        self, game: str, positions: Sequence[str], deadline: float | None = None
+    ) -> list[Value | NimbaseError]:
+        self._check_game(game)
+        out: list[Value | NimbaseError] = []
+        for position in positions:
+            try:
+                out.append(self.get_value(game, position, deadline))
+            except NimbaseError as exc:
+                out.append(exc)
+        return out
+
+    def get_sequence(
+        self, game: str, family: str | None, start: int, stop: int, deadline: float | None = None
+    ) -> SequenceResult:
+        self._check_game(game)
+        if start > stop:
+            raise InvalidArgument(f"start {start} > stop {stop}")
+        period = None if family == "aperiodic" else Period(preperiod=0, period=3, saltus=0, certified=True)
+        values = [n % 3 for n in range(start, stop)]
+        return SequenceResult(game, family or "heap", start, stop, values, period, "table")
+
+    def get_stats(self, game: str) -> dict[str, object]:
+        self._check_game(game)
+        return {
+            "computed_upto": 1000,
+            "max_value": 3,
+            "max_value_at": 2,
+            "rare_mask": None,
+            "p_positions": [0, 4, 8],
+            "big": 2**40,
+            "nested": {"ok": True, "name": "x"},
+        }
+
+    def _authorize(self, token: str | None) -> None:
+        if token is None:
+            raise Unauthenticated("an admin token is required")
+        if token != ADMIN_TOKEN:
+            raise PermissionDenied("wrong admin token")
+
+    def submit_job(self, token: str | None, game: str, upto: int, fill: bool = False) -> JobView:
+        self._authorize(token)
+        self._check_game(game)
+        with self._lock:
+            job_id = len(self.jobs) + 1
+            job = JobView(job_id, game, "heap", upto, fill, "queued", 0, upto, None, CREATED, None, None)
+            self.jobs[job_id] = job
+        return job
+
+    def get_job(self, job_id: int) -> JobView:
+        if job_id not in self.jobs:
+            raise NotFound(f"no job {job_id}")
+        return self.jobs[job_id]
+
+    def list_jobs(self, limit: int = 100) -> list[JobView]:
+        return sorted(self.jobs.values(), key=lambda j: -j.id)[:limit]
+
+    def cancel_job(self, token: str | None, job_id: int) -> JobView:
+        self._authorize(token)
+        job = self.get_job(job_id)
+        done = JobView(
+            job.id,
+            job.game,
+            job.family,
+            job.upto,
+            job.fill,
+            "cancelled",
+            job.done,
+            job.total,
+            "cancelled by request",
+            job.created_at,
+            CREATED,
+            CREATED,
+        )
+        self.jobs[job_id] = done
+        return done
+
+    def health(self) -> Health:
+        return Health(database=self.database)
+
+
+@contextmanager
+def running_server(service: FakeService) -> Iterator[BoundPorts]:
+    """Both servers on loopback ports picked by the system, in a background event loop."""
+    ready = threading.Event()
+    bound: list[BoundPorts] = []
+    errors: list[BaseException] = []
+    stops: list[asyncio.Event] = []
+    loop = asyncio.new_event_loop()
+
+    def on_ready(ports: BoundPorts) -> None:
+        bound.append(ports)
+        ready.set()
+
+    async def main() -> None:
+        stops.append(asyncio.Event())
+        await serve(service, 0, 0, "127.0.0.1", stops[0], on_ready)
+
+    def run() -> None:
+        try:
+            loop.run_until_complete(main())
+        except BaseException as exc:
+            errors.append(exc)
+            ready.set()
+
+    thread = threading.Thread(target=run, name="test-server", daemon=True)
+    thread.start()
+    if not ready.wait(60) or errors:
+        raise RuntimeError(f"the test server did not start: {errors!r}")
+    try:
+        yield bound[0]
+    finally:
+        loop.call_soon_threadsafe(stops[0].set)
+        thread.join(60)
+        loop.close()
+    if errors:  # the server broke while running or stopping
+        raise RuntimeError("the test server failed") from errors[0]

@@ -1,0 +1,142 @@
+"""Translation helpers: protobuf round trips against the dataclasses' own JSON, codes, tokens, limits."""
+
+from __future__ import annotations
+
+import time
+
+import grpc
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine.errors import InvalidArgument, NimbaseError
+from engine.periods import Period
+from engine.values import SOURCE_ORDER, Value
+from nimbase import client
+from service import convert
+from service.core import BestMoveResult, JobView, MoveValue, SequenceResult
+from service.grpc_server import status_code
+
+from . import ERRORS
+
+int64 = st.integers(min_value=-(2**63), max_value=2**63 - 1)
+text = st.text(max_size=20)
+values = st.builds(
+    Value,
+    game=text,
+    position=text,
+    outcome=st.sampled_from(["P", "N", "D"]),
+    grundy=st.none() | int64,
+    remoteness=st.none() | int64,
+    source=st.sampled_from(SOURCE_ORDER),
+)
+optional_text = st.none() | text
+
+
+@given(values)
+def test_value_round_trip_equals_rest_json(value: Value) -> None:
+    assert client.value_dict(convert.value_to_pb(value)) == value.as_dict()
+
+
+@given(values, st.lists(st.tuples(text, values), max_size=4))
+def test_best_move_round_trip_equals_rest_json(value: Value, moves: list[tuple[str, Value]]) -> None:
+    result = BestMoveResult(value, [MoveValue(m, v) for m, v in moves])
+    msg = convert.best_move_to_pb(result)
+    out = client.value_dict(msg.value)
+    out["moves"] = [client.move_dict(m) for m in msg.moves]
+    if msg.HasField("best_move"):
+        out["best_move"] = client.move_dict(msg.best_move)
+    assert out == convert.best_move_as_dict(result)
+
+
+@given(
+    st.builds(
+        JobView,
+        id=int64,
+        game=text,
+        family=text,
+        upto=int64,
+        fill=st.booleans(),
+        status=st.sampled_from(["queued", "running", "done", "failed", "cancelled"]),
+        done=int64,
+        total=int64,
+        error=optional_text,
+        created_at=text,
+        started_at=optional_text,
+        finished_at=optional_text,
+    )
+)
+def test_job_round_trip_equals_rest_json(job: JobView) -> None:
+    assert client.job_dict(convert.job_to_pb(job)) == job.as_dict()
+
+
+@given(
+    st.lists(st.integers(min_value=0, max_value=2**32 - 1), max_size=30),
+    st.none() | st.builds(Period, int64, int64, int64, st.booleans()),
+)
+def test_sequence_to_pb_keeps_values_and_period(seq: list[int], period: Period | None) -> None:
+    result = SequenceResult("nim", "heap", 0, len(seq), seq, period, "table")
+    msg = convert.sequence_to_pb(result)
+    assert list(msg.values) == seq
+    assert msg.HasField("period") == (period is not None)
+    if period is not None:
+        p = msg.period
+        assert Period(p.preperiod, p.period, p.saltus, p.certified) == period
+    assert convert.sequence_as_dict(result)["values"] == seq
+
+
+def test_every_public_code_has_its_http_status_and_grpc_status() -> None:
+    for code, (cls, status) in ERRORS.items():
+        assert cls.code == code
+        assert convert.http_status(code) == status
+        assert status_code(code) == grpc.StatusCode[code]
+    assert convert.http_status("INTERNAL") == 500 and convert.http_status("WHATEVER") == 500
+    assert status_code("WHATEVER") == grpc.StatusCode.INTERNAL
+
+
+def test_public_error_hides_unexpected_exceptions() -> None:
+    assert convert.public_error(InvalidArgument("bad 'x'")) == ("INVALID_ARGUMENT", "bad 'x'")
+    code, message = convert.public_error(KeyError("secret"))
+    assert code == "INTERNAL" and "secret" not in message
+
+    class Odd(NimbaseError):
+        code = "NOT_A_CODE"
+
+    assert convert.public_error(Odd("x"))[0] == "INTERNAL"
+
+
+@pytest.mark.parametrize(
+    ("header", "token"),
+    [
+        (None, None),
+        ("Bearer abc", "abc"),
+        ("bearer  abc ", "abc"),
+        ("Basic abc", "Basic abc"),
+        ("Bearer", "Bearer"),
+    ],
+)
+def test_bearer_token(header: str | None, token: str | None) -> None:
+    assert convert.bearer_token(header) == token
+
+
+def test_batch_limit_names_the_limit() -> None:
+    convert.check_batch_size(convert.MAX_BATCH)
+    with pytest.raises(InvalidArgument, match=f"{convert.MAX_BATCH}.*{convert.MAX_BATCH + 1}"):
+        convert.check_batch_size(convert.MAX_BATCH + 1)
+
+
+def test_deadline_is_capped() -> None:
+    before = time.monotonic()
+    assert convert.deadline_after(1e9) <= time.monotonic() + convert.MAX_DEADLINE_S
+    assert before <= convert.deadline_after(-5) <= time.monotonic()
+    assert convert.deadline_after(None) >= before + convert.MAX_DEADLINE_S
+
+
+def test_jsonable_and_stats_struct() -> None:
+    stats = {"a": (1, 2), "b": {3, 1}, "c": Period(0, 3), "d": None, "e": {"f": [True, 2.5]}}
+    expected = {"a": [1, 2], "b": [1, 3], "c": Period(0, 3).as_dict(), "d": None, "e": {"f": [True, 2.5]}}
+    assert convert.jsonable(stats) == expected
+    msg = convert.stats_to_pb(stats)
+    from google.protobuf import json_format
+
+    assert client._whole_numbers(json_format.MessageToDict(msg.stats)) == expected
