@@ -7,10 +7,12 @@ limits and caching live here so both transports answer identically.
 from __future__ import annotations
 
 import hmac
+import itertools
+from functools import partial
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
@@ -22,7 +24,9 @@ from sqlalchemy.exc import OperationalError
 from engine.errors import InvalidArgument, LimitExceeded, NimbaseError, NotApplicable
 from engine.games.base import GameInfo, HeapGame, Heaps
 from engine.games.nim import NimGame
-from engine.games.registry import list_games, parse_game_id
+from engine.games.registry import Game, list_games, parse_game_id
+from engine.games.wythoff import WythoffGame
+from engine.kernels.wythoff_tiles import PAIRS, TILE, TILE_VALUES
 from engine.periods import Period
 from engine.positions import parse_heaps
 from engine.search import estimate_states, solve
@@ -40,6 +44,7 @@ from service.errors import NotFound, PermissionDenied, Unauthenticated, Unavaila
 from service.gate import DatabaseGate
 from service.sequences import HeapSequences
 from service.settings import Settings
+from service.wythoff import WythoffValues
 from storage.errors import StorageUnavailable
 from storage.jobs import Job, JobQueue
 from storage.sequences import SequenceStore
@@ -165,13 +170,14 @@ class Nimbase:
         self._store = SequenceStore(engine) if engine is not None else None
         self._jobs = JobQueue(engine) if engine is not None else None
         self.sequences = HeapSequences(self._store, self._gate, self._limits)
-        self._games: OrderedDict[str, HeapGame] = OrderedDict()
+        self._games: OrderedDict[str, Game] = OrderedDict()
+        self.wythoff = WythoffValues(self.sequences, WythoffGame())
         self._games_lock = threading.Lock()
         self._remoteness: OrderedDict[tuple[str, Heaps], int | None] = OrderedDict()
 
     # -- games and positions --------------------------------------------------------------------
 
-    def game(self, game_id: str) -> HeapGame:
+    def game(self, game_id: str) -> Game:
         """The game an id names (parsed once, then cached)."""
         with self._games_lock:
             game = self._games.get(game_id)
@@ -196,6 +202,8 @@ class Nimbase:
 
     def get_value(self, game: str, position: str, deadline: float | None = None) -> Value:
         rules = self.game(game)
+        if isinstance(rules, WythoffGame):
+            return self.wythoff.value_of(position)
         heaps = parse_heaps(position)
         return self._value(rules, heaps, self._deadline(deadline), remoteness=True)
 
@@ -210,6 +218,8 @@ class Nimbase:
                 f"{len(positions)} positions in one batch; at most {self._limits.batch_positions} are allowed"
             )
         rules = self.game(game)
+        if isinstance(rules, WythoffGame):
+            return [self._guarded(partial(self.wythoff.value_of, text)) for text in positions]
         limit = self._deadline(deadline)
         parsed: list[Heaps | NimbaseError] = []
         for text in positions:
@@ -228,6 +238,13 @@ class Nimbase:
         return [
             item if isinstance(item, NimbaseError) else self._sum_from(rules, item, known) for item in parsed
         ]
+
+    @staticmethod
+    def _guarded(answer: Callable[[], Value]) -> Value | NimbaseError:
+        try:
+            return answer()
+        except NimbaseError as error:
+            return error
 
     def _guarded_value(self, game: HeapGame, heaps: Heaps, deadline: float) -> Value | NimbaseError:
         try:
@@ -333,6 +350,8 @@ class Nimbase:
         if limit is not None and limit > self._limits.listed_moves:
             raise InvalidArgument(f"limit {limit} is above the maximum of {self._limits.listed_moves}")
         rules = self.game(game)
+        if isinstance(rules, WythoffGame):
+            return self._wythoff_best_move(position, limit)
         heaps = parse_heaps(position)
         until = self._deadline(deadline)
         value = self._value(rules, heaps, until, remoteness=True)
@@ -364,6 +383,34 @@ class Nimbase:
             listed.append(MoveValue(label, self._value(rules, child, until, remoteness=False)))
         return BestMoveResult(value, listed)
 
+    def _wythoff_best_move(self, position: str, limit: int | None) -> BestMoveResult:
+        pairs = self.wythoff.parse(position)
+        value = self.wythoff.value(pairs)
+        count = self.wythoff.count_moves(pairs)
+        if count <= self._limits.ranked_moves:
+            moves = [MoveValue(label, self.wythoff.value(child)) for label, child in self.wythoff.moves(pairs)]
+            moves.sort(key=_move_rank)
+            return BestMoveResult(value, moves[:limit] if limit is not None else moves)
+        if limit is None:
+            raise LimitExceeded(
+                f"position {value.position!r} has {count} moves, more than the {self._limits.ranked_moves} "
+                f"listed without a limit; pass limit (at most {self._limits.listed_moves})"
+            )
+        listed: list[MoveValue] = []
+        seen: set[tuple[tuple[int, int], ...]] = set()
+        candidates = itertools.chain(self.wythoff.winning_moves(pairs), self.wythoff.moves(pairs))
+        for label, child in candidates:
+            if len(listed) >= limit:
+                break
+            if child in seen:
+                continue
+            seen.add(child)
+            try:
+                listed.append(MoveValue(label, self.wythoff.value(child)))
+            except LimitExceeded:
+                continue
+        return BestMoveResult(value, listed)
+
     def _winning_moves(
         self, game: HeapGame, heaps: Heaps, deadline: float, limit: int
     ) -> list[tuple[str, Heaps]]:
@@ -391,9 +438,20 @@ class Nimbase:
         self, game: str, family: str | None, start: int, stop: int, deadline: float | None = None
     ) -> SequenceResult:
         rules = self.game(game)
+        if isinstance(rules, WythoffGame):
+            self._check_range(start, stop)
+            values_list, row_source = self.wythoff.row(family or "row:0", start, stop)
+            return SequenceResult(rules.game_id, family or "row:0", start, stop, values_list, None, row_source)
         family = family or "heap"
         if family != "heap":
             raise NotFound(f"{game!r} has no sequence family {family!r}; its family is 'heap'")
+        self._check_range(start, stop)
+        until = self._deadline(deadline)
+        values, source = self.sequences.values(rules, start, stop, until)
+        period = rules.formula_period() or self.sequences.period(rules, until, compute=True)
+        return SequenceResult(rules.game_id, family, start, stop, values.tolist(), period, source)
+
+    def _check_range(self, start: int, stop: int) -> None:
         if start < 0:
             raise InvalidArgument(f"start {start} is negative")
         if start > stop:
@@ -403,13 +461,11 @@ class Nimbase:
                 f"range {start}..{stop} holds {stop - start} values; at most "
                 f"{self._limits.sequence_values} are allowed in one call"
             )
-        until = self._deadline(deadline)
-        values, source = self.sequences.values(rules, start, stop, until)
-        period = rules.formula_period() or self.sequences.period(rules, until, compute=True)
-        return SequenceResult(rules.game_id, family, start, stop, values.tolist(), period, source)
 
     def get_stats(self, game: str) -> dict[str, object]:
         rules = self.game(game)
+        if isinstance(rules, WythoffGame):
+            return self._wythoff_stats()
         until = self._deadline(None)
         info = self.sequences.info(rules)
         period = rules.formula_period() or self.sequences.period(rules, until)
@@ -434,6 +490,25 @@ class Nimbase:
             stats["p_positions"] = [0] if not rules.misere else [1]
             stats["p_positions_count"] = 1
         return stats
+
+    def _wythoff_stats(self) -> dict[str, object]:
+        side = self.wythoff.stored_side()
+        p_pairs = 0
+        rank = 0
+        while True:
+            lower = self.wythoff.p_pair(rank)
+            if lower[1] >= side:
+                break
+            p_pairs += 1
+            rank += 1
+        return {
+            "game": "wythoff",
+            "table_side": side,
+            "computed_upto": side * side,
+            "live_side": self.wythoff.largest_answerable() + 1,
+            "p_positions": p_pairs,
+            "period": None,
+        }
 
     def _stored_p_positions(self, game: HeapGame, upto: int, deadline: float) -> list[int]:
         found: list[int] = []
@@ -462,6 +537,13 @@ class Nimbase:
     def submit_job(self, token: str | None, game: str, upto: int, fill: bool = False) -> JobView:
         self._authorize(token)
         rules = self.game(game)
+        if isinstance(rules, WythoffGame):
+            if upto < 1 or upto > 1 << 16:
+                raise InvalidArgument(f"upto {upto} is outside 1..{1 << 16} (the side of the Wythoff table)")
+            tiles = (-(-upto // TILE)) ** 2
+            queue = self._queue()
+            wythoff_job = self._gate.call(lambda: queue.submit(rules.game_id, PAIRS, tiles * TILE_VALUES, fill=True))
+            return _job_view(wythoff_job)
         if rules.kernel() is None:
             raise NotApplicable(
                 f"{rules.game_id!r} needs no precomputation: a closed form answers every heap"

@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 
 from engine.errors import DeadlineExceeded, LimitExceeded
 from engine.games.base import HeapGame, SequenceKernel
+from engine.games.wythoff import WythoffGame
 from engine.periods import Period
 from engine.values import Source
 from service.errors import Unavailable
@@ -66,36 +67,37 @@ class HeapSequences:
         self._header_ttl = header_ttl
         self._cached_chunks = cached_chunks
         self._live_games = live_games
-        self._headers: dict[str, _Header] = {}
-        self._chunks: OrderedDict[tuple[str, int], NDArray[np.uint32]] = OrderedDict()
+        self._headers: dict[tuple[str, str], _Header] = {}
+        self._chunks: OrderedDict[tuple[str, str, int], NDArray[np.uint32]] = OrderedDict()
         self._live: OrderedDict[str, _Live] = OrderedDict()
         self._kernels: dict[str, SequenceKernel | None] = {}
         self._lock = threading.RLock()
 
     # -- what is stored -------------------------------------------------------------------------
 
-    def info(self, game: HeapGame) -> SequenceInfo | None:
-        """The stored header of the game's heap sequence, refreshed every few seconds."""
+    def info(self, game: HeapGame | WythoffGame, family: str = HEAP) -> SequenceInfo | None:
+        """The stored header of one of the game's sequences, refreshed every few seconds."""
         now = time.monotonic()
-        cached = self._headers.get(game.game_id)
+        cached = self._headers.get((game.game_id, family))
         if cached is not None and now - cached.fetched_at < self._header_ttl:
             return cached.info
         if self._store is None:
             return None
         store = self._store
         try:
-            info = self._gate.call(lambda: store.info(game.game_id, HEAP))
+            info = self._gate.call(lambda: store.info(game.game_id, family))
         except StorageUnavailable:
             return cached.info if cached is not None else None
-        self._headers[game.game_id] = _Header(info, now)
+        self._headers[(game.game_id, family)] = _Header(info, now)
         return info
 
     def database_needed_but_down(self) -> bool:
         """Whether an answer failed for want of the database (to report UNAVAILABLE, not a limit)."""
         return self._store is not None and not self._gate.is_open
 
-    def _chunk(self, game_id: str, index: int) -> NDArray[np.uint32]:
-        key = (game_id, index)
+    def chunk(self, game_id: str, index: int, family: str = HEAP) -> NDArray[np.uint32]:
+        """One stored chunk, verified, from the cache or the database (CorruptChunk if damaged)."""
+        key = (game_id, family, index)
         with self._lock:
             chunk = self._chunks.get(key)
             if chunk is not None:
@@ -104,11 +106,11 @@ class HeapSequences:
         assert self._store is not None
         store = self._store
         try:
-            chunk = self._gate.call(lambda: store.read_chunk(game_id, HEAP, index))
+            chunk = self._gate.call(lambda: store.read_chunk(game_id, family, index))
         except CorruptChunk as corrupt:
             log.error("corrupt chunk detected, queued for repair: %s", corrupt)
             try:
-                self._gate.call(lambda: store.report_corruption(game_id, HEAP, index))
+                self._gate.call(lambda: store.report_corruption(game_id, family, index))
             except StorageUnavailable:
                 pass
             raise
@@ -125,7 +127,8 @@ class HeapSequences:
                 self._headers.clear()
                 self._chunks.clear()
                 return
-            self._headers.pop(game_id, None)
+            for header in [k for k in self._headers if k[0] == game_id]:
+                del self._headers[header]
             for key in [k for k in self._chunks if k[0] == game_id]:
                 del self._chunks[key]
 
@@ -194,7 +197,7 @@ class HeapSequences:
             stored = ns < info.computed_upto
             for index in np.unique(ns[stored] // CHUNK_VALUES).tolist():
                 try:
-                    chunk = self._chunk(game.game_id, index)
+                    chunk = self.chunk(game.game_id, index)
                 except (CorruptChunk, StorageUnavailable):
                     continue
                 mask = stored & (ns // CHUNK_VALUES == index)
@@ -240,7 +243,7 @@ class HeapSequences:
         if info is None or n >= info.computed_upto:
             return None
         try:
-            return int(self._chunk(game.game_id, n // CHUNK_VALUES)[n % CHUNK_VALUES])
+            return int(self.chunk(game.game_id, n // CHUNK_VALUES)[n % CHUNK_VALUES])
         except (CorruptChunk, StorageUnavailable):
             return None
 
@@ -305,7 +308,7 @@ class HeapSequences:
     def _stored_range(self, game: HeapGame, start: int, stop: int) -> NDArray[np.uint32]:
         parts = []
         for index in range(start // CHUNK_VALUES, (stop - 1) // CHUNK_VALUES + 1):
-            chunk = self._chunk(game.game_id, index)
+            chunk = self.chunk(game.game_id, index)
             lo = max(start, index * CHUNK_VALUES) - index * CHUNK_VALUES
             hi = min(stop, (index + 1) * CHUNK_VALUES) - index * CHUNK_VALUES
             parts.append(chunk[lo:hi])

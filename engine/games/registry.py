@@ -16,9 +16,10 @@ from engine.games import nim, subtraction
 from engine.games.grundy import GrundyGame
 from engine.games.octal import CLASSICS, OctalGame
 from engine.games.base import GameInfo, HeapGame
+from engine.games.wythoff import WythoffGame
 
-#: What a game id parses to; widen (e.g. `HeapGame | WythoffGame`) when a non-heap family arrives.
-Game = HeapGame
+#: What a game id parses to: a sum of heaps, or Wythoff's sums of pairs.
+Game = HeapGame | WythoffGame
 #: Longest game id accepted (a 64-element set of 7-digit numbers fits easily).
 MAX_GAME_ID_CHARS = 1024
 
@@ -59,6 +60,12 @@ def _octal_classics() -> list[GameInfo]:
     return [OctalGame(code).info() for code in CLASSICS]
 
 
+def _parse_wythoff(params: str | None, text: str) -> Game:
+    if params is not None:
+        raise InvalidGameId(f"game id {text!r}: Wythoff's game takes no parameters, use 'wythoff'")
+    return WythoffGame()
+
+
 def _parse_grundy(params: str | None, text: str) -> Game:
     if params is not None:
         raise InvalidGameId(f"game id {text!r}: Grundy's game takes no parameters, use 'grundy'")
@@ -71,6 +78,7 @@ FAMILIES: dict[str, Family] = {
     subtraction.FAMILY: Family(parse=subtraction.parse_subtraction_id, info=subtraction.family_info),
     "octal": Family(parse=_parse_octal, info=_octal_info, classics=_octal_classics),  # lists the classics
     "grundy": Family(parse=_parse_grundy, info=lambda: GrundyGame().info()),
+    "wythoff": Family(parse=_parse_wythoff, info=lambda: WythoffGame().info()),
 }
 
 

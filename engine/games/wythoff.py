@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 from engine.errors import InvalidPosition, LimitExceeded
 from engine.games.base import MAX_HEAP, MAX_HEAPS, GameInfo
 from engine.kernels.wythoff import wythoff_table
+from engine.kernels.wythoff_tiles import WythoffTileKernel
 
 Pair = tuple[int, int]
 Pairs = tuple[Pair, ...]
@@ -139,6 +140,10 @@ class WythoffGame:
 
     def parse(self, text: str) -> Pairs:
         return parse_pairs(text)
+
+    def kernel(self) -> WythoffTileKernel:
+        """The tiled Grundy table the worker precomputes (family 'pairs')."""
+        return WythoffTileKernel()
 
     def format(self, pairs: Pairs) -> str:
         return format_pairs(pairs)
