@@ -73,12 +73,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_worker(_: argparse.Namespace) -> int:
-    from worker.runner import Worker
+    from worker.runner import worker_from_environment
 
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
-    Worker(_engine()).run_forever(stop)
+    worker_from_environment(_engine()).run_forever(stop)
     return 0
 
 

@@ -1,0 +1,54 @@
+"""Alembic environment: runs migrations on a given connection, or on DATABASE_URL.
+
+storage/migrate.py passes an open connection (holding the migration advisory lock) in
+`config.attributes["connection"]`; the `alembic` command line falls back to DATABASE_URL or the
+embedded server.
+"""
+
+from __future__ import annotations
+
+from logging.config import fileConfig
+
+from alembic import context
+from sqlalchemy.engine import Connection
+
+from storage.database import create_engine
+from storage.embedded import database_url
+
+config = context.config
+
+# Only the alembic command line configures logging; a service calling upgrade_head keeps its own.
+if config.cmd_opts is not None and config.config_file_name is not None:
+    fileConfig(config.config_file_name)
+
+
+def _run(connection: Connection) -> None:
+    context.configure(connection=connection, target_metadata=None, transaction_per_migration=False)
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+def run_offline() -> None:
+    context.configure(url=config.get_main_option("sqlalchemy.url") or database_url(), literal_binds=True)
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+def run_online() -> None:
+    connection = config.attributes.get("connection")
+    if isinstance(connection, Connection):
+        _run(connection)
+        return
+    engine = create_engine(config.get_main_option("sqlalchemy.url") or database_url(), pool_size=1)
+    try:
+        with engine.connect() as conn:
+            _run(conn)
+            conn.commit()
+    finally:
+        engine.dispose()
+
+
+if context.is_offline_mode():
+    run_offline()
+else:
+    run_online()

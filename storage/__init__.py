@@ -1,0 +1,1 @@
+"""PostgreSQL storage: engine, migrations, packed sequences and the job queue."""

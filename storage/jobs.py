@@ -1,0 +1,246 @@
+"""The job queue: precompute jobs claimed by workers under a lease.
+
+A worker claims with `FOR UPDATE SKIP LOCKED`, so concurrent claimers never wait for or take the same
+job; the lease (renewed by heartbeats) lets another worker take over a job whose worker died. Every
+write a worker makes is fenced by `lease_owner = me AND status = 'running'`, so a worker that lost
+its lease (or whose job was cancelled) cannot write any more.
+"""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+
+from engine.errors import InvalidArgument
+from storage.database import unavailable_on_disconnect
+from storage.schema import jobs
+
+JobStatus = Literal["queued", "running", "done", "failed", "cancelled"]
+JobKind = Literal["extend", "repair"]
+#: Statuses in which a job still has work to do.
+OPEN_STATUSES: tuple[str, ...] = ("queued", "running")
+#: Longest error text stored with a failed job.
+MAX_ERROR_CHARS = 4000
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One row of the jobs table.
+
+    An 'extend' job computes values 0..upto-1 (stopping early once the period is certified, unless
+    `fill`); a 'repair' job recomputes chunk `chunk_index`. Progress is done/total.
+    """
+
+    id: int
+    game_id: str
+    family: str
+    upto: int
+    fill: bool
+    kind: str
+    chunk_index: int | None
+    status: str
+    done: int
+    total: int
+    lease_owner: str | None
+    lease_expires_at: datetime | None
+    heartbeat_at: datetime | None
+    attempts: int
+    error: str | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+
+    @classmethod
+    def from_row(cls, row: sa.Row[Any]) -> Job:
+        m = row._mapping
+        return cls(**{name: m[name] for name in cls.__dataclass_fields__})
+
+
+def _lease_until(lease_seconds: float) -> sa.ColumnElement[Any]:
+    return sa.func.now() + sa.func.make_interval(0, 0, 0, 0, 0, 0, sa.literal(float(lease_seconds)))
+
+
+class JobQueue:
+    """Submitting, claiming, heartbeating and finishing jobs."""
+
+    def __init__(self, engine: sa.Engine) -> None:
+        self._engine = engine
+
+    def submit(
+        self,
+        game_id: str,
+        family: str,
+        upto: int,
+        fill: bool = False,
+        kind: JobKind = "extend",
+        chunk_index: int | None = None,
+    ) -> Job:
+        """Queue a job; `upto` is the number of values wanted (heaps 0..upto-1)."""
+        if upto < 0:
+            raise InvalidArgument(f"upto must be >= 0, got {upto}")
+        if kind not in ("extend", "repair"):
+            raise InvalidArgument(f"job kind must be 'extend' or 'repair', got {kind!r}")
+        if (kind == "repair") != (chunk_index is not None):
+            raise InvalidArgument(f"a chunk index is required exactly for repair jobs, got {chunk_index!r}")
+        total = 1 if kind == "repair" else upto
+        stmt = (
+            jobs.insert()
+            .values(
+                game_id=game_id,
+                family=family,
+                upto=upto,
+                fill=fill,
+                kind=kind,
+                chunk_index=chunk_index,
+                total=total,
+            )
+            .returning(*jobs.c)
+        )
+        with unavailable_on_disconnect(), self._engine.begin() as conn:
+            return Job.from_row(conn.execute(stmt).one())
+
+    def get(self, job_id: int) -> Job | None:
+        with unavailable_on_disconnect(), self._engine.connect() as conn:
+            row = conn.execute(sa.select(jobs).where(jobs.c.id == job_id)).first()
+        return None if row is None else Job.from_row(row)
+
+    def list(self, limit: int = 100) -> builtins.list[Job]:
+        """The most recent jobs, newest first."""
+        if limit < 1:
+            raise InvalidArgument(f"limit must be >= 1, got {limit}")
+        stmt = sa.select(jobs).order_by(jobs.c.id.desc()).limit(limit)
+        with unavailable_on_disconnect(), self._engine.connect() as conn:
+            return [Job.from_row(row) for row in conn.execute(stmt)]
+
+    def cancel(self, job_id: int) -> Job | None:
+        """Cancel a queued or running job (its worker stops at its next heartbeat or write).
+
+        A job already finished is returned unchanged; None when there is no such job.
+        """
+        stmt = (
+            jobs.update()
+            .where(jobs.c.id == job_id, jobs.c.status.in_(OPEN_STATUSES))
+            .values(status="cancelled", finished_at=sa.func.now(), lease_expires_at=None)
+            .returning(*jobs.c)
+        )
+        with unavailable_on_disconnect(), self._engine.begin() as conn:
+            row = conn.execute(stmt).first()
+            if row is None:
+                row = conn.execute(sa.select(jobs).where(jobs.c.id == job_id)).first()
+        return None if row is None else Job.from_row(row)
+
+    def claim(self, worker_id: str, lease_seconds: float) -> Job | None:
+        """Take the oldest claimable job: queued, or running under an expired lease.
+
+        A job is skipped while another job of the same sequence runs under a live lease, so two
+        workers do not compute the same values side by side.
+        """
+        cand = jobs.alias("cand")
+        other = jobs.alias("other")
+        busy = (
+            sa.select(other.c.id)
+            .where(
+                other.c.game_id == cand.c.game_id,
+                other.c.family == cand.c.family,
+                other.c.id != cand.c.id,
+                other.c.status == "running",
+                other.c.lease_expires_at >= sa.func.now(),
+            )
+            .exists()
+        )
+        candidate = (
+            sa.select(cand.c.id)
+            .where(
+                sa.or_(
+                    cand.c.status == "queued",
+                    sa.and_(cand.c.status == "running", cand.c.lease_expires_at < sa.func.now()),
+                ),
+                ~busy,
+            )
+            .order_by(cand.c.id)
+            .limit(1)
+            .with_for_update(skip_locked=True, of=cand)
+            .scalar_subquery()
+        )
+        stmt = (
+            jobs.update()
+            .where(jobs.c.id == candidate)
+            .values(
+                status="running",
+                lease_owner=worker_id,
+                lease_expires_at=_lease_until(lease_seconds),
+                heartbeat_at=sa.func.now(),
+                attempts=jobs.c.attempts + 1,
+                started_at=sa.func.coalesce(jobs.c.started_at, sa.func.now()),
+            )
+            .returning(*jobs.c)
+        )
+        with unavailable_on_disconnect(), self._engine.begin() as conn:
+            row = conn.execute(stmt).first()
+        return None if row is None else Job.from_row(row)
+
+    def heartbeat(self, job_id: int, worker_id: str, lease_seconds: float) -> bool:
+        """Renew the lease; False when it was lost (taken over) or the job was cancelled."""
+        return self._update_owned(
+            job_id, worker_id, lease_expires_at=_lease_until(lease_seconds), heartbeat_at=sa.func.now()
+        )
+
+    def finish(self, job_id: int, worker_id: str) -> bool:
+        """Mark the job done (progress complete); False when the lease was lost."""
+        return self._update_owned(
+            job_id,
+            worker_id,
+            status="done",
+            done=jobs.c.total,
+            finished_at=sa.func.now(),
+            lease_expires_at=None,
+        )
+
+    def fail(self, job_id: int, worker_id: str, error: str) -> bool:
+        """Mark the job failed with `error`; False when the lease was lost."""
+        return self._update_owned(
+            job_id,
+            worker_id,
+            status="failed",
+            error=error[:MAX_ERROR_CHARS],
+            finished_at=sa.func.now(),
+            lease_expires_at=None,
+        )
+
+    def release(self, job_id: int, worker_id: str) -> bool:
+        """Put a running job back in the queue (a worker shutting down); False when the lease was lost."""
+        return self._update_owned(job_id, worker_id, status="queued", lease_owner=None, lease_expires_at=None)
+
+    def _update_owned(self, job_id: int, worker_id: str, **values: Any) -> bool:
+        stmt = (
+            jobs.update()
+            .where(jobs.c.id == job_id, jobs.c.lease_owner == worker_id, jobs.c.status == "running")
+            .values(**values)
+        )
+        with unavailable_on_disconnect(), self._engine.begin() as conn:
+            return conn.execute(stmt).rowcount == 1
+
+
+def open_repair_insert(game_id: str, family: str, chunk_index: int, upto: int) -> sa.Insert:
+    """INSERT of a repair job that does nothing when one is already open for the chunk."""
+    return (
+        postgresql.insert(jobs)
+        .values(
+            game_id=game_id,
+            family=family,
+            upto=upto,
+            fill=False,
+            kind="repair",
+            chunk_index=chunk_index,
+            total=1,
+        )
+        .on_conflict_do_nothing(
+            index_elements=[jobs.c.game_id, jobs.c.family, jobs.c.chunk_index],
+            index_where=sa.text("kind = 'repair' AND status IN ('queued', 'running')"),
+        )
+    )

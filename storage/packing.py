@@ -1,0 +1,89 @@
+"""Bit-packing of value chunks: the stored form of a sequence.
+
+A chunk holds up to CHUNK_VALUES values packed at the smallest width in WIDTHS that fits its largest
+value, little-endian (value i of a byte at bits (i % per_byte) * width). The bytes depend on the values
+only, so a resumed computation stores exactly what an uninterrupted one would.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from storage.errors import InvalidPayload
+
+#: Values per stored chunk.
+CHUNK_VALUES = 65536
+#: The widths (bits per value) a chunk may use.
+WIDTHS: tuple[int, ...] = (0, 1, 2, 4, 8, 16, 32)
+
+_WIDE_DTYPES: dict[int, np.dtype[np.unsignedinteger[Any]]] = {
+    8: np.dtype("<u1"),
+    16: np.dtype("<u2"),
+    32: np.dtype("<u4"),
+}
+
+
+def width_for(max_value: int) -> int:
+    """The smallest width in WIDTHS holding `max_value`."""
+    bits = int(max_value).bit_length()
+    for width in WIDTHS:
+        if bits <= width:
+            return width
+    raise ValueError(f"value {max_value} does not fit 32 bits")
+
+
+def packed_size(width: int, count: int) -> int:
+    """Bytes a chunk of `count` values takes at `width` bits each."""
+    return (width * count + 7) // 8
+
+
+def pack(values: NDArray[np.uint32]) -> tuple[int, bytes]:
+    """(width, payload) for `values`, packed at their minimal width."""
+    arr = np.ascontiguousarray(values, dtype=np.uint32)
+    if arr.size == 0:
+        return 0, b""
+    width = width_for(int(arr.max()))
+    if width == 0:
+        return 0, b""
+    if width >= 8:
+        return width, arr.astype(_WIDE_DTYPES[width]).tobytes()
+    per_byte = 8 // width
+    padded = np.zeros(-(-arr.size // per_byte) * per_byte, dtype=np.uint8)
+    padded[: arr.size] = arr
+    shifts = (np.arange(per_byte, dtype=np.uint8) * width).astype(np.uint8)
+    packed = np.bitwise_or.reduce(padded.reshape(-1, per_byte) << shifts, axis=1)
+    return width, packed.astype(np.uint8).tobytes()
+
+
+def unpack(width: int, count: int, payload: bytes) -> NDArray[np.uint32]:
+    """The `count` values packed in `payload` at `width` bits each."""
+    if width not in WIDTHS:
+        raise InvalidPayload(f"width {width} is not one of {WIDTHS}")
+    if count < 0:
+        raise InvalidPayload(f"count {count} is negative")
+    expected = packed_size(width, count)
+    if len(payload) != expected:
+        raise InvalidPayload(
+            f"{len(payload)} payload bytes for {count} values at width {width}, expected {expected}"
+        )
+    if width == 0:
+        return np.zeros(count, dtype=np.uint32)
+    if width >= 8:
+        wide: NDArray[np.unsignedinteger[Any]] = np.frombuffer(payload, dtype=_WIDE_DTYPES[width])
+        return wide.astype(np.uint32)
+    per_byte = 8 // width
+    raw = np.frombuffer(payload, dtype=np.uint8)
+    shifts = (np.arange(per_byte, dtype=np.uint8) * width).astype(np.uint8)
+    mask = np.uint8((1 << width) - 1)
+    spread = (raw[:, None] >> shifts) & mask
+    return spread.reshape(-1)[:count].astype(np.uint32)
+
+
+def checksum(game_id: str, family: str, chunk_index: int, count: int, width: int, payload: bytes) -> int:
+    """CRC32 over the chunk's identity and payload, so a chunk copied to the wrong place fails too."""
+    header = f"{game_id}\x00{family}\x00{chunk_index}\x00{count}\x00{width}\x00".encode()
+    return zlib.crc32(payload, zlib.crc32(header))

@@ -1,0 +1,103 @@
+"""Table objects mirroring the migrated schema, for building queries.
+
+Alembic migrations are the only definition of the schema; these objects restate it for SQLAlchemy
+Core, and a test compares them with a freshly migrated database so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+metadata = sa.MetaData()
+
+sequences = sa.Table(
+    "sequences",
+    metadata,
+    sa.Column("game_id", sa.Text(), nullable=False),
+    sa.Column("family", sa.Text(), nullable=False),
+    sa.Column("computed_upto", sa.BigInteger(), nullable=False, server_default="0"),
+    sa.Column("max_value", sa.BigInteger(), nullable=True),
+    sa.Column("max_value_at", sa.BigInteger(), nullable=True),
+    sa.Column("preperiod", sa.BigInteger(), nullable=True),
+    sa.Column("period", sa.BigInteger(), nullable=True),
+    sa.Column("saltus", sa.BigInteger(), nullable=True),
+    sa.Column("certified", sa.Boolean(), nullable=True),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False, server_default=sa.func.now()),
+    sa.PrimaryKeyConstraint("game_id", "family", name="pk_sequences"),
+    sa.CheckConstraint("computed_upto >= 0", name="ck_sequences_computed_upto"),
+)
+
+sequence_chunks = sa.Table(
+    "sequence_chunks",
+    metadata,
+    sa.Column("game_id", sa.Text(), nullable=False),
+    sa.Column("family", sa.Text(), nullable=False),
+    sa.Column("chunk_index", sa.BigInteger(), nullable=False),
+    sa.Column("count", sa.Integer(), nullable=False),
+    sa.Column("width", sa.SmallInteger(), nullable=False),
+    sa.Column("payload", sa.LargeBinary(), nullable=False),
+    sa.Column("checksum", sa.BigInteger(), nullable=False),
+    sa.PrimaryKeyConstraint("game_id", "family", "chunk_index", name="pk_sequence_chunks"),
+    sa.ForeignKeyConstraint(
+        ["game_id", "family"],
+        ["sequences.game_id", "sequences.family"],
+        name="fk_sequence_chunks_sequences",
+        ondelete="CASCADE",
+    ),
+    sa.CheckConstraint("width IN (0, 1, 2, 4, 8, 16, 32)", name="ck_sequence_chunks_width"),
+    sa.CheckConstraint("count > 0", name="ck_sequence_chunks_count"),
+)
+
+jobs = sa.Table(
+    "jobs",
+    metadata,
+    sa.Column("id", sa.BigInteger(), sa.Identity(always=False), nullable=False),
+    sa.Column("game_id", sa.Text(), nullable=False),
+    sa.Column("family", sa.Text(), nullable=False),
+    sa.Column("upto", sa.BigInteger(), nullable=False),
+    sa.Column("fill", sa.Boolean(), nullable=False, server_default=sa.false()),
+    sa.Column("kind", sa.Text(), nullable=False, server_default="extend"),
+    sa.Column("chunk_index", sa.BigInteger(), nullable=True),
+    sa.Column("status", sa.Text(), nullable=False, server_default="queued"),
+    sa.Column("done", sa.BigInteger(), nullable=False, server_default="0"),
+    sa.Column("total", sa.BigInteger(), nullable=False, server_default="0"),
+    sa.Column("lease_owner", sa.Text(), nullable=True),
+    sa.Column("lease_expires_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("heartbeat_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("attempts", sa.Integer(), nullable=False, server_default="0"),
+    sa.Column("error", sa.Text(), nullable=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=sa.func.now()),
+    sa.Column("started_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True),
+    sa.PrimaryKeyConstraint("id", name="pk_jobs"),
+    sa.CheckConstraint(
+        "status IN ('queued', 'running', 'done', 'failed', 'cancelled')", name="ck_jobs_status"
+    ),
+    sa.CheckConstraint("kind IN ('extend', 'repair')", name="ck_jobs_kind"),
+    sa.CheckConstraint("(kind = 'repair') = (chunk_index IS NOT NULL)", name="ck_jobs_chunk_index"),
+    sa.CheckConstraint("upto >= 0", name="ck_jobs_upto"),
+    sa.Index("ix_jobs_open", "id", postgresql_where=sa.text("status IN ('queued', 'running')")),
+    sa.Index(
+        "ux_jobs_open_repair",
+        "game_id",
+        "family",
+        "chunk_index",
+        unique=True,
+        postgresql_where=sa.text("kind = 'repair' AND status IN ('queued', 'running')"),
+    ),
+)
+
+corruption_reports = sa.Table(
+    "corruption_reports",
+    metadata,
+    sa.Column("id", sa.BigInteger(), sa.Identity(always=False), nullable=False),
+    sa.Column("game_id", sa.Text(), nullable=False),
+    sa.Column("family", sa.Text(), nullable=False),
+    sa.Column("chunk_index", sa.BigInteger(), nullable=False),
+    sa.Column("detail", sa.Text(), nullable=True),
+    sa.Column("detected_at", sa.DateTime(timezone=True), nullable=False, server_default=sa.func.now()),
+    sa.PrimaryKeyConstraint("id", name="pk_corruption_reports"),
+)
+
+#: Tables holding data (everything but Alembic's version table), in an order safe for truncation.
+DATA_TABLES: tuple[sa.Table, ...] = (sequence_chunks, sequences, jobs, corruption_reports)

@@ -1,0 +1,94 @@
+"""The shared test database: a fresh, migrated PostgreSQL database per test session.
+
+The server is TEST_DATABASE_URL when set, else a throwaway PostgreSQL container when a Docker engine
+answers, else an embedded pgserver in a temporary directory; tests never skip for want of one. The
+URL is plain text so end-to-end tests can hand it to server and worker subprocesses.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import secrets
+import tempfile
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
+
+from storage.database import create_engine, normalize_url
+from storage.migrate import upgrade_head
+from storage.schema import DATA_TABLES
+
+
+def _docker_answers() -> bool:
+    try:
+        docker: Any = importlib.import_module("docker")  # untyped; optional (dev extra)
+        client = docker.from_env(timeout=3)
+        try:
+            return bool(client.ping())
+        finally:
+            client.close()
+    except Exception:
+        return False
+
+
+def _server_url(stack: ExitStack) -> str:
+    """The URL of a PostgreSQL server to create the test database on, started if need be."""
+    url = os.environ.get("TEST_DATABASE_URL", "").strip()
+    if url:
+        return normalize_url(url)
+    if _docker_answers():
+        try:
+            postgres: Any = importlib.import_module("testcontainers.community.postgres")
+        except ImportError:  # testcontainers before the community split
+            postgres = importlib.import_module("testcontainers.postgres")
+        container: Any = stack.enter_context(
+            postgres.PostgresContainer("postgres:16-alpine", driver="psycopg")
+        )
+        return normalize_url(str(container.get_connection_url()))
+    from pgserver.postgres_server import get_server
+
+    tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="nimbase-pg-")))
+    server = get_server(str(tmp / "pgdata"), cleanup_mode="delete")
+    stack.callback(server.cleanup)
+    return normalize_url(str(server.get_uri()))
+
+
+@pytest.fixture(scope="session")
+def database_url() -> Iterator[str]:
+    """URL of a freshly created and migrated database, dropped at the end of the session."""
+    with ExitStack() as stack:
+        server_url = _server_url(stack)
+        name = f"nimbase_test_{secrets.token_hex(4)}"
+        admin = sa.create_engine(server_url, isolation_level="AUTOCOMMIT", poolclass=sa.NullPool)
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+        url = make_url(server_url).set(database=name).render_as_string(hide_password=False)
+        try:
+            upgrade_head(url)
+            yield url
+        finally:
+            with admin.connect() as conn:
+                conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def db_engine(database_url: str) -> Iterator[sa.Engine]:
+    engine = create_engine(database_url)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def clean_db(db_engine: sa.Engine) -> Iterator[sa.Engine]:
+    """The session engine, with every data table emptied before the test."""
+    names = ", ".join(table.name for table in DATA_TABLES)
+    with db_engine.begin() as conn:
+        conn.execute(sa.text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+    yield db_engine

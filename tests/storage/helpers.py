@@ -1,0 +1,57 @@
+"""Shared helpers for storage and worker tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import sqlalchemy as sa
+from numpy.typing import NDArray
+
+from storage.jobs import Job, JobQueue
+
+
+def oracle_values(moves: tuple[int, ...], stop: int) -> NDArray[np.uint32]:
+    """g(0..stop-1) of the subtraction game on `moves`, by the mex rule in plain Python."""
+    values: list[int] = []
+    for n in range(stop):
+        options = {values[n - m] for m in moves if m <= n}
+        g = 0
+        while g in options:
+            g += 1
+        values.append(g)
+    return np.array(values, dtype=np.uint32)
+
+
+def running_job(engine: sa.Engine, game_id: str, upto: int, worker_id: str = "w1", fill: bool = True) -> Job:
+    """A job of `game_id` claimed by `worker_id` (the only queued job is expected)."""
+    queue = JobQueue(engine)
+    job = queue.submit(game_id, "heap", upto, fill=fill)
+    claimed = queue.claim(worker_id, 60)
+    assert claimed is not None and claimed.id == job.id
+    return claimed
+
+
+def chunk_rows(engine: sa.Engine) -> list[tuple[Any, ...]]:
+    """Every stored chunk, byte for byte, in key order."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            sa.text(
+                "SELECT game_id, family, chunk_index, count, width, payload, checksum "
+                "FROM sequence_chunks ORDER BY game_id, family, chunk_index"
+            )
+        ).all()
+    return [tuple(bytes(v) if isinstance(v, memoryview) else v for v in row) for row in rows]
+
+
+def flip_byte(engine: sa.Engine, game_id: str, chunk_index: int, offset: int = 0) -> None:
+    """Corrupt one payload byte of a stored chunk, as a disk error would."""
+    with engine.begin() as conn:
+        updated = conn.execute(
+            sa.text(
+                "UPDATE sequence_chunks SET payload = set_byte(payload, :o, get_byte(payload, :o) # 1) "
+                "WHERE game_id = :g AND family = 'heap' AND chunk_index = :i"
+            ),
+            {"o": offset, "g": game_id, "i": chunk_index},
+        ).rowcount
+    assert updated == 1

@@ -1,0 +1,96 @@
+"""The migrations are the schema; storage/schema.py must restate them exactly."""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy.engine import make_url
+
+from storage.migrate import alembic_config, upgrade_head
+from storage.schema import metadata
+
+
+def _diff(engine: sa.Engine, target: sa.MetaData) -> list[object]:
+    with engine.connect() as conn:
+        context = MigrationContext.configure(
+            conn, opts={"compare_type": True, "compare_server_default": True}
+        )
+        return list(compare_metadata(context, target))
+
+
+def _check_constraints(engine: sa.Engine) -> dict[str, set[str]]:
+    inspector = sa.inspect(engine)
+    return {
+        table.name: {str(c["name"]) for c in inspector.get_check_constraints(table.name)}
+        for table in metadata.sorted_tables
+    }
+
+
+def test_migrated_database_matches_schema_module(db_engine: sa.Engine) -> None:
+    assert _diff(db_engine, metadata) == []
+    declared = {
+        table.name: {str(c.name) for c in table.constraints if isinstance(c, sa.CheckConstraint)}
+        for table in metadata.sorted_tables
+    }
+    assert _check_constraints(db_engine) == declared
+
+
+def test_the_comparison_notices_a_difference(db_engine: sa.Engine) -> None:
+    altered = sa.MetaData()
+    for table in metadata.sorted_tables:
+        table.to_metadata(altered)
+    altered.tables["jobs"].append_column(sa.Column("priority", sa.Integer()))
+    assert any("priority" in repr(d) for d in _diff(db_engine, altered))
+
+
+def test_database_is_at_head(db_engine: sa.Engine) -> None:
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    with db_engine.connect() as conn:
+        assert MigrationContext.configure(conn).get_current_revision() == head
+
+
+@pytest.fixture
+def empty_database_url(database_url: str) -> Iterator[str]:
+    name = f"nimbase_mig_{secrets.token_hex(4)}"
+    admin = sa.create_engine(database_url, isolation_level="AUTOCOMMIT", poolclass=sa.NullPool)
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(database_url).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def test_concurrent_upgrades_are_safe(
+    empty_database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the migrations are found from any working directory
+    errors: list[BaseException] = []
+
+    def upgrade() -> None:
+        try:
+            upgrade_head(empty_database_url)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=upgrade) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    engine = sa.create_engine(empty_database_url, poolclass=sa.NullPool)
+    try:
+        assert _diff(engine, metadata) == []
+    finally:
+        engine.dispose()

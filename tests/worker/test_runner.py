@@ -1,0 +1,192 @@
+"""The worker in-process on a real PostgreSQL: extension, certification, failures, repair."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+import sqlalchemy as sa
+
+from engine.games.registry import parse_game_id
+from engine.periods import Period
+from storage.errors import CorruptChunk
+from storage.jobs import JobQueue
+from storage.packing import CHUNK_VALUES
+from storage.sequences import SequenceStore
+from tests.storage.helpers import chunk_rows, flip_byte, oracle_values
+from worker.runner import Worker, worker_from_environment
+
+GAME = "subtraction:1,3,4"
+
+
+def run_all(engine: sa.Engine, **settings: float) -> Worker:
+    worker = Worker(engine, worker_id="test-worker", **settings)  # type: ignore[arg-type]
+    worker.run_until_idle(threading.Event())
+    return worker
+
+
+def test_fill_computes_every_value_and_certifies_the_period(clean_db: sa.Engine) -> None:
+    upto = 2 * CHUNK_VALUES + 777
+    job = JobQueue(clean_db).submit(GAME, "heap", upto, fill=True)
+    run_all(clean_db, step_values=50_000)
+    store = SequenceStore(clean_db)
+    assert np.array_equal(store.read_prefix(GAME, "heap", upto), oracle_values((1, 3, 4), upto))
+    info = store.info(GAME, "heap")
+    assert info is not None
+    assert (info.computed_upto, info.max_value, info.max_value_at) == (upto, 3, 5)
+    assert info.period == Period(0, 7, 0, True)
+    done = JobQueue(clean_db).get(job.id)
+    assert done is not None and (done.status, done.done, done.total, done.error) == ("done", upto, upto, None)
+
+
+def test_without_fill_the_job_ends_once_the_period_is_certified(clean_db: sa.Engine) -> None:
+    queue = JobQueue(clean_db)
+    job = queue.submit("subtraction:2,5,7", "heap", 10**7)
+    run_all(clean_db, step_values=1000)
+    info = SequenceStore(clean_db).info("subtraction:2,5,7", "heap")
+    kernel = parse_game_id("subtraction:2,5,7").kernel()
+    assert kernel is not None and info is not None and info.period is not None
+    assert info.computed_upto < 10**7
+    assert info.period == kernel.certify(oracle_values((2, 5, 7), info.computed_upto))
+    done = queue.get(job.id)
+    assert done is not None and (done.status, done.done, done.total) == ("done", 10**7, 10**7)
+    # A later job finds the period stored and has nothing to do.
+    again = queue.submit("subtraction:2,5,7", "heap", 10**6)
+    run_all(clean_db)
+    assert SequenceStore(clean_db).info("subtraction:2,5,7", "heap") == info
+    finished = queue.get(again.id)
+    assert finished is not None and finished.status == "done"
+
+
+def test_extending_an_existing_table_keeps_its_prefix(clean_db: sa.Engine) -> None:
+    queue = JobQueue(clean_db)
+    queue.submit(GAME, "heap", 1000, fill=True)
+    run_all(clean_db)
+    before = chunk_rows(clean_db)
+    queue.submit(GAME, "heap", CHUNK_VALUES + 10, fill=True)
+    run_all(clean_db, step_values=CHUNK_VALUES)
+    after = chunk_rows(clean_db)
+    assert len(after) == 2 and before[0][:3] == after[0][:3]
+    values = SequenceStore(clean_db).read_prefix(GAME, "heap", CHUNK_VALUES + 10)
+    assert np.array_equal(values, oracle_values((1, 3, 4), CHUNK_VALUES + 10))
+
+
+@pytest.mark.parametrize(
+    ("game", "message"),
+    [
+        ("nim", "game 'nim' has a closed form for every heap: nothing to precompute"),
+        ("subtraction:0,2", "subtraction:0,2"),
+    ],
+)
+def test_a_bad_job_fails_with_its_reason_and_the_worker_goes_on(
+    clean_db: sa.Engine, game: str, message: str
+) -> None:
+    queue = JobQueue(clean_db)
+    bad = queue.submit(game, "heap", 100)
+    good = queue.submit("subtraction:1,2", "heap", 100, fill=True)
+    run_all(clean_db)
+    failed, done = queue.get(bad.id), queue.get(good.id)
+    assert failed is not None and failed.status == "failed" and failed.error is not None
+    assert message in failed.error
+    assert done is not None and done.status == "done"
+
+
+def test_a_corrupt_chunk_is_repaired_by_its_repair_job(clean_db: sa.Engine) -> None:
+    upto = 3 * CHUNK_VALUES
+    JobQueue(clean_db).submit(GAME, "heap", upto, fill=True)
+    run_all(clean_db)
+    store = SequenceStore(clean_db)
+    original = store.read_chunk(GAME, "heap", 1)
+    rows = chunk_rows(clean_db)
+    flip_byte(clean_db, GAME, 1, offset=1234)
+    with pytest.raises(CorruptChunk, match="corrupt chunk 1 of game 'subtraction:1,3,4' family 'heap'"):
+        store.read_chunk(GAME, "heap", 1)
+    repair = store.report_corruption(GAME, "heap", 1)
+    run_all(clean_db)
+    assert np.array_equal(store.read_chunk(GAME, "heap", 1), original)
+    assert chunk_rows(clean_db) == rows
+    repaired = JobQueue(clean_db).get(repair.id)
+    assert repaired is not None and repaired.status == "done"
+
+
+def test_an_extend_job_repairs_corrupt_chunks_in_its_prefix(clean_db: sa.Engine) -> None:
+    queue = JobQueue(clean_db)
+    queue.submit(GAME, "heap", 2 * CHUNK_VALUES + 5, fill=True)
+    run_all(clean_db)
+    rows = chunk_rows(clean_db)
+    flip_byte(clean_db, GAME, 0, offset=7)
+    flip_byte(clean_db, GAME, 2, offset=0)
+    queue.submit(GAME, "heap", 3 * CHUNK_VALUES, fill=True)
+    run_all(clean_db)
+    assert chunk_rows(clean_db)[:2] == rows[:2]
+    values = SequenceStore(clean_db).read_prefix(GAME, "heap", 3 * CHUNK_VALUES)
+    assert np.array_equal(values, oracle_values((1, 3, 4), 3 * CHUNK_VALUES))
+    with clean_db.connect() as conn:
+        reported = (
+            conn.execute(sa.text("SELECT chunk_index FROM corruption_reports ORDER BY 1")).scalars().all()
+        )
+    assert reported == [0, 2]
+    assert all(job.status == "done" for job in queue.list())
+
+
+def test_a_cancelled_job_stops_without_writing_more(clean_db: sa.Engine) -> None:
+    queue = JobQueue(clean_db)
+    job = queue.submit(GAME, "heap", 10**8, fill=True)
+    worker = Worker(clean_db, worker_id="w", lease_seconds=0.3, step_values=CHUNK_VALUES)
+    stop = threading.Event()
+    thread = threading.Thread(target=worker.run_forever, args=(stop,))
+    thread.start()
+    try:
+        store = SequenceStore(clean_db)
+        while (info := store.info(GAME, "heap")) is None or info.computed_upto == 0:
+            stop.wait(0.05)
+        queue.cancel(job.id)
+        stop.wait(1.0)  # several heartbeats: the worker has noticed
+        frozen = store.info(GAME, "heap")
+        stop.wait(0.5)
+        assert store.info(GAME, "heap") == frozen
+    finally:
+        stop.set()
+        thread.join()
+    cancelled = queue.get(job.id)
+    assert cancelled is not None and cancelled.status == "cancelled"
+
+
+def test_stopping_the_worker_puts_its_job_back(clean_db: sa.Engine) -> None:
+    queue = JobQueue(clean_db)
+    job = queue.submit(GAME, "heap", 10**8, fill=True)
+    worker = Worker(clean_db, worker_id="w", step_values=CHUNK_VALUES)
+    stop = threading.Event()
+    thread = threading.Thread(target=worker.run_forever, args=(stop,))
+    thread.start()
+    try:
+        store = SequenceStore(clean_db)
+        while (info := store.info(GAME, "heap")) is None or info.computed_upto == 0:
+            stop.wait(0.05)
+    finally:
+        stop.set()
+        thread.join()
+    back = queue.get(job.id)
+    assert back is not None and (back.status, back.lease_owner) == ("queued", None)
+    assert 0 < back.done < back.total
+
+
+def test_settings_come_from_the_environment(clean_db: sa.Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NIMBASE_WORKER_LEASE_SECONDS", "2.5")
+    monkeypatch.setenv("NIMBASE_WORKER_STEP", "4096")
+    monkeypatch.setenv("NIMBASE_WORKER_ID", "env-worker")
+    monkeypatch.delenv("NIMBASE_WORKER_POLL_SECONDS", raising=False)
+    worker = worker_from_environment(clean_db)
+    assert (worker.worker_id, worker.lease_seconds, worker.step_values, worker.poll_seconds) == (
+        "env-worker",
+        2.5,
+        4096,
+        1.0,
+    )
+    monkeypatch.setenv("NIMBASE_WORKER_STEP", "lots")
+    with pytest.raises(ValueError, match="NIMBASE_WORKER_STEP must be a number, got 'lots'"):
+        worker_from_environment(clean_db)
+    monkeypatch.delenv("NIMBASE_WORKER_ID")
+    monkeypatch.delenv("NIMBASE_WORKER_STEP")
+    assert worker_from_environment(clean_db).worker_id.count(":") == 2

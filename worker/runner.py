@@ -1,0 +1,281 @@
+"""The precompute worker: claims jobs and extends stored sequences with the engine's kernels.
+
+Each step extends the values in memory, then writes the new chunks, the new stored length and the
+job's progress in one transaction fenced by the job lease, so a worker killed at any moment leaves a
+consistent checkpoint from which another worker resumes once the lease runs out. A background thread
+renews the lease; when it is lost or the job is cancelled the worker stops without writing more.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import socket
+import threading
+from types import TracebackType
+
+import numpy as np
+import sqlalchemy as sa
+from numpy.typing import NDArray
+
+from engine.games.base import SequenceKernel
+from engine.games.registry import parse_game_id
+from engine.periods import Period
+from storage.errors import CorruptChunk, LeaseLost, StaleWrite, StorageUnavailable
+from storage.jobs import Job, JobQueue
+from storage.packing import CHUNK_VALUES
+from storage.sequences import SequenceStore
+
+log = logging.getLogger(__name__)
+
+#: Defaults of the Worker settings (the CLI and `python -m worker` read overrides from the environment).
+DEFAULT_LEASE_SECONDS = 15.0
+DEFAULT_POLL_SECONDS = 1.0
+DEFAULT_STEP_VALUES = CHUNK_VALUES * 16
+#: How often in a row a job may find its sequence changed under it before it gives up.
+MAX_STALE_RETRIES = 5
+
+
+class JobError(Exception):
+    """A job that cannot be run as submitted (recorded as the job's error)."""
+
+
+class _Stopped(Exception):
+    """The job was interrupted: lease lost, job cancelled or worker shutting down."""
+
+
+def default_worker_id() -> str:
+    """host:pid:random, unique across machines and restarts, readable in the jobs table."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+
+
+class _Lease:
+    """Renews a job's lease every lease/3 seconds in a daemon thread; `lost` is set once it is gone."""
+
+    def __init__(self, queue: JobQueue, job: Job, worker_id: str, lease_seconds: float) -> None:
+        self.lost = threading.Event()
+        self._queue = queue
+        self._job_id = job.id
+        self._worker_id = worker_id
+        self._lease_seconds = lease_seconds
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"lease-{job.id}", daemon=True)
+
+    def __enter__(self) -> _Lease:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._done.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._done.wait(self._lease_seconds / 3):
+            try:
+                held = self._queue.heartbeat(self._job_id, self._worker_id, self._lease_seconds)
+            except StorageUnavailable as exc:
+                log.warning("job %d: heartbeat failed: %s", self._job_id, exc)
+                continue
+            if not held:
+                log.info("job %d: lease lost or job cancelled", self._job_id)
+                self.lost.set()
+                return
+
+
+class Worker:
+    """Claims and runs jobs until told to stop."""
+
+    def __init__(
+        self,
+        engine: sa.Engine,
+        worker_id: str | None = None,
+        lease_seconds: float = DEFAULT_LEASE_SECONDS,
+        poll_seconds: float = DEFAULT_POLL_SECONDS,
+        step_values: int = DEFAULT_STEP_VALUES,
+    ) -> None:
+        if lease_seconds <= 0 or poll_seconds < 0 or step_values < 1:
+            raise ValueError(
+                f"invalid worker settings: lease_seconds={lease_seconds}, poll_seconds={poll_seconds}, "
+                f"step_values={step_values}"
+            )
+        self.worker_id = worker_id or default_worker_id()
+        self.lease_seconds = lease_seconds
+        self.poll_seconds = poll_seconds
+        self.step_values = step_values
+        self.queue = JobQueue(engine)
+        self.store = SequenceStore(engine)
+        self._stop = threading.Event()
+
+    def run_forever(self, stop: threading.Event) -> None:
+        """Run jobs until `stop` is set; a job in progress is put back in the queue at its next step."""
+        self._stop = stop
+        while not stop.is_set():
+            try:
+                worked = self.run_once()
+            except StorageUnavailable as exc:
+                log.warning("worker %s: %s", self.worker_id, exc)
+                worked = False
+            if not worked:
+                stop.wait(self.poll_seconds)
+
+    def run_until_idle(self, stop: threading.Event) -> None:
+        """Run jobs until none is left to claim (or `stop` is set)."""
+        self._stop = stop
+        while not stop.is_set() and self.run_once():
+            pass
+
+    def run_once(self) -> bool:
+        """Claim and run one job; whether there was one."""
+        job = self.queue.claim(self.worker_id, self.lease_seconds)
+        if job is None:
+            return False
+        log.info(
+            "worker %s: running job %d (%s %s to %d)", self.worker_id, job.id, job.kind, job.game_id, job.upto
+        )
+        with _Lease(self.queue, job, self.worker_id, self.lease_seconds) as lease:
+            try:
+                self._run(job, lease.lost)
+            except _Stopped:
+                if not lease.lost.is_set() and self._stop.is_set():
+                    self.queue.release(job.id, self.worker_id)
+                log.info("worker %s: job %d interrupted", self.worker_id, job.id)
+            except LeaseLost:
+                log.info("worker %s: lost the lease of job %d", self.worker_id, job.id)
+            except StorageUnavailable as exc:
+                # Nothing can be recorded; the lease runs out and another attempt resumes the job.
+                log.warning("worker %s: job %d: %s", self.worker_id, job.id, exc)
+            except Exception as exc:
+                log.exception("worker %s: job %d failed", self.worker_id, job.id)
+                self.queue.fail(job.id, self.worker_id, f"{type(exc).__name__}: {exc}")
+        return True
+
+    # ---- running one job ---------------------------------------------------------------------
+
+    def _check(self, lost: threading.Event) -> None:
+        if lost.is_set() or self._stop.is_set():
+            raise _Stopped
+
+    def _kernel(self, job: Job) -> SequenceKernel:
+        kernel = parse_game_id(job.game_id).kernel()
+        if kernel is None:
+            raise JobError(f"game {job.game_id!r} has a closed form for every heap: nothing to precompute")
+        if kernel.family != job.family:
+            raise JobError(f"game {job.game_id!r} stores family {kernel.family!r}, not {job.family!r}")
+        return kernel
+
+    def _run(self, job: Job, lost: threading.Event) -> None:
+        kernel = self._kernel(job)
+        if job.kind == "repair":
+            # Reading the prefix through the chunk verifies it and recomputes whatever is corrupt.
+            if job.chunk_index is None:
+                raise JobError(f"repair job {job.id} names no chunk")
+            info = self.store.info(job.game_id, job.family)
+            stored = 0 if info is None else info.computed_upto
+            self._load_prefix(job, kernel, min(stored, (job.chunk_index + 1) * CHUNK_VALUES), lost)
+            self.queue.finish(job.id, self.worker_id)
+            return
+        for _ in range(MAX_STALE_RETRIES):
+            try:
+                self._extend(job, kernel, lost)
+                return
+            except StaleWrite as exc:
+                log.info("job %d: %s; reloading", job.id, exc)
+        raise JobError(f"job {job.id}: the stored sequence kept changing under it")
+
+    def _extend(self, job: Job, kernel: SequenceKernel, lost: threading.Event) -> None:
+        info = self.store.info(job.game_id, job.family)
+        stored = 0 if info is None else info.computed_upto
+        period = None if info is None else _certified(info.period)
+        if stored >= job.upto or (period is not None and not job.fill):
+            self.queue.finish(job.id, self.worker_id)
+            return
+        log.info("job %d: resuming at %d of %d", job.id, stored, job.upto)
+        values = self._load_prefix(job, kernel, stored, lost)
+        start = stored
+        while start < job.upto:
+            self._check(lost)
+            # End steps on chunk boundaries (when the step allows) so few partial chunks are rewritten.
+            stop = (start // CHUNK_VALUES) * CHUNK_VALUES + self.step_values
+            if stop <= start:
+                stop = start + self.step_values
+            stop = min(stop, job.upto)
+            values = kernel.extend(values, stop)
+            new_period = None if period is not None else _certified(kernel.certify(values))
+            finish = stop >= job.upto or (new_period is not None and not job.fill)
+            self._check(lost)
+            self.store.write_extension(
+                job_id=job.id,
+                worker_id=self.worker_id,
+                game_id=job.game_id,
+                family=job.family,
+                start=start,
+                values=values,
+                period=new_period,
+                done=min(stop, job.upto),
+                total=job.upto,
+                finish=finish,
+            )
+            period = period or new_period
+            start = stop
+            if finish:
+                return
+
+    def _load_prefix(
+        self, job: Job, kernel: SequenceKernel, stop: int, lost: threading.Event
+    ) -> NDArray[np.uint32]:
+        """The verified stored values 0..stop-1, recomputing and rewriting any corrupt chunk."""
+        while True:
+            self._check(lost)
+            try:
+                return self.store.read_prefix(job.game_id, job.family, stop)
+            except CorruptChunk as exc:
+                log.warning("job %d: %s; recomputing it", job.id, exc)
+                if job.kind != "repair" or exc.chunk_index != job.chunk_index:
+                    self.store.report_corruption(exc.game_id, exc.family, exc.chunk_index, str(exc))
+                self._recompute_chunk(job, kernel, exc.chunk_index, stop)
+
+    def _recompute_chunk(self, job: Job, kernel: SequenceKernel, index: int, stop: int) -> None:
+        lo = index * CHUNK_VALUES
+        hi = min(stop, lo + CHUNK_VALUES)
+        good = self.store.read_prefix(job.game_id, job.family, lo)  # chunks before are verified
+        self._rewrite(job, index, kernel.extend(good, hi)[lo:hi])
+
+    def _rewrite(self, job: Job, index: int, values: NDArray[np.uint32]) -> None:
+        self.store.rewrite_chunk(
+            job_id=job.id,
+            worker_id=self.worker_id,
+            game_id=job.game_id,
+            family=job.family,
+            chunk_index=index,
+            values=values,
+        )
+
+
+def _env_number(name: str, default: float) -> float:
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"{name} must be a number, got {text!r}") from None
+
+
+def worker_from_environment(engine: sa.Engine) -> Worker:
+    """A Worker configured by NIMBASE_WORKER_LEASE_SECONDS, NIMBASE_WORKER_POLL_SECONDS,
+    NIMBASE_WORKER_STEP and NIMBASE_WORKER_ID (each optional), so every entry point agrees."""
+    return Worker(
+        engine,
+        worker_id=os.environ.get("NIMBASE_WORKER_ID", "").strip() or None,
+        lease_seconds=_env_number("NIMBASE_WORKER_LEASE_SECONDS", DEFAULT_LEASE_SECONDS),
+        poll_seconds=_env_number("NIMBASE_WORKER_POLL_SECONDS", DEFAULT_POLL_SECONDS),
+        step_values=int(_env_number("NIMBASE_WORKER_STEP", DEFAULT_STEP_VALUES)),
+    )
+
+
+def _certified(period: Period | None) -> Period | None:
+    """Only a proved period may be stored and used to answer positions."""
+    return period if period is not None and period.certified else None
