@@ -68,7 +68,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from storage.database import create_engine
 
     service = Nimbase(settings, create_engine(url))
-    asyncio.run(serve(service, grpc_port=settings.grpc_port, http_port=settings.http_port, host=settings.host))
+    asyncio.run(
+        serve(service, grpc_port=settings.grpc_port, http_port=settings.http_port, host=settings.host)
+    )
     return 0
 
 
@@ -223,8 +225,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    logging.basicConfig(level=os.environ.get("NIMBASE_LOG_LEVEL", "INFO"),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=os.environ.get("NIMBASE_LOG_LEVEL", "INFO"),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
     args = build_parser().parse_args(argv)
     result: int = args.func(args)
     return result

@@ -8,16 +8,17 @@ from __future__ import annotations
 
 import hmac
 import itertools
-from functools import partial
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from functools import partial
+from typing import Any, Protocol
 
 import numpy as np
+from numpy.typing import NDArray
 from sqlalchemy import Engine, text
 from sqlalchemy.exc import OperationalError
 
@@ -26,6 +27,7 @@ from engine.games.base import GameInfo, HeapGame, Heaps
 from engine.games.nim import NimGame
 from engine.games.registry import Game, list_games, parse_game_id
 from engine.games.wythoff import WythoffGame
+from engine.kernels.rare_common import choose_sparseness, last_rare_at, rare_count
 from engine.kernels.wythoff_tiles import PAIRS, TILE, TILE_VALUES
 from engine.periods import Period
 from engine.positions import parse_heaps
@@ -58,8 +60,11 @@ class MoveValue:
     value: Value
 
     def as_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {"move": self.move, "position": self.value.position,
-                                  "outcome": self.value.outcome}
+        out: dict[str, object] = {
+            "move": self.move,
+            "position": self.value.position,
+            "outcome": self.value.outcome,
+        }
         if self.value.grundy is not None:
             out["grundy"] = self.value.grundy
         if self.value.remoteness is not None:
@@ -101,9 +106,16 @@ class JobView:
 
     def as_dict(self) -> dict[str, object]:
         return {
-            "id": self.id, "game": self.game, "family": self.family, "upto": self.upto, "fill": self.fill,
-            "status": self.status, "progress": {"done": self.done, "total": self.total},
-            "error": self.error, "created_at": self.created_at, "started_at": self.started_at,
+            "id": self.id,
+            "game": self.game,
+            "family": self.family,
+            "upto": self.upto,
+            "fill": self.fill,
+            "status": self.status,
+            "progress": {"done": self.done, "total": self.total},
+            "error": self.error,
+            "created_at": self.created_at,
+            "started_at": self.started_at,
             "finished_at": self.finished_at,
         }
 
@@ -119,13 +131,16 @@ class NimbaseService(Protocol):
 
     def list_games(self) -> list[GameInfo]: ...
     def get_value(self, game: str, position: str, deadline: float | None = None) -> Value: ...
-    def best_move(self, game: str, position: str, limit: int | None = None,
-                  deadline: float | None = None) -> BestMoveResult: ...
+    def best_move(
+        self, game: str, position: str, limit: int | None = None, deadline: float | None = None
+    ) -> BestMoveResult: ...
     def is_p_position(self, game: str, position: str, deadline: float | None = None) -> Value: ...
-    def batch_get_values(self, game: str, positions: Sequence[str],
-                         deadline: float | None = None) -> list[Value | NimbaseError]: ...
-    def get_sequence(self, game: str, family: str | None, start: int, stop: int,
-                     deadline: float | None = None) -> SequenceResult: ...
+    def batch_get_values(
+        self, game: str, positions: Sequence[str], deadline: float | None = None
+    ) -> list[Value | NimbaseError]: ...
+    def get_sequence(
+        self, game: str, family: str | None, start: int, stop: int, deadline: float | None = None
+    ) -> SequenceResult: ...
     def get_stats(self, game: str) -> dict[str, object]: ...
     def submit_job(self, token: str | None, game: str, upto: int, fill: bool = False) -> JobView: ...
     def get_job(self, job_id: int) -> JobView: ...
@@ -219,12 +234,12 @@ class Nimbase:
             )
         rules = self.game(game)
         if isinstance(rules, WythoffGame):
-            return [self._guarded(partial(self.wythoff.value_of, text)) for text in positions]
+            return [self._guarded(partial(self.wythoff.value_of, item)) for item in positions]
         limit = self._deadline(deadline)
         parsed: list[Heaps | NimbaseError] = []
-        for text in positions:
+        for item in positions:
             try:
-                parsed.append(parse_heaps(text))
+                parsed.append(parse_heaps(item))
             except NimbaseError as error:
                 parsed.append(error)
         if rules.misere:
@@ -388,7 +403,9 @@ class Nimbase:
         value = self.wythoff.value(pairs)
         count = self.wythoff.count_moves(pairs)
         if count <= self._limits.ranked_moves:
-            moves = [MoveValue(label, self.wythoff.value(child)) for label, child in self.wythoff.moves(pairs)]
+            moves = [
+                MoveValue(label, self.wythoff.value(child)) for label, child in self.wythoff.moves(pairs)
+            ]
             moves.sort(key=_move_rank)
             return BestMoveResult(value, moves[:limit] if limit is not None else moves)
         if limit is None:
@@ -441,7 +458,9 @@ class Nimbase:
         if isinstance(rules, WythoffGame):
             self._check_range(start, stop)
             values_list, row_source = self.wythoff.row(family or "row:0", start, stop)
-            return SequenceResult(rules.game_id, family or "row:0", start, stop, values_list, None, row_source)
+            return SequenceResult(
+                rules.game_id, family or "row:0", start, stop, values_list, None, row_source
+            )
         family = family or "heap"
         if family != "heap":
             raise NotFound(f"{game!r} has no sequence family {family!r}; its family is 'heap'")
@@ -468,27 +487,32 @@ class Nimbase:
             return self._wythoff_stats()
         until = self._deadline(None)
         info = self.sequences.info(rules)
-        period = rules.formula_period() or self.sequences.period(rules, until)
-        stats: dict[str, object] = {
-            "game": rules.game_id,
-            "computed_upto": info.computed_upto if info else 0,
-            "max_value": info.max_value if info else None,
-            "max_value_at": info.max_value_at if info else None,
-            "period": period.as_dict() if period else None,
-            "rare_mask": None,
-            "rare_count": None,
-            "last_rare_at": None,
-        }
+        if info is None and self.sequences.database_needed_but_down():
+            raise Unavailable(f"stats of {rules.game_id!r} need the database, which is unreachable")
+        period = rules.formula_period() or self.sequences.period(rules, until, compute=True)
+        stats: dict[str, object] = {"game": rules.game_id, "period": period.as_dict() if period else None}
         if info is not None and info.computed_upto > 0:
-            p_positions = self._stored_p_positions(rules, info.computed_upto, until)
-            stats["p_positions_count"] = len(p_positions)
-            if len(p_positions) <= self._limits.stats_p_positions:
-                stats["p_positions"] = p_positions
-            else:
-                stats["p_positions"] = len(p_positions)
-        elif rules.formula_value(0) is not None:
-            stats["p_positions"] = [0] if not rules.misere else [1]
-            stats["p_positions_count"] = 1
+            values, source = self.sequences.values(rules, 0, info.computed_upto, until)
+        else:
+            values, source = self.sequences.live_values(rules).astype(np.int64), "live"
+        if self.sequences.kernel(rules) is None:
+            # A closed form answers every heap (Nim): only the empty heap is a P-position, or in
+            # misère play only the heap of one.
+            stats.update(computed_upto=None, source="formula", p_positions=[1] if rules.misere else [0])
+            return stats
+        if len(values) == 0:
+            values = self.sequences.values(rules, 0, 4096, until)[0]
+        stats.update(_sequence_stats(values), source=source)
+        sparse_rules = getattr(rules, "rules", None) if rules.splits else None
+        if sparse_rules is not None and len(values):
+            how = choose_sparseness(values.astype(np.uint32), sparse_rules.two)
+            stats.update(
+                rare_mask=how.mask,
+                rare_count=rare_count(values.astype(np.uint32), how),
+                last_rare_at=last_rare_at(values.astype(np.uint32), how),
+            )
+        if len(stats["p_positions"]) > self._limits.stats_p_positions:  # type: ignore[arg-type]
+            stats["p_positions"] = stats["p_positions_count"]
         return stats
 
     def _wythoff_stats(self) -> dict[str, object]:
@@ -509,14 +533,6 @@ class Nimbase:
             "p_positions": p_pairs,
             "period": None,
         }
-
-    def _stored_p_positions(self, game: HeapGame, upto: int, deadline: float) -> list[int]:
-        found: list[int] = []
-        step = 1 << 20
-        for start in range(0, upto, step):
-            values, _ = self.sequences.values(game, start, min(upto, start + step), deadline)
-            found.extend((np.flatnonzero(values == 0) + start).tolist())
-        return found
 
     # -- jobs -----------------------------------------------------------------------------------
 
@@ -542,7 +558,9 @@ class Nimbase:
                 raise InvalidArgument(f"upto {upto} is outside 1..{1 << 16} (the side of the Wythoff table)")
             tiles = (-(-upto // TILE)) ** 2
             queue = self._queue()
-            wythoff_job = self._gate.call(lambda: queue.submit(rules.game_id, PAIRS, tiles * TILE_VALUES, fill=True))
+            wythoff_job = self._gate.call(
+                lambda: queue.submit(rules.game_id, PAIRS, tiles * TILE_VALUES, fill=True)
+            )
             return _job_view(wythoff_job)
         if rules.kernel() is None:
             raise NotApplicable(
@@ -592,6 +610,32 @@ class Nimbase:
             return Health(database=self._gate.call(ping))
         except StorageUnavailable:
             return Health(database=False, details={"database": "unreachable"})
+
+
+def _sequence_stats(values: NDArray[np.integer[Any]]) -> dict[str, object]:
+    """What GetStats reports of a computed prefix g(0..n-1)."""
+    if len(values) == 0:
+        return {
+            "computed_upto": 0,
+            "max_value": None,
+            "max_value_at": None,
+            "p_positions": [],
+            "p_positions_count": 0,
+            "rare_mask": None,
+            "rare_count": None,
+            "last_rare_at": None,
+        }
+    p_positions = np.flatnonzero(values == 0).tolist()
+    return {
+        "computed_upto": len(values),
+        "max_value": int(values.max()),
+        "max_value_at": int(values.argmax()),
+        "p_positions": p_positions,
+        "p_positions_count": len(p_positions),
+        "rare_mask": None,
+        "rare_count": None,
+        "last_rare_at": None,
+    }
 
 
 def _position_text(heaps: Heaps) -> str:

@@ -7,6 +7,7 @@ game, which also lets the kernel certify a period that then answers every larger
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -109,10 +110,8 @@ class HeapSequences:
             chunk = self._gate.call(lambda: store.read_chunk(game_id, family, index))
         except CorruptChunk as corrupt:
             log.error("corrupt chunk detected, queued for repair: %s", corrupt)
-            try:
+            with contextlib.suppress(StorageUnavailable):
                 self._gate.call(lambda: store.report_corruption(game_id, family, index))
-            except StorageUnavailable:
-                pass
             raise
         with self._lock:
             self._chunks[key] = chunk
@@ -141,7 +140,9 @@ class HeapSequences:
             self._kernels[game.game_id] = kernel
         return kernel
 
-    def period(self, game: HeapGame, deadline: float | None = None, *, compute: bool = False) -> Period | None:
+    def period(
+        self, game: HeapGame, deadline: float | None = None, *, compute: bool = False
+    ) -> Period | None:
         """The certified period: stored, or found by live computation (when `compute`)."""
         info = self.info(game)
         if info is not None and info.period is not None and info.period.certified:
@@ -289,14 +290,15 @@ class HeapSequences:
             period = self.period(game)
             if period is None and stop > self._live_limit(game):
                 period = self.period(game, deadline, compute=True)
-            if period is not None:
-                head, head_source = self.values(game, 0, period.preperiod + period.period, deadline)
+            if period is not None and stop > period.preperiod + period.period:
+                # The head (preperiod and one period) is a strictly shorter range: no loop.
+                head, _ = self.values(game, 0, period.preperiod + period.period, deadline)
                 ns = np.arange(done, stop, dtype=np.int64)
                 inside = ns < period.preperiod + period.period
                 idx = np.where(inside, ns, period.preperiod + (ns - period.preperiod) % period.period)
                 cycles = np.where(inside, 0, (ns - period.preperiod) // period.period)
                 out[done - start :] = head[idx] + period.saltus * cycles
-                sources.append("period" if not inside.all() else head_source)
+                sources.append("period")
             elif stop <= self._live_limit(game):
                 out[done - start :] = self._live_prefix(game, stop, deadline).values[done:stop]
                 sources.append("live")
@@ -315,6 +317,12 @@ class HeapSequences:
         return np.concatenate(parts)
 
     # -- live computation -----------------------------------------------------------------------
+
+    def live_values(self, game: HeapGame) -> NDArray[np.uint32]:
+        """The values computed live so far for this game (maybe none)."""
+        with self._lock:
+            live = self._live.get(game.game_id)
+        return live.values if live is not None else np.zeros(0, dtype=np.uint32)
 
     def _live_limit(self, game: HeapGame) -> int:
         """Heaps below this are computed live for one request."""

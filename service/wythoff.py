@@ -136,8 +136,14 @@ class WythoffValues:
             sources.append(found[1])
         if not unknown:
             remoteness = 0 if not pairs else None
-            return Value(self._game.game_id, position, "P" if total == 0 else "N", total, remoteness,
-                         costliest(sources))
+            return Value(
+                self._game.game_id,
+                position,
+                "P" if total == 0 else "N",
+                total,
+                remoteness,
+                costliest(sources),
+            )
         if len(unknown) == 1 and total == 0:
             # Every P-pair is known in closed form, so the one unknown pair is an N-position; the
             # rest sum to 0, so the whole sum is N (its exact Grundy value is not known).

@@ -24,6 +24,7 @@ class GrundyGame(HeapGame):
     misere = False
     splits = True
     live_limit = LIVE_LIMIT
+    rules = GRUNDY_RULES
 
     def info(self) -> GameInfo:
         return GameInfo(

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 from engine.errors import InvalidGameId, UnknownGame
 from engine.games import nim, subtraction
+from engine.games.base import GameInfo, HeapGame
 from engine.games.grundy import GrundyGame
 from engine.games.octal import CLASSICS, OctalGame
-from engine.games.base import GameInfo, HeapGame
 from engine.games.wythoff import WythoffGame
 
 #: What a game id parses to: a sum of heaps, or Wythoff's sums of pairs.

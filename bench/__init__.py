@@ -1,0 +1,1 @@
+"""Benchmarks: each script prints its figures; `python -m bench` runs them all."""

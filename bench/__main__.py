@@ -1,0 +1,16 @@
+"""Runs every benchmark in turn; each prints its own figures."""
+
+from __future__ import annotations
+
+import importlib
+
+SCRIPTS = ("bench.bench_precompute", "bench.bench_service", "bench.bench_kernels")
+
+for name in SCRIPTS:
+    print(f"== {name}", flush=True)
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as missing:
+        print(f"   skipped: {missing}")
+        continue
+    module.main()

@@ -1,0 +1,133 @@
+"""GetValue latency and throughput over gRPC and REST; bulk values per second (batch and stream)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+
+import grpc
+import httpx
+
+from bench.common import figure, fresh_database, latency_figures, running_server
+from nimbase.v1 import nimbase_pb2 as pb
+from nimbase.v1 import nimbase_pb2_grpc as pb_grpc
+from storage.database import create_engine
+from storage.jobs import JobQueue
+from worker.runner import Worker
+
+GAME = "subtraction:1,3,4"
+STORED = 1_000_000
+SECONDS = 5.0
+
+
+def sequential_grpc(target: str, game: str, heaps: list[int]) -> list[float]:
+    samples = []
+    with grpc.insecure_channel(target) as channel:
+        stub = pb_grpc.NimbaseStub(channel)
+        for heap in heaps:
+            started = time.perf_counter()
+            stub.GetValue(pb.GetValueRequest(game=game, position=str(heap)))
+            samples.append(time.perf_counter() - started)
+    return samples
+
+
+async def concurrent_grpc(target: str, game: str, heaps: list[int], in_flight: int) -> float:
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub = pb_grpc.NimbaseStub(channel)
+        queue = iter(heaps)
+        count = 0
+
+        async def one_client() -> None:
+            nonlocal count
+            for heap in queue:
+                await stub.GetValue(pb.GetValueRequest(game=game, position=str(heap)))
+                count += 1
+
+        started = time.perf_counter()
+        await asyncio.gather(*(one_client() for _ in range(in_flight)))
+        return count / (time.perf_counter() - started)
+
+
+def sequential_rest(base: str, game: str, heaps: list[int]) -> list[float]:
+    samples = []
+    with httpx.Client(base_url=base) as client:
+        for heap in heaps:
+            started = time.perf_counter()
+            client.get("/v1/value", params={"game": game, "position": str(heap)}).raise_for_status()
+            samples.append(time.perf_counter() - started)
+    return samples
+
+
+async def concurrent_rest(base: str, game: str, heaps: list[int], in_flight: int) -> float:
+    async with httpx.AsyncClient(base_url=base, limits=httpx.Limits(max_connections=in_flight)) as client:
+        queue = iter(heaps)
+        count = 0
+
+        async def one_client() -> None:
+            nonlocal count
+            for heap in queue:
+                response = await client.get("/v1/value", params={"game": game, "position": str(heap)})
+                response.raise_for_status()
+                count += 1
+
+        started = time.perf_counter()
+        await asyncio.gather(*(one_client() for _ in range(in_flight)))
+        return count / (time.perf_counter() - started)
+
+
+def bulk_batch(target: str, heaps: list[int]) -> float:
+    with grpc.insecure_channel(target, options=[("grpc.max_receive_message_length", 64 << 20)]) as channel:
+        stub = pb_grpc.NimbaseStub(channel)
+        positions = [str(h) for h in heaps]
+        stub.BatchGetValues(pb.BatchGetValuesRequest(game=GAME, positions=positions[:10_000]))
+        started = time.perf_counter()
+        for i in range(0, len(positions), 10_000):
+            answer = stub.BatchGetValues(
+                pb.BatchGetValuesRequest(game=GAME, positions=positions[i : i + 10_000])
+            )
+            assert len(answer.values) == len(positions[i : i + 10_000])
+        return len(positions) / (time.perf_counter() - started)
+
+
+def bulk_stream(target: str, heaps: list[int]) -> float:
+    with grpc.insecure_channel(target) as channel:
+        stub = pb_grpc.NimbaseStub(channel)
+        requests = (pb.StreamValuesRequest(game=GAME, position=str(h)) for h in heaps)
+        started = time.perf_counter()
+        count = sum(1 for _ in stub.StreamValues(requests))
+        assert count == len(heaps)
+        return count / (time.perf_counter() - started)
+
+
+def main() -> None:
+    rng = random.Random(7)
+    with fresh_database() as url:
+        engine = create_engine(url)
+        JobQueue(engine).submit(GAME, "heap", STORED, fill=True)
+        Worker(engine).run_once()
+        engine.dispose()
+        with running_server(url) as (target, base):
+            heaps = [rng.randrange(STORED) for _ in range(20_000)]
+            sequential_grpc(target, GAME, heaps[:2000])  # warm the chunk cache and the connection
+            samples = sequential_grpc(target, GAME, heaps[:5000])
+            latency_figures("gRPC GetValue, stored subtraction heap", samples)
+            figure(
+                "gRPC GetValue, stored heap, one client in sequence", len(samples) / sum(samples), "calls/s"
+            )
+            nim = sequential_grpc(target, "nim", heaps[:5000])
+            latency_figures("gRPC GetValue, Nim formula (same run)", nim)
+            rate = asyncio.run(concurrent_grpc(target, GAME, heaps, in_flight=32))
+            figure("gRPC GetValue, stored heap, 32 in flight", rate, "calls/s")
+            rest = sequential_rest(base, GAME, heaps[:3000])
+            latency_figures("REST GetValue, stored subtraction heap", rest)
+            figure("REST GetValue, stored heap, one client in sequence", len(rest) / sum(rest), "calls/s")
+            rate = asyncio.run(concurrent_rest(base, GAME, heaps[:10_000], in_flight=32))
+            figure("REST GetValue, stored heap, 32 in flight", rate, "calls/s")
+            bulk = [rng.randrange(STORED) for _ in range(200_000)]
+            figure("BatchGetValues (10,000 a call), single heaps", bulk_batch(target, bulk), "values/s")
+            figure("StreamValues, single heaps", bulk_stream(target, bulk), "values/s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+"""What the benchmarks share: a fresh database, real server processes, and figure printing."""
+
+from __future__ import annotations
+
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+from sqlalchemy import text
+
+from storage.database import create_engine
+from storage.embedded import database_url
+from storage.migrate import upgrade_head
+
+ADMIN_TOKEN = "bench-token"
+
+
+def figure(name: str, value: float, unit: str) -> None:
+    """One line per measured figure, easy to read and to grep."""
+    print(f"{name:<58} {value:>14,.3f} {unit}", flush=True)
+
+
+@contextmanager
+def fresh_database() -> Iterator[str]:
+    """A new, migrated database on DATABASE_URL's server (or the embedded one), dropped afterwards."""
+    server_url = database_url(Path(os.environ.get("NIMBASE_VAR_DIR", "var")))
+    name = f"nimbase_bench_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(server_url).execution_options(isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    head, _, query = server_url.partition("?")
+    url = head.rsplit("/", 1)[0] + "/" + name + (f"?{query}" if query else "")
+    upgrade_head(url)
+    try:
+        yield url
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@contextmanager
+def running_server(url: str) -> Iterator[tuple[str, str]]:
+    """`nimbase serve` on loopback; yields (gRPC target, HTTP base URL)."""
+    grpc_port, http_port = _free_port(), _free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "NIMBASE_GRPC_PORT": str(grpc_port),
+        "NIMBASE_HTTP_PORT": str(http_port),
+        "NIMBASE_HOST": "127.0.0.1",
+        "NIMBASE_ADMIN_TOKEN": ADMIN_TOKEN,
+        "NIMBASE_LOG_LEVEL": "WARNING",
+    }
+    process = subprocess.Popen([sys.executable, "-m", "nimbase", "serve"], env=env)
+    http = f"http://127.0.0.1:{http_port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{http}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise RuntimeError("the server did not start")
+            time.sleep(0.2)
+        yield f"127.0.0.1:{grpc_port}", http
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+def latency_figures(name: str, samples: list[float]) -> None:
+    samples = sorted(samples)
+    figure(f"{name}: median latency", statistics.median(samples) * 1e6, "µs")
+    figure(f"{name}: p99 latency", samples[int(len(samples) * 0.99) - 1] * 1e6, "µs")

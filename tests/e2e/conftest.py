@@ -1,0 +1,126 @@
+"""Real processes on loopback: `nimbase serve` and `nimbase worker` against the test PostgreSQL."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from nimbase.client import NimbaseClient
+
+from .proxy import DatabaseProxy
+
+ADMIN_TOKEN = "test-admin-token"
+REPO = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@dataclass
+class Server:
+    process: subprocess.Popen[bytes]
+    grpc_target: str
+    http_url: str
+    log_path: Path
+
+    def client(self, token: str | None = ADMIN_TOKEN) -> NimbaseClient:
+        return NimbaseClient(self.grpc_target, token=token)
+
+    def http(self) -> httpx.Client:
+        return httpx.Client(base_url=self.http_url, timeout=30)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+
+def process_env(database_url: str, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NIMBASE_")}
+    env.update({"DATABASE_URL": database_url, "NIMBASE_ADMIN_TOKEN": ADMIN_TOKEN, "PYTHONUNBUFFERED": "1"})
+    env.update(extra)
+    return env
+
+
+def start_server(database_url: str, log_path: Path, **extra: str) -> Server:
+    grpc_port, http_port = free_port(), free_port()
+    env = process_env(
+        database_url,
+        NIMBASE_GRPC_PORT=str(grpc_port),
+        NIMBASE_HTTP_PORT=str(http_port),
+        NIMBASE_HOST="127.0.0.1",
+        **extra,
+    )
+    log = log_path.open("wb")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "nimbase", "serve"], env=env, stdout=log, stderr=subprocess.STDOUT, cwd=REPO
+    )
+    server = Server(process, f"127.0.0.1:{grpc_port}", f"http://127.0.0.1:{http_port}", log_path)
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited with {process.returncode}:\n{server.log()}")
+        try:
+            if httpx.get(f"{server.http_url}/healthz", timeout=1).status_code == 200:
+                return server
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    process.kill()
+    raise RuntimeError(f"server did not come up:\n{server.log()}")
+
+
+def start_worker(database_url: str, log_path: Path, **extra: str) -> subprocess.Popen[bytes]:
+    log = log_path.open("wb")
+    return subprocess.Popen(
+        [sys.executable, "-m", "nimbase", "worker"],
+        env=process_env(database_url, **extra),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=REPO,
+    )
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture(scope="module")
+def db_proxy(database_url: str) -> Iterator[DatabaseProxy]:
+    proxy = DatabaseProxy(database_url)
+    yield proxy
+    proxy.close()
+
+
+@pytest.fixture(scope="module")
+def server(db_proxy: DatabaseProxy, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    logs = tmp_path_factory.mktemp("server")
+    running = start_server(db_proxy.url, logs / "server.log")
+    yield running
+    stop(running.process)
+
+
+@pytest.fixture(scope="module")
+def worker(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[subprocess.Popen[bytes]]:
+    logs = tmp_path_factory.mktemp("worker")
+    process = start_worker(database_url, logs / "worker.log")
+    yield process
+    stop(process)

@@ -1,0 +1,252 @@
+"""The public contract end to end: real server and worker processes, real PostgreSQL, loopback."""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from nimbase.client import NimbaseClientError
+
+from .conftest import Server, start_server, stop
+from .oracle import subtraction_grundy, sum_outcome
+from .proxy import DatabaseProxy
+
+pytestmark = pytest.mark.e2e
+
+LITERATURE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "literature.json"
+
+
+def test_list_games_names_the_families(server: Server) -> None:
+    with server.client() as client:
+        ids = [game["id"] for game in client.list_games()["games"]]
+    assert {"nim", "subtraction", "octal", "grundy", "wythoff"} <= {i.split(":")[0] for i in ids}
+    response = server.http().get("/v1/games")
+    assert response.status_code == 200
+    assert [g["id"] for g in response.json()["games"]] == ids
+
+
+def test_nim_values_from_the_formula(server: Server) -> None:
+    with server.client() as client:
+        marienbad = client.get_value("nim", "7 5 3 1")
+        assert marienbad["outcome"] == "P" and marienbad["grundy"] == 0
+        assert marienbad["position"] == "1 3 5 7" and marienbad["source"] == "formula"
+        big = client.get_value("nim", f"{2**63 - 1} {2**63 - 2}")
+        assert big["grundy"] == 1 and big["outcome"] == "N"
+        moves = client.best_move("nim", "7 10 13 9 3 9")
+    assert moves["grundy"] == 3
+    assert moves["best_move"]["move"] == moves["moves"][0]["move"]
+    assert "10 -> 9" in [m["move"] for m in moves["moves"] if m["outcome"] == "P"]
+    assert len(moves["moves"]) == 7 + 10 + 13 + 9 + 3  # distinct heaps only: the two 9s move alike
+
+
+def test_marienbad_has_48_p_positions_both_ways(server: Server) -> None:
+    positions = [" ".join(map(str, p)) for p in itertools.product(range(2), range(4), range(6), range(8))]
+    assert len(positions) == 384
+    with server.client() as client:
+        for game in ("nim", "nim:misere"):
+            values = client.batch_get_values(game, positions)["values"]
+            assert sum(v["outcome"] == "P" for v in values) == 48
+    rest = server.http().post("/v1/values:batch", json={"game": "nim:misere", "positions": positions})
+    assert sum(v["outcome"] == "P" for v in rest.json()["values"]) == 48
+
+
+def test_take_one_to_three(server: Server) -> None:
+    with server.client() as client:
+        normal = client.get_sequence("subtraction:1,2,3", 0, 400)
+        misere = client.get_sequence("subtraction:1,2,3:misere", 0, 400)
+    assert [n for n, v in enumerate(normal["values"]) if v == 0] == list(range(0, 400, 4))
+    assert [n for n, v in enumerate(misere["values"]) if v == 0] == list(range(1, 400, 4))
+    assert normal["period"]["period"] == 4 and normal["period"]["certified"] is True
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    moves=st.lists(st.integers(1, 9), min_size=1, max_size=4, unique=True).map(lambda s: tuple(sorted(s))),
+    heap=st.integers(0, 300),
+)
+def test_subtraction_values_match_the_oracle(server: Server, moves: tuple[int, ...], heap: int) -> None:
+    game = "subtraction:" + ",".join(map(str, moves))
+    with server.client() as client:
+        value = client.get_value(game, str(heap))
+    assert value["grundy"] == subtraction_grundy(moves, heap)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    moves=st.lists(st.integers(1, 5), min_size=1, max_size=3, unique=True).map(lambda s: tuple(sorted(s))),
+    heaps=st.lists(st.integers(0, 9), min_size=1, max_size=3).map(lambda h: tuple(sorted(h))),
+    misere=st.booleans(),
+)
+def test_sums_match_exhaustive_search(
+    server: Server, moves: tuple[int, ...], heaps: tuple[int, ...], misere: bool
+) -> None:
+    game = "subtraction:" + ",".join(map(str, moves)) + (":misere" if misere else "")
+    with server.client() as client:
+        value = client.get_value(game, " ".join(map(str, heaps)))
+    assert value["outcome"] == sum_outcome(moves, heaps, misere)
+
+
+BAD_POSITIONS = ["3 -1", "3 x", "3,,5", str(2**63), " ".join(["1"] * 100_001)]
+BAD_GAMES = [
+    "subtraction:",
+    "subtraction:0,2",
+    "subtraction:1.5",
+    "subtraction:1,2:misery",
+    "subtraction:" + ",".join(map(str, range(1, 66))),
+    "subtraction:1000001",
+]
+
+
+@pytest.mark.parametrize("position", BAD_POSITIONS, ids=lambda p: p[:12])
+def test_bad_positions_are_invalid_arguments(server: Server, position: str) -> None:
+    with server.client() as client, pytest.raises(NimbaseClientError) as error:
+        client.get_value("nim", position)
+    assert error.value.code == "INVALID_ARGUMENT"
+    assert position.split()[-1][:10] in error.value.message or "100000" in error.value.message
+    # REST: in a batch body (a 100,001-heap position does not fit in a URL).
+    response = server.http().post("/v1/values:batch", json={"game": "nim", "positions": [position, "3"]})
+    assert response.status_code == 200
+    first, second = response.json()["values"]
+    assert first["error"]["code"] == "INVALID_ARGUMENT" and second["grundy"] == 3
+    if len(position) < 100:
+        response = server.http().get("/v1/value", params={"game": "nim", "position": position})
+        assert response.status_code == 400
+        assert response.json()["error"]["code"] == "INVALID_ARGUMENT"
+
+
+@pytest.mark.parametrize("game", BAD_GAMES, ids=lambda g: g[:24])
+def test_bad_game_ids_are_invalid_arguments(server: Server, game: str) -> None:
+    with server.client() as client, pytest.raises(NimbaseClientError) as error:
+        client.get_value(game, "3")
+    assert error.value.code == "INVALID_ARGUMENT"
+    assert server.http().get("/v1/value", params={"game": game, "position": "3"}).status_code == 400
+
+
+def test_other_bad_requests(server: Server) -> None:
+    with server.client() as client:
+        for call, code in [
+            (lambda: client.get_value("chess:KRvK", "3"), "NOT_FOUND"),
+            (lambda: client.get_job(987654321), "NOT_FOUND"),
+            (lambda: client.best_move("nim", "3 4", limit=0), "INVALID_ARGUMENT"),
+            (lambda: client.get_sequence("subtraction:1,2", 10, 5), "INVALID_ARGUMENT"),
+            (lambda: client.get_sequence("subtraction:1,2", 0, 1_000_001), "INVALID_ARGUMENT"),
+            (lambda: client.best_move("nim", f"{2**40} 3"), "RESOURCE_EXHAUSTED"),
+        ]:
+            with pytest.raises(NimbaseClientError) as error:
+                call()
+            assert error.value.code == code, error.value.message
+    http = server.http()
+    assert http.get("/v1/value", params={"game": "nim"}).status_code == 400
+    assert http.get("/v1/best-move", params={"game": "nim", "position": "3", "limit": "0"}).status_code == 400
+    assert http.get("/v1/jobs/987654321").status_code == 404
+
+
+def test_best_move_with_huge_heaps_lists_the_winning_move_first(server: Server) -> None:
+    big = 2**62
+    with server.client() as client:
+        answer = client.best_move("nim", f"{big} {big + 5}", limit=3)
+    assert answer["best_move"]["position"] == f"{big} {big}"
+    assert answer["best_move"]["outcome"] == "P"
+    assert len(answer["moves"]) == 3
+
+
+def test_batch_answers_every_slot(server: Server) -> None:
+    with server.client() as client:
+        values = client.batch_get_values("subtraction:1,3,4", ["7", "3 x", "14", "-2"])["values"]
+    assert values[0]["grundy"] == subtraction_grundy((1, 3, 4), 7)
+    assert values[1]["error"]["code"] == "INVALID_ARGUMENT" and "x" in values[1]["error"]["message"]
+    assert values[2]["grundy"] == subtraction_grundy((1, 3, 4), 14)
+    assert values[3]["error"]["code"] == "INVALID_ARGUMENT"
+    with server.client() as client, pytest.raises(NimbaseClientError) as error:
+        client.batch_get_values("nim", ["1"] * 10_001)
+    assert error.value.code == "INVALID_ARGUMENT" and "10000" in error.value.message.replace(",", "")
+
+
+def test_stream_keeps_order_and_survives_bad_items(server: Server) -> None:
+    requests = [("nim", str(n)) if n % 7 else ("nim", "bad") for n in range(1, 200)]
+    with server.client() as client:
+        answers = list(client.stream_values(iter(requests)))
+    assert len(answers) == len(requests)
+    for (_, position), answer in zip(requests, answers, strict=True):
+        if position == "bad":
+            assert answer["error"]["code"] == "INVALID_ARGUMENT"
+        else:
+            assert answer["grundy"] == int(position)
+
+
+def test_job_submission_needs_the_token(server: Server) -> None:
+    with server.client() as admin:
+        before = len(admin.list_jobs()["jobs"])
+    for token, code, status in [(None, "UNAUTHENTICATED", 401), ("wrong", "PERMISSION_DENIED", 403)]:
+        with server.client(token=token) as client, pytest.raises(NimbaseClientError) as error:
+            client.submit_job("subtraction:1,3,4", 1000)
+        assert error.value.code == code
+        headers = {"authorization": f"Bearer {token}"} if token else {}
+        response = server.http().post(
+            "/v1/jobs", json={"game": "subtraction:1,3,4", "upto": 1000}, headers=headers
+        )
+        assert response.status_code == status
+    with server.client() as admin:
+        assert len(admin.list_jobs()["jobs"]) == before
+
+
+def test_precompute_then_answer_from_table_and_period(
+    server: Server, worker: subprocess.Popen[bytes], db_proxy: DatabaseProxy, tmp_path: Path
+) -> None:
+    game = "subtraction:2,5,7"
+    with server.client() as client:
+        job = client.submit_job(game, 300_000, fill=True)
+        assert job["status"] == "queued"
+        deadline = time.monotonic() + 120
+        while client.get_job(job["id"])["status"] not in ("done", "failed", "cancelled"):
+            assert time.monotonic() < deadline, "the worker did not finish the job"
+            time.sleep(0.2)
+        finished = client.get_job(job["id"])
+        assert finished["status"] == "done", finished
+        assert finished["progress"]["done"] == finished["progress"]["total"]
+        time.sleep(2.5)  # the server refreshes stored headers every couple of seconds
+        stored = client.get_value(game, "299999")
+        assert stored["source"] == "table"
+        assert stored["grundy"] == subtraction_grundy((2, 5, 7), 299_999)
+        far = client.get_value(game, str(10**18 + 3))
+        assert far["source"] == "period"
+        stats = client.get_stats(game)
+        assert stats["computed_upto"] == 300_000 and stats["period"]["certified"] is True
+    # A restarted service answers from the table at once.
+    again = start_server(db_proxy.url, tmp_path / "again.log")
+    try:
+        with again.client() as client:
+            assert client.get_value(game, "299999")["source"] == "table"
+    finally:
+        stop(again.process)
+
+
+def test_database_outage(server: Server, db_proxy: DatabaseProxy) -> None:
+    with server.client() as client:
+        client.list_jobs()
+        db_proxy.cut()
+        try:
+            assert client.get_value("nim", "3 5 6")["grundy"] == 0
+            assert client.get_value("subtraction:1,2,5", "40")["source"] == "live"
+            with pytest.raises(NimbaseClientError) as error:
+                client.list_jobs()
+            assert error.value.code == "UNAVAILABLE"
+            assert server.http().get("/v1/jobs").status_code == 503
+            assert server.http().get("/healthz").status_code == 200
+        finally:
+            db_proxy.restore()
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                client.list_jobs()
+                break
+            except NimbaseClientError:
+                assert time.monotonic() < deadline, "the service did not recover"
+                time.sleep(0.5)
+    assert server.process.poll() is None

@@ -1,0 +1,197 @@
+"""Octal games, Grundy's game and Wythoff end to end, and corrupted chunks never served."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from functools import cache
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from nimbase.client import NimbaseClient, NimbaseClientError
+
+from .conftest import Server
+from .oracle import mex
+
+pytestmark = pytest.mark.e2e
+
+LITERATURE = json.loads(
+    (Path(__file__).resolve().parents[3] / "shared" / "reference" / "literature.json").read_text()
+)
+
+
+@cache
+def kayles(n: int) -> int:
+    """Kayles by the definition: remove 1 or 2 adjacent pins, leaving up to two rows."""
+    options = set()
+    for take in (1, 2):
+        for left in range(0, n - take + 1):
+            options.add(kayles(left) ^ kayles(n - take - left))
+    return mex(options)
+
+
+@cache
+def grundy_game(n: int) -> int:
+    return mex({grundy_game(a) ^ grundy_game(n - a) for a in range(1, (n + 1) // 2) if a != n - a})
+
+
+def wait_done(client: NimbaseClient, job_id: int, seconds: float = 180) -> dict[str, object]:
+    deadline = time.monotonic() + seconds
+    while True:
+        job = client.get_job(job_id)
+        if job["status"] in ("done", "failed", "cancelled"):
+            return job
+        assert time.monotonic() < deadline, f"job {job_id} did not finish: {job}"
+        time.sleep(0.2)
+
+
+def test_list_games_names_the_classics(server: Server) -> None:
+    with server.client() as client:
+        games = {g["id"]: g["name"] for g in client.list_games()["games"]}
+    assert games["octal:0.77"] == "Kayles"
+    assert games["octal:0.07"] == "Dawson's Kayles"
+    assert {"octal:0.137", "octal:0.6", "octal:0.16", "octal:0.56", "grundy", "wythoff"} <= set(games)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(heaps=st.lists(st.integers(0, 60), min_size=1, max_size=3))
+def test_kayles_matches_the_definition(server: Server, heaps: list[int]) -> None:
+    with server.client() as client:
+        value = client.get_value("octal:0.77", " ".join(map(str, heaps)))
+    want = 0
+    for h in heaps:
+        want ^= kayles(h)
+    assert value["grundy"] == want
+
+
+def test_kayles_period_answers_any_heap(server: Server) -> None:
+    with server.client() as client:
+        sequence = client.get_sequence("octal:0.77", 0, 200)
+        period = sequence["period"]
+        assert period["certified"] is True and period["period"] == 12
+        far = client.get_value("octal:0.77", str(10**15 + 7))
+    assert far["source"] == "period"
+    n = 10**15 + 7
+    reduced = period["preperiod"] + (n - period["preperiod"]) % period["period"]
+    assert far["grundy"] == kayles(reduced)
+    assert sequence["values"] == [kayles(n) for n in range(200)]
+
+
+def test_grundy_game_facts_from_seed_003(server: Server) -> None:
+    facts = LITERATURE["grundy_game"]
+    with server.client() as client:
+        values = client.get_sequence("grundy", 0, 1223)["values"]
+        assert [n for n, v in enumerate(values) if v == 0] == facts["p_positions_single_heap_up_to_1222"]
+        for heap, grundy in facts["types_are_grundy_values"].items():
+            assert values[int(heap)] == grundy
+        for losing in facts["losing_sums_from_the_seed"]:
+            answer = client.is_p_position("grundy", losing.replace("+", " "))
+            assert answer["p_position"] is True, losing
+    assert values[:200] == [grundy_game(n) for n in range(200)]
+
+
+def test_grundy_beyond_the_live_limit_names_the_largest_heap(server: Server) -> None:
+    with server.client() as client, pytest.raises(NimbaseClientError) as error:
+        client.get_value("grundy", str(10**9))
+    assert error.value.code == "RESOURCE_EXHAUSTED"
+    assert "largest answerable heap" in error.value.message
+
+
+def test_wythoff_p_positions(server: Server) -> None:
+    ranks = LITERATURE["wythoff"]["p_positions_rank_0_to_8"]
+    with server.client() as client:
+        for a, b in ranks[1:]:
+            assert client.is_p_position("wythoff", f"{a},{b}")["p_position"] is True
+            assert client.is_p_position("wythoff", f"{b},{a}")["p_position"] is True
+            assert client.is_p_position("wythoff", f"{a},{b + 1}")["p_position"] is False
+        # Closed form for huge pairs: rank n = 10^18.
+        n = 10**18
+        from math import isqrt
+
+        lower = (n + isqrt(5 * n * n)) // 2
+        assert client.get_value("wythoff", f"{lower},{lower + n}")["outcome"] == "P"
+        near = client.best_move("wythoff", f"{lower},{lower + n + 3}", limit=1)
+        assert near["best_move"]["outcome"] == "P"
+        summed = client.get_value("wythoff", "3,5 4,7 1,2")
+        assert summed["outcome"] == "P" and summed["grundy"] == 0
+
+
+@pytest.mark.parametrize(
+    ("game", "position"),
+    [
+        ("octal:0.8", "3"),
+        ("octal:.", "3"),
+        ("octal:0.", "3"),
+        ("octal:1.2.3", "3"),
+        ("octal:0." + "7" * 33, "3"),
+        ("octal:0.77", "-3"),
+        ("octal:0.77", "2.5"),
+        ("wythoff", "3"),
+        ("wythoff", "3,4,5"),
+        ("wythoff", "a,b"),
+        ("wythoff", "-1,2"),
+    ],
+)
+def test_bad_heap_game_input(server: Server, game: str, position: str) -> None:
+    with server.client() as client, pytest.raises(NimbaseClientError) as error:
+        client.get_value(game, position)
+    assert error.value.code == "INVALID_ARGUMENT"
+    response = server.http().get("/v1/value", params={"game": game, "position": position})
+    assert response.status_code == 400
+
+
+def test_precomputed_grundy_and_wythoff_tables(server: Server, worker: subprocess.Popen[bytes]) -> None:
+    with server.client() as client:
+        grundy = wait_done(client, client.submit_job("grundy", 20_000)["id"])
+        wythoff = wait_done(client, client.submit_job("wythoff", 512)["id"])
+        assert grundy["status"] == "done" and wythoff["status"] == "done"
+        time.sleep(2.5)
+        stats = client.get_stats("grundy")
+        assert stats["computed_upto"] == 20_000
+        assert stats["rare_mask"] is not None and stats["rare_count"] > 0
+        assert client.get_value("grundy", "19999")["source"] == "table"
+        assert client.get_value("wythoff", "300,500")["source"] == "table"
+        assert client.get_stats("wythoff")["table_side"] == 512
+
+
+def test_a_corrupted_chunk_is_never_served(
+    server: Server, worker: subprocess.Popen[bytes], database_url: str
+) -> None:
+    game = "subtraction:3,7,11"
+    with server.client() as client:
+        assert wait_done(client, client.submit_job(game, 100_000, fill=True)["id"])["status"] == "done"
+        engine = sa.create_engine(database_url.replace("postgresql://", "postgresql+psycopg://"))
+        with engine.begin() as connection:
+            connection.execute(
+                sa.text(
+                    "UPDATE sequence_chunks SET payload = overlay(payload placing '\\xff'::bytea from 10) "
+                    "WHERE game_id = :game AND chunk_index = 1"
+                ),
+                {"game": game},
+            )
+        time.sleep(2.5)
+        heap = 65_536 + 100
+        value = client.get_value(game, str(heap))
+        assert value["source"] != "table"  # served from the period or live, not from damaged bytes
+        from .oracle import subtraction_grundy
+
+        assert value["grundy"] == subtraction_grundy((3, 7, 11), heap)
+        deadline = time.monotonic() + 60
+        while not any(
+            j["game"] == game and j["family"] == "heap" and j["id"]
+            for j in client.list_jobs()["jobs"]
+            if j["status"] == "done" and j["upto"] == 2 * 65_536
+        ):
+            assert time.monotonic() < deadline, "the damaged chunk was not repaired"
+            time.sleep(0.3)
+        with engine.connect() as connection:
+            reports = connection.execute(
+                sa.text("SELECT count(*) FROM corruption_reports WHERE game_id = :game"), {"game": game}
+            ).scalar_one()
+        assert reports >= 1
+        engine.dispose()
