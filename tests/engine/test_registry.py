@@ -90,7 +90,10 @@ def test_unknown_families(text: str) -> None:
 
 def test_list_games() -> None:
     games = list_games()
-    assert [g.id for g in games] == ["nim", "subtraction:1,2,3"]
+    assert [g.id for g in games] == [
+        "nim", "subtraction:1,2,3", "octal:0.77", "octal:0.07", "octal:0.137", "octal:0.6", "octal:0.16",
+        "octal:0.56", "grundy", "wythoff",
+    ]
     for info in games:
         assert info.name and info.description and info.position_syntax and info.examples
         assert parse_game_id(info.id).info() == info
@@ -107,6 +110,6 @@ def test_a_family_is_one_table_entry(monkeypatch: pytest.MonkeyPatch) -> None:
     families["fake"] = Family(parse=parse_fake, info=lambda: NimGame(False).info())
     monkeypatch.setattr(registry, "FAMILIES", families)
     assert isinstance(parse_game_id("fake"), NimGame)
-    assert len(list_games()) == 3
+    assert len(list_games()) == len(list(registry.FAMILIES.values())) + 5  # octal lists its six classics
     with pytest.raises(InvalidGameId, match="'fake:x'"):
         parse_game_id("fake:x")
