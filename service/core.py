@@ -26,6 +26,7 @@ from engine.errors import InvalidArgument, LimitExceeded, NimbaseError, NotAppli
 from engine.games.base import GameInfo, HeapGame, Heaps
 from engine.games.nim import NimGame
 from engine.games.registry import Game, list_games, parse_game_id
+from engine.games.subtraction import SubtractionGame
 from engine.games.wythoff import WythoffGame
 from engine.kernels.rare_common import choose_sparseness, last_rare_at, rare_count
 from engine.kernels.wythoff_tiles import PAIRS, TILE, TILE_VALUES
@@ -338,6 +339,8 @@ class Nimbase:
             return 0
         if isinstance(game, NimGame) and not game.misere and len(heaps) == 1:
             return 1
+        if isinstance(game, SubtractionGame) and len(heaps) == 1:
+            return self.sequences.heap_remoteness(game, heaps[0], deadline)
         key = (game.game_id, heaps)
         if key in self._remoteness:
             return self._remoteness[key]

@@ -14,7 +14,7 @@ class Limits:
     #: Distinct positions a live search of a sum (misère sums) may visit.
     search_states: int = 200_000
     #: Distinct positions a remoteness search may visit before remoteness is left out.
-    remoteness_states: int = 5_000
+    remoteness_states: int = 2_000
     #: Positions in one BatchGetValues call.
     batch_positions: int = 10_000
     #: Values in one GetSequence call.

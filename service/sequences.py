@@ -19,7 +19,9 @@ from numpy.typing import NDArray
 
 from engine.errors import DeadlineExceeded, LimitExceeded
 from engine.games.base import HeapGame, SequenceKernel
+from engine.games.subtraction import SubtractionGame
 from engine.games.wythoff import WythoffGame
+from engine.kernels.remoteness import heap_remoteness
 from engine.periods import Period
 from engine.values import Source
 from service.errors import Unavailable
@@ -47,6 +49,7 @@ class _Live:
     values: NDArray[np.uint32]
     period: Period | None
     certified_upto: int
+    remoteness: NDArray[np.int64] | None = None
 
 
 class HeapSequences:
@@ -60,7 +63,7 @@ class HeapSequences:
         *,
         header_ttl: float = 2.0,
         cached_chunks: int = 256,
-        live_games: int = 32,
+        live_games: int = 8,
     ) -> None:
         self._store = store
         self._gate = gate
@@ -323,6 +326,16 @@ class HeapSequences:
         with self._lock:
             live = self._live.get(game.game_id)
         return live.values if live is not None else np.zeros(0, dtype=np.uint32)
+
+    def heap_remoteness(self, game: SubtractionGame, n: int, deadline: float | None) -> int | None:
+        """Remoteness of one heap, from a live pass over all smaller heaps (None past the limit)."""
+        if n >= self._live_limit(game):
+            return None
+        live = self._live_prefix(game, n + 1, deadline)
+        with self._lock:
+            if live.remoteness is None or len(live.remoteness) < len(live.values):
+                live.remoteness = heap_remoteness(live.values, game.moves)
+            return int(live.remoteness[n])
 
     def _live_limit(self, game: HeapGame) -> int:
         """Heaps below this are computed live for one request."""

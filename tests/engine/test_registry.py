@@ -91,8 +91,16 @@ def test_unknown_families(text: str) -> None:
 def test_list_games() -> None:
     games = list_games()
     assert [g.id for g in games] == [
-        "nim", "subtraction:1,2,3", "octal:0.77", "octal:0.07", "octal:0.137", "octal:0.6", "octal:0.16",
-        "octal:0.56", "grundy", "wythoff",
+        "nim",
+        "subtraction:1,2,3",
+        "octal:0.77",
+        "octal:0.07",
+        "octal:0.137",
+        "octal:0.6",
+        "octal:0.16",
+        "octal:0.56",
+        "grundy",
+        "wythoff",
     ]
     for info in games:
         assert info.name and info.description and info.position_syntax and info.examples
