@@ -48,6 +48,11 @@ def canonical(heaps: Iterable[int]) -> Heaps:
 
 def parse_heaps(text: str, *, max_heap: int = MAX_HEAP, max_heaps: int = MAX_HEAPS) -> Heaps:
     """Parse whitespace-separated heap sizes into the canonical tuple; "" and "0" are empty."""
+    if len(text) < _MAX_HEAP_DIGITS and text.isascii() and text.isdigit():
+        # One heap below 10^18: by far the commonest position in bulk lookups.
+        single = int(text)
+        if single <= max_heap:
+            return (single,) if single else ()
     if len(text) > MAX_POSITION_CHARS:
         raise InvalidPosition(
             f"position is {len(text)} characters long, more than the limit of {MAX_POSITION_CHARS}: "

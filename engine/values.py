@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 Outcome = Literal["P", "N", "D"]
 Source = Literal["formula", "table", "period", "live"]
@@ -14,14 +13,19 @@ SOURCE_ORDER: tuple[Source, ...] = ("formula", "table", "period", "live")
 
 def costliest(sources: list[Source]) -> Source:
     """The source to report for a value combined from several lookups."""
+    if len(sources) == 1:
+        return sources[0]
     if not sources:
         return "formula"
     return max(sources, key=SOURCE_ORDER.index)
 
 
-@dataclass(frozen=True, slots=True)
-class Value:
-    """What is known of one position: outcome, Grundy value, remoteness and where it came from."""
+class Value(NamedTuple):
+    """What is known of one position: outcome, Grundy value, remoteness and where it came from.
+
+    A named tuple rather than a dataclass: bulk lookups build one per position, and a tuple is the
+    cheapest immutable record Python has.
+    """
 
     game: str
     position: str

@@ -137,7 +137,7 @@ class NimbaseServicer:
         def call() -> pb.BatchGetValuesResponse:
             convert.check_batch_size(len(request.positions))
             items = self._service.batch_get_values(request.game, list(request.positions), deadline)
-            return pb.BatchGetValuesResponse(values=[convert.value_or_error_to_pb(v) for v in items])
+            return convert.batch_to_pb(items)
 
         return await self._unary("BatchGetValues", context, call)
 

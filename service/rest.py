@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import FastAPI, Header, Query, Request
@@ -17,6 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine.errors import InvalidArgument
 from service import convert
@@ -91,6 +92,36 @@ def _deadline(header: str | None) -> float:
     return convert.deadline_after(millis / 1000.0)
 
 
+class _Recorder:
+    """Records every request in the metrics: a plain ASGI middleware, which costs far less per
+    request than Starlette's BaseHTTPMiddleware."""
+
+    def __init__(self, app: ASGIApp, meter: Metrics) -> None:
+        self._app = app
+        self._meter = meter
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500
+
+        async def record_status(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self._app(scope, receive, record_status)
+        finally:
+            route = scope.get("route")
+            method = f"{scope['method']} {getattr(route, 'path', 'unmatched')}"
+            code = scope.get("state", {}).get("code", "OK" if status < 400 else str(status))
+            self._meter.observe("rest", method, code, time.perf_counter() - started)
+
+
 def create_app(service: NimbaseService, metrics: Metrics | None = None) -> FastAPI:
     """The REST app answering from `service`; `metrics` is shared with the gRPC server when given."""
     meter = metrics if metrics is not None else Metrics()
@@ -110,17 +141,7 @@ def create_app(service: NimbaseService, metrics: Metrics | None = None) -> FastA
             return error_response(code, message)
         return JSONResponse(body)
 
-    @app.middleware("http")
-    async def record(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        started = time.perf_counter()
-        response = await call_next(request)
-        route = request.scope.get("route")
-        method = f"{request.method} {getattr(route, 'path', 'unmatched')}"
-        code = getattr(
-            request.state, "code", "OK" if response.status_code < 400 else str(response.status_code)
-        )
-        meter.observe("rest", method, code, time.perf_counter() - started)
-        return response
+    app.add_middleware(_Recorder, meter=meter)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> Response:
