@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
 import time
 
 import grpc
 import httpx
 
-from bench.common import figure, fresh_database, latency_figures, running_server
+from bench.common import figure, free_port, fresh_database, latency_figures, running_server
 from nimbase.v1 import nimbase_pb2 as pb
 from nimbase.v1 import nimbase_pb2_grpc as pb_grpc
 from storage.database import create_engine
@@ -59,23 +65,6 @@ def sequential_rest(base: str, game: str, heaps: list[int]) -> list[float]:
     return samples
 
 
-async def concurrent_rest(base: str, game: str, heaps: list[int], in_flight: int) -> float:
-    async with httpx.AsyncClient(base_url=base, limits=httpx.Limits(max_connections=in_flight)) as client:
-        queue = iter(heaps)
-        count = 0
-
-        async def one_client() -> None:
-            nonlocal count
-            for heap in queue:
-                response = await client.get("/v1/value", params={"game": game, "position": str(heap)})
-                response.raise_for_status()
-                count += 1
-
-        started = time.perf_counter()
-        await asyncio.gather(*(one_client() for _ in range(in_flight)))
-        return count / (time.perf_counter() - started)
-
-
 def bulk_batch(target: str, heaps: list[int]) -> float:
     with grpc.insecure_channel(target, options=[("grpc.max_receive_message_length", 64 << 20)]) as channel:
         stub = pb_grpc.NimbaseStub(channel)
@@ -100,6 +89,84 @@ def bulk_stream(target: str, heaps: list[int]) -> float:
         return count / (time.perf_counter() - started)
 
 
+def grpc_frame(message: bytes) -> bytes:
+    """One gRPC length-prefixed message, as h2load sends it."""
+    return b"\x00" + struct.pack(">I", len(message)) + message
+
+
+def h2load_rate(url: str, body: bytes, requests: int = 20_000) -> float | None:
+    """Calls per second a C HTTP/2 load generator gets from a gRPC method (None without h2load)."""
+    if shutil.which("h2load") is None:
+        return None
+    with tempfile.NamedTemporaryFile(suffix=".bin") as data:
+        data.write(grpc_frame(body))
+        data.flush()
+        out = subprocess.run(
+            [
+                "h2load",
+                "-n",
+                str(requests),
+                "-c",
+                "4",
+                "-m",
+                "16",
+                "-d",
+                data.name,
+                "-H",
+                "content-type: application/grpc",
+                "-H",
+                "te: trailers",
+                url,
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    assert f"{requests} succeeded" in out, out
+    return float(re.search(r"finished in [\d.]+s, ([\d.]+) req/s", out).group(1))  # type: ignore[union-attr]
+
+
+def wrk_rate(url: str) -> float | None:
+    """Requests per second wrk (a C HTTP/1.1 load generator) gets from a route (None without wrk)."""
+    if shutil.which("wrk") is None:
+        return None
+    out = subprocess.run(
+        ["wrk", "-t", "1", "-c", "16", "-d", "8s", url], capture_output=True, text=True, check=True
+    ).stdout
+    assert "Non-2xx" not in out, out
+    return float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+
+
+def echo_baseline() -> float | None:
+    """h2load against a bare grpc.aio echo server: what Python gRPC itself allows here."""
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "bench.echo_server", str(port)])
+    try:
+        time.sleep(2)
+        return h2load_rate(f"http://127.0.0.1:{port}/bench.Echo/Echo", b"x" * 32)
+    finally:
+        process.terminate()
+        process.wait()
+
+
+def capacity(target: str, base: str) -> None:
+    """Server capacity measured with C load generators, beside the bare gRPC ceiling."""
+    request = pb.GetValueRequest(game=GAME, position="123457").SerializeToString()
+    rate = h2load_rate(f"http://{target}/nimbase.v1.Nimbase/GetValue", request)
+    if rate is None:
+        print("h2load not installed (Debian package nghttp2-client): gRPC capacity not measured")
+    else:
+        figure("gRPC GetValue, stored heap, h2load 4x16 streams", rate, "calls/s")
+        baseline = echo_baseline()
+        assert baseline is not None
+        figure("bare grpc.aio echo server, same h2load run (ceiling)", baseline, "calls/s")
+    rest = wrk_rate(f"{base}/v1/value?game={GAME}&position=123457")
+    if rest is None:
+        print("wrk not installed (Debian package wrk): REST capacity not measured")
+    else:
+        figure("REST GetValue, stored heap, wrk 16 connections", rest, "calls/s")
+
+
 def main() -> None:
     rng = random.Random(7)
     with fresh_database() as url:
@@ -118,12 +185,11 @@ def main() -> None:
             nim = sequential_grpc(target, "nim", heaps[:5000])
             latency_figures("gRPC GetValue, Nim formula (same run)", nim)
             rate = asyncio.run(concurrent_grpc(target, GAME, heaps, in_flight=32))
-            figure("gRPC GetValue, stored heap, 32 in flight", rate, "calls/s")
+            figure("gRPC GetValue, stored heap, Python client 32 in flight", rate, "calls/s")
             rest = sequential_rest(base, GAME, heaps[:3000])
             latency_figures("REST GetValue, stored subtraction heap", rest)
             figure("REST GetValue, stored heap, one client in sequence", len(rest) / sum(rest), "calls/s")
-            rate = asyncio.run(concurrent_rest(base, GAME, heaps[:10_000], in_flight=32))
-            figure("REST GetValue, stored heap, 32 in flight", rate, "calls/s")
+            capacity(target, base)
             bulk = [rng.randrange(STORED) for _ in range(200_000)]
             figure("BatchGetValues (10,000 a call), single heaps", bulk_batch(target, bulk), "values/s")
             figure("StreamValues, single heaps", bulk_stream(target, bulk), "values/s")

@@ -47,7 +47,7 @@ def fresh_database() -> Iterator[str]:
         admin.dispose()
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
@@ -57,7 +57,7 @@ def _free_port() -> int:
 @contextmanager
 def running_server(url: str) -> Iterator[tuple[str, str]]:
     """`nimbase serve` on loopback; yields (gRPC target, HTTP base URL)."""
-    grpc_port, http_port = _free_port(), _free_port()
+    grpc_port, http_port = free_port(), free_port()
     env = {
         **os.environ,
         "DATABASE_URL": url,

@@ -17,18 +17,20 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-#: Jobs `nimbase run` queues on a fresh database, so a first start has tables to serve.
+#: Jobs `nimbase run` queues on a fresh database, so a first start has tables to serve: (game, values).
+#: Cheap ones first, since one worker takes them in order. 0.6 and 0.56 have no sparse value set, so
+#: their direct method is quadratic: they get 2^16 values by default (extend them with `precompute`).
 DEFAULT_PRECOMPUTE: tuple[tuple[str, int], ...] = (
     ("subtraction:1,3,4", 1 << 20),
-    ("subtraction:2,5,7", 1 << 20),
     ("subtraction:1,3,4:misere", 1 << 20),
     ("octal:0.77", 1 << 20),
     ("octal:0.07", 1 << 20),
     ("octal:0.137", 1 << 20),
-    ("octal:0.6", 1 << 20),
     ("octal:0.16", 1 << 20),
-    ("octal:0.56", 1 << 20),
+    ("wythoff", 16 * 65536),  # 1024 x 1024 pairs: 16 tiles of 256 x 256
     ("grundy", 1 << 22),
+    ("octal:0.6", 1 << 16),
+    ("octal:0.56", 1 << 16),
 )
 
 log = logging.getLogger("nimbase")
@@ -170,10 +172,13 @@ def _queue_defaults(engine: Engine) -> None:
             game = parse_game_id(game_id)
         except NimbaseError:
             continue
-        info = store.info(game.game_id, "heap")
+        kernel = game.kernel()
+        if kernel is None:
+            continue
+        info = store.info(game.game_id, kernel.family)
         stored = info is not None and (info.computed_upto >= upto or info.period is not None)
         if not stored and (game.game_id, upto) not in pending:
-            queue.submit(game.game_id, "heap", upto)
+            queue.submit(game.game_id, kernel.family, upto)
             log.info("queued default precompute %s up to %d", game.game_id, upto)
 
 

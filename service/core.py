@@ -45,7 +45,7 @@ from engine.sums import (
 from engine.values import Outcome, Source, Value, costliest
 from service.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
 from service.gate import DatabaseGate
-from service.sequences import HeapSequences
+from service.sequences import HeapSequences, WouldBlock
 from service.settings import Settings
 from service.wythoff import WythoffValues
 from storage.errors import StorageUnavailable
@@ -132,6 +132,7 @@ class NimbaseService(Protocol):
 
     def list_games(self) -> list[GameInfo]: ...
     def get_value(self, game: str, position: str, deadline: float | None = None) -> Value: ...
+    def get_value_in_memory(self, game: str, position: str) -> Value | None: ...
     def best_move(
         self, game: str, position: str, limit: int | None = None, deadline: float | None = None
     ) -> BestMoveResult: ...
@@ -225,6 +226,17 @@ class Nimbase:
 
     def is_p_position(self, game: str, position: str, deadline: float | None = None) -> Value:
         return self.get_value(game, position, deadline)
+
+    def get_value_in_memory(self, game: str, position: str) -> Value | None:
+        """The value if it can be answered from memory alone (no database, no computation), else None.
+
+        Errors in the request are raised as usual: they cost nothing to find.
+        """
+        try:
+            with self.sequences.memory_only():
+                return self.get_value(game, position)
+        except WouldBlock:
+            return None
 
     def batch_get_values(
         self, game: str, positions: Sequence[str], deadline: float | None = None
@@ -331,6 +343,7 @@ class Nimbase:
         if len(heaps) == 1:
             value, source = self.sequences.value(game, heaps[0], deadline)
             return ("P" if value == 0 else "N"), None, source, None
+        self.sequences.require_blocking_allowed()
         result = solve(game, heaps, max_states=self._limits.search_states, deadline=deadline)
         return result.outcome, None, "live", result.remoteness
 
@@ -346,6 +359,7 @@ class Nimbase:
             return self._remoteness[key]
         if estimate_states(game, heaps) > self._limits.remoteness_states:
             return None
+        self.sequences.require_blocking_allowed()
         try:
             found: int | None = solve(
                 game, heaps, max_states=self._limits.remoteness_states, deadline=deadline

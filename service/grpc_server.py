@@ -102,7 +102,24 @@ class NimbaseServicer:
 
         return await self._unary("ListGames", context, call)
 
+    async def _in_memory(self, method: str, context: Context, request: Any) -> Value | None:
+        """The answer straight from memory on the event loop (no thread hop), or None if it needs
+        the database or computation; request errors are answered here too."""
+        started = time.perf_counter()
+        try:
+            value = self._service.get_value_in_memory(request.game, request.position)
+        except Exception as exc:
+            code, message = convert.public_error(exc)
+            self._metrics.observe("grpc", method, code, time.perf_counter() - started)
+            await context.abort(status_code(code), message)
+        if value is not None:
+            self._metrics.observe("grpc", method, "OK", time.perf_counter() - started)
+        return value
+
     async def GetValue(self, request: pb.GetValueRequest, context: Context) -> pb.Value:
+        quick = await self._in_memory("GetValue", context, request)
+        if quick is not None:
+            return convert.value_to_pb(quick)
         deadline = self._deadline(context)
 
         def call() -> pb.Value:
@@ -121,6 +138,9 @@ class NimbaseServicer:
         return await self._unary("BestMove", context, call)
 
     async def IsPPosition(self, request: pb.IsPPositionRequest, context: Context) -> pb.IsPPositionResponse:
+        quick = await self._in_memory("IsPPosition", context, request)
+        if quick is not None:
+            return pb.IsPPositionResponse(p_position=quick.outcome == "P", value=convert.value_to_pb(quick))
         deadline = self._deadline(context)
 
         def call() -> pb.IsPPositionResponse:

@@ -6,6 +6,8 @@ process-wide default registry; `/metrics` exposes the registry of the process's 
 
 from __future__ import annotations
 
+from typing import Any
+
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.gc_collector import GCCollector
 from prometheus_client.platform_collector import PlatformCollector
@@ -20,6 +22,7 @@ class Metrics:
 
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry if registry is not None else CollectorRegistry()
+        self._children: dict[tuple[str, str, str], tuple[Any, Any]] = {}
         ProcessCollector(registry=self.registry)
         PlatformCollector(registry=self.registry)
         GCCollector(registry=self.registry)
@@ -44,9 +47,14 @@ class Metrics:
         )
 
     def observe(self, transport: str, method: str, code: str, seconds: float) -> None:
-        """Record one finished request."""
-        self.requests.labels(transport, method, code).inc()
-        self.latency.labels(transport, method).observe(seconds)
+        """Record one finished request (labelled children are looked up once: `labels()` is slow)."""
+        key = (transport, method, code)
+        children = self._children.get(key)
+        if children is None:
+            children = (self.requests.labels(*key), self.latency.labels(transport, method))
+            self._children[key] = children
+        children[0].inc()
+        children[1].observe(seconds)
 
     def stream_item(self, code: str, count: int = 1) -> None:
         self.stream_items.labels(code).inc(count)

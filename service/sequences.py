@@ -12,6 +12,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,6 +37,10 @@ log = logging.getLogger(__name__)
 #: Live prefixes grow in steps of this many values, checking the deadline between steps.
 LIVE_STEP = 1 << 18
 HEAP = "heap"
+
+
+class WouldBlock(Exception):
+    """Raised in memory-only mode where an answer would need the database or real computation."""
 
 
 @dataclass(slots=True)
@@ -76,6 +81,25 @@ class HeapSequences:
         self._live: OrderedDict[str, _Live] = OrderedDict()
         self._kernels: dict[str, SequenceKernel | None] = {}
         self._lock = threading.RLock()
+        self._mode = threading.local()
+
+    @contextlib.contextmanager
+    def memory_only(self) -> Iterator[None]:
+        """Within this block, answer from memory or raise WouldBlock: never wait on I/O or compute.
+
+        The transports try requests this way on their event loop first, which saves a thread hop
+        on the hot path, and fall back to a worker thread when WouldBlock says it is needed.
+        """
+        self._mode.memory_only = True
+        try:
+            yield
+        finally:
+            self._mode.memory_only = False
+
+    def require_blocking_allowed(self) -> None:
+        """Raise WouldBlock in memory-only mode (for callers about to search or compute)."""
+        if getattr(self._mode, "memory_only", False):
+            raise WouldBlock
 
     # -- what is stored -------------------------------------------------------------------------
 
@@ -87,6 +111,7 @@ class HeapSequences:
             return cached.info
         if self._store is None:
             return None
+        self.require_blocking_allowed()
         store = self._store
         try:
             info = self._gate.call(lambda: store.info(game.game_id, family))
@@ -108,6 +133,7 @@ class HeapSequences:
                 self._chunks.move_to_end(key)
                 return chunk
         assert self._store is not None
+        self.require_blocking_allowed()
         store = self._store
         try:
             chunk = self._gate.call(lambda: store.read_chunk(game_id, family, index))
@@ -334,6 +360,7 @@ class HeapSequences:
         live = self._live_prefix(game, n + 1, deadline)
         with self._lock:
             if live.remoteness is None or len(live.remoteness) < len(live.values):
+                self.require_blocking_allowed()
                 live.remoteness = heap_remoteness(live.values, game.moves)
             return int(live.remoteness[n])
 
@@ -363,6 +390,7 @@ class HeapSequences:
                 self._live.move_to_end(game.game_id)
                 if len(live.values) >= stop:
                     return live
+            self.require_blocking_allowed()
             values = live.values if live is not None else np.zeros(0, dtype=np.uint32)
             target = max(stop, min(2 * len(values), self._live_limit(game)), 1024)
             target = min(target, self._live_limit(game))

@@ -108,6 +108,7 @@ class WythoffValues:
     def _live_table(self, side: int) -> NDArray[np.uint32]:
         with self._lock:
             if self._live is None or self._live.shape[0] < side:
+                self._sequences.require_blocking_allowed()
                 grown = 256
                 while grown < side:
                     grown *= 2

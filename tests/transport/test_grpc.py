@@ -74,6 +74,17 @@ def test_get_value_present_and_absent_fields(stub: Any) -> None:
     assert not misere.HasField("grundy") and not misere.HasField("remoteness")
 
 
+def test_answers_from_memory_skip_the_worker_thread(stub: Any, fake: FakeService) -> None:
+    before = fake.in_memory
+    value = stub.GetValue(pb.GetValueRequest(game="nim", position="mem:5 3"))
+    assert (value.position, value.grundy) == ("3 5", 6)
+    answer = stub.IsPPosition(pb.IsPPositionRequest(game="nim", position="mem:4 4"))
+    assert answer.p_position and answer.value.position == "4 4"
+    assert fake.in_memory == before + 2
+    error = rpc_error(stub.GetValue, pb.GetValueRequest(game="nim", position="mem:x"))
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
 def test_get_value_passes_a_deadline_within_the_client_timeout(stub: Any, fake: FakeService) -> None:
     stub.GetValue(pb.GetValueRequest(game="nim", position="1"), timeout=1.0)
     deadline = fake.deadlines[-1]
