@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import logging
 import os
@@ -12,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -58,7 +58,7 @@ def cmd_migrate(_: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from service.core import Nimbase
-    from service.server import serve
+    from service.server import run_server
     from service.settings import Settings
 
     settings = Settings.from_env()
@@ -70,9 +70,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from storage.database import create_engine
 
     service = Nimbase(settings, create_engine(url))
-    asyncio.run(
-        serve(service, grpc_port=settings.grpc_port, http_port=settings.http_port, host=settings.host)
-    )
+    run_server(service, grpc_port=settings.grpc_port, http_port=settings.http_port, host=settings.host)
     return 0
 
 
@@ -102,8 +100,15 @@ def cmd_precompute(args: argparse.Namespace) -> int:
     if args.upto < 1:
         print(f"nimbase: --upto {args.upto} must be at least 1", file=sys.stderr)
         return 2
+    from engine.games.wythoff import WythoffGame
+    from engine.kernels.wythoff_tiles import values_for_side
+
+    kernel = game.kernel()
+    assert kernel is not None
+    # For Wythoff, --upto is the side of the square table; elsewhere the number of heap sizes.
+    values = values_for_side(args.upto) if isinstance(game, WythoffGame) else args.upto
     queue = JobQueue(_engine())
-    job = queue.submit(game.game_id, "heap", args.upto, fill=args.fill)
+    job = queue.submit(game.game_id, kernel.family, values, fill=args.fill or isinstance(game, WythoffGame))
     print(f"queued job {job.id}: {game.game_id} up to {args.upto}" + (" (fill)" if args.fill else ""))
     if args.detach:
         return 0
@@ -234,6 +239,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=os.environ.get("NIMBASE_LOG_LEVEL", "INFO"),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    logging.getLogger("pgserver").setLevel(logging.WARNING)  # it logs every reuse of the server
+    warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR")  # pgserver's harmless start-up note
     args = build_parser().parse_args(argv)
     result: int = args.func(args)
     return result

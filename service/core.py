@@ -29,7 +29,7 @@ from engine.games.registry import Game, list_games, parse_game_id
 from engine.games.subtraction import SubtractionGame
 from engine.games.wythoff import WythoffGame
 from engine.kernels.rare_common import choose_sparseness, last_rare_at, rare_count
-from engine.kernels.wythoff_tiles import PAIRS, TILE, TILE_VALUES
+from engine.kernels.wythoff_tiles import PAIRS, values_for_side
 from engine.periods import Period
 from engine.positions import parse_heaps
 from engine.search import estimate_states, solve
@@ -573,10 +573,9 @@ class Nimbase:
         if isinstance(rules, WythoffGame):
             if upto < 1 or upto > 1 << 16:
                 raise InvalidArgument(f"upto {upto} is outside 1..{1 << 16} (the side of the Wythoff table)")
-            tiles = (-(-upto // TILE)) ** 2
             queue = self._queue()
             wythoff_job = self._gate.call(
-                lambda: queue.submit(rules.game_id, PAIRS, tiles * TILE_VALUES, fill=True)
+                lambda: queue.submit(rules.game_id, PAIRS, values_for_side(upto), fill=True)
             )
             return _job_view(wythoff_job)
         if rules.kernel() is None:

@@ -45,6 +45,10 @@ class _Stopped(Exception):
     """The job was interrupted: lease lost, job cancelled or worker shutting down."""
 
 
+#: Values computed by a job's first step; later steps double up to the worker's step size.
+FIRST_STEP = 4096
+
+
 def default_worker_id() -> str:
     """host:pid:random, unique across machines and restarts, readable in the jobs table."""
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
@@ -197,10 +201,13 @@ class Worker:
         start = stored
         while start < job.upto:
             self._check(lost)
-            # End steps on chunk boundaries (when the step allows) so few partial chunks are rewritten.
-            stop = (start // CHUNK_VALUES) * CHUNK_VALUES + self.step_values
+            # Steps grow with the table (so a period shows after a few thousand values, not after a
+            # whole step), and end on chunk boundaries when the step allows, so few partial chunks are
+            # rewritten.
+            step = min(self.step_values, max(FIRST_STEP, start))
+            stop = (start // CHUNK_VALUES) * CHUNK_VALUES + step
             if stop <= start:
-                stop = start + self.step_values
+                stop = start + step
             stop = min(stop, job.upto)
             values = kernel.extend(values, stop)
             new_period = None if period is not None else _certified(kernel.certify(values))

@@ -52,6 +52,12 @@ def side_for(values: int) -> int:
     return TILE * (shells if shells * shells == tiles else shells + 1)
 
 
+def values_for_side(side: int) -> int:
+    """How many tiled values a square table of at least `side` holds (whole shells of tiles)."""
+    shells = -(-side // TILE)
+    return shells * shells * TILE_VALUES
+
+
 def tiles_of(table: NDArray[np.uint32], start: int, stop: int) -> NDArray[np.uint32]:
     """Entries start..stop-1 of the tiled sequence of a square table that covers them."""
     out = np.empty(stop - start, dtype=np.uint32)
