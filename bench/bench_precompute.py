@@ -1,4 +1,7 @@
-"""Precompute subtraction:1,3,4 to 10^7 including storage: values per second and stored bytes per value."""
+"""Precompute to the issue's sizes including storage: values per second and stored bytes per value.
+
+Each measurement runs in a fresh database, so the chunk table holds just that one sequence.
+"""
 
 from __future__ import annotations
 
@@ -11,30 +14,39 @@ from storage.jobs import JobQueue
 from storage.sequences import SequenceStore
 from worker.runner import Worker
 
-GAME = "subtraction:1,3,4"
+#: (game, values): a subtraction game filled past its period, and Grundy's game, which has none.
+RUNS: tuple[tuple[str, int], ...] = (("subtraction:1,3,4", 10_000_000), ("grundy", 1 << 20))
 
 
-def main(upto: int = 10_000_000) -> None:
+def measure(game: str, upto: int) -> None:
     with fresh_database() as url:
         engine = create_engine(url)
         # Compile (or load from cache) the kernels outside the measured run.
-        warm = JobQueue(engine).submit("subtraction:1,3,5", "heap", 1000, fill=True)
+        JobQueue(engine).submit(game, "heap", 1000, fill=True)
         Worker(engine).run_once()
-        assert JobQueue(engine).get(warm.id) is not None
-        job = JobQueue(engine).submit(GAME, "heap", upto, fill=True)
+        with engine.begin() as connection:
+            connection.exec_driver_sql("TRUNCATE sequences, sequence_chunks, jobs CASCADE")
+        job = JobQueue(engine).submit(game, "heap", upto, fill=True)
         started = time.perf_counter()
         Worker(engine).run_once()
         elapsed = time.perf_counter() - started
         done = JobQueue(engine).get(job.id)
         assert done is not None and done.status == "done", done
-        info = SequenceStore(engine).info(GAME, "heap")
+        info = SequenceStore(engine).info(game, "heap")
         assert info is not None and info.computed_upto == upto
         size = SequenceStore(engine).table_bytes()
-        figure(f"precompute {GAME} to {upto:,}: wall time", elapsed, "s")
-        figure(f"precompute {GAME} to {upto:,}: values per second", upto / elapsed, "values/s")
-        figure(f"precompute {GAME} to {upto:,}: stored bytes per value", size / upto, "B/value")
+        figure(f"precompute {game} to {upto:,}: wall time", elapsed, "s")
+        figure(f"precompute {game} to {upto:,}: values per second", upto / elapsed, "values/s")
+        figure(f"precompute {game} to {upto:,}: stored bytes per value", size / upto, "B/value")
         engine.dispose()
 
 
+def main() -> None:
+    for game, upto in RUNS:
+        if len(sys.argv) > 1 and sys.argv[1] != game:
+            continue
+        measure(game, upto)
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 10_000_000)
+    main()

@@ -520,6 +520,11 @@ class Nimbase:
         if len(values) == 0:
             values = self.sequences.values(rules, 0, 4096, until)[0]
         stats.update(_sequence_stats(values), source=source)
+        observe = getattr(self.sequences.kernel(rules), "observe", None)
+        if period is None and callable(observe):
+            # A regularity the values show, reported as such (certified: false) and never used to answer.
+            seen = observe(values.astype(np.uint32))
+            stats["period"] = seen.as_dict() if isinstance(seen, Period) else None
         sparse_rules = getattr(rules, "rules", None) if rules.splits else None
         if sparse_rules is not None and len(values):
             how = choose_sparseness(values.astype(np.uint32), sparse_rules.two)
