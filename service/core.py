@@ -11,11 +11,11 @@ import itertools
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -150,6 +150,9 @@ class NimbaseService(Protocol):
     def cancel_job(self, token: str | None, job_id: int) -> JobView: ...
     def health(self) -> Health: ...
 
+
+#: A position of either kind (heaps or Wythoff pairs), for code shared by both.
+P = TypeVar("P", bound=tuple[Any, ...])
 
 #: Games parsed from ids are kept this many at a time (ids are user text, so the cache is bounded).
 _GAME_CACHE_SIZE = 1024
@@ -386,43 +389,39 @@ class Nimbase:
             return self._wythoff_best_move(position, limit)
         heaps = parse_heaps(position)
         until = self._deadline(deadline)
-        value = self._value(rules, heaps, until, remoteness=True)
-        count = count_sum_moves(rules, heaps)
-        if count <= self._limits.ranked_moves:
-            moves = [
-                MoveValue(label, self._value(rules, child, until, remoteness=True))
-                for label, child in iter_sum_moves(rules, heaps)
-            ]
-            moves.sort(key=_move_rank)
-            return BestMoveResult(value, moves[:limit] if limit is not None else moves)
-        if limit is None:
-            raise LimitExceeded(
-                f"position {value.position!r} has {count} moves, more than the {self._limits.ranked_moves} "
-                f"listed without a limit; pass limit (at most {self._limits.listed_moves})"
-            )
-        listed: list[MoveValue] = []
-        seen: set[Heaps] = set()
-        for label, child in self._winning_moves(rules, heaps, until, limit):
-            if len(listed) >= limit:
-                break
-            seen.add(child)
-            listed.append(MoveValue(label, self._value(rules, child, until, remoteness=False)))
-        for label, child in iter_sum_moves(rules, heaps):
-            if len(listed) >= limit:
-                break
-            if child in seen:
-                continue
-            listed.append(MoveValue(label, self._value(rules, child, until, remoteness=False)))
-        return BestMoveResult(value, listed)
+        return self._list_moves(
+            self._value(rules, heaps, until, remoteness=True),
+            count_sum_moves(rules, heaps),
+            lambda: iter_sum_moves(rules, heaps),
+            lambda: self._winning_moves(rules, heaps, until, limit or 1),
+            lambda child, ranked: self._value(rules, child, until, remoteness=ranked),
+            limit,
+        )
 
     def _wythoff_best_move(self, position: str, limit: int | None) -> BestMoveResult:
         pairs = self.wythoff.parse(position)
-        value = self.wythoff.value(pairs)
-        count = self.wythoff.count_moves(pairs)
+        return self._list_moves(
+            self.wythoff.value(pairs),
+            self.wythoff.count_moves(pairs),
+            lambda: self.wythoff.moves(pairs),
+            lambda: self.wythoff.winning_moves(pairs),
+            lambda child, _: self.wythoff.value(child),
+            limit,
+        )
+
+    def _list_moves(
+        self,
+        value: Value,
+        count: int,
+        every: Callable[[], Iterable[tuple[str, P]]],
+        winning: Callable[[], Iterable[tuple[str, P]]],
+        evaluate: Callable[[P, bool], Value],
+        limit: int | None,
+    ) -> BestMoveResult:
+        """Every move ranked best first when there are few; else winning moves first, then the rest
+        in order, up to `limit` (the evaluation flag says whether the move list is being ranked)."""
         if count <= self._limits.ranked_moves:
-            moves = [
-                MoveValue(label, self.wythoff.value(child)) for label, child in self.wythoff.moves(pairs)
-            ]
+            moves = [MoveValue(label, evaluate(child, True)) for label, child in every()]
             moves.sort(key=_move_rank)
             return BestMoveResult(value, moves[:limit] if limit is not None else moves)
         if limit is None:
@@ -431,18 +430,17 @@ class Nimbase:
                 f"listed without a limit; pass limit (at most {self._limits.listed_moves})"
             )
         listed: list[MoveValue] = []
-        seen: set[tuple[tuple[int, int], ...]] = set()
-        candidates = itertools.chain(self.wythoff.winning_moves(pairs), self.wythoff.moves(pairs))
-        for label, child in candidates:
+        seen: set[P] = set()
+        for label, child in itertools.chain(winning(), every()):
             if len(listed) >= limit:
                 break
             if child in seen:
                 continue
             seen.add(child)
             try:
-                listed.append(MoveValue(label, self.wythoff.value(child)))
+                listed.append(MoveValue(label, evaluate(child, False)))
             except LimitExceeded:
-                continue
+                continue  # a move whose value is beyond the limits is left out, not the whole answer
         return BestMoveResult(value, listed)
 
     def _winning_moves(

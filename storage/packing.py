@@ -59,6 +59,39 @@ def pack(values: NDArray[np.uint32]) -> tuple[int, bytes]:
     return width, packed.astype(np.uint8).tobytes()
 
 
+#: How a chunk's bit-packed bytes are stored: as they are, or deflated where that saves a tenth
+#: (sequences without a period, like Grundy's game, have far fewer distinct values than their width).
+RAW, DEFLATE = 0, 1
+CODECS: tuple[int, ...] = (RAW, DEFLATE)
+#: Packed payloads shorter than this are stored raw: deflating them saves nothing worth a call.
+_DEFLATE_FROM = 512
+
+
+def encode(values: NDArray[np.uint32]) -> tuple[int, int, bytes]:
+    """(width, codec, payload) for `values`: bit-packed, then deflated when that is clearly smaller.
+
+    zlib at a fixed level is deterministic, so stored bytes still depend on the values only.
+    """
+    width, packed = pack(values)
+    if len(packed) >= _DEFLATE_FROM:
+        deflated = zlib.compress(packed, 6)
+        if len(deflated) * 10 < len(packed) * 9:
+            return width, DEFLATE, deflated
+    return width, RAW, packed
+
+
+def decode(width: int, codec: int, count: int, payload: bytes) -> NDArray[np.uint32]:
+    """The values `encode` stored (InvalidPayload for an unknown codec or bytes that do not inflate)."""
+    if codec == DEFLATE:
+        try:
+            payload = zlib.decompress(payload)
+        except zlib.error as exc:
+            raise InvalidPayload(f"deflated payload does not inflate: {exc}") from exc
+    elif codec != RAW:
+        raise InvalidPayload(f"codec {codec} is not one of {CODECS}")
+    return unpack(width, count, payload)
+
+
 def unpack(width: int, count: int, payload: bytes) -> NDArray[np.uint32]:
     """The `count` values packed in `payload` at `width` bits each."""
     if width not in WIDTHS:
@@ -83,7 +116,9 @@ def unpack(width: int, count: int, payload: bytes) -> NDArray[np.uint32]:
     return spread.reshape(-1)[:count].astype(np.uint32)
 
 
-def checksum(game_id: str, family: str, chunk_index: int, count: int, width: int, payload: bytes) -> int:
+def checksum(
+    game_id: str, family: str, chunk_index: int, count: int, width: int, payload: bytes, codec: int = 0
+) -> int:
     """CRC32 over the chunk's identity and payload, so a chunk copied to the wrong place fails too."""
-    header = f"{game_id}\x00{family}\x00{chunk_index}\x00{count}\x00{width}\x00".encode()
+    header = f"{game_id}\x00{family}\x00{chunk_index}\x00{count}\x00{width}\x00{codec}\x00".encode()
     return zlib.crc32(payload, zlib.crc32(header))

@@ -37,6 +37,7 @@ sequence_chunks = sa.Table(
     sa.Column("width", sa.SmallInteger(), nullable=False),
     sa.Column("payload", sa.LargeBinary(), nullable=False),
     sa.Column("checksum", sa.BigInteger(), nullable=False),
+    sa.Column("codec", sa.SmallInteger(), nullable=False, server_default="0"),
     sa.PrimaryKeyConstraint("game_id", "family", "chunk_index", name="pk_sequence_chunks"),
     sa.ForeignKeyConstraint(
         ["game_id", "family"],
@@ -46,6 +47,7 @@ sequence_chunks = sa.Table(
     ),
     sa.CheckConstraint("width IN (0, 1, 2, 4, 8, 16, 32)", name="ck_sequence_chunks_width"),
     sa.CheckConstraint("count > 0", name="ck_sequence_chunks_count"),
+    sa.CheckConstraint("codec IN (0, 1)", name="ck_sequence_chunks_codec"),
 )
 
 jobs = sa.Table(

@@ -23,7 +23,7 @@ from engine.periods import Period
 from storage.database import unavailable_on_disconnect
 from storage.errors import CorruptChunk, InvalidPayload, LeaseLost, NotStored, StaleWrite
 from storage.jobs import OPEN_STATUSES, Job, open_repair_insert
-from storage.packing import CHUNK_VALUES, checksum, pack, unpack
+from storage.packing import CHUNK_VALUES, checksum, decode, encode
 from storage.schema import corruption_reports, jobs, sequence_chunks, sequences
 
 
@@ -72,12 +72,12 @@ def _chunk_key(game_id: str, family: str) -> sa.ColumnElement[bool]:
 def verified_values(game_id: str, family: str, row: sa.Row[Any]) -> NDArray[np.uint32]:
     """The values of a chunk row, after checking its checksum (CorruptChunk otherwise)."""
     m = row._mapping
-    index, count, width = int(m["chunk_index"]), int(m["count"]), int(m["width"])
+    index, count, width, codec = int(m["chunk_index"]), int(m["count"]), int(m["width"]), int(m["codec"])
     payload = bytes(m["payload"])
-    if checksum(game_id, family, index, count, width, payload) != int(m["checksum"]):
+    if checksum(game_id, family, index, count, width, payload, codec) != int(m["checksum"]):
         raise CorruptChunk(game_id, family, index)
     try:
-        return unpack(width, count, payload)
+        return decode(width, codec, count, payload)
     except InvalidPayload as exc:
         raise CorruptChunk(game_id, family, index, str(exc)) from exc
 
@@ -289,6 +289,7 @@ def _upsert_chunks() -> sa.Insert:
         set_={
             "count": stmt.excluded["count"],
             "width": stmt.excluded.width,
+            "codec": stmt.excluded.codec,
             "payload": stmt.excluded.payload,
             "checksum": stmt.excluded.checksum,
         },
@@ -303,7 +304,7 @@ def _chunk_rows(
     for chunk_start in range(lo, hi, CHUNK_VALUES):
         index = chunk_start // CHUNK_VALUES
         part = values[chunk_start - base : min(chunk_start + CHUNK_VALUES, hi) - base]
-        width, payload = pack(part)
+        width, codec, payload = encode(part)
         rows.append(
             {
                 "game_id": game_id,
@@ -311,8 +312,9 @@ def _chunk_rows(
                 "chunk_index": index,
                 "count": len(part),
                 "width": width,
+                "codec": codec,
                 "payload": payload,
-                "checksum": checksum(game_id, family, index, len(part), width, payload),
+                "checksum": checksum(game_id, family, index, len(part), width, payload, codec),
             }
         )
     return rows

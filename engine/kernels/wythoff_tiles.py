@@ -83,7 +83,10 @@ class WythoffTileKernel(SequenceKernel):
     def table(self, side: int) -> NDArray[np.uint32]:
         """The square table of at least `side` (the last one computed is kept for the next step)."""
         if self._table is None or self._table.shape[0] < side:
-            self._table = wythoff_table(side, side)
+            # Grow geometrically: a job extends the table step by step, and recomputing it at every
+            # step's exact side would cost the sum of all those squares.
+            grown = side if self._table is None else max(side, 2 * self._table.shape[0])
+            self._table = wythoff_table(grown, grown)
         return self._table
 
     def extend(self, prefix: NDArray[np.uint32], stop: int) -> NDArray[np.uint32]:

@@ -49,7 +49,8 @@ def flip_byte(engine: sa.Engine, game_id: str, chunk_index: int, offset: int = 0
     with engine.begin() as conn:
         updated = conn.execute(
             sa.text(
-                "UPDATE sequence_chunks SET payload = set_byte(payload, :o, get_byte(payload, :o) # 1) "
+                "UPDATE sequence_chunks SET payload = set_byte(payload, :o % length(payload), "
+                "get_byte(payload, :o % length(payload)) # 1) "
                 "WHERE game_id = :g AND family = 'heap' AND chunk_index = :i"
             ),
             {"o": offset, "g": game_id, "i": chunk_index},

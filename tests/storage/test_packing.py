@@ -8,7 +8,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from storage.errors import InvalidPayload
-from storage.packing import CHUNK_VALUES, WIDTHS, checksum, pack, packed_size, unpack, width_for
+from storage.packing import (
+    CHUNK_VALUES,
+    DEFLATE,
+    RAW,
+    WIDTHS,
+    checksum,
+    decode,
+    encode,
+    pack,
+    packed_size,
+    unpack,
+    width_for,
+)
 
 
 def reference_width(values: list[int]) -> int:
@@ -92,3 +104,23 @@ def test_checksum_covers_identity_and_every_byte() -> None:
         flipped = bytearray(payload)
         flipped[i] ^= 0x01
         assert checksum("subtraction:1,3,4", "heap", 7, 4096, 2, bytes(flipped)) != base
+
+
+@settings(max_examples=50, deadline=None)
+@given(values=st.lists(st.integers(0, 300), min_size=0, max_size=5000), repeat=st.integers(1, 20))
+def test_encode_round_trips_raw_and_deflated(values: list[int], repeat: int) -> None:
+    arr = np.array(values * repeat, dtype=np.uint32)
+    width, codec, payload = encode(arr)
+    assert codec in (RAW, DEFLATE)
+    assert decode(width, codec, len(arr), payload).tolist() == arr.tolist()
+    assert encode(arr) == (width, codec, payload)  # deterministic: resumed runs store the same bytes
+
+
+def test_periodic_chunks_are_deflated_and_bad_codecs_refused() -> None:
+    arr = np.tile(np.arange(200, dtype=np.uint32), CHUNK_VALUES // 200)
+    width, codec, payload = encode(arr)
+    assert (width, codec) == (8, DEFLATE) and len(payload) < len(arr) // 20
+    with pytest.raises(InvalidPayload, match="inflate"):
+        decode(width, DEFLATE, len(arr), payload[:-5] + b"xxxxx")
+    with pytest.raises(InvalidPayload, match="codec 7"):
+        decode(width, 7, len(arr), payload)
