@@ -7,7 +7,7 @@ public error code.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -169,6 +169,17 @@ class NimbaseClient:
         try:
             for reply in self._stub.StreamValues(messages, timeout=None):
                 yield value_or_error_dict(reply)
+        except grpc.RpcError as exc:
+            raise _client_error(exc) from None
+
+    def stream_batches(self, batches: Iterable[tuple[str, Sequence[str]]]) -> Iterator[dict[str, object]]:
+        """One `{"values": [...]}` per (game, positions) batch, in order, over one stream."""
+        requests = (
+            pb.BatchGetValuesRequest(game=game, positions=list(positions)) for game, positions in batches
+        )
+        try:
+            for reply in self._stub.StreamBatches(requests, timeout=None):
+                yield {"values": [value_or_error_dict(v) for v in reply.values]}
         except grpc.RpcError as exc:
             raise _client_error(exc) from None
 

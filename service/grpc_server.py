@@ -262,6 +262,33 @@ class NimbaseServicer:
             reader.cancel()
             self._metrics.observe("grpc", "StreamValues", code, time.perf_counter() - started)
 
+    async def StreamBatches(
+        self, request_iterator: AsyncIterator[pb.BatchGetValuesRequest], context: Context
+    ) -> AsyncIterator[pb.BatchGetValuesResponse]:
+        """One batch answer per request, in order; a bad batch (bad game, too many positions)
+        gets its error in every slot and the stream goes on."""
+        started = time.perf_counter()
+        code = "OK"
+        try:
+            async for request in request_iterator:
+                deadline = self._deadline(context)
+                yield await self._run(self._answer_batch, request, deadline)
+        except asyncio.CancelledError:
+            code = "CANCELLED"
+            raise
+        finally:
+            self._metrics.observe("grpc", "StreamBatches", code, time.perf_counter() - started)
+
+    def _answer_batch(self, request: pb.BatchGetValuesRequest, deadline: float) -> pb.BatchGetValuesResponse:
+        positions = list(request.positions)
+        items: Sequence[Value | BaseException]
+        try:
+            convert.check_batch_size(len(positions))
+            items = self._service.batch_get_values(request.game, positions, deadline)
+        except NimbaseError as exc:
+            items = [exc] * len(positions)
+        return convert.batch_to_pb(items)
+
     def _answer_chunk(
         self, chunk: Sequence[pb.StreamValuesRequest], deadline: float
     ) -> list[pb.ValueOrError]:

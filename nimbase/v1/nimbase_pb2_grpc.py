@@ -65,6 +65,11 @@ class NimbaseStub:
                 request_serializer=nimbase_dot_v1_dot_nimbase__pb2.StreamValuesRequest.SerializeToString,
                 response_deserializer=nimbase_dot_v1_dot_nimbase__pb2.ValueOrError.FromString,
                 _registered_method=True)
+        self.StreamBatches = channel.stream_stream(
+                '/nimbase.v1.Nimbase/StreamBatches',
+                request_serializer=nimbase_dot_v1_dot_nimbase__pb2.BatchGetValuesRequest.SerializeToString,
+                response_deserializer=nimbase_dot_v1_dot_nimbase__pb2.BatchGetValuesResponse.FromString,
+                _registered_method=True)
         self.GetSequence = channel.unary_unary(
                 '/nimbase.v1.Nimbase/GetSequence',
                 request_serializer=nimbase_dot_v1_dot_nimbase__pb2.GetSequenceRequest.SerializeToString,
@@ -143,6 +148,15 @@ class NimbaseServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def StreamBatches(self, request_iterator, context):
+        """Bulk lookups without a size limit at batch speed: each request (up to 10,000 positions of one
+        game) gets one BatchGetValuesResponse, in order. One message per position, as StreamValues sends,
+        costs far more per value than the lookup itself.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetSequence(self, request, context):
         """Values of a one-parameter family for start <= n < stop, and its period where known.
         """
@@ -214,6 +228,11 @@ def add_NimbaseServicer_to_server(servicer, server):
                     servicer.StreamValues,
                     request_deserializer=nimbase_dot_v1_dot_nimbase__pb2.StreamValuesRequest.FromString,
                     response_serializer=nimbase_dot_v1_dot_nimbase__pb2.ValueOrError.SerializeToString,
+            ),
+            'StreamBatches': grpc.stream_stream_rpc_method_handler(
+                    servicer.StreamBatches,
+                    request_deserializer=nimbase_dot_v1_dot_nimbase__pb2.BatchGetValuesRequest.FromString,
+                    response_serializer=nimbase_dot_v1_dot_nimbase__pb2.BatchGetValuesResponse.SerializeToString,
             ),
             'GetSequence': grpc.unary_unary_rpc_method_handler(
                     servicer.GetSequence,
@@ -409,6 +428,33 @@ class Nimbase:
             '/nimbase.v1.Nimbase/StreamValues',
             nimbase_dot_v1_dot_nimbase__pb2.StreamValuesRequest.SerializeToString,
             nimbase_dot_v1_dot_nimbase__pb2.ValueOrError.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StreamBatches(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/nimbase.v1.Nimbase/StreamBatches',
+            nimbase_dot_v1_dot_nimbase__pb2.BatchGetValuesRequest.SerializeToString,
+            nimbase_dot_v1_dot_nimbase__pb2.BatchGetValuesResponse.FromString,
             options,
             channel_credentials,
             insecure,

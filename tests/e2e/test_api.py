@@ -250,3 +250,20 @@ def test_database_outage(server: Server, db_proxy: DatabaseProxy) -> None:
                 assert time.monotonic() < deadline, "the service did not recover"
                 time.sleep(0.5)
     assert server.process.poll() is None
+
+
+def test_stream_batches_answer_each_batch_in_order(server: Server) -> None:
+    batches = [("nim", [str(n), f"{n} {n}"]) for n in range(1, 50)]
+    batches.insert(10, ("chess:KRvK", ["1"]))
+    batches.insert(20, ("subtraction:1,3,4", ["7", "x"]))
+    with server.client() as client:
+        answers = list(client.stream_batches(iter(batches)))
+    assert len(answers) == len(batches)
+    for (game, positions), answer in zip(batches, answers, strict=True):
+        values = answer["values"]
+        assert len(values) == len(positions)
+        if game == "nim":
+            assert values[0]["grundy"] == int(positions[0]) and values[1]["grundy"] == 0
+    assert answers[10]["values"][0]["error"]["code"] == "NOT_FOUND"
+    assert answers[20]["values"][0]["grundy"] == subtraction_grundy((1, 3, 4), 7)
+    assert answers[20]["values"][1]["error"]["code"] == "INVALID_ARGUMENT"
