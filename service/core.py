@@ -52,6 +52,10 @@ from storage.errors import StorageUnavailable
 from storage.jobs import Job, JobQueue
 from storage.sequences import SequenceStore
 
+#: A position of either kind (heaps or Wythoff pairs), for code shared by both.
+P = TypeVar("P", bound=tuple[Any, ...])
+T = TypeVar("T")
+
 
 @dataclass(frozen=True, slots=True)
 class MoveValue:
@@ -132,7 +136,7 @@ class NimbaseService(Protocol):
 
     def list_games(self) -> list[GameInfo]: ...
     def get_value(self, game: str, position: str, deadline: float | None = None) -> Value: ...
-    def get_value_in_memory(self, game: str, position: str) -> Value | None: ...
+    def in_memory(self, call: Callable[[], T]) -> T | None: ...
     def best_move(
         self, game: str, position: str, limit: int | None = None, deadline: float | None = None
     ) -> BestMoveResult: ...
@@ -150,9 +154,6 @@ class NimbaseService(Protocol):
     def cancel_job(self, token: str | None, job_id: int) -> JobView: ...
     def health(self) -> Health: ...
 
-
-#: A position of either kind (heaps or Wythoff pairs), for code shared by both.
-P = TypeVar("P", bound=tuple[Any, ...])
 
 #: Games parsed from ids are kept this many at a time (ids are user text, so the cache is bounded).
 _GAME_CACHE_SIZE = 1024
@@ -230,14 +231,14 @@ class Nimbase:
     def is_p_position(self, game: str, position: str, deadline: float | None = None) -> Value:
         return self.get_value(game, position, deadline)
 
-    def get_value_in_memory(self, game: str, position: str) -> Value | None:
-        """The value if it can be answered from memory alone (no database, no computation), else None.
+    def in_memory(self, call: Callable[[], T]) -> T | None:
+        """`call()` if memory alone answers it (no database, no computation), else None.
 
         Errors in the request are raised as usual: they cost nothing to find.
         """
         try:
             with self.sequences.memory_only():
-                return self.get_value(game, position)
+                return call()
         except WouldBlock:
             return None
 

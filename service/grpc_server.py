@@ -102,12 +102,12 @@ class NimbaseServicer:
 
         return await self._unary("ListGames", context, call)
 
-    async def _in_memory(self, method: str, context: Context, request: Any) -> Value | None:
+    async def _in_memory(self, method: str, context: Context, call: Callable[[], Value]) -> Value | None:
         """The answer straight from memory on the event loop (no thread hop), or None if it needs
         the database or computation; request errors are answered here too."""
         started = time.perf_counter()
         try:
-            value = self._service.get_value_in_memory(request.game, request.position)
+            value = self._service.in_memory(call)
         except Exception as exc:
             code, message = convert.public_error(exc)
             self._metrics.observe("grpc", method, code, time.perf_counter() - started)
@@ -117,7 +117,9 @@ class NimbaseServicer:
         return value
 
     async def GetValue(self, request: pb.GetValueRequest, context: Context) -> pb.Value:
-        quick = await self._in_memory("GetValue", context, request)
+        quick = await self._in_memory(
+            "GetValue", context, lambda: self._service.get_value(request.game, request.position)
+        )
         if quick is not None:
             return convert.value_to_pb(quick)
         deadline = self._deadline(context)
@@ -138,7 +140,9 @@ class NimbaseServicer:
         return await self._unary("BestMove", context, call)
 
     async def IsPPosition(self, request: pb.IsPPositionRequest, context: Context) -> pb.IsPPositionResponse:
-        quick = await self._in_memory("IsPPosition", context, request)
+        quick = await self._in_memory(
+            "IsPPosition", context, lambda: self._service.is_p_position(request.game, request.position)
+        )
         if quick is not None:
             return pb.IsPPositionResponse(p_position=quick.outcome == "P", value=convert.value_to_pb(quick))
         deadline = self._deadline(context)

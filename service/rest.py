@@ -16,10 +16,12 @@ from fastapi import FastAPI, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine.errors import InvalidArgument
+from engine.values import Value
 from service import convert
 from service.core import NimbaseService
 from service.metrics import Metrics
@@ -162,15 +164,34 @@ def create_app(service: NimbaseService, metrics: Metrics | None = None) -> FastA
             request, lambda: {"games": [convert.game_info_as_dict(g) for g in service.list_games()]}
         )
 
+    async def value_first_from_memory(
+        request: Request,
+        ask: Callable[[float | None], Value],
+        x_deadline: str | None,
+        shape: Callable[[Value], object],
+    ) -> Response:
+        """Answer on the event loop when memory suffices; else in a worker thread (database, computation)."""
+        try:
+            quick = service.in_memory(lambda: ask(None))
+        except Exception as exc:
+            code, message = convert.public_error(exc)
+            request.state.code = code
+            return error_response(code, message)
+        if quick is not None:
+            return JSONResponse(shape(quick))
+        return await run_in_threadpool(answer, request, lambda: shape(ask(_deadline(x_deadline))))
+
     @app.get("/v1/value", tags=["values"])
-    def get_value(
+    async def get_value(
         request: Request,
         game: Annotated[str, Query()],
         position: Annotated[str, Query()],
         x_deadline: Deadline = None,
     ) -> Response:
         """The value of one position."""
-        return answer(request, lambda: service.get_value(game, position, _deadline(x_deadline)).as_dict())
+        return await value_first_from_memory(
+            request, lambda deadline: service.get_value(game, position, deadline), x_deadline, Value.as_dict
+        )
 
     @app.get("/v1/best-move", tags=["values"])
     def best_move(
@@ -189,19 +210,19 @@ def create_app(service: NimbaseService, metrics: Metrics | None = None) -> FastA
         )
 
     @app.get("/v1/is-p-position", tags=["values"])
-    def is_p_position(
+    async def is_p_position(
         request: Request,
         game: Annotated[str, Query()],
         position: Annotated[str, Query()],
         x_deadline: Deadline = None,
     ) -> Response:
         """Whether the player to move loses with best play, plus the value."""
-
-        def call() -> dict[str, object]:
-            value = service.is_p_position(game, position, _deadline(x_deadline))
-            return {"p_position": value.outcome == "P", **value.as_dict()}
-
-        return answer(request, call)
+        return await value_first_from_memory(
+            request,
+            lambda deadline: service.is_p_position(game, position, deadline),
+            x_deadline,
+            lambda v: {"p_position": v.outcome == "P", **v.as_dict()},
+        )
 
     @app.post("/v1/values:batch", tags=["values"])
     def batch_get_values(request: Request, body: BatchRequest, x_deadline: Deadline = None) -> Response:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import reduce
+from typing import TypeVar
 
 from engine.errors import (
     DeadlineExceeded,
@@ -60,13 +61,17 @@ GAMES = [
 ]
 
 
+T = TypeVar("T")
+
+
 class FakeService:
     """Fixed answers chosen by the position text; records the deadlines and tokens it was given."""
 
     def __init__(self) -> None:
         self.deadlines: list[float | None] = []
         self.database = True
-        self.in_memory = 0
+        self.from_memory = False
+        self.memory_answers = 0
         self.jobs: dict[int, JobView] = {}
         self._lock = threading.Lock()
 
@@ -77,12 +82,12 @@ class FakeService:
         if game not in ("nim", "nim:misere"):
             raise UnknownGame(f"unknown game {game!r}")
 
-    def get_value_in_memory(self, game: str, position: str) -> Value | None:
-        """Positions starting with "mem:" are answered from memory (no deadline); others need a thread."""
-        if position.startswith("mem:"):
-            self.in_memory += 1
-            return self.get_value(game, position[4:])
-        return None
+    def in_memory(self, call: Callable[[], T]) -> T | None:
+        """Answered from memory only while `from_memory` is set; otherwise the call needs a thread."""
+        if not self.from_memory:
+            return None
+        self.memory_answers += 1
+        return call()
 
     def get_value(self, game: str, position: str, deadline: float | None = None) -> Value:
         with self._lock:

@@ -77,14 +77,20 @@ def test_get_value_present_and_absent_fields(stub: Any) -> None:
 
 
 def test_answers_from_memory_skip_the_worker_thread(stub: Any, fake: FakeService) -> None:
-    before = fake.in_memory
-    value = stub.GetValue(pb.GetValueRequest(game="nim", position="mem:5 3"))
-    assert (value.position, value.grundy) == ("3 5", 6)
-    answer = stub.IsPPosition(pb.IsPPositionRequest(game="nim", position="mem:4 4"))
-    assert answer.p_position and answer.value.position == "4 4"
-    assert fake.in_memory == before + 2
-    error = rpc_error(stub.GetValue, pb.GetValueRequest(game="nim", position="mem:x"))
-    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+    before = fake.memory_answers
+    fake.from_memory = True
+    try:
+        value = stub.GetValue(pb.GetValueRequest(game="nim", position="5 3"))
+        assert (value.position, value.grundy) == ("3 5", 6)
+        answer = stub.IsPPosition(pb.IsPPositionRequest(game="nim", position="4 4"))
+        assert answer.p_position and answer.value.position == "4 4"
+        error = rpc_error(stub.GetValue, pb.GetValueRequest(game="nim", position="x"))
+        assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+        refused = rpc_error(stub.IsPPosition, pb.IsPPositionRequest(game="nim:misere", position="1"))
+        assert refused.code() == grpc.StatusCode.FAILED_PRECONDITION
+    finally:
+        fake.from_memory = False
+    assert fake.memory_answers == before + 4
 
 
 def test_get_value_passes_a_deadline_within_the_client_timeout(stub: Any, fake: FakeService) -> None:

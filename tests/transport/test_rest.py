@@ -277,3 +277,20 @@ def test_metrics_count_requests_by_transport_method_and_code(http: httpx.Client)
     assert 'nimbase_requests_total{code="NOT_FOUND",method="GET /v1/value",transport="rest"}' in text
     assert 'nimbase_requests_total{code="OK",method="GET /v1/value",transport="rest"}' in text
     assert "nimbase_request_duration_seconds_bucket" in text
+
+
+def test_answers_from_memory_keep_the_same_shapes(http: httpx.Client, fake: FakeService) -> None:
+    threaded = http.get("/v1/is-p-position", params={"game": "nim", "position": "2 2"}).json()
+    before = fake.memory_answers
+    fake.from_memory = True
+    try:
+        quick = http.get("/v1/is-p-position", params={"game": "nim", "position": "2 2"}).json()
+        assert quick == threaded
+        assert http.get("/v1/value", params={"game": "nim", "position": "3 5"}).json()["grundy"] == 6
+        bad = http.get("/v1/value", params={"game": "nim", "position": "x"})
+        assert_error(bad, 400, "INVALID_ARGUMENT")
+        puzzle = http.get("/v1/is-p-position", params={"game": "nim:misere", "position": "1"})
+        assert_error(puzzle, 409, "FAILED_PRECONDITION")
+    finally:
+        fake.from_memory = False
+    assert fake.memory_answers == before + 4
