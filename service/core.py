@@ -32,7 +32,7 @@ from engine.kernels.rare_common import choose_sparseness, last_rare_at, rare_cou
 from engine.kernels.wythoff_tiles import PAIRS, values_for_side
 from engine.periods import Period
 from engine.positions import parse_heaps
-from engine.search import estimate_states, solve
+from engine.search import SearchResult, estimate_states, solve
 from engine.sums import (
     apply_move,
     count_sum_moves,
@@ -155,6 +155,11 @@ class NimbaseService(Protocol):
     def health(self) -> Health: ...
 
 
+#: Searched positions whose answers are kept.
+_SOLVED_CACHE_SIZE = 65_536
+#: A misère search whose cheap upper bound exceeds its budget this many times over is refused at once.
+_HOPELESS = 50
+
 #: Games parsed from ids are kept this many at a time (ids are user text, so the cache is bounded).
 _GAME_CACHE_SIZE = 1024
 
@@ -194,7 +199,7 @@ class Nimbase:
         self._games: OrderedDict[str, Game] = OrderedDict()
         self.wythoff = WythoffValues(self.sequences, WythoffGame())
         self._games_lock = threading.Lock()
-        self._remoteness: OrderedDict[tuple[str, Heaps], int | None] = OrderedDict()
+        self._solved: OrderedDict[tuple[str, Heaps], SearchResult] = OrderedDict()
 
     # -- games and positions --------------------------------------------------------------------
 
@@ -347,8 +352,14 @@ class Nimbase:
         if len(heaps) == 1:
             value, source = self.sequences.value(game, heaps[0], deadline)
             return ("P" if value == 0 else "N"), None, source, None
-        self.sequences.require_blocking_allowed()
-        result = solve(game, heaps, max_states=self._limits.search_states, deadline=deadline)
+        budget = self._limits.search_states
+        if estimate_states(game, heaps) > _HOPELESS * budget:
+            # The search could only end at its budget: say so now instead of after seconds of work.
+            raise LimitExceeded(
+                f"solving {game.game_id!r} position {_position_text(heaps)!r} would visit about "
+                f"{estimate_states(game, heaps):.3g} positions, beyond the live search budget of {budget}"
+            )
+        result = self._search(game, heaps, budget, deadline)
         return result.outcome, None, "live", result.remoteness
 
     def _remoteness_of(self, game: HeapGame, heaps: Heaps, deadline: float) -> int | None:
@@ -358,23 +369,26 @@ class Nimbase:
             return 1
         if isinstance(game, SubtractionGame) and len(heaps) == 1:
             return self.sequences.heap_remoteness(game, heaps[0], deadline)
-        key = (game.game_id, heaps)
-        if key in self._remoteness:
-            return self._remoteness[key]
         if estimate_states(game, heaps) > self._limits.remoteness_states:
             return None
-        self.sequences.require_blocking_allowed()
         try:
-            found: int | None = solve(
-                game, heaps, max_states=self._limits.remoteness_states, deadline=deadline
-            ).remoteness
+            return self._search(game, heaps, self._limits.remoteness_states, deadline).remoteness
         except LimitExceeded:
-            found = None
+            return None
+
+    def _search(self, game: HeapGame, heaps: Heaps, budget: int, deadline: float) -> SearchResult:
+        """A bounded search, its answers kept (bounded) so a repeated question costs nothing."""
+        key = (game.game_id, heaps)
+        known = self._solved.get(key)
+        if known is not None:
+            return known
+        self.sequences.require_blocking_allowed()
+        result = solve(game, heaps, max_states=budget, deadline=deadline)
         with self._games_lock:
-            self._remoteness[key] = found
-            while len(self._remoteness) > 65536:
-                self._remoteness.popitem(last=False)
-        return found
+            self._solved[key] = result
+            while len(self._solved) > _SOLVED_CACHE_SIZE:
+                self._solved.popitem(last=False)
+        return result
 
     # -- moves ----------------------------------------------------------------------------------
 
