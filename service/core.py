@@ -266,7 +266,9 @@ class Nimbase:
                 parsed.append(error)
         if rules.misere:
             return [
-                item if isinstance(item, NimbaseError) else self._guarded_value(rules, item, limit)
+                item
+                if isinstance(item, NimbaseError)
+                else self._guarded(partial(self._value, rules, item, limit, remoteness=False))
                 for item in parsed
             ]
         known = self.sequences.lookup_many(
@@ -278,14 +280,9 @@ class Nimbase:
 
     @staticmethod
     def _guarded(answer: Callable[[], Value]) -> Value | NimbaseError:
+        """The answer, or the error that is its answer (one bad item never fails a whole batch)."""
         try:
             return answer()
-        except NimbaseError as error:
-            return error
-
-    def _guarded_value(self, game: HeapGame, heaps: Heaps, deadline: float) -> Value | NimbaseError:
-        try:
-            return self._value(game, heaps, deadline, remoteness=False)
         except NimbaseError as error:
             return error
 
