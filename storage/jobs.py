@@ -65,6 +65,10 @@ def _lease_until(lease_seconds: float) -> sa.ColumnElement[Any]:
     return sa.func.now() + sa.func.make_interval(0, 0, 0, 0, 0, 0, sa.literal(float(lease_seconds)))
 
 
+#: A job whose lease ran out this many times (its workers died or hung) fails instead of being retried.
+MAX_ATTEMPTS = 5
+
+
 class JobQueue:
     """Submitting, claiming, heartbeating and finishing jobs."""
 
@@ -180,7 +184,23 @@ class JobQueue:
             )
             .returning(*jobs.c)
         )
+        give_up = (
+            jobs.update()
+            .where(
+                jobs.c.status == "running",
+                jobs.c.lease_expires_at < sa.func.now(),
+                jobs.c.attempts >= MAX_ATTEMPTS,
+            )
+            .values(
+                status="failed",
+                error=f"gave up after {MAX_ATTEMPTS} attempts: every worker that ran it stopped without "
+                "finishing (killed, or out of its lease)",
+                lease_owner=None,
+                finished_at=sa.func.now(),
+            )
+        )
         with unavailable_on_disconnect(), self._engine.begin() as conn:
+            conn.execute(give_up)
             row = conn.execute(stmt).first()
         return None if row is None else Job.from_row(row)
 

@@ -8,7 +8,7 @@ import pytest
 import sqlalchemy as sa
 
 from engine.errors import InvalidArgument
-from storage.jobs import JobQueue
+from storage.jobs import MAX_ATTEMPTS, JobQueue
 
 GAME = "subtraction:1,3,4"
 
@@ -73,6 +73,18 @@ def test_an_expired_lease_is_taken_over_and_fences_the_old_owner(clean_db: sa.En
     done = queue.get(job.id)
     assert done is not None and (done.status, done.done) == ("done", 10)
     assert queue.claim("other", 30) is None
+
+
+def test_a_job_that_keeps_losing_its_workers_fails(clean_db: sa.Engine) -> None:
+    queue = JobQueue(clean_db)
+    job = queue.submit(GAME, "heap", 10)
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        claimed = queue.claim(f"doomed-{attempt}", 0)  # each worker dies at once: its lease is over
+        assert claimed is not None and claimed.attempts == attempt
+    assert queue.claim("next", 30) is None
+    failed = queue.get(job.id)
+    assert failed is not None and failed.status == "failed"
+    assert failed.error is not None and f"{MAX_ATTEMPTS} attempts" in failed.error
 
 
 def test_a_live_job_blocks_other_jobs_of_its_sequence(clean_db: sa.Engine) -> None:
