@@ -106,8 +106,9 @@ def jsonable(obj: object) -> JSON:
     return str(obj)
 
 
-def value_to_pb(value: Value) -> pb.Value:
-    msg = pb.Value(game=value.game, position=value.position, outcome=value.outcome, source=value.source)
+def fill_value(msg: pb.Value, value: Value) -> pb.Value:
+    """Set a Value message's fields in place (bulk answers fill messages already in their list)."""
+    msg.game, msg.position, msg.outcome, msg.source = value.game, value.position, value.outcome, value.source
     if value.grundy is not None:
         msg.grundy = value.grundy
     if value.remoteness is not None:
@@ -115,15 +116,30 @@ def value_to_pb(value: Value) -> pb.Value:
     return msg
 
 
+def fill_error(msg: pb.Error, exc: BaseException) -> pb.Error:
+    msg.code, msg.message = public_error(exc)
+    return msg
+
+
+def value_to_pb(value: Value) -> pb.Value:
+    return fill_value(pb.Value(), value)
+
+
 def error_to_pb(exc: BaseException) -> pb.Error:
-    code, message = public_error(exc)
-    return pb.Error(code=code, message=message)
+    return fill_error(pb.Error(), exc)
 
 
 def value_or_error_to_pb(item: Value | BaseException) -> pb.ValueOrError:
+    slot = pb.ValueOrError()
+    _fill_slot(slot, item)
+    return slot
+
+
+def _fill_slot(slot: pb.ValueOrError, item: Value | BaseException) -> None:
     if isinstance(item, Value):
-        return pb.ValueOrError(value=value_to_pb(item))
-    return pb.ValueOrError(error=error_to_pb(item))
+        fill_value(slot.value, item)
+    else:
+        fill_error(slot.error, item)
 
 
 def batch_to_pb(items: Sequence[Value | BaseException]) -> pb.BatchGetValuesResponse:
@@ -131,22 +147,7 @@ def batch_to_pb(items: Sequence[Value | BaseException]) -> pb.BatchGetValuesResp
     response = pb.BatchGetValuesResponse()
     add = response.values.add
     for item in items:
-        slot = add()
-        if isinstance(item, Value):
-            value = slot.value
-            value.game, value.position, value.outcome, value.source = (
-                item.game,
-                item.position,
-                item.outcome,
-                item.source,
-            )
-            if item.grundy is not None:
-                value.grundy = item.grundy
-            if item.remoteness is not None:
-                value.remoteness = item.remoteness
-        else:
-            code, message = public_error(item)
-            slot.error.code, slot.error.message = code, message
+        _fill_slot(add(), item)
     return response
 
 
