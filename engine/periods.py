@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+from numpy.typing import NDArray
+
 
 @dataclass(frozen=True, slots=True)
 class Period:
@@ -19,17 +22,31 @@ class Period:
     saltus: int = 0
     certified: bool = True
 
+    @property
+    def head(self) -> int:
+        """How many first values (preperiod and one period) determine all the others."""
+        return self.preperiod + self.period
+
     def reduce(self, n: int) -> int:
-        """The index below preperiod + period whose value determines g(n) (saltus aside)."""
-        if n < self.preperiod + self.period:
+        """The index below `head` whose value determines g(n) (saltus aside)."""
+        if n < self.head:
             return n
         return self.preperiod + (n - self.preperiod) % self.period
 
     def cycles(self, n: int) -> int:
         """How many whole periods lie between reduce(n) and n (multiplies the saltus)."""
-        if n < self.preperiod + self.period:
+        if n < self.head:
             return 0
         return (n - self.preperiod) // self.period
+
+    def reduce_many(self, ns: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """`reduce` and `cycles` of many heaps at once."""
+        beyond = ns >= self.head
+        offset = ns - self.preperiod
+        return (
+            np.where(beyond, self.preperiod + offset % self.period, ns),
+            np.where(beyond, offset // self.period, 0),
+        )
 
     def as_dict(self) -> dict[str, object]:
         return {

@@ -195,7 +195,7 @@ class HeapSequences:
         period = self.period(game)
         if period is None and n >= self._live_limit(game):
             period = self.period(game, deadline, compute=True)
-        if period is not None and n >= period.preperiod + period.period:
+        if period is not None and n >= period.head:
             base, _ = self.value(game, period.reduce(n), deadline)
             return base + period.saltus * period.cycles(n), "period"
         if n < self._live_limit(game):
@@ -244,11 +244,9 @@ class HeapSequences:
             except (LimitExceeded, DeadlineExceeded) as error:
                 return out | {n: error for n in rest.tolist()}
         if period is not None:
-            base = period.preperiod + period.period
-            beyond = rest >= base
+            beyond = rest >= period.head
             if beyond.any():
-                reduced = period.preperiod + (rest[beyond] - period.preperiod) % period.period
-                cycles = (rest[beyond] - period.preperiod) // period.period
+                reduced, cycles = period.reduce_many(rest[beyond])
                 heads = self.lookup_many(game, reduced.tolist(), deadline)
                 for n, r, c in zip(rest[beyond].tolist(), reduced.tolist(), cycles.tolist(), strict=True):
                     head = heads[r]
@@ -319,13 +317,10 @@ class HeapSequences:
             period = self.period(game)
             if period is None and stop > self._live_limit(game):
                 period = self.period(game, deadline, compute=True)
-            if period is not None and stop > period.preperiod + period.period:
+            if period is not None and stop > period.head:
                 # The head (preperiod and one period) is a strictly shorter range: no loop.
-                head, _ = self.values(game, 0, period.preperiod + period.period, deadline)
-                ns = np.arange(done, stop, dtype=np.int64)
-                inside = ns < period.preperiod + period.period
-                idx = np.where(inside, ns, period.preperiod + (ns - period.preperiod) % period.period)
-                cycles = np.where(inside, 0, (ns - period.preperiod) // period.period)
+                head, _ = self.values(game, 0, period.head, deadline)
+                idx, cycles = period.reduce_many(np.arange(done, stop, dtype=np.int64))
                 out[done - start :] = head[idx] + period.saltus * cycles
                 sources.append("period")
             elif stop <= self._live_limit(game):

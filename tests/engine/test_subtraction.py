@@ -208,3 +208,15 @@ def test_misere_values_zero_exactly_at_p_positions(moves: tuple[int, ...], n: in
     game = SubtractionGame(moves, misere=True)
     value = int(game.kernel().extend(EMPTY, n + 1)[n])
     assert (value == 0) == (solve(game, (n,), max_states=1000).outcome == "P")
+
+
+@given(
+    preperiod=st.integers(0, 50),
+    period=st.integers(1, 30),
+    ns=st.lists(st.integers(0, 10**12), min_size=1, max_size=50),
+)
+def test_period_reduces_arrays_as_it_reduces_heaps(preperiod: int, period: int, ns: list[int]) -> None:
+    rule = Period(preperiod=preperiod, period=period, saltus=3)
+    reduced, cycles = rule.reduce_many(np.array(ns, dtype=np.int64))
+    assert reduced.tolist() == [rule.reduce(n) for n in ns]
+    assert cycles.tolist() == [rule.cycles(n) for n in ns]
