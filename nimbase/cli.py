@@ -17,7 +17,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-#: Jobs `nimbase run` queues on a fresh database, so a first start has tables to serve: (game, values).
+#: Jobs `nimbase run` queues on a fresh database, so a first start has tables to serve: (game, upto).
 #: Cheap ones first, since one worker takes them in order. 0.6 and 0.56 have no sparse value set, so
 #: their direct method is quadratic: they get 2^16 values by default (extend them with `precompute`).
 DEFAULT_PRECOMPUTE: tuple[tuple[str, int], ...] = (
@@ -27,7 +27,7 @@ DEFAULT_PRECOMPUTE: tuple[tuple[str, int], ...] = (
     ("octal:0.07", 1 << 20),
     ("octal:0.137", 1 << 20),
     ("octal:0.16", 1 << 20),
-    ("wythoff", 16 * 65536),  # 1024 x 1024 pairs: 16 tiles of 256 x 256
+    ("wythoff", 1024),  # the side of the table: 1024 x 1024 pairs
     ("grundy", 1 << 22),
     ("octal:0.6", 1 << 16),
     ("octal:0.56", 1 << 16),
@@ -87,29 +87,17 @@ def cmd_worker(_: argparse.Namespace) -> int:
 def cmd_precompute(args: argparse.Namespace) -> int:
     from engine.errors import NimbaseError
     from engine.games.registry import parse_game_id
+    from engine.precompute import plan_job
     from storage.jobs import JobQueue
 
     try:
-        game = parse_game_id(args.game)
+        plan = plan_job(parse_game_id(args.game), args.upto, args.fill)
     except NimbaseError as error:
         print(f"nimbase: {error}", file=sys.stderr)
         return 2
-    if game.kernel() is None:
-        print(f"nimbase: {game.game_id!r} needs no precomputation: a closed form answers it", file=sys.stderr)
-        return 2
-    if args.upto < 1:
-        print(f"nimbase: --upto {args.upto} must be at least 1", file=sys.stderr)
-        return 2
-    from engine.games.wythoff import WythoffGame
-    from engine.kernels.wythoff_tiles import values_for_side
-
-    kernel = game.kernel()
-    assert kernel is not None
-    # For Wythoff, --upto is the side of the square table; elsewhere the number of heap sizes.
-    values = values_for_side(args.upto) if isinstance(game, WythoffGame) else args.upto
     queue = JobQueue(_engine())
-    job = queue.submit(game.game_id, kernel.family, values, fill=args.fill or isinstance(game, WythoffGame))
-    print(f"queued job {job.id}: {game.game_id} up to {args.upto}" + (" (fill)" if args.fill else ""))
+    job = queue.submit(plan.game_id, plan.family, plan.values, fill=plan.fill)
+    print(f"queued job {job.id}: {plan.game_id} up to {args.upto}" + (" (fill)" if plan.fill else ""))
     if args.detach:
         return 0
     try:
@@ -167,6 +155,7 @@ def _queue_defaults(engine: Engine) -> None:
     """Queue the default precompute set for games that are neither stored nor queued yet."""
     from engine.errors import NimbaseError
     from engine.games.registry import parse_game_id
+    from engine.precompute import plan_job
     from storage.jobs import JobQueue
     from storage.sequences import SequenceStore
 
@@ -174,17 +163,14 @@ def _queue_defaults(engine: Engine) -> None:
     pending = {(job.game_id, job.upto) for job in queue.list(limit=1000) if job.status != "cancelled"}
     for game_id, upto in DEFAULT_PRECOMPUTE:
         try:
-            game = parse_game_id(game_id)
+            plan = plan_job(parse_game_id(game_id), upto)
         except NimbaseError:
             continue
-        kernel = game.kernel()
-        if kernel is None:
-            continue
-        info = store.info(game.game_id, kernel.family)
-        stored = info is not None and (info.computed_upto >= upto or info.period is not None)
-        if not stored and (game.game_id, upto) not in pending:
-            queue.submit(game.game_id, kernel.family, upto)
-            log.info("queued default precompute %s up to %d", game.game_id, upto)
+        info = store.info(plan.game_id, plan.family)
+        stored = info is not None and (info.computed_upto >= plan.values or info.period is not None)
+        if not stored and (plan.game_id, plan.values) not in pending:
+            queue.submit(plan.game_id, plan.family, plan.values, fill=plan.fill)
+            log.info("queued default precompute %s up to %d", plan.game_id, upto)
 
 
 def cmd_run(args: argparse.Namespace) -> int:

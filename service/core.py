@@ -22,16 +22,16 @@ from numpy.typing import NDArray
 from sqlalchemy import Engine, text
 from sqlalchemy.exc import OperationalError
 
-from engine.errors import InvalidArgument, LimitExceeded, NimbaseError, NotApplicable
+from engine.errors import InvalidArgument, LimitExceeded, NimbaseError
 from engine.games.base import GameInfo, HeapGame, Heaps
 from engine.games.nim import NimGame
 from engine.games.registry import Game, list_games, parse_game_id
 from engine.games.subtraction import SubtractionGame
 from engine.games.wythoff import WythoffGame
 from engine.kernels.rare_common import choose_sparseness, last_rare_at, rare_count
-from engine.kernels.wythoff_tiles import PAIRS, values_for_side
 from engine.periods import Period
 from engine.positions import parse_heaps
+from engine.precompute import plan_job
 from engine.search import SearchResult, estimate_states, solve
 from engine.sums import (
     apply_move,
@@ -584,23 +584,9 @@ class Nimbase:
 
     def submit_job(self, token: str | None, game: str, upto: int, fill: bool = False) -> JobView:
         self._authorize(token)
-        rules = self.game(game)
-        if isinstance(rules, WythoffGame):
-            if upto < 1 or upto > 1 << 16:
-                raise InvalidArgument(f"upto {upto} is outside 1..{1 << 16} (the side of the Wythoff table)")
-            queue = self._queue()
-            wythoff_job = self._gate.call(
-                lambda: queue.submit(rules.game_id, PAIRS, values_for_side(upto), fill=True)
-            )
-            return _job_view(wythoff_job)
-        if rules.kernel() is None:
-            raise NotApplicable(
-                f"{rules.game_id!r} needs no precomputation: a closed form answers every heap"
-            )
-        if upto < 1 or upto > self._limits.job_upto:
-            raise InvalidArgument(f"upto {upto} is outside 1..{self._limits.job_upto}")
+        plan = plan_job(self.game(game), upto, fill)
         queue = self._queue()
-        job = self._gate.call(lambda: queue.submit(rules.game_id, "heap", upto, fill=fill))
+        job = self._gate.call(lambda: queue.submit(plan.game_id, plan.family, plan.values, fill=plan.fill))
         return _job_view(job)
 
     def get_job(self, job_id: int) -> JobView:

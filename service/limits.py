@@ -23,8 +23,6 @@ class Limits:
     ranked_moves: int = 2_000
     #: Most moves one BestMove call may list.
     listed_moves: int = 10_000
-    #: Largest `upto` a precompute job may ask for.
-    job_upto: int = 1 << 36
     #: Longest a request may compute, whatever deadline the client sent (seconds).
     request_seconds: float = 30.0
     #: Stats list the P-positions up to this many, else only their count.
