@@ -83,12 +83,19 @@ class NimbaseServicer:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, lambda: fn(*args))
 
-    async def _unary(self, method: str, context: Context, fn: Callable[..., T], *args: object) -> T:
-        """Run one service call, record it, and turn its errors into the status code they name."""
+    async def _unary(
+        self, method: str, context: Context, fn: Callable[[], T], *, memory_first: bool = False
+    ) -> T:
+        """Run one service call, record it, and turn its errors into the status code they name.
+
+        With `memory_first`, the call is tried on the event loop answering from memory only (no
+        thread hop, the hot path of lookups), and runs in a worker thread only if that cannot be.
+        """
         started = time.perf_counter()
         code = "OK"
         try:
-            return await self._run(fn, *args)
+            quick = self._service.in_memory(fn) if memory_first else None
+            return quick if quick is not None else await self._run(fn)
         except Exception as exc:
             code, message = convert.public_error(exc)
             await context.abort(status_code(code), message)
@@ -102,32 +109,13 @@ class NimbaseServicer:
 
         return await self._unary("ListGames", context, call)
 
-    async def _in_memory(self, method: str, context: Context, call: Callable[[], Value]) -> Value | None:
-        """The answer straight from memory on the event loop (no thread hop), or None if it needs
-        the database or computation; request errors are answered here too."""
-        started = time.perf_counter()
-        try:
-            value = self._service.in_memory(call)
-        except Exception as exc:
-            code, message = convert.public_error(exc)
-            self._metrics.observe("grpc", method, code, time.perf_counter() - started)
-            await context.abort(status_code(code), message)
-        if value is not None:
-            self._metrics.observe("grpc", method, "OK", time.perf_counter() - started)
-        return value
-
     async def GetValue(self, request: pb.GetValueRequest, context: Context) -> pb.Value:
-        quick = await self._in_memory(
-            "GetValue", context, lambda: self._service.get_value(request.game, request.position)
-        )
-        if quick is not None:
-            return convert.value_to_pb(quick)
         deadline = self._deadline(context)
 
         def call() -> pb.Value:
             return convert.value_to_pb(self._service.get_value(request.game, request.position, deadline))
 
-        return await self._unary("GetValue", context, call)
+        return await self._unary("GetValue", context, call, memory_first=True)
 
     async def BestMove(self, request: pb.BestMoveRequest, context: Context) -> pb.BestMoveResponse:
         deadline = self._deadline(context)
@@ -140,18 +128,13 @@ class NimbaseServicer:
         return await self._unary("BestMove", context, call)
 
     async def IsPPosition(self, request: pb.IsPPositionRequest, context: Context) -> pb.IsPPositionResponse:
-        quick = await self._in_memory(
-            "IsPPosition", context, lambda: self._service.is_p_position(request.game, request.position)
-        )
-        if quick is not None:
-            return pb.IsPPositionResponse(p_position=quick.outcome == "P", value=convert.value_to_pb(quick))
         deadline = self._deadline(context)
 
         def call() -> pb.IsPPositionResponse:
             value = self._service.is_p_position(request.game, request.position, deadline)
             return pb.IsPPositionResponse(p_position=value.outcome == "P", value=convert.value_to_pb(value))
 
-        return await self._unary("IsPPosition", context, call)
+        return await self._unary("IsPPosition", context, call, memory_first=True)
 
     async def BatchGetValues(
         self, request: pb.BatchGetValuesRequest, context: Context

@@ -21,7 +21,6 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine.errors import InvalidArgument
-from engine.values import Value
 from service import convert
 from service.core import NimbaseService
 from service.metrics import Metrics
@@ -133,14 +132,28 @@ def create_app(service: NimbaseService, metrics: Metrics | None = None) -> FastA
         description="Values, best moves and P-positions of combinatorial games, and precompute jobs.",
     )
 
+    def failure(request: Request, exc: Exception) -> Response:
+        """The contract's error body for a failed call (never a traceback)."""
+        code, message = convert.public_error(exc)
+        request.state.code = code
+        return error_response(code, message)
+
     def answer(request: Request, call: Callable[[], object]) -> Response:
-        """Run one service call; errors become the contract's error body (never a traceback)."""
+        """Run one service call; errors become the contract's error body."""
         try:
-            body = call()
+            return JSONResponse(call())
         except Exception as exc:
-            code, message = convert.public_error(exc)
-            request.state.code = code
-            return error_response(code, message)
+            return failure(request, exc)
+
+    async def answer_memory_first(request: Request, call: Callable[[], object]) -> Response:
+        """Answer on the event loop when memory suffices (the hot path of lookups), else in a worker
+        thread, where the call may read the database or compute."""
+        try:
+            body = service.in_memory(call)
+        except Exception as exc:
+            return failure(request, exc)
+        if body is None:
+            return await run_in_threadpool(answer, request, call)
         return JSONResponse(body)
 
     app.add_middleware(_Recorder, meter=meter)
@@ -164,23 +177,6 @@ def create_app(service: NimbaseService, metrics: Metrics | None = None) -> FastA
             request, lambda: {"games": [convert.game_info_as_dict(g) for g in service.list_games()]}
         )
 
-    async def value_first_from_memory(
-        request: Request,
-        ask: Callable[[float | None], Value],
-        x_deadline: str | None,
-        shape: Callable[[Value], object],
-    ) -> Response:
-        """Answer on the event loop when memory suffices; else in a worker thread (database, computation)."""
-        try:
-            quick = service.in_memory(lambda: ask(None))
-        except Exception as exc:
-            code, message = convert.public_error(exc)
-            request.state.code = code
-            return error_response(code, message)
-        if quick is not None:
-            return JSONResponse(shape(quick))
-        return await run_in_threadpool(answer, request, lambda: shape(ask(_deadline(x_deadline))))
-
     @app.get("/v1/value", tags=["values"])
     async def get_value(
         request: Request,
@@ -189,8 +185,8 @@ def create_app(service: NimbaseService, metrics: Metrics | None = None) -> FastA
         x_deadline: Deadline = None,
     ) -> Response:
         """The value of one position."""
-        return await value_first_from_memory(
-            request, lambda deadline: service.get_value(game, position, deadline), x_deadline, Value.as_dict
+        return await answer_memory_first(
+            request, lambda: service.get_value(game, position, _deadline(x_deadline)).as_dict()
         )
 
     @app.get("/v1/best-move", tags=["values"])
@@ -217,12 +213,12 @@ def create_app(service: NimbaseService, metrics: Metrics | None = None) -> FastA
         x_deadline: Deadline = None,
     ) -> Response:
         """Whether the player to move loses with best play, plus the value."""
-        return await value_first_from_memory(
-            request,
-            lambda deadline: service.is_p_position(game, position, deadline),
-            x_deadline,
-            lambda v: {"p_position": v.outcome == "P", **v.as_dict()},
-        )
+
+        def call() -> dict[str, object]:
+            value = service.is_p_position(game, position, _deadline(x_deadline))
+            return {"p_position": value.outcome == "P", **value.as_dict()}
+
+        return await answer_memory_first(request, call)
 
     @app.post("/v1/values:batch", tags=["values"])
     def batch_get_values(request: Request, body: BatchRequest, x_deadline: Deadline = None) -> Response:
