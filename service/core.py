@@ -160,6 +160,9 @@ _SOLVED_CACHE_SIZE = 65_536
 #: A misère search whose cheap upper bound exceeds its budget this many times over is refused at once.
 _HOPELESS = 50
 
+#: Stats of stored tables kept (one entry per game and table size).
+_STATS_CACHE_SIZE = 256
+
 #: Games parsed from ids are kept this many at a time (ids are user text, so the cache is bounded).
 _GAME_CACHE_SIZE = 1024
 
@@ -200,6 +203,7 @@ class Nimbase:
         self.wythoff = WythoffValues(self.sequences, WythoffGame())
         self._games_lock = threading.Lock()
         self._solved: OrderedDict[tuple[str, Heaps], SearchResult] = OrderedDict()
+        self._stats: OrderedDict[tuple[str, int], dict[str, object]] = OrderedDict()
 
     # -- games and positions --------------------------------------------------------------------
 
@@ -350,11 +354,12 @@ class Nimbase:
             value, source = self.sequences.value(game, heaps[0], deadline)
             return ("P" if value == 0 else "N"), None, source, None
         budget = self._limits.search_states
-        if estimate_states(game, heaps) > _HOPELESS * budget:
+        estimate = estimate_states(game, heaps)
+        if estimate > _HOPELESS * budget:
             # The search could only end at its budget: say so now instead of after seconds of work.
             raise LimitExceeded(
                 f"solving {game.game_id!r} position {_position_text(heaps)!r} would visit about "
-                f"{estimate_states(game, heaps):.3g} positions, beyond the live search budget of {budget}"
+                f"{estimate:.3g} positions, beyond the live search budget of {budget}"
             )
         result = self._search(game, heaps, budget, deadline)
         return result.outcome, None, "live", result.remoteness
@@ -468,11 +473,11 @@ class Nimbase:
             for index, heap in enumerate(heaps):
                 if index and heaps[index - 1] == heap:
                     continue
-                for target in sorted({heap ^ total, 0, 1}):
-                    if target < heap:
-                        child = apply_move(heaps, index, (target,) if target else ())
-                        if misere_nim_is_p(child):
-                            found.append((format_move(heap, (target,) if target else ()), child))
+                for target in sorted(t for t in {heap ^ total, 0, 1} if t < heap):
+                    left = (target,) if target else ()
+                    child = apply_move(heaps, index, left)
+                    if misere_nim_is_p(child):
+                        found.append((format_move(heap, left), child))
             return found
         return []
 
@@ -513,38 +518,67 @@ class Nimbase:
         if isinstance(rules, WythoffGame):
             return self._wythoff_stats()
         until = self._deadline(None)
-        info = self.sequences.info(rules)
-        if info is None and self.sequences.database_needed_but_down():
-            raise Unavailable(f"stats of {rules.game_id!r} need the database, which is unreachable")
-        period = rules.formula_period() or self.sequences.period(rules, until, compute=True)
-        stats: dict[str, object] = {"game": rules.game_id, "period": period.as_dict() if period else None}
-        if info is not None and info.computed_upto > 0:
-            values, source = self.sequences.values(rules, 0, info.computed_upto, until)
-        else:
-            values, source = self.sequences.live_values(rules).astype(np.int64), "live"
         if self.sequences.kernel(rules) is None:
             # A closed form answers every heap (Nim): only the empty heap is a P-position, or in
             # misère play only the heap of one.
-            stats.update(computed_upto=None, source="formula", p_positions=[1] if rules.misere else [0])
-            return stats
-        if len(values) == 0:
-            values = self.sequences.values(rules, 0, 4096, until)[0]
-        stats.update(_sequence_stats(values), source=source)
+            period = rules.formula_period()
+            return {
+                "game": rules.game_id,
+                "period": period.as_dict() if period else None,
+                "computed_upto": None,
+                "source": "formula",
+                "p_positions": [1] if rules.misere else [0],
+            }
+        info = self.sequences.info(rules)
+        if info is None and self.sequences.database_needed_but_down():
+            raise Unavailable(f"stats of {rules.game_id!r} need the database, which is unreachable")
+        if info is None or info.computed_upto == 0:
+            live = self.sequences.live_values(rules)
+            if len(live) == 0:
+                live = self.sequences.values(rules, 0, 4096, until)[0].astype(np.uint32)
+            return self._heap_stats(rules, live.astype(np.uint32), "live", until)
+        # A stored table changes only when a worker extends it: its stats are computed once per size.
+        key = (rules.game_id, info.computed_upto)
+        stats = self._stats.get(key)
+        if stats is None:
+            values, _ = self.sequences.values(rules, 0, info.computed_upto, until)
+            stats = self._heap_stats(rules, values.astype(np.uint32), "table", until)
+            self._stats[key] = stats
+            while len(self._stats) > _STATS_CACHE_SIZE:
+                self._stats.popitem(last=False)
+        return stats
+
+    def _heap_stats(
+        self, rules: HeapGame, values: NDArray[np.uint32], source: Source, deadline: float
+    ) -> dict[str, object]:
+        """What GetStats reports of a computed prefix g(0..n-1) of a heap game."""
+        period = rules.formula_period() or self.sequences.period(rules, deadline, compute=True)
         observe = getattr(self.sequences.kernel(rules), "observe", None)
         if period is None and callable(observe):
-            # A regularity the values show, reported as such (certified: false) and never used to answer.
-            seen = observe(values.astype(np.uint32))
-            stats["period"] = seen.as_dict() if isinstance(seen, Period) else None
+            # A regularity the values show, reported as such (certified: false), never used to answer.
+            seen = observe(values)
+            period = seen if isinstance(seen, Period) else None
+        p_positions = np.flatnonzero(values == 0).tolist()
+        listed = len(p_positions) <= self._limits.stats_p_positions
+        stats: dict[str, object] = {
+            "game": rules.game_id,
+            "period": period.as_dict() if period else None,
+            "source": source,
+            "computed_upto": len(values),
+            "max_value": int(values.max()) if len(values) else None,
+            "max_value_at": int(values.argmax()) if len(values) else None,
+            "p_positions": p_positions if listed else len(p_positions),
+            "p_positions_count": len(p_positions),
+            "rare_mask": None,
+            "rare_count": None,
+            "last_rare_at": None,
+        }
         sparse_rules = getattr(rules, "rules", None) if rules.splits else None
         if sparse_rules is not None and len(values):
-            how = choose_sparseness(values.astype(np.uint32), sparse_rules.two)
+            how = choose_sparseness(values, sparse_rules.two)
             stats.update(
-                rare_mask=how.mask,
-                rare_count=rare_count(values.astype(np.uint32), how),
-                last_rare_at=last_rare_at(values.astype(np.uint32), how),
+                rare_mask=how.mask, rare_count=rare_count(values, how), last_rare_at=last_rare_at(values, how)
             )
-        if len(stats["p_positions"]) > self._limits.stats_p_positions:  # type: ignore[arg-type]
-            stats["p_positions"] = stats["p_positions_count"]
         return stats
 
     def _wythoff_stats(self) -> dict[str, object]:
@@ -627,32 +661,6 @@ class Nimbase:
             return Health(database=self._gate.call(ping))
         except StorageUnavailable:
             return Health(database=False, details={"database": "unreachable"})
-
-
-def _sequence_stats(values: NDArray[np.integer[Any]]) -> dict[str, object]:
-    """What GetStats reports of a computed prefix g(0..n-1)."""
-    if len(values) == 0:
-        return {
-            "computed_upto": 0,
-            "max_value": None,
-            "max_value_at": None,
-            "p_positions": [],
-            "p_positions_count": 0,
-            "rare_mask": None,
-            "rare_count": None,
-            "last_rare_at": None,
-        }
-    p_positions = np.flatnonzero(values == 0).tolist()
-    return {
-        "computed_upto": len(values),
-        "max_value": int(values.max()),
-        "max_value_at": int(values.argmax()),
-        "p_positions": p_positions,
-        "p_positions_count": len(p_positions),
-        "rare_mask": None,
-        "rare_count": None,
-        "last_rare_at": None,
-    }
 
 
 def _position_text(heaps: Heaps) -> str:
