@@ -15,7 +15,14 @@ import time
 import grpc
 import httpx
 
-from bench.common import figure, free_port, fresh_database, latency_figures, running_server
+from bench.common import (
+    cpu_seconds,
+    figure,
+    free_port,
+    fresh_database,
+    latency_figures,
+    running_server,
+)
 from nimbase.v1 import nimbase_pb2 as pb
 from nimbase.v1 import nimbase_pb2_grpc as pb_grpc
 from storage.database import create_engine
@@ -188,7 +195,8 @@ def main() -> None:
         JobQueue(engine).submit(GAME, "heap", STORED, fill=True)
         Worker(engine).run_once()
         engine.dispose()
-        with running_server(url) as (target, base):
+        with running_server(url) as server:
+            target, base = server.target, server.base
             heaps = [rng.randrange(STORED) for _ in range(20_000)]
             sequential_grpc(target, GAME, heaps[:2000])  # warm the chunk cache and the connection
             samples = sequential_grpc(target, GAME, heaps[:5000])
@@ -206,10 +214,16 @@ def main() -> None:
             capacity(target, base)
             bulk = [rng.randrange(STORED) for _ in range(200_000)]
             figure("BatchGetValues (10,000 a call), single heaps", bulk_batch(target, bulk), "values/s")
+            cpu_before, started = cpu_seconds(server.pid), time.perf_counter()
             figure(
                 "StreamValues (one message a value), single heaps",
                 bulk_stream(target, bulk[:30_000]),
                 "values/s",
+            )
+            figure(
+                "StreamValues: server CPU while streaming (1.0 = one core)",
+                (cpu_seconds(server.pid) - cpu_before) / (time.perf_counter() - started),
+                "cores",
             )
             figure(
                 "StreamBatches (10,000 a message), single heaps",

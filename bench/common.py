@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NamedTuple
 
 import httpx
 from sqlalchemy import text
@@ -54,9 +55,17 @@ def free_port() -> int:
         return port
 
 
+class Server(NamedTuple):
+    """A running `nimbase serve`: where to reach it, and its process (for CPU figures)."""
+
+    target: str
+    base: str
+    pid: int
+
+
 @contextmanager
-def running_server(url: str) -> Iterator[tuple[str, str]]:
-    """`nimbase serve` on loopback; yields (gRPC target, HTTP base URL)."""
+def running_server(url: str) -> Iterator[Server]:
+    """`nimbase serve` on loopback, stopped afterwards."""
     grpc_port, http_port = free_port(), free_port()
     env = {
         **os.environ,
@@ -80,10 +89,16 @@ def running_server(url: str) -> Iterator[tuple[str, str]]:
             if time.monotonic() > deadline or process.poll() is not None:
                 raise RuntimeError("the server did not start")
             time.sleep(0.2)
-        yield f"127.0.0.1:{grpc_port}", http
+        yield Server(f"127.0.0.1:{grpc_port}", http, process.pid)
     finally:
         process.terminate()
         process.wait(timeout=20)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def latency_figures(name: str, samples: list[float]) -> None:
