@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nimbase.client import NimbaseClientError
+from tests.facts import load_facts
 
 from .conftest import Server, start_server, stop
 from .oracle import subtraction_grundy, sum_outcome
@@ -19,7 +20,7 @@ from .proxy import DatabaseProxy
 
 pytestmark = pytest.mark.e2e
 
-LITERATURE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "literature.json"
+LITERATURE = load_facts("literature")
 
 
 def test_list_games_names_the_families(server: Server) -> None:
@@ -46,14 +47,16 @@ def test_nim_values_from_the_formula(server: Server) -> None:
 
 
 def test_marienbad_has_48_p_positions_both_ways(server: Server) -> None:
-    positions = [" ".join(map(str, p)) for p in itertools.product(range(2), range(4), range(6), range(8))]
-    assert len(positions) == 384
+    marienbad = LITERATURE["nim"]["marienbad"]
+    below = itertools.product(*(range(heap + 1) for heap in marienbad["start"]))
+    positions = [" ".join(map(str, p)) for p in below]
+    assert len(positions) == marienbad["positions_componentwise_below_start"] == 384
     with server.client() as client:
-        for game in ("nim", "nim:misere"):
+        for game, key in (("nim", "p_positions_normal"), ("nim:misere", "p_positions_misere")):
             values = client.batch_get_values(game, positions)["values"]
-            assert sum(v["outcome"] == "P" for v in values) == 48
+            assert sum(v["outcome"] == "P" for v in values) == marienbad[key] == 48
     rest = server.http().post("/v1/values:batch", json={"game": "nim:misere", "positions": positions})
-    assert sum(v["outcome"] == "P" for v in rest.json()["values"]) == 48
+    assert sum(v["outcome"] == "P" for v in rest.json()["values"]) == marienbad["p_positions_misere"]
 
 
 def test_take_one_to_three(server: Server) -> None:

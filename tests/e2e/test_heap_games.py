@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import time
 from functools import cache
-from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
@@ -14,15 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nimbase.client import NimbaseClient, NimbaseClientError
+from tests.facts import load_facts
 
 from .conftest import Server
 from .oracle import mex
 
 pytestmark = pytest.mark.e2e
 
-LITERATURE = json.loads(
-    (Path(__file__).resolve().parents[3] / "shared" / "reference" / "literature.json").read_text()
-)
+LITERATURE = load_facts("literature")
 
 
 @cache

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import itertools
-import json
 from functools import cache
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -22,10 +20,9 @@ from engine.sums import (
     nim_sum,
     winning_moves_normal,
 )
+from tests.facts import load_facts
 
-LITERATURE = json.loads(
-    (Path(__file__).resolve().parents[3] / "shared" / "reference" / "literature.json").read_text()
-)
+LITERATURE = load_facts("literature")
 NIM_FACTS = LITERATURE["nim"]
 
 

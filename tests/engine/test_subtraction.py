@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import random
 from functools import cache
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,10 +17,9 @@ from engine.kernels.subtraction import SubtractionKernel, subtraction_reference,
 from engine.periods import Period
 from engine.search import solve
 from engine.sums import count_sum_moves, iter_sum_moves, nim_sum, winning_moves_normal
+from tests.facts import load_facts
 
-LITERATURE = json.loads(
-    (Path(__file__).resolve().parents[3] / "shared" / "reference" / "literature.json").read_text()
-)
+LITERATURE = load_facts("literature")
 EMPTY = np.empty(0, dtype=np.uint32)
 
 sets = st.lists(st.integers(min_value=1, max_value=12), min_size=1, max_size=6).map(

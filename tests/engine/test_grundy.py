@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 from functools import cache
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,9 +12,9 @@ from hypothesis import strategies as st
 from engine.games.grundy import GRUNDY_RULES, GrundyGame
 from engine.kernels.octal import direct_extend
 from engine.kernels.rare_common import Sparseness, choose_sparseness, rare_common_chunk, rare_count
+from tests.facts import load_facts
 
 EMPTY = np.zeros(0, dtype=np.uint32)
-LITERATURE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "literature.json"
 
 
 def naive_values(stop: int) -> list[int]:
@@ -33,7 +31,7 @@ def naive_values(stop: int) -> list[int]:
 
 @pytest.fixture(scope="module")
 def facts() -> dict[str, object]:
-    data: dict[str, object] = json.loads(LITERATURE.read_text())["grundy_game"]
+    data: dict[str, object] = load_facts("literature")["grundy_game"]
     return data
 
 

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
 from decimal import Decimal, getcontext
 from functools import cache
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,13 +21,13 @@ from engine.games.wythoff import (
     parse_pairs,
 )
 from engine.kernels.wythoff import table_tile, wythoff_table, wythoff_table_reference
+from tests.facts import load_facts
 
-LITERATURE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "literature.json"
 MAX = 2**63 - 1
 
 
 def test_p_positions_of_seed_004() -> None:
-    ranks = json.loads(LITERATURE.read_text())["wythoff"]["p_positions_rank_0_to_8"]
+    ranks = load_facts("literature")["wythoff"]["p_positions_rank_0_to_8"]
     assert [list(p_pair_of_rank(n)) for n in range(len(ranks))] == ranks
     assert all(is_p_pair(a, b) and is_p_pair(b, a) for a, b in ranks)
 
