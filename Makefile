@@ -22,6 +22,10 @@ proto: $(STAMP)
 	$(BIN)/python -m grpc_tools.protoc -Iproto --python_out=. --pyi_out=. --grpc_python_out=. \
 		proto/nimbase/v1/nimbase.proto
 
+## The embedded database (used when DATABASE_URL is unset) lives in ./var/ for every make target;
+## outside make, nimbase defaults NIMBASE_VAR_DIR to the user data directory.
+run migrate bench: export NIMBASE_VAR_DIR ?= var
+
 ## Applies every Alembic migration to DATABASE_URL (or the embedded database).
 migrate: $(STAMP)
 	$(BIN)/nimbase migrate

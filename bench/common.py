@@ -17,6 +17,7 @@ from typing import NamedTuple
 import httpx
 from sqlalchemy import text
 
+from nimbase.settings import Settings
 from storage.database import create_engine
 from storage.embedded import database_url
 from storage.migrate import upgrade_head
@@ -30,9 +31,11 @@ def figure(name: str, value: float, unit: str) -> None:
 
 
 @contextmanager
-def fresh_database() -> Iterator[str]:
-    """A new, migrated database on DATABASE_URL's server (or the embedded one), dropped afterwards."""
-    server_url = database_url(Path(os.environ.get("NIMBASE_VAR_DIR", "var")))
+def fresh_database(settings: Settings | None = None) -> Iterator[str]:
+    """A new, migrated database on the settings' server (DATABASE_URL, else the embedded one under
+    NIMBASE_VAR_DIR; `Settings.from_env()` when not given), dropped afterwards."""
+    settings = settings if settings is not None else Settings.from_env()
+    server_url = database_url(settings.database_url, settings.var_dir)
     name = f"nimbase_bench_{uuid.uuid4().hex[:8]}"
     admin = create_engine(server_url).execution_options(isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:

@@ -37,6 +37,12 @@ class UnknownGame(NimbaseError):
     code = "NOT_FOUND"
 
 
+class UnknownFamily(NimbaseError):
+    """A sequence family the game does not have (NOT_FOUND)."""
+
+    code = "NOT_FOUND"
+
+
 class NotApplicable(NimbaseError):
     """A query that makes no sense for this game (FAILED_PRECONDITION)."""
 

@@ -12,7 +12,13 @@ import re
 from collections.abc import Iterable
 
 from engine.errors import InvalidPosition
-from engine.games.base import MAX_HEAP, MAX_HEAPS, Heaps
+
+Heaps = tuple[int, ...]
+
+#: Largest heap any position may hold (fits a signed 64-bit integer everywhere).
+MAX_HEAP = 2**63 - 1
+#: Most heaps (or components) one position may hold.
+MAX_HEAPS = 100_000
 
 #: Longest position text accepted; 100,000 heaps of 19 digits plus separators fit.
 MAX_POSITION_CHARS = 2_000_000

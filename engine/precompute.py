@@ -1,17 +1,17 @@
-"""What a precompute request means for each game: which sequence is stored, and how far.
+"""What a precompute job is: which stored sequence, how many values, and whether to fill past a period.
 
-`upto` counts heap sizes for heap games and is the side of the square table for Wythoff's game.
-The CLI and the service both turn requests into jobs through `plan_job`, so they always agree.
+Each kind says what a request means for it (`GameKind.plan_job`): `upto` counts heap sizes for heap
+games and is the side of the square table for Wythoff's game. The CLI and the service both go through
+`plan_job`, so they always agree.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from engine.errors import InvalidArgument, NotApplicable
-from engine.games.registry import Game
-from engine.games.wythoff import WythoffGame
-from engine.kernels.wythoff_tiles import values_for_side
+if TYPE_CHECKING:
+    from engine.kind import GameKind
 
 #: Largest `upto` a heap-game job may ask for.
 MAX_UPTO = 1 << 36
@@ -29,18 +29,6 @@ class JobPlan:
     fill: bool
 
 
-def plan_job(game: Game, upto: int, fill: bool = False) -> JobPlan:
-    """The job for `upto`; NotApplicable for a closed-form game, InvalidArgument for a bad size."""
-    kernel = game.kernel()
-    if kernel is None:
-        raise NotApplicable(f"{game.game_id!r} needs no precomputation: a closed form answers every heap")
-    if isinstance(game, WythoffGame):
-        if not 1 <= upto <= MAX_WYTHOFF_SIDE:
-            raise InvalidArgument(
-                f"upto {upto} is outside 1..{MAX_WYTHOFF_SIDE} (the side of the Wythoff table)"
-            )
-        # A table has no period to stop at: it is always filled to the requested side.
-        return JobPlan(game.game_id, kernel.family, values_for_side(upto), fill=True)
-    if not 1 <= upto <= MAX_UPTO:
-        raise InvalidArgument(f"upto {upto} is outside 1..{MAX_UPTO}")
-    return JobPlan(game.game_id, kernel.family, upto, fill)
+def plan_job(game: GameKind[Any], upto: int, fill: bool = False) -> JobPlan:
+    """The job for `upto`; NotApplicable where nothing is stored, InvalidArgument for a bad size."""
+    return game.plan_job(upto, fill)

@@ -12,12 +12,14 @@ import math
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
+from engine.component_sum import apply_move
 from engine.errors import DeadlineExceeded, LimitExceeded
-from engine.games.base import HeapGame, Heaps
-from engine.positions import canonical, quote_position
-from engine.sums import apply_move
+from engine.positions import Heaps, canonical, quote_position
+
+if TYPE_CHECKING:
+    from engine.games.base import HeapGame
 
 #: What estimate_states returns when the bound is at least this large.
 ESTIMATE_CAP = 2**62

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal, NamedTuple
+
+from engine.periods import Period
 
 Outcome = Literal["P", "N", "D"]
 Source = Literal["formula", "table", "period", "live"]
@@ -43,3 +46,57 @@ class Value(NamedTuple):
             out["remoteness"] = self.remoteness
         out["source"] = self.source
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class MoveValue:
+    """One legal move and the value of the position it leads to."""
+
+    move: str
+    value: Value
+    fields: tuple[tuple[str, object], ...] = ()
+
+    def as_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "move": self.move,
+            "position": self.value.position,
+            "outcome": self.value.outcome,
+        }
+        if self.value.grundy is not None:
+            out["grundy"] = self.value.grundy
+        if self.value.remoteness is not None:
+            out["remoteness"] = self.value.remoteness
+        out.update(self.fields)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class BestMoveResult:
+    """A position's value and its moves, best first."""
+
+    value: Value
+    moves: list[MoveValue]
+
+
+@dataclass(frozen=True, slots=True)
+class SequenceResult:
+    """Values of one family for start <= n < stop, and its period where known."""
+
+    game: str
+    family: str
+    start: int
+    stop: int
+    values: list[int]
+    period: Period | None
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """How ListGames describes a game or family."""
+
+    id: str
+    name: str
+    description: str
+    position_syntax: str
+    examples: tuple[str, ...]

@@ -13,9 +13,10 @@ import threading
 import time
 import warnings
 from collections.abc import Sequence
-from pathlib import Path
 
 from sqlalchemy import Engine
+
+from nimbase.settings import InvalidSetting, Settings
 
 #: Jobs `nimbase run` queues on a fresh database, so a first start has tables to serve: (game, upto).
 #: Cheap ones first, since one worker takes them in order. 0.6 and 0.56 have no sparse value set, so
@@ -36,22 +37,23 @@ DEFAULT_PRECOMPUTE: tuple[tuple[str, int], ...] = (
 log = logging.getLogger("nimbase")
 
 
-def _database_url() -> str:
+def _database_url(settings: Settings) -> str:
+    """DATABASE_URL, else the embedded server under NIMBASE_VAR_DIR (started if need be)."""
     from storage.embedded import database_url
 
-    return database_url(Path(os.environ.get("NIMBASE_VAR_DIR", "var")))
+    return database_url(settings.database_url, settings.var_dir)
 
 
-def _engine() -> Engine:
+def _engine(settings: Settings) -> Engine:
     from storage.database import create_engine
 
-    return create_engine(_database_url())
+    return create_engine(_database_url(settings))
 
 
-def cmd_migrate(_: argparse.Namespace) -> int:
+def cmd_migrate(args: argparse.Namespace) -> int:
     from storage.migrate import upgrade_head
 
-    upgrade_head(_database_url())
+    upgrade_head(_database_url(args.settings))
     print("database schema is up to date")
     return 0
 
@@ -59,10 +61,9 @@ def cmd_migrate(_: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from service.core import Nimbase
     from service.server import run_server
-    from service.settings import Settings
 
-    settings = Settings.from_env()
-    url = settings.database_url or _database_url()
+    settings: Settings = args.settings
+    url = _database_url(settings)
     if args.migrate:
         from storage.migrate import upgrade_head
 
@@ -70,17 +71,23 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from storage.database import create_engine
 
     service = Nimbase(settings, create_engine(url))
-    run_server(service, grpc_port=settings.grpc_port, http_port=settings.http_port, host=settings.host)
+    run_server(
+        service,
+        grpc_port=settings.grpc_port,
+        http_port=settings.http_port,
+        host=settings.host,
+        limits=settings.limits,
+    )
     return 0
 
 
-def cmd_worker(_: argparse.Namespace) -> int:
-    from worker.runner import worker_from_environment
+def cmd_worker(args: argparse.Namespace) -> int:
+    from worker.runner import worker_from_settings
 
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
-    worker_from_environment(_engine()).run_forever(stop)
+    worker_from_settings(_engine(args.settings), args.settings.worker).run_forever(stop)
     return 0
 
 
@@ -95,7 +102,7 @@ def cmd_precompute(args: argparse.Namespace) -> int:
     except NimbaseError as error:
         print(f"nimbase: {error}", file=sys.stderr)
         return 2
-    queue = JobQueue(_engine())
+    queue = JobQueue(_engine(args.settings))
     job = queue.submit(plan.game_id, plan.family, plan.values, fill=plan.fill)
     print(f"queued job {job.id}: {plan.game_id} up to {args.upto}" + (" (fill)" if plan.fill else ""))
     if args.detach:
@@ -134,7 +141,7 @@ def _follow(queue: object, job_id: int) -> int:
 def cmd_jobs(args: argparse.Namespace) -> int:
     from storage.jobs import JobQueue
 
-    for job in JobQueue(_engine()).list(limit=args.limit):
+    for job in JobQueue(_engine(args.settings)).list(limit=args.limit):
         print(f"{job.id:>6}  {job.status:<9}  {job.done:>12}/{job.total:<12}  {job.game_id}")
     return 0
 
@@ -142,8 +149,9 @@ def cmd_jobs(args: argparse.Namespace) -> int:
 def cmd_value(args: argparse.Namespace) -> int:
     from nimbase.client import NimbaseClient, NimbaseClientError
 
+    target = args.target or f"localhost:{args.settings.grpc_port}"
     try:
-        with NimbaseClient(args.target) as client:
+        with NimbaseClient(target) as client:
             print(json.dumps(client.get_value(args.game, args.position), indent=2))
     except NimbaseClientError as error:
         print(f"nimbase: {error.code}: {error.message}", file=sys.stderr)
@@ -178,14 +186,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     from storage.database import create_engine
     from storage.migrate import upgrade_head
 
-    url = _database_url()
+    settings: Settings = args.settings
+    url = _database_url(settings)
     upgrade_head(url)
     _queue_defaults(create_engine(url))
+    # The worker is a child process: it reads its settings from the environment it is given.
     env = {**os.environ, "DATABASE_URL": url}
     worker = subprocess.Popen([sys.executable, "-m", "nimbase", "worker"], env=env)
     try:
-        os.environ["DATABASE_URL"] = url
-        return cmd_serve(argparse.Namespace(migrate=False))
+        served = settings.model_copy(update={"database_url": url})
+        return cmd_serve(argparse.Namespace(migrate=False, settings=served))
     finally:
         worker.terminate()
         try:
@@ -215,19 +225,24 @@ def build_parser() -> argparse.ArgumentParser:
     value = commands.add_parser("value", help="print the value of a position (JSON)")
     value.add_argument("game")
     value.add_argument("position")
-    value.add_argument("--target", default=f"localhost:{os.environ.get('NIMBASE_GRPC_PORT', '50051')}")
+    value.add_argument("--target", default=None, help="host:port (default: localhost:NIMBASE_GRPC_PORT)")
     value.set_defaults(func=cmd_value)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        args.settings = Settings.from_env()  # the one reading of the environment; commands get it in args
+    except InvalidSetting as error:
+        print(f"nimbase: {error}", file=sys.stderr)
+        return 2
     logging.basicConfig(
-        level=os.environ.get("NIMBASE_LOG_LEVEL", "INFO"),
+        level=args.settings.log_level,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     logging.getLogger("pgserver").setLevel(logging.WARNING)  # it logs every reuse of the server
     warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR")  # pgserver's harmless start-up note
-    args = build_parser().parse_args(argv)
     result: int = args.func(args)
     return result
 

@@ -2,7 +2,7 @@
 
 Both transports must answer identically, so everything they both decide lives here: service
 dataclasses to protobuf messages, error codes to HTTP statuses, the admin token header, the batch
-size limit and the request deadline.
+size limit and the request deadline (both bounds are the `Limits` the transport was given).
 """
 
 from __future__ import annotations
@@ -19,13 +19,9 @@ from engine.periods import Period
 from engine.values import Value
 from nimbase.v1 import nimbase_pb2 as pb
 from service.core import BestMoveResult, JobView, MoveValue, SequenceResult
+from service.limits import Limits
 
 log = logging.getLogger(__name__)
-
-#: Most positions one BatchGetValues call (or POST /v1/values:batch) may ask about.
-MAX_BATCH = 10_000
-#: The longest a request may compute; a client deadline can only shorten it.
-MAX_DEADLINE_S = 10.0
 
 #: HTTP status of each public error code (API.md, "Errors").
 HTTP_STATUS: Mapping[str, int] = {
@@ -75,17 +71,19 @@ def bearer_token(header: str | None) -> str | None:
     return header
 
 
-def check_batch_size(count: int) -> None:
-    """Refuse a batch above MAX_BATCH positions, naming the limit."""
-    if count > MAX_BATCH:
+def check_batch_size(count: int, limits: Limits) -> None:
+    """Refuse a batch above `limits.batch_positions` positions, naming the limit."""
+    if count > limits.batch_positions:
+        most = limits.batch_positions
         raise InvalidArgument(
-            f"a batch holds at most {MAX_BATCH} positions; got {count} (use StreamValues for more)"
+            f"a batch holds at most {most} positions; got {count} (use StreamValues for more)"
         )
 
 
-def deadline_after(seconds: float | None) -> float:
-    """Absolute time.monotonic() deadline `seconds` from now, capped at MAX_DEADLINE_S."""
-    budget = MAX_DEADLINE_S if seconds is None else max(0.0, min(seconds, MAX_DEADLINE_S))
+def deadline_after(seconds: float | None, limits: Limits) -> float:
+    """Absolute time.monotonic() deadline `seconds` from now, capped at `limits.request_seconds`."""
+    cap = limits.request_seconds
+    budget = cap if seconds is None else max(0.0, min(seconds, cap))
     return time.monotonic() + budget
 
 

@@ -25,6 +25,7 @@ from nimbase.v1 import nimbase_pb2 as pb
 from nimbase.v1 import nimbase_pb2_grpc
 from service import convert
 from service.core import NimbaseService
+from service.limits import DEFAULT_LIMITS, Limits
 from service.metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -64,9 +65,14 @@ class NimbaseServicer:
     """The RPC handlers; method names are the RPC names of `nimbase.v1.Nimbase`."""
 
     def __init__(
-        self, service: NimbaseService, metrics: Metrics | None = None, workers: int = DEFAULT_WORKERS
+        self,
+        service: NimbaseService,
+        metrics: Metrics | None = None,
+        workers: int = DEFAULT_WORKERS,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         self._service = service
+        self._limits = limits
         self._metrics = metrics if metrics is not None else Metrics()
         self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="nimbase-grpc")
 
@@ -74,10 +80,10 @@ class NimbaseServicer:
         """Stop the worker threads (after the server has stopped taking calls)."""
         self._executor.shutdown(wait=False, cancel_futures=True)
 
-    @staticmethod
-    def _deadline(context: Context) -> float:
+    def _deadline(self, context: Context) -> float:
+        """The call's gRPC deadline, capped at `limits.request_seconds`."""
         remaining: float | None = context.time_remaining()
-        return convert.deadline_after(remaining)
+        return convert.deadline_after(remaining, self._limits)
 
     async def _run(self, fn: Callable[..., T], *args: object) -> T:
         loop = asyncio.get_running_loop()
@@ -142,7 +148,7 @@ class NimbaseServicer:
         deadline = self._deadline(context)
 
         def call() -> pb.BatchGetValuesResponse:
-            convert.check_batch_size(len(request.positions))
+            convert.check_batch_size(len(request.positions), self._limits)
             items = self._service.batch_get_values(request.game, list(request.positions), deadline)
             return convert.batch_to_pb(items)
 
@@ -270,7 +276,7 @@ class NimbaseServicer:
         positions = list(request.positions)
         items: Sequence[Value | BaseException]
         try:
-            convert.check_batch_size(len(positions))
+            convert.check_batch_size(len(positions), self._limits)
             items = self._service.batch_get_values(request.game, positions, deadline)
         except NimbaseError as exc:
             items = [exc] * len(positions)
@@ -310,9 +316,10 @@ class NimbaseServicer:
 
 
 async def create_grpc_server(
-    service: NimbaseService, metrics: Metrics | None = None
+    service: NimbaseService, metrics: Metrics | None = None, limits: Limits = DEFAULT_LIMITS
 ) -> tuple[grpc.aio.Server, NimbaseServicer]:
-    """A grpc.aio server (no port bound yet) serving nimbase, health checking and reflection.
+    """A grpc.aio server (no port bound yet) serving nimbase, health checking and reflection;
+    `limits` bounds each call's batch size and deadline (the settings' limits, as the service's).
 
     Must be called inside the event loop that will run it.
     """
@@ -322,7 +329,7 @@ async def create_grpc_server(
             ("grpc.max_send_message_length", MAX_SEND_BYTES),
         ]
     )
-    servicer = NimbaseServicer(service, metrics)
+    servicer = NimbaseServicer(service, metrics, limits=limits)
     nimbase_pb2_grpc.add_NimbaseServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
 
     health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]

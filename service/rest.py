@@ -23,6 +23,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from engine.errors import InvalidArgument
 from service import convert
 from service.core import NimbaseService
+from service.limits import DEFAULT_LIMITS, Limits
 from service.metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -78,10 +79,10 @@ def _describe_validation_error(exc: RequestValidationError) -> str:
     return "; ".join(parts) or "invalid request"
 
 
-def _deadline(header: str | None) -> float:
-    """The request's deadline: `x-deadline-ms` when sent (capped by the server's maximum)."""
+def _deadline(header: str | None, limits: Limits) -> float:
+    """The request's deadline: `x-deadline-ms` when sent, capped at `limits.request_seconds`."""
     if header is None:
-        return convert.deadline_after(None)
+        return convert.deadline_after(None, limits)
     try:
         millis = int(header)
     except ValueError:
@@ -90,7 +91,7 @@ def _deadline(header: str | None) -> float:
         ) from None
     if millis <= 0:
         raise InvalidArgument(f"header 'x-deadline-ms' must be positive; got {header!r}")
-    return convert.deadline_after(millis / 1000.0)
+    return convert.deadline_after(millis / 1000.0, limits)
 
 
 class _Recorder:
@@ -123,8 +124,11 @@ class _Recorder:
             self._meter.observe("rest", method, code, time.perf_counter() - started)
 
 
-def create_app(service: NimbaseService, metrics: Metrics | None = None) -> FastAPI:
-    """The REST app answering from `service`; `metrics` is shared with the gRPC server when given."""
+def create_app(
+    service: NimbaseService, metrics: Metrics | None = None, limits: Limits = DEFAULT_LIMITS
+) -> FastAPI:
+    """The REST app answering from `service`; `metrics` is shared with the gRPC server when given,
+    `limits` bounds each request's size and deadline (the settings' limits, as the service's)."""
     meter = metrics if metrics is not None else Metrics()
     app = FastAPI(
         title="nimbase",
@@ -186,7 +190,7 @@ def create_app(service: NimbaseService, metrics: Metrics | None = None) -> FastA
     ) -> Response:
         """The value of one position."""
         return await answer_memory_first(
-            request, lambda: service.get_value(game, position, _deadline(x_deadline)).as_dict()
+            request, lambda: service.get_value(game, position, _deadline(x_deadline, limits)).as_dict()
         )
 
     @app.get("/v1/best-move", tags=["values"])
@@ -201,7 +205,7 @@ def create_app(service: NimbaseService, metrics: Metrics | None = None) -> FastA
         return answer(
             request,
             lambda: convert.best_move_as_dict(
-                service.best_move(game, position, limit, _deadline(x_deadline))
+                service.best_move(game, position, limit, _deadline(x_deadline, limits))
             ),
         )
 
@@ -215,7 +219,7 @@ def create_app(service: NimbaseService, metrics: Metrics | None = None) -> FastA
         """Whether the player to move loses with best play, plus the value."""
 
         def call() -> dict[str, object]:
-            value = service.is_p_position(game, position, _deadline(x_deadline))
+            value = service.is_p_position(game, position, _deadline(x_deadline, limits))
             return {"p_position": value.outcome == "P", **value.as_dict()}
 
         return await answer_memory_first(request, call)
@@ -225,8 +229,8 @@ def create_app(service: NimbaseService, metrics: Metrics | None = None) -> FastA
         """Up to 10,000 positions of one game, answered in request order; bad items get an error."""
 
         def call() -> dict[str, object]:
-            convert.check_batch_size(len(body.positions))
-            items = service.batch_get_values(body.game, body.positions, _deadline(x_deadline))
+            convert.check_batch_size(len(body.positions), limits)
+            items = service.batch_get_values(body.game, body.positions, _deadline(x_deadline, limits))
             return {"values": convert.values_as_dicts(items)}
 
         return answer(request, call)
@@ -244,7 +248,7 @@ def create_app(service: NimbaseService, metrics: Metrics | None = None) -> FastA
         return answer(
             request,
             lambda: convert.sequence_as_dict(
-                service.get_sequence(game, family, start, stop, _deadline(x_deadline))
+                service.get_sequence(game, family, start, stop, _deadline(x_deadline, limits))
             ),
         )
 

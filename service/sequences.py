@@ -1,8 +1,13 @@
-"""Single-heap values, from the cheapest place that holds them: formula, table, period, live.
+"""One-parameter sequences from the cheapest place that holds them: formula, table, period, live.
 
-This is the hot path of every heap-game lookup, so stored chunks and sequence headers are cached in
-process (hot lookups never touch the database), and live computation grows one in-memory prefix per
-game, which also lets the kernel certify a period that then answers every larger heap.
+This is the service's implementation of the engine's `Tables`: the hot path of every heap-game
+lookup. Stored chunks and sequence headers are cached in process (hot lookups never touch the
+database), and live computation grows one in-memory prefix per game, which also lets the kernel
+certify a period that then answers every larger heap.
+
+Locks are narrow: one small lock guards the caches and is never held while anything is read from the
+database or computed; a live prefix grows under its own game's lock, so a long computation for one
+game never delays lookups that memory answers (on the event loop, in memory-only mode).
 """
 
 from __future__ import annotations
@@ -11,20 +16,17 @@ import contextlib
 import logging
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
+from cachetools import LRUCache
 from numpy.typing import NDArray
 
 from engine.errors import DeadlineExceeded, LimitExceeded
-from engine.games.base import HeapGame, SequenceKernel
-from engine.games.subtraction import SubtractionGame
-from engine.games.wythoff import WythoffGame
-from engine.kernels.remoteness import heap_remoteness
+from engine.kind import SequenceSource
 from engine.periods import Period
-from engine.values import Source
+from engine.values import SOURCE_ORDER, Source
 from service.errors import Unavailable
 from service.gate import DatabaseGate
 from service.limits import Limits
@@ -36,6 +38,8 @@ log = logging.getLogger(__name__)
 
 #: Live prefixes grow in steps of this many values, checking the deadline between steps.
 LIVE_STEP = 1 << 18
+#: Values a first GetStats computes live when nothing is stored or computed yet.
+STATS_PREFIX = 4096
 HEAP = "heap"
 
 
@@ -57,8 +61,8 @@ class _Live:
     remoteness: NDArray[np.int64] | None = None
 
 
-class HeapSequences:
-    """Answers g(n) for single heaps of one game at a time, caching what it reads and computes."""
+class SequenceTables:
+    """Answers v(n) for the sequences of any game, caching what it reads and computes."""
 
     def __init__(
         self,
@@ -74,13 +78,12 @@ class HeapSequences:
         self._gate = gate
         self._limits = limits
         self._header_ttl = header_ttl
-        self._cached_chunks = cached_chunks
-        self._live_games = live_games
-        self._headers: dict[tuple[str, str], _Header] = {}
-        self._chunks: OrderedDict[tuple[str, str, int], NDArray[np.uint32]] = OrderedDict()
-        self._live: OrderedDict[str, _Live] = OrderedDict()
-        self._kernels: dict[str, SequenceKernel | None] = {}
-        self._lock = threading.RLock()
+        self._headers: LRUCache[tuple[str, str], _Header] = LRUCache(maxsize=4096)
+        self._chunks: LRUCache[tuple[str, str, int], NDArray[np.uint32]] = LRUCache(maxsize=cached_chunks)
+        self._live: LRUCache[str, _Live] = LRUCache(maxsize=live_games)
+        self._live_locks: LRUCache[str, threading.Lock] = LRUCache(maxsize=4 * live_games)
+        #: Guards the caches above; held only for dictionary operations.
+        self._lock = threading.Lock()
         self._mode = threading.local()
 
     @contextlib.contextmanager
@@ -96,29 +99,43 @@ class HeapSequences:
         finally:
             self._mode.memory_only = False
 
-    def require_blocking_allowed(self) -> None:
-        """Raise WouldBlock in memory-only mode (for callers about to search or compute)."""
+    def may_block(self) -> None:
+        """Raise WouldBlock in memory-only mode (for callers about to wait, search or compute)."""
         if getattr(self._mode, "memory_only", False):
             raise WouldBlock
 
     # -- what is stored -------------------------------------------------------------------------
 
-    def info(self, game: HeapGame | WythoffGame, family: str = HEAP) -> SequenceInfo | None:
-        """The stored header of one of the game's sequences, refreshed every few seconds."""
+    def info(self, game_id: str, family: str = HEAP) -> SequenceInfo | None:
+        """The stored header of one sequence, refreshed every few seconds."""
         now = time.monotonic()
-        cached = self._headers.get((game.game_id, family))
+        with self._lock:
+            cached = self._headers.get((game_id, family))
         if cached is not None and now - cached.fetched_at < self._header_ttl:
             return cached.info
         if self._store is None:
             return None
-        self.require_blocking_allowed()
+        self.may_block()
         store = self._store
         try:
-            info = self._gate.call(lambda: store.info(game.game_id, family))
+            info = self._gate.call(lambda: store.info(game_id, family))
         except StorageUnavailable:
             return cached.info if cached is not None else None
-        self._headers[(game.game_id, family)] = _Header(info, now)
+        with self._lock:
+            self._headers[(game_id, family)] = _Header(info, now)
         return info
+
+    def stored_size(self, game_id: str, family: str) -> int:
+        info = self.info(game_id, family)
+        return 0 if info is None else info.computed_upto
+
+    def stored_value(self, game_id: str, family: str, index: int) -> int | None:
+        if index >= self.stored_size(game_id, family):
+            return None
+        try:
+            return int(self.chunk(game_id, index // CHUNK_VALUES, family)[index % CHUNK_VALUES])
+        except (CorruptChunk, StorageUnavailable):
+            return None
 
     def database_needed_but_down(self) -> bool:
         """Whether an answer failed for want of the database (to report UNAVAILABLE, not a limit)."""
@@ -129,11 +146,10 @@ class HeapSequences:
         key = (game_id, family, index)
         with self._lock:
             chunk = self._chunks.get(key)
-            if chunk is not None:
-                self._chunks.move_to_end(key)
-                return chunk
+        if chunk is not None:
+            return chunk
         assert self._store is not None
-        self.require_blocking_allowed()
+        self.may_block()
         store = self._store
         try:
             chunk = self._gate.call(lambda: store.read_chunk(game_id, family, index))
@@ -144,8 +160,6 @@ class HeapSequences:
             raise
         with self._lock:
             self._chunks[key] = chunk
-            while len(self._chunks) > self._cached_chunks:
-                self._chunks.popitem(last=False)
         return chunk
 
     def forget(self, game_id: str | None = None) -> None:
@@ -162,50 +176,42 @@ class HeapSequences:
 
     # -- lookups --------------------------------------------------------------------------------
 
-    def kernel(self, game: HeapGame) -> SequenceKernel | None:
-        kernel = self._kernels.get(game.game_id)
-        if kernel is None and game.game_id not in self._kernels:
-            kernel = game.kernel()
-            self._kernels[game.game_id] = kernel
-        return kernel
-
     def period(
-        self, game: HeapGame, deadline: float | None = None, *, compute: bool = False
+        self, source: SequenceSource, deadline: float | None = None, *, compute: bool = False
     ) -> Period | None:
         """The certified period: stored, or found by live computation (when `compute`)."""
-        info = self.info(game)
+        info = self.info(source.game_id)
         if info is not None and info.period is not None and info.period.certified:
             return info.period
-        with self._lock:
-            live = self._live.get(game.game_id)
+        live = self._cached_live(source.game_id)
         if live is not None and live.period is not None:
             return live.period
-        if compute and self.kernel(game) is not None:
-            return self._live_period(game, deadline)
+        if compute and source.kernel() is not None:
+            return self._live_period(source, deadline)
         return None
 
-    def value(self, game: HeapGame, n: int, deadline: float | None = None) -> tuple[int, Source]:
-        """g(n) and where it came from."""
-        formula = game.formula_value(n)
+    def value(self, source: SequenceSource, n: int, deadline: float | None = None) -> tuple[int, Source]:
+        """v(n) and where it came from."""
+        formula = source.formula_value(n)
         if formula is not None:
             return formula, "formula"
-        stored = self._stored(game, n)
+        stored = self.stored_value(source.game_id, HEAP, n)
         if stored is not None:
             return stored, "table"
-        period = self.period(game)
-        if period is None and n >= self._live_limit(game):
-            period = self.period(game, deadline, compute=True)
+        period = self.period(source)
+        if period is None and n >= self._live_limit(source):
+            period = self.period(source, deadline, compute=True)
         if period is not None and n >= period.head:
-            base, _ = self.value(game, period.reduce(n), deadline)
+            base, _ = self.value(source, period.reduce(n), deadline)
             return base + period.saltus * period.cycles(n), "period"
-        if n < self._live_limit(game):
-            return int(self._live_prefix(game, n + 1, deadline).values[n]), "live"
-        raise self._beyond(game, n)
+        if n < self._live_limit(source):
+            return int(self._live_prefix(source, n + 1, deadline).values[n]), "live"
+        raise self._beyond(source, n)
 
     def lookup_many(
-        self, game: HeapGame, heaps: list[int], deadline: float | None = None
+        self, source: SequenceSource, heaps: list[int], deadline: float | None = None
     ) -> dict[int, tuple[int, Source] | Exception]:
-        """g(n) for many heaps at once: chunk by chunk and period by period, not heap by heap.
+        """v(n) for many n at once: chunk by chunk and period by period, not one by one.
 
         Bulk lookups (BatchGetValues, StreamValues) go through here so their cost per heap is a
         few array operations; a heap that cannot be answered gets its error, not the whole call.
@@ -214,20 +220,20 @@ class HeapSequences:
         out: dict[int, tuple[int, Source] | Exception] = {}
         if not distinct:
             return out
-        if game.formula_value(distinct[0]) is not None:
+        if source.formula_value(distinct[0]) is not None:
             for n in distinct:
-                value = game.formula_value(n)
+                value = source.formula_value(n)
                 assert value is not None
                 out[n] = (value, "formula")
             return out
         ns = np.array(distinct, dtype=np.int64)
-        info = self.info(game)
+        stored_upto = self.stored_size(source.game_id, HEAP)
         pending = np.ones(len(ns), dtype=bool)
-        if info is not None and info.computed_upto > 0:
-            stored = ns < info.computed_upto
+        if stored_upto > 0:
+            stored = ns < stored_upto
             for index in np.unique(ns[stored] // CHUNK_VALUES).tolist():
                 try:
-                    chunk = self.chunk(game.game_id, index)
+                    chunk = self.chunk(source.game_id, index)
                 except (CorruptChunk, StorageUnavailable):
                     continue
                 mask = stored & (ns // CHUNK_VALUES == index)
@@ -237,104 +243,106 @@ class HeapSequences:
         if not pending.any():
             return out
         rest = ns[pending]
-        period = self.period(game)
-        if period is None and int(rest[-1]) >= self._live_limit(game):
+        period = self.period(source)
+        if period is None and int(rest[-1]) >= self._live_limit(source):
             try:
-                period = self.period(game, deadline, compute=True)
+                period = self.period(source, deadline, compute=True)
             except (LimitExceeded, DeadlineExceeded) as error:
                 return out | {n: error for n in rest.tolist()}
         if period is not None:
             beyond = rest >= period.head
             if beyond.any():
                 reduced, cycles = period.reduce_many(rest[beyond])
-                heads = self.lookup_many(game, reduced.tolist(), deadline)
+                heads = self.lookup_many(source, reduced.tolist(), deadline)
                 for n, r, c in zip(rest[beyond].tolist(), reduced.tolist(), cycles.tolist(), strict=True):
                     head = heads[r]
                     out[n] = head if isinstance(head, Exception) else (head[0] + period.saltus * c, "period")
                 rest = rest[~beyond]
         if len(rest) == 0:
             return out
-        live_ok = rest < self._live_limit(game)
+        live_ok = rest < self._live_limit(source)
         if live_ok.any():
             try:
-                live = self._live_prefix(game, int(rest[live_ok][-1]) + 1, deadline).values
+                live = self._live_prefix(source, int(rest[live_ok][-1]) + 1, deadline).values
                 for n, value in zip(rest[live_ok].tolist(), live[rest[live_ok]].tolist(), strict=True):
                     out[n] = (value, "live")
             except (LimitExceeded, DeadlineExceeded) as error:
                 out.update({n: error for n in rest[live_ok].tolist()})
         for n in rest[~live_ok].tolist():
-            out[n] = self._beyond(game, n)
+            out[n] = self._beyond(source, n)
         return out
 
-    def _stored(self, game: HeapGame, n: int) -> int | None:
-        info = self.info(game)
-        if info is None or n >= info.computed_upto:
-            return None
-        try:
-            return int(self.chunk(game.game_id, n // CHUNK_VALUES)[n % CHUNK_VALUES])
-        except (CorruptChunk, StorageUnavailable):
-            return None
-
-    def _beyond(self, game: HeapGame, n: int) -> Exception:
+    def _beyond(self, source: SequenceSource, n: int) -> Exception:
         if self.database_needed_but_down():
             return Unavailable(
-                f"heap {n} of {game.game_id!r} needs the stored table and the database is unreachable"
+                f"heap {n} of {source.game_id!r} needs the stored table and the database is unreachable"
             )
-        info = self.info(game)
-        upto = max(self._live_limit(game), info.computed_upto if info else 0)
+        upto = max(self._live_limit(source), self.stored_size(source.game_id, HEAP))
         return LimitExceeded(
-            f"heap {n} of {game.game_id!r} is beyond what can be answered: no certified period is known, "
+            f"heap {n} of {source.game_id!r} is beyond what can be answered: no certified period is known, "
             f"the table and live computation reach heaps below {upto} (largest answerable heap: {upto - 1})"
         )
 
     def values(
-        self, game: HeapGame, start: int, stop: int, deadline: float | None = None
+        self, source: SequenceSource, start: int, stop: int, deadline: float | None = None
     ) -> tuple[NDArray[np.int64], Source]:
-        """g(n) for start <= n < stop, as one array, and the costliest source used."""
+        """v(n) for start <= n < stop, as one array, and the costliest source used."""
         count = stop - start
         out = np.zeros(count, dtype=np.int64)
         if count == 0:
             return out, "formula"
-        first = game.formula_value(start)
-        if first is not None:
+        if source.formula_value(start) is not None:
             for i in range(count):
-                value = game.formula_value(start + i)
+                value = source.formula_value(start + i)
                 assert value is not None
                 out[i] = value
             return out, "formula"
         sources: list[Source] = []
         done = start
-        info = self.info(game)
-        if info is not None and start < info.computed_upto:
+        stored_upto = self.stored_size(source.game_id, HEAP)
+        if start < stored_upto:
             try:
-                table_stop = min(stop, info.computed_upto)
-                out[: table_stop - start] = self._stored_range(game, start, table_stop)
+                table_stop = min(stop, stored_upto)
+                out[: table_stop - start] = self._stored_range(source.game_id, start, table_stop)
                 sources.append("table")
                 done = table_stop
             except (CorruptChunk, StorageUnavailable):
                 pass
         if done < stop:
-            period = self.period(game)
-            if period is None and stop > self._live_limit(game):
-                period = self.period(game, deadline, compute=True)
+            period = self.period(source)
+            if period is None and stop > self._live_limit(source):
+                period = self.period(source, deadline, compute=True)
             if period is not None and stop > period.head:
                 # The head (preperiod and one period) is a strictly shorter range: no loop.
-                head, _ = self.values(game, 0, period.head, deadline)
+                head, _ = self.values(source, 0, period.head, deadline)
                 idx, cycles = period.reduce_many(np.arange(done, stop, dtype=np.int64))
                 out[done - start :] = head[idx] + period.saltus * cycles
                 sources.append("period")
-            elif stop <= self._live_limit(game):
-                out[done - start :] = self._live_prefix(game, stop, deadline).values[done:stop]
+            elif stop <= self._live_limit(source):
+                out[done - start :] = self._live_prefix(source, stop, deadline).values[done:stop]
                 sources.append("live")
             else:
-                raise self._beyond(game, stop - 1)
-        order: tuple[Source, ...] = ("formula", "table", "period", "live")
-        return out, max(sources, key=order.index)
+                raise self._beyond(source, stop - 1)
+        return out, max(sources, key=SOURCE_ORDER.index)
 
-    def _stored_range(self, game: HeapGame, start: int, stop: int) -> NDArray[np.uint32]:
+    def known_prefix(self, source: SequenceSource, deadline: float) -> tuple[NDArray[np.uint32], Source]:
+        """The stored table from 0, else the live prefix (computing a first few values if none)."""
+        info = self.info(source.game_id)
+        if info is None and self.database_needed_but_down():
+            raise Unavailable(f"stats of {source.game_id!r} need the database, which is unreachable")
+        if info is not None and info.computed_upto > 0:
+            values, _ = self.values(source, 0, info.computed_upto, deadline)
+            return values.astype(np.uint32), "table"
+        live = self._cached_live(source.game_id)
+        if live is not None and len(live.values):
+            return live.values, "live"
+        values, _ = self.values(source, 0, STATS_PREFIX, deadline)
+        return values.astype(np.uint32), "live"
+
+    def _stored_range(self, game_id: str, start: int, stop: int) -> NDArray[np.uint32]:
         parts = []
         for index in range(start // CHUNK_VALUES, (stop - 1) // CHUNK_VALUES + 1):
-            chunk = self.chunk(game.game_id, index)
+            chunk = self.chunk(game_id, index)
             lo = max(start, index * CHUNK_VALUES) - index * CHUNK_VALUES
             hi = min(stop, (index + 1) * CHUNK_VALUES) - index * CHUNK_VALUES
             parts.append(chunk[lo:hi])
@@ -342,57 +350,66 @@ class HeapSequences:
 
     # -- live computation -----------------------------------------------------------------------
 
-    def live_values(self, game: HeapGame) -> NDArray[np.uint32]:
-        """The values computed live so far for this game (maybe none)."""
-        with self._lock:
-            live = self._live.get(game.game_id)
-        return live.values if live is not None else np.zeros(0, dtype=np.uint32)
-
-    def heap_remoteness(self, game: SubtractionGame, n: int, deadline: float | None) -> int | None:
-        """Remoteness of one heap, from a live pass over all smaller heaps (None past the limit)."""
-        if n >= self._live_limit(game):
+    def remoteness(self, source: SequenceSource, n: int, deadline: float | None) -> int | None:
+        """Remoteness of one position from the kernel's pass over the live prefix (None where the
+        kernel has no such pass, or past the live limit)."""
+        kernel = source.kernel()
+        if kernel is None or n >= self._live_limit(source):
             return None
-        live = self._live_prefix(game, n + 1, deadline)
-        with self._lock:
-            if live.remoteness is None or len(live.remoteness) < len(live.values):
-                self.require_blocking_allowed()
-                live.remoteness = heap_remoteness(live.values, game.moves)
-            return int(live.remoteness[n])
+        live = self._live_prefix(source, n + 1, deadline)
+        if live.remoteness is None or len(live.remoteness) < len(live.values):
+            self.may_block()
+            live.remoteness = kernel.remoteness(live.values)
+            if live.remoteness is None:
+                return None
+        return int(live.remoteness[n])
 
-    def _live_limit(self, game: HeapGame) -> int:
+    def _live_limit(self, source: SequenceSource) -> int:
         """Heaps below this are computed live for one request."""
-        own = game.live_limit
+        own = source.live_limit
         return self._limits.live_values if own is None else min(own, self._limits.live_values)
 
-    def _live_period(self, game: HeapGame, deadline: float | None) -> Period | None:
+    def _live_period(self, source: SequenceSource, deadline: float | None) -> Period | None:
         """Grow the live prefix geometrically until the kernel certifies a period (or the limit)."""
         size = 4096
         while True:
-            live = self._live_prefix(game, size, deadline)
-            if live.period is not None or len(live.values) >= self._live_limit(game):
+            live = self._live_prefix(source, size, deadline)
+            if live.period is not None or len(live.values) >= self._live_limit(source):
                 return live.period
             size *= 4
 
-    def _live_prefix(self, game: HeapGame, stop: int, deadline: float | None) -> _Live:
-        """A live prefix of at least `stop` values (bounded by the live limit), period attempted."""
-        kernel = self.kernel(game)
-        if kernel is None:
-            raise LimitExceeded(f"{game.game_id!r} has no kernel to compute values live")
-        stop = min(stop, self._live_limit(game))
+    def _cached_live(self, game_id: str) -> _Live | None:
         with self._lock:
-            live = self._live.get(game.game_id)
-            if live is not None:
-                self._live.move_to_end(game.game_id)
-                if len(live.values) >= stop:
-                    return live
-            self.require_blocking_allowed()
+            return self._live.get(game_id)
+
+    def _game_lock(self, game_id: str) -> threading.Lock:
+        with self._lock:
+            lock = self._live_locks.get(game_id)
+            if lock is None:
+                lock = self._live_locks[game_id] = threading.Lock()
+            return lock
+
+    def _live_prefix(self, source: SequenceSource, stop: int, deadline: float | None) -> _Live:
+        """A live prefix of at least `stop` values (bounded by the live limit), period attempted."""
+        kernel = source.kernel()
+        if kernel is None:
+            raise LimitExceeded(f"{source.game_id!r} has no kernel to compute values live")
+        limit = self._live_limit(source)
+        stop = min(stop, limit)
+        live = self._cached_live(source.game_id)
+        if live is not None and len(live.values) >= stop:
+            return live
+        self.may_block()
+        with self._game_lock(source.game_id):
+            live = self._cached_live(source.game_id)  # another request may have grown it meanwhile
+            if live is not None and len(live.values) >= stop:
+                return live
             values = live.values if live is not None else np.zeros(0, dtype=np.uint32)
-            target = max(stop, min(2 * len(values), self._live_limit(game)), 1024)
-            target = min(target, self._live_limit(game))
+            target = min(max(stop, min(2 * len(values), limit), 1024), limit)
             while len(values) < target:
                 if deadline is not None and time.monotonic() > deadline:
                     raise DeadlineExceeded(
-                        f"computing {game.game_id!r} live reached heap {len(values)} of {target} "
+                        f"computing {source.game_id!r} live reached heap {len(values)} of {target} "
                         "before the request's deadline"
                     )
                 values = kernel.extend(values, min(target, len(values) + LIVE_STEP))
@@ -400,7 +417,6 @@ class HeapSequences:
             if period is None and (live is None or len(values) > live.certified_upto):
                 period = kernel.certify(values)
             live = _Live(values, period, len(values))
-            self._live[game.game_id] = live
-            while len(self._live) > self._live_games:
-                self._live.popitem(last=False)
+            with self._lock:
+                self._live[source.game_id] = live
             return live

@@ -19,6 +19,7 @@ import uvicorn
 
 from service.core import NimbaseService
 from service.grpc_server import create_grpc_server
+from service.limits import DEFAULT_LIMITS, Limits
 from service.metrics import Metrics
 from service.rest import create_app
 
@@ -69,17 +70,25 @@ async def serve(
     host: str = "0.0.0.0",
     stop: asyncio.Event | None = None,
     on_ready: Callable[[BoundPorts], None] | None = None,
+    *,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> BoundPorts:
-    """Serve gRPC and REST until `stop` is set (or forever); returns the ports that were bound."""
+    """Serve gRPC and REST until `stop` is set (or forever); returns the ports that were bound.
+
+    `limits` bounds each call's batch size and deadline in both transports: pass the service's
+    (`Settings.limits`), so the wire and the service agree.
+    """
     metrics = Metrics()
-    grpc_server, servicer = await create_grpc_server(service, metrics)
+    grpc_server, servicer = await create_grpc_server(service, metrics, limits)
     bound_grpc = grpc_server.add_insecure_port(_grpc_address(host, grpc_port))
     if bound_grpc == 0:
         raise OSError(f"cannot bind the gRPC port {host}:{grpc_port}")
     sock = _http_socket(host, http_port)
     ports = BoundPorts(grpc=bound_grpc, http=sock.getsockname()[1])
 
-    config = uvicorn.Config(create_app(service, metrics), log_config=None, access_log=False, lifespan="off")
+    config = uvicorn.Config(
+        create_app(service, metrics, limits), log_config=None, access_log=False, lifespan="off"
+    )
     http_server = _Uvicorn(config)
     await grpc_server.start()
     http_task = asyncio.create_task(http_server.serve(sockets=[sock]))
@@ -109,7 +118,14 @@ async def serve(
     return ports
 
 
-def run_server(service: NimbaseService, grpc_port: int, http_port: int, host: str = "0.0.0.0") -> None:
+def run_server(
+    service: NimbaseService,
+    grpc_port: int,
+    http_port: int,
+    host: str = "0.0.0.0",
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+) -> None:
     """Serve until SIGINT or SIGTERM, then stop gracefully (the `nimbase serve` entry point)."""
 
     async def main() -> None:
@@ -117,6 +133,6 @@ def run_server(service: NimbaseService, grpc_port: int, http_port: int, host: st
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        await serve(service, grpc_port, http_port, host, stop)
+        await serve(service, grpc_port, http_port, host, stop, limits=limits)
 
     asyncio.run(main())

@@ -1,12 +1,12 @@
 """The embedded local PostgreSQL used when DATABASE_URL is unset.
 
 The server outlives the process that started it (cleanup_mode=None), so the service, the workers and
-the CLI started one after another all share one database under ./var/.
+the CLI started one after another all share one database under NIMBASE_VAR_DIR (`make run`: ./var/).
+Both values come from `nimbase.settings.Settings`; this module reads no environment.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from storage.database import normalize_url
@@ -22,9 +22,9 @@ def start_embedded(data_dir: Path) -> str:
     return normalize_url(str(server.get_uri()))
 
 
-def database_url(var_dir: Path = Path("var")) -> str:
-    """DATABASE_URL when set, else the embedded server under `var_dir`/postgres."""
-    url = os.environ.get("DATABASE_URL", "").strip()
-    if url:
-        return normalize_url(url)
-    return start_embedded(var_dir / "postgres")
+def database_url(url: str | None, var_dir: Path) -> str:
+    """`url` (Settings.database_url, from DATABASE_URL) when set, else the embedded server under
+    `var_dir`/postgres (Settings.var_dir)."""
+    if url is not None and url.strip():
+        return normalize_url(url.strip())
+    return start_embedded(Path(var_dir) / "postgres")

@@ -19,9 +19,10 @@ import numpy as np
 import sqlalchemy as sa
 from numpy.typing import NDArray
 
-from engine.games.base import SequenceKernel
 from engine.games.registry import parse_game_id
+from engine.kind import SequenceKernel
 from engine.periods import Period
+from nimbase.settings import DEFAULT_WORKER, WorkerSettings
 from storage.errors import CorruptChunk, LeaseLost, StaleWrite, StorageUnavailable
 from storage.jobs import Job, JobQueue
 from storage.packing import CHUNK_VALUES
@@ -29,10 +30,6 @@ from storage.sequences import SequenceStore
 
 log = logging.getLogger(__name__)
 
-#: Defaults of the Worker settings (the CLI and `python -m worker` read overrides from the environment).
-DEFAULT_LEASE_SECONDS = 15.0
-DEFAULT_POLL_SECONDS = 1.0
-DEFAULT_STEP_VALUES = CHUNK_VALUES * 16
 #: How often in a row a job may find its sequence changed under it before it gives up.
 MAX_STALE_RETRIES = 5
 
@@ -96,9 +93,9 @@ class Worker:
         self,
         engine: sa.Engine,
         worker_id: str | None = None,
-        lease_seconds: float = DEFAULT_LEASE_SECONDS,
-        poll_seconds: float = DEFAULT_POLL_SECONDS,
-        step_values: int = DEFAULT_STEP_VALUES,
+        lease_seconds: float = DEFAULT_WORKER.lease_seconds,
+        poll_seconds: float = DEFAULT_WORKER.poll_seconds,
+        step_values: int = DEFAULT_WORKER.step,
     ) -> None:
         if lease_seconds <= 0 or poll_seconds < 0 or step_values < 1:
             raise ValueError(
@@ -163,11 +160,9 @@ class Worker:
             raise _Stopped
 
     def _kernel(self, job: Job) -> SequenceKernel:
-        kernel = parse_game_id(job.game_id).kernel()
+        kernel = parse_game_id(job.game_id).kernel_for(job.family)
         if kernel is None:
-            raise JobError(f"game {job.game_id!r} has a closed form for every heap: nothing to precompute")
-        if kernel.family != job.family:
-            raise JobError(f"game {job.game_id!r} stores family {kernel.family!r}, not {job.family!r}")
+            raise JobError(f"game {job.game_id!r} stores no sequence {job.family!r}: nothing to precompute")
         return kernel
 
     def _run(self, job: Job, lost: threading.Event) -> None:
@@ -261,25 +256,15 @@ class Worker:
         )
 
 
-def _env_number(name: str, default: float) -> float:
-    text = os.environ.get(name, "").strip()
-    if not text:
-        return default
-    try:
-        return float(text)
-    except ValueError:
-        raise ValueError(f"{name} must be a number, got {text!r}") from None
-
-
-def worker_from_environment(engine: sa.Engine) -> Worker:
-    """A Worker configured by NIMBASE_WORKER_LEASE_SECONDS, NIMBASE_WORKER_POLL_SECONDS,
-    NIMBASE_WORKER_STEP and NIMBASE_WORKER_ID (each optional), so every entry point agrees."""
+def worker_from_settings(engine: sa.Engine, settings: WorkerSettings = DEFAULT_WORKER) -> Worker:
+    """A Worker configured by `settings` (`Settings.from_env().worker`: NIMBASE_WORKER_LEASE_SECONDS,
+    NIMBASE_WORKER_POLL_SECONDS, NIMBASE_WORKER_STEP and NIMBASE_WORKER_ID), so every entry point agrees."""
     return Worker(
         engine,
-        worker_id=os.environ.get("NIMBASE_WORKER_ID", "").strip() or None,
-        lease_seconds=_env_number("NIMBASE_WORKER_LEASE_SECONDS", DEFAULT_LEASE_SECONDS),
-        poll_seconds=_env_number("NIMBASE_WORKER_POLL_SECONDS", DEFAULT_POLL_SECONDS),
-        step_values=int(_env_number("NIMBASE_WORKER_STEP", DEFAULT_STEP_VALUES)),
+        worker_id=settings.id,
+        lease_seconds=settings.lease_seconds,
+        poll_seconds=settings.poll_seconds,
+        step_values=settings.step,
     )
 
 

@@ -1,71 +1,42 @@
-"""What every heap game offers the solvers, the worker and the service.
+"""Heap games: sums of heaps whose single-heap values come from a closed form or a sequence kernel.
 
-A heap game is a disjunctive sum of heaps; a move replaces one heap by zero, one or more heaps.
-Normal-play values of sums come from single-heap Grundy values by nim-sum (Sprague-Grundy), so the
-only per-family knowledge the rest of the system needs is: how a single heap moves, whether a closed
-form gives its value, and which kernel computes the sequence of single-heap values.
+A move replaces one heap by zero, one or more heaps. Normal-play values of sums come from single-heap
+Grundy values by nim-sum, so the per-family knowledge is: how a single heap moves, whether a closed
+form gives its value, and which kernel computes the sequence of single-heap values. Everything else
+(values of sums, moves, sequences, statistics, precompute plans) is shared here.
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
+from engine.component_sum import ComponentSum, Found
+from engine.errors import InvalidArgument, LimitExceeded, NotApplicable, UnknownFamily
+from engine.kind import Context, SequenceKernel
+from engine.moves import MoveTo
 from engine.periods import Period
+from engine.positions import MAX_HEAP, MAX_HEAPS, Heaps, parse_heaps
+from engine.precompute import MAX_UPTO, JobPlan
+from engine.search import SearchResult, estimate_states, solve
+from engine.values import GameInfo, Outcome, SequenceResult, Source
 
-Heaps = tuple[int, ...]
+__all__ = ["MAX_HEAP", "MAX_HEAPS", "GameInfo", "HeapGame", "Heaps", "SequenceKernel"]
 
-#: Largest heap any position may hold (fits a signed 64-bit integer everywhere).
-MAX_HEAP = 2**63 - 1
-#: Most heaps one position may hold.
-MAX_HEAPS = 100_000
-
-
-@dataclass(frozen=True, slots=True)
-class GameInfo:
-    """How ListGames describes a family."""
-
-    id: str
-    name: str
-    description: str
-    position_syntax: str
-    examples: tuple[str, ...]
+#: The family of single-heap values g(n).
+HEAP = "heap"
+#: A misère search whose cheap upper bound exceeds its budget this many times over is refused at once.
+HOPELESS = 50
 
 
-class SequenceKernel(ABC):
-    """Computes a single-heap value sequence g(0), g(1), ... and certifies its period.
-
-    `extend` must be incremental: given the first len(prefix) values it returns the first `stop`,
-    so a stored table can be grown without recomputing it. Values are non-negative and fit uint32.
-    For misère games the sequence holds misère Grundy values (0 exactly at P-positions).
-    """
-
-    #: The family name under which the sequence is stored ("heap": single heaps of size n).
-    family: str = "heap"
-
-    @abstractmethod
-    def extend(self, prefix: NDArray[np.uint32], stop: int) -> NDArray[np.uint32]:
-        """The first `stop` values; `prefix` holds the first len(prefix) of them, already correct."""
-
-    @abstractmethod
-    def certify(self, values: NDArray[np.uint32]) -> Period | None:
-        """The certified (minimal) period of the infinite sequence, if `values` suffice to prove it."""
-
-    @abstractmethod
-    def reference(self, stop: int) -> list[int]:
-        """Plain-Python reference for the first `stop` values; the tests compare `extend` with it."""
-
-
-class HeapGame(ABC):
+class HeapGame(ComponentSum[int]):
     """One rule set (parameters included) of a heap game family."""
 
     #: Canonical game id, e.g. "subtraction:1,3,4:misere".
     game_id: str
-    misere: bool
+    misere: bool = False
     #: True when a move may leave two or more heaps (octal games, Grundy's game): search bounds
     #: then count partitions instead of shrinking heaps.
     splits: bool = False
@@ -73,21 +44,15 @@ class HeapGame(ABC):
     #: (None: the service's default bound applies).
     live_limit: int | None = None
 
-    @abstractmethod
-    def info(self) -> GameInfo:
-        """The ListGames entry for this game."""
+    # -- what each family says --------------------------------------------------------------------
 
-    @abstractmethod
     def heap_options(self, n: int) -> Iterator[Heaps]:
         """The heaps one move can leave in place of a heap of size n (each sorted, zeros dropped).
 
         Every heap game has finitely many options per heap, but for Nim a heap of 2^63-1 has that
         many: callers iterate lazily and stop at their own limits.
         """
-
-    def option_count(self, n: int) -> int:
-        """How many options a heap of size n has (callers use it to bound enumeration)."""
-        return sum(1 for _ in self.heap_options(n))
+        raise NotImplementedError
 
     def formula_value(self, n: int) -> int | None:
         """The single-heap value from a closed form, or None where there is none."""
@@ -100,3 +65,148 @@ class HeapGame(ABC):
     def kernel(self) -> SequenceKernel | None:
         """The kernel computing the single-heap sequence, or None where a formula covers all heaps."""
         return None
+
+    # -- one component: a heap --------------------------------------------------------------------
+
+    def parse(self, text: str) -> Heaps:
+        return parse_heaps(text)
+
+    def format(self, position: Heaps) -> str:
+        return " ".join(map(str, position))
+
+    def options(self, component: int) -> Iterator[Heaps]:
+        return self.heap_options(component)
+
+    def option_count(self, component: int) -> int:
+        return sum(1 for _ in self.heap_options(component))
+
+    def move_text(self, component: int, result: Heaps) -> str:
+        """`n -> a`, `n -> a+b` (a split) or `n -> 0` (the heap vanishes)."""
+        return f"{component} -> {'+'.join(map(str, result)) if result else 0}"
+
+    def move_fields(self, component: int, result: Heaps) -> tuple[tuple[str, object], ...]:
+        return (("heap", component), ("to", list(result)))
+
+    def component_value(self, component: int, ctx: Context) -> tuple[int, Source]:
+        return ctx.tables.value(self, component, ctx.deadline)
+
+    def component_values(self, components: list[int], ctx: Context) -> dict[int, Found]:
+        return ctx.tables.lookup_many(self, components, ctx.deadline)
+
+    def single_heap_remoteness(self, n: int, ctx: Context) -> int | None:
+        """Remoteness of one heap from a pass over the sequence, where the kernel has one."""
+        return ctx.tables.remoteness(self, n, ctx.deadline)
+
+    def remoteness(self, position: Heaps, ctx: Context) -> int | None:
+        if not position:
+            return 0
+        if len(position) == 1:
+            known = self.single_heap_remoteness(position[0], ctx)
+            if known is not None:
+                return known
+        if estimate_states(self, position) > ctx.limits.remoteness_states:
+            return None
+        try:
+            return self.search(position, ctx.limits.remoteness_states, ctx).remoteness
+        except LimitExceeded:
+            return None
+
+    def search(self, position: Heaps, budget: int, ctx: Context) -> SearchResult:
+        """A bounded search of the sum, its answer kept so a repeated question costs nothing."""
+
+        def run() -> SearchResult:
+            ctx.tables.may_block()
+            return solve(self, position, max_states=budget, deadline=ctx.deadline)
+
+        return ctx.memo.get_or_compute(("solve", self.game_id, position), run)
+
+    def misere_value(self, position: Heaps, ctx: Context) -> tuple[Outcome, Source, int | None]:
+        """Single heaps from the misère sequence; sums by bounded search (refused at once if hopeless)."""
+        if not position:
+            return "N", "formula", 0
+        if len(position) == 1:
+            value, source = ctx.tables.value(self, position[0], ctx.deadline)
+            return ("P" if value == 0 else "N"), source, None
+        budget = ctx.limits.search_states
+        estimate = estimate_states(self, position)
+        if estimate > HOPELESS * budget:
+            raise LimitExceeded(
+                f"solving {self.game_id!r} position {self.format(position)!r} would visit about "
+                f"{estimate:.3g} positions, beyond the live search budget of {budget}"
+            )
+        result = self.search(position, budget, ctx)
+        return result.outcome, "live", result.remoteness
+
+    def misere_winning_moves(self, position: Heaps, ctx: Context) -> list[MoveTo[Heaps]]:
+        return []
+
+    # -- sequences, statistics, precomputation ------------------------------------------------------
+
+    def sequence(self, family: str | None, start: int, stop: int, ctx: Context) -> SequenceResult:
+        family = family or HEAP
+        if family != HEAP:
+            raise UnknownFamily(f"{self.game_id!r} has no sequence family {family!r}; its family is 'heap'")
+        values, source = ctx.tables.values(self, start, stop, ctx.deadline)
+        period = self.formula_period() or ctx.tables.period(self, ctx.deadline, compute=True)
+        return SequenceResult(self.game_id, family, start, stop, values.tolist(), period, source)
+
+    def stats(self, ctx: Context) -> dict[str, object]:
+        if self.kernel() is None:
+            # A closed form answers every heap (Nim): only the empty heap is a P-position, or in
+            # misère play only the heap of one.
+            period = self.formula_period()
+            return {
+                "game": self.game_id,
+                "period": period.as_dict() if period else None,
+                "computed_upto": None,
+                "source": "formula",
+                "p_positions": [1] if self.misere else [0],
+            }
+        stored = ctx.tables.stored_size(self.game_id, HEAP)
+        if stored:
+            # A stored table changes only when a worker extends it: its stats are computed once per size.
+            return ctx.memo.get_or_compute(("stats", self.game_id, stored), lambda: self._known_stats(ctx))
+        return self._known_stats(ctx)
+
+    def _known_stats(self, ctx: Context) -> dict[str, object]:
+        values, source = ctx.tables.known_prefix(self, ctx.deadline)
+        return self.prefix_stats(values, source, ctx)
+
+    def prefix_stats(self, values: NDArray[np.uint32], source: Source, ctx: Context) -> dict[str, object]:
+        """What GetStats reports of a computed prefix g(0..n-1)."""
+        kernel = self.kernel()
+        period = self.formula_period() or ctx.tables.period(self, ctx.deadline, compute=True)
+        if period is None and kernel is not None:
+            # A regularity the values show, reported as such (certified: false), never used to answer.
+            period = kernel.observe(values)
+        p_positions = np.flatnonzero(values == 0).tolist()
+        listed = len(p_positions) <= ctx.limits.stats_p_positions
+        stats: dict[str, object] = {
+            "game": self.game_id,
+            "period": period.as_dict() if period else None,
+            "source": source,
+            "computed_upto": len(values),
+            "max_value": int(values.max()) if len(values) else None,
+            "max_value_at": int(values.argmax()) if len(values) else None,
+            "p_positions": p_positions if listed else len(p_positions),
+            "p_positions_count": len(p_positions),
+            "rare_mask": None,
+            "rare_count": None,
+            "last_rare_at": None,
+        }
+        rarity = kernel.rarity(values) if kernel is not None and len(values) else None
+        if rarity is not None:
+            stats.update(rare_mask=rarity[0], rare_count=rarity[1], last_rare_at=rarity[2])
+        return stats
+
+    def plan_job(self, upto: int, fill: bool = False) -> JobPlan:
+        kernel = self.kernel()
+        if kernel is None:
+            raise NotApplicable(f"{self.game_id!r} needs no precomputation: a closed form answers every heap")
+        if not 1 <= upto <= MAX_UPTO:
+            raise InvalidArgument(f"upto {upto} is outside 1..{MAX_UPTO}")
+        return JobPlan(self.game_id, kernel.family, upto, fill)
+
+    def kernel_for(self, family: str) -> SequenceKernel | None:
+        kernel = self.kernel()
+        return kernel if kernel is not None and kernel.family == family else None

@@ -20,7 +20,7 @@ from engine.errors import InvalidGameId
 from engine.games.base import GameInfo, HeapGame, Heaps, SequenceKernel
 from engine.kernels.guy_smith import certify_octal, observe_period
 from engine.kernels.octal import SplitRules, reference_values
-from engine.kernels.rare_common import sparse_extend
+from engine.kernels.rare_common import choose_sparseness, last_rare_at, rare_count, sparse_extend
 from engine.periods import Period
 
 #: Most digits after the point a code may have.
@@ -73,6 +73,13 @@ class SplitKernel(SequenceKernel):
     def observe(self, values: NDArray[np.uint32]) -> Period | None:
         """A regularity the values show, `certified=False`: for reports only, never for answers."""
         return observe_period(values)
+
+    def rarity(self, values: NDArray[np.uint32]) -> tuple[int, int, int | None] | None:
+        """Rare/common statistics of games whose moves split heaps (the published tables' figures)."""
+        if not self.rules.two:
+            return None
+        how = choose_sparseness(values, self.rules.two)
+        return how.mask, rare_count(values, how), last_rare_at(values, how)
 
     def reference(self, stop: int) -> list[int]:
         return reference_values(stop, self.rules)

@@ -10,16 +10,18 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from engine.errors import InvalidGameId, UnknownGame
 from engine.games import nim, subtraction
-from engine.games.base import GameInfo, HeapGame
+from engine.games.base import GameInfo
 from engine.games.grundy import GrundyGame
 from engine.games.octal import CLASSICS, OctalGame
 from engine.games.wythoff import WythoffGame
+from engine.kind import GameKind
 
-#: What a game id parses to: a sum of heaps, or Wythoff's sums of pairs.
-Game = HeapGame | WythoffGame
+#: What a game id resolves to: the game's kind, through which every question about it goes.
+Game = GameKind[Any]
 #: Longest game id accepted (a 64-element set of 7-digit numbers fits easily).
 MAX_GAME_ID_CHARS = 1024
 

@@ -1,7 +1,8 @@
 """Wythoff's game (seed 004): take any number from one pile, or the same number from both.
 
-Not a heap game: a position is a sum of pairs `3,5 4,7`. A single pair is a P-position exactly when
-it is (floor(n*phi), floor(n*phi) + n) for some rank n; with phi = (1 + sqrt 5) / 2,
+A position is a sum of pairs `3,5 4,7`, a `ComponentSum` whose components are pairs. A single pair
+is a P-position exactly when it is (floor(n*phi), floor(n*phi) + n) for some rank n; with
+phi = (1 + sqrt 5) / 2,
 floor(n*phi) = (n + isqrt(5 n^2)) // 2 (sqrt(5 n^2) is irrational for n > 0, so flooring it first
 changes nothing), which is exact for pairs of any size. Sums need the Grundy values of the pairs:
 from a precomputed table, from closed forms (g(0, b) = b, and 0 at P-pairs), or live within a bound.
@@ -10,16 +11,27 @@ from a precomputed table, from closed forms (g(0, b) = b, and 0 at P-pairs), or 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from math import isqrt
 
 import numpy as np
 from numpy.typing import NDArray
 
-from engine.errors import InvalidPosition, LimitExceeded
-from engine.games.base import MAX_HEAP, MAX_HEAPS, GameInfo
+from engine.component_sum import ComponentSum
+from engine.errors import InvalidArgument, InvalidPosition, LimitExceeded, UnknownFamily
 from engine.kernels.wythoff import wythoff_table
-from engine.kernels.wythoff_tiles import WythoffTileKernel
+from engine.kernels.wythoff_tiles import (
+    PAIRS,
+    TILE,
+    TILE_VALUES,
+    WythoffTileKernel,
+    value_index,
+    values_for_side,
+)
+from engine.kind import Context, SequenceKernel
+from engine.positions import MAX_HEAP, MAX_HEAPS
+from engine.precompute import MAX_WYTHOFF_SIDE, JobPlan
+from engine.values import GameInfo, SequenceResult, Source, costliest
 
 Pair = tuple[int, int]
 Pairs = tuple[Pair, ...]
@@ -120,8 +132,51 @@ def live_pair_value(a: int, b: int, max_side: int = LIVE_SIDE) -> int:
     return int(wythoff_table(a + 1, b + 1)[a, b])
 
 
-class WythoffGame:
-    """Sums of Wythoff pairs, normal play."""
+def rank_of_lower(a: int) -> int | None:
+    """The n with floor(n*phi) == a, if a is a lower Wythoff number."""
+    guess = (isqrt(5 * a * a) - a) // 2
+    for n in range(max(0, guess - 2), guess + 3):
+        if lower_of_rank(n) == a:
+            return n
+    return None
+
+
+def rank_of_upper(b: int) -> int | None:
+    """The n with floor(n*phi) + n == b, if b is an upper Wythoff number."""
+    guess = (3 * b - isqrt(5 * b * b)) // 2
+    for n in range(max(0, guess - 2), guess + 3):
+        if lower_of_rank(n) + n == b:
+            return n
+    return None
+
+
+def moves_to_p(a: int, b: int) -> list[Pair]:
+    """Every P-pair one move from (a, b), in closed form (piles of any size)."""
+    a, b = min(a, b), max(a, b)
+    found: set[Pair] = set()
+    d = b - a
+    x = lower_of_rank(d)
+    if a > x:
+        found.add((x, x + d))  # the same number from both piles
+    n = rank_of_lower(a)
+    if n is not None and b > a + n:
+        found.add((a, a + n))  # from the larger pile
+    n = rank_of_upper(a)
+    if n is not None:
+        found.add((lower_of_rank(n), a))  # the larger pile down below the smaller
+    n = rank_of_upper(b)
+    if n is not None and a > lower_of_rank(n):
+        found.add((lower_of_rank(n), b))  # the smaller pile, keeping the larger
+    return sorted(p for p in found if p != (a, b))
+
+
+def _as_components(pair: Pair) -> tuple[Pair, ...]:
+    """A pair as what replaces a component: nothing once both piles are empty."""
+    return () if pair == (0, 0) else (pair,)
+
+
+class WythoffGame(ComponentSum[Pair]):
+    """Sums of Wythoff pairs, normal play: P-pairs in closed form, Grundy values from the tiled table."""
 
     game_id = "wythoff"
     misere = False
@@ -138,12 +193,136 @@ class WythoffGame:
             examples=("3,5", "3,5 4,7", "1,2 6,10"),
         )
 
-    def parse(self, text: str) -> Pairs:
-        return parse_pairs(text)
-
     def kernel(self) -> WythoffTileKernel:
         """The tiled Grundy table the worker precomputes (family 'pairs')."""
         return WythoffTileKernel()
 
-    def format(self, pairs: Pairs) -> str:
-        return format_pairs(pairs)
+    # -- one component: a pair ------------------------------------------------------------------
+
+    def parse(self, text: str) -> Pairs:
+        return parse_pairs(text)
+
+    def format(self, position: Pairs) -> str:
+        return format_pairs(position)
+
+    def options(self, component: Pair) -> Iterator[Pairs]:
+        return (_as_components(child) for child in pair_options(*component))
+
+    def option_count(self, component: Pair) -> int:
+        a, b = component
+        return b + (a if a < b else 0) + a - (1 if 0 < b - a <= a else 0)
+
+    def move_text(self, component: Pair, result: Pairs) -> str:
+        to = result[0] if result else (0, 0)
+        return f"{component[0]},{component[1]} -> {to[0]},{to[1]}"
+
+    def move_fields(self, component: Pair, result: Pairs) -> tuple[tuple[str, object], ...]:
+        return (("pair", list(component)), ("to", list(result[0] if result else (0, 0))))
+
+    def component_is_p(self, component: Pair) -> bool:
+        return is_p_pair(*component)
+
+    def component_value(self, component: Pair, ctx: Context) -> tuple[int, Source]:
+        """g(a, b): closed forms, then the stored tiles, then a live table; else LimitExceeded."""
+        a, b = component
+        if a == 0:
+            return b, "formula"
+        if is_p_pair(a, b):
+            return 0, "formula"
+        stored = ctx.tables.stored_value(self.game_id, PAIRS, value_index(a, b))
+        if stored is not None:
+            return stored, "table"
+        if b < LIVE_SIDE:
+            return int(self._live_table(b + 1, ctx)[a, b]), "live"
+        raise LimitExceeded(
+            f"Wythoff pair {a},{b} is beyond the table and the live limit: Grundy values of pairs are "
+            f"known for piles up to {self.largest_answerable(ctx)}"
+        )
+
+    def targets(
+        self, component: Pair, value: int | None, target: int, value_of: Callable[[Pair], int]
+    ) -> Iterator[Pairs]:
+        """P-pairs in closed form for any piles; other targets by looking at each option's value."""
+        if target == 0:
+            yield from (_as_components(p) for p in moves_to_p(*component))
+            return
+        if value is None or target >= value:
+            return
+        for child in self.options(component):
+            try:
+                if (value_of(child[0]) if child else 0) == target:
+                    yield child
+            except LimitExceeded:
+                return  # the pair is beyond every table: only its moves to P-pairs are known
+
+    # -- the table ------------------------------------------------------------------------------
+
+    def _live_table(self, side: int, ctx: Context) -> NDArray[np.uint32]:
+        """A square table of at least `side` (a power of two up to LIVE_SIDE), computed once."""
+        grown = 256
+        while grown < side:
+            grown *= 2
+        grown = min(grown, LIVE_SIDE)
+
+        def compute() -> NDArray[np.uint32]:
+            ctx.tables.may_block()
+            return wythoff_table(grown, grown)
+
+        return ctx.memo.get_or_compute(("wythoff-live", grown), compute)
+
+    def stored_side(self, ctx: Context) -> int:
+        """Side of the square table the workers have stored."""
+        return isqrt(ctx.tables.stored_size(self.game_id, PAIRS) // TILE_VALUES) * TILE
+
+    def largest_answerable(self, ctx: Context) -> int:
+        return max(self.stored_side(ctx), LIVE_SIDE) - 1
+
+    def sequence(self, family: str | None, start: int, stop: int, ctx: Context) -> SequenceResult:
+        """g(K, n) for start <= n < stop, family 'row:K' (default 'row:0', single piles)."""
+        family = family or "row:0"
+        name, _, param = family.partition(":")
+        if name != "row":
+            raise UnknownFamily(
+                f"{self.game_id!r} has no sequence family {family!r}; its families are 'row:K'"
+            )
+        if not param.isdigit():
+            raise InvalidArgument(f"Wythoff family {family!r} is not of the form 'row:K'")
+        k = int(param)
+        values: list[int] = []
+        sources: list[Source] = []
+        for n in range(start, stop):
+            try:
+                value, source = self.component_value((min(k, n), max(k, n)), ctx)
+            except LimitExceeded:
+                raise LimitExceeded(
+                    f"g({k}, {n}) is beyond the table and the live limit: piles up to "
+                    f"{self.largest_answerable(ctx)} can be answered"
+                ) from None
+            values.append(value)
+            sources.append(source)
+        return SequenceResult(self.game_id, family, start, stop, values, None, costliest(sources))
+
+    def stats(self, ctx: Context) -> dict[str, object]:
+        side = self.stored_side(ctx)
+        p_pairs = 0
+        while p_pair_of_rank(p_pairs)[1] < side:
+            p_pairs += 1
+        return {
+            "game": self.game_id,
+            "table_side": side,
+            "computed_upto": side * side,
+            "live_side": self.largest_answerable(ctx) + 1,
+            "p_positions": p_pairs,
+            "period": None,
+        }
+
+    def plan_job(self, upto: int, fill: bool = False) -> JobPlan:
+        if not 1 <= upto <= MAX_WYTHOFF_SIDE:
+            raise InvalidArgument(
+                f"upto {upto} is outside 1..{MAX_WYTHOFF_SIDE} (the side of the Wythoff table)"
+            )
+        # A table has no period to stop at: it is always filled to the requested side.
+        return JobPlan(self.game_id, PAIRS, values_for_side(upto), fill=True)
+
+    def kernel_for(self, family: str) -> SequenceKernel | None:
+        return self.kernel() if family == PAIRS else None

@@ -11,8 +11,9 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-from engine.games.base import SequenceKernel
 from engine.kernels.periodicity import certify_local
+from engine.kernels.remoteness import heap_remoteness
+from engine.kind import SequenceKernel
 from engine.periods import Period
 
 
@@ -88,3 +89,7 @@ class SubtractionKernel(SequenceKernel):
 
     def reference(self, stop: int) -> list[int]:
         return subtraction_reference(self.moves, self.misere, stop)
+
+    def remoteness(self, values: NDArray[np.uint32]) -> NDArray[np.int64]:
+        """Every option of a single heap is a smaller heap, so one upward pass finds them all."""
+        return heap_remoteness(values, self.moves)

@@ -12,8 +12,8 @@ from math import isqrt
 import numpy as np
 from numpy.typing import NDArray
 
-from engine.games.base import SequenceKernel
 from engine.kernels.wythoff import wythoff_table, wythoff_table_reference
+from engine.kind import SequenceKernel
 from engine.periods import Period
 
 #: Side of one tile; a tile holds TILE^2 = 65,536 values.

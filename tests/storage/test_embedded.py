@@ -1,4 +1,4 @@
-"""The embedded server (DATABASE_URL unset) and URL handling."""
+"""The embedded server (no database URL configured) and URL handling."""
 
 from __future__ import annotations
 
@@ -19,19 +19,15 @@ def test_urls_are_normalised_for_psycopg() -> None:
         normalize_url("sqlite:///x.db")
 
 
-def test_database_url_prefers_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("DATABASE_URL", "postgresql://u@h/db")
-    assert database_url(tmp_path) == "postgresql+psycopg://u@h/db"
+def test_database_url_prefers_the_configured_url(tmp_path: Path) -> None:
+    assert database_url(" postgresql://u@h/db ", tmp_path) == "postgresql+psycopg://u@h/db"
     assert not (tmp_path / "postgres").exists()
 
 
-def test_the_embedded_server_starts_once_and_is_reused(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_the_embedded_server_starts_once_and_is_reused(tmp_path: Path) -> None:
     from pgserver.postgres_server import get_server
 
-    monkeypatch.delenv("DATABASE_URL", raising=False)
-    url = database_url(tmp_path / "var")
+    url = database_url(None, tmp_path / "var")
     try:
         assert url.startswith("postgresql+psycopg://")
         assert start_embedded(tmp_path / "var" / "postgres") == url

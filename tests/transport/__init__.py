@@ -28,6 +28,7 @@ from engine.periods import Period
 from engine.values import Value
 from service.core import BestMoveResult, Health, JobView, MoveValue, SequenceResult
 from service.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
+from service.limits import DEFAULT_LIMITS, Limits
 from service.server import BoundPorts, serve
 
 ADMIN_TOKEN = "s3cret-token"
@@ -217,8 +218,8 @@ class FakeService:
 
 
 @contextmanager
-def running_server(service: FakeService) -> Iterator[BoundPorts]:
-    """Both servers on loopback ports picked by the system, in a background event loop."""
+def running_server(service: FakeService, limits: Limits = DEFAULT_LIMITS) -> Iterator[BoundPorts]:
+    """Both servers, bounded by `limits`, on loopback ports picked by the system, in a background loop."""
     ready = threading.Event()
     bound: list[BoundPorts] = []
     errors: list[BaseException] = []
@@ -231,7 +232,7 @@ def running_server(service: FakeService) -> Iterator[BoundPorts]:
 
     async def main() -> None:
         stops.append(asyncio.Event())
-        await serve(service, 0, 0, "127.0.0.1", stops[0], on_ready)
+        await serve(service, 0, 0, "127.0.0.1", stops[0], on_ready, limits=limits)
 
     def run() -> None:
         try:

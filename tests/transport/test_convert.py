@@ -16,6 +16,7 @@ from nimbase import client
 from service import convert
 from service.core import BestMoveResult, JobView, MoveValue, SequenceResult
 from service.grpc_server import status_code
+from service.limits import DEFAULT_LIMITS, Limits
 
 from . import ERRORS
 
@@ -120,16 +121,32 @@ def test_bearer_token(header: str | None, token: str | None) -> None:
 
 
 def test_batch_limit_names_the_limit() -> None:
-    convert.check_batch_size(convert.MAX_BATCH)
-    with pytest.raises(InvalidArgument, match=f"{convert.MAX_BATCH}.*{convert.MAX_BATCH + 1}"):
-        convert.check_batch_size(convert.MAX_BATCH + 1)
+    most = DEFAULT_LIMITS.batch_positions
+    convert.check_batch_size(most, DEFAULT_LIMITS)
+    with pytest.raises(InvalidArgument, match=f"{most}.*{most + 1}"):
+        convert.check_batch_size(most + 1, DEFAULT_LIMITS)
+
+
+def test_batch_limit_is_the_one_given() -> None:
+    small = Limits(batch_positions=3)
+    convert.check_batch_size(3, small)
+    with pytest.raises(InvalidArgument, match="at most 3 positions; got 4"):
+        convert.check_batch_size(4, small)
 
 
 def test_deadline_is_capped() -> None:
+    cap = DEFAULT_LIMITS.request_seconds
     before = time.monotonic()
-    assert convert.deadline_after(1e9) <= time.monotonic() + convert.MAX_DEADLINE_S
-    assert before <= convert.deadline_after(-5) <= time.monotonic()
-    assert convert.deadline_after(None) >= before + convert.MAX_DEADLINE_S
+    assert convert.deadline_after(1e9, DEFAULT_LIMITS) <= time.monotonic() + cap
+    assert before <= convert.deadline_after(-5, DEFAULT_LIMITS) <= time.monotonic()
+    assert convert.deadline_after(None, DEFAULT_LIMITS) >= before + cap
+
+
+def test_deadline_cap_is_the_one_given() -> None:
+    short = Limits(request_seconds=0.5)
+    before = time.monotonic()
+    assert before + 0.5 <= convert.deadline_after(None, short) <= time.monotonic() + 0.5
+    assert convert.deadline_after(60.0, short) <= time.monotonic() + 0.5
 
 
 def test_jsonable_and_stats_struct() -> None:

@@ -14,10 +14,13 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoRe
 
 from nimbase.v1 import nimbase_pb2 as pb
 from nimbase.v1 import nimbase_pb2_grpc
-from service.convert import MAX_BATCH, MAX_DEADLINE_S
 from service.grpc_server import MAX_MESSAGE_BYTES, STREAM_CHUNK
+from service.limits import DEFAULT_LIMITS, Limits
 
 from . import ADMIN_TOKEN, ERRORS, SECRET, FakeService, running_server
+
+MAX_BATCH = DEFAULT_LIMITS.batch_positions
+MAX_DEADLINE_S = DEFAULT_LIMITS.request_seconds
 
 RPCS = {
     "ListGames",
@@ -162,6 +165,25 @@ def test_batch_limit(stub: Any) -> None:
     )
     assert err.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert str(MAX_BATCH) in (err.details() or "") and str(MAX_BATCH + 1) in (err.details() or "")
+
+
+def test_limits_given_to_the_server_bound_its_calls() -> None:
+    fake = FakeService()
+    with (
+        running_server(fake, Limits(batch_positions=2, request_seconds=0.25)) as ports,
+        grpc.insecure_channel(f"127.0.0.1:{ports.grpc}") as channel,
+    ):
+        stub: Any = nimbase_pb2_grpc.NimbaseStub(channel)  # type: ignore[no-untyped-call]
+        assert (
+            len(stub.BatchGetValues(pb.BatchGetValuesRequest(game="nim", positions=["1", "2"])).values) == 2
+        )
+        err = rpc_error(stub.BatchGetValues, pb.BatchGetValuesRequest(game="nim", positions=["1"] * 3))
+        assert (
+            err.code() == grpc.StatusCode.INVALID_ARGUMENT and "at most 2 positions; got 3" in err.details()
+        )
+        stub.GetValue(pb.GetValueRequest(game="nim", position="1"), timeout=30.0)
+        deadline = fake.deadlines[-1]
+        assert deadline is not None and deadline <= time.monotonic() + 0.25
 
 
 def test_oversized_message_is_refused_naming_the_limit(stub: Any) -> None:

@@ -8,9 +8,12 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from service.convert import MAX_BATCH, MAX_DEADLINE_S
+from service.limits import DEFAULT_LIMITS, Limits
 
 from . import ADMIN_TOKEN, ERRORS, SECRET, FakeService, running_server
+
+MAX_BATCH = DEFAULT_LIMITS.batch_positions
+MAX_DEADLINE_S = DEFAULT_LIMITS.request_seconds
 
 
 @pytest.fixture(scope="module")
@@ -294,3 +297,18 @@ def test_answers_from_memory_keep_the_same_shapes(http: httpx.Client, fake: Fake
     finally:
         fake.from_memory = False
     assert fake.memory_answers == before + 4
+
+
+def test_limits_given_to_the_server_bound_its_requests() -> None:
+    fake = FakeService()
+    with (
+        running_server(fake, Limits(batch_positions=2, request_seconds=0.25)) as ports,
+        httpx.Client(base_url=f"http://127.0.0.1:{ports.http}") as client,
+    ):
+        ok = client.post("/v1/values:batch", json={"game": "nim", "positions": ["1", "2"]})
+        assert len(ok.json()["values"]) == 2
+        over = client.post("/v1/values:batch", json={"game": "nim", "positions": ["1"] * 3})
+        assert_error(over, 400, "INVALID_ARGUMENT", "at most 2 positions; got 3")
+        client.get("/v1/value", params={"game": "nim", "position": "1"}, headers={"x-deadline-ms": "30000"})
+        deadline = fake.deadlines[-1]
+        assert deadline is not None and deadline <= time.monotonic() + 0.25

@@ -93,7 +93,7 @@ def test_sigkill_mid_job_resumes_from_the_checkpoint(
 
     resumed_chunks, resumed_row = chunk_rows(clean_db), sequence_row(clean_db)
     values = SequenceStore(clean_db).read_prefix(GAME, "heap", upto)
-    kernel = parse_game_id(GAME).kernel()
+    kernel = parse_game_id(GAME).kernel_for("heap")
     assert kernel is not None
     assert np.array_equal(values, kernel.extend(np.zeros(0, dtype=np.uint32), upto))
 
@@ -135,7 +135,7 @@ def test_worker_processes_never_share_a_job(clean_db: sa.Engine, database_url: s
         assert claimed == ran[name]  # each process ran exactly the jobs recorded as its own
     store = SequenceStore(clean_db)
     for game in [*games, GAME]:
-        kernel = parse_game_id(game).kernel()
+        kernel = parse_game_id(game).kernel_for("heap")
         assert kernel is not None
         info = store.info(game, "heap")
         assert info is not None

@@ -10,12 +10,13 @@ import sqlalchemy as sa
 
 from engine.games.registry import parse_game_id
 from engine.periods import Period
+from nimbase.settings import DEFAULT_WORKER, InvalidSetting, Settings
 from storage.errors import CorruptChunk
 from storage.jobs import JobQueue
 from storage.packing import CHUNK_VALUES
 from storage.sequences import SequenceStore
 from tests.storage.helpers import chunk_rows, flip_byte, oracle_values
-from worker.runner import Worker, worker_from_environment
+from worker.runner import Worker, worker_from_settings
 
 GAME = "subtraction:1,3,4"
 
@@ -45,7 +46,7 @@ def test_without_fill_the_job_ends_once_the_period_is_certified(clean_db: sa.Eng
     job = queue.submit("subtraction:2,5,7", "heap", 10**7)
     run_all(clean_db, step_values=1000)
     info = SequenceStore(clean_db).info("subtraction:2,5,7", "heap")
-    kernel = parse_game_id("subtraction:2,5,7").kernel()
+    kernel = parse_game_id("subtraction:2,5,7").kernel_for("heap")
     assert kernel is not None and info is not None and info.period is not None
     assert info.computed_upto < 10**7
     assert info.period == kernel.certify(oracle_values((2, 5, 7), info.computed_upto))
@@ -75,7 +76,7 @@ def test_extending_an_existing_table_keeps_its_prefix(clean_db: sa.Engine) -> No
 @pytest.mark.parametrize(
     ("game", "message"),
     [
-        ("nim", "game 'nim' has a closed form for every heap: nothing to precompute"),
+        ("nim", "game 'nim' stores no sequence 'heap': nothing to precompute"),
         ("subtraction:0,2", "subtraction:0,2"),
     ],
 )
@@ -177,7 +178,7 @@ def test_settings_come_from_the_environment(clean_db: sa.Engine, monkeypatch: py
     monkeypatch.setenv("NIMBASE_WORKER_STEP", "4096")
     monkeypatch.setenv("NIMBASE_WORKER_ID", "env-worker")
     monkeypatch.delenv("NIMBASE_WORKER_POLL_SECONDS", raising=False)
-    worker = worker_from_environment(clean_db)
+    worker = worker_from_settings(clean_db, Settings.from_env().worker)
     assert (worker.worker_id, worker.lease_seconds, worker.step_values, worker.poll_seconds) == (
         "env-worker",
         2.5,
@@ -185,8 +186,9 @@ def test_settings_come_from_the_environment(clean_db: sa.Engine, monkeypatch: py
         1.0,
     )
     monkeypatch.setenv("NIMBASE_WORKER_STEP", "lots")
-    with pytest.raises(ValueError, match="NIMBASE_WORKER_STEP must be a number, got 'lots'"):
-        worker_from_environment(clean_db)
+    with pytest.raises(InvalidSetting, match="NIMBASE_WORKER_STEP='lots'"):
+        Settings.from_env()
     monkeypatch.delenv("NIMBASE_WORKER_ID")
     monkeypatch.delenv("NIMBASE_WORKER_STEP")
-    assert worker_from_environment(clean_db).worker_id.count(":") == 2
+    assert worker_from_settings(clean_db, Settings.from_env().worker).worker_id.count(":") == 2
+    assert worker_from_settings(clean_db).step_values == DEFAULT_WORKER.step

@@ -1,0 +1,279 @@
+"""Disjunctive sums of components: the one `GameKind` implementation behind heap games and Wythoff pairs.
+
+A position is a canonical (sorted) tuple of components; a move replaces one component by zero, one or
+more components. Under normal play the sum's Grundy value is the nim-sum of its components' values
+(Sprague-Grundy), so a subclass only says what one component is: how it parses and moves, and where
+its Grundy value comes from. Equal components cancel in pairs, so only sizes of odd multiplicity are
+looked up. Misère play has no such shortcut; subclasses that allow it say how their sums are solved.
+"""
+
+from __future__ import annotations
+
+import bisect
+from abc import abstractmethod
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
+
+from engine.errors import LimitExceeded, NimbaseError
+from engine.kind import Context, GameKind
+from engine.moves import MoveTo, list_moves
+from engine.values import BestMoveResult, Outcome, Source, Value, costliest
+
+C = TypeVar("C", bound=Any)
+
+#: What a bulk lookup gives for each component: its Grundy value and source, or why it has none.
+Found = tuple[int, Source] | Exception
+
+
+def apply_move(position: tuple[C, ...], index: int, result: tuple[C, ...]) -> tuple[C, ...]:
+    """The canonical position after position[index] is replaced by the components of `result`."""
+    out = list(position)
+    del out[index]
+    for component in result:
+        bisect.insort(out, component)
+    return tuple(out)
+
+
+def distinct(position: tuple[C, ...]) -> Iterator[tuple[int, C]]:
+    """(index of first occurrence, component) for each distinct component of a canonical position."""
+    for i, component in enumerate(position):
+        if i == 0 or position[i - 1] != component:
+            yield i, component
+
+
+def odd_components(position: tuple[C, ...]) -> list[C]:
+    """The components that occur an odd number of times (the others cancel under nim-sum)."""
+    out: list[C] = []
+    for i, component in distinct(position):
+        count = 1
+        while i + count < len(position) and position[i + count] == component:
+            count += 1
+        if count % 2:
+            out.append(component)
+    return out
+
+
+class ComponentSum(GameKind[tuple[C, ...]]):
+    """A sum of independent components; subclasses describe one component."""
+
+    misere: bool = False
+
+    # -- what a subclass says about one component ----------------------------------------------
+
+    @abstractmethod
+    def options(self, component: C) -> Iterator[tuple[C, ...]]:
+        """What one move can leave in place of `component` (lazily: there may be 2^63 of them)."""
+
+    @abstractmethod
+    def option_count(self, component: C) -> int:
+        """How many options `component` has (to bound enumeration without enumerating)."""
+
+    @abstractmethod
+    def move_text(self, component: C, result: tuple[C, ...]) -> str:
+        """The text of the move from `component` to `result`, e.g. `"12 -> 8"`."""
+
+    def move_fields(self, component: C, result: tuple[C, ...]) -> tuple[tuple[str, object], ...]:
+        """Structured fields of the move, beside its text (an addition to the contract's `move`)."""
+        return ()
+
+    @abstractmethod
+    def component_value(self, component: C, ctx: Context) -> tuple[int, Source]:
+        """The Grundy value of one component and its source; LimitExceeded where it is beyond reach."""
+
+    def component_values(self, components: list[C], ctx: Context) -> dict[C, Found]:
+        """Values of many distinct components; subclasses with tables look them up in bulk."""
+        out: dict[C, Found] = {}
+        for component in components:
+            try:
+                out[component] = self.component_value(component, ctx)
+            except NimbaseError as error:
+                out[component] = error
+        return out
+
+    def component_is_p(self, component: C) -> bool | None:
+        """Whether one component is a P-position by a closed form, None where none is known."""
+        return None
+
+    def targets(
+        self, component: C, value: int | None, target: int, value_of: Callable[[C], int]
+    ) -> Iterator[tuple[C, ...]]:
+        """Options of `component` (of Grundy value `value`, None if unknown) whose value is `target`;
+        `value_of` gives the value of any component (LimitExceeded where it cannot)."""
+        if value is None:
+            return
+        for option in self.options(component):
+            total = 0
+            for part in option:
+                total ^= value_of(part)
+            if total == target:
+                yield option
+
+    def remoteness(self, position: tuple[C, ...], ctx: Context) -> int | None:
+        """Exact remoteness where it can be found within the limits (the empty sum has 0)."""
+        return 0 if not position else None
+
+    def misere_value(self, position: tuple[C, ...], ctx: Context) -> tuple[Outcome, Source, int | None]:
+        """Outcome, source and (if found) remoteness under misère play; only misère kinds have one."""
+        raise NotImplementedError(f"{self.game_id!r} has no misère play")
+
+    def misere_winning_moves(self, position: tuple[C, ...], ctx: Context) -> list[MoveTo[tuple[C, ...]]]:
+        """Winning misère moves that are cheap to find (none by default)."""
+        return []
+
+    # -- the GameKind protocol ------------------------------------------------------------------
+
+    def value(self, position: tuple[C, ...], ctx: Context) -> Value:
+        return self._value(position, ctx, remoteness=True)
+
+    def values(self, texts: Sequence[str], ctx: Context) -> list[Value | NimbaseError]:
+        """Parse every item, look every component up once in bulk, then combine per position."""
+        parsed: list[tuple[C, ...] | NimbaseError] = []
+        for text in texts:
+            try:
+                parsed.append(self.parse(text))
+            except NimbaseError as error:
+                parsed.append(error)
+        if self.misere:
+            return [
+                item if isinstance(item, NimbaseError) else _guarded(self._value, item, ctx, False)
+                for item in parsed
+            ]
+        wanted = sorted({c for item in parsed if not isinstance(item, NimbaseError) for c in item})
+        found = self.component_values(wanted, ctx)
+        return [
+            item if isinstance(item, NimbaseError) else _guarded(self._combine, item, found, ctx, False)
+            for item in parsed
+        ]
+
+    def best_moves(self, position: tuple[C, ...], limit: int | None, ctx: Context) -> BestMoveResult:
+        return list_moves(
+            self._value(position, ctx, remoteness=True),
+            self.count_moves(position),
+            lambda: self.every_move(position),
+            lambda: self.winning_moves(position, ctx, limit or 1),
+            lambda child, ranked: self._value(child, ctx, remoteness=ranked),
+            limit,
+            ctx.limits,
+        )
+
+    # -- sums -----------------------------------------------------------------------------------
+
+    def count_moves(self, position: tuple[C, ...]) -> int:
+        """How many moves `every_move` yields, without enumerating them."""
+        return sum(self.option_count(c) for _, c in distinct(position))
+
+    def every_move(self, position: tuple[C, ...]) -> Iterator[MoveTo[tuple[C, ...]]]:
+        """Every move, lazily: distinct components in order, each in `options` order (moves on equal
+        components lead to the same position, so each is listed once)."""
+        for index, component in distinct(position):
+            for option in self.options(component):
+                yield self.move(position, index, option)
+
+    def move(self, position: tuple[C, ...], index: int, result: tuple[C, ...]) -> MoveTo[tuple[C, ...]]:
+        """The move replacing position[index] by `result`: text, fields and the position reached."""
+        component = position[index]
+        return (
+            self.move_text(component, result),
+            self.move_fields(component, result),
+            apply_move(position, index, result),
+        )
+
+    def winning_moves(self, position: tuple[C, ...], ctx: Context, limit: int) -> list[MoveTo[tuple[C, ...]]]:
+        """Moves to a P-position that can be found without enumerating every move (at most `limit`)."""
+        if self.misere:
+            return self.misere_winning_moves(position, ctx)
+        known: dict[C, int | None] = {}
+        for _, component in distinct(position):
+            try:
+                known[component] = self.component_value(component, ctx)[0]
+            except LimitExceeded:
+                known[component] = None
+
+        def value_of(component: C) -> int:
+            value = known.get(component)
+            return value if value is not None else self.component_value(component, ctx)[0]
+
+        unknown = [i for i, c in enumerate(position) if known[c] is None]
+        if not unknown:
+            return self.zeroing_moves(position, value_of, limit)
+        total = 0
+        for component in position:
+            total ^= known[component] or 0
+        if len(unknown) > 1 or total != 0:
+            return []
+        # The rest sums to 0: win by moving the one unknown (N-)component to a P-position.
+        index = unknown[0]
+        return [self.move(position, index, r) for r in self.targets(position[index], None, 0, value_of)]
+
+    def zeroing_moves(
+        self, position: tuple[C, ...], value_of: Callable[[C], int], limit: int
+    ) -> list[MoveTo[tuple[C, ...]]]:
+        """Normal-play moves to a sum of nim-sum 0, given each component's value (at most `limit`)."""
+        total = 0
+        for component in position:
+            total ^= value_of(component)
+        found: list[MoveTo[tuple[C, ...]]] = []
+        if total == 0:
+            return found
+        for index, component in distinct(position):
+            value = value_of(component)
+            for result in self.targets(component, value, value ^ total, value_of):
+                found.append(self.move(position, index, result))
+                if len(found) >= limit:
+                    return found
+        return found
+
+    def _value(self, position: tuple[C, ...], ctx: Context, remoteness: bool) -> Value:
+        if self.misere:
+            outcome, source, known = self.misere_value(position, ctx)
+            if known is None and remoteness:
+                known = self.remoteness(position, ctx)
+            return Value(self.game_id, self.format(position), outcome, None, known, source)
+        odd = odd_components(position)
+        found = {c: self._one(c, ctx) for c in odd}
+        return self._combine(position, found, ctx, remoteness)
+
+    def _one(self, component: C, ctx: Context) -> Found:
+        try:
+            return self.component_value(component, ctx)
+        except LimitExceeded as error:
+            return error
+
+    def _combine(
+        self, position: tuple[C, ...], found: dict[C, Found], ctx: Context, remoteness: bool
+    ) -> Value:
+        """The normal-play value of a sum from its components' values (an error if one is missing)."""
+        total = 0
+        sources: list[Source] = []
+        unknown: list[tuple[C, Exception]] = []
+        for component in odd_components(position):
+            value = found[component]
+            if isinstance(value, Exception):
+                unknown.append((component, value))
+                continue
+            total ^= value[0]
+            sources.append(value[1])
+        text = self.format(position)
+        if unknown:
+            component, error = unknown[0]
+            if (
+                len(unknown) == 1
+                and total == 0
+                and isinstance(error, LimitExceeded)
+                and self.component_is_p(component) is False
+            ):
+                # A closed form says the one unknown component is N and the rest sums to 0, so the
+                # whole sum is N (its exact Grundy value is not known).
+                return Value(self.game_id, text, "N", None, None, costliest([*sources, "formula"]))
+            raise error
+        known = self.remoteness(position, ctx) if remoteness else (0 if not position else None)
+        return Value(self.game_id, text, "P" if total == 0 else "N", total, known, costliest(sources))
+
+
+def _guarded(answer: Any, *args: Any) -> Value | NimbaseError:
+    """The answer, or the error that is its answer (one bad item never fails a whole batch)."""
+    try:
+        result: Value = answer(*args)
+    except NimbaseError as error:
+        return error
+    return result

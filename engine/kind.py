@@ -1,0 +1,203 @@
+"""One protocol for every kind of game: what the service may ask of a game, and what a game may ask back.
+
+A game id resolves once to a `GameKind`. From then on the service only passes text in and records out:
+the kind parses and writes positions, values them, lists their moves, names its sequence families,
+says what a precompute job for it means and which stored sequences it reads. Whatever differs between
+games is a method of the kind, never a question the caller asks about its class.
+
+A kind does no I/O. What it needs from outside comes through the request `Context`:
+- `tables`, a narrow view of stored and live one-parameter sequences (the service implements it over
+  PostgreSQL and its caches);
+- `limits` and `deadline`, the bounds of this request;
+- `memo`, a shared cache for answers that are costly to find and cheap to keep.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from engine.errors import NimbaseError, NotApplicable, UnknownFamily
+from engine.periods import Period
+from engine.precompute import JobPlan
+from engine.values import BestMoveResult, GameInfo, SequenceResult, Source, Value
+
+Pos = TypeVar("Pos")
+T = TypeVar("T")
+
+
+class SequenceKernel(ABC):
+    """Computes a one-parameter value sequence v(0), v(1), ... and certifies its period.
+
+    `extend` must be incremental: given the first len(prefix) values it returns the first `stop`,
+    so a stored table can be grown without recomputing it. Values are non-negative and fit uint32.
+    For misère games the sequence holds misère Grundy values (0 exactly at P-positions).
+    """
+
+    #: The family name under which the sequence is stored ("heap": single heaps of size n).
+    family: str = "heap"
+
+    @abstractmethod
+    def extend(self, prefix: NDArray[np.uint32], stop: int) -> NDArray[np.uint32]:
+        """The first `stop` values; `prefix` holds the first len(prefix) of them, already correct."""
+
+    @abstractmethod
+    def certify(self, values: NDArray[np.uint32]) -> Period | None:
+        """The certified (minimal) period of the infinite sequence, if `values` suffice to prove it."""
+
+    @abstractmethod
+    def reference(self, stop: int) -> list[int]:
+        """Plain-Python reference for the first `stop` values; the tests compare `extend` with it."""
+
+    def observe(self, values: NDArray[np.uint32]) -> Period | None:
+        """A regularity the values show without proof (`certified=False`), for reports only."""
+        return None
+
+    def rarity(self, values: NDArray[np.uint32]) -> tuple[int, int, int | None] | None:
+        """(rare mask, rare count, last rare heap) where the game's values are sparse (else None)."""
+        return None
+
+    def remoteness(self, values: NDArray[np.uint32]) -> NDArray[np.int64] | None:
+        """Remoteness of each single position 0..len(values)-1, where one pass finds it (else None)."""
+        return None
+
+
+class SequenceSource(Protocol):
+    """What the sequence tables need to know of a game to answer v(n) for it."""
+
+    @property
+    def game_id(self) -> str: ...
+    @property
+    def live_limit(self) -> int | None: ...
+    def formula_value(self, n: int) -> int | None: ...
+    def formula_period(self) -> Period | None: ...
+    def kernel(self) -> SequenceKernel | None: ...
+
+
+class Tables(Protocol):
+    """Stored and live one-parameter sequences, cheapest source first: formula, table, period, live.
+
+    Methods raise LimitExceeded past the live limits, DeadlineExceeded past the deadline and
+    Unavailable when only the unreachable database could answer.
+    """
+
+    def value(self, source: SequenceSource, n: int, deadline: float) -> tuple[int, Source]: ...
+    def lookup_many(
+        self, source: SequenceSource, ns: list[int], deadline: float
+    ) -> dict[int, tuple[int, Source] | Exception]: ...
+    def values(
+        self, source: SequenceSource, start: int, stop: int, deadline: float
+    ) -> tuple[NDArray[np.int64], Source]: ...
+    def period(self, source: SequenceSource, deadline: float, *, compute: bool = False) -> Period | None: ...
+    def known_prefix(self, source: SequenceSource, deadline: float) -> tuple[NDArray[np.uint32], Source]:
+        """Every value known so far from 0: the stored table, else the live prefix (grown a little)."""
+        ...
+
+    def remoteness(self, source: SequenceSource, n: int, deadline: float) -> int | None: ...
+    def stored_size(self, game_id: str, family: str) -> int:
+        """How many values of (game_id, family) are stored from 0 (0 when none or unreachable)."""
+        ...
+
+    def stored_value(self, game_id: str, family: str, index: int) -> int | None:
+        """One stored value, or None where it is not stored or cannot be read now."""
+        ...
+
+    def may_block(self) -> None:
+        """Called before real computation: lets the service move the request off its event loop."""
+        ...
+
+
+class Memo(Protocol):
+    """A bounded cache shared by requests; `get_or_compute` computes a missing entry once."""
+
+    def get_or_compute(self, key: Hashable, compute: Callable[[], T]) -> T: ...
+
+
+class RequestLimits(Protocol):
+    """The per-request bounds a kind applies to its own live work."""
+
+    @property
+    def search_states(self) -> int: ...
+    @property
+    def remoteness_states(self) -> int: ...
+    @property
+    def ranked_moves(self) -> int: ...
+    @property
+    def listed_moves(self) -> int: ...
+    @property
+    def stats_p_positions(self) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """Everything one request lends a kind: tables, bounds, its deadline (time.monotonic()) and memo."""
+
+    tables: Tables
+    limits: RequestLimits
+    deadline: float
+    memo: Memo
+
+
+class GameKind(ABC, Generic[Pos]):
+    """One rule set, parameters included, as the service sees it. `Pos` is its parsed position."""
+
+    #: Canonical game id, e.g. "subtraction:1,3,4:misere".
+    game_id: str
+
+    @abstractmethod
+    def info(self) -> GameInfo:
+        """The ListGames entry for this game."""
+
+    @abstractmethod
+    def parse(self, text: str) -> Pos:
+        """The position `text` names, canonical; InvalidPosition quoting the text otherwise."""
+
+    @abstractmethod
+    def format(self, position: Pos) -> str:
+        """The canonical text of a position."""
+
+    @abstractmethod
+    def value(self, position: Pos, ctx: Context) -> Value:
+        """Everything known of one position (remoteness included where it can be found)."""
+
+    def values(self, texts: Sequence[str], ctx: Context) -> list[Value | NimbaseError]:
+        """Many positions at once, in order; a bad item gets its error, the rest are answered.
+
+        Kinds whose values combine from shared parts override this to look the parts up in bulk.
+        """
+        out: list[Value | NimbaseError] = []
+        for text in texts:
+            try:
+                out.append(self.value(self.parse(text), ctx))
+            except NimbaseError as error:
+                out.append(error)
+        return out
+
+    def p_position(self, position: Pos, ctx: Context) -> Value:
+        """The value, for IsPPosition (puzzles, which have no P-positions, raise NotApplicable)."""
+        return self.value(position, ctx)
+
+    @abstractmethod
+    def best_moves(self, position: Pos, limit: int | None, ctx: Context) -> BestMoveResult:
+        """The value and the moves (every one, or the first `limit`), best first."""
+
+    def sequence(self, family: str | None, start: int, stop: int, ctx: Context) -> SequenceResult:
+        """Values of a one-parameter family for start <= n < stop."""
+        raise UnknownFamily(f"{self.game_id!r} has no sequence family {family or ''!r}")
+
+    @abstractmethod
+    def stats(self, ctx: Context) -> dict[str, object]:
+        """What is known of the game as a whole."""
+
+    def plan_job(self, upto: int, fill: bool = False) -> JobPlan:
+        """The precompute job for `upto`; NotApplicable where nothing is worth storing."""
+        raise NotApplicable(f"{self.game_id!r} has nothing to precompute")
+
+    def kernel_for(self, family: str) -> SequenceKernel | None:
+        """The kernel computing the stored sequence `family` (what a worker runs), if any."""
+        return None

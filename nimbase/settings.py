@@ -1,0 +1,259 @@
+"""Every setting of a nimbase process: the one place the environment is read, and the one home of each
+default and each request limit.
+
+`Settings.from_env()` reads the environment once, at start-up (pydantic-settings does the reading);
+everything else is given the `Settings`, or the part of it it needs, as a parameter. A value nimbase
+cannot use raises `InvalidSetting`, whose message names the variable and quotes its value.
+
+| variable                 | field                               |
+|--------------------------|-------------------------------------|
+| `DATABASE_URL`           | `database_url`                      |
+| `NIMBASE_VAR_DIR`        | `var_dir`                           |
+| `NIMBASE_HOST`           | `host`                              |
+| `NIMBASE_GRPC_PORT`      | `grpc_port`                         |
+| `NIMBASE_HTTP_PORT`      | `http_port`                         |
+| `NIMBASE_ADMIN_TOKEN`    | `admin_token`                       |
+| `NIMBASE_LOG_LEVEL`      | `log_level`                         |
+| `NIMBASE_WORKER_<FIELD>` | `worker.<field>` (`WorkerSettings`) |
+| `NIMBASE_LIMITS_<FIELD>` | `limits.<field>` (`Limits`)         |
+
+README.md ("Configuration") lists every variable with its default and meaning. An empty variable counts
+as unset. This module imports nothing of nimbase's other packages, so storage/ and worker/ may use it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    NonNegativeFloat,
+    PositiveFloat,
+    PositiveInt,
+    ValidationError,
+)
+from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
+
+#: Prefix of every nimbase variable but DATABASE_URL.
+ENV_PREFIX = "NIMBASE_"
+DATABASE_URL_VARIABLE = "DATABASE_URL"
+
+
+class InvalidSetting(ValueError):
+    """An environment variable with a value nimbase cannot use (the message names it and quotes it)."""
+
+
+# ---- validators ----------------------------------------------------------------------------------
+
+
+def _optional_text(value: object) -> object:
+    """Surrounding blanks dropped; blank text means unset."""
+    if isinstance(value, str):
+        return value.strip() or None
+    return value
+
+
+def _port(value: object) -> int:
+    if isinstance(value, str):
+        value = value.strip()
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise ValueError("is not a port number (0..65535)")
+    try:
+        port = int(value)
+    except ValueError:
+        raise ValueError("is not a port number (0..65535)") from None
+    if not 0 <= port <= 65535:
+        raise ValueError("is not a port number (0..65535)")
+    return port
+
+
+def _log_level(value: object) -> str:
+    if isinstance(value, str):
+        name = value.strip().upper()
+        if name in logging.getLevelNamesMapping() and name != "NOTSET":
+            return name
+    raise ValueError("is not a log level (DEBUG, INFO, WARNING, ERROR, CRITICAL)")
+
+
+def _host(value: object) -> object:
+    if isinstance(value, str) and not value.strip():
+        raise ValueError("is not an address to bind")
+    return value.strip() if isinstance(value, str) else value
+
+
+def _directory(value: Path) -> Path:
+    return value.expanduser()
+
+
+def default_var_dir() -> Path:
+    """Where the embedded PostgreSQL lives when NIMBASE_VAR_DIR is unset: the platform's user data
+    directory (`make run` sets NIMBASE_VAR_DIR=var, so the repository's ./var/ instead)."""
+    home = Path.home()
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or str(home / "AppData" / "Local")
+        return Path(base) / "nimbase"
+    if sys.platform == "darwin":
+        return home / "Library" / "Application Support" / "nimbase"
+    xdg = os.environ.get("XDG_DATA_HOME", "").strip()
+    return (Path(xdg) if xdg and Path(xdg).is_absolute() else home / ".local" / "share") / "nimbase"
+
+
+Port = Annotated[int, BeforeValidator(_port)]
+OptionalText = Annotated[str | None, BeforeValidator(_optional_text)]
+
+
+# ---- the request limits ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Per-request bounds, each declared here only (NIMBASE_LIMITS_<FIELD> overrides it).
+
+    Past them the service answers RESOURCE_EXHAUSTED (or INVALID_ARGUMENT for a request's size), naming
+    the bound.
+    """
+
+    __pydantic_config__ = ConfigDict(extra="forbid")
+
+    #: Largest heap whose single-heap value may be computed live (values computed from 0 up to it).
+    live_values: PositiveInt = 1 << 22
+    #: Distinct positions a live search of a sum (misère sums) may visit.
+    search_states: PositiveInt = 200_000
+    #: Distinct positions a remoteness search may visit before remoteness is left out.
+    remoteness_states: PositiveInt = 2_000
+    #: Positions in one BatchGetValues call (POST /v1/values:batch, one StreamBatches batch).
+    batch_positions: PositiveInt = 10_000
+    #: Values in one GetSequence call.
+    sequence_values: PositiveInt = 1_000_000
+    #: Moves evaluated to rank them all; beyond it moves are listed winning first, then in order.
+    ranked_moves: PositiveInt = 2_000
+    #: Most moves one BestMove call may list.
+    listed_moves: PositiveInt = 10_000
+    #: Longest a request may compute, whatever deadline the client sent (seconds): the transports cap
+    #: `x-deadline-ms` and the gRPC deadline at it, and the service caps every computation at it.
+    request_seconds: PositiveFloat = 10.0
+    #: Stats list the P-positions up to this many, else only their count.
+    stats_p_positions: PositiveInt = 1_000
+
+
+DEFAULT_LIMITS = Limits()
+
+
+# ---- the worker --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerSettings:
+    """How a precompute worker runs (NIMBASE_WORKER_<FIELD> overrides each field)."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")
+
+    #: Seconds a claimed job stays the worker's without a heartbeat (renewed every third of it).
+    lease_seconds: PositiveFloat = 15.0
+    #: Seconds an idle worker waits before looking for a job again.
+    poll_seconds: NonNegativeFloat = 1.0
+    #: Most values computed between two checkpoints: 16 chunks of storage.packing.CHUNK_VALUES.
+    step: PositiveInt = 16 * 65_536
+    #: The worker's name in the jobs table; None: host:pid:random.
+    id: OptionalText = None
+
+
+DEFAULT_WORKER = WorkerSettings()
+
+
+# ---- the settings --------------------------------------------------------------------------------
+
+
+class Settings(BaseModel):
+    """What a nimbase process needs to know about its surroundings.
+
+    `Settings()` is the defaults (no nimbase variable read); `Settings.from_env()` is what a process uses.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_by_name=True, validate_by_alias=True)
+
+    #: PostgreSQL URL; None: the embedded server under `var_dir`/postgres.
+    database_url: OptionalText = Field(default=None, validation_alias=DATABASE_URL_VARIABLE, repr=False)
+    #: Directory of the embedded PostgreSQL (and anything else nimbase keeps locally).
+    var_dir: Annotated[Path, AfterValidator(_directory)] = Field(default_factory=default_var_dir)
+    #: Address both servers bind.
+    host: Annotated[str, BeforeValidator(_host)] = "0.0.0.0"
+    grpc_port: Port = 50051
+    http_port: Port = 8080
+    #: Bearer token for submitting and cancelling jobs; None: job submission is refused.
+    admin_token: OptionalText = Field(default=None, repr=False)
+    log_level: Annotated[str, BeforeValidator(_log_level)] = "INFO"
+    worker: WorkerSettings = DEFAULT_WORKER
+    limits: Limits = DEFAULT_LIMITS
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        """The settings the environment gives (read now; a process calls this once, at start-up)."""
+        try:
+            read = _Environment()
+        except ValidationError as exc:
+            raise InvalidSetting(describe_errors(exc)) from None
+        except SettingsError as exc:  # a group variable (NIMBASE_WORKER, NIMBASE_LIMITS) that is not JSON
+            raise InvalidSetting(str(exc)) from None
+        return cls.model_construct(**{name: getattr(read, name) for name in cls.model_fields})
+
+
+class _Environment(BaseSettings, Settings):
+    """Settings read by pydantic-settings: NIMBASE_<FIELD>, NIMBASE_WORKER_<FIELD>, NIMBASE_LIMITS_<FIELD>
+    and DATABASE_URL (its alias)."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_nested_delimiter="_",
+        env_nested_max_split=1,  # NIMBASE_WORKER_LEASE_SECONDS is worker.lease_seconds
+        env_ignore_empty=True,
+        case_sensitive=False,
+        frozen=True,
+        extra="forbid",
+        validate_by_name=True,
+        validate_by_alias=True,
+    )
+
+
+#: The groups of settings read from NIMBASE_<GROUP>_<FIELD> variables.
+_GROUPS: dict[str, type[Any]] = {"worker": WorkerSettings, "limits": Limits}
+
+
+def variable_name(loc: Sequence[int | str]) -> str:
+    """The environment variable of a setting's location (("worker", "step") -> NIMBASE_WORKER_STEP)."""
+    if loc and str(loc[0]).upper() == DATABASE_URL_VARIABLE:
+        return DATABASE_URL_VARIABLE
+    return ENV_PREFIX + "_".join(str(part) for part in loc).upper()
+
+
+def describe_errors(exc: ValidationError) -> str:
+    """One clause per invalid variable: its name, its value quoted, and what is wrong with it."""
+    parts: list[str] = []
+    for error in exc.errors():
+        name = variable_name(error["loc"])
+        value: Any = error.get("input")
+        if error["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
+            prefix = str(error["loc"][0])
+            group = _GROUPS.get(prefix)
+            known = "" if group is None else ", ".join(variable_name((prefix, f.name)) for f in fields(group))
+            parts.append(
+                f"{name}={value!r} is not a nimbase setting" + (f" (known: {known})" if known else "")
+            )
+            continue
+        message = str(error["msg"])
+        if error["type"] == "value_error":
+            message = message.removeprefix("Value error, ")
+        else:
+            message = "is invalid: " + message[:1].lower() + message[1:]
+        parts.append(f"{name}={value!r} {message}")
+    return "; ".join(parts)

@@ -1,0 +1,62 @@
+"""A bounded cache shared by requests, computing each missing entry once however many ask for it.
+
+Like lila-tablebase's `try_get_with`: one small lock guards the cache and is held only for dictionary
+operations; an entry being computed has a lock of its own, so a second request for it waits for the
+first instead of computing it again, and requests for other entries never wait at all. A request that
+may not wait (memory-first lookups on the event loop) is told so by `may_block` before it would.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
+
+from cachetools import LRUCache
+
+T = TypeVar("T")
+
+
+def _weight(value: Any) -> int:
+    """Arrays weigh by size (one unit per 4 KiB), anything else one unit."""
+    return 1 + int(getattr(value, "nbytes", 0)) // 4096
+
+
+class Memo:
+    """LRU cache of at most `units` (see `_weight`), with per-entry computation locks."""
+
+    def __init__(self, units: int, may_block: Callable[[], None]) -> None:
+        self._cache: LRUCache[Hashable, Any] = LRUCache(maxsize=units, getsizeof=_weight)
+        self._lock = threading.Lock()
+        self._computing: dict[Hashable, threading.Lock] = {}
+        self._may_block = may_block
+
+    def get_or_compute(self, key: Hashable, compute: Callable[[], T]) -> T:
+        with self._lock:
+            if key in self._cache:
+                found: T = self._cache[key]
+                return found
+            entry = self._computing.setdefault(key, threading.Lock())
+        self._may_block()
+        with entry:
+            with self._lock:
+                if key in self._cache:
+                    again: T = self._cache[key]
+                    return again
+            try:
+                value = compute()
+            except BaseException:
+                with self._lock:
+                    self._computing.pop(key, None)
+                raise
+            with self._lock:
+                # An entry larger than the whole cache is computed for this caller only.
+                with contextlib.suppress(ValueError):
+                    self._cache[key] = value
+                self._computing.pop(key, None)
+            return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._cache.clear()

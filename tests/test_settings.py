@@ -1,0 +1,188 @@
+"""nimbase.settings: the one reading of the environment, its defaults, overrides and refusals."""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+
+from nimbase.settings import DEFAULT_LIMITS, DEFAULT_WORKER, InvalidSetting, Limits, Settings, WorkerSettings
+from storage.packing import CHUNK_VALUES
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No nimbase variable from the surroundings leaks into a test."""
+    import os
+
+    for name in list(os.environ):
+        if name.upper().startswith("NIMBASE_") or name.upper() == "DATABASE_URL":
+            monkeypatch.delenv(name)
+
+
+def test_defaults() -> None:
+    settings = Settings.from_env()
+    assert settings.database_url is None
+    assert (settings.host, settings.grpc_port, settings.http_port) == ("0.0.0.0", 50051, 8080)
+    assert settings.admin_token is None
+    assert settings.log_level == "INFO"
+    assert settings.worker == DEFAULT_WORKER == WorkerSettings()
+    assert settings.limits == DEFAULT_LIMITS == Limits()
+    assert settings == Settings()
+
+
+def test_the_single_deadline_cap_and_batch_size() -> None:
+    assert DEFAULT_LIMITS.request_seconds == 10.0
+    assert DEFAULT_LIMITS.batch_positions == 10_000
+
+
+def test_worker_defaults() -> None:
+    assert (DEFAULT_WORKER.lease_seconds, DEFAULT_WORKER.poll_seconds, DEFAULT_WORKER.id) == (15.0, 1.0, None)
+    assert DEFAULT_WORKER.step == 16 * CHUNK_VALUES
+
+
+@pytest.mark.skipif(sys.platform in ("win32", "darwin"), reason="XDG layout")
+def test_var_dir_defaults_to_the_user_data_directory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert Settings.from_env().var_dir == tmp_path / "data" / "nimbase"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert Settings.from_env().var_dir == tmp_path / ".local" / "share" / "nimbase"
+    monkeypatch.setenv("NIMBASE_VAR_DIR", "var")
+    assert Settings.from_env().var_dir == Path("var")
+
+
+def test_every_variable_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
+    env = {
+        "DATABASE_URL": " postgresql://u:p@db:5432/nimbase ",
+        "NIMBASE_VAR_DIR": "/srv/nimbase",
+        "NIMBASE_HOST": "127.0.0.1",
+        "NIMBASE_GRPC_PORT": "50052",
+        "NIMBASE_HTTP_PORT": "0",
+        "NIMBASE_ADMIN_TOKEN": "s3cret",
+        "NIMBASE_LOG_LEVEL": "debug",
+        "NIMBASE_WORKER_LEASE_SECONDS": "2.5",
+        "NIMBASE_WORKER_POLL_SECONDS": "0",
+        "NIMBASE_WORKER_STEP": "4096",
+        "NIMBASE_WORKER_ID": "w-1",
+        "NIMBASE_LIMITS_BATCH_POSITIONS": "500",
+        "NIMBASE_LIMITS_REQUEST_SECONDS": "2.5",
+    }
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    settings = Settings.from_env()
+    assert settings.database_url == "postgresql://u:p@db:5432/nimbase"
+    assert settings.var_dir == Path("/srv/nimbase")
+    assert (settings.host, settings.grpc_port, settings.http_port) == ("127.0.0.1", 50052, 0)
+    assert (settings.admin_token, settings.log_level) == ("s3cret", "DEBUG")
+    assert settings.worker == WorkerSettings(lease_seconds=2.5, poll_seconds=0.0, step=4096, id="w-1")
+    assert settings.limits == Limits(batch_positions=500, request_seconds=2.5)
+
+
+def test_every_limit_has_a_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    for field in fields(Limits):
+        monkeypatch.setenv(f"NIMBASE_LIMITS_{field.name.upper()}", "7")
+    assert all(getattr(Settings.from_env().limits, f.name) == 7 for f in fields(Limits))
+
+
+def test_empty_means_unset(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in (
+        "DATABASE_URL",
+        "NIMBASE_GRPC_PORT",
+        "NIMBASE_HOST",
+        "NIMBASE_ADMIN_TOKEN",
+        "NIMBASE_WORKER_ID",
+    ):
+        monkeypatch.setenv(name, "")
+    monkeypatch.setenv("NIMBASE_WORKER_STEP", "")
+    settings = Settings.from_env()
+    assert (settings.database_url, settings.admin_token, settings.worker.id) == (None, None, None)
+    assert (settings.grpc_port, settings.host, settings.worker.step) == (
+        50051,
+        "0.0.0.0",
+        DEFAULT_WORKER.step,
+    )
+    monkeypatch.setenv("NIMBASE_ADMIN_TOKEN", "   ")
+    assert Settings.from_env().admin_token is None
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "reason"),
+    [
+        ("NIMBASE_GRPC_PORT", "http", "is not a port number (0..65535)"),
+        ("NIMBASE_HTTP_PORT", "65536", "is not a port number (0..65535)"),
+        ("NIMBASE_GRPC_PORT", "-1", "is not a port number (0..65535)"),
+        ("NIMBASE_LOG_LEVEL", "loud", "is not a log level"),
+        ("NIMBASE_HOST", "  ", "is not an address to bind"),
+        ("NIMBASE_WORKER_LEASE_SECONDS", "0", "greater than 0"),
+        ("NIMBASE_WORKER_POLL_SECONDS", "-1", "greater than or equal to 0"),
+        ("NIMBASE_WORKER_STEP", "lots", "valid integer"),
+        ("NIMBASE_LIMITS_BATCH_POSITIONS", "0", "greater than 0"),
+        ("NIMBASE_LIMITS_REQUEST_SECONDS", "soon", "valid number"),
+        ("NIMBASE_LIMITS_BATCH", "5", "is not a nimbase setting (known: NIMBASE_LIMITS_LIVE_VALUES"),
+        ("NIMBASE_WORKER_LEASE", "5", "is not a nimbase setting (known: NIMBASE_WORKER_LEASE_SECONDS"),
+    ],
+)
+def test_bad_values_are_refused_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str, reason: str
+) -> None:
+    monkeypatch.setenv(name, value)
+    with pytest.raises(InvalidSetting) as info:
+        Settings.from_env()
+    message = str(info.value)
+    assert f"{name}={value!r}" in message
+    assert reason in message
+
+
+def test_every_bad_variable_is_reported_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NIMBASE_GRPC_PORT", "x")
+    monkeypatch.setenv("NIMBASE_WORKER_STEP", "y")
+    with pytest.raises(InvalidSetting, match=r"NIMBASE_GRPC_PORT='x'.*; .*NIMBASE_WORKER_STEP='y'"):
+        Settings.from_env()
+
+
+def test_invalid_setting_is_a_value_error() -> None:
+    assert issubclass(InvalidSetting, ValueError)
+
+
+def test_constructing_settings_reads_no_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NIMBASE_GRPC_PORT", "1")
+    monkeypatch.setenv("NIMBASE_LIMITS_BATCH_POSITIONS", "1")
+    assert Settings().grpc_port == 50051 and Settings().limits == DEFAULT_LIMITS
+    assert Settings(database_url="postgresql://h/db", grpc_port=2).grpc_port == 2
+
+
+def test_secrets_stay_out_of_the_repr(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NIMBASE_ADMIN_TOKEN", "s3cret")
+    monkeypatch.setenv("DATABASE_URL", "postgresql://u:pa55@h/db")
+    text = repr(Settings.from_env())
+    assert "s3cret" not in text and "pa55" not in text
+
+
+def test_the_service_uses_the_same_settings() -> None:
+    import service.limits
+    import service.settings
+
+    assert service.settings.Settings is Settings
+    assert service.limits.Limits is Limits and service.limits.DEFAULT_LIMITS is DEFAULT_LIMITS
+
+
+READS = re.compile(r"os\.environ\.get\(|os\.getenv\(|getenv\(|os\.environ\[[^\]]+\](?!\s*=)")
+
+
+def test_only_the_settings_module_reads_the_environment() -> None:
+    """Child processes may be handed a copy of the environment; nothing else reads a variable."""
+    offenders = []
+    for folder in ("nimbase", "service", "worker", "storage", "bench", "migrations"):
+        for path in sorted((REPO / folder).rglob("*.py")):
+            if path == REPO / "nimbase" / "settings.py" or "_pb2" in path.name:
+                continue
+            for number, line in enumerate(path.read_text().splitlines(), 1):
+                if READS.search(line):
+                    offenders.append(f"{path.relative_to(REPO)}:{number}: {line.strip()}")
+    assert offenders == []
