@@ -1,0 +1,106 @@
+"""A toy kind of game for the tests: a small explicit table of positions and moves, not a heap game.
+
+It shows what a new kind costs: this one module (a `GameKind`) and one registry entry (see
+`toy_family`). Positions are the table's names; a move goes from a name to one it lists. The table
+is acyclic, so every position has a Grundy value, found by the definition (mex of the options).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from engine.errors import InvalidGameId, InvalidPosition
+from engine.games.registry import Family
+from engine.kind import Context, GameKind
+from engine.moves import list_moves
+from engine.values import BestMoveResult, GameInfo, Value
+
+#: The toy game: position -> the positions one move reaches.
+TABLE: dict[str, tuple[str, ...]] = {
+    "end": (),
+    "a": ("end",),
+    "b": ("a", "end"),
+    "c": ("b",),
+    "d": ("a", "b", "c"),
+    "start": ("c", "d"),
+}
+
+
+@cache
+def grundy(position: str) -> int:
+    """mex of the options' values (the definition, on a table small enough to recurse)."""
+    seen = {grundy(child) for child in TABLE[position]}
+    value = 0
+    while value in seen:
+        value += 1
+    return value
+
+
+@cache
+def remoteness(position: str) -> int:
+    """Steinhaus: the winner hurries to a P-option, the loser delays."""
+    children = TABLE[position]
+    if not children:
+        return 0
+    to_p = [remoteness(c) for c in children if grundy(c) == 0]
+    return 1 + (min(to_p) if to_p else max(remoteness(c) for c in children))
+
+
+class ToyGame(GameKind[str]):
+    """The explicit table above, under normal play."""
+
+    game_id = "toy"
+
+    def info(self) -> GameInfo:
+        return GameInfo(
+            id=self.game_id,
+            name="Toy game",
+            description="A small explicit game table (tests only).",
+            position_syntax="one of: " + ", ".join(TABLE),
+            examples=("start", "d"),
+        )
+
+    def parse(self, text: str) -> str:
+        name = text.strip()
+        if name not in TABLE:
+            raise InvalidPosition(f"position {text!r} is not in the toy table (known: {', '.join(TABLE)})")
+        return name
+
+    def format(self, position: str) -> str:
+        return position
+
+    def value(self, position: str, ctx: Context) -> Value:
+        g = grundy(position)
+        return Value(self.game_id, position, "P" if g == 0 else "N", g, remoteness(position), "live")
+
+    def best_moves(self, position: str, limit: int | None, ctx: Context) -> BestMoveResult:
+        def every() -> list[tuple[str, tuple[tuple[str, object], ...], str]]:
+            return [(f"{position} -> {child}", (("to", child),), child) for child in TABLE[position]]
+
+        return list_moves(
+            self.value(position, ctx),
+            len(TABLE[position]),
+            every,
+            every,
+            lambda child, _: self.value(child, ctx),
+            limit,
+            ctx.limits,
+        )
+
+    def stats(self, ctx: Context) -> dict[str, object]:
+        return {
+            "game": self.game_id,
+            "positions": len(TABLE),
+            "p_positions": sorted(p for p in TABLE if grundy(p) == 0),
+        }
+
+
+def _parse_toy(params: str | None, text: str) -> ToyGame:
+    if params is not None:
+        raise InvalidGameId(f"game id {text!r}: the toy game takes no parameters")
+    return ToyGame()
+
+
+def toy_family() -> Family:
+    """The registry entry of the toy kind."""
+    return Family(parse=_parse_toy, info=lambda: ToyGame().info())
