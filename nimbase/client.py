@@ -1,19 +1,20 @@
 """A plain Python client of the nimbase gRPC API.
 
-Answers come back as dicts in exactly the JSON shapes of the REST routes, so a program can switch
-transports without touching its data handling; errors raise `NimbaseClientError` carrying the
-public error code.
+Answers come back as plain dicts in exactly the JSON shapes of the REST routes (each declared once
+in `nimbase.schema`, the types these methods return), so a program can switch transports without
+touching its data handling; errors raise `NimbaseClientError` carrying the public error code.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from types import TracebackType
-from typing import Any
+from typing import Any, cast
 
 import grpc
 from google.protobuf import json_format
 
+from nimbase import schema
 from nimbase.v1 import nimbase_pb2 as pb
 from nimbase.v1 import nimbase_pb2_grpc
 
@@ -30,39 +31,117 @@ class NimbaseClientError(Exception):
         self.message = message
 
 
-def value_dict(msg: pb.Value) -> dict[str, object]:
-    out: dict[str, object] = {"game": msg.game, "position": msg.position, "outcome": msg.outcome}
+def value_dict(msg: pb.Value) -> schema.Value:
+    """A Value message as the REST JSON has it (same keys, same order)."""
+    outcome = cast(schema.Outcome, msg.outcome)
+    source = cast(schema.Source, msg.source)
     if msg.HasField("grundy"):
-        out["grundy"] = msg.grundy
+        if msg.HasField("remoteness"):
+            return {
+                "game": msg.game,
+                "position": msg.position,
+                "outcome": outcome,
+                "grundy": msg.grundy,
+                "remoteness": msg.remoteness,
+                "source": source,
+            }
+        return {
+            "game": msg.game,
+            "position": msg.position,
+            "outcome": outcome,
+            "grundy": msg.grundy,
+            "source": source,
+        }
     if msg.HasField("remoteness"):
-        out["remoteness"] = msg.remoteness
-    out["source"] = msg.source
-    return out
+        return {
+            "game": msg.game,
+            "position": msg.position,
+            "outcome": outcome,
+            "remoteness": msg.remoteness,
+            "source": source,
+        }
+    return {"game": msg.game, "position": msg.position, "outcome": outcome, "source": source}
 
 
-def value_or_error_dict(msg: pb.ValueOrError) -> dict[str, object]:
+def value_or_error_dict(msg: pb.ValueOrError) -> schema.ValueOrError:
     if msg.HasField("error"):
         return {"error": {"code": msg.error.code, "message": msg.error.message}}
     return value_dict(msg.value)
 
 
-def move_dict(msg: pb.Move) -> dict[str, object]:
-    out: dict[str, object] = {"move": msg.move, "position": msg.position, "outcome": msg.outcome}
+def move_dict(msg: pb.Move) -> schema.Move:
+    """A Move message as the REST JSON has it: `to` comes with `heap` (heap games) or `pair` (Wythoff),
+    and is kept when empty (a heap that vanishes)."""
+    out: schema.Move = {
+        "move": msg.move,
+        "position": msg.position,
+        "outcome": cast(schema.Outcome, msg.outcome),
+    }
     if msg.HasField("grundy"):
         out["grundy"] = msg.grundy
     if msg.HasField("remoteness"):
         out["remoteness"] = msg.remoteness
+    if msg.HasField("heap"):
+        out["heap"] = msg.heap
+        out["to"] = list(msg.to)
+    elif msg.pair:
+        out["pair"] = list(msg.pair)
+        out["to"] = list(msg.to)
     return out
 
 
-def job_dict(msg: pb.Job) -> dict[str, object]:
+def best_move_dict(msg: pb.BestMoveResponse) -> schema.BestMove:
+    moves: schema.Moves = {"moves": [move_dict(m) for m in msg.moves]}
+    if msg.HasField("best_move"):
+        moves["best_move"] = move_dict(msg.best_move)
+    return {**value_dict(msg.value), **moves}
+
+
+def game_info_dict(msg: pb.GameInfo) -> schema.GameInfo:
+    return {
+        "id": msg.id,
+        "name": msg.name,
+        "description": msg.description,
+        "position_syntax": msg.position_syntax,
+        "examples": list(msg.examples),
+    }
+
+
+def period_dict(msg: pb.Period) -> schema.Period:
+    return {
+        "preperiod": msg.preperiod,
+        "period": msg.period,
+        "saltus": msg.saltus,
+        "certified": msg.certified,
+    }
+
+
+def sequence_dict(msg: pb.GetSequenceResponse) -> schema.Sequence:
+    return {
+        "game": msg.game,
+        "family": msg.family,
+        "start": msg.start,
+        "stop": msg.stop,
+        "values": list(msg.values),
+        "period": period_dict(msg.period) if msg.HasField("period") else None,
+        "source": cast(schema.Source, msg.source),
+    }
+
+
+def stats_dict(msg: pb.GetStatsResponse) -> schema.Stats:
+    """The stats Struct as the REST JSON has it (whole numbers back as ints)."""
+    stats = _whole_numbers(json_format.MessageToDict(msg.stats))
+    return cast(schema.Stats, stats if isinstance(stats, dict) else {})
+
+
+def job_dict(msg: pb.Job) -> schema.Job:
     return {
         "id": msg.id,
         "game": msg.game,
         "family": msg.family,
         "upto": msg.upto,
         "fill": msg.fill,
-        "status": msg.status,
+        "status": cast(schema.JobStatus, msg.status),
         "progress": {"done": msg.progress.done, "total": msg.progress.total},
         "error": msg.error if msg.HasField("error") else None,
         "created_at": msg.created_at,
@@ -121,46 +200,32 @@ class NimbaseClient:
         except grpc.RpcError as exc:
             raise _client_error(exc) from None
 
-    def list_games(self) -> dict[str, object]:
+    def list_games(self) -> schema.GameList:
         reply: pb.ListGamesResponse = self._call("ListGames", pb.ListGamesRequest())
-        games = [
-            {
-                "id": g.id,
-                "name": g.name,
-                "description": g.description,
-                "position_syntax": g.position_syntax,
-                "examples": list(g.examples),
-            }
-            for g in reply.games
-        ]
-        return {"games": games}
+        return {"games": [game_info_dict(g) for g in reply.games]}
 
-    def get_value(self, game: str, position: str) -> dict[str, object]:
+    def get_value(self, game: str, position: str) -> schema.Value:
         return value_dict(self._call("GetValue", pb.GetValueRequest(game=game, position=position)))
 
-    def best_move(self, game: str, position: str, limit: int | None = None) -> dict[str, object]:
+    def best_move(self, game: str, position: str, limit: int | None = None) -> schema.BestMove:
+        """The value, every move (or the first `limit`) best first, and `best_move` unless terminal."""
         request = pb.BestMoveRequest(game=game, position=position)
         if limit is not None:
             request.limit = limit
-        reply: pb.BestMoveResponse = self._call("BestMove", request)
-        out = value_dict(reply.value)
-        out["moves"] = [move_dict(m) for m in reply.moves]
-        if reply.HasField("best_move"):
-            out["best_move"] = move_dict(reply.best_move)
-        return out
+        return best_move_dict(self._call("BestMove", request))
 
-    def is_p_position(self, game: str, position: str) -> dict[str, object]:
+    def is_p_position(self, game: str, position: str) -> schema.PPosition:
         reply: pb.IsPPositionResponse = self._call(
             "IsPPosition", pb.IsPPositionRequest(game=game, position=position)
         )
         return {"p_position": reply.p_position, **value_dict(reply.value)}
 
-    def batch_get_values(self, game: str, positions: Iterable[str]) -> dict[str, object]:
+    def batch_get_values(self, game: str, positions: Iterable[str]) -> schema.Batch:
         request = pb.BatchGetValuesRequest(game=game, positions=list(positions))
         reply: pb.BatchGetValuesResponse = self._call("BatchGetValues", request)
         return {"values": [value_or_error_dict(v) for v in reply.values]}
 
-    def stream_values(self, requests: Iterable[tuple[str, str]]) -> Iterator[dict[str, object]]:
+    def stream_values(self, requests: Iterable[tuple[str, str]]) -> Iterator[schema.ValueOrError]:
         """One answer per (game, position), in order: a value or `{"error": {...}}` for a bad item.
 
         Requests are sent lazily as the server reads them, so the input may be an endless generator.
@@ -172,7 +237,7 @@ class NimbaseClient:
         except grpc.RpcError as exc:
             raise _client_error(exc) from None
 
-    def stream_batches(self, batches: Iterable[tuple[str, Sequence[str]]]) -> Iterator[dict[str, object]]:
+    def stream_batches(self, batches: Iterable[tuple[str, Sequence[str]]]) -> Iterator[schema.Batch]:
         """One `{"values": [...]}` per (game, positions) batch, in order, over one stream."""
         requests = (
             pb.BatchGetValuesRequest(game=game, positions=list(positions)) for game, positions in batches
@@ -183,48 +248,28 @@ class NimbaseClient:
         except grpc.RpcError as exc:
             raise _client_error(exc) from None
 
-    def get_sequence(self, game: str, start: int, stop: int, family: str | None = None) -> dict[str, object]:
+    def get_sequence(self, game: str, start: int, stop: int, family: str | None = None) -> schema.Sequence:
         request = pb.GetSequenceRequest(game=game, start=start, stop=stop)
         if family is not None:
             request.family = family
-        reply: pb.GetSequenceResponse = self._call("GetSequence", request)
-        period = None
-        if reply.HasField("period"):
-            p = reply.period
-            period = {
-                "preperiod": p.preperiod,
-                "period": p.period,
-                "saltus": p.saltus,
-                "certified": p.certified,
-            }
-        return {
-            "game": reply.game,
-            "family": reply.family,
-            "start": reply.start,
-            "stop": reply.stop,
-            "values": list(reply.values),
-            "period": period,
-            "source": reply.source,
-        }
+        return sequence_dict(self._call("GetSequence", request))
 
-    def get_stats(self, game: str) -> dict[str, object]:
-        reply: pb.GetStatsResponse = self._call("GetStats", pb.GetStatsRequest(game=game))
-        stats = _whole_numbers(json_format.MessageToDict(reply.stats))
-        return stats if isinstance(stats, dict) else {}
+    def get_stats(self, game: str) -> schema.Stats:
+        return stats_dict(self._call("GetStats", pb.GetStatsRequest(game=game)))
 
-    def submit_job(self, game: str, upto: int, fill: bool = False) -> dict[str, object]:
+    def submit_job(self, game: str, upto: int, fill: bool = False) -> schema.Job:
         request = pb.SubmitJobRequest(game=game, upto=upto, fill=fill)
         return job_dict(self._call("SubmitJob", request, auth=True))
 
-    def get_job(self, job_id: int) -> dict[str, object]:
+    def get_job(self, job_id: int) -> schema.Job:
         return job_dict(self._call("GetJob", pb.GetJobRequest(id=job_id)))
 
-    def list_jobs(self, limit: int | None = None) -> dict[str, object]:
+    def list_jobs(self, limit: int | None = None) -> schema.JobList:
         request = pb.ListJobsRequest() if limit is None else pb.ListJobsRequest(limit=limit)
         reply: pb.ListJobsResponse = self._call("ListJobs", request)
         return {"jobs": [job_dict(j) for j in reply.jobs]}
 
-    def cancel_job(self, job_id: int) -> dict[str, object]:
+    def cancel_job(self, job_id: int) -> schema.Job:
         return job_dict(self._call("CancelJob", pb.CancelJobRequest(id=job_id), auth=True))
 
 

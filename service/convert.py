@@ -1,7 +1,8 @@
 """Translation between the service layer and the wire, shared by the gRPC and REST transports.
 
 Both transports must answer identically, so everything they both decide lives here: service
-dataclasses to protobuf messages, error codes to HTTP statuses, the admin token header, the batch
+dataclasses to protobuf messages and to the REST JSON (each `*_as_dict` returns the one declaration
+of its shape in `nimbase.schema`), error codes to HTTP statuses, the admin token header, the batch
 size limit and the request deadline (both bounds are the `Limits` the transport was given).
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping, Sequence
+from typing import cast
 
 from google.protobuf import struct_pb2
 
@@ -17,8 +19,9 @@ from engine.errors import InvalidArgument, NimbaseError
 from engine.games.base import GameInfo
 from engine.periods import Period
 from engine.values import Value
+from nimbase import schema
 from nimbase.v1 import nimbase_pb2 as pb
-from service.core import BestMoveResult, JobView, MoveValue, SequenceResult
+from service.core import BestMoveResult, Health, JobView, MoveValue, SequenceResult
 from service.limits import Limits
 
 log = logging.getLogger(__name__)
@@ -104,6 +107,47 @@ def jsonable(obj: object) -> JSON:
     return str(obj)
 
 
+def value_as_dict(value: Value) -> schema.Value:
+    """The REST shape of a value: grundy and remoteness left out where unknown (one dict literal per
+    case, in the contract's key order: this is the bulk path)."""
+    game, position, outcome, grundy, remoteness, source = value
+    if grundy is None:
+        if remoteness is None:
+            return {"game": game, "position": position, "outcome": outcome, "source": source}
+        return {
+            "game": game,
+            "position": position,
+            "outcome": outcome,
+            "remoteness": remoteness,
+            "source": source,
+        }
+    if remoteness is None:
+        return {"game": game, "position": position, "outcome": outcome, "grundy": grundy, "source": source}
+    return {
+        "game": game,
+        "position": position,
+        "outcome": outcome,
+        "grundy": grundy,
+        "remoteness": remoteness,
+        "source": source,
+    }
+
+
+def p_position_as_dict(value: Value) -> schema.PPosition:
+    """The REST shape of IsPPosition: `p_position`, then the value's fields."""
+    return {"p_position": value.outcome == "P", **value_as_dict(value)}
+
+
+def error_as_dict(exc: BaseException) -> schema.ErrorBody:
+    """The contract's error body (also a failed batch slot); never the text of an unexpected error."""
+    code, message = public_error(exc)
+    return error_body(code, message)
+
+
+def error_body(code: str, message: str) -> schema.ErrorBody:
+    return {"error": {"code": code, "message": message}}
+
+
 def fill_value(msg: pb.Value, value: Value) -> pb.Value:
     """Set a Value message's fields in place (bulk answers fill messages already in their list)."""
     msg.game, msg.position, msg.outcome, msg.source = value.game, value.position, value.outcome, value.source
@@ -149,13 +193,51 @@ def batch_to_pb(items: Sequence[Value | BaseException]) -> pb.BatchGetValuesResp
     return response
 
 
+#: The structured move fields a kind may give (`MoveValue.fields`), each declared in schema.Move and
+#: in the gRPC Move message: heaps give `heap` and `to`, Wythoff `pair` and `to`.
+MOVE_FIELDS = frozenset({"heap", "pair", "to"})
+
+
+def _undeclared_move_field(name: str) -> ValueError:
+    return ValueError(f"move field {name!r} is declared neither in nimbase.schema.Move nor in the gRPC Move")
+
+
 def move_to_pb(move: MoveValue) -> pb.Move:
     msg = pb.Move(move=move.move, position=move.value.position, outcome=move.value.outcome)
     if move.value.grundy is not None:
         msg.grundy = move.value.grundy
     if move.value.remoteness is not None:
         msg.remoteness = move.value.remoteness
+    for name, field in move.fields:
+        if name == "heap":
+            msg.heap = cast(int, field)
+        elif name == "pair":
+            msg.pair.extend(cast(list[int], field))
+        elif name == "to":
+            msg.to.extend(cast(list[int], field))
+        else:
+            raise _undeclared_move_field(name)
     return msg
+
+
+def move_as_dict(move: MoveValue) -> schema.Move:
+    """The REST shape of a move: the text, the value of the position reached, then the kind's fields."""
+    value = move.value
+    out: schema.Move = {"move": move.move, "position": value.position, "outcome": value.outcome}
+    if value.grundy is not None:
+        out["grundy"] = value.grundy
+    if value.remoteness is not None:
+        out["remoteness"] = value.remoteness
+    for name, field in move.fields:
+        if name == "heap":
+            out["heap"] = cast(int, field)
+        elif name == "pair":
+            out["pair"] = cast(list[int], field)
+        elif name == "to":
+            out["to"] = cast(list[int], field)
+        else:
+            raise _undeclared_move_field(name)
+    return out
 
 
 def best_move_to_pb(result: BestMoveResult) -> pb.BestMoveResponse:
@@ -166,13 +248,12 @@ def best_move_to_pb(result: BestMoveResult) -> pb.BestMoveResponse:
     return msg
 
 
-def best_move_as_dict(result: BestMoveResult) -> dict[str, object]:
+def best_move_as_dict(result: BestMoveResult) -> schema.BestMove:
     """The REST shape: the value's fields plus `moves` and `best_move` (absent at a terminal)."""
-    out = result.value.as_dict()
-    out["moves"] = [m.as_dict() for m in result.moves]
+    moves: schema.Moves = {"moves": [move_as_dict(m) for m in result.moves]}
     if result.moves:
-        out["best_move"] = result.moves[0].as_dict()
-    return out
+        moves["best_move"] = move_as_dict(result.moves[0])
+    return {**value_as_dict(result.value), **moves}
 
 
 def game_info_to_pb(info: GameInfo) -> pb.GameInfo:
@@ -185,7 +266,7 @@ def game_info_to_pb(info: GameInfo) -> pb.GameInfo:
     )
 
 
-def game_info_as_dict(info: GameInfo) -> dict[str, object]:
+def game_info_as_dict(info: GameInfo) -> schema.GameInfo:
     return {
         "id": info.id,
         "name": info.name,
@@ -193,6 +274,10 @@ def game_info_as_dict(info: GameInfo) -> dict[str, object]:
         "position_syntax": info.position_syntax,
         "examples": list(info.examples),
     }
+
+
+def game_list_as_dict(games: Sequence[GameInfo]) -> schema.GameList:
+    return {"games": [game_info_as_dict(g) for g in games]}
 
 
 def period_to_pb(period: Period) -> pb.Period:
@@ -215,21 +300,39 @@ def sequence_to_pb(result: SequenceResult) -> pb.GetSequenceResponse:
     return msg
 
 
-def sequence_as_dict(result: SequenceResult) -> dict[str, object]:
+def period_as_dict(period: Period) -> schema.Period:
+    return {
+        "preperiod": period.preperiod,
+        "period": period.period,
+        "saltus": period.saltus,
+        "certified": period.certified,
+    }
+
+
+def sequence_as_dict(result: SequenceResult) -> schema.Sequence:
     return {
         "game": result.game,
         "family": result.family,
         "start": result.start,
         "stop": result.stop,
         "values": [int(v) for v in result.values],
-        "period": None if result.period is None else result.period.as_dict(),
-        "source": result.source,
+        "period": None if result.period is None else period_as_dict(result.period),
+        "source": cast(schema.Source, result.source),
     }
+
+
+def _stats_json(stats: Mapping[str, object]) -> dict[str, JSON]:
+    return {str(k): jsonable(v) for k, v in stats.items()}
+
+
+def stats_as_dict(stats: Mapping[str, object]) -> schema.Stats:
+    """The stats as JSON: the fields schema.Stats declares and any others the game reports."""
+    return cast(schema.Stats, _stats_json(stats))
 
 
 def stats_to_pb(stats: Mapping[str, object]) -> pb.GetStatsResponse:
     struct = struct_pb2.Struct()
-    struct.update({str(k): jsonable(v) for k, v in stats.items()})
+    struct.update(_stats_json(stats))
     return pb.GetStatsResponse(stats=struct)
 
 
@@ -253,13 +356,40 @@ def job_to_pb(job: JobView) -> pb.Job:
     return msg
 
 
-def values_as_dicts(items: Sequence[Value | BaseException]) -> list[dict[str, object]]:
+def job_as_dict(job: JobView) -> schema.Job:
+    return {
+        "id": job.id,
+        "game": job.game,
+        "family": job.family,
+        "upto": job.upto,
+        "fill": job.fill,
+        "status": cast(schema.JobStatus, job.status),
+        "progress": {"done": job.done, "total": job.total},
+        "error": job.error,
+        "created_at": job.created_at,
+        "started_at": job.started_at,
+        "finished_at": job.finished_at,
+    }
+
+
+def job_list_as_dict(jobs: Sequence[JobView]) -> schema.JobList:
+    return {"jobs": [job_as_dict(j) for j in jobs]}
+
+
+def values_as_dicts(items: Sequence[Value | BaseException]) -> list[schema.ValueOrError]:
     """Batch slots in the REST shape: a value, or `{"error": {"code", "message"}}`."""
-    out: list[dict[str, object]] = []
-    for item in items:
-        if isinstance(item, Value):
-            out.append(item.as_dict())
-        else:
-            code, message = public_error(item)
-            out.append({"error": {"code": code, "message": message}})
+    return [value_as_dict(item) if isinstance(item, Value) else error_as_dict(item) for item in items]
+
+
+def batch_as_dict(items: Sequence[Value | BaseException]) -> schema.Batch:
+    return {"values": values_as_dicts(items)}
+
+
+def health_as_dict(health: Health | None) -> schema.Health:
+    """`/healthz`: always "ok"; `database` false when the check itself failed (`health` None)."""
+    if health is None:
+        return {"status": "ok", "database": False}
+    out: schema.Health = {"status": "ok", "database": health.database}
+    if health.details:
+        out["details"] = cast(dict[str, object], jsonable(health.details))
     return out

@@ -3,6 +3,10 @@
 Routes only translate query strings and JSON bodies into service calls and results into the JSON
 shapes of the public contract. Every failure, a malformed query string included, is answered with
 `{"error": {"code", "message"}}` and the HTTP status of its code, never FastAPI's defaults.
+
+Each route declares its answer (`response_model`, the shapes of `nimbase.schema`) and the error
+statuses it can give, so `/openapi.json` documents every field. Handlers return `JSONResponse`s built
+by `service.convert` directly: the models serve the documentation, nothing is validated per answer.
 """
 
 from __future__ import annotations
@@ -10,17 +14,18 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import FastAPI, Header, Query, Request
+from fastapi import FastAPI, Header, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine.errors import InvalidArgument
+from nimbase import schema
 from service import convert
 from service.core import NimbaseService
 from service.limits import DEFAULT_LIMITS, Limits
@@ -33,29 +38,117 @@ _ROUTING_CODES = {404: "NOT_FOUND", 405: "UNIMPLEMENTED"}
 
 
 #: Route parameter types (module level: FastAPI resolves the string annotations in module globals).
-Deadline = Annotated[str | None, Header(alias="x-deadline-ms")]
-Authorization = Annotated[str | None, Header()]
+Deadline = Annotated[
+    str | None,
+    Header(
+        alias="x-deadline-ms",
+        description="Milliseconds the request may take, a positive whole number, capped at the server's "
+        "NIMBASE_LIMITS_REQUEST_SECONDS (also the default); past it 504 DEADLINE_EXCEEDED.",
+        examples=["2000"],
+    ),
+]
+Authorization = Annotated[
+    str | None,
+    Header(
+        description="`Bearer <token>`, the server's NIMBASE_ADMIN_TOKEN: missing is 401 UNAUTHENTICATED, "
+        "wrong (or no token configured) 403 PERMISSION_DENIED.",
+        examples=["Bearer s3cret"],
+    ),
+]
+Game = Annotated[
+    str,
+    Query(
+        description="The game id, parameters included (GET /v1/games lists the families).",
+        examples=["subtraction:1,3,4"],
+    ),
+]
+Position = Annotated[
+    str,
+    Query(
+        description="The position: heap sizes separated by spaces (`10 12`), or for wythoff pairs "
+        "(`3,5 4,7`); `0` or empty is the empty position.",
+        examples=["10 12"],
+    ),
+]
+JobId = Annotated[int, Path(description="The job's id, as SubmitJob returned it.", examples=[1])]
 
 
 class BatchRequest(BaseModel):
     """Body of POST /v1/values:batch."""
 
-    model_config = ConfigDict(extra="forbid")
-    game: StrictStr
-    positions: list[StrictStr]
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"game": "subtraction:1,3,4", "positions": ["7", "10 12"]}]},
+    )
+    game: StrictStr = Field(description="The game id, parameters included.")
+    positions: list[StrictStr] = Field(
+        description="Positions of that game, answered in this order (at most NIMBASE_LIMITS_BATCH_POSITIONS)."
+    )
 
 
 class JobRequest(BaseModel):
     """Body of POST /v1/jobs."""
 
-    model_config = ConfigDict(extra="forbid")
-    game: StrictStr
-    upto: StrictInt
-    fill: StrictBool = False
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"game": "subtraction:2,5,7", "upto": 1000000}]}
+    )
+    game: StrictStr = Field(description="The game id to precompute.")
+    upto: StrictInt = Field(
+        description="Compute values 0..upto-1; for wythoff, the side of the square table."
+    )
+    fill: StrictBool = Field(
+        default=False, description="Fill the whole range even once the period is certified."
+    )
+
+
+#: What each error status of the REST API means (API.md, "Errors"); its body is always schema.ErrorBody.
+ERROR_STATUSES: dict[int, str] = {
+    400: "INVALID_ARGUMENT: a malformed game id, position, parameter, header or body, quoted in the message.",
+    401: "UNAUTHENTICATED: no admin token was sent.",
+    403: "PERMISSION_DENIED: a wrong admin token, or the server has none configured.",
+    404: "NOT_FOUND: an unknown game, family or job.",
+    409: "FAILED_PRECONDITION: a query that does not apply to this game.",
+    422: "RESOURCE_EXHAUSTED: beyond what may be computed live within the server's limits.",
+    500: "INTERNAL: an unexpected error; the server log has the details.",
+    503: "UNAVAILABLE: the database is needed and unreachable.",
+    504: "DEADLINE_EXCEEDED: live computation ran out of the request's deadline.",
+}
+
+
+def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The `responses` of a route that can fail with `statuses` (and, like every route, with 500)."""
+    return {
+        status: {"model": schema.ErrorBody, "description": ERROR_STATUSES[status]}
+        for status in sorted({*statuses, 500})
+    }
+
+
+#: The error statuses of the routes answering about positions.
+VALUE_ERRORS = errors(400, 404, 422, 503, 504)
 
 
 def error_response(code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=convert.http_status(code))
+    return JSONResponse(convert.error_body(code, message), status_code=convert.http_status(code))
+
+
+def _without_validation_errors(spec: dict[str, Any]) -> dict[str, Any]:
+    """Drop FastAPI's default 422 answer (HTTPValidationError) from an OpenAPI document.
+
+    This app answers invalid requests with 400 and the contract's error body; 422 means
+    RESOURCE_EXHAUSTED, declared (with schema.ErrorBody) where a route can give it.
+    """
+    defaults = ("HTTPValidationError", "ValidationError")
+    for item in spec.get("paths", {}).values():
+        for operation in item.values():
+            responses = operation.get("responses", {}) if isinstance(operation, dict) else {}
+            content = responses.get("422", {}).get("content", {})
+            ref = content.get("application/json", {}).get("schema", {}).get("$ref", "")
+            if ref.rsplit("/", 1)[-1] in defaults:
+                del responses["422"]
+    schemas = spec.get("components", {}).get("schemas", {})
+    for name in defaults:
+        schemas.pop(name, None)
+    return spec
 
 
 def _describe_validation_error(exc: RequestValidationError) -> str:
@@ -133,8 +226,17 @@ def create_app(
     app = FastAPI(
         title="nimbase",
         version="1",
-        description="Values, best moves and P-positions of combinatorial games, and precompute jobs.",
+        description="Values, best moves and P-positions of combinatorial games, and precompute jobs. "
+        'Every error is `{"error": {"code", "message"}}` (code: the gRPC status code name).',
     )
+    default_openapi = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = _without_validation_errors(default_openapi())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
     def failure(request: Request, exc: Exception) -> Response:
         """The contract's error body for a failed call (never a traceback)."""
@@ -172,36 +274,47 @@ def create_app(
         code = _ROUTING_CODES.get(exc.status_code, "UNKNOWN")
         request.state.code = code
         message = f"{request.method} {request.url.path}: {exc.detail}"
-        return JSONResponse({"error": {"code": code, "message": message}}, status_code=exc.status_code)
+        return JSONResponse(convert.error_body(code, message), status_code=exc.status_code)
 
-    @app.get("/v1/games", tags=["games"])
+    @app.get("/v1/games", tags=["games"], response_model=schema.GameList, responses=errors())
     def list_games(request: Request) -> Response:
         """Every game family with its grammar, description and example positions."""
-        return answer(
-            request, lambda: {"games": [convert.game_info_as_dict(g) for g in service.list_games()]}
-        )
+        return answer(request, lambda: convert.game_list_as_dict(service.list_games()))
 
-    @app.get("/v1/value", tags=["values"])
+    @app.get("/v1/value", tags=["values"], response_model=schema.Value, responses=VALUE_ERRORS)
     async def get_value(
         request: Request,
-        game: Annotated[str, Query()],
-        position: Annotated[str, Query()],
+        game: Game,
+        position: Position,
         x_deadline: Deadline = None,
     ) -> Response:
         """The value of one position."""
         return await answer_memory_first(
-            request, lambda: service.get_value(game, position, _deadline(x_deadline, limits)).as_dict()
+            request,
+            lambda: convert.value_as_dict(service.get_value(game, position, _deadline(x_deadline, limits))),
         )
 
-    @app.get("/v1/best-move", tags=["values"])
+    @app.get("/v1/best-move", tags=["values"], response_model=schema.BestMove, responses=VALUE_ERRORS)
     def best_move(
         request: Request,
-        game: Annotated[str, Query()],
-        position: Annotated[str, Query()],
-        limit: Annotated[int | None, Query()] = None,
+        game: Game,
+        position: Position,
+        limit: Annotated[
+            int | None,
+            Query(
+                description="List only the first `limit` moves (1 up to NIMBASE_LIMITS_LISTED_MOVES). "
+                "Without it every move is ranked; a position with more than NIMBASE_LIMITS_RANKED_MOVES "
+                "moves needs a limit (else 422 RESOURCE_EXHAUSTED).",
+                examples=[3],
+            ),
+        ] = None,
         x_deadline: Deadline = None,
     ) -> Response:
-        """The value plus every legal move (or the first `limit`), best first."""
+        """The value plus every legal move (or the first `limit`), best first.
+
+        Each move carries its text `move`, the position it leads to with its value, and structured
+        fields: heap games `heap` and `to`, Wythoff `pair` and `to`.
+        """
         return answer(
             request,
             lambda: convert.best_move_as_dict(
@@ -209,39 +322,50 @@ def create_app(
             ),
         )
 
-    @app.get("/v1/is-p-position", tags=["values"])
+    @app.get(
+        "/v1/is-p-position",
+        tags=["values"],
+        response_model=schema.PPosition,
+        responses=errors(400, 404, 409, 422, 503, 504),
+    )
     async def is_p_position(
         request: Request,
-        game: Annotated[str, Query()],
-        position: Annotated[str, Query()],
+        game: Game,
+        position: Position,
         x_deadline: Deadline = None,
     ) -> Response:
         """Whether the player to move loses with best play, plus the value."""
+        return await answer_memory_first(
+            request,
+            lambda: convert.p_position_as_dict(
+                service.is_p_position(game, position, _deadline(x_deadline, limits))
+            ),
+        )
 
-        def call() -> dict[str, object]:
-            value = service.is_p_position(game, position, _deadline(x_deadline, limits))
-            return {"p_position": value.outcome == "P", **value.as_dict()}
-
-        return await answer_memory_first(request, call)
-
-    @app.post("/v1/values:batch", tags=["values"])
+    @app.post("/v1/values:batch", tags=["values"], response_model=schema.Batch, responses=VALUE_ERRORS)
     def batch_get_values(request: Request, body: BatchRequest, x_deadline: Deadline = None) -> Response:
         """Up to 10,000 positions of one game, answered in request order; bad items get an error."""
 
-        def call() -> dict[str, object]:
+        def call() -> schema.Batch:
             convert.check_batch_size(len(body.positions), limits)
             items = service.batch_get_values(body.game, body.positions, _deadline(x_deadline, limits))
-            return {"values": convert.values_as_dicts(items)}
+            return convert.batch_as_dict(items)
 
         return answer(request, call)
 
-    @app.get("/v1/sequence", tags=["values"])
+    @app.get("/v1/sequence", tags=["values"], response_model=schema.Sequence, responses=VALUE_ERRORS)
     def get_sequence(
         request: Request,
-        game: Annotated[str, Query()],
-        stop: Annotated[int, Query()],
-        start: Annotated[int, Query()] = 0,
-        family: Annotated[str | None, Query()] = None,
+        game: Game,
+        stop: Annotated[int, Query(description="One past the last parameter n.", examples=[30])],
+        start: Annotated[int, Query(description="The first parameter n (at least 0).", examples=[0])] = 0,
+        family: Annotated[
+            str | None,
+            Query(
+                description="The one-parameter family; default single heaps of size n (wythoff: `row:0`).",
+                examples=["row:3"],
+            ),
+        ] = None,
         x_deadline: Deadline = None,
     ) -> Response:
         """Values of a one-parameter family for start <= n < stop, and its period where known."""
@@ -252,49 +376,75 @@ def create_app(
             ),
         )
 
-    @app.get("/v1/stats", tags=["values"])
-    def get_stats(request: Request, game: Annotated[str, Query()]) -> Response:
-        """What is known of the game as a whole."""
-        return answer(request, lambda: convert.jsonable(service.get_stats(game)))
+    @app.get("/v1/stats", tags=["values"], response_model=schema.Stats, responses=errors(400, 404, 503, 504))
+    def get_stats(request: Request, game: Game) -> Response:
+        """What is known of the game as a whole (open: a game may report more fields)."""
+        return answer(request, lambda: convert.stats_as_dict(service.get_stats(game)))
 
-    @app.post("/v1/jobs", tags=["jobs"])
+    @app.post(
+        "/v1/jobs",
+        tags=["jobs"],
+        response_model=schema.Job,
+        responses=errors(400, 401, 403, 404, 409, 503),
+    )
     def submit_job(request: Request, body: JobRequest, authorization: Authorization = None) -> Response:
-        """Queue a precompute job (needs `authorization: Bearer <admin token>`)."""
+        """Queue a precompute job (needs `authorization: Bearer <admin token>`).
+
+        409 FAILED_PRECONDITION: the game needs no precomputation (a closed form answers it).
+        """
         token = convert.bearer_token(authorization)
-        return answer(request, lambda: service.submit_job(token, body.game, body.upto, body.fill).as_dict())
+        return answer(
+            request, lambda: convert.job_as_dict(service.submit_job(token, body.game, body.upto, body.fill))
+        )
 
-    @app.get("/v1/jobs/{job_id}", tags=["jobs"])
-    def get_job(request: Request, job_id: int) -> Response:
-        return answer(request, lambda: service.get_job(job_id).as_dict())
+    @app.get("/v1/jobs/{job_id}", tags=["jobs"], response_model=schema.Job, responses=errors(400, 404, 503))
+    def get_job(request: Request, job_id: JobId) -> Response:
+        """One precompute job: its status and progress."""
+        return answer(request, lambda: convert.job_as_dict(service.get_job(job_id)))
 
-    @app.get("/v1/jobs", tags=["jobs"])
-    def list_jobs(request: Request, limit: Annotated[int | None, Query()] = None) -> Response:
-        def call() -> dict[str, object]:
+    @app.get("/v1/jobs", tags=["jobs"], response_model=schema.JobList, responses=errors(400, 503))
+    def list_jobs(
+        request: Request,
+        limit: Annotated[
+            int | None,
+            Query(description="At most this many jobs (default 100, at most 1000).", examples=[10]),
+        ] = None,
+    ) -> Response:
+        """Precompute jobs, newest first."""
+
+        def call() -> schema.JobList:
             jobs = service.list_jobs() if limit is None else service.list_jobs(limit)
-            return {"jobs": [j.as_dict() for j in jobs]}
+            return convert.job_list_as_dict(jobs)
 
         return answer(request, call)
 
-    @app.delete("/v1/jobs/{job_id}", tags=["jobs"])
-    def cancel_job(request: Request, job_id: int, authorization: Authorization = None) -> Response:
+    @app.delete(
+        "/v1/jobs/{job_id}",
+        tags=["jobs"],
+        response_model=schema.Job,
+        responses=errors(400, 401, 403, 404, 503),
+    )
+    def cancel_job(request: Request, job_id: JobId, authorization: Authorization = None) -> Response:
         """Cancel a job (needs `authorization: Bearer <admin token>`)."""
         token = convert.bearer_token(authorization)
-        return answer(request, lambda: service.cancel_job(token, job_id).as_dict())
+        return answer(request, lambda: convert.job_as_dict(service.cancel_job(token, job_id)))
 
-    @app.get("/healthz", tags=["operations"])
+    @app.get("/healthz", tags=["operations"], response_model=schema.Health)
     def healthz() -> Response:
         """Always 200 while the process serves; `database` tells whether PostgreSQL answers."""
         try:
             health = service.health()
         except Exception:
             log.exception("health check failed")
-            return JSONResponse({"status": "ok", "database": False})
-        body: dict[str, object] = {"status": "ok", "database": health.database}
-        if health.details:
-            body["details"] = convert.jsonable(health.details)
-        return JSONResponse(body)
+            return JSONResponse(convert.health_as_dict(None))
+        return JSONResponse(convert.health_as_dict(health))
 
-    @app.get("/metrics", tags=["operations"])
+    @app.get(
+        "/metrics",
+        tags=["operations"],
+        response_class=PlainTextResponse,
+        responses={200: {"description": "Prometheus text exposition format."}},
+    )
     def prometheus_metrics() -> Response:
         """Prometheus text exposition of both transports' request metrics."""
         data, content_type = meter.exposition()

@@ -82,18 +82,24 @@ class BestMoveRequest(_message.Message):
     def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
 
 class Move(_message.Message):
-    __slots__ = ("move", "position", "outcome", "grundy", "remoteness")
+    __slots__ = ("move", "position", "outcome", "grundy", "remoteness", "heap", "pair", "to")
     MOVE_FIELD_NUMBER: _ClassVar[int]
     POSITION_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
     GRUNDY_FIELD_NUMBER: _ClassVar[int]
     REMOTENESS_FIELD_NUMBER: _ClassVar[int]
+    HEAP_FIELD_NUMBER: _ClassVar[int]
+    PAIR_FIELD_NUMBER: _ClassVar[int]
+    TO_FIELD_NUMBER: _ClassVar[int]
     move: str
     position: str
     outcome: str
     grundy: int
     remoteness: int
-    def __init__(self, move: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ...) -> None: ...
+    heap: int
+    pair: _containers.RepeatedScalarFieldContainer[int]
+    to: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, move: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ..., heap: _Optional[int] = ..., pair: _Optional[_Iterable[int]] = ..., to: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class BestMoveResponse(_message.Message):
     __slots__ = ("value", "moves", "best_move")

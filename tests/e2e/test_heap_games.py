@@ -119,6 +119,29 @@ def test_wythoff_p_positions(server: Server) -> None:
 
 
 @pytest.mark.parametrize(
+    ("game", "position", "fields", "best"),
+    [
+        ("subtraction:1,3,4", "10 12", {"heap", "to"}, {"heap": 12, "to": [8]}),
+        ("octal:0.77", "9", {"heap", "to"}, {"heap": 9, "to": [4, 4]}),  # a split leaves two heaps
+        ("nim", "3", {"heap", "to"}, {"heap": 3, "to": []}),  # the heap vanishes
+        ("wythoff", "4,6", {"pair", "to"}, {"pair": [4, 6], "to": [3, 5]}),
+    ],
+)
+def test_moves_carry_structured_fields_alike_over_rest_and_grpc(
+    server: Server, game: str, position: str, fields: set[str], best: dict[str, object]
+) -> None:
+    with server.client() as client:
+        client.best_move(game, position, limit=3)  # any period or table a first answer finds is found
+        over_grpc = client.best_move(game, position, limit=3)
+    with server.http() as http:
+        reply = http.get("/v1/best-move", params={"game": game, "position": position, "limit": 3})
+    assert reply.status_code == 200, reply.text
+    assert reply.json() == over_grpc
+    assert all(fields <= set(move) and not {"heap", "pair"} <= set(move) for move in over_grpc["moves"])
+    assert {k: over_grpc["best_move"][k] for k in best} == best and over_grpc["best_move"]["outcome"] == "P"
+
+
+@pytest.mark.parametrize(
     ("game", "position"),
     [
         ("octal:0.8", "3"),

@@ -123,7 +123,9 @@ class FakeService:
         heaps = [int(h) for h in value.position.split()]
         moves = [
             MoveValue(
-                f"{h} -> {a}", self.get_value(game, " ".join(map(str, [*heaps[:i], a, *heaps[i + 1 :]])))
+                f"{h} -> {a}",
+                self.get_value(game, " ".join(map(str, [*heaps[:i], a, *heaps[i + 1 :]]))),
+                (("heap", h), ("to", [a] if a else [])),
             )
             for i, h in enumerate(heaps)
             for a in range(h)

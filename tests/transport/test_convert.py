@@ -36,18 +36,44 @@ optional_text = st.none() | text
 
 @given(values)
 def test_value_round_trip_equals_rest_json(value: Value) -> None:
-    assert client.value_dict(convert.value_to_pb(value)) == value.as_dict()
+    rest = convert.value_as_dict(value)
+    assert rest == value.as_dict() and list(rest) == list(value.as_dict())  # same keys, same order
+    assert client.value_dict(convert.value_to_pb(value)) == rest
+    assert list(client.value_dict(convert.value_to_pb(value))) == list(rest)
 
 
-@given(values, st.lists(st.tuples(text, values), max_size=4))
-def test_best_move_round_trip_equals_rest_json(value: Value, moves: list[tuple[str, Value]]) -> None:
-    result = BestMoveResult(value, [MoveValue(m, v) for m, v in moves])
+#: Structured move fields as the kinds give them: none, a heap and what it leaves (maybe nothing,
+#: maybe a split), or a Wythoff pair and the pair it becomes.
+move_fields = (
+    st.just(())
+    | st.builds(lambda h, to: (("heap", h), ("to", to)), int64, st.lists(int64, max_size=2))
+    | st.builds(
+        lambda pair, to: (("pair", pair), ("to", to)),
+        st.lists(int64, min_size=2, max_size=2),
+        st.lists(int64, min_size=2, max_size=2),
+    )
+)
+
+
+@given(values, st.lists(st.tuples(text, values, move_fields), max_size=4))
+def test_best_move_round_trip_equals_rest_json(
+    value: Value, moves: list[tuple[str, Value, tuple[tuple[str, object], ...]]]
+) -> None:
+    result = BestMoveResult(value, [MoveValue(m, v, f) for m, v, f in moves])
     msg = convert.best_move_to_pb(result)
-    out = client.value_dict(msg.value)
-    out["moves"] = [client.move_dict(m) for m in msg.moves]
-    if msg.HasField("best_move"):
-        out["best_move"] = client.move_dict(msg.best_move)
-    assert out == convert.best_move_as_dict(result)
+    assert client.best_move_dict(msg) == convert.best_move_as_dict(result)
+    # The REST JSON is the engine record's own: the typed builder adds nothing and drops nothing.
+    rest = convert.best_move_as_dict(result)
+    assert rest["moves"] == [m.as_dict() for m in result.moves]
+    assert {k: v for k, v in rest.items() if k not in ("moves", "best_move")} == value.as_dict()
+
+
+def test_an_undeclared_move_field_is_refused() -> None:
+    move = MoveValue("1 -> 0", Value("nim", "", "P", 0, 0, "formula"), (("colour", "white"),))
+    with pytest.raises(ValueError, match="'colour'"):
+        convert.move_as_dict(move)
+    with pytest.raises(ValueError, match="'colour'"):
+        convert.move_to_pb(move)
 
 
 @given(
@@ -68,7 +94,7 @@ def test_best_move_round_trip_equals_rest_json(value: Value, moves: list[tuple[s
     )
 )
 def test_job_round_trip_equals_rest_json(job: JobView) -> None:
-    assert client.job_dict(convert.job_to_pb(job)) == job.as_dict()
+    assert client.job_dict(convert.job_to_pb(job)) == convert.job_as_dict(job) == job.as_dict()
 
 
 @given(

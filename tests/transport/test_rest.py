@@ -85,7 +85,11 @@ def test_best_move(http: httpx.Client) -> None:
         "outcome": "P",
         "grundy": 0,
         "remoteness": 2,
+        "heap": 2,
+        "to": [1],
     }
+    vanishing = next(m for m in body["moves"] if m["move"] == "1 -> 0")
+    assert (vanishing["heap"], vanishing["to"]) == (1, [])
     assert body["best_move"] == body["moves"][0] and len(body["moves"]) == 3
     limited = http.get("/v1/best-move", params={"game": "nim", "position": "1 2", "limit": 2}).json()
     assert limited["moves"] == body["moves"][:2]
