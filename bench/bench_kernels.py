@@ -3,6 +3,8 @@
 - Grundy's game: time to every value below 2^k and the cost per value of each doubling.
 - Kayles (0.77) and Dawson's Kayles (0.07): periods certified from an empty table.
 - 0.16: grown until Guy-Smith certifies its period or the limit is reached.
+- 0.56: certified from nothing (period 144, preperiod 326,640: about 2^20 values).
+- 0.6: no known period; the time to the size `make run` precomputes (DEFAULT_PRECOMPUTE).
 - Wythoff: the Grundy table of side 4096.
 """
 
@@ -75,7 +77,10 @@ def main() -> None:
     parser.add_argument("--grundy-exp", type=int, default=22, help="Grundy's game up to 2^k (24 is long)")
     parser.add_argument("--octal-016-limit", type=int, default=1 << 21, help="most values for 0.16")
     parser.add_argument("--wythoff-side", type=int, default=4096)
-    parser.add_argument("--skip", nargs="*", default=[], choices=["grundy", "octal", "016", "wythoff"])
+    parser.add_argument("--octal-06-exp", type=int, default=23, help="0.6 up to 2^k (no period to stop at)")
+    parser.add_argument(
+        "--skip", nargs="*", default=[], choices=["grundy", "octal", "016", "056", "06", "wythoff"]
+    )
     args = parser.parse_args()
     t0 = time.perf_counter()
     warm_up()
@@ -89,6 +94,10 @@ def main() -> None:
         bench_grundy(args.grundy_exp)
     if "016" not in args.skip:
         bench_octal("0.16", args.octal_016_limit)
+    if "056" not in args.skip:
+        bench_octal("0.56", 1 << 21)  # from nothing to the certificate
+    if "06" not in args.skip:
+        bench_octal("0.6", 1 << args.octal_06_exp)
 
 
 if __name__ == "__main__":

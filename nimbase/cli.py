@@ -19,19 +19,20 @@ from sqlalchemy import Engine
 from nimbase.settings import InvalidSetting, Settings
 
 #: Jobs `nimbase run` queues on a fresh database, so a first start has tables to serve: (game, upto).
-#: Cheap ones first, since one worker takes them in order. 0.6 and 0.56 have no sparse value set, so
-#: their direct method is quadratic: they get 2^16 values by default (extend them with `precompute`).
+#: Cheap ones first, since one worker takes them in order. Every classic octal game but 0.6 stops at
+#: its Guy-Smith certificate, well inside its `upto` (0.16 and 0.56 within a second, by the sparse
+#: kernel). 0.6 has no known period, so nothing certifies it: 2^23 values, about 30 s of computing.
 DEFAULT_PRECOMPUTE: tuple[tuple[str, int], ...] = (
     ("subtraction:1,3,4", 1 << 20),
     ("subtraction:1,3,4:misere", 1 << 20),
     ("octal:0.77", 1 << 20),
     ("octal:0.07", 1 << 20),
     ("octal:0.137", 1 << 20),
-    ("octal:0.16", 1 << 20),
+    ("octal:0.16", 1 << 20),  # period 149,459, certified at 509,622 values
+    ("octal:0.56", 1 << 20),  # period 144 after 326,640, certified at 653,570 values
     ("wythoff", 1024),  # the side of the table: 1024 x 1024 pairs
     ("grundy", 1 << 22),
-    ("octal:0.6", 1 << 16),
-    ("octal:0.56", 1 << 16),
+    ("octal:0.6", 1 << 23),
 )
 
 log = logging.getLogger("nimbase")

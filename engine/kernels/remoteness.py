@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _fill_remoteness(values: NDArray[np.uint32], moves: NDArray[np.int64], out: NDArray[np.int64]) -> None:
     for n in range(values.shape[0]):
         best_win = -1

@@ -17,7 +17,7 @@ from engine.kind import SequenceKernel
 from engine.periods import Period
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _fill(out: NDArray[np.uint32], start: int, moves: NDArray[np.int64], misere: bool) -> None:
     """Compute out[start:] in place from out[:start]; `moves` ascending."""
     one = np.uint64(1)

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _lowest_zero(x: np.uint64) -> int:
     """Index of the lowest zero bit of x (x is not all ones)."""
     y = ~x
@@ -25,7 +25,7 @@ def _lowest_zero(x: np.uint64) -> int:
     return i
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def wythoff_table_nb(rows: int, cols: int) -> NDArray[np.uint32]:
     """g(a, b) for 0 <= a < rows, 0 <= b < cols by row, column and diagonal bitsets."""
     out = np.zeros((rows, cols), dtype=np.uint32)

@@ -11,7 +11,13 @@ from hypothesis import strategies as st
 
 from engine.games.grundy import GRUNDY_RULES, GrundyGame
 from engine.kernels.octal import direct_extend
-from engine.kernels.rare_common import Sparseness, choose_sparseness, rare_common_chunk, rare_count
+from engine.kernels.rare_common import (
+    Sparseness,
+    choose_sparseness,
+    last_rare_at,
+    rare_common_chunk,
+    rare_count,
+)
 from tests.facts import load_facts
 
 EMPTY = np.zeros(0, dtype=np.uint32)
@@ -120,6 +126,21 @@ def test_sparse_driver_matches_direct_over_several_chunks() -> None:
     how = choose_sparseness(direct, GRUNDY_RULES.two)
     assert rare_count(direct, how) == how.rare
     assert how.rare < len(direct) // 10  # the sparse space the method relies on is really there
+
+
+def test_rare_counts_include_heap_0() -> None:
+    # The published tables' convention: heap 0 is classified like any heap. Under mask 0xfe with
+    # flip 1 (rare = even popcount of g & 0xfe), g(0) = 0 is rare, so it counts.
+    values = direct_extend(EMPTY, 3000, GRUNDY_RULES)
+    how = Sparseness(0xFE, 1, 0)
+    plain = [n for n in range(len(values)) if bin(int(values[n]) & 0xFE).count("1") % 2 == 0]
+    assert plain[0] == 0
+    assert rare_count(values, how) == len(plain)
+    assert last_rare_at(values, how) == plain[-1]
+    assert rare_count(EMPTY[:0], how) == 0 and last_rare_at(EMPTY, how) is None
+    assert rare_count(values[:1], how) == 1 and last_rare_at(values[:1], how) == 0
+    chosen = choose_sparseness(values, GRUNDY_RULES.two)
+    assert chosen.rare == rare_count(values, chosen)
 
 
 def test_nothing_is_certified() -> None:

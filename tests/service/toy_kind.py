@@ -75,7 +75,7 @@ class ToyGame(GameKind[str]):
 
     def best_moves(self, position: str, limit: int | None, ctx: Context) -> BestMoveResult:
         def every() -> list[tuple[str, tuple[tuple[str, object], ...], str]]:
-            return [(f"{position} -> {child}", (("to", child),), child) for child in TABLE[position]]
+            return [(f"{position} -> {child}", (), child) for child in TABLE[position]]
 
         return list_moves(
             self.value(position, ctx),
