@@ -16,6 +16,7 @@ cannot use raises `InvalidSetting`, whose message names the variable and quotes 
 | `NIMBASE_LOG_LEVEL`      | `log_level`                         |
 | `NIMBASE_WORKER_<FIELD>` | `worker.<field>` (`WorkerSettings`) |
 | `NIMBASE_LIMITS_<FIELD>` | `limits.<field>` (`Limits`)         |
+| `NIMBASE_AUTO_<FIELD>`   | `auto.<field>` (`AutoJobSettings`)  |
 
 README.md ("Configuration") lists every variable with its default and meaning. An empty variable counts
 as unset. This module imports nothing of nimbase's other packages, so storage/ and worker/ may use it.
@@ -38,6 +39,7 @@ from pydantic import (
     ConfigDict,
     Field,
     NonNegativeFloat,
+    NonNegativeInt,
     PositiveFloat,
     PositiveInt,
     ValidationError,
@@ -144,6 +146,9 @@ class Limits:
     request_seconds: PositiveFloat = 10.0
     #: Stats list the P-positions up to this many, else only their count.
     stats_p_positions: PositiveInt = 1_000
+    #: Live computations (growing a game's values) running at once; a request waits for a turn only
+    #: until its deadline, so a flood of costly requests cannot take every core from cheap lookups.
+    live_computations: PositiveInt = 2
 
 
 DEFAULT_LIMITS = Limits()
@@ -171,6 +176,31 @@ class WorkerSettings:
 DEFAULT_WORKER = WorkerSettings()
 
 
+# ---- automatic jobs ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AutoJobSettings:
+    """The precompute jobs the service queues by itself when a request's live computation runs out of its
+    deadline (NIMBASE_AUTO_<FIELD> overrides each field).
+
+    Anonymous requests may have at most `jobs` of them open at once, and each is bounded in values and in
+    worker time, so no query can fill the database or occupy the workers.
+    """
+
+    __pydantic_config__ = ConfigDict(extra="forbid")
+
+    #: Most automatic jobs queued or running at once; 0 turns automatic jobs off.
+    jobs: NonNegativeInt = 4
+    #: Most values an automatic job computes (heaps 0..values-1).
+    values: PositiveInt = 1 << 24
+    #: Most worker seconds an automatic job may run (per attempt); it then stops, keeping what it computed.
+    seconds: Annotated[float, Field(gt=0, allow_inf_nan=False)] = 600.0
+
+
+DEFAULT_AUTO = AutoJobSettings()
+
+
 # ---- the settings --------------------------------------------------------------------------------
 
 
@@ -195,6 +225,7 @@ class Settings(BaseModel):
     log_level: Annotated[str, BeforeValidator(_log_level)] = "INFO"
     worker: WorkerSettings = DEFAULT_WORKER
     limits: Limits = DEFAULT_LIMITS
+    auto: AutoJobSettings = DEFAULT_AUTO
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -203,14 +234,14 @@ class Settings(BaseModel):
             read = _Environment()
         except ValidationError as exc:
             raise InvalidSetting(describe_errors(exc)) from None
-        except SettingsError as exc:  # a group variable (NIMBASE_WORKER, NIMBASE_LIMITS) that is not JSON
+        except SettingsError as exc:  # a group variable (NIMBASE_WORKER, NIMBASE_LIMITS...) that is not JSON
             raise InvalidSetting(str(exc)) from None
         return cls.model_construct(**{name: getattr(read, name) for name in cls.model_fields})
 
 
 class _Environment(BaseSettings, Settings):
-    """Settings read by pydantic-settings: NIMBASE_<FIELD>, NIMBASE_WORKER_<FIELD>, NIMBASE_LIMITS_<FIELD>
-    and DATABASE_URL (its alias)."""
+    """Settings read by pydantic-settings: NIMBASE_<FIELD>, NIMBASE_WORKER_<FIELD>, NIMBASE_LIMITS_<FIELD>,
+    NIMBASE_AUTO_<FIELD> and DATABASE_URL (its alias)."""
 
     model_config = SettingsConfigDict(
         env_prefix=ENV_PREFIX,
@@ -226,7 +257,7 @@ class _Environment(BaseSettings, Settings):
 
 
 #: The groups of settings read from NIMBASE_<GROUP>_<FIELD> variables.
-_GROUPS: dict[str, type[Any]] = {"worker": WorkerSettings, "limits": Limits}
+_GROUPS: dict[str, type[Any]] = {"worker": WorkerSettings, "limits": Limits, "auto": AutoJobSettings}
 
 
 def variable_name(loc: Sequence[int | str]) -> str:

@@ -4,6 +4,11 @@ A worker claims with `FOR UPDATE SKIP LOCKED`, so concurrent claimers never wait
 job; the lease (renewed by heartbeats) lets another worker take over a job whose worker died. Every
 write a worker makes is fenced by `lease_owner = me AND status = 'running'`, so a worker that lost
 its lease (or whose job was cancelled) cannot write any more.
+
+Jobs come from an administrator (origin 'admin', `submit`) or from the service itself (origin 'auto',
+`submit_automatic`) when a request's live computation runs out of its deadline. Automatic jobs are
+capped in number (NIMBASE_AUTO_JOBS open at once) and each carries `max_seconds`, the worker time it may
+run before it stops with what it computed.
 """
 
 from __future__ import annotations
@@ -22,10 +27,14 @@ from storage.schema import jobs
 
 JobStatus = Literal["queued", "running", "done", "failed", "cancelled"]
 JobKind = Literal["extend", "repair"]
+JobOrigin = Literal["admin", "auto"]
 #: Statuses in which a job still has work to do.
 OPEN_STATUSES: tuple[str, ...] = ("queued", "running")
 #: Longest error text stored with a failed job.
 MAX_ERROR_CHARS = 4000
+#: Key of the transaction advisory lock serialising automatic submissions ("nimauto" in ASCII), so
+#: concurrent requests cannot together queue more than the cap.
+AUTO_JOBS_LOCK_KEY = 0x6E696D6175746F
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +42,9 @@ class Job:
     """One row of the jobs table.
 
     An 'extend' job computes values 0..upto-1 (stopping early once the period is certified, unless
-    `fill`); a 'repair' job recomputes chunk `chunk_index`. Progress is done/total.
+    `fill`); a 'repair' job recomputes chunk `chunk_index`. Progress is done/total. `origin` is 'admin'
+    (submitted through the API) or 'auto' (queued by the service itself); `max_seconds` bounds the
+    worker time of each attempt (None: no bound).
     """
 
     id: int
@@ -54,11 +65,26 @@ class Job:
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
+    origin: str
+    max_seconds: float | None
 
     @classmethod
     def from_row(cls, row: sa.Row[Any]) -> Job:
         m = row._mapping
         return cls(**{name: m[name] for name in cls.__dataclass_fields__})
+
+
+@dataclass(frozen=True, slots=True)
+class AutoSubmission:
+    """What `JobQueue.submit_automatic` did.
+
+    `created` with the new job; or not created, with the open job that already covers the request, or
+    with no job and the `reason` none was queued (automatic jobs off, or the cap reached).
+    """
+
+    job: Job | None
+    created: bool
+    reason: str | None
 
 
 def _lease_until(lease_seconds: float) -> sa.ColumnElement[Any]:
@@ -107,6 +133,84 @@ class JobQueue:
         )
         with unavailable_on_disconnect(), self._engine.begin() as conn:
             return Job.from_row(conn.execute(stmt).one())
+
+    def submit_automatic(
+        self, game_id: str, family: str, upto: int, *, cap: int, max_seconds: float
+    ) -> AutoSubmission:
+        """Queue an automatic extend job (origin 'auto', no fill, bounded by `max_seconds` of worker time)
+        unless one is needed no more or allowed no more.
+
+        In one transaction, serialised with every other automatic submission by an advisory lock:
+        an open (queued or running) extend job of the sequence reaching `upto` or beyond, whatever
+        its origin, is returned as it is; otherwise nothing is queued when `cap` is 0 (automatic jobs
+        off) or when `cap` automatic jobs are open already; otherwise the job is queued. The caller
+        bounds `upto` (NIMBASE_AUTO_VALUES).
+        """
+        if upto < 0:
+            raise InvalidArgument(f"upto must be >= 0, got {upto}")
+        if cap < 0:
+            raise InvalidArgument(f"cap must be >= 0, got {cap}")
+        if not max_seconds > 0 or max_seconds == float("inf"):
+            raise InvalidArgument(f"max_seconds must be a positive number of seconds, got {max_seconds!r}")
+        covering = (
+            sa.select(jobs)
+            .where(
+                jobs.c.game_id == game_id,
+                jobs.c.family == family,
+                jobs.c.kind == "extend",
+                jobs.c.status.in_(OPEN_STATUSES),
+                jobs.c.upto >= upto,
+            )
+            .order_by(jobs.c.id)
+            .limit(1)
+        )
+        open_auto = (
+            sa.select(sa.func.count())
+            .select_from(jobs)
+            .where(jobs.c.origin == "auto", jobs.c.status.in_(OPEN_STATUSES))
+        )
+        insert = (
+            jobs.insert()
+            .values(
+                game_id=game_id,
+                family=family,
+                upto=upto,
+                fill=False,
+                kind="extend",
+                total=upto,
+                origin="auto",
+                max_seconds=float(max_seconds),
+            )
+            .returning(*jobs.c)
+        )
+        with unavailable_on_disconnect(), self._engine.begin() as conn:
+            # Held to the end of the transaction; under READ COMMITTED every statement after it sees
+            # the jobs the previous holder committed.
+            conn.execute(sa.select(sa.func.pg_advisory_xact_lock(AUTO_JOBS_LOCK_KEY)))
+            row = conn.execute(covering).first()
+            if row is not None:
+                return AutoSubmission(job=Job.from_row(row), created=False, reason=None)
+            if cap == 0:
+                return AutoSubmission(
+                    job=None, created=False, reason="automatic jobs are turned off (NIMBASE_AUTO_JOBS=0)"
+                )
+            if conn.execute(open_auto).scalar_one() >= cap:
+                return AutoSubmission(
+                    job=None,
+                    created=False,
+                    reason=f"{cap} automatic jobs are already queued or running (NIMBASE_AUTO_JOBS)",
+                )
+            return AutoSubmission(job=Job.from_row(conn.execute(insert).one()), created=True, reason=None)
+
+    def open_jobs(self, game_id: str) -> builtins.list[Job]:
+        """The queued and running jobs of `game_id` (every family and kind), oldest first."""
+        stmt = (
+            sa.select(jobs)
+            .where(jobs.c.game_id == game_id, jobs.c.status.in_(OPEN_STATUSES))
+            .order_by(jobs.c.id)
+        )
+        with unavailable_on_disconnect(), self._engine.connect() as conn:
+            return [Job.from_row(row) for row in conn.execute(stmt)]
 
     def get(self, job_id: int) -> Job | None:
         with unavailable_on_disconnect(), self._engine.connect() as conn:
@@ -217,6 +321,18 @@ class JobQueue:
             worker_id,
             status="done",
             done=jobs.c.total,
+            finished_at=sa.func.now(),
+            lease_expires_at=None,
+        )
+
+    def finish_at_bound(self, job_id: int, worker_id: str, note: str) -> bool:
+        """Mark the job done short of its total, keeping its progress (how far it got) and recording
+        `note` (why it stopped) in its error; False when the lease was lost."""
+        return self._update_owned(
+            job_id,
+            worker_id,
+            status="done",
+            error=note[:MAX_ERROR_CHARS],
             finished_at=sa.func.now(),
             lease_expires_at=None,
         )

@@ -71,6 +71,8 @@ jobs = sa.Table(
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=sa.func.now()),
     sa.Column("started_at", sa.DateTime(timezone=True), nullable=True),
     sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("origin", sa.Text(), nullable=False, server_default="admin"),
+    sa.Column("max_seconds", sa.Double(), nullable=True),
     sa.PrimaryKeyConstraint("id", name="pk_jobs"),
     sa.CheckConstraint(
         "status IN ('queued', 'running', 'done', 'failed', 'cancelled')", name="ck_jobs_status"
@@ -78,6 +80,8 @@ jobs = sa.Table(
     sa.CheckConstraint("kind IN ('extend', 'repair')", name="ck_jobs_kind"),
     sa.CheckConstraint("(kind = 'repair') = (chunk_index IS NOT NULL)", name="ck_jobs_chunk_index"),
     sa.CheckConstraint("upto >= 0", name="ck_jobs_upto"),
+    sa.CheckConstraint("origin IN ('admin', 'auto')", name="ck_jobs_origin"),
+    sa.CheckConstraint("max_seconds > 0", name="ck_jobs_max_seconds"),
     sa.Index("ix_jobs_open", "id", postgresql_where=sa.text("status IN ('queued', 'running')")),
     sa.Index(
         "ux_jobs_open_repair",

@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from numpy.typing import NDArray
 from sqlalchemy.dialects import postgresql
 
+from engine.errors import InvalidArgument
 from engine.periods import Period
 from storage.database import unavailable_on_disconnect
 from storage.errors import CorruptChunk, InvalidPayload, LeaseLost, NotStored, StaleWrite
@@ -96,7 +97,21 @@ class SequenceStore:
         return None if row is None else _info_from_row(row)
 
     def list_sequences(self, game_id: str) -> list[SequenceInfo]:
+        """The headers of `game_id`'s stored sequences, by family."""
         stmt = sa.select(sequences).where(sequences.c.game_id == game_id).order_by(sequences.c.family)
+        with unavailable_on_disconnect(), self._engine.connect() as conn:
+            return [_info_from_row(row) for row in conn.execute(stmt)]
+
+    def list_sequences_all(self, limit: int = 1000) -> list[SequenceInfo]:
+        """Every stored sequence's header (length, largest value, certified period), of every game, most
+        recently updated first, at most `limit` of them."""
+        if limit < 1:
+            raise InvalidArgument(f"limit must be >= 1, got {limit}")
+        stmt = (
+            sa.select(sequences)
+            .order_by(sequences.c.updated_at.desc(), sequences.c.game_id, sequences.c.family)
+            .limit(limit)
+        )
         with unavailable_on_disconnect(), self._engine.connect() as conn:
             return [_info_from_row(row) for row in conn.execute(stmt)]
 

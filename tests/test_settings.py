@@ -9,7 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from nimbase.settings import DEFAULT_LIMITS, DEFAULT_WORKER, InvalidSetting, Limits, Settings, WorkerSettings
+from nimbase.settings import (
+    DEFAULT_AUTO,
+    DEFAULT_LIMITS,
+    DEFAULT_WORKER,
+    AutoJobSettings,
+    InvalidSetting,
+    Limits,
+    Settings,
+    WorkerSettings,
+)
 from storage.packing import CHUNK_VALUES
 
 REPO = Path(__file__).resolve().parent.parent
@@ -33,7 +42,12 @@ def test_defaults() -> None:
     assert settings.log_level == "INFO"
     assert settings.worker == DEFAULT_WORKER == WorkerSettings()
     assert settings.limits == DEFAULT_LIMITS == Limits()
+    assert settings.auto == DEFAULT_AUTO == AutoJobSettings()
     assert settings == Settings()
+
+
+def test_automatic_job_defaults() -> None:
+    assert (DEFAULT_AUTO.jobs, DEFAULT_AUTO.values, DEFAULT_AUTO.seconds) == (4, 1 << 24, 600.0)
 
 
 def test_the_single_deadline_cap_and_batch_size() -> None:
@@ -72,6 +86,9 @@ def test_every_variable_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
         "NIMBASE_WORKER_ID": "w-1",
         "NIMBASE_LIMITS_BATCH_POSITIONS": "500",
         "NIMBASE_LIMITS_REQUEST_SECONDS": "2.5",
+        "NIMBASE_AUTO_JOBS": "2",
+        "NIMBASE_AUTO_VALUES": "65536",
+        "NIMBASE_AUTO_SECONDS": "30.5",
     }
     for name, value in env.items():
         monkeypatch.setenv(name, value)
@@ -82,6 +99,13 @@ def test_every_variable_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
     assert (settings.admin_token, settings.log_level) == ("s3cret", "DEBUG")
     assert settings.worker == WorkerSettings(lease_seconds=2.5, poll_seconds=0.0, step=4096, id="w-1")
     assert settings.limits == Limits(batch_positions=500, request_seconds=2.5)
+    assert settings.auto == AutoJobSettings(jobs=2, values=65536, seconds=30.5)
+
+
+@pytest.mark.parametrize("value", ["0", "7"])
+def test_automatic_jobs_may_be_turned_off_or_raised(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("NIMBASE_AUTO_JOBS", value)
+    assert Settings.from_env().auto == AutoJobSettings(jobs=int(value))
 
 
 def test_every_limit_has_a_variable(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -126,6 +150,16 @@ def test_empty_means_unset(monkeypatch: pytest.MonkeyPatch) -> None:
         ("NIMBASE_LIMITS_REQUEST_SECONDS", "soon", "valid number"),
         ("NIMBASE_LIMITS_BATCH", "5", "is not a nimbase setting (known: NIMBASE_LIMITS_LIVE_VALUES"),
         ("NIMBASE_WORKER_LEASE", "5", "is not a nimbase setting (known: NIMBASE_WORKER_LEASE_SECONDS"),
+        ("NIMBASE_AUTO_JOBS", "-1", "greater than or equal to 0"),
+        ("NIMBASE_AUTO_JOBS", "some", "valid integer"),
+        ("NIMBASE_AUTO_VALUES", "0", "greater than 0"),
+        ("NIMBASE_AUTO_SECONDS", "0", "greater than 0"),
+        ("NIMBASE_AUTO_SECONDS", "inf", "finite number"),
+        (
+            "NIMBASE_AUTO_JOB",
+            "3",
+            "is not a nimbase setting (known: NIMBASE_AUTO_JOBS, NIMBASE_AUTO_VALUES, NIMBASE_AUTO_SECONDS)",
+        ),
     ],
 )
 def test_bad_values_are_refused_naming_the_variable(
@@ -186,3 +220,15 @@ def test_only_the_settings_module_reads_the_environment() -> None:
                 if READS.search(line):
                     offenders.append(f"{path.relative_to(REPO)}:{number}: {line.strip()}")
     assert offenders == []
+
+
+def test_every_group_setting_is_in_the_readme() -> None:
+    readme = (REPO / "README.md").read_text()
+    groups: dict[str, type[Limits | WorkerSettings | AutoJobSettings]] = {
+        "worker": WorkerSettings,
+        "limits": Limits,
+        "auto": AutoJobSettings,
+    }
+    for group, settings in groups.items():
+        for field in fields(settings):
+            assert f"| `NIMBASE_{group.upper()}_{field.name.upper()}` |" in readme

@@ -4,6 +4,13 @@ Each step extends the values in memory, then writes the new chunks, the new stor
 job's progress in one transaction fenced by the job lease, so a worker killed at any moment leaves a
 consistent checkpoint from which another worker resumes once the lease runs out. A background thread
 renews the lease; when it is lost or the job is cancelled the worker stops without writing more.
+
+A job with `max_seconds` (the service's automatic jobs) is bounded in worker time: once that many
+seconds of the attempt have passed, checked between steps after the step's checkpoint is written, the
+job ends as 'done' short of its total, its progress (done/total) showing how far it got and its error
+holding a note ("stopped at its time bound of ..."); the values it computed are stored and served. The
+bound counts per attempt: a job resumed after its worker died or shut down starts a fresh bound. Every
+attempt computes at least one step.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import os
 import secrets
 import socket
 import threading
+import time
 from types import TracebackType
 
 import numpy as np
@@ -166,6 +174,8 @@ class Worker:
         return kernel
 
     def _run(self, job: Job, lost: threading.Event) -> None:
+        # The time bound counts from the start of this attempt (a resumed job starts a fresh bound).
+        deadline = None if job.max_seconds is None else time.monotonic() + job.max_seconds
         kernel = self._kernel(job)
         if job.kind == "repair":
             # Reading the prefix through the chunk verifies it and recomputes whatever is corrupt.
@@ -178,13 +188,17 @@ class Worker:
             return
         for _ in range(MAX_STALE_RETRIES):
             try:
-                self._extend(job, kernel, lost)
+                self._extend(job, kernel, lost, deadline)
                 return
             except StaleWrite as exc:
                 log.info("job %d: %s; reloading", job.id, exc)
         raise JobError(f"job {job.id}: the stored sequence kept changing under it")
 
-    def _extend(self, job: Job, kernel: SequenceKernel, lost: threading.Event) -> None:
+    def _extend(
+        self, job: Job, kernel: SequenceKernel, lost: threading.Event, deadline: float | None = None
+    ) -> None:
+        """Extend the stored values to job.upto step by step; past `deadline` (time.monotonic()), the job
+        ends at the checkpoint just written."""
         info = self.store.info(job.game_id, job.family)
         stored = 0 if info is None else info.computed_upto
         period = None if info is None else _certified(info.period)
@@ -224,6 +238,17 @@ class Worker:
             start = stop
             if finish:
                 return
+            if deadline is not None and time.monotonic() >= deadline:
+                self._stop_at_bound(job, stop)
+                return
+
+    def _stop_at_bound(self, job: Job, done: int) -> None:
+        """End a job that ran out of its time bound, its checkpoint of `done` values written."""
+        note = time_bound_note(job.max_seconds or 0.0, done)
+        if self.queue.finish_at_bound(job.id, self.worker_id, note):
+            log.info("job %d: %s", job.id, note)
+        else:
+            log.info("job %d: lost its lease at its time bound", job.id)
 
     def _load_prefix(
         self, job: Job, kernel: SequenceKernel, stop: int, lost: threading.Event
@@ -266,6 +291,11 @@ def worker_from_settings(engine: sa.Engine, settings: WorkerSettings = DEFAULT_W
         poll_seconds=settings.poll_seconds,
         step_values=settings.step,
     )
+
+
+def time_bound_note(max_seconds: float, done: int) -> str:
+    """The note a job that ran out of its time bound records in its error."""
+    return f"stopped at its time bound of {max_seconds:g} s after {done} values"
 
 
 def _certified(period: Period | None) -> Period | None:

@@ -8,7 +8,7 @@ import pytest
 import sqlalchemy as sa
 
 from engine.errors import InvalidArgument
-from storage.jobs import MAX_ATTEMPTS, JobQueue
+from storage.jobs import MAX_ATTEMPTS, AutoSubmission, JobQueue
 
 GAME = "subtraction:1,3,4"
 
@@ -150,3 +150,223 @@ def test_concurrent_claimers_never_share_a_job(clean_db: sa.Engine) -> None:
         for job_id in got:
             job = queue.get(job_id)
             assert job is not None and (job.lease_owner, job.attempts) == (worker_id, 1)
+
+
+# ---- automatic jobs --------------------------------------------------------------------------------
+
+OFF = "automatic jobs are turned off (NIMBASE_AUTO_JOBS=0)"
+
+
+def test_submitted_jobs_are_admin_jobs_without_a_time_bound(clean_db: sa.Engine) -> None:
+    job = JobQueue(clean_db).submit(GAME, "heap", 10)
+    assert (job.origin, job.max_seconds) == ("admin", None)
+
+
+def test_submit_automatic_queues_a_bounded_extend_job(clean_db: sa.Engine) -> None:
+    queue = JobQueue(clean_db)
+    submitted = queue.submit_automatic(GAME, "heap", 5000, cap=4, max_seconds=12.5)
+    assert submitted.created and submitted.reason is None and submitted.job is not None
+    job = submitted.job
+    assert (job.game_id, job.family, job.upto, job.total, job.done) == (GAME, "heap", 5000, 5000, 0)
+    assert (job.origin, job.max_seconds, job.kind, job.fill, job.status) == (
+        "auto",
+        12.5,
+        "extend",
+        False,
+        "queued",
+    )
+    assert queue.get(job.id) == job
+    assert isinstance(submitted, AutoSubmission)
+
+
+def test_an_open_job_covering_the_request_is_returned_whatever_its_origin(clean_db: sa.Engine) -> None:
+    queue = JobQueue(clean_db)
+    first = queue.submit_automatic(GAME, "heap", 5000, cap=4, max_seconds=60).job
+    assert first is not None
+    for upto in (5000, 4999, 0):  # the same request again, or a smaller one: the open job answers it
+        again = queue.submit_automatic(GAME, "heap", upto, cap=4, max_seconds=60)
+        assert again == AutoSubmission(job=first, created=False, reason=None)
+    # Even with automatic jobs off or the cap reached, the open job is the answer.
+    assert queue.submit_automatic(GAME, "heap", 10, cap=0, max_seconds=60).job == first
+    assert queue.submit_automatic(GAME, "heap", 10, cap=1, max_seconds=60).job == first
+    # A larger request needs a new job; an admin job reaching far enough is as good as an automatic one.
+    larger = queue.submit_automatic(GAME, "heap", 6000, cap=4, max_seconds=60)
+    assert larger.created and larger.job is not None and larger.job.id != first.id
+    admin = queue.submit(GAME, "heap", 10**6, fill=True)
+    assert queue.submit_automatic(GAME, "heap", 10**5, cap=4, max_seconds=60).job == admin
+    # The oldest covering job is chosen (the one claimed first).
+    assert queue.submit_automatic(GAME, "heap", 10, cap=4, max_seconds=60).job == first
+    # Another family, a running job, and only open jobs count.
+    other = queue.submit_automatic(GAME, "pairs", 10, cap=4, max_seconds=60)
+    assert other.created
+    claimed = queue.claim("w1", 30)
+    assert claimed is not None and claimed.id == first.id
+    running = queue.submit_automatic(GAME, "heap", 5000, cap=4, max_seconds=60).job
+    assert running is not None and (running.id, running.status) == (first.id, "running")
+    assert queue.finish(first.id, "w1")
+    for job in (larger.job, admin):
+        queue.cancel(job.id)
+    renewed = queue.submit_automatic(GAME, "heap", 5000, cap=4, max_seconds=60)
+    assert renewed.created and renewed.job is not None and renewed.job.id > admin.id
+
+
+def test_a_repair_job_does_not_cover_a_request(clean_db: sa.Engine) -> None:
+    queue = JobQueue(clean_db)
+    repair = queue.submit(GAME, "heap", 10**6, kind="repair", chunk_index=3)
+    submitted = queue.submit_automatic(GAME, "heap", 100, cap=4, max_seconds=60)
+    assert submitted.created and submitted.job is not None and submitted.job.id != repair.id
+
+
+def test_automatic_jobs_can_be_turned_off(clean_db: sa.Engine) -> None:
+    queue = JobQueue(clean_db)
+    assert queue.submit_automatic(GAME, "heap", 100, cap=0, max_seconds=60) == AutoSubmission(
+        job=None, created=False, reason=OFF
+    )
+    assert queue.list() == []
+
+
+def test_the_cap_counts_open_automatic_jobs_only(clean_db: sa.Engine) -> None:
+    queue = JobQueue(clean_db)
+    for k in range(1, 4):
+        queue.submit(f"subtraction:{k}", "heap", 100)  # admin jobs do not count
+    made = [queue.submit_automatic(f"subtraction:1,{k}", "heap", 100, cap=2, max_seconds=60) for k in (2, 3)]
+    assert all(m.created for m in made)
+    refused = queue.submit_automatic("subtraction:1,4", "heap", 100, cap=2, max_seconds=60)
+    assert refused == AutoSubmission(
+        job=None, created=False, reason="2 automatic jobs are already queued or running (NIMBASE_AUTO_JOBS)"
+    )
+    assert queue.submit_automatic("subtraction:1,4", "heap", 100, cap=3, max_seconds=60).created
+    # A running automatic job still counts; a finished, failed or cancelled one no more.
+    assert not queue.submit_automatic("subtraction:1,5", "heap", 100, cap=3, max_seconds=60).created
+    first, second = (m.job for m in made)
+    assert first is not None and second is not None
+    queue.cancel(first.id)
+    assert queue.submit_automatic("subtraction:1,5", "heap", 100, cap=3, max_seconds=60).created
+    assert not queue.submit_automatic("subtraction:1,6", "heap", 100, cap=3, max_seconds=60).created
+    while (job := queue.claim("w1", 30)) is not None and job.origin == "admin":
+        assert queue.finish(job.id, "w1")
+    assert job is not None and job.id == second.id
+    assert not queue.submit_automatic("subtraction:1,6", "heap", 100, cap=3, max_seconds=60).created
+    assert queue.fail(second.id, "w1", "boom")
+    assert queue.submit_automatic("subtraction:1,6", "heap", 100, cap=3, max_seconds=60).created
+
+
+@pytest.mark.parametrize(
+    ("upto", "cap", "max_seconds", "message"),
+    [
+        (-1, 4, 60.0, "upto must be >= 0, got -1"),
+        (10, -1, 60.0, "cap must be >= 0, got -1"),
+        (10, 4, 0.0, "max_seconds must be a positive number of seconds, got 0.0"),
+        (10, 4, -5.0, "max_seconds must be a positive number of seconds"),
+        (10, 4, float("nan"), "max_seconds must be a positive number of seconds, got nan"),
+        (10, 4, float("inf"), "max_seconds must be a positive number of seconds, got inf"),
+    ],
+)
+def test_submit_automatic_rejects_bad_arguments(
+    clean_db: sa.Engine, upto: int, cap: int, max_seconds: float, message: str
+) -> None:
+    queue = JobQueue(clean_db)
+    with pytest.raises(InvalidArgument, match=message):
+        queue.submit_automatic(GAME, "heap", upto, cap=cap, max_seconds=max_seconds)
+    assert queue.list() == []
+
+
+def _submit_at_once(engine: sa.Engine, games: list[str], cap: int) -> list[AutoSubmission]:
+    """submit_automatic for every game, each from its own thread, all released together."""
+    queue = JobQueue(engine)
+    results: list[AutoSubmission | BaseException] = [RuntimeError("not run")] * len(games)
+    barrier = threading.Barrier(len(games))
+
+    def submit(i: int) -> None:
+        try:
+            barrier.wait()
+            results[i] = queue.submit_automatic(games[i], "heap", 1000, cap=cap, max_seconds=60)
+        except BaseException as exc:
+            results[i] = exc
+
+    threads = [threading.Thread(target=submit, args=(i,)) for i in range(len(games))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    errors = [r for r in results if isinstance(r, BaseException)]
+    assert errors == []
+    return [r for r in results if isinstance(r, AutoSubmission)]
+
+
+def _open_automatic(engine: sa.Engine) -> int:
+    with engine.connect() as conn:
+        return int(
+            conn.execute(
+                sa.text("SELECT count(*) FROM jobs WHERE origin = 'auto' AND status IN ('queued', 'running')")
+            ).scalar_one()
+        )
+
+
+def _truncate_jobs(engine: sa.Engine) -> None:
+    with engine.begin() as conn:
+        conn.execute(sa.text("TRUNCATE jobs RESTART IDENTITY"))
+
+
+def test_concurrent_automatic_submissions_never_exceed_the_cap(clean_db: sa.Engine) -> None:
+    # An engine of its own, whose pool lets all 20 threads hold a connection at once.
+    engine = sa.create_engine(clean_db.url, pool_size=20, max_overflow=0)
+    try:
+        for _ in range(3):
+            games = [f"subtraction:1,{k}" for k in range(2, 22)]
+            results = _submit_at_once(engine, games, cap=4)
+            assert len([r for r in results if r.created]) == 4
+            assert {r.reason for r in results if not r.created} == {
+                "4 automatic jobs are already queued or running (NIMBASE_AUTO_JOBS)"
+            }
+            assert _open_automatic(engine) == 4
+            _truncate_jobs(engine)
+    finally:
+        engine.dispose()
+
+
+def test_concurrent_automatic_submissions_for_one_game_queue_one_job(clean_db: sa.Engine) -> None:
+    engine = sa.create_engine(clean_db.url, pool_size=12, max_overflow=0)
+    try:
+        results = _submit_at_once(engine, [GAME] * 12, cap=4)
+    finally:
+        engine.dispose()
+    created = [r for r in results if r.created]
+    assert len(created) == 1 and created[0].job is not None
+    assert {r.job.id for r in results if r.job is not None} == {created[0].job.id}
+    assert len(results) == 12 and all(r.reason is None for r in results)
+    assert _open_automatic(clean_db) == 1
+
+
+def test_open_jobs_lists_a_games_queued_and_running_jobs_oldest_first(clean_db: sa.Engine) -> None:
+    queue = JobQueue(clean_db)
+    assert queue.open_jobs(GAME) == []
+    first = queue.submit(GAME, "heap", 10)
+    other_game = queue.submit("subtraction:1,2", "heap", 10)
+    automatic = queue.submit_automatic(GAME, "heap", 100, cap=4, max_seconds=60).job
+    repair = queue.submit(GAME, "heap", 10, kind="repair", chunk_index=0)
+    cancelled = queue.submit(GAME, "pairs", 10)
+    assert automatic is not None
+    queue.cancel(cancelled.id)
+    claimed = queue.claim("w1", 30)
+    assert claimed is not None and claimed.id == first.id
+    listed = queue.open_jobs(GAME)
+    assert [j.id for j in listed] == [first.id, automatic.id, repair.id]
+    assert [j.status for j in listed] == ["running", "queued", "queued"]
+    assert queue.finish(first.id, "w1")
+    assert [j.id for j in queue.open_jobs(GAME)] == [automatic.id, repair.id]
+    assert [j.id for j in queue.open_jobs("subtraction:1,2")] == [other_game.id]
+    assert queue.open_jobs("nim") == []
+
+
+def test_finish_at_bound_keeps_the_progress_and_records_the_note(clean_db: sa.Engine) -> None:
+    queue = JobQueue(clean_db)
+    job = queue.submit_automatic(GAME, "heap", 100, cap=4, max_seconds=1).job
+    assert job is not None and queue.claim("w1", 30) is not None
+    assert not queue.finish_at_bound(job.id, "w2", "not mine")
+    assert queue.finish_at_bound(job.id, "w1", "stopped")
+    ended = queue.get(job.id)
+    assert ended is not None
+    assert (ended.status, ended.done, ended.total, ended.error) == ("done", 0, 100, "stopped")
+    assert ended.finished_at is not None and ended.lease_expires_at is None
+    assert not queue.finish_at_bound(job.id, "w1", "again")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
@@ -91,6 +92,56 @@ def test_concurrent_upgrades_are_safe(
     assert errors == []
     engine = sa.create_engine(empty_database_url, poolclass=sa.NullPool)
     try:
+        assert _diff(engine, metadata) == []
+    finally:
+        engine.dispose()
+
+
+def _migrate(url: str, revision: str, *, down: bool = False) -> None:
+    engine = sa.create_engine(url, poolclass=sa.NullPool)
+    try:
+        with engine.connect() as conn:
+            config = alembic_config()
+            config.attributes["connection"] = conn
+            (command.downgrade if down else command.upgrade)(config, revision)
+            conn.commit()
+    finally:
+        engine.dispose()
+
+
+def test_automatic_jobs_migration_upgrades_existing_jobs_and_downgrades(empty_database_url: str) -> None:
+    _migrate(empty_database_url, "0002")
+    engine = sa.create_engine(empty_database_url, poolclass=sa.NullPool)
+    try:
+        with engine.begin() as conn:
+            conn.execute(
+                sa.text("INSERT INTO jobs (game_id, family, upto, total) VALUES ('nim', 'heap', 5, 5)")
+            )
+        _migrate(empty_database_url, "0003")
+        with engine.connect() as conn:
+            row = conn.execute(sa.text("SELECT origin, max_seconds FROM jobs")).one()
+        assert tuple(row) == ("admin", None)  # jobs queued before are an administrator's, unbounded
+        for values in ("'other', NULL", "'auto', 0", "'auto', -1"):
+            with pytest.raises(sa.exc.IntegrityError), engine.begin() as conn:
+                conn.execute(
+                    sa.text(
+                        "INSERT INTO jobs (game_id, family, upto, total, origin, max_seconds) "
+                        f"VALUES ('nim', 'heap', 5, 5, {values})"
+                    )
+                )
+        with engine.begin() as conn:
+            conn.execute(
+                sa.text(
+                    "INSERT INTO jobs (game_id, family, upto, total, origin, max_seconds) "
+                    "VALUES ('nim', 'heap', 5, 5, 'auto', 1.5)"
+                )
+            )
+        _migrate(empty_database_url, "0002", down=True)
+        columns = {c["name"] for c in sa.inspect(engine).get_columns("jobs")}
+        assert "origin" not in columns and "max_seconds" not in columns
+        with engine.connect() as conn:
+            assert conn.execute(sa.text("SELECT count(*) FROM jobs")).scalar_one() == 2
+        _migrate(empty_database_url, "head")
         assert _diff(engine, metadata) == []
     finally:
         engine.dispose()

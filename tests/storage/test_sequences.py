@@ -10,6 +10,7 @@ import sqlalchemy as sa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine.errors import InvalidArgument
 from engine.periods import Period
 from storage.database import create_engine
 from storage.errors import CorruptChunk, LeaseLost, NotStored, StaleWrite, StorageUnavailable
@@ -170,3 +171,32 @@ def test_an_unreachable_database_is_reported_as_unavailable() -> None:
             JobQueue(engine).claim("w", 5)
     finally:
         engine.dispose()
+
+
+def test_list_sequences_all_gives_every_header_most_recent_first(clean_db: sa.Engine) -> None:
+    store = SequenceStore(clean_db)
+    assert store.list_sequences_all() == []
+    write_steps(clean_db, oracle_values((1, 2), 100), [], game="subtraction:1,2")
+    write_steps(clean_db, oracle_values((2, 5, 7), 100), [], game="subtraction:2,5,7")
+    job = running_job(clean_db, GAME, 100)
+    store.write_extension(
+        job_id=job.id, worker_id="w1", game_id=GAME, family="heap", start=0,
+        values=oracle_values(MOVES, 100), period=Period(0, 7), done=100, total=100,
+    )  # fmt: skip
+    # Distinct update times, in an order unlike the names'.
+    with clean_db.begin() as conn:
+        for game, minutes in (("subtraction:1,2", 30), (GAME, 10), ("subtraction:2,5,7", 20)):
+            conn.execute(
+                sa.text(
+                    "UPDATE sequences SET updated_at = now() - make_interval(mins => :m) WHERE game_id = :g"
+                ),
+                {"m": minutes, "g": game},
+            )
+    listed = store.list_sequences_all()
+    assert [i.game_id for i in listed] == [GAME, "subtraction:2,5,7", "subtraction:1,2"]
+    assert listed[0] == store.info(GAME, "heap")
+    assert (listed[0].computed_upto, listed[0].period) == (100, Period(0, 7, 0, True))
+    assert listed[1].period is None
+    assert [i.game_id for i in store.list_sequences_all(limit=2)] == [GAME, "subtraction:2,5,7"]
+    with pytest.raises(InvalidArgument, match="limit must be >= 1, got 0"):
+        store.list_sequences_all(limit=0)

@@ -16,7 +16,7 @@ from storage.jobs import JobQueue
 from storage.packing import CHUNK_VALUES
 from storage.sequences import SequenceStore
 from tests.storage.helpers import chunk_rows, flip_byte, oracle_values
-from worker.runner import Worker, worker_from_settings
+from worker.runner import Worker, time_bound_note, worker_from_settings
 
 GAME = "subtraction:1,3,4"
 
@@ -192,3 +192,75 @@ def test_settings_come_from_the_environment(clean_db: sa.Engine, monkeypatch: py
     monkeypatch.delenv("NIMBASE_WORKER_STEP")
     assert worker_from_settings(clean_db, Settings.from_env().worker).worker_id.count(":") == 2
     assert worker_from_settings(clean_db).step_values == DEFAULT_WORKER.step
+
+
+# ---- automatic jobs: bounded in worker time ----------------------------------------------------------
+
+#: A subtraction game whose period is certified only after about 2 x 5002 values, so a job without
+#: `fill` has many steps to take.
+SLOW = "subtraction:2,3,5000"
+SLOW_MOVES = (2, 3, 5000)
+
+
+@pytest.mark.parametrize("max_seconds", [1e-9, 0.01])
+def test_an_automatic_job_stops_at_its_time_bound_keeping_what_it_computed(
+    clean_db: sa.Engine, max_seconds: float
+) -> None:
+    queue = JobQueue(clean_db)
+    submitted = queue.submit_automatic(SLOW, "heap", 100_000, cap=4, max_seconds=max_seconds)
+    assert submitted.job is not None
+    run_all(clean_db, step_values=1000)
+    job = queue.get(submitted.job.id)
+    assert job is not None and job.status == "done" and job.total == 100_000
+    assert 0 < job.done < 10_000 and job.done % 1000 == 0  # whole steps, stopped well before the period
+    if max_seconds < 1e-6:
+        assert job.done == 1000  # the bound is checked after each step: an attempt takes at least one
+    assert job.error == f"stopped at its time bound of {max_seconds:g} s after {job.done} values"
+    assert job.error == time_bound_note(max_seconds, job.done)
+    assert job.finished_at is not None and job.lease_expires_at is None
+    store = SequenceStore(clean_db)
+    info = store.info(SLOW, "heap")
+    assert info is not None and info.computed_upto == job.done and info.period is None
+    assert np.array_equal(store.read_prefix(SLOW, "heap", job.done), oracle_values(SLOW_MOVES, job.done))
+    # A later automatic job resumes from the stored values, under a fresh bound.
+    again = queue.submit_automatic(SLOW, "heap", 100_000, cap=4, max_seconds=max_seconds)
+    assert again.created and again.job is not None
+    run_all(clean_db, step_values=1000)
+    resumed = queue.get(again.job.id)
+    assert resumed is not None and resumed.status == "done"
+    assert job.done < resumed.done < resumed.total
+    assert np.array_equal(
+        store.read_prefix(SLOW, "heap", resumed.done), oracle_values(SLOW_MOVES, resumed.done)
+    )
+
+
+def test_a_job_within_its_time_bound_runs_to_its_end(clean_db: sa.Engine) -> None:
+    queue = JobQueue(clean_db)
+    submitted = queue.submit_automatic(SLOW, "heap", 100_000, cap=4, max_seconds=600)
+    assert submitted.job is not None
+    run_all(clean_db, step_values=1000)
+    job = queue.get(submitted.job.id)
+    assert job is not None
+    assert (job.status, job.done, job.total, job.error) == ("done", 100_000, 100_000, None)
+    info = SequenceStore(clean_db).info(SLOW, "heap")
+    assert info is not None and info.period is not None and info.period.certified  # the period ended it
+    assert np.array_equal(
+        SequenceStore(clean_db).read_prefix(SLOW, "heap", info.computed_upto),
+        oracle_values(SLOW_MOVES, info.computed_upto),
+    )
+
+
+def test_the_time_bound_counts_per_attempt(clean_db: sa.Engine) -> None:
+    """A job put back in the queue (its worker shut down) starts a fresh bound when claimed again."""
+    queue = JobQueue(clean_db)
+    submitted = queue.submit_automatic(SLOW, "heap", 100_000, cap=4, max_seconds=30)
+    assert submitted.job is not None
+    first = queue.claim("gone", 30)
+    assert first is not None and first.max_seconds == 30
+    assert queue.release(first.id, "gone")
+    with clean_db.begin() as conn:  # the first attempt started an hour ago
+        conn.execute(sa.text("UPDATE jobs SET started_at = now() - interval '1 hour'"))
+    run_all(clean_db, step_values=1000)
+    job = queue.get(first.id)
+    assert job is not None
+    assert (job.status, job.done, job.total, job.attempts, job.error) == ("done", 100_000, 100_000, 2, None)
