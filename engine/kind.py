@@ -41,6 +41,8 @@ class SequenceKernel(ABC):
 
     #: The family name under which the sequence is stored ("heap": single heaps of size n).
     family: str = "heap"
+    #: Whether `certify` can ever prove a period (growing values to look for one is then worthwhile).
+    certifies: bool = True
 
     @abstractmethod
     def extend(self, prefix: NDArray[np.uint32], stop: int) -> NDArray[np.uint32]:

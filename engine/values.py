@@ -100,3 +100,5 @@ class GameInfo:
     description: str
     position_syntax: str
     examples: tuple[str, ...]
+    #: The certified period of the game's single-heap values, where one is known (computed games).
+    period: Period | None = None

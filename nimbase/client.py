@@ -13,6 +13,7 @@ from typing import Any, cast
 
 import grpc
 from google.protobuf import json_format
+from grpc_status import rpc_status
 
 from nimbase import schema
 from nimbase.v1 import nimbase_pb2 as pb
@@ -23,12 +24,17 @@ MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 
 
 class NimbaseClientError(Exception):
-    """An error answer: `code` is the gRPC status code name, e.g. "INVALID_ARGUMENT"."""
+    """An error answer: `code` is the gRPC status code name, e.g. "INVALID_ARGUMENT".
 
-    def __init__(self, code: str, message: str) -> None:
+    `job` is set on a RESOURCE_EXHAUSTED refusal for which the server queued (or found) the precompute
+    job that will make the answer possible: ask again once `get_job(job["id"])` says it is done.
+    """
+
+    def __init__(self, code: str, message: str, job: schema.Job | None = None) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+        self.job = job
 
 
 def value_dict(msg: pb.Value) -> schema.Value:
@@ -65,7 +71,10 @@ def value_dict(msg: pb.Value) -> schema.Value:
 
 def value_or_error_dict(msg: pb.ValueOrError) -> schema.ValueOrError:
     if msg.HasField("error"):
-        return {"error": {"code": msg.error.code, "message": msg.error.message}}
+        body: schema.ErrorBody = {"error": {"code": msg.error.code, "message": msg.error.message}}
+        if msg.error.HasField("job"):
+            body["error"]["job"] = job_dict(msg.error.job)
+        return body
     return value_dict(msg.value)
 
 
@@ -98,13 +107,16 @@ def best_move_dict(msg: pb.BestMoveResponse) -> schema.BestMove:
 
 
 def game_info_dict(msg: pb.GameInfo) -> schema.GameInfo:
-    return {
+    out: schema.GameInfo = {
         "id": msg.id,
         "name": msg.name,
         "description": msg.description,
         "position_syntax": msg.position_syntax,
         "examples": list(msg.examples),
     }
+    if msg.HasField("period"):
+        out["period"] = period_dict(msg.period)
+    return out
 
 
 def period_dict(msg: pb.Period) -> schema.Period:
@@ -276,4 +288,16 @@ class NimbaseClient:
 def _client_error(exc: grpc.RpcError) -> NimbaseClientError:
     code = exc.code() if isinstance(exc, grpc.Call) else None
     details = exc.details() if isinstance(exc, grpc.Call) else str(exc)
-    return NimbaseClientError(code.name if code is not None else "UNKNOWN", details or "")
+    return NimbaseClientError(code.name if code is not None else "UNKNOWN", details or "", _queued_job(exc))
+
+
+def _queued_job(exc: grpc.RpcError) -> schema.Job | None:
+    """The Job a refusal carries in its status details (google.rpc.Status), if any."""
+    if not isinstance(exc, grpc.Call):
+        return None
+    status = rpc_status.from_call(exc)
+    for detail in status.details if status is not None else ():
+        job = pb.Job()
+        if detail.Unpack(job):
+            return job_dict(job)
+    return None

@@ -65,6 +65,9 @@ class GameInfo(TypedDict):
     description: Annotated[str, Field(description="The rules in one line.")]
     position_syntax: Annotated[str, Field(description="How positions of the game are written.")]
     examples: Annotated[list[str], Field(description="Example positions.")]
+    period: NotRequired[
+        Annotated[Period, Field(description="The certified period of a computed game's values, if known.")]
+    ]
 
 
 class GameList(TypedDict):
@@ -190,6 +193,15 @@ class ErrorDetail(TypedDict):
         ),
     ]
     message: Annotated[str, Field(description="What was wrong; never a stack trace.")]
+    job: NotRequired[
+        Annotated[
+            Job,
+            Field(
+                description="RESOURCE_EXHAUSTED only: the precompute job queued (or already open) that "
+                "will make the answer possible; ask again when it is done."
+            ),
+        ]
+    ]
 
 
 @with_config(
@@ -271,6 +283,10 @@ class Stats(TypedDict, total=False):
     p_positions_count: int
     table_side: Annotated[int, Field(description="Wythoff: the side of the stored square table.")]
     live_side: Annotated[int, Field(description="Wythoff: the largest side answered live.")]
+    pending: Annotated[
+        list[Job],
+        Field(description="The precompute jobs still queued or running for the game, oldest first."),
+    ]
 
 
 # -- jobs --------------------------------------------------------------------------------------

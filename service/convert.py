@@ -13,7 +13,9 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import cast
 
-from google.protobuf import struct_pb2
+import grpc
+from google.protobuf import any_pb2, struct_pb2
+from google.rpc import status_pb2
 
 from engine.errors import InvalidArgument, NimbaseError
 from engine.games.base import GameInfo
@@ -22,6 +24,7 @@ from engine.values import Value
 from nimbase import schema
 from nimbase.v1 import nimbase_pb2 as pb
 from service.core import BestMoveResult, Health, JobView, MoveValue, SequenceResult
+from service.jobs import Pending
 from service.limits import Limits
 
 log = logging.getLogger(__name__)
@@ -39,6 +42,9 @@ HTTP_STATUS: Mapping[str, int] = {
     "UNAVAILABLE": 503,
     "INTERNAL": 500,
 }
+
+#: Trailing metadata key of the google.rpc.Status details of a failed call (gRPC's rich error model).
+GRPC_DETAILS_KEY = "grpc-status-details-bin"
 
 #: What a caller is told when something unexpected breaks: never the exception itself.
 INTERNAL_MESSAGE = "internal error; the server log has the details"
@@ -139,9 +145,15 @@ def p_position_as_dict(value: Value) -> schema.PPosition:
 
 
 def error_as_dict(exc: BaseException) -> schema.ErrorBody:
-    """The contract's error body (also a failed batch slot); never the text of an unexpected error."""
+    """The contract's error body (also a failed batch slot); never the text of an unexpected error.
+
+    A refusal for which a precompute job is queued (`Pending`) names that job in `error.job`.
+    """
     code, message = public_error(exc)
-    return error_body(code, message)
+    body = error_body(code, message)
+    if isinstance(exc, Pending):
+        body["error"]["job"] = job_as_dict(exc.job)
+    return body
 
 
 def error_body(code: str, message: str) -> schema.ErrorBody:
@@ -160,7 +172,21 @@ def fill_value(msg: pb.Value, value: Value) -> pb.Value:
 
 def fill_error(msg: pb.Error, exc: BaseException) -> pb.Error:
     msg.code, msg.message = public_error(exc)
+    if isinstance(exc, Pending):
+        msg.job.CopyFrom(job_to_pb(exc.job))
     return msg
+
+
+def status_details(exc: BaseException) -> tuple[tuple[str, bytes], ...]:
+    """Trailing metadata carrying a failed call's details as a google.rpc.Status (the rich error
+    model gRPC clients read with grpcio-status): the queued job of a `Pending` refusal; else none."""
+    if not isinstance(exc, Pending):
+        return ()
+    code, message = public_error(exc)
+    detail = any_pb2.Any()
+    detail.Pack(job_to_pb(exc.job))
+    status = status_pb2.Status(code=grpc.StatusCode[code].value[0], message=message, details=[detail])
+    return ((GRPC_DETAILS_KEY, status.SerializeToString()),)
 
 
 def value_to_pb(value: Value) -> pb.Value:
@@ -257,23 +283,29 @@ def best_move_as_dict(result: BestMoveResult) -> schema.BestMove:
 
 
 def game_info_to_pb(info: GameInfo) -> pb.GameInfo:
-    return pb.GameInfo(
+    msg = pb.GameInfo(
         id=info.id,
         name=info.name,
         description=info.description,
         position_syntax=info.position_syntax,
         examples=list(info.examples),
     )
+    if info.period is not None:
+        msg.period.CopyFrom(period_to_pb(info.period))
+    return msg
 
 
 def game_info_as_dict(info: GameInfo) -> schema.GameInfo:
-    return {
+    out: schema.GameInfo = {
         "id": info.id,
         "name": info.name,
         "description": info.description,
         "position_syntax": info.position_syntax,
         "examples": list(info.examples),
     }
+    if info.period is not None:
+        out["period"] = period_as_dict(info.period)
+    return out
 
 
 def game_list_as_dict(games: Sequence[GameInfo]) -> schema.GameList:

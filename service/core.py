@@ -12,11 +12,10 @@ import hmac
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
-from cachetools import LRUCache
+from cachetools import LRUCache, TTLCache
 from sqlalchemy import Engine, text
 from sqlalchemy.exc import OperationalError
 
@@ -27,47 +26,17 @@ from engine.moves import check_limit
 from engine.values import BestMoveResult, GameInfo, MoveValue, SequenceResult, Value
 from service.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
 from service.gate import DatabaseGate
+from service.jobs import AutomaticJobs, JobView, QueuedWork, job_view
 from service.memo import Memo
 from service.sequences import SequenceTables, WouldBlock
 from service.settings import Settings
 from storage.errors import StorageUnavailable
-from storage.jobs import Job, JobQueue
-from storage.sequences import SequenceStore
+from storage.jobs import JobQueue
+from storage.sequences import SequenceInfo, SequenceStore
 
 __all__ = ["BestMoveResult", "Health", "JobView", "MoveValue", "Nimbase", "NimbaseService", "SequenceResult"]
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class JobView:
-    id: int
-    game: str
-    family: str
-    upto: int
-    fill: bool
-    status: str
-    done: int
-    total: int
-    error: str | None
-    created_at: str
-    started_at: str | None
-    finished_at: str | None
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "id": self.id,
-            "game": self.game,
-            "family": self.family,
-            "upto": self.upto,
-            "fill": self.fill,
-            "status": self.status,
-            "progress": {"done": self.done, "total": self.total},
-            "error": self.error,
-            "created_at": self.created_at,
-            "started_at": self.started_at,
-            "finished_at": self.finished_at,
-        }
 
 
 @dataclass(slots=True)
@@ -102,30 +71,12 @@ class NimbaseService(Protocol):
 
 #: Games resolved from ids are kept this many at a time (ids are user text, so the cache is bounded).
 GAME_CACHE_SIZE = 1024
+#: Stored tables ListGames looks at (most recently updated first), and how long its answer is reused.
+LISTED_TABLES = 1000
+LISTING_SECONDS = 5.0
 #: Size of the shared memo (solved searches, stats of stored tables, live tables), in units of
 #: one small entry or 4 KiB of array.
 MEMO_UNITS = 1 << 17
-
-
-def _as_iso(moment: datetime | None) -> str | None:
-    return moment.isoformat() if moment is not None else None
-
-
-def _job_view(job: Job) -> JobView:
-    return JobView(
-        id=job.id,
-        game=job.game_id,
-        family=job.family,
-        upto=job.upto,
-        fill=job.fill,
-        status=job.status,
-        done=job.done,
-        total=job.total,
-        error=job.error,
-        created_at=_as_iso(job.created_at) or "",
-        started_at=_as_iso(job.started_at),
-        finished_at=_as_iso(job.finished_at),
-    )
 
 
 class Nimbase:
@@ -138,10 +89,12 @@ class Nimbase:
         self._gate = DatabaseGate()
         self._store = SequenceStore(engine) if engine is not None else None
         self._jobs = JobQueue(engine) if engine is not None else None
-        self.tables = SequenceTables(self._store, self._gate, self._limits)
+        self.automatic = AutomaticJobs(self._jobs, self._gate, settings.auto)
+        self.tables = SequenceTables(self._store, self._gate, self._limits, queue_work=self._queue_work)
         self.memo = Memo(MEMO_UNITS, self.tables.may_block)
         self._games: LRUCache[str, GameKind[Any]] = LRUCache(maxsize=GAME_CACHE_SIZE)
         self._games_lock = threading.Lock()
+        self._listed: TTLCache[str, list[GameInfo]] = TTLCache(maxsize=1, ttl=LISTING_SECONDS)
 
     # -- games and requests ---------------------------------------------------------------------
 
@@ -156,7 +109,33 @@ class Nimbase:
         return kind
 
     def list_games(self) -> list[GameInfo]:
-        return list_games()
+        """The families (classics by name), and every game with a stored table, with its certified period."""
+        with self._games_lock:
+            known = self._listed.get("games")
+        if known is not None:
+            return known
+        games = {info.id: info for info in list_games()}
+        for stored in self._stored_sequences():
+            try:
+                kind = self.game(stored.game_id)
+            except NimbaseError:
+                continue  # a table of a game id this version no longer accepts
+            info = games.get(kind.game_id) or kind.info()
+            period = stored.period if stored.period is not None and stored.period.certified else None
+            games[kind.game_id] = replace(info, period=period or info.period)
+        listed = list(games.values())
+        with self._games_lock:
+            self._listed["games"] = listed
+        return listed
+
+    def _stored_sequences(self) -> list[SequenceInfo]:
+        store = self._store
+        if store is None:
+            return []
+        try:
+            return self._gate.call(lambda: store.list_sequences_all(limit=LISTED_TABLES))
+        except StorageUnavailable:
+            return []
 
     def _context(self, deadline: float | None) -> Context:
         """What one request lends its kind: tables, limits, its deadline (capped) and the memo."""
@@ -174,6 +153,10 @@ class Nimbase:
                 return call()
         except WouldBlock:
             return None
+
+    def _queue_work(self, game_id: str, family: str) -> QueuedWork | None:
+        """Queue (or find) the job that extends a sequence a request could not reach."""
+        return self.automatic.request(game_id, family, self.tables.stored_size(game_id, family))
 
     # -- positions ------------------------------------------------------------------------------
 
@@ -222,7 +205,17 @@ class Nimbase:
             )
 
     def get_stats(self, game: str) -> dict[str, object]:
-        return self.game(game).stats(self._context(None))
+        """What the kind knows of the game, and the precompute jobs still open for it (`pending`)."""
+        kind = self.game(game)
+        stats = kind.stats(self._context(None))
+        queue = self._jobs
+        if queue is not None:
+            try:
+                pending = self._gate.call(lambda: queue.open_jobs(kind.game_id))
+            except StorageUnavailable:
+                return stats
+            stats["pending"] = [job_view(job).as_dict() for job in pending]
+        return stats
 
     # -- jobs -----------------------------------------------------------------------------------
 
@@ -245,20 +238,20 @@ class Nimbase:
         plan = self.game(game).plan_job(upto, fill)
         queue = self._queue()
         job = self._gate.call(lambda: queue.submit(plan.game_id, plan.family, plan.values, fill=plan.fill))
-        return _job_view(job)
+        return job_view(job)
 
     def get_job(self, job_id: int) -> JobView:
         queue = self._queue()
         job = self._gate.call(lambda: queue.get(job_id))
         if job is None:
             raise NotFound(f"no job {job_id}")
-        return _job_view(job)
+        return job_view(job)
 
     def list_jobs(self, limit: int = 100) -> list[JobView]:
         if limit < 1:
             raise InvalidArgument(f"limit {limit} is below 1")
         queue = self._queue()
-        return [_job_view(job) for job in self._gate.call(lambda: queue.list(limit=min(limit, 1000)))]
+        return [job_view(job) for job in self._gate.call(lambda: queue.list(limit=min(limit, 1000)))]
 
     def cancel_job(self, token: str | None, job_id: int) -> JobView:
         self._authorize(token)
@@ -266,7 +259,7 @@ class Nimbase:
         job = self._gate.call(lambda: queue.cancel(job_id))
         if job is None:
             raise NotFound(f"no job {job_id}")
-        return _job_view(job)
+        return job_view(job)
 
     def health(self) -> Health:
         engine = self._engine

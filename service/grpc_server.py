@@ -104,7 +104,7 @@ class NimbaseServicer:
             return quick if quick is not None else await self._run(fn)
         except Exception as exc:
             code, message = convert.public_error(exc)
-            await context.abort(status_code(code), message)
+            await context.abort(status_code(code), message, convert.status_details(exc))
         finally:
             self._metrics.observe("grpc", method, code, time.perf_counter() - started)
 

@@ -240,9 +240,9 @@ def create_app(
 
     def failure(request: Request, exc: Exception) -> Response:
         """The contract's error body for a failed call (never a traceback)."""
-        code, message = convert.public_error(exc)
-        request.state.code = code
-        return error_response(code, message)
+        body = convert.error_as_dict(exc)
+        request.state.code = code = body["error"]["code"]
+        return JSONResponse(body, status_code=convert.http_status(code))
 
     def answer(request: Request, call: Callable[[], object]) -> Response:
         """Run one service call; errors become the contract's error body."""

@@ -16,7 +16,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,11 +24,12 @@ from cachetools import LRUCache
 from numpy.typing import NDArray
 
 from engine.errors import DeadlineExceeded, LimitExceeded
-from engine.kind import SequenceSource
+from engine.kind import SequenceKernel, SequenceSource
 from engine.periods import Period
 from engine.values import SOURCE_ORDER, Source
 from service.errors import Unavailable
 from service.gate import DatabaseGate
+from service.jobs import QueuedWork
 from service.limits import Limits
 from storage.errors import CorruptChunk, StorageUnavailable
 from storage.packing import CHUNK_VALUES
@@ -36,8 +37,10 @@ from storage.sequences import SequenceInfo, SequenceStore
 
 log = logging.getLogger(__name__)
 
-#: Live prefixes grow in steps of this many values, checking the deadline between steps.
+#: Live prefixes grow in steps of at most this many values, checking the deadline between steps.
 LIVE_STEP = 1 << 18
+#: The first live step (and the smallest): small enough for a quadratic kernel to take milliseconds.
+FIRST_LIVE = 1024
 #: Values a first GetStats computes live when nothing is stored or computed yet.
 STATS_PREFIX = 4096
 HEAP = "heap"
@@ -55,10 +58,15 @@ class _Header:
 
 @dataclass(slots=True)
 class _Live:
+    """A game's values computed live from 0, the period they certify, and the kernel's measured speed."""
+
     values: NDArray[np.uint32]
     period: Period | None
+    #: How many values the period certificate was last tried on.
     certified_upto: int
     remoteness: NDArray[np.int64] | None = None
+    #: Seconds per value of the last step (None before the first): predicts the next step's cost.
+    seconds_per_value: float | None = None
 
 
 class SequenceTables:
@@ -73,7 +81,10 @@ class SequenceTables:
         header_ttl: float = 2.0,
         cached_chunks: int = 256,
         live_games: int = 8,
+        queue_work: Callable[[str, str], QueuedWork | None] | None = None,
     ) -> None:
+        #: Called when values cannot be had now: queues the job that will store them (None: no queue).
+        self.queue_work = queue_work
         self._store = store
         self._gate = gate
         self._limits = limits
@@ -84,6 +95,8 @@ class SequenceTables:
         self._live_locks: LRUCache[str, threading.Lock] = LRUCache(maxsize=4 * live_games)
         #: Guards the caches above; held only for dictionary operations.
         self._lock = threading.Lock()
+        #: Turns for live computation (Limits.live_computations at once).
+        self._computing = threading.BoundedSemaphore(limits.live_computations)
         self._mode = threading.local()
 
     @contextlib.contextmanager
@@ -186,8 +199,12 @@ class SequenceTables:
         live = self._cached_live(source.game_id)
         if live is not None and live.period is not None:
             return live.period
-        if compute and source.kernel() is not None:
-            return self._live_period(source, deadline)
+        kernel = source.kernel()
+        if compute and kernel is not None and kernel.certifies:
+            try:
+                return self._grow(source, self._live_limit(source), deadline).period
+            except DeadlineExceeded:
+                return None
         return None
 
     def value(self, source: SequenceSource, n: int, deadline: float | None = None) -> tuple[int, Source]:
@@ -199,14 +216,14 @@ class SequenceTables:
         if stored is not None:
             return stored, "table"
         period = self.period(source)
-        if period is None and n >= self._live_limit(source):
-            period = self.period(source, deadline, compute=True)
-        if period is not None and n >= period.head:
-            base, _ = self.value(source, period.reduce(n), deadline)
-            return base + period.saltus * period.cycles(n), "period"
-        if n < self._live_limit(source):
-            return int(self._live_prefix(source, n + 1, deadline).values[n]), "live"
-        raise self._beyond(source, n)
+        if period is None or n < period.head:
+            live = self._reach(source, n, deadline)
+            if n < len(live.values):
+                return int(live.values[n]), "live"
+            period = live.period
+            assert period is not None  # _reach covers n or certifies a period
+        base, _ = self.value(source, period.reduce(n), deadline)
+        return base + period.saltus * period.cycles(n), "period"
 
     def lookup_many(
         self, source: SequenceSource, heaps: list[int], deadline: float | None = None
@@ -244,11 +261,13 @@ class SequenceTables:
             return out
         rest = ns[pending]
         period = self.period(source)
-        if period is None and int(rest[-1]) >= self._live_limit(source):
-            try:
-                period = self.period(source, deadline, compute=True)
-            except (LimitExceeded, DeadlineExceeded) as error:
-                return out | {n: error for n in rest.tolist()}
+        live: _Live | None = None
+        failure: Exception | None = None
+        if period is None or int(rest[0]) < period.head:
+            live, failure = self._reach_most(
+                source, rest if period is None else rest[rest < period.head], deadline
+            )
+            period = period or (live.period if live is not None else None)
         if period is not None:
             beyond = rest >= period.head
             if beyond.any():
@@ -260,28 +279,34 @@ class SequenceTables:
                 rest = rest[~beyond]
         if len(rest) == 0:
             return out
-        live_ok = rest < self._live_limit(source)
-        if live_ok.any():
-            try:
-                live = self._live_prefix(source, int(rest[live_ok][-1]) + 1, deadline).values
-                for n, value in zip(rest[live_ok].tolist(), live[rest[live_ok]].tolist(), strict=True):
-                    out[n] = (value, "live")
-            except (LimitExceeded, DeadlineExceeded) as error:
-                out.update({n: error for n in rest[live_ok].tolist()})
-        for n in rest[~live_ok].tolist():
-            out[n] = self._beyond(source, n)
+        known = len(live.values) if live is not None else 0
+        covered = rest < known
+        if covered.any():
+            assert live is not None
+            for n, value in zip(rest[covered].tolist(), live.values[rest[covered]].tolist(), strict=True):
+                out[n] = (value, "live")
+        for n in rest[~covered].tolist():
+            out[n] = failure if failure is not None else self._beyond(source, n)
         return out
 
-    def _beyond(self, source: SequenceSource, n: int) -> Exception:
+    def _beyond(self, source: SequenceSource, n: int, cause: Exception | None = None) -> Exception:
+        """Why heap n cannot be answered now, with the work queued for it (where the service has a queue)."""
         if self.database_needed_but_down():
             return Unavailable(
                 f"heap {n} of {source.game_id!r} needs the stored table and the database is unreachable"
             )
         upto = max(self._live_limit(source), self.stored_size(source.game_id, HEAP))
-        return LimitExceeded(
-            f"heap {n} of {source.game_id!r} is beyond what can be answered: no certified period is known, "
-            f"the table and live computation reach heaps below {upto} (largest answerable heap: {upto - 1})"
+        why = (
+            f"{cause}; " if isinstance(cause, DeadlineExceeded) else ""
+        ) + f"heap {n} of {source.game_id!r} is beyond what can be answered now: no certified period is known"
+        message = (
+            f"{why}, the table and live computation reach heaps below {upto} (largest answerable heap: "
+            f"{upto - 1})"
         )
+        work = self.queue_work(source.game_id, HEAP) if self.queue_work is not None else None
+        if work is None:
+            return LimitExceeded(message)
+        return work.error(message)
 
     def values(
         self, source: SequenceSource, start: int, stop: int, deadline: float | None = None
@@ -310,19 +335,21 @@ class SequenceTables:
                 pass
         if done < stop:
             period = self.period(source)
-            if period is None and stop > self._live_limit(source):
-                period = self.period(source, deadline, compute=True)
-            if period is not None and stop > period.head:
+            if period is None or done < period.head:
+                live = self._reach(source, stop - 1, deadline)
+                period = live.period
+                upto = min(stop, len(live.values))
+                if upto > done:
+                    out[done - start : upto - start] = live.values[done:upto]
+                    sources.append("live")
+                    done = upto
+            if done < stop:
+                assert period is not None and done >= period.head
                 # The head (preperiod and one period) is a strictly shorter range: no loop.
                 head, _ = self.values(source, 0, period.head, deadline)
                 idx, cycles = period.reduce_many(np.arange(done, stop, dtype=np.int64))
                 out[done - start :] = head[idx] + period.saltus * cycles
                 sources.append("period")
-            elif stop <= self._live_limit(source):
-                out[done - start :] = self._live_prefix(source, stop, deadline).values[done:stop]
-                sources.append("live")
-            else:
-                raise self._beyond(source, stop - 1)
         return out, max(sources, key=SOURCE_ORDER.index)
 
     def known_prefix(self, source: SequenceSource, deadline: float) -> tuple[NDArray[np.uint32], Source]:
@@ -352,11 +379,16 @@ class SequenceTables:
 
     def remoteness(self, source: SequenceSource, n: int, deadline: float | None) -> int | None:
         """Remoteness of one position from the kernel's pass over the live prefix (None where the
-        kernel has no such pass, or past the live limit)."""
+        kernel has no such pass, or the live values do not reach n)."""
         kernel = source.kernel()
         if kernel is None or n >= self._live_limit(source):
             return None
-        live = self._live_prefix(source, n + 1, deadline)
+        try:
+            live = self._reach(source, n, deadline)
+        except (LimitExceeded, DeadlineExceeded):
+            return None
+        if n >= len(live.values):
+            return None
         if live.remoteness is None or len(live.remoteness) < len(live.values):
             self.may_block()
             live.remoteness = kernel.remoteness(live.values)
@@ -365,18 +397,9 @@ class SequenceTables:
         return int(live.remoteness[n])
 
     def _live_limit(self, source: SequenceSource) -> int:
-        """Heaps below this are computed live for one request."""
+        """Most values computed live for one game (the request's deadline may stop it sooner)."""
         own = source.live_limit
         return self._limits.live_values if own is None else min(own, self._limits.live_values)
-
-    def _live_period(self, source: SequenceSource, deadline: float | None) -> Period | None:
-        """Grow the live prefix geometrically until the kernel certifies a period (or the limit)."""
-        size = 4096
-        while True:
-            live = self._live_prefix(source, size, deadline)
-            if live.period is not None or len(live.values) >= self._live_limit(source):
-                return live.period
-            size *= 4
 
     def _cached_live(self, game_id: str) -> _Live | None:
         with self._lock:
@@ -389,34 +412,117 @@ class SequenceTables:
                 lock = self._live_locks[game_id] = threading.Lock()
             return lock
 
-    def _live_prefix(self, source: SequenceSource, stop: int, deadline: float | None) -> _Live:
-        """A live prefix of at least `stop` values (bounded by the live limit), period attempted."""
+    def _reach(self, source: SequenceSource, n: int, deadline: float | None) -> _Live:
+        """A live prefix that holds v(n) or a certified period covering n; else the reason it can't be
+        had now (the work queued for it, where possible), as an exception."""
         kernel = source.kernel()
         if kernel is None:
             raise LimitExceeded(f"{source.game_id!r} has no kernel to compute values live")
-        limit = self._live_limit(source)
-        stop = min(stop, limit)
         live = self._cached_live(source.game_id)
-        if live is not None and len(live.values) >= stop:
+        if live is not None and (n < len(live.values) or live.period is not None):
+            return live
+        limit = self._live_limit(source)
+        if n >= limit and not kernel.certifies:
+            raise self._beyond(source, n)
+        try:
+            live = self._grow(source, min(n + 1, limit), deadline)
+        except DeadlineExceeded as error:
+            raise self._beyond(source, n, error) from None
+        if n < len(live.values) or live.period is not None:
+            return live
+        raise self._beyond(source, n)
+
+    def _reach_most(
+        self, source: SequenceSource, ns: NDArray[np.int64], deadline: float | None
+    ) -> tuple[_Live | None, Exception | None]:
+        """A live prefix covering as many of the sorted heaps `ns` as can be had, and the others' error."""
+        try:
+            return self._reach(source, int(ns[-1]), deadline), None
+        except (LimitExceeded, DeadlineExceeded, Unavailable) as error:
+            below = ns[ns < self._live_limit(source)]
+            if len(below) and below[-1] != ns[-1]:
+                try:
+                    return self._reach(source, int(below[-1]), deadline), error
+                except (LimitExceeded, DeadlineExceeded, Unavailable):
+                    pass
+            return self._cached_live(source.game_id), error
+
+    def _grow(self, source: SequenceSource, stop: int, deadline: float | None) -> _Live:
+        """Grow the game's live prefix geometrically towards `stop`, certifying the period after each
+        growth, until `stop` values are known or the period is certified.
+
+        Each step's cost is predicted from the last one's (per value, scaled by the size ratio, as for a
+        quadratic kernel: conservative for the linear ones), so a request gives up at once when the next
+        step would overrun its deadline instead of finding out afterwards; whatever was computed is kept,
+        and the next request continues from it.
+        """
+        kernel = source.kernel()
+        assert kernel is not None
+        live = self._cached_live(source.game_id)
+        if live is not None and (len(live.values) >= stop or live.period is not None):
             return live
         self.may_block()
-        with self._game_lock(source.game_id):
-            live = self._cached_live(source.game_id)  # another request may have grown it meanwhile
-            if live is not None and len(live.values) >= stop:
-                return live
-            values = live.values if live is not None else np.zeros(0, dtype=np.uint32)
-            target = min(max(stop, min(2 * len(values), limit), 1024), limit)
+        lock = self._game_lock(source.game_id)
+        if not lock.acquire(timeout=_remaining(deadline)):
+            raise DeadlineExceeded(
+                f"computing {source.game_id!r} live: another request was computing it until the deadline"
+            )
+        try:
+            if not self._computing.acquire(timeout=_remaining(deadline)):
+                raise DeadlineExceeded(
+                    f"computing {source.game_id!r} live: {self._limits.live_computations} other live "
+                    "computations ran until the deadline"
+                )
+            try:
+                return self._grow_locked(source, kernel, stop, deadline)
+            finally:
+                self._computing.release()
+        finally:
+            lock.release()
+
+    def _grow_locked(
+        self, source: SequenceSource, kernel: SequenceKernel, stop: int, deadline: float | None
+    ) -> _Live:
+        live = self._cached_live(source.game_id)  # another request may have grown it meanwhile
+        if live is None:
+            live = _Live(np.zeros(0, dtype=np.uint32), None, 0)
+        seconds_per_value = live.seconds_per_value
+        while len(live.values) < stop and live.period is None:
+            values = live.values
+            target = min(stop, max(FIRST_LIVE, 4 * len(values)))
             while len(values) < target:
-                if deadline is not None and time.monotonic() > deadline:
-                    raise DeadlineExceeded(
-                        f"computing {source.game_id!r} live reached heap {len(values)} of {target} "
-                        "before the request's deadline"
-                    )
-                values = kernel.extend(values, min(target, len(values) + LIVE_STEP))
-            period = live.period if live is not None else None
-            if period is None and (live is None or len(values) > live.certified_upto):
-                period = kernel.certify(values)
-            live = _Live(values, period, len(values))
-            with self._lock:
-                self._live[source.game_id] = live
+                size = len(values)
+                step = min(target, size + max(FIRST_LIVE, min(size, LIVE_STEP)))
+                if deadline is not None and seconds_per_value is not None:
+                    predicted = seconds_per_value * (step - size) * step / max(size, 1)
+                    if time.monotonic() + predicted > deadline:
+                        self._keep(source.game_id, values, live, seconds_per_value)
+                        raise DeadlineExceeded(
+                            f"computing {source.game_id!r} live from heap {size} to {step} would take about "
+                            f"{predicted:.2g} s, beyond the request's deadline"
+                        )
+                started = time.perf_counter()
+                values = kernel.extend(values, step)
+                seconds_per_value = (time.perf_counter() - started) / (step - size)
+            live = self._keep(source.game_id, values, live, seconds_per_value)
+            if kernel.certifies and live.period is None and len(values) > live.certified_upto:
+                live = _Live(values, kernel.certify(values), len(values), None, seconds_per_value)
+                with self._lock:
+                    self._live[source.game_id] = live
+        return live
+
+    def _keep(
+        self, game_id: str, values: NDArray[np.uint32], live: _Live, seconds_per_value: float | None
+    ) -> _Live:
+        """Cache a grown prefix (what a request computed is kept even when it gives up)."""
+        if len(values) == len(live.values) and seconds_per_value == live.seconds_per_value:
             return live
+        kept = _Live(values, live.period, live.certified_upto, None, seconds_per_value)
+        with self._lock:
+            self._live[game_id] = kept
+        return kept
+
+
+def _remaining(deadline: float | None) -> float:
+    """Seconds until `deadline` for a lock's timeout (-1: wait as long as it takes)."""
+    return -1 if deadline is None else max(0.0, deadline - time.monotonic())

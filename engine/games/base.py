@@ -40,8 +40,8 @@ class HeapGame(ComponentSum[int]):
     #: True when a move may leave two or more heaps (octal games, Grundy's game): search bounds
     #: then count partitions instead of shrinking heaps.
     splits: bool = False
-    #: Largest heap worth computing live for one request, where the kernel is slower than linear
-    #: (None: the service's default bound applies).
+    #: Most values worth computing live for this game (None: the service's bound, NIMBASE_LIMITS_LIVE_VALUES,
+    #: applies; within it, each request's deadline stops live work by the kernel's measured speed).
     live_limit: int | None = None
 
     # -- what each family says --------------------------------------------------------------------

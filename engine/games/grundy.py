@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from engine.games.base import GameInfo, HeapGame, Heaps
-from engine.games.octal import LIVE_LIMIT, SplitKernel
+from engine.games.octal import SplitKernel
 from engine.kernels.octal import SplitRules
 
 #: Splits without removing a token, into unequal parts.
@@ -23,7 +23,6 @@ class GrundyGame(HeapGame):
     game_id = "grundy"
     misere = False
     splits = True
-    live_limit = LIVE_LIMIT
     rules = GRUNDY_RULES
 
     def info(self) -> GameInfo:

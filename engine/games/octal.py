@@ -25,8 +25,6 @@ from engine.periods import Period
 
 #: Most digits after the point a code may have.
 MAX_DIGITS = 32
-#: Largest heap a request computes live for a splitting game (quadratic without sparseness).
-LIVE_LIMIT = 1 << 13
 
 #: Classic codes and their names (ListGames shows these).
 CLASSICS: dict[str, str] = {
@@ -61,6 +59,8 @@ def parse_octal_code(text: str) -> str:
 class SplitKernel(SequenceKernel):
     """Single-heap values of a split game: rare/common where sparse, direct otherwise."""
 
+    certifies = False
+
     def __init__(self, rules: SplitRules) -> None:
         self.rules = rules
 
@@ -87,6 +87,8 @@ class SplitKernel(SequenceKernel):
 
 class OctalKernel(SplitKernel):
     """An octal game's kernel: periods are certified by the Guy-Smith theorem."""
+
+    certifies = True
 
     def __init__(self, rules: SplitRules, t: int) -> None:
         super().__init__(rules)
@@ -125,8 +127,6 @@ class OctalGame(HeapGame):
         #: The most tokens a move removes (the t of Guy-Smith).
         self.t = max((k for k, d in enumerate(self.digits) if d), default=0)
         self.splits = bool(self.rules.two)
-        # Splitting games cost O(n^2) without a sparse value set: keep live requests small.
-        self.live_limit = LIVE_LIMIT if self.splits else None
 
     def info(self) -> GameInfo:
         name = CLASSICS.get(self.code, f"Octal game {self.code}")

@@ -24,7 +24,7 @@ OBSERVE_REPEATS = 3
 OBSERVE_COVER = 0.5
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _first_period(
     values: NDArray[np.uint32], t: int, certify: bool, repeats: int, cover: float
 ) -> NDArray[np.int64]:

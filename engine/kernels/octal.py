@@ -47,7 +47,7 @@ def value_capacity(values: NDArray[np.uint32]) -> int:
     return 1 << (top.bit_length() + 1)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _grow(stamp: NDArray[np.int64], need: int) -> NDArray[np.int64]:
     """A stamp array of at least 2*need entries keeping the old stamps (values only ever grow)."""
     size = len(stamp)
@@ -58,7 +58,7 @@ def _grow(stamp: NDArray[np.int64], need: int) -> NDArray[np.int64]:
     return out
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def direct_extend_nb(
     out: NDArray[np.uint32],
     start: int,

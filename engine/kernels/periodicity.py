@@ -23,7 +23,7 @@ from engine.periods import Period
 _HASH_BASE = np.uint64(0x9E3779B97F4A7C15)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _nearest_repeat(values: NDArray[np.uint32], k: int, base: np.uint64) -> int:
     """Distance back to the nearest earlier occurrence of the last k-window, or 0 if none."""
     n: int = values.shape[0]
@@ -48,7 +48,7 @@ def _nearest_repeat(values: NDArray[np.uint32], k: int, base: np.uint64) -> int:
     return 0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _scan_back(values: NDArray[np.uint32], start: int, period: int) -> int:
     """The least m <= start with g(n + period) = g(n) for m <= n < start."""
     m = start

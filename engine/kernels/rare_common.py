@@ -107,7 +107,7 @@ def last_rare_at(values: NDArray[np.uint32], how: Sparseness) -> int | None:
     return int(rare[-1]) if len(rare) else None
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _parity(x: int) -> int:
     p = 0
     while x:
@@ -116,7 +116,7 @@ def _parity(x: int) -> int:
     return p
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _parity_table(size: int, mask: int) -> NDArray[np.uint8]:
     table = np.zeros(size, dtype=np.uint8)
     for v in range(size):
@@ -124,7 +124,7 @@ def _parity_table(size: int, mask: int) -> NDArray[np.uint8]:
     return table
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _room(g: int) -> int:
     """A stamp size with spare values of both parities above every XOR of values up to g."""
     need = 1
@@ -133,7 +133,7 @@ def _room(g: int) -> int:
     return 4 * need
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def rare_common_extend_nb(
     out: NDArray[np.uint32],
     start: int,

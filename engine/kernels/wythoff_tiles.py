@@ -76,6 +76,7 @@ class WythoffTileKernel(SequenceKernel):
     """Extends the tiled Wythoff table; the table has no period to certify."""
 
     family = PAIRS
+    certifies = False
 
     def __init__(self) -> None:
         self._table: NDArray[np.uint32] | None = None

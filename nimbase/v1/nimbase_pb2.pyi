@@ -12,18 +12,20 @@ class ListGamesRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class GameInfo(_message.Message):
-    __slots__ = ("id", "name", "description", "position_syntax", "examples")
+    __slots__ = ("id", "name", "description", "position_syntax", "examples", "period")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     POSITION_SYNTAX_FIELD_NUMBER: _ClassVar[int]
     EXAMPLES_FIELD_NUMBER: _ClassVar[int]
+    PERIOD_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     description: str
     position_syntax: str
     examples: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., position_syntax: _Optional[str] = ..., examples: _Optional[_Iterable[str]] = ...) -> None: ...
+    period: Period
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., position_syntax: _Optional[str] = ..., examples: _Optional[_Iterable[str]] = ..., period: _Optional[_Union[Period, _Mapping]] = ...) -> None: ...
 
 class ListGamesResponse(_message.Message):
     __slots__ = ("games",)
@@ -56,12 +58,14 @@ class Value(_message.Message):
     def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ..., source: _Optional[str] = ...) -> None: ...
 
 class Error(_message.Message):
-    __slots__ = ("code", "message")
+    __slots__ = ("code", "message", "job")
     CODE_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    JOB_FIELD_NUMBER: _ClassVar[int]
     code: str
     message: str
-    def __init__(self, code: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+    job: Job
+    def __init__(self, code: _Optional[str] = ..., message: _Optional[str] = ..., job: _Optional[_Union[Job, _Mapping]] = ...) -> None: ...
 
 class ValueOrError(_message.Message):
     __slots__ = ("value", "error")

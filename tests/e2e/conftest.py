@@ -49,7 +49,15 @@ class Server:
 
 def process_env(database_url: str, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("NIMBASE_")}
-    env.update({"DATABASE_URL": database_url, "NIMBASE_ADMIN_TOKEN": ADMIN_TOKEN, "PYTHONUNBUFFERED": "1"})
+    # No automatic jobs unless a test asks for them: the module's worker serves the jobs the tests queue.
+    env.update(
+        {
+            "DATABASE_URL": database_url,
+            "NIMBASE_ADMIN_TOKEN": ADMIN_TOKEN,
+            "NIMBASE_AUTO_JOBS": "0",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
     env.update(extra)
     return env
 

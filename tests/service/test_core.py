@@ -504,6 +504,7 @@ HEAP_STATS = {
     "rare_mask",
     "rare_count",
     "last_rare_at",
+    "pending",
 }
 
 
@@ -514,6 +515,7 @@ def test_stats(service: Nimbase) -> None:
         "computed_upto": None,
         "source": "formula",
         "p_positions": [0],
+        "pending": [],
     }
     assert service.get_stats("nim:misere")["p_positions"] == [1]
 

@@ -1,0 +1,163 @@
+"""Jobs as the service shows them, and the precompute work it queues by itself.
+
+When a request needs values that neither the tables nor live computation within its deadline can give,
+the service does not just refuse: it queues a precompute job for that game (bounded in values and in
+worker time) unless one is open already, and its refusal names that job, so the caller knows what to
+wait for (like chessdb queueing unknown positions for its workers). Anonymous requests may keep at most
+NIMBASE_AUTO_JOBS such jobs open at once, so nobody can fill the database or occupy the workers
+through queries.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from datetime import datetime
+
+from cachetools import TTLCache
+
+from engine.errors import LimitExceeded
+from nimbase.settings import AutoJobSettings
+from service.gate import DatabaseGate
+from storage.errors import StorageUnavailable
+from storage.jobs import Job, JobQueue
+
+#: Seconds a decision about one game's automatic job is reused (a flood of requests for one game
+#: costs one database transaction, not one each).
+DECISION_SECONDS = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class JobView:
+    """A job as both transports show it."""
+
+    id: int
+    game: str
+    family: str
+    upto: int
+    fill: bool
+    status: str
+    done: int
+    total: int
+    error: str | None
+    created_at: str
+    started_at: str | None
+    finished_at: str | None
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "game": self.game,
+            "family": self.family,
+            "upto": self.upto,
+            "fill": self.fill,
+            "status": self.status,
+            "progress": {"done": self.done, "total": self.total},
+            "error": self.error,
+            "created_at": self.created_at,
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+        }
+
+
+def _as_iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment is not None else None
+
+
+def job_view(job: Job) -> JobView:
+    return JobView(
+        id=job.id,
+        game=job.game_id,
+        family=job.family,
+        upto=job.upto,
+        fill=job.fill,
+        status=job.status,
+        done=job.done,
+        total=job.total,
+        error=job.error,
+        created_at=_as_iso(job.created_at) or "",
+        started_at=_as_iso(job.started_at),
+        finished_at=_as_iso(job.finished_at),
+    )
+
+
+class Pending(LimitExceeded):
+    """RESOURCE_EXHAUSTED for now, with the job that will make the answer possible (`job`)."""
+
+    def __init__(self, message: str, job: JobView) -> None:
+        super().__init__(message)
+        self.job = job
+
+
+@dataclass(frozen=True, slots=True)
+class QueuedWork:
+    """What was done about values that could not be had: the job extending them, or why there is none."""
+
+    job: JobView | None
+    note: str
+
+    def error(self, message: str) -> LimitExceeded:
+        """The refusal of a request, naming the work (Pending when there is a job to wait for)."""
+        text = f"{message}; {self.note}"
+        return LimitExceeded(text) if self.job is None else Pending(text, self.job)
+
+
+class AutomaticJobs:
+    """Queues bounded precompute jobs on behalf of requests, at most `settings.jobs` open at once."""
+
+    def __init__(self, queue: JobQueue | None, gate: DatabaseGate, settings: AutoJobSettings) -> None:
+        self._queue = queue
+        self._gate = gate
+        self._settings = settings
+        self._decisions: TTLCache[tuple[str, str], QueuedWork] = TTLCache(
+            maxsize=4096, ttl=DECISION_SECONDS, timer=time.monotonic
+        )
+        self._lock = threading.Lock()
+
+    def request(self, game_id: str, family: str, stored: int) -> QueuedWork | None:
+        """The job extending (game_id, family), queued now or already open; None without a database.
+
+        `stored` is how many values are stored already: past the automatic bound only an admin's job
+        can extend the table.
+        """
+        if self._queue is None:
+            return None
+        bound = self._settings.values
+        if stored >= bound:
+            return QueuedWork(
+                None,
+                f"the table holds {stored} values, as many as automatic jobs compute (NIMBASE_AUTO_VALUES); "
+                "an admin job (POST /v1/jobs) can extend it",
+            )
+        key = (game_id, family)
+        with self._lock:
+            known = self._decisions.get(key)
+        if known is not None:
+            return known
+        queue, settings = self._queue, self._settings
+        try:
+            outcome = self._gate.call(
+                lambda: queue.submit_automatic(
+                    game_id, family, bound, cap=settings.jobs, max_seconds=settings.seconds
+                )
+            )
+        except StorageUnavailable:
+            return None
+        if outcome.job is None:
+            work = QueuedWork(None, f"{outcome.reason}; ask again later")
+        else:
+            job = job_view(outcome.job)
+            state = (
+                "is queued"
+                if outcome.created
+                else f"({job.status}, {job.done} of {job.total} values done) is"
+            )
+            work = QueuedWork(
+                job,
+                f"job {job.id} {state} extending the table of {game_id!r} to {job.upto} values; "
+                f"ask again when it is done (GET /v1/jobs/{job.id})",
+            )
+        with self._lock:
+            self._decisions[key] = work
+        return work
