@@ -5,6 +5,10 @@ more components. Under normal play the sum's Grundy value is the nim-sum of its 
 (Sprague-Grundy), so a subclass only says what one component is: how it parses and moves, and where
 its Grundy value comes from. Equal components cancel in pairs, so only sizes of odd multiplicity are
 looked up. Misère play has no such shortcut; subclasses that allow it say how their sums are solved.
+
+A sum may have 100,000 components and a move list 10,000 moves, so every loop over components or
+moves checks the request's deadline (`ctx.deadline`), and a move's value is found from the parent's
+nim-sum and the few components the move changes, not by looking every component up again.
 """
 
 from __future__ import annotations
@@ -12,14 +16,18 @@ from __future__ import annotations
 import bisect
 from abc import abstractmethod
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
-from engine.errors import LimitExceeded, NimbaseError
+from engine.errors import DeadlineExceeded, LimitExceeded, NimbaseError
 from engine.kind import Context, GameKind
 from engine.moves import MoveTo, list_moves
+from engine.positions import quote_position
 from engine.values import BestMoveResult, Outcome, Source, Value, costliest
 
 C = TypeVar("C", bound=Any)
+
+#: Sums of more components than this are valued off the service's event loop, even from memory.
+QUICK_COMPONENTS = 256
 
 #: What a bulk lookup gives for each component: its Grundy value and source, or why it has none.
 Found = tuple[int, Source] | Exception
@@ -84,6 +92,7 @@ class ComponentSum(GameKind[tuple[C, ...]]):
         """Values of many distinct components; subclasses with tables look them up in bulk."""
         out: dict[C, Found] = {}
         for component in components:
+            ctx.deadline.check(lambda: f"looking up {len(components)} components of {self.game_id!r}")
             try:
                 out[component] = self.component_value(component, ctx)
             except NimbaseError as error:
@@ -123,6 +132,8 @@ class ComponentSum(GameKind[tuple[C, ...]]):
     # -- the GameKind protocol ------------------------------------------------------------------
 
     def value(self, position: tuple[C, ...], ctx: Context) -> Value:
+        if len(position) > QUICK_COMPONENTS:
+            ctx.tables.may_block()  # a long sum is not worth holding the event loop for
         return self._value(position, ctx, remoteness=True)
 
     def values(self, texts: Sequence[str], ctx: Context) -> list[Value | NimbaseError]:
@@ -133,27 +144,48 @@ class ComponentSum(GameKind[tuple[C, ...]]):
                 parsed.append(self.parse(text))
             except NimbaseError as error:
                 parsed.append(error)
-        if self.misere:
-            return [
-                item if isinstance(item, NimbaseError) else _guarded(self._value, item, ctx, False)
-                for item in parsed
-            ]
-        wanted = sorted({c for item in parsed if not isinstance(item, NimbaseError) for c in item})
-        found = self.component_values(wanted, ctx)
-        return [
-            item if isinstance(item, NimbaseError) else _guarded(self._combine, item, found, ctx, False)
-            for item in parsed
-        ]
+        found: dict[C, Found] = {}
+        if not self.misere:
+            wanted = sorted({c for item in parsed if not isinstance(item, NimbaseError) for c in item})
+            found = self.component_values(wanted, ctx)
+        out: list[Value | NimbaseError] = []
+        for item in parsed:
+            if isinstance(item, NimbaseError):
+                out.append(item)
+                continue
+            try:  # past the deadline each remaining item gets the error in its slot, without any work
+                ctx.deadline.check(lambda: f"answering {len(parsed)} positions of {self.game_id!r}")
+            except DeadlineExceeded as error:
+                out.append(error)
+                continue
+            if self.misere:
+                out.append(_guarded(self._value, item, ctx, False))
+            else:
+                out.append(_guarded(self._combine, item, found, ctx, False))
+        return out
 
     def best_moves(self, position: tuple[C, ...], limit: int | None, ctx: Context) -> BestMoveResult:
+        if self.misere:
+            return list_moves(
+                self._value(position, ctx, remoteness=True),
+                self.count_moves(position),
+                lambda: self.every_move(position),
+                lambda: self.winning_moves(position, ctx, limit or 1),
+                lambda child, ranked: self._value(child, ctx, remoteness=ranked),
+                limit,
+                ctx.limits,
+                ctx.deadline,
+            )
+        children = _Children(self, position, ctx)
         return list_moves(
-            self._value(position, ctx, remoteness=True),
+            children.parent(),
             self.count_moves(position),
-            lambda: self.every_move(position),
-            lambda: self.winning_moves(position, ctx, limit or 1),
-            lambda child, ranked: self._value(child, ctx, remoteness=ranked),
+            children.every,
+            lambda: children.winning(limit or 1),
+            children.value,
             limit,
             ctx.limits,
+            ctx.deadline,
         )
 
     # -- sums -----------------------------------------------------------------------------------
@@ -182,20 +214,30 @@ class ComponentSum(GameKind[tuple[C, ...]]):
         """Moves to a P-position that can be found without enumerating every move (at most `limit`)."""
         if self.misere:
             return self.misere_winning_moves(position, ctx)
+        return [
+            self.move(position, index, result) for index, result in self.winning_results(position, ctx, limit)
+        ]
+
+    def winning_results(
+        self, position: tuple[C, ...], ctx: Context, limit: int
+    ) -> list[tuple[int, tuple[C, ...]]]:
+        """Normal play: (index, what position[index] becomes) of the winning moves `winning_moves` finds."""
         known: dict[C, int | None] = {}
         for _, component in distinct(position):
+            ctx.deadline.check(lambda: f"looking for winning moves of {self._quote(position)}")
             try:
                 known[component] = self.component_value(component, ctx)[0]
             except LimitExceeded:
                 known[component] = None
 
         def value_of(component: C) -> int:
+            ctx.deadline.check(lambda: f"looking for winning moves of {self._quote(position)}")
             value = known.get(component)
             return value if value is not None else self.component_value(component, ctx)[0]
 
         unknown = [i for i, c in enumerate(position) if known[c] is None]
         if not unknown:
-            return self.zeroing_moves(position, value_of, limit)
+            return self.zeroing_results(position, value_of, limit)
         total = 0
         for component in position:
             total ^= known[component] or 0
@@ -203,22 +245,31 @@ class ComponentSum(GameKind[tuple[C, ...]]):
             return []
         # The rest sums to 0: win by moving the one unknown (N-)component to a P-position.
         index = unknown[0]
-        return [self.move(position, index, r) for r in self.targets(position[index], None, 0, value_of)]
+        return [(index, r) for r in self.targets(position[index], None, 0, value_of)]
 
     def zeroing_moves(
         self, position: tuple[C, ...], value_of: Callable[[C], int], limit: int
     ) -> list[MoveTo[tuple[C, ...]]]:
         """Normal-play moves to a sum of nim-sum 0, given each component's value (at most `limit`)."""
+        return [
+            self.move(position, index, result)
+            for index, result in self.zeroing_results(position, value_of, limit)
+        ]
+
+    def zeroing_results(
+        self, position: tuple[C, ...], value_of: Callable[[C], int], limit: int
+    ) -> list[tuple[int, tuple[C, ...]]]:
+        """(index, what position[index] becomes) of the moves `zeroing_moves` lists."""
         total = 0
         for component in position:
             total ^= value_of(component)
-        found: list[MoveTo[tuple[C, ...]]] = []
+        found: list[tuple[int, tuple[C, ...]]] = []
         if total == 0:
             return found
         for index, component in distinct(position):
             value = value_of(component)
             for result in self.targets(component, value, value ^ total, value_of):
-                found.append(self.move(position, index, result))
+                found.append((index, result))
                 if len(found) >= limit:
                     return found
         return found
@@ -229,9 +280,22 @@ class ComponentSum(GameKind[tuple[C, ...]]):
             if known is None and remoteness:
                 known = self.remoteness(position, ctx)
             return Value(self.game_id, self.format(position), outcome, None, known, source)
-        odd = odd_components(position)
-        found = {c: self._one(c, ctx) for c in odd}
+        found: dict[C, Found] = {}
+        self._look_up(odd_components(position), found, ctx)
         return self._combine(position, found, ctx, remoteness)
+
+    def _look_up(self, components: list[C], found: dict[C, Found], ctx: Context) -> None:
+        """Add to `found` the components it lacks (there may be 100,000: the deadline is checked)."""
+        for component in components:
+            if component not in found:
+                ctx.deadline.check(
+                    lambda: f"looking up the {len(components)} components of a {self.game_id!r} sum"
+                )
+                found[component] = self._one(component, ctx)
+
+    def _quote(self, position: tuple[C, ...]) -> str:
+        """A position as error messages quote it (shortened when long)."""
+        return f"{self.game_id!r} position {quote_position(self.format(position))}"
 
     def _one(self, component: C, ctx: Context) -> Found:
         try:
@@ -268,6 +332,84 @@ class ComponentSum(GameKind[tuple[C, ...]]):
             raise error
         known = self.remoteness(position, ctx) if remoteness else (0 if not position else None)
         return Value(self.game_id, text, "P" if total == 0 else "N", total, known, costliest(sources))
+
+
+class _Children(Generic[C]):
+    """The moves of one normal-play sum, each valued from the parent's nim-sum and source counts.
+
+    A move replaces one component by a few: the child's nim-sum is the parent's with those toggled,
+    and its source the costliest left among its odd components. Moves are made lazily, one at a time,
+    and each is valued right after it is made (as `list_moves` does), so the last one made says what
+    changed; any other child, or one with a component of unknown value, is valued in full.
+    """
+
+    def __init__(self, kind: ComponentSum[C], position: tuple[C, ...], ctx: Context) -> None:
+        self.kind = kind
+        self.position = position
+        self.ctx = ctx
+        self.odd = odd_components(position)
+        self.found: dict[C, Found] = {}
+        kind._look_up(self.odd, self.found, ctx)
+        self.odd_set = set(self.odd)
+        self.total: int | None = 0
+        self.sources: dict[Source, int] = {}
+        for component in self.odd:
+            known = self.found[component]
+            if isinstance(known, Exception):
+                self.total = None
+                break
+            self.total ^= known[0]
+            self.sources[known[1]] = self.sources.get(known[1], 0) + 1
+        self.last: tuple[tuple[C, ...], C, tuple[C, ...]] | None = None
+
+    def parent(self) -> Value:
+        return self.kind._combine(self.position, self.found, self.ctx, remoteness=True)
+
+    def _made(self, index: int, result: tuple[C, ...]) -> MoveTo[tuple[C, ...]]:
+        move = self.kind.move(self.position, index, result)
+        self.last = (move[2], self.position[index], result)
+        return move
+
+    def every(self) -> Iterator[MoveTo[tuple[C, ...]]]:
+        """`every_move`, remembering what each move changes."""
+        for index, component in distinct(self.position):
+            for result in self.kind.options(component):
+                yield self._made(index, result)
+
+    def winning(self, limit: int) -> Iterator[MoveTo[tuple[C, ...]]]:
+        """`winning_moves`, remembering what each move changes."""
+        for index, result in self.kind.winning_results(self.position, self.ctx, limit):
+            yield self._made(index, result)
+
+    def value(self, child: tuple[C, ...], ranked: bool) -> Value:
+        """The value of a position one move away (with its remoteness when the list is `ranked`)."""
+        last = self.last
+        if last is None or last[0] is not child or self.total is None:
+            return self._in_full(child, ranked)
+        _, component, result = last
+        flips: dict[C, int] = {component: 1}
+        for part in result:
+            flips[part] = flips.get(part, 0) ^ 1
+        total = self.total
+        sources = dict(self.sources)
+        for part, flip in flips.items():
+            if not flip:
+                continue
+            if part not in self.found:
+                self.found[part] = self.kind._one(part, self.ctx)
+            known = self.found[part]
+            if isinstance(known, Exception):
+                return self._in_full(child, ranked)
+            total ^= known[0]
+            sources[known[1]] = sources.get(known[1], 0) + (-1 if part in self.odd_set else 1)
+        kind = self.kind
+        remoteness = kind.remoteness(child, self.ctx) if ranked else (0 if not child else None)
+        source = costliest([s for s, count in sources.items() if count > 0])
+        return Value(kind.game_id, kind.format(child), "P" if total == 0 else "N", total, remoteness, source)
+
+    def _in_full(self, child: tuple[C, ...], ranked: bool) -> Value:
+        self.kind._look_up(odd_components(child), self.found, self.ctx)
+        return self.kind._combine(child, self.found, self.ctx, ranked)
 
 
 def _guarded(answer: Any, *args: Any) -> Value | NimbaseError:

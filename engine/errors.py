@@ -59,3 +59,11 @@ class DeadlineExceeded(NimbaseError):
     """Live computation ran past the request's deadline (DEADLINE_EXCEEDED)."""
 
     code = "DEADLINE_EXCEEDED"
+
+
+class Cancelled(DeadlineExceeded):
+    """The client cancelled the call or closed the connection, so the work was stopped.
+
+    The contract has no code of its own for it: nobody is left to read the answer, and a caller that
+    is still there (a proxy) sees that the request ended before its deadline (DEADLINE_EXCEEDED).
+    """

@@ -8,7 +8,8 @@ games is a method of the kind, never a question the caller asks about its class.
 A kind does no I/O. What it needs from outside comes through the request `Context`:
 - `tables`, a narrow view of stored and live one-parameter sequences (the service implements it over
   PostgreSQL and its caches);
-- `limits` and `deadline`, the bounds of this request;
+- `limits` and `deadline`, the bounds of this request (a `Deadline`: its time, and whether the client
+  has gone away; long loops call `ctx.deadline.check(...)`, and `Tables` take `ctx.deadline.at`);
 - `memo`, a shared cache for answers that are costly to find and cheap to keep.
 """
 
@@ -22,6 +23,7 @@ from typing import Generic, Protocol, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
+from engine.deadline import Deadline
 from engine.errors import NimbaseError, NotApplicable, UnknownFamily
 from engine.periods import Period
 from engine.precompute import JobPlan
@@ -133,15 +135,17 @@ class RequestLimits(Protocol):
     def listed_moves(self) -> int: ...
     @property
     def stats_p_positions(self) -> int: ...
+    @property
+    def answer_chars(self) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
 class Context:
-    """Everything one request lends a kind: tables, bounds, its deadline (time.monotonic()) and memo."""
+    """Everything one request lends a kind: tables, bounds, its deadline (and cancellation) and memo."""
 
     tables: Tables
     limits: RequestLimits
-    deadline: float
+    deadline: Deadline
     memo: Memo
 
 

@@ -3,6 +3,15 @@
 With few moves every one is valued and they are ranked; with many (a heap of 10^18 tokens has that
 many) the caller must pass a limit, and the list is the winning moves first, then the others in the
 kind's order, each valued only as far as the limit reaches.
+
+Valuing a move can cost as much as valuing a position, so the listing checks the request's deadline
+before each move. A list cut short by it is not answered: the answer would look complete (fewer moves
+than the limit also means "that is all of them"), so the caller gets DEADLINE_EXCEEDED saying how many
+moves fitted, and can ask for fewer.
+
+Each move carries the text of the position it leads to, as long as the position itself: 10,000 moves of
+a 3,000-heap sum would be 130 MB, more than a gRPC answer may be. Such a list is refused before any
+move is valued (RESOURCE_EXHAUSTED, naming the limit that fits), not after the work.
 """
 
 from __future__ import annotations
@@ -11,8 +20,10 @@ import itertools
 from collections.abc import Callable, Hashable, Iterable
 from typing import TypeVar
 
+from engine.deadline import Deadline
 from engine.errors import InvalidArgument, LimitExceeded
 from engine.kind import RequestLimits
+from engine.positions import quote_position
 from engine.values import BestMoveResult, MoveValue, Value
 
 P = TypeVar("P", bound=Hashable)
@@ -37,31 +48,64 @@ def list_moves(
     evaluate: Callable[[P, bool], Value],
     limit: int | None,
     limits: RequestLimits,
+    deadline: Deadline | None = None,
 ) -> BestMoveResult:
     """Every move ranked best first when there are few; else winning moves first, then the rest in
-    order, up to `limit` (the evaluation flag says whether the move list is being ranked)."""
+    order, up to `limit` (the evaluation flag says whether the move list is being ranked).
+
+    `deadline` is checked before each move (DeadlineExceeded, or Cancelled once the client has gone).
+    """
+    wanted = count if limit is None or count <= limits.ranked_moves else min(count, limit)
+    if wanted * len(value.position) > limits.answer_chars:
+        raise _too_long(value, wanted, limits.answer_chars)
+    moves: list[MoveValue] = []
+    chars = 0
+
+    def check() -> None:
+        if chars > limits.answer_chars:  # a move may leave more components than it takes (a split)
+            raise _too_long(value, wanted, limits.answer_chars)
+        if deadline is not None:
+            deadline.check(
+                lambda: (
+                    f"listing the moves of {quote_position(value.position)} ({len(moves)} of {wanted} valued)"
+                )
+            )
+
     if count <= limits.ranked_moves:
-        moves = [MoveValue(text, evaluate(child, True), fields) for text, fields, child in every()]
+        for text, fields, child in every():
+            check()
+            moves.append(MoveValue(text, evaluate(child, True), fields))
+            chars += len(moves[-1].value.position)
         moves.sort(key=move_rank)
         return BestMoveResult(value, moves[:limit] if limit is not None else moves)
     if limit is None:
         raise LimitExceeded(
-            f"position {value.position!r} has {count} moves, more than the {limits.ranked_moves} "
-            f"listed without a limit; pass limit (at most {limits.listed_moves})"
+            f"position {quote_position(value.position)} has {count} moves, more than the "
+            f"{limits.ranked_moves} listed without a limit; pass limit (at most {limits.listed_moves})"
         )
-    listed: list[MoveValue] = []
     seen: set[P] = set()
     for text, fields, child in itertools.chain(winning(), every()):
-        if len(listed) >= limit:
+        if len(moves) >= limit:
             break
+        check()
         if child in seen:
             continue
         seen.add(child)
         try:
-            listed.append(MoveValue(text, evaluate(child, False), fields))
+            moves.append(MoveValue(text, evaluate(child, False), fields))
         except LimitExceeded:
             continue  # a move whose value is beyond the limits is left out, not the whole answer
-    return BestMoveResult(value, listed)
+        chars += len(moves[-1].value.position)
+    return BestMoveResult(value, moves)
+
+
+def _too_long(value: Value, wanted: int, answer_chars: int) -> LimitExceeded:
+    fits = max(1, answer_chars // max(1, len(value.position)))
+    return LimitExceeded(
+        f"{wanted} moves of the {len(value.position)}-character position "
+        f"{quote_position(value.position)} would hold more than {answer_chars} characters of "
+        f"positions, the most one answer may; ask for at most {fits} moves (limit)"
+    )
 
 
 def move_rank(move: MoveValue) -> tuple[int, int, str]:

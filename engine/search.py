@@ -9,13 +9,13 @@ and checks a deadline, so a live request can never run away.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from engine.component_sum import apply_move
-from engine.errors import DeadlineExceeded, LimitExceeded
+from engine.deadline import Deadline
+from engine.errors import LimitExceeded
 from engine.positions import Heaps, canonical, quote_position
 
 if TYPE_CHECKING:
@@ -59,14 +59,17 @@ def _limit_error(game: HeapGame, pos: Heaps, max_states: int) -> LimitExceeded:
     )
 
 
-def solve(game: HeapGame, heaps: Heaps, *, max_states: int, deadline: float | None = None) -> SearchResult:
+def solve(
+    game: HeapGame, heaps: Heaps, *, max_states: int, deadline: float | Deadline | None = None
+) -> SearchResult:
     """Outcome and remoteness of a sum by exhaustive memoised search.
 
     Normal play: a position with no move is P. Misère (`game.misere`): it is N. Remoteness is 0 there;
     an N-position has 1 + the least remoteness of its P-options, a P-position 1 + the largest of all.
     Raises LimitExceeded past `max_states` distinct positions, DeadlineExceeded past `deadline`
-    (a time.monotonic() value).
+    (a time.monotonic() value, or a `Deadline`, which also stops the search when the client has gone).
     """
+    stop = Deadline(deadline) if isinstance(deadline, float | int) else deadline
     root = canonical(heaps)
     terminal_is_p = not game.misere
     solved: dict[Heaps, tuple[bool, int]] = {}
@@ -104,10 +107,12 @@ def solve(game: HeapGame, heaps: Heaps, *, max_states: int, deadline: float | No
             if child in on_stack:
                 raise LoopyGame(f"{game.game_id!r}: position {child!r} repeats along a line of play")
             expanded += 1
-            if deadline is not None and expanded % _DEADLINE_EVERY == 0 and time.monotonic() > deadline:
-                raise DeadlineExceeded(
-                    f"solving {game.game_id!r} position {quote_position(' '.join(map(str, root)))} "
-                    f"ran past the deadline after {len(known)} positions"
+            if stop is not None and expanded % _DEADLINE_EVERY == 0:
+                stop.check(
+                    lambda: (
+                        f"solving {game.game_id!r} position "
+                        f"{quote_position(' '.join(map(str, root)))} ({len(known)} positions visited)"
+                    )
                 )
             on_stack.add(child)
             stack_pos.append(child)

@@ -146,9 +146,23 @@ class Limits:
     request_seconds: PositiveFloat = 10.0
     #: Stats list the P-positions up to this many, else only their count.
     stats_p_positions: PositiveInt = 1_000
+    #: Most characters of position text one move list may hold: half of the largest gRPC answer
+    #: (64 MiB), leaving room for everything else a move carries.
+    answer_chars: PositiveInt = 32 * 1024 * 1024
     #: Live computations (growing a game's values) running at once; a request waits for a turn only
     #: until its deadline, so a flood of costly requests cannot take every core from cheap lookups.
     live_computations: PositiveInt = 2
+    #: Bytes of a POST /v1/values:batch body (RESOURCE_EXHAUSTED, 413, above): a full batch of
+    #: `batch_positions` positions of about 1,600 characters each (80 heaps of 19 digits), or one position
+    #: of the longest kind (engine.positions.MAX_POSITION_CHARS, 2,000,000 characters), as JSON.
+    batch_body_bytes: PositiveInt = 16 << 20
+    #: Bytes of a POST /v1/jobs body: a game id (at most 1,024 characters) and two numbers, 16 times over.
+    job_body_bytes: PositiveInt = 16 << 10
+    #: Bytes of the body of any other request (no other route reads a body).
+    body_bytes: PositiveInt = 64 << 10
+    #: Bytes of a request's URL, path and query string (INVALID_ARGUMENT, 400, above): a position of the
+    #: longest kind with every space sent as `%20`, and the other parameters.
+    url_bytes: PositiveInt = 4 << 20
 
 
 DEFAULT_LIMITS = Limits()

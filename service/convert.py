@@ -67,17 +67,19 @@ def public_error(exc: BaseException) -> tuple[str, str]:
 
 
 def bearer_token(header: str | None) -> str | None:
-    """The token of an `authorization: Bearer <token>` header; None when no header was sent.
+    """The token of an `authorization: Bearer <token>` header; None when there is none to use.
 
-    A header in another scheme is passed on whole, so the service refuses it as a wrong token
-    (PERMISSION_DENIED) rather than as a missing one.
+    A header in another scheme (or `Bearer` with nothing after it) gives None too, so the service
+    answers UNAUTHENTICATED asking for `authorization: Bearer <token>`. Passing it on whole would
+    accept the bare token sent as `authorization: <token>`. The header is never quoted back: it may
+    be the secret itself.
     """
     if header is None:
         return None
     scheme, _, token = header.strip().partition(" ")
-    if scheme.lower() == "bearer" and token.strip():
-        return token.strip()
-    return header
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()
 
 
 def check_batch_size(count: int, limits: Limits) -> None:
@@ -333,12 +335,7 @@ def sequence_to_pb(result: SequenceResult) -> pb.GetSequenceResponse:
 
 
 def period_as_dict(period: Period) -> schema.Period:
-    return {
-        "preperiod": period.preperiod,
-        "period": period.period,
-        "saltus": period.saltus,
-        "certified": period.certified,
-    }
+    return cast(schema.Period, period.as_dict())
 
 
 def sequence_as_dict(result: SequenceResult) -> schema.Sequence:
@@ -389,19 +386,7 @@ def job_to_pb(job: JobView) -> pb.Job:
 
 
 def job_as_dict(job: JobView) -> schema.Job:
-    return {
-        "id": job.id,
-        "game": job.game,
-        "family": job.family,
-        "upto": job.upto,
-        "fill": job.fill,
-        "status": cast(schema.JobStatus, job.status),
-        "progress": {"done": job.done, "total": job.total},
-        "error": job.error,
-        "created_at": job.created_at,
-        "started_at": job.started_at,
-        "finished_at": job.finished_at,
-    }
+    return job.as_dict()
 
 
 def job_list_as_dict(jobs: Sequence[JobView]) -> schema.JobList:

@@ -19,10 +19,12 @@ from cachetools import LRUCache, TTLCache
 from sqlalchemy import Engine, text
 from sqlalchemy.exc import OperationalError
 
+from engine.deadline import Deadline, within
 from engine.errors import InvalidArgument, NimbaseError
 from engine.games.registry import list_games, parse_game_id
 from engine.kind import Context, GameKind
 from engine.moves import check_limit
+from engine.positions import MAX_HEAP, quote_int
 from engine.values import BestMoveResult, GameInfo, MoveValue, SequenceResult, Value
 from service.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
 from service.gate import DatabaseGate
@@ -49,17 +51,17 @@ class NimbaseService(Protocol):
     """What the transports call; `Nimbase` below is the implementation."""
 
     def list_games(self) -> list[GameInfo]: ...
-    def get_value(self, game: str, position: str, deadline: float | None = None) -> Value: ...
+    def get_value(self, game: str, position: str, deadline: float | Deadline | None = None) -> Value: ...
     def in_memory(self, call: Callable[[], T]) -> T | None: ...
     def best_move(
-        self, game: str, position: str, limit: int | None = None, deadline: float | None = None
+        self, game: str, position: str, limit: int | None = None, deadline: float | Deadline | None = None
     ) -> BestMoveResult: ...
-    def is_p_position(self, game: str, position: str, deadline: float | None = None) -> Value: ...
+    def is_p_position(self, game: str, position: str, deadline: float | Deadline | None = None) -> Value: ...
     def batch_get_values(
-        self, game: str, positions: Sequence[str], deadline: float | None = None
+        self, game: str, positions: Sequence[str], deadline: float | Deadline | None = None
     ) -> list[Value | NimbaseError]: ...
     def get_sequence(
-        self, game: str, family: str | None, start: int, stop: int, deadline: float | None = None
+        self, game: str, family: str | None, start: int, stop: int, deadline: float | Deadline | None = None
     ) -> SequenceResult: ...
     def get_stats(self, game: str) -> dict[str, object]: ...
     def submit_job(self, token: str | None, game: str, upto: int, fill: bool = False) -> JobView: ...
@@ -137,11 +139,14 @@ class Nimbase:
         except StorageUnavailable:
             return []
 
-    def _context(self, deadline: float | None) -> Context:
-        """What one request lends its kind: tables, limits, its deadline (capped) and the memo."""
+    def _context(self, deadline: float | Deadline | None) -> Context:
+        """What one request lends its kind: tables, limits, its deadline (capped) and the memo.
+
+        The deadline is a time.monotonic() value, or a transport's `Deadline`, which it cancels when
+        the client goes away: the capped copy shares that cancellation, so the work stops then too.
+        """
         cap = time.monotonic() + self._limits.request_seconds
-        until = cap if deadline is None else min(deadline, cap)
-        return Context(self.tables, self._limits, until, self.memo)
+        return Context(self.tables, self._limits, within(deadline, cap), self.memo)
 
     def in_memory(self, call: Callable[[], T]) -> T | None:
         """`call()` if memory alone answers it (no database, no computation), else None.
@@ -160,16 +165,16 @@ class Nimbase:
 
     # -- positions ------------------------------------------------------------------------------
 
-    def get_value(self, game: str, position: str, deadline: float | None = None) -> Value:
+    def get_value(self, game: str, position: str, deadline: float | Deadline | None = None) -> Value:
         kind = self.game(game)
         return kind.value(kind.parse(position), self._context(deadline))
 
-    def is_p_position(self, game: str, position: str, deadline: float | None = None) -> Value:
+    def is_p_position(self, game: str, position: str, deadline: float | Deadline | None = None) -> Value:
         kind = self.game(game)
         return kind.p_position(kind.parse(position), self._context(deadline))
 
     def batch_get_values(
-        self, game: str, positions: Sequence[str], deadline: float | None = None
+        self, game: str, positions: Sequence[str], deadline: float | Deadline | None = None
     ) -> list[Value | NimbaseError]:
         if len(positions) > self._limits.batch_positions:
             raise InvalidArgument(
@@ -178,7 +183,7 @@ class Nimbase:
         return self.game(game).values(positions, self._context(deadline))
 
     def best_move(
-        self, game: str, position: str, limit: int | None = None, deadline: float | None = None
+        self, game: str, position: str, limit: int | None = None, deadline: float | Deadline | None = None
     ) -> BestMoveResult:
         check_limit(limit, self._limits)
         kind = self.game(game)
@@ -187,15 +192,25 @@ class Nimbase:
     # -- sequences and stats --------------------------------------------------------------------
 
     def get_sequence(
-        self, game: str, family: str | None, start: int, stop: int, deadline: float | None = None
+        self, game: str, family: str | None, start: int, stop: int, deadline: float | Deadline | None = None
     ) -> SequenceResult:
         kind = self.game(game)
         self._check_range(start, stop)
         return kind.sequence(family, start, stop, self._context(deadline))
 
     def _check_range(self, start: int, stop: int) -> None:
-        if start < 0:
-            raise InvalidArgument(f"start {start} is negative")
+        """Refuse a range that runs backwards, is too long, or leaves what a signed 64-bit integer
+        holds: `start` and `stop` are int64 in the gRPC message and REST takes the same bounds, so
+        `stop` is at most 2^63-1 and the last index n < stop at most 2^63-2 (GetValue answers every
+        heap up to 2^63-1)."""
+        for name, bound in (("start", start), ("stop", stop)):
+            if bound < 0:
+                raise InvalidArgument(f"{name} {quote_int(bound)} is negative")
+            if bound > MAX_HEAP:
+                raise InvalidArgument(
+                    f"{name} {quote_int(bound)} is above the limit of {MAX_HEAP} (2^63-1, a signed 64-bit "
+                    "integer)"
+                )
         if start > stop:
             raise InvalidArgument(f"start {start} is greater than stop {stop}")
         if stop - start > self._limits.sequence_values:
@@ -241,6 +256,10 @@ class Nimbase:
         return job_view(job)
 
     def get_job(self, job_id: int) -> JobView:
+        """A job by id; an id no job can have (jobs.id is a bigint from 1) is simply not found, before
+        the database is asked (it would refuse to compare an id beyond 2^63-1)."""
+        if not 0 < job_id <= MAX_HEAP:
+            raise NotFound(f"no job {quote_int(job_id)}: job ids are 1..{MAX_HEAP}")
         queue = self._queue()
         job = self._gate.call(lambda: queue.get(job_id))
         if job is None:
@@ -255,6 +274,8 @@ class Nimbase:
 
     def cancel_job(self, token: str | None, job_id: int) -> JobView:
         self._authorize(token)
+        if not 0 < job_id <= MAX_HEAP:  # as in get_job: no job has it
+            raise NotFound(f"no job {quote_int(job_id)}: job ids are 1..{MAX_HEAP}")
         queue = self._queue()
         job = self._gate.call(lambda: queue.cancel(job_id))
         if job is None:

@@ -4,6 +4,10 @@ Service calls are synchronous (they may wait on the database or compute up to th
 each runs on a bounded thread pool while the event loop keeps serving other calls. Every handler
 only translates: request message to service call, result to response message, NimbaseError to
 its status code.
+
+Each call's deadline travels to the service as a `Deadline`; when the call ends early (the client
+cancels, or its gRPC deadline passes) grpc.aio cancels the handler, and the handler cancels the
+`Deadline`, so the thread's work stops at its next check instead of running on for nobody.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from engine.deadline import Deadline
 from engine.errors import NimbaseError
 from engine.values import Value
 from nimbase.v1 import nimbase_pb2 as pb
@@ -80,28 +85,44 @@ class NimbaseServicer:
         """Stop the worker threads (after the server has stopped taking calls)."""
         self._executor.shutdown(wait=False, cancel_futures=True)
 
-    def _deadline(self, context: Context) -> float:
-        """The call's gRPC deadline, capped at `limits.request_seconds`."""
+    def _deadline(self, context: Context) -> Deadline:
+        """The call's gRPC deadline, capped at `limits.request_seconds` (cancelled if the call ends)."""
         remaining: float | None = context.time_remaining()
-        return convert.deadline_after(remaining, self._limits)
+        return Deadline(convert.deadline_after(remaining, self._limits))
 
-    async def _run(self, fn: Callable[..., T], *args: object) -> T:
+    async def _run(self, fn: Callable[..., T], *args: object, stop: Deadline | None = None) -> T:
+        """`fn(*args)` in a worker thread; if the call is cancelled meanwhile, so is `stop`."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, lambda: fn(*args))
+        try:
+            return await loop.run_in_executor(self._executor, lambda: fn(*args))
+        except asyncio.CancelledError:
+            if stop is not None:
+                stop.cancel()
+            raise
 
     async def _unary(
-        self, method: str, context: Context, fn: Callable[[], T], *, memory_first: bool = False
+        self,
+        method: str,
+        context: Context,
+        fn: Callable[[], T],
+        *,
+        memory_first: bool = False,
+        stop: Deadline | None = None,
     ) -> T:
         """Run one service call, record it, and turn its errors into the status code they name.
 
         With `memory_first`, the call is tried on the event loop answering from memory only (no
         thread hop, the hot path of lookups), and runs in a worker thread only if that cannot be.
+        `stop` is the deadline `fn` runs under, cancelled when the call is.
         """
         started = time.perf_counter()
         code = "OK"
         try:
             quick = self._service.in_memory(fn) if memory_first else None
-            return quick if quick is not None else await self._run(fn)
+            return quick if quick is not None else await self._run(fn, stop=stop)
+        except asyncio.CancelledError:
+            code = "CANCELLED"
+            raise
         except Exception as exc:
             code, message = convert.public_error(exc)
             await context.abort(status_code(code), message, convert.status_details(exc))
@@ -121,7 +142,7 @@ class NimbaseServicer:
         def call() -> pb.Value:
             return convert.value_to_pb(self._service.get_value(request.game, request.position, deadline))
 
-        return await self._unary("GetValue", context, call, memory_first=True)
+        return await self._unary("GetValue", context, call, memory_first=True, stop=deadline)
 
     async def BestMove(self, request: pb.BestMoveRequest, context: Context) -> pb.BestMoveResponse:
         deadline = self._deadline(context)
@@ -131,7 +152,7 @@ class NimbaseServicer:
             result = self._service.best_move(request.game, request.position, limit, deadline)
             return convert.best_move_to_pb(result)
 
-        return await self._unary("BestMove", context, call)
+        return await self._unary("BestMove", context, call, stop=deadline)
 
     async def IsPPosition(self, request: pb.IsPPositionRequest, context: Context) -> pb.IsPPositionResponse:
         deadline = self._deadline(context)
@@ -140,7 +161,7 @@ class NimbaseServicer:
             value = self._service.is_p_position(request.game, request.position, deadline)
             return pb.IsPPositionResponse(p_position=value.outcome == "P", value=convert.value_to_pb(value))
 
-        return await self._unary("IsPPosition", context, call, memory_first=True)
+        return await self._unary("IsPPosition", context, call, memory_first=True, stop=deadline)
 
     async def BatchGetValues(
         self, request: pb.BatchGetValuesRequest, context: Context
@@ -152,7 +173,7 @@ class NimbaseServicer:
             items = self._service.batch_get_values(request.game, list(request.positions), deadline)
             return convert.batch_to_pb(items)
 
-        return await self._unary("BatchGetValues", context, call)
+        return await self._unary("BatchGetValues", context, call, stop=deadline)
 
     async def GetSequence(self, request: pb.GetSequenceRequest, context: Context) -> pb.GetSequenceResponse:
         deadline = self._deadline(context)
@@ -162,7 +183,7 @@ class NimbaseServicer:
             result = self._service.get_sequence(request.game, family, request.start, request.stop, deadline)
             return convert.sequence_to_pb(result)
 
-        return await self._unary("GetSequence", context, call)
+        return await self._unary("GetSequence", context, call, stop=deadline)
 
     async def GetStats(self, request: pb.GetStatsRequest, context: Context) -> pb.GetStatsResponse:
         def call() -> pb.GetStatsResponse:
@@ -242,7 +263,7 @@ class NimbaseServicer:
                         break
                     chunk.append(item)
                 deadline = self._deadline(context)
-                answers = await self._run(self._answer_chunk, chunk, deadline)
+                answers = await self._run(self._answer_chunk, chunk, deadline, stop=deadline)
                 for answer in answers:
                     yield answer
         except asyncio.CancelledError:
@@ -265,14 +286,16 @@ class NimbaseServicer:
         try:
             async for request in request_iterator:
                 deadline = self._deadline(context)
-                yield await self._run(self._answer_batch, request, deadline)
+                yield await self._run(self._answer_batch, request, deadline, stop=deadline)
         except asyncio.CancelledError:
             code = "CANCELLED"
             raise
         finally:
             self._metrics.observe("grpc", "StreamBatches", code, time.perf_counter() - started)
 
-    def _answer_batch(self, request: pb.BatchGetValuesRequest, deadline: float) -> pb.BatchGetValuesResponse:
+    def _answer_batch(
+        self, request: pb.BatchGetValuesRequest, deadline: Deadline
+    ) -> pb.BatchGetValuesResponse:
         positions = list(request.positions)
         items: Sequence[Value | BaseException]
         try:
@@ -283,7 +306,7 @@ class NimbaseServicer:
         return convert.batch_to_pb(items)
 
     def _answer_chunk(
-        self, chunk: Sequence[pb.StreamValuesRequest], deadline: float
+        self, chunk: Sequence[pb.StreamValuesRequest], deadline: Deadline
     ) -> list[pb.ValueOrError]:
         """One service batch per run of consecutive requests for the same game, answers in order."""
         answers: list[pb.ValueOrError] = []
@@ -308,7 +331,7 @@ class NimbaseServicer:
             start = stop
         return answers
 
-    def _answer_one(self, game: str, position: str, deadline: float) -> Value | BaseException:
+    def _answer_one(self, game: str, position: str, deadline: Deadline) -> Value | BaseException:
         try:
             return self._service.get_value(game, position, deadline)
         except Exception as exc:

@@ -14,10 +14,12 @@ import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime
+from typing import cast
 
 from cachetools import TTLCache
 
 from engine.errors import LimitExceeded
+from nimbase import schema
 from nimbase.settings import AutoJobSettings
 from service.gate import DatabaseGate
 from storage.errors import StorageUnavailable
@@ -45,14 +47,15 @@ class JobView:
     started_at: str | None
     finished_at: str | None
 
-    def as_dict(self) -> dict[str, object]:
+    def as_dict(self) -> schema.Job:
+        """The wire shape (REST JSON, client dicts, the `job` of a refusal, GetStats' `pending`)."""
         return {
             "id": self.id,
             "game": self.game,
             "family": self.family,
             "upto": self.upto,
             "fill": self.fill,
-            "status": self.status,
+            "status": cast(schema.JobStatus, self.status),
             "progress": {"done": self.done, "total": self.total},
             "error": self.error,
             "created_at": self.created_at,

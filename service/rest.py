@@ -11,6 +11,7 @@ by `service.convert` directly: the models serve the documentation, nothing is va
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Callable
@@ -24,17 +25,21 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from engine.deadline import Deadline as RequestDeadline
 from engine.errors import InvalidArgument
+from engine.positions import parse_decimal
 from nimbase import schema
 from service import convert
 from service.core import NimbaseService
 from service.limits import DEFAULT_LIMITS, Limits
 from service.metrics import Metrics
+from service.request_caps import Cap, RequestCaps
 
 log = logging.getLogger(__name__)
 
-#: Status code name of HTTP errors raised by routing itself (unknown path, wrong method).
-_ROUTING_CODES = {404: "NOT_FOUND", 405: "UNIMPLEMENTED"}
+#: Status code name of HTTP errors raised by Starlette and FastAPI themselves: a body they cannot parse
+#: (JSON nested too deeply, not UTF-8), an unknown path, a wrong method.
+_ROUTING_CODES = {400: "INVALID_ARGUMENT", 404: "NOT_FOUND", 405: "UNIMPLEMENTED"}
 
 
 #: Route parameter types (module level: FastAPI resolves the string annotations in module globals).
@@ -108,6 +113,7 @@ ERROR_STATUSES: dict[int, str] = {
     403: "PERMISSION_DENIED: a wrong admin token, or the server has none configured.",
     404: "NOT_FOUND: an unknown game, family or job.",
     409: "FAILED_PRECONDITION: a query that does not apply to this game.",
+    413: "RESOURCE_EXHAUSTED: a request body over the route's size cap (the message names it).",
     422: "RESOURCE_EXHAUSTED: beyond what may be computed live within the server's limits.",
     500: "INTERNAL: an unexpected error; the server log has the details.",
     503: "UNAVAILABLE: the database is needed and unreachable.",
@@ -116,10 +122,10 @@ ERROR_STATUSES: dict[int, str] = {
 
 
 def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """The `responses` of a route that can fail with `statuses` (and, like every route, with 500)."""
+    """The `responses` of a route that can fail with `statuses` (and, like every route, with 413 and 500)."""
     return {
         status: {"model": schema.ErrorBody, "description": ERROR_STATUSES[status]}
-        for status in sorted({*statuses, 500})
+        for status in sorted({*statuses, 413, 500})
     }
 
 
@@ -151,14 +157,21 @@ def _without_validation_errors(spec: dict[str, Any]) -> dict[str, Any]:
     return spec
 
 
-def _describe_validation_error(exc: RequestValidationError) -> str:
-    """One line per invalid field, quoting where it was and what was sent."""
+def _describe_validation_error(exc: RequestValidationError, content_type: str | None = None) -> str:
+    """One line per invalid field, quoting where it was and what was sent (a long input shortened)."""
     parts: list[str] = []
     for error in exc.errors():
         loc = [str(p) for p in error.get("loc", ())]
         if error.get("type") == "json_invalid":
             detail = error.get("ctx", {}).get("error", error.get("msg", ""))
             parts.append(f"the request body is not valid JSON: {detail}")
+            continue
+        if loc == ["body"] and error.get("type") == "missing":
+            parts.append("the request body is empty; it must be a JSON object")
+            continue
+        if loc == ["body"] and isinstance(error.get("input"), bytes):  # FastAPI parses JSON types only
+            sent = "none" if content_type is None else repr(content_type)
+            parts.append(f"the request body must be JSON sent as content-type application/json; got {sent}")
             continue
         where = loc[0] if loc else "request"
         name = ".".join(loc[1:]) or "(whole body)"
@@ -167,24 +180,44 @@ def _describe_validation_error(exc: RequestValidationError) -> str:
         )
         text = f"{kind} {name!r}: {error.get('msg', 'invalid')}"
         if error.get("type") != "missing" and "input" in error:
-            text += f" (got {error['input']!r})"
+            text += f" (got {_quote(error['input'])})"
         parts.append(text)
     return "; ".join(parts) or "invalid request"
+
+
+def _quote(value: object, limit: int = 200) -> str:
+    """`value` as messages quote it: a body's field may be megabytes long, its quote is not."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+def _http_error_detail(exc: StarletteHTTPException) -> str:
+    """What went wrong; for a body FastAPI could not parse, why (its own text says only that it failed)."""
+    cause = exc.__cause__
+    if isinstance(cause, RecursionError):
+        return "the request body nests too deeply to be parsed as JSON"
+    if isinstance(cause, UnicodeDecodeError):
+        return f"the request body is not UTF-8 JSON ({cause.reason} at byte {cause.start})"
+    return str(exc.detail)
 
 
 def _deadline(header: str | None, limits: Limits) -> float:
     """The request's deadline: `x-deadline-ms` when sent, capped at `limits.request_seconds`."""
     if header is None:
         return convert.deadline_after(None, limits)
-    try:
-        millis = int(header)
-    except ValueError:
-        raise InvalidArgument(
-            f"header 'x-deadline-ms' must be a whole number of milliseconds; got {header!r}"
-        ) from None
+    millis = parse_decimal(
+        header.strip(), what="header 'x-deadline-ms'", where=" (whole milliseconds)", error=InvalidArgument
+    )
     if millis <= 0:
         raise InvalidArgument(f"header 'x-deadline-ms' must be positive; got {header!r}")
     return convert.deadline_after(millis / 1000.0, limits)
+
+
+async def _disconnected(request: Request) -> None:
+    """Returns once the client has closed the connection (the route has read its body by then, so
+    what arrives next is the server's notice that the client is gone)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
 
 
 class _Recorder:
@@ -251,29 +284,69 @@ def create_app(
         except Exception as exc:
             return failure(request, exc)
 
-    async def answer_memory_first(request: Request, call: Callable[[], object]) -> Response:
+    async def answer_memory_first(
+        request: Request, header: str | None, call: Callable[[RequestDeadline], object]
+    ) -> Response:
         """Answer on the event loop when memory suffices (the hot path of lookups), else in a worker
-        thread, where the call may read the database or compute."""
+        thread, where the call may read the database or compute (`answer_in_thread`)."""
         try:
-            body = service.in_memory(call)
+            stop = RequestDeadline(_deadline(header, limits))
+            body = service.in_memory(lambda: call(stop))
         except Exception as exc:
             return failure(request, exc)
         if body is None:
-            return await run_in_threadpool(answer, request, call)
+            return await answer_until_gone(request, stop, call)
         return JSONResponse(body)
 
+    async def answer_in_thread(
+        request: Request, header: str | None, call: Callable[[RequestDeadline], object]
+    ) -> Response:
+        """Run a call bounded by the request's deadline (`x-deadline-ms`) in a worker thread."""
+        try:
+            stop = RequestDeadline(_deadline(header, limits))
+        except InvalidArgument as exc:
+            return failure(request, exc)
+        return await answer_until_gone(request, stop, call)
+
+    async def answer_until_gone(
+        request: Request, stop: RequestDeadline, call: Callable[[RequestDeadline], object]
+    ) -> Response:
+        """`call(stop)` in a worker thread, with `stop` cancelled if the client disconnects first: the
+        work then ends at its next deadline check instead of running on for nobody."""
+        work = asyncio.ensure_future(run_in_threadpool(answer, request, lambda: call(stop)))
+        gone = asyncio.ensure_future(_disconnected(request))
+        try:
+            await asyncio.wait((work, gone), return_when=asyncio.FIRST_COMPLETED)
+        finally:  # the client went away, or this handler was cancelled (the server is stopping)
+            if not work.done():
+                stop.cancel()
+                request.state.code = "CANCELLED"
+            gone.cancel()
+        return await work
+
+    # Inside the recorder, so refusals are counted. A route that takes a body names its cap here.
+    app.add_middleware(
+        RequestCaps,
+        url=Cap.of(limits, "url_bytes"),
+        body=Cap.of(limits, "body_bytes"),
+        routes={
+            ("POST", "/v1/values:batch"): Cap.of(limits, "batch_body_bytes"),
+            ("POST", "/v1/jobs"): Cap.of(limits, "job_body_bytes"),
+        },
+    )
     app.add_middleware(_Recorder, meter=meter)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> Response:
         request.state.code = "INVALID_ARGUMENT"
-        return error_response("INVALID_ARGUMENT", _describe_validation_error(exc))
+        message = _describe_validation_error(exc, request.headers.get("content-type"))
+        return error_response("INVALID_ARGUMENT", message)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         code = _ROUTING_CODES.get(exc.status_code, "UNKNOWN")
         request.state.code = code
-        message = f"{request.method} {request.url.path}: {exc.detail}"
+        message = f"{request.method} {request.url.path}: {_http_error_detail(exc)}"
         return JSONResponse(convert.error_body(code, message), status_code=exc.status_code)
 
     @app.get("/v1/games", tags=["games"], response_model=schema.GameList, responses=errors())
@@ -290,12 +363,11 @@ def create_app(
     ) -> Response:
         """The value of one position."""
         return await answer_memory_first(
-            request,
-            lambda: convert.value_as_dict(service.get_value(game, position, _deadline(x_deadline, limits))),
+            request, x_deadline, lambda stop: convert.value_as_dict(service.get_value(game, position, stop))
         )
 
     @app.get("/v1/best-move", tags=["values"], response_model=schema.BestMove, responses=VALUE_ERRORS)
-    def best_move(
+    async def best_move(
         request: Request,
         game: Game,
         position: Position,
@@ -315,11 +387,10 @@ def create_app(
         Each move carries its text `move`, the position it leads to with its value, and structured
         fields: heap games `heap` and `to`, Wythoff `pair` and `to`.
         """
-        return answer(
+        return await answer_in_thread(
             request,
-            lambda: convert.best_move_as_dict(
-                service.best_move(game, position, limit, _deadline(x_deadline, limits))
-            ),
+            x_deadline,
+            lambda stop: convert.best_move_as_dict(service.best_move(game, position, limit, stop)),
         )
 
     @app.get(
@@ -337,27 +408,27 @@ def create_app(
         """Whether the player to move loses with best play, plus the value."""
         return await answer_memory_first(
             request,
-            lambda: convert.p_position_as_dict(
-                service.is_p_position(game, position, _deadline(x_deadline, limits))
-            ),
+            x_deadline,
+            lambda stop: convert.p_position_as_dict(service.is_p_position(game, position, stop)),
         )
 
     @app.post("/v1/values:batch", tags=["values"], response_model=schema.Batch, responses=VALUE_ERRORS)
-    def batch_get_values(request: Request, body: BatchRequest, x_deadline: Deadline = None) -> Response:
+    async def batch_get_values(request: Request, body: BatchRequest, x_deadline: Deadline = None) -> Response:
         """Up to 10,000 positions of one game, answered in request order; bad items get an error."""
 
-        def call() -> schema.Batch:
+        def call(stop: RequestDeadline) -> schema.Batch:
             convert.check_batch_size(len(body.positions), limits)
-            items = service.batch_get_values(body.game, body.positions, _deadline(x_deadline, limits))
-            return convert.batch_as_dict(items)
+            return convert.batch_as_dict(service.batch_get_values(body.game, body.positions, stop))
 
-        return answer(request, call)
+        return await answer_in_thread(request, x_deadline, call)
 
     @app.get("/v1/sequence", tags=["values"], response_model=schema.Sequence, responses=VALUE_ERRORS)
-    def get_sequence(
+    async def get_sequence(
         request: Request,
         game: Game,
-        stop: Annotated[int, Query(description="One past the last parameter n.", examples=[30])],
+        stop: Annotated[
+            int, Query(description="One past the last parameter n (at most 2^63-1).", examples=[30])
+        ],
         start: Annotated[int, Query(description="The first parameter n (at least 0).", examples=[0])] = 0,
         family: Annotated[
             str | None,
@@ -369,10 +440,11 @@ def create_app(
         x_deadline: Deadline = None,
     ) -> Response:
         """Values of a one-parameter family for start <= n < stop, and its period where known."""
-        return answer(
+        return await answer_in_thread(
             request,
-            lambda: convert.sequence_as_dict(
-                service.get_sequence(game, family, start, stop, _deadline(x_deadline, limits))
+            x_deadline,
+            lambda deadline: convert.sequence_as_dict(
+                service.get_sequence(game, family, start, stop, deadline)
             ),
         )
 

@@ -23,15 +23,17 @@ import numpy as np
 from cachetools import LRUCache
 from numpy.typing import NDArray
 
-from engine.errors import DeadlineExceeded, LimitExceeded
+from engine.errors import DeadlineExceeded, InvalidArgument, LimitExceeded
 from engine.kind import SequenceKernel, SequenceSource
 from engine.periods import Period
+from engine.positions import MAX_HEAP, quote_int
 from engine.values import SOURCE_ORDER, Source
 from service.errors import Unavailable
 from service.gate import DatabaseGate
 from service.jobs import QueuedWork
 from service.limits import Limits
 from storage.errors import CorruptChunk, StorageUnavailable
+from storage.jobs import Job
 from storage.packing import CHUNK_VALUES
 from storage.sequences import SequenceInfo, SequenceStore
 
@@ -54,6 +56,40 @@ class WouldBlock(Exception):
 class _Header:
     info: SequenceInfo | None
     fetched_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class _Damage:
+    """A stored chunk found corrupt or missing: never served, reported once, its repair queued (`job`;
+    None when it could not be queued). `stop` ends the stored values it should hold."""
+
+    game_id: str
+    family: str
+    index: int
+    stop: int
+    detail: str
+    job: Job | None
+    found_at: float
+
+    def corrupt(self) -> CorruptChunk:
+        """The damage as the store reported it, raised again while it is remembered."""
+        return CorruptChunk(self.game_id, self.family, self.index, self.detail)
+
+    def error(self) -> Unavailable:
+        """UNAVAILABLE for values of the chunk that no other source gives now, naming its repair."""
+        first = self.index * CHUNK_VALUES
+        what = "heaps" if self.family == HEAP else f"values of family {self.family!r},"
+        repair = (
+            f"repair job {self.job.id} is {self.job.status} (GET /v1/jobs/{self.job.id}); ask again when it "
+            "is done"
+            if self.job is not None
+            else "its repair is queued when the database answers; ask again later"
+        )
+        return Unavailable(
+            f"{what} {first}..{self.stop - 1} of {self.game_id!r} are being repaired: their stored chunk "
+            f"{self.index} is damaged ({self.detail}) and is never served, and neither a certified period "
+            f"nor live computation answers them now; {repair}"
+        )
 
 
 @dataclass(slots=True)
@@ -91,6 +127,8 @@ class SequenceTables:
         self._header_ttl = header_ttl
         self._headers: LRUCache[tuple[str, str], _Header] = LRUCache(maxsize=4096)
         self._chunks: LRUCache[tuple[str, str, int], NDArray[np.uint32]] = LRUCache(maxsize=cached_chunks)
+        #: Chunks found damaged: not read again (nor reported again) for `header_ttl` seconds.
+        self._damaged: LRUCache[tuple[str, str, int], _Damage] = LRUCache(maxsize=4096)
         self._live: LRUCache[str, _Live] = LRUCache(maxsize=live_games)
         self._live_locks: LRUCache[str, threading.Lock] = LRUCache(maxsize=4 * live_games)
         #: Guards the caches above; held only for dictionary operations.
@@ -155,25 +193,58 @@ class SequenceTables:
         return self._store is not None and not self._gate.is_open
 
     def chunk(self, game_id: str, index: int, family: str = HEAP) -> NDArray[np.uint32]:
-        """One stored chunk, verified, from the cache or the database (CorruptChunk if damaged)."""
+        """One stored chunk, verified, from the cache or the database.
+
+        A damaged chunk (corrupt, or its row missing: CorruptChunk) is reported and remembered: for the
+        next `header_ttl` seconds reads of it fail at once, without the database, and a later read that
+        finds it still damaged adds no report (the store keeps one per chunk until it is rewritten).
+        A cached chunk that was the partial last one is read again once the table has grown past it.
+        """
         key = (game_id, family, index)
+        stored = self.stored_size(game_id, family)
         with self._lock:
             chunk = self._chunks.get(key)
-        if chunk is not None:
+            damage = self._damaged.get(key)
+        if chunk is not None and len(chunk) >= min(CHUNK_VALUES, stored - index * CHUNK_VALUES):
             return chunk
+        now = time.monotonic()
+        if damage is not None and now - damage.found_at < self._header_ttl:
+            raise damage.corrupt()
         assert self._store is not None
         self.may_block()
         store = self._store
         try:
             chunk = self._gate.call(lambda: store.read_chunk(game_id, family, index))
         except CorruptChunk as corrupt:
-            log.error("corrupt chunk detected, queued for repair: %s", corrupt)
-            with contextlib.suppress(StorageUnavailable):
-                self._gate.call(lambda: store.report_corruption(game_id, family, index))
+            self._report(corrupt, stored, now, known=damage is not None)
             raise
         with self._lock:
             self._chunks[key] = chunk
+            self._damaged.pop(key, None)
         return chunk
+
+    def _report(self, corrupt: CorruptChunk, stored: int, now: float, *, known: bool) -> None:
+        """Report a damaged chunk (queueing its repair) and remember it, with the repair job."""
+        game_id, family, index = corrupt.game_id, corrupt.family, corrupt.chunk_index
+        if known:
+            log.info("chunk still damaged: %s", corrupt)
+        else:
+            log.error("damaged chunk detected, never served, queued for repair: %s", corrupt)
+        store = self._store
+        assert store is not None
+        job: Job | None = None
+        with contextlib.suppress(StorageUnavailable):
+            job = self._gate.call(lambda: store.report_corruption(game_id, family, index, str(corrupt)))
+        stop = min((index + 1) * CHUNK_VALUES, max(stored, index * CHUNK_VALUES + 1))
+        damage = _Damage(game_id, family, index, stop, corrupt.detail, job, now)
+        with self._lock:
+            self._damaged[(game_id, family, index)] = damage
+
+    def _damage_at(self, game_id: str, n: int, family: str = HEAP) -> _Damage | None:
+        """The known damage of the stored chunk holding value n, if any."""
+        with self._lock:
+            damage = self._damaged.get((game_id, family, n // CHUNK_VALUES))
+        return damage if damage is not None and n < damage.stop else None
 
     def forget(self, game_id: str | None = None) -> None:
         """Drop cached headers and chunks (all, or one game's)."""
@@ -181,11 +252,14 @@ class SequenceTables:
             if game_id is None:
                 self._headers.clear()
                 self._chunks.clear()
+                self._damaged.clear()
                 return
             for header in [k for k in self._headers if k[0] == game_id]:
                 del self._headers[header]
             for key in [k for k in self._chunks if k[0] == game_id]:
                 del self._chunks[key]
+            for key in [k for k in self._damaged if k[0] == game_id]:
+                del self._damaged[key]
 
     # -- lookups --------------------------------------------------------------------------------
 
@@ -286,11 +360,18 @@ class SequenceTables:
             for n, value in zip(rest[covered].tolist(), live.values[rest[covered]].tolist(), strict=True):
                 out[n] = (value, "live")
         for n in rest[~covered].tolist():
-            out[n] = failure if failure is not None else self._beyond(source, n)
+            damage = self._damage_at(source.game_id, n)  # a damaged stored chunk: its own refusal
+            if damage is not None:
+                out[n] = damage.error()
+            else:
+                out[n] = failure if failure is not None else self._beyond(source, n)
         return out
 
     def _beyond(self, source: SequenceSource, n: int, cause: Exception | None = None) -> Exception:
         """Why heap n cannot be answered now, with the work queued for it (where the service has a queue)."""
+        damage = self._damage_at(source.game_id, n)
+        if damage is not None:  # n is stored, in a chunk being repaired: no extension job would help
+            return damage.error()
         if self.database_needed_but_down():
             return Unavailable(
                 f"heap {n} of {source.game_id!r} needs the stored table and the database is unreachable"
@@ -311,7 +392,17 @@ class SequenceTables:
     def values(
         self, source: SequenceSource, start: int, stop: int, deadline: float | None = None
     ) -> tuple[NDArray[np.int64], Source]:
-        """v(n) for start <= n < stop, as one array, and the costliest source used."""
+        """v(n) for start <= n < stop, as one array, and the costliest source used.
+
+        Every n must fit a signed 64-bit integer (0 <= n <= 2^63-1): the indices are int64 arrays, and
+        past 2^63-1 `np.arange` wraps them to about -2^63, which `Period.reduce_many` takes for indices
+        below the period's head and uses as they are (an IndexError on the head's values).
+        """
+        if start < 0 or stop - 1 > MAX_HEAP:
+            raise InvalidArgument(
+                f"sequence indices {quote_int(start)}..{quote_int(stop)} are outside 0..{MAX_HEAP} "
+                "(signed 64-bit integers)"
+            )
         count = stop - start
         out = np.zeros(count, dtype=np.int64)
         if count == 0:
@@ -328,10 +419,11 @@ class SequenceTables:
         if start < stored_upto:
             try:
                 table_stop = min(stop, stored_upto)
-                out[: table_stop - start] = self._stored_range(source.game_id, start, table_stop)
-                sources.append("table")
+                part, used = self._stored_range(source, start, table_stop, deadline)
+                out[: table_stop - start] = part
+                sources += used
                 done = table_stop
-            except (CorruptChunk, StorageUnavailable):
+            except StorageUnavailable:
                 pass
         if done < stop:
             period = self.period(source)
@@ -366,14 +458,31 @@ class SequenceTables:
         values, _ = self.values(source, 0, STATS_PREFIX, deadline)
         return values.astype(np.uint32), "live"
 
-    def _stored_range(self, game_id: str, start: int, stop: int) -> NDArray[np.uint32]:
-        parts = []
+    def _stored_range(
+        self, source: SequenceSource, start: int, stop: int, deadline: float | None
+    ) -> tuple[NDArray[np.int64], list[Source]]:
+        """The stored values for start <= n < stop and the sources used: a damaged chunk's part comes
+        from the period or live computation instead, else its refusal is raised (UNAVAILABLE, naming
+        the repair), so one damaged chunk never costs the rest of the range."""
+        out = np.zeros(stop - start, dtype=np.int64)
+        sources: set[Source] = set()
         for index in range(start // CHUNK_VALUES, (stop - 1) // CHUNK_VALUES + 1):
-            chunk = self.chunk(game_id, index)
-            lo = max(start, index * CHUNK_VALUES) - index * CHUNK_VALUES
-            hi = min(stop, (index + 1) * CHUNK_VALUES) - index * CHUNK_VALUES
-            parts.append(chunk[lo:hi])
-        return np.concatenate(parts)
+            base = index * CHUNK_VALUES
+            lo, hi = max(start, base), min(stop, base + CHUNK_VALUES)
+            try:
+                chunk = self.chunk(source.game_id, index)
+            except CorruptChunk:
+                found = self.lookup_many(source, list(range(lo, hi)), deadline)
+                for n in range(lo, hi):
+                    answer = found[n]
+                    if isinstance(answer, Exception):
+                        raise answer from None
+                    out[n - start] = answer[0]
+                    sources.add(answer[1])
+                continue
+            out[lo - start : hi - start] = chunk[lo - base : hi - base]
+            sources.add("table")
+        return out, sorted(sources, key=SOURCE_ORDER.index)
 
     # -- live computation -----------------------------------------------------------------------
 

@@ -2,12 +2,17 @@
 
 Both transports share the service object and the metrics. Ports may be 0 (the system picks free
 ones); the bound ports are reported through `on_ready`, which is how tests find them.
+
+uvicorn parses HTTP with h11, which holds a request's line and headers in memory until they are
+complete: its bound is the URL cap (`Limits.url_bytes`, which the app enforces in the error shape) plus
+`HEAD_ALLOWANCE`, and what h11 itself refuses is answered in the error shape too.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import signal
 import socket
@@ -15,8 +20,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import h11
 import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from service import convert
 from service.core import NimbaseService
 from service.grpc_server import create_grpc_server
 from service.limits import DEFAULT_LIMITS, Limits
@@ -27,6 +35,8 @@ log = logging.getLogger(__name__)
 
 #: Seconds in-flight calls get to finish once a stop is asked for.
 SHUTDOWN_GRACE_S = 5.0
+#: Bytes h11 holds of a request's line and headers beyond the URL cap: the headers' room.
+HEAD_ALLOWANCE = 64 << 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +51,25 @@ class _Uvicorn(uvicorn.Server):
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
         yield
+
+
+class _H11(H11Protocol):
+    """uvicorn's h11 protocol, answering a request h11 refuses (malformed, or a head over its bound) with
+    the contract's error body instead of plain text."""
+
+    def send_400_response(self, msg: str) -> None:
+        bound = self.config.h11_max_incomplete_event_size
+        message = f"invalid HTTP request: malformed, or its request line and headers are over {bound} bytes"
+        body = json.dumps(convert.error_body("INVALID_ARGUMENT", message), separators=(",", ":")).encode()
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"connection", b"close"),
+        ]
+        response = h11.Response(status_code=400, headers=headers, reason=b"Bad Request")
+        for event in (response, h11.Data(data=body), h11.EndOfMessage()):
+            self.transport.write(self.conn.send(event))
+        self.transport.close()
 
 
 def _grpc_address(host: str, port: int) -> str:
@@ -87,7 +116,12 @@ async def serve(
     ports = BoundPorts(grpc=bound_grpc, http=sock.getsockname()[1])
 
     config = uvicorn.Config(
-        create_app(service, metrics, limits), log_config=None, access_log=False, lifespan="off"
+        create_app(service, metrics, limits),
+        http=_H11,
+        h11_max_incomplete_event_size=limits.url_bytes + HEAD_ALLOWANCE,
+        log_config=None,
+        access_log=False,
+        lifespan="off",
     )
     http_server = _Uvicorn(config)
     await grpc_server.start()

@@ -29,6 +29,18 @@ class CorruptChunk(StorageError):
         self.game_id = game_id
         self.family = family
         self.chunk_index = chunk_index
+        self.detail = detail
+
+
+class MissingChunk(CorruptChunk):
+    """A chunk whose row is gone although the table claims its values: damaged like a corrupt one, and
+    repaired the same way."""
+
+    def __init__(self, game_id: str, family: str, chunk_index: int, stored: int) -> None:
+        super().__init__(
+            game_id, family, chunk_index, f"its row is missing, though values 0..{stored} are stored"
+        )
+        self.stored = stored
 
 
 class NotStored(StorageError):

@@ -102,7 +102,16 @@ corruption_reports = sa.Table(
     sa.Column("chunk_index", sa.BigInteger(), nullable=False),
     sa.Column("detail", sa.Text(), nullable=True),
     sa.Column("detected_at", sa.DateTime(timezone=True), nullable=False, server_default=sa.func.now()),
+    sa.Column("repaired_at", sa.DateTime(timezone=True), nullable=True),
     sa.PrimaryKeyConstraint("id", name="pk_corruption_reports"),
+    sa.Index(
+        "ux_corruption_reports_open",
+        "game_id",
+        "family",
+        "chunk_index",
+        unique=True,
+        postgresql_where=sa.text("repaired_at IS NULL"),
+    ),
 )
 
 #: Tables holding data (everything but Alembic's version table), in an order safe for truncation.

@@ -2,9 +2,10 @@
 
 A sequence (game_id, family) is stored as chunks of CHUNK_VALUES packed values plus a row in
 `sequences` holding how many values are stored contiguously from 0 (`computed_upto`), the largest
-value and the certified period. Reads verify every chunk's checksum and never return bad data; writes
-happen in one transaction together with the job's progress, fenced by the job lease and by the stored
-length the writer started from.
+value and the certified period. Reads verify every chunk's checksum, and that every chunk the stored
+length covers is there and full, so they never return bad data; a damaged chunk is reported once (until
+a write replaces it) and its repair queued. Writes happen in one transaction together with the job's
+progress, fenced by the job lease and by the stored length the writer started from.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from sqlalchemy.dialects import postgresql
 from engine.errors import InvalidArgument
 from engine.periods import Period
 from storage.database import unavailable_on_disconnect
-from storage.errors import CorruptChunk, InvalidPayload, LeaseLost, NotStored, StaleWrite
+from storage.errors import CorruptChunk, InvalidPayload, LeaseLost, MissingChunk, NotStored, StaleWrite
 from storage.jobs import OPEN_STATUSES, Job, open_repair_insert
 from storage.packing import CHUNK_VALUES, checksum, decode, encode
 from storage.schema import corruption_reports, jobs, sequence_chunks, sequences
@@ -116,16 +117,31 @@ class SequenceStore:
             return [_info_from_row(row) for row in conn.execute(stmt)]
 
     def read_chunk(self, game_id: str, family: str, index: int) -> NDArray[np.uint32]:
-        """The verified values of chunk `index` (NotStored when absent, CorruptChunk when damaged)."""
-        stmt = sa.select(sequence_chunks).where(
-            _chunk_key(game_id, family), sequence_chunks.c.chunk_index == index
+        """The verified values of chunk `index`: NotStored beyond the stored prefix, CorruptChunk when
+        damaged (MissingChunk when its row is gone although the prefix covers it)."""
+        # The header and the chunk in one statement, so one snapshot: a chunk written after the header
+        # was read cannot pass for a missing one.
+        chunk = sa.and_(
+            sequence_chunks.c.game_id == sequences.c.game_id,
+            sequence_chunks.c.family == sequences.c.family,
+            sequence_chunks.c.chunk_index == index,
+        )
+        stmt = (
+            sa.select(sequences.c.computed_upto.label("stored"), sequence_chunks)
+            .select_from(sequences.outerjoin(sequence_chunks, chunk))
+            .where(_key(game_id, family))
         )
         with unavailable_on_disconnect(), self._engine.connect() as conn:
             row = conn.execute(stmt).first()
-        if row is None:
-            start = index * CHUNK_VALUES
-            raise NotStored(game_id, family, start, start + CHUNK_VALUES, self._stored(game_id, family))
-        return verified_values(game_id, family, row)
+        start = index * CHUNK_VALUES
+        stored = 0 if row is None else int(row.stored)
+        if row is None or row.chunk_index is None:
+            if start < stored:
+                raise MissingChunk(game_id, family, index, stored)
+            raise NotStored(game_id, family, start, start + CHUNK_VALUES, stored)
+        values = verified_values(game_id, family, row)
+        _check_count(game_id, family, index, len(values), stored)
+        return values
 
     def read_range(self, game_id: str, family: str, start: int, stop: int) -> NDArray[np.uint32]:
         """The verified values for start <= n < stop."""
@@ -134,25 +150,33 @@ class SequenceStore:
         if start == stop:
             return np.zeros(0, dtype=np.uint32)
         first, last = start // CHUNK_VALUES, (stop - 1) // CHUNK_VALUES
+        header = sa.select(sequences.c.computed_upto).where(_key(game_id, family))
         stmt = (
             sa.select(sequence_chunks)
             .where(_chunk_key(game_id, family), sequence_chunks.c.chunk_index.between(first, last))
             .order_by(sequence_chunks.c.chunk_index)
         )
+        # The header first: chunks are never deleted and are written with the header, so every chunk
+        # it covers must be there when the chunks are read just after (else the row is missing).
         with unavailable_on_disconnect(), self._engine.connect() as conn:
+            stored = int(conn.execute(header).scalar() or 0)
             rows = conn.execute(stmt).all()
         parts: list[NDArray[np.uint32]] = []
         covered = first * CHUNK_VALUES
         for row in rows:
-            if int(row.chunk_index) * CHUNK_VALUES != covered:
+            index = int(row.chunk_index)
+            if index * CHUNK_VALUES != covered:
                 break
             values = verified_values(game_id, family, row)
+            _check_count(game_id, family, index, len(values), stored)
             parts.append(values)
             covered += len(values)
             if len(values) != CHUNK_VALUES:
                 break
         if covered < stop:
-            raise NotStored(game_id, family, start, stop, self._stored(game_id, family))
+            if covered < stored:
+                raise MissingChunk(game_id, family, covered // CHUNK_VALUES, stored)
+            raise NotStored(game_id, family, start, stop, stored)
         joined = np.concatenate(parts)
         offset = first * CHUNK_VALUES
         return joined[start - offset : stop - offset]
@@ -167,17 +191,30 @@ class SequenceStore:
             size = conn.execute(sa.text("SELECT pg_total_relation_size('sequence_chunks')")).scalar_one()
         return int(size)
 
-    def _stored(self, game_id: str, family: str) -> int:
-        info = self.info(game_id, family)
-        return 0 if info is None else info.computed_upto
-
     # ---- corruption --------------------------------------------------------------------------
 
     def report_corruption(
         self, game_id: str, family: str, chunk_index: int, detail: str | None = None
     ) -> Job:
-        """Record a damaged chunk and queue its repair; the open repair job (one per chunk)."""
+        """Record a damaged chunk and queue its repair; the open repair job (one per chunk).
+
+        A chunk has at most one report until it is rewritten (a unique index on the reports not yet
+        repaired), so however many readers find the damage, it is recorded once; the repair job is
+        queued again only when no repair of the chunk is open (the last one failed or was cancelled).
+        """
         upto = (chunk_index + 1) * CHUNK_VALUES
+        report = (
+            postgresql.insert(corruption_reports)
+            .values(game_id=game_id, family=family, chunk_index=chunk_index, detail=detail)
+            .on_conflict_do_nothing(
+                index_elements=[
+                    corruption_reports.c.game_id,
+                    corruption_reports.c.family,
+                    corruption_reports.c.chunk_index,
+                ],
+                index_where=sa.text("repaired_at IS NULL"),
+            )
+        )
         find = sa.select(jobs).where(
             jobs.c.game_id == game_id,
             jobs.c.family == family,
@@ -186,11 +223,7 @@ class SequenceStore:
             jobs.c.status.in_(OPEN_STATUSES),
         )
         with unavailable_on_disconnect(), self._engine.begin() as conn:
-            conn.execute(
-                corruption_reports.insert().values(
-                    game_id=game_id, family=family, chunk_index=chunk_index, detail=detail
-                )
-            )
+            conn.execute(report)
             while True:  # the open job may finish between the insert and the select: insert again
                 conn.execute(open_repair_insert(game_id, family, chunk_index, upto))
                 row = conn.execute(find).first()
@@ -236,6 +269,7 @@ class SequenceStore:
                 raise StaleWrite(game_id, family, start, computed_upto)
             if chunk_rows:
                 conn.execute(_upsert_chunks(), chunk_rows)
+                conn.execute(_mark_repaired(game_id, family, first))
             update: dict[str, Any] = {"computed_upto": stop, "updated_at": sa.func.now()}
             if stop > start:
                 new = values[start:stop]
@@ -270,6 +304,7 @@ class SequenceStore:
             if len(values) != count:
                 raise ValueError(f"chunk {chunk_index} holds {count} values, got {len(values)}")
             conn.execute(_upsert_chunks(), _chunk_rows(game_id, family, values, start, start + count, start))
+            conn.execute(_mark_repaired(game_id, family, chunk_index, chunk_index))
 
     @staticmethod
     def _fence_job(conn: sa.Connection, job_id: int, worker_id: str, values: dict[str, Any]) -> None:
@@ -295,6 +330,30 @@ class SequenceStore:
             .with_for_update()
         ).one()
         return int(computed_upto), None if max_value is None else int(max_value)
+
+
+def _check_count(game_id: str, family: str, index: int, count: int, stored: int) -> None:
+    """A chunk must hold every stored value of its range: a shorter one is damaged (CorruptChunk)."""
+    expected = min(CHUNK_VALUES, stored - index * CHUNK_VALUES)
+    if count < expected:
+        raise CorruptChunk(
+            game_id, family, index, f"it holds {count} values, though values 0..{stored} are stored"
+        )
+
+
+def _mark_repaired(game_id: str, family: str, first: int, last: int | None = None) -> sa.Update:
+    """Close the open corruption reports of chunks first..last (None: to the end), just rewritten."""
+    index = corruption_reports.c.chunk_index
+    return (
+        corruption_reports.update()
+        .where(
+            corruption_reports.c.game_id == game_id,
+            corruption_reports.c.family == family,
+            index >= first if last is None else index.between(first, last),
+            corruption_reports.c.repaired_at.is_(None),
+        )
+        .values(repaired_at=sa.func.now())
+    )
 
 
 def _upsert_chunks() -> sa.Insert:

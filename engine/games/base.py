@@ -88,14 +88,14 @@ class HeapGame(ComponentSum[int]):
         return (("heap", component), ("to", list(result)))
 
     def component_value(self, component: int, ctx: Context) -> tuple[int, Source]:
-        return ctx.tables.value(self, component, ctx.deadline)
+        return ctx.tables.value(self, component, ctx.deadline.at)
 
     def component_values(self, components: list[int], ctx: Context) -> dict[int, Found]:
-        return ctx.tables.lookup_many(self, components, ctx.deadline)
+        return ctx.tables.lookup_many(self, components, ctx.deadline.at)
 
     def single_heap_remoteness(self, n: int, ctx: Context) -> int | None:
         """Remoteness of one heap from a pass over the sequence, where the kernel has one."""
-        return ctx.tables.remoteness(self, n, ctx.deadline)
+        return ctx.tables.remoteness(self, n, ctx.deadline.at)
 
     def remoteness(self, position: Heaps, ctx: Context) -> int | None:
         if not position:
@@ -125,7 +125,7 @@ class HeapGame(ComponentSum[int]):
         if not position:
             return "N", "formula", 0
         if len(position) == 1:
-            value, source = ctx.tables.value(self, position[0], ctx.deadline)
+            value, source = ctx.tables.value(self, position[0], ctx.deadline.at)
             return ("P" if value == 0 else "N"), source, None
         budget = ctx.limits.search_states
         estimate = estimate_states(self, position)
@@ -146,8 +146,8 @@ class HeapGame(ComponentSum[int]):
         family = family or HEAP
         if family != HEAP:
             raise UnknownFamily(f"{self.game_id!r} has no sequence family {family!r}; its family is 'heap'")
-        values, source = ctx.tables.values(self, start, stop, ctx.deadline)
-        period = self.formula_period() or ctx.tables.period(self, ctx.deadline, compute=True)
+        values, source = ctx.tables.values(self, start, stop, ctx.deadline.at)
+        period = self.formula_period() or ctx.tables.period(self, ctx.deadline.at, compute=True)
         return SequenceResult(self.game_id, family, start, stop, values.tolist(), period, source)
 
     def stats(self, ctx: Context) -> dict[str, object]:
@@ -169,13 +169,13 @@ class HeapGame(ComponentSum[int]):
         return self._known_stats(ctx)
 
     def _known_stats(self, ctx: Context) -> dict[str, object]:
-        values, source = ctx.tables.known_prefix(self, ctx.deadline)
+        values, source = ctx.tables.known_prefix(self, ctx.deadline.at)
         return self.prefix_stats(values, source, ctx)
 
     def prefix_stats(self, values: NDArray[np.uint32], source: Source, ctx: Context) -> dict[str, object]:
         """What GetStats reports of a computed prefix g(0..n-1)."""
         kernel = self.kernel()
-        period = self.formula_period() or ctx.tables.period(self, ctx.deadline, compute=True)
+        period = self.formula_period() or ctx.tables.period(self, ctx.deadline.at, compute=True)
         if period is None and kernel is not None:
             # A regularity the values show, reported as such (certified: false), never used to answer.
             period = kernel.observe(values)

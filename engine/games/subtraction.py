@@ -6,20 +6,18 @@ the subtraction kernel and answered beyond the table from its certified period.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 
 from engine.errors import InvalidGameId
 from engine.games.base import GameInfo, HeapGame, Heaps, SequenceKernel
 from engine.kernels.subtraction import SubtractionKernel
+from engine.positions import parse_decimal
 
 FAMILY = "subtraction"
 #: Most elements a subtraction set may have (values then fit a 64-bit mex mask).
 MAX_SET_SIZE = 64
 #: Largest element of a subtraction set.
 MAX_ELEMENT = 10**6
-
-_ELEMENT = re.compile(r"[0-9]+")
 
 _DESCRIPTION = (
     "Take s tokens from one heap, s from the finite set S of positive integers given in the id "
@@ -99,14 +97,11 @@ def parse_subtraction_id(params: str | None, text: str) -> SubtractionGame:
     if len(parts) > 4 * MAX_SET_SIZE:
         raise InvalidGameId(f"game id {text!r}: a subtraction set has at most {MAX_SET_SIZE} elements")
     moves: list[int] = []
+    where = f" in game id {text!r}"
     for part in parts:
-        if not _ELEMENT.fullmatch(part):
-            raise InvalidGameId(f"game id {text!r}: set element {part!r} is not a positive integer")
-        value = int(part)
+        value = parse_decimal(part, what="set element", where=where, limit=MAX_ELEMENT, error=InvalidGameId)
         if value < 1:
-            raise InvalidGameId(f"game id {text!r}: set element {part!r} is not a positive integer")
-        if value > MAX_ELEMENT:
-            raise InvalidGameId(f"game id {text!r}: set element {part!r} is above the limit of {MAX_ELEMENT}")
+            raise InvalidGameId(f"set element {part!r} is not a positive integer{where}")
         moves.append(value)
     distinct = set(moves)
     if len(distinct) > MAX_SET_SIZE:

@@ -29,7 +29,15 @@ from engine.kernels.wythoff_tiles import (
     values_for_side,
 )
 from engine.kind import Context, SequenceKernel
-from engine.positions import MAX_HEAP, MAX_HEAPS
+from engine.positions import (
+    MAX_HEAP,
+    MAX_HEAPS,
+    MAX_POSITION_CHARS,
+    parse_decimal,
+    quote_position,
+    quote_token,
+    token_at,
+)
 from engine.precompute import MAX_WYTHOFF_SIDE, JobPlan
 from engine.values import GameInfo, SequenceResult, Source, costliest
 
@@ -38,25 +46,50 @@ Pairs = tuple[Pair, ...]
 
 #: Live computation fills a square table of at most this side (about 4 s and 100 MB at 4096).
 LIVE_SIDE = 2048
+#: A sequence's lookups between two checks of the request's deadline.
+_CHECK_EVERY = 1024
 
-_PAIR = re.compile(r"(\d+),(\d+)")
+#: Anything but ASCII digits, commas and the separators of heap positions.
+_BAD_CHAR = re.compile(r"[^0-9, \t\r\n]")
 
 
 def parse_pairs(text: str) -> Pairs:
-    """Canonical pairs of a position: each pair sorted, pairs sorted, (0, 0) dropped."""
+    """Canonical pairs of a position: each pair sorted, pairs sorted, (0, 0) dropped.
+
+    As strict as heap positions: ASCII digits, commas and ASCII blanks only (`\\d` would take `٣` and
+    str.split() would split at U+00A0), each pile bounded by 2^63-1 before anything converts it.
+    """
+    if len(text) > MAX_POSITION_CHARS:
+        raise InvalidPosition(
+            f"position is {len(text)} characters long, more than the limit of {MAX_POSITION_CHARS}: "
+            f"{quote_position(text)}"
+        )
+    bad = _BAD_CHAR.search(text)
+    if bad is not None:
+        raise InvalidPosition(
+            f"invalid Wythoff pair {quote_token(token_at(text, bad.start()))} in {quote_position(text)}: "
+            "expected two non-negative decimal integers 'a,b' (ASCII digits)"
+        )
     tokens = text.split()
     if len(tokens) > MAX_HEAPS:
-        raise InvalidPosition(f"too many pairs: {len(tokens)} (at most {MAX_HEAPS}) in {text[:80]!r}")
+        raise InvalidPosition(
+            f"too many pairs: {len(tokens)} (at most {MAX_HEAPS}) in {quote_position(text)}"
+        )
     pairs: list[Pair] = []
     for token in tokens:
-        match = _PAIR.fullmatch(token)
-        if match is None:
+        first, comma, second = token.partition(",")
+        if not comma or "," in second:
             raise InvalidPosition(
-                f"invalid Wythoff pair {token!r} in {text[:80]!r}: expected two non-negative integers 'a,b'"
+                f"invalid Wythoff pair {quote_token(token)} in {quote_position(text)}: expected two "
+                "non-negative integers 'a,b'"
             )
-        a, b = int(match.group(1)), int(match.group(2))
-        if a > MAX_HEAP or b > MAX_HEAP:
-            raise InvalidPosition(f"Wythoff pair {token!r} has a pile above 2^63-1")
+        try:
+            a = parse_decimal(first, what="pile")
+            b = parse_decimal(second, what="pile")
+        except InvalidPosition as error:
+            raise InvalidPosition(
+                f"{error} in Wythoff pair {quote_token(token)} of {quote_position(text)}"
+            ) from None
         if a or b:
             pairs.append((min(a, b), max(a, b)))
     return tuple(sorted(pairs))
@@ -283,14 +316,19 @@ class WythoffGame(ComponentSum[Pair]):
         name, _, param = family.partition(":")
         if name != "row":
             raise UnknownFamily(
-                f"{self.game_id!r} has no sequence family {family!r}; its families are 'row:K'"
+                f"{self.game_id!r} has no sequence family {quote_token(family)}; its families are 'row:K'"
             )
-        if not param.isdigit():
-            raise InvalidArgument(f"Wythoff family {family!r} is not of the form 'row:K'")
-        k = int(param)
+        k = parse_decimal(
+            param,
+            what="row",
+            where=f" in Wythoff family {quote_token(family)} (expected 'row:K', K from 0 to {MAX_HEAP})",
+            error=InvalidArgument,
+        )
         values: list[int] = []
         sources: list[Source] = []
         for n in range(start, stop):
+            if (n - start) % _CHECK_EVERY == 0:  # up to NIMBASE_LIMITS_SEQUENCE_VALUES lookups
+                ctx.deadline.check(lambda: f"reading {self.game_id!r} row {k} from {start} to {stop}")
             try:
                 value, source = self.component_value((min(k, n), max(k, n)), ctx)
             except LimitExceeded:

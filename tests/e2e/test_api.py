@@ -3,18 +3,28 @@
 from __future__ import annotations
 
 import itertools
+import secrets
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
+import sqlalchemy as sa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sqlalchemy.engine import make_url
 
+from engine.games.registry import parse_game_id
 from nimbase.client import NimbaseClientError
+from storage.database import create_engine
+from storage.migrate import upgrade_head
+from storage.packing import CHUNK_VALUES
+from storage.sequences import SequenceStore
 from tests.facts import load_facts
 
-from .conftest import Server, start_server, stop
+from .conftest import Server, start_server, start_worker, stop
 from .oracle import subtraction_grundy, sum_outcome
 from .proxy import DatabaseProxy
 
@@ -231,29 +241,98 @@ def test_precompute_then_answer_from_table_and_period(
         stop(again.process)
 
 
-def test_database_outage(server: Server, db_proxy: DatabaseProxy) -> None:
-    with server.client() as client:
-        client.list_jobs()
-        db_proxy.cut()
-        try:
-            assert client.get_value("nim", "3 5 6")["grundy"] == 0
-            assert client.get_value("subtraction:1,2,5", "40")["source"] in ("live", "period")  # no table
-            with pytest.raises(NimbaseClientError) as error:
-                client.list_jobs()
-            assert error.value.code == "UNAVAILABLE"
-            assert server.http().get("/v1/jobs").status_code == 503
-            assert server.http().get("/healthz").status_code == 200
-        finally:
-            db_proxy.restore()
-        deadline = time.monotonic() + 30
-        while True:
+@pytest.fixture
+def own_database_url(database_url: str) -> Iterator[str]:
+    """A freshly migrated database of its own, so that only this test's processes use it (the module's
+    worker, connected straight to the shared database, cannot take this test's job)."""
+    name = f"nimbase_outage_{secrets.token_hex(4)}"
+    admin = sa.create_engine(database_url, isolation_level="AUTOCOMMIT", poolclass=sa.NullPool)
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    try:
+        url = make_url(database_url).set(database=name).render_as_string(hide_password=False)
+        upgrade_head(url)
+        yield url
+    finally:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def test_database_outage(own_database_url: str, tmp_path: Path) -> None:
+    """The database is cut while a worker extends a table of octal:0.6 (no known period) through the
+    same proxy as the server. Meanwhile formula and live answers go on, a heap only the table holds
+    (live computation stops at 1000 here) is UNAVAILABLE over both transports, and once the database
+    is back the service recovers by itself and the interrupted job is resumed from its checkpoint and
+    finishes with the values a fresh computation gives."""
+    game, upto, heap = "octal:0.6", 1 << 21, 5000
+    proxy = DatabaseProxy(own_database_url)
+    server = start_server(proxy.url, tmp_path / "server.log", NIMBASE_LIMITS_LIVE_VALUES="1000")
+    worker = start_worker(
+        proxy.url,
+        tmp_path / "worker.log",
+        NIMBASE_WORKER_LEASE_SECONDS="3",
+        NIMBASE_WORKER_POLL_SECONDS="0.2",
+        NIMBASE_WORKER_STEP="131072",
+    )
+    engine = create_engine(own_database_url)
+    try:
+        with server.client() as client:
+            job_id = client.submit_job(game, upto)["id"]
+            deadline = time.monotonic() + 60
+            while client.get_job(job_id)["progress"]["done"] < 2 * CHUNK_VALUES:
+                assert time.monotonic() < deadline, "the worker did not start the job"
+                time.sleep(0.05)
+            assert client.get_value(game, str(CHUNK_VALUES + 5))["source"] == "table"
+            proxy.cut()
+            cut_at = time.monotonic()
             try:
-                client.list_jobs()
-                break
-            except NimbaseClientError:
-                assert time.monotonic() < deadline, "the service did not recover"
-                time.sleep(0.5)
-    assert server.process.poll() is None
+                assert client.get_value("nim", "3 5 6")["grundy"] == 0
+                assert client.get_value("subtraction:1,2,5", "40")["source"] in ("live", "period")  # no table
+                with pytest.raises(NimbaseClientError) as error:
+                    client.get_value(game, str(heap))  # only the table holds it, and its chunk is not cached
+                assert error.value.code == "UNAVAILABLE"
+                response = server.http().get("/v1/value", params={"game": game, "position": str(heap)})
+                assert response.status_code == 503 and response.json()["error"]["code"] == "UNAVAILABLE"
+                assert "database is unreachable" in response.json()["error"]["message"]
+                with pytest.raises(NimbaseClientError) as error:
+                    client.list_jobs()
+                assert error.value.code == "UNAVAILABLE"
+                assert server.http().get("/v1/jobs").status_code == 503
+                assert server.http().get("/healthz").status_code == 200
+                time.sleep(max(0.0, cut_at + 3 - time.monotonic()))  # past the worker's lease
+            finally:
+                proxy.restore()
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    client.list_jobs()
+                    break
+                except NimbaseClientError:
+                    assert time.monotonic() < deadline, "the service did not recover"
+                    time.sleep(0.5)
+            deadline = time.monotonic() + 180
+            while (job := client.get_job(job_id))["status"] in ("queued", "running"):
+                assert time.monotonic() < deadline, f"the interrupted job did not finish: {job}"
+                time.sleep(0.2)
+            assert job["status"] == "done" and job["progress"]["done"] == upto, job
+            answer = client.get_value(game, str(heap))
+        with engine.connect() as conn:
+            attempts = conn.execute(
+                sa.text("SELECT attempts FROM jobs WHERE id = :i"), {"i": job_id}
+            ).scalar_one()
+        assert attempts >= 2, "the job was not interrupted by the outage: nothing was tested"
+        kernel = parse_game_id(game).kernel_for("heap")
+        assert kernel is not None
+        expected = kernel.extend(np.zeros(0, dtype=np.uint32), upto)
+        assert np.array_equal(SequenceStore(engine).read_prefix(game, "heap", upto), expected)
+        assert (answer["source"], answer["grundy"]) == ("table", int(expected[heap]))
+        assert server.process.poll() is None and worker.poll() is None
+    finally:
+        engine.dispose()
+        stop(worker)
+        stop(server.process)
+        proxy.close()
 
 
 def test_stream_batches_answer_each_batch_in_order(server: Server) -> None:

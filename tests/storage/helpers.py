@@ -56,3 +56,40 @@ def flip_byte(engine: sa.Engine, game_id: str, chunk_index: int, offset: int = 0
             {"o": offset, "g": game_id, "i": chunk_index},
         ).rowcount
     assert updated == 1
+
+
+def delete_chunk(engine: sa.Engine, game_id: str, chunk_index: int) -> None:
+    """Lose one stored chunk's row, as a botched restore or a stray DELETE would."""
+    with engine.begin() as conn:
+        deleted = conn.execute(
+            sa.text(
+                "DELETE FROM sequence_chunks WHERE game_id = :g AND family = 'heap' AND chunk_index = :i"
+            ),
+            {"g": game_id, "i": chunk_index},
+        ).rowcount
+    assert deleted == 1
+
+
+def corruption_reports(engine: sa.Engine, game_id: str) -> list[tuple[int, bool]]:
+    """(chunk_index, repaired) of every corruption report of `game_id`, oldest first."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            sa.text(
+                "SELECT chunk_index, repaired_at IS NOT NULL FROM corruption_reports WHERE game_id = :g "
+                "ORDER BY id"
+            ),
+            {"g": game_id},
+        ).all()
+    return [(int(r[0]), bool(r[1])) for r in rows]
+
+
+def repair_jobs(engine: sa.Engine, game_id: str) -> list[tuple[int, int, str]]:
+    """(id, chunk_index, status) of every repair job of `game_id`, oldest first."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            sa.text(
+                "SELECT id, chunk_index, status FROM jobs WHERE kind = 'repair' AND game_id = :g ORDER BY id"
+            ),
+            {"g": game_id},
+        ).all()
+    return [(int(r[0]), int(r[1]), str(r[2])) for r in rows]

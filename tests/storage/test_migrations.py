@@ -145,3 +145,50 @@ def test_automatic_jobs_migration_upgrades_existing_jobs_and_downgrades(empty_da
         assert _diff(engine, metadata) == []
     finally:
         engine.dispose()
+
+
+def test_reported_once_migration_closes_repaired_reports_and_drops_duplicates(
+    empty_database_url: str,
+) -> None:
+    """Before 0004 every read of a damaged chunk added a report: the upgrade keeps one open report per
+    chunk still damaged, and closes those whose chunk a repair job rewrote afterwards."""
+    _migrate(empty_database_url, "0003")
+    engine = sa.create_engine(empty_database_url, poolclass=sa.NullPool)
+    try:
+        with engine.begin() as conn:
+            conn.execute(
+                sa.text(
+                    "INSERT INTO corruption_reports (game_id, family, chunk_index, detected_at) VALUES "
+                    "('grundy', 'heap', 1, now() - interval '2 hours'), "
+                    "('grundy', 'heap', 1, now() - interval '2 hours'), "
+                    "('grundy', 'heap', 2, now() - interval '1 hour'), "
+                    "('grundy', 'heap', 2, now() - interval '1 hour'), "
+                    "('grundy', 'heap', 2, now() - interval '1 hour')"
+                )
+            )
+            conn.execute(
+                sa.text(
+                    "INSERT INTO jobs (game_id, family, upto, total, kind, chunk_index, status, finished_at) "
+                    "VALUES ('grundy', 'heap', 131072, 1, 'repair', 1, 'done', now() - interval '1 hour')"
+                )
+            )
+        _migrate(empty_database_url, "0004")
+        with engine.connect() as conn:
+            rows = conn.execute(
+                sa.text("SELECT id, chunk_index, repaired_at IS NOT NULL FROM corruption_reports ORDER BY id")
+            ).all()
+        assert [tuple(r) for r in rows] == [(1, 1, True), (2, 1, True), (3, 2, False)]
+        with pytest.raises(sa.exc.IntegrityError), engine.begin() as conn:
+            conn.execute(
+                sa.text(
+                    "INSERT INTO corruption_reports (game_id, family, chunk_index) "
+                    "VALUES ('grundy', 'heap', 2)"
+                )
+            )
+        _migrate(empty_database_url, "0003", down=True)
+        columns = {c["name"] for c in sa.inspect(engine).get_columns("corruption_reports")}
+        assert "repaired_at" not in columns
+        _migrate(empty_database_url, "head")
+        assert _diff(engine, metadata) == []
+    finally:
+        engine.dispose()

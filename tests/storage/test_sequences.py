@@ -13,11 +13,25 @@ from hypothesis import strategies as st
 from engine.errors import InvalidArgument
 from engine.periods import Period
 from storage.database import create_engine
-from storage.errors import CorruptChunk, LeaseLost, NotStored, StaleWrite, StorageUnavailable
+from storage.errors import (
+    CorruptChunk,
+    LeaseLost,
+    MissingChunk,
+    NotStored,
+    StaleWrite,
+    StorageUnavailable,
+)
 from storage.jobs import JobQueue
-from storage.packing import CHUNK_VALUES
+from storage.packing import CHUNK_VALUES, checksum, encode
 from storage.sequences import SequenceStore
-from tests.storage.helpers import flip_byte, oracle_values, running_job
+from tests.storage.helpers import (
+    corruption_reports,
+    delete_chunk,
+    flip_byte,
+    oracle_values,
+    repair_jobs,
+    running_job,
+)
 
 GAME = "subtraction:1,3,4"
 MOVES = (1, 3, 4)
@@ -114,8 +128,94 @@ def test_a_flipped_byte_is_detected_and_its_repair_queued(
     second = store.report_corruption(GAME, "heap", 1)
     assert first.id == second.id
     assert (first.kind, first.chunk_index, first.status) == ("repair", 1, "queued")
-    with engine.connect() as conn:
-        assert conn.execute(sa.text("SELECT count(*) FROM corruption_reports")).scalar_one() == 2
+    assert corruption_reports(engine, GAME) == [(1, False)]  # reported once, however often found
+
+
+def test_a_missing_chunk_is_damage_not_the_end_of_the_table(
+    stored_game: tuple[SequenceStore, np.ndarray],
+) -> None:
+    store, values = stored_game
+    engine = store._engine
+    delete_chunk(engine, GAME, 1)
+    missing = (
+        r"corrupt chunk 1 of game 'subtraction:1,3,4' family 'heap': "
+        r"its row is missing, though values 0\.\.131082"
+    )
+    with pytest.raises(MissingChunk, match=missing):
+        store.read_chunk(GAME, "heap", 1)
+    with pytest.raises(MissingChunk, match=missing):
+        store.read_range(GAME, "heap", 5, CHUNK_VALUES + 1)
+    with pytest.raises(MissingChunk, match=missing):
+        store.read_prefix(GAME, "heap", len(values))
+    assert np.array_equal(store.read_chunk(GAME, "heap", 2), values[2 * CHUNK_VALUES :])
+    assert np.array_equal(store.read_prefix(GAME, "heap", CHUNK_VALUES), values[:CHUNK_VALUES])
+    with pytest.raises(NotStored):  # beyond the stored prefix a chunk is absent, not missing
+        store.read_chunk(GAME, "heap", 3)
+    assert issubclass(MissingChunk, CorruptChunk)  # every reader treats it as damage
+
+
+def test_a_chunk_shorter_than_the_stored_prefix_is_corrupt(
+    stored_game: tuple[SequenceStore, np.ndarray],
+) -> None:
+    """A chunk row holding fewer values than the header claims, even with a matching checksum, is
+    never served (its missing values would be read past its end)."""
+    store, values = stored_game
+    short = values[CHUNK_VALUES : CHUNK_VALUES + 100]
+    width, codec, payload = encode(short)
+    with store._engine.begin() as conn:
+        conn.execute(
+            sa.text(
+                "UPDATE sequence_chunks SET count = :c, width = :w, codec = :k, payload = :p, checksum = :s "
+                "WHERE game_id = :g AND chunk_index = 1"
+            ),
+            {
+                "c": len(short),
+                "w": width,
+                "k": codec,
+                "p": payload,
+                "s": checksum(GAME, "heap", 1, len(short), width, payload, codec),
+                "g": GAME,
+            },
+        )
+    with pytest.raises(CorruptChunk, match=r"chunk 1 .*: it holds 100 values, though values 0\.\.131082"):
+        store.read_chunk(GAME, "heap", 1)
+    with pytest.raises(CorruptChunk, match=r"chunk 1 .*: it holds 100 values"):
+        store.read_range(GAME, "heap", CHUNK_VALUES, CHUNK_VALUES + 200)
+
+
+def test_a_report_stays_open_until_the_chunk_is_rewritten(
+    stored_game: tuple[SequenceStore, np.ndarray],
+) -> None:
+    store, values = stored_game
+    engine = store._engine
+    repair = store.report_corruption(GAME, "heap", 1, "found by a reader")
+    store.report_corruption(GAME, "heap", 1, "found by another")
+    store.report_corruption(GAME, "heap", 0)
+    assert corruption_reports(engine, GAME) == [(1, False), (0, False)]
+    queue = JobQueue(engine)
+    for job in queue.list():
+        if job.kind == "extend":  # the fixture's writer, still running
+            assert queue.finish(job.id, "w1")
+    claimed = queue.claim("w1", 60)
+    assert claimed is not None and claimed.id == repair.id
+    store.rewrite_chunk(
+        job_id=repair.id,
+        worker_id="w1",
+        game_id=GAME,
+        family="heap",
+        chunk_index=1,
+        values=values[CHUNK_VALUES : 2 * CHUNK_VALUES],
+    )
+    assert corruption_reports(engine, GAME) == [(1, True), (0, False)]
+    assert queue.finish(repair.id, "w1")
+    again = store.report_corruption(GAME, "heap", 1, "damaged again")
+    assert again.id != repair.id and again.status == "queued"
+    assert corruption_reports(engine, GAME) == [(1, True), (0, False), (1, False)]
+    assert [(index, status) for _, index, status in repair_jobs(engine, GAME)] == [
+        (1, "done"),
+        (0, "queued"),
+        (1, "queued"),
+    ]
 
 
 def test_write_is_fenced_by_the_lease(clean_db: sa.Engine) -> None:

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from functools import reduce
 from typing import TypeVar
 
+from engine.deadline import Deadline
 from engine.errors import (
     DeadlineExceeded,
     InvalidArgument,
@@ -90,9 +91,9 @@ class FakeService:
         self.memory_answers += 1
         return call()
 
-    def get_value(self, game: str, position: str, deadline: float | None = None) -> Value:
+    def get_value(self, game: str, position: str, deadline: float | Deadline | None = None) -> Value:
         with self._lock:
-            self.deadlines.append(deadline)
+            self.deadlines.append(deadline.at if isinstance(deadline, Deadline) else deadline)
         self._check_game(game)
         if position.startswith("err:"):
             code = position[4:]
@@ -115,7 +116,7 @@ class FakeService:
         )
 
     def best_move(
-        self, game: str, position: str, limit: int | None = None, deadline: float | None = None
+        self, game: str, position: str, limit: int | None = None, deadline: float | Deadline | None = None
     ) -> BestMoveResult:
         if limit is not None and limit < 1:
             raise InvalidArgument(f"limit must be at least 1; got {limit}")
@@ -133,13 +134,13 @@ class FakeService:
         moves.sort(key=lambda m: (m.value.outcome != "P", m.move))
         return BestMoveResult(value, moves if limit is None else moves[:limit])
 
-    def is_p_position(self, game: str, position: str, deadline: float | None = None) -> Value:
+    def is_p_position(self, game: str, position: str, deadline: float | Deadline | None = None) -> Value:
         if game == "nim:misere" and position == "1":
             raise NotApplicable("fake: not applicable")
         return self.get_value(game, position, deadline)
 
     def batch_get_values(
-        self, game: str, positions: Sequence[str], deadline: float | None = None
+        self, game: str, positions: Sequence[str], deadline: float | Deadline | None = None
     ) -> list[Value | NimbaseError]:
         self._check_game(game)
         out: list[Value | NimbaseError] = []
@@ -151,7 +152,7 @@ class FakeService:
         return out
 
     def get_sequence(
-        self, game: str, family: str | None, start: int, stop: int, deadline: float | None = None
+        self, game: str, family: str | None, start: int, stop: int, deadline: float | Deadline | None = None
     ) -> SequenceResult:
         self._check_game(game)
         if start > stop:

@@ -1,0 +1,63 @@
+"""When a request's work must stop: at its deadline, or as soon as its client has gone away.
+
+A transport makes one `Deadline` per call and sets it `cancel()`led when the client cancels or
+disconnects; the engine's long loops call `check` every few iterations. Nobody is left to read the
+answer of a cancelled request, so stopping it frees the core for requests that still have a caller.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from engine.errors import Cancelled, DeadlineExceeded
+
+
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    """A time.monotonic() instant `at`, and an event the transport sets when the client goes away.
+
+    Copies made by `capped` share the event, so cancelling the transport's copy stops the work
+    running under the service's (earlier) one.
+    """
+
+    at: float
+    cancelled: threading.Event = field(default_factory=threading.Event, compare=False)
+
+    def cancel(self) -> None:
+        """The client has gone: every `check` from now on raises `Cancelled`."""
+        self.cancelled.set()
+
+    def capped(self, at: float) -> Deadline:
+        """This deadline, no later than `at`, sharing the cancellation."""
+        return self if self.at <= at else replace(self, at=at)
+
+    def remaining(self) -> float:
+        """Seconds left (0 once past, or once cancelled): what a wait for a lock may take."""
+        return 0.0 if self.cancelled.is_set() else max(0.0, self.at - time.monotonic())
+
+    def check(self, what: str | Callable[[], str]) -> None:
+        """Raise if the work described by `what` (text, or a function making it) must stop now.
+
+        Costs two cheap calls, so loops may call it every iteration whose body does any real work.
+        """
+        if self.cancelled.is_set():
+            raise Cancelled(f"{_text(what)} was stopped: the client cancelled the request")
+        if time.monotonic() > self.at:
+            raise DeadlineExceeded(f"{_text(what)} ran past the request's deadline")
+
+
+def within(deadline: float | Deadline | None, cap: float) -> Deadline:
+    """The `Deadline` of a request given as a Deadline, a plain time.monotonic() value or None,
+    no later than `cap`."""
+    if deadline is None:
+        return Deadline(cap)
+    if isinstance(deadline, Deadline):
+        return deadline.capped(cap)
+    return Deadline(min(deadline, cap))
+
+
+def _text(what: str | Callable[[], str]) -> str:
+    return what if isinstance(what, str) else what()
