@@ -43,6 +43,8 @@ log = logging.getLogger(__name__)
 LIVE_STEP = 1 << 18
 #: The first live step (and the smallest): small enough for a quadratic kernel to take milliseconds.
 FIRST_LIVE = 1024
+#: Steps predicted to take less than this (seconds) run without waiting for a turn.
+QUICK_STEP = 0.02
 #: Values a first GetStats computes live when nothing is stored or computed yet.
 STATS_PREFIX = 4096
 HEAP = "heap"
@@ -576,21 +578,15 @@ class SequenceTables:
             raise DeadlineExceeded(
                 f"computing {source.game_id!r} live: another request was computing it until the deadline"
             )
+        turn = _Turn(self._computing, self._limits.live_computations, source.game_id)
         try:
-            if not self._computing.acquire(timeout=_remaining(deadline)):
-                raise DeadlineExceeded(
-                    f"computing {source.game_id!r} live: {self._limits.live_computations} other live "
-                    "computations ran until the deadline"
-                )
-            try:
-                return self._grow_locked(source, kernel, stop, deadline)
-            finally:
-                self._computing.release()
+            return self._grow_locked(source, kernel, stop, deadline, turn)
         finally:
+            turn.release()
             lock.release()
 
     def _grow_locked(
-        self, source: SequenceSource, kernel: SequenceKernel, stop: int, deadline: float | None
+        self, source: SequenceSource, kernel: SequenceKernel, stop: int, deadline: float | None, turn: _Turn
     ) -> _Live:
         live = self._cached_live(source.game_id)  # another request may have grown it meanwhile
         if live is None:
@@ -602,14 +598,17 @@ class SequenceTables:
             while len(values) < target:
                 size = len(values)
                 step = min(target, size + max(FIRST_LIVE, min(size, LIVE_STEP)))
-                if deadline is not None and seconds_per_value is not None:
+                predicted = None
+                if seconds_per_value is not None:
                     predicted = seconds_per_value * (step - size) * step / max(size, 1)
-                    if time.monotonic() + predicted > deadline:
-                        self._keep(source.game_id, values, live, seconds_per_value)
-                        raise DeadlineExceeded(
-                            f"computing {source.game_id!r} live from heap {size} to {step} would take about "
-                            f"{predicted:.2g} s, beyond the request's deadline"
-                        )
+                if step > FIRST_LIVE if predicted is None else predicted > QUICK_STEP:
+                    turn.take(deadline)  # only costly steps wait for one of the few turns
+                if deadline is not None and predicted is not None and time.monotonic() + predicted > deadline:
+                    self._keep(source.game_id, values, live, seconds_per_value)
+                    raise DeadlineExceeded(
+                        f"computing {source.game_id!r} live from heap {size} to {step} would take about "
+                        f"{predicted:.2g} s, beyond the request's deadline"
+                    )
                 started = time.perf_counter()
                 values = kernel.extend(values, step)
                 seconds_per_value = (time.perf_counter() - started) / (step - size)
@@ -630,6 +629,32 @@ class SequenceTables:
         with self._lock:
             self._live[game_id] = kept
         return kept
+
+
+class _Turn:
+    """One of the few turns at live computation, taken only when a step is costly (a request that
+    needs a thousand values, e.g. for a remoteness, never waits behind long computations)."""
+
+    def __init__(self, turns: threading.BoundedSemaphore, count: int, game_id: str) -> None:
+        self._turns = turns
+        self._count = count
+        self._game_id = game_id
+        self._held = False
+
+    def take(self, deadline: float | None) -> None:
+        if self._held:
+            return
+        if not self._turns.acquire(timeout=_remaining(deadline)):
+            raise DeadlineExceeded(
+                f"computing {self._game_id!r} live: {self._count} other live computations ran until the "
+                "deadline"
+            )
+        self._held = True
+
+    def release(self) -> None:
+        if self._held:
+            self._turns.release()
+            self._held = False
 
 
 def _remaining(deadline: float | None) -> float:

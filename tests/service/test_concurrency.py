@@ -119,3 +119,56 @@ def test_a_long_live_computation_never_stalls_memory_lookups(clean_db: sa.Engine
     assert max(during) < 0.25 * duration
     assert gap < 0.25 * duration
     assert statistics.median(during) < 0.05
+
+
+#: The load of issue 12, case 7: eight live requests at once, for different 64-element subtraction
+#: games, each at heap 4,194,000 (just below the default live limit of 2^22).
+FLOOD_GAMES = [
+    "subtraction:" + ",".join(map(str, sorted([1, *random.Random(100 + i).sample(range(2, 10**6), 63)])))
+    for i in range(8)
+]
+FLOOD_HEAP = 4_194_000
+
+
+def test_eight_live_computations_leave_cheap_answers_prompt(clean_db: sa.Engine) -> None:
+    """Under that load a Nim formula lookup, an unknown route and an in-memory table lookup stay
+    prompt: the event loop takes no lock a computation holds, kernels release the GIL, and at most
+    NIMBASE_LIMITS_LIVE_COMPUTATIONS computations run at once (the others wait until their deadline)."""
+    settings = Settings(admin_token=TOKEN)  # the default limits: the load is the issue's exact one
+    service = Nimbase(settings, clean_db)
+    service.submit_job(TOKEN, STORED, STORED_UPTO, fill=True)
+    Worker(clean_db, worker_id="flood-test-worker", poll_seconds=0).run_until_idle(threading.Event())
+    with (
+        running_server(service, settings.limits) as ports,
+        httpx.Client(base_url=f"http://127.0.0.1:{ports.http}", timeout=60) as http,
+    ):
+        assert http.get("/v1/value", params={"game": STORED, "position": "5"}).json()["source"] == "table"
+        cheap = [
+            ("nim formula", "/v1/value", {"game": "nim", "position": "7 10 13 9 3 9"}, 200),
+            ("unknown route", "/v1/nowhere", {}, 404),
+            ("table lookup", "/v1/value", {"game": STORED, "position": "1000"}, 200),
+        ]
+        with httpx.Client(base_url=f"http://127.0.0.1:{ports.http}", timeout=60) as flood_http:
+            threads = [
+                threading.Thread(
+                    target=lambda game=game: flood_http.get(
+                        "/v1/value", params={"game": game, "position": str(FLOOD_HEAP)}
+                    )
+                )
+                for game in FLOOD_GAMES
+            ]
+            for thread in threads:
+                thread.start()
+            latencies: dict[str, list[float]] = {name: [] for name, *_ in cheap}
+            time.sleep(0.2)  # the live requests are under way
+            while any(thread.is_alive() for thread in threads) or min(map(len, latencies.values())) < 10:
+                for name, path, params, status in cheap:
+                    started = time.perf_counter()
+                    assert http.get(path, params=params).status_code == status
+                    latencies[name].append(time.perf_counter() - started)
+                time.sleep(0.02)
+            for thread in threads:
+                thread.join()
+    for name, seen in latencies.items():
+        assert statistics.median(seen) < 0.05, (name, seen)
+        assert max(seen) < 0.5, (name, max(seen))
