@@ -448,7 +448,9 @@ def create_app(
             ),
         )
 
-    @app.get("/v1/stats", tags=["values"], response_model=schema.Stats, responses=errors(400, 404, 503, 504))
+    @app.get(
+        "/v1/stats", tags=["values"], response_model=schema.Stats, responses=errors(400, 404, 422, 503, 504)
+    )
     def get_stats(request: Request, game: Game) -> Response:
         """What is known of the game as a whole (open: a game may report more fields)."""
         return answer(request, lambda: convert.stats_as_dict(service.get_stats(game)))
