@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-SCRIPTS = ("bench.bench_precompute", "bench.bench_service", "bench.bench_kernels")
+SCRIPTS = ("bench.bench_precompute", "bench.bench_service", "bench.bench_kernels", "bench.bench_live")
 
 for name in SCRIPTS:
     print(f"== {name}", flush=True)
