@@ -1,4 +1,5 @@
-"""GetValue latency and throughput over gRPC and REST; bulk values per second (batch and stream)."""
+"""GetValue latency and throughput over gRPC and REST; bulk values per second (batch, stream and
+columnar, side by side in one run)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ import time
 
 import grpc
 import httpx
+import numpy as np
+from numpy.typing import NDArray
 
 from bench.common import (
     cpu_seconds,
@@ -23,6 +26,7 @@ from bench.common import (
     latency_figures,
     running_server,
 )
+from nimbase.client import NimbaseClient
 from nimbase.v1 import nimbase_pb2 as pb
 from nimbase.v1 import nimbase_pb2_grpc as pb_grpc
 from storage.database import create_engine
@@ -84,6 +88,32 @@ def bulk_batch(target: str, heaps: list[int]) -> float:
             )
             assert len(answer.values) == len(positions[i : i + 10_000])
         return len(positions) / (time.perf_counter() - started)
+
+
+def columnar_grpc(target: str, heaps: NDArray[np.uint64], calls: int = 5) -> float:
+    """ColumnarValues through the Python client, client to client: array in, array out."""
+    with NimbaseClient(target, timeout=60) as client:
+        client.columnar_values(GAME, heaps[:10_000])  # the connection and the chunk cache
+        started = time.perf_counter()
+        for _ in range(calls):
+            values = client.columnar_values(GAME, heaps)
+            assert len(values) == len(heaps)
+        return calls * len(heaps) / (time.perf_counter() - started)
+
+
+def columnar_rest(base: str, heaps: NDArray[np.uint64], calls: int = 5) -> float:
+    """POST /v1/values:columnar with httpx, client to client: the array packed, sent, and read back."""
+    headers = {"content-type": "application/octet-stream"}
+    with httpx.Client(base_url=base, timeout=60) as client:
+        url = f"/v1/values:columnar?game={GAME}"
+        client.post(url, content=heaps[:10_000].astype("<u8").tobytes(), headers=headers).raise_for_status()
+        started = time.perf_counter()
+        for _ in range(calls):
+            reply = client.post(url, content=heaps.astype("<u8").tobytes(), headers=headers)
+            reply.raise_for_status()
+            values = np.frombuffer(reply.content, dtype="<u4")
+            assert len(values) == len(heaps)
+        return calls * len(heaps) / (time.perf_counter() - started)
 
 
 def bulk_stream(target: str, heaps: list[int]) -> float:
@@ -213,7 +243,15 @@ def main() -> None:
             figure("REST GetValue, stored heap, one client in sequence", len(rest) / sum(rest), "calls/s")
             capacity(target, base)
             bulk = [rng.randrange(STORED) for _ in range(200_000)]
-            figure("BatchGetValues (10,000 a call), single heaps", bulk_batch(target, bulk), "values/s")
+            batch = bulk_batch(target, bulk)
+            figure("BatchGetValues (10,000 a call), single heaps", batch, "values/s")
+            million = np.random.default_rng(7).integers(0, STORED, 1_000_000, dtype=np.uint64)
+            columnar = columnar_grpc(target, million)
+            figure("ColumnarValues gRPC (1,000,000 stored heaps a call)", columnar, "values/s")
+            figure("  ... times BatchGetValues, same run (target >= 10)", columnar / batch, "x")
+            columnar = columnar_rest(base, million)
+            figure("POST /v1/values:columnar (1,000,000 stored heaps a call)", columnar, "values/s")
+            figure("  ... times BatchGetValues, same run (target >= 10)", columnar / batch, "x")
             cpu_before, started = cpu_seconds(server.pid), time.perf_counter()
             figure(
                 "StreamValues (one message a value), single heaps",

@@ -94,6 +94,15 @@ class Tables(Protocol):
     def lookup_many(
         self, source: SequenceSource, ns: list[int], deadline: float
     ) -> dict[int, tuple[int, Source] | Exception]: ...
+    def lookup_array(
+        self, source: SequenceSource, ns: NDArray[np.int64], deadline: float
+    ) -> NDArray[np.int64]:
+        """v(n) for every n of `ns` (each 0..2^63-1), in order, without a Python object per value.
+
+        All or nothing: a heap that cannot be answered raises its error and nothing is returned.
+        """
+        ...
+
     def values(
         self, source: SequenceSource, start: int, stop: int, deadline: float
     ) -> tuple[NDArray[np.int64], Source]: ...
@@ -183,6 +192,14 @@ class GameKind(ABC, Generic[Pos]):
             except NimbaseError as error:
                 out.append(error)
         return out
+
+    def columnar(self, heaps: NDArray[np.uint64], ctx: Context) -> NDArray[np.int64]:
+        """Normal-play Grundy values of single heaps of sizes `heaps`, in order, all or nothing (the
+        columnar route). Only kinds with single-heap sequences have them; the others refuse."""
+        raise NotApplicable(
+            f"{self.game_id!r} has no single-heap values: columnar lookups answer heap games only "
+            "(use BatchGetValues)"
+        )
 
     def p_position(self, position: Pos, ctx: Context) -> Value:
         """The value, for IsPPosition (puzzles, which have no P-positions, raise NotApplicable)."""

@@ -78,6 +78,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         http_port=settings.http_port,
         host=settings.host,
         limits=settings.limits,
+        cors_origins=settings.cors_origins,
+        rate_limit=settings.rate_limit,
     )
     return 0
 

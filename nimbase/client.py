@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from types import TracebackType
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import grpc
 from google.protobuf import json_format
@@ -18,6 +18,10 @@ from grpc_status import rpc_status
 from nimbase import schema
 from nimbase.v1 import nimbase_pb2 as pb
 from nimbase.v1 import nimbase_pb2_grpc
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 #: Largest message the client sends or receives (the server accepts requests up to 16 MiB).
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
@@ -236,6 +240,25 @@ class NimbaseClient:
         request = pb.BatchGetValuesRequest(game=game, positions=list(positions))
         reply: pb.BatchGetValuesResponse = self._call("BatchGetValues", request)
         return {"values": [value_or_error_dict(v) for v in reply.values]}
+
+    def columnar_values(
+        self,
+        game: str,
+        heaps: Sequence[int] | NDArray[np.uint64],
+        offsets: Sequence[int] | NDArray[np.uint64] | None = None,
+    ) -> NDArray[np.uint32]:
+        """Normal-play Grundy values of many positions of one heap game in one call (ColumnarValues):
+        each heap a position of its own, or with `offsets` the sums heaps[offsets[i]:offsets[i+1]]
+        (from 0 to len(heaps)). All or nothing: a heap that cannot be answered raises its error.
+        Up to NIMBASE_LIMITS_COLUMNAR_VALUES (1,048,576 by default) heaps a call."""
+        import numpy as np  # only this method needs numpy
+
+        request = pb.ColumnarValuesRequest(game=game)
+        request.heaps.extend(heaps.tolist() if isinstance(heaps, np.ndarray) else heaps)
+        if offsets is not None:
+            request.offsets.extend(offsets.tolist() if isinstance(offsets, np.ndarray) else offsets)
+        reply: pb.ColumnarValuesResponse = self._call("ColumnarValues", request)
+        return np.array(reply.grundy, dtype=np.uint32)
 
     def stream_values(self, requests: Iterable[tuple[str, str]]) -> Iterator[schema.ValueOrError]:
         """One answer per (game, position), in order: a value or `{"error": {...}}` for a bad item.

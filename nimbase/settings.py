@@ -14,9 +14,11 @@ cannot use raises `InvalidSetting`, whose message names the variable and quotes 
 | `NIMBASE_HTTP_PORT`      | `http_port`                         |
 | `NIMBASE_ADMIN_TOKEN`    | `admin_token`                       |
 | `NIMBASE_LOG_LEVEL`      | `log_level`                         |
+| `NIMBASE_CORS_ORIGINS`   | `cors_origins`                      |
 | `NIMBASE_WORKER_<FIELD>` | `worker.<field>` (`WorkerSettings`) |
 | `NIMBASE_LIMITS_<FIELD>` | `limits.<field>` (`Limits`)         |
 | `NIMBASE_AUTO_<FIELD>`   | `auto.<field>` (`AutoJobSettings`)  |
+| `NIMBASE_RATE_LIMIT_<FIELD>` | `rate_limit.<field>` (`RateLimitSettings`) |
 
 README.md ("Configuration") lists every variable with its default and meaning. An empty variable counts
 as unset. This module imports nothing of nimbase's other packages, so storage/ and worker/ may use it.
@@ -25,7 +27,9 @@ as unset. This module imports nothing of nimbase's other packages, so storage/ a
 from __future__ import annotations
 
 import logging
+import math
 import os
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
@@ -44,7 +48,7 @@ from pydantic import (
     PositiveInt,
     ValidationError,
 )
-from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
 #: Prefix of every nimbase variable but DATABASE_URL.
 ENV_PREFIX = "NIMBASE_"
@@ -91,6 +95,26 @@ def _host(value: object) -> object:
     if isinstance(value, str) and not value.strip():
         raise ValueError("is not an address to bind")
     return value.strip() if isinstance(value, str) else value
+
+
+def _origins(value: object) -> object:
+    """NIMBASE_CORS_ORIGINS: `*`, `none`, or origins separated by commas (`https://a.org,http://b:8000`)."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    if text.lower() == "none":
+        return ()
+    origins = tuple(part.strip() for part in text.split(",") if part.strip())
+    for origin in origins:
+        if origin != "*" and not _ORIGIN.fullmatch(origin):
+            raise ValueError(
+                "is not `*`, `none`, or origins separated by commas (scheme://host[:port], no path), "
+                f"e.g. https://example.org: {origin!r}"
+            )
+    return origins
+
+
+_ORIGIN = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s,]+", re.IGNORECASE)
 
 
 def _directory(value: Path) -> Path:
@@ -156,6 +180,11 @@ class Limits:
     #: `batch_positions` positions of about 1,600 characters each (80 heaps of 19 digits), or one position
     #: of the longest kind (engine.positions.MAX_POSITION_CHARS, 2,000,000 characters), as JSON.
     batch_body_bytes: PositiveInt = 16 << 20
+    #: Heaps in one columnar call (ColumnarValues, POST /v1/values:columnar; INVALID_ARGUMENT above).
+    columnar_values: PositiveInt = 1 << 20
+    #: Bytes of a POST /v1/values:columnar body (RESOURCE_EXHAUSTED, 413, above): `columnar_values`
+    #: little-endian uint64 heap sizes.
+    columnar_body_bytes: PositiveInt = 8 << 20
     #: Bytes of a POST /v1/jobs body: a game id (at most 1,024 characters) and two numbers, 16 times over.
     job_body_bytes: PositiveInt = 16 << 10
     #: Bytes of the body of any other request (no other route reads a body).
@@ -215,6 +244,34 @@ class AutoJobSettings:
 DEFAULT_AUTO = AutoJobSettings()
 
 
+# ---- rate limiting -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimitSettings:
+    """Requests per client address, over REST and gRPC together (NIMBASE_RATE_LIMIT_<FIELD> overrides each
+    field). Off by default: a service behind a proxy sees one address for every client."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")
+
+    #: Requests a client address may make per second, sustained; 0 turns rate limiting off.
+    per_second: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 0.0
+    #: Requests a client may make at once after being idle; 0: one second's worth (at least 1).
+    burst: NonNegativeInt = 0
+
+    @property
+    def enabled(self) -> bool:
+        return self.per_second > 0
+
+    @property
+    def bucket(self) -> int:
+        """The burst in effect: `burst`, else one second's worth of requests, at least 1."""
+        return self.burst or max(1, math.ceil(self.per_second))
+
+
+DEFAULT_RATE_LIMIT = RateLimitSettings()
+
+
 # ---- the settings --------------------------------------------------------------------------------
 
 
@@ -237,9 +294,12 @@ class Settings(BaseModel):
     #: Bearer token for submitting and cancelling jobs; None: job submission is refused.
     admin_token: OptionalText = Field(default=None, repr=False)
     log_level: Annotated[str, BeforeValidator(_log_level)] = "INFO"
+    #: Origins whose web pages may call the read-only REST routes (CORS); `*`: any, empty: none.
+    cors_origins: Annotated[tuple[str, ...], NoDecode, BeforeValidator(_origins)] = ("*",)
     worker: WorkerSettings = DEFAULT_WORKER
     limits: Limits = DEFAULT_LIMITS
     auto: AutoJobSettings = DEFAULT_AUTO
+    rate_limit: RateLimitSettings = DEFAULT_RATE_LIMIT
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -255,7 +315,7 @@ class Settings(BaseModel):
 
 class _Environment(BaseSettings, Settings):
     """Settings read by pydantic-settings: NIMBASE_<FIELD>, NIMBASE_WORKER_<FIELD>, NIMBASE_LIMITS_<FIELD>,
-    NIMBASE_AUTO_<FIELD> and DATABASE_URL (its alias)."""
+    NIMBASE_AUTO_<FIELD>, NIMBASE_RATE_LIMIT_<FIELD> and DATABASE_URL (its alias)."""
 
     model_config = SettingsConfigDict(
         env_prefix=ENV_PREFIX,
@@ -271,7 +331,12 @@ class _Environment(BaseSettings, Settings):
 
 
 #: The groups of settings read from NIMBASE_<GROUP>_<FIELD> variables.
-_GROUPS: dict[str, type[Any]] = {"worker": WorkerSettings, "limits": Limits, "auto": AutoJobSettings}
+_GROUPS: dict[str, type[Any]] = {
+    "worker": WorkerSettings,
+    "limits": Limits,
+    "auto": AutoJobSettings,
+    "rate_limit": RateLimitSettings,
+}
 
 
 def variable_name(loc: Sequence[int | str]) -> str:

@@ -15,7 +15,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
+import numpy as np
 from cachetools import LRUCache, TTLCache
+from numpy.typing import NDArray
 from sqlalchemy import Engine, text
 from sqlalchemy.exc import OperationalError
 
@@ -26,6 +28,7 @@ from engine.kind import Context, GameKind
 from engine.moves import check_limit
 from engine.positions import MAX_HEAP, quote_int
 from engine.values import BestMoveResult, GameInfo, MoveValue, SequenceResult, Value
+from service import columnar
 from service.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
 from service.gate import DatabaseGate
 from service.jobs import AutomaticJobs, JobView, QueuedWork, job_view
@@ -60,6 +63,13 @@ class NimbaseService(Protocol):
     def batch_get_values(
         self, game: str, positions: Sequence[str], deadline: float | Deadline | None = None
     ) -> list[Value | NimbaseError]: ...
+    def columnar_values(
+        self,
+        game: str,
+        heaps: NDArray[np.uint64],
+        offsets: NDArray[np.uint64] | None = None,
+        deadline: float | Deadline | None = None,
+    ) -> NDArray[np.uint32]: ...
     def get_sequence(
         self, game: str, family: str | None, start: int, stop: int, deadline: float | Deadline | None = None
     ) -> SequenceResult: ...
@@ -181,6 +191,18 @@ class Nimbase:
                 f"{len(positions)} positions in one batch; at most {self._limits.batch_positions} are allowed"
             )
         return self.game(game).values(positions, self._context(deadline))
+
+    def columnar_values(
+        self,
+        game: str,
+        heaps: NDArray[np.uint64],
+        offsets: NDArray[np.uint64] | None = None,
+        deadline: float | Deadline | None = None,
+    ) -> NDArray[np.uint32]:
+        """Normal-play Grundy values of single heaps (or of the sums `offsets` delimit), in order, all or
+        nothing: see service.columnar."""
+        columnar.check_size(len(heaps), None if offsets is None else len(offsets), self._limits)
+        return columnar.grundy_values(self.game(game), heaps, offsets, self._context(deadline))
 
     def best_move(
         self, game: str, position: str, limit: int | None = None, deadline: float | Deadline | None = None

@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 import grpc
+import numpy as np
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
@@ -32,6 +33,7 @@ from service import convert
 from service.core import NimbaseService
 from service.limits import DEFAULT_LIMITS, Limits
 from service.metrics import Metrics
+from service.rate_limit import RateLimiter, RateLimitInterceptor
 
 log = logging.getLogger(__name__)
 
@@ -174,6 +176,20 @@ class NimbaseServicer:
             return convert.batch_to_pb(items)
 
         return await self._unary("BatchGetValues", context, call, stop=deadline)
+
+    async def ColumnarValues(
+        self, request: pb.ColumnarValuesRequest, context: Context
+    ) -> pb.ColumnarValuesResponse:
+        deadline = self._deadline(context)
+
+        def call() -> pb.ColumnarValuesResponse:
+            # Packed repeated fields convert to and from numpy without a Python int per value.
+            heaps = np.array(request.heaps, dtype=np.uint64)
+            offsets = np.array(request.offsets, dtype=np.uint64) if len(request.offsets) else None
+            grundy = self._service.columnar_values(request.game, heaps, offsets, deadline)
+            return pb.ColumnarValuesResponse(grundy=grundy.tolist())
+
+        return await self._unary("ColumnarValues", context, call, stop=deadline)
 
     async def GetSequence(self, request: pb.GetSequenceRequest, context: Context) -> pb.GetSequenceResponse:
         deadline = self._deadline(context)
@@ -339,18 +355,23 @@ class NimbaseServicer:
 
 
 async def create_grpc_server(
-    service: NimbaseService, metrics: Metrics | None = None, limits: Limits = DEFAULT_LIMITS
+    service: NimbaseService,
+    metrics: Metrics | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+    limiter: RateLimiter | None = None,
 ) -> tuple[grpc.aio.Server, NimbaseServicer]:
     """A grpc.aio server (no port bound yet) serving nimbase, health checking and reflection;
-    `limits` bounds each call's batch size and deadline (the settings' limits, as the service's).
+    `limits` bounds each call's batch size and deadline (the settings' limits, as the service's),
+    `limiter` (shared with the REST app) refuses clients over their rate limit.
 
     Must be called inside the event loop that will run it.
     """
     server = grpc.aio.server(
+        interceptors=[] if limiter is None else [RateLimitInterceptor(limiter, metrics)],
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", MAX_SEND_BYTES),
-        ]
+        ],
     )
     servicer = NimbaseServicer(service, metrics, limits=limits)
     nimbase_pb2_grpc.add_NimbaseServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
 from fastapi import FastAPI, Header, Path, Query, Request
@@ -23,16 +23,19 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine.deadline import Deadline as RequestDeadline
 from engine.errors import InvalidArgument
 from engine.positions import parse_decimal
 from nimbase import schema
-from service import convert
+from service import columnar, convert, http_cache
 from service.core import NimbaseService
 from service.limits import DEFAULT_LIMITS, Limits
 from service.metrics import Metrics
+from service.rate_limit import RateLimiter, RateLimitMiddleware
 from service.request_caps import Cap, RequestCaps
 
 log = logging.getLogger(__name__)
@@ -115,6 +118,8 @@ ERROR_STATUSES: dict[int, str] = {
     409: "FAILED_PRECONDITION: a query that does not apply to this game.",
     413: "RESOURCE_EXHAUSTED: a request body over the route's size cap (the message names it).",
     422: "RESOURCE_EXHAUSTED: beyond what may be computed live within the server's limits.",
+    429: "RESOURCE_EXHAUSTED: the client is over its rate limit (when one is configured); "
+    "`Retry-After` says when to try again.",
     500: "INTERNAL: an unexpected error; the server log has the details.",
     503: "UNAVAILABLE: the database is needed and unreachable.",
     504: "DEADLINE_EXCEEDED: live computation ran out of the request's deadline.",
@@ -122,15 +127,24 @@ ERROR_STATUSES: dict[int, str] = {
 
 
 def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """The `responses` of a route that can fail with `statuses` (and, like every route, with 413 and 500)."""
+    """The `responses` of a route that can fail with `statuses` (and, like every route, with 413, 429 and
+    500)."""
     return {
         status: {"model": schema.ErrorBody, "description": ERROR_STATUSES[status]}
-        for status in sorted({*statuses, 413, 500})
+        for status in sorted({*statuses, 413, 429, 500})
     }
 
 
 #: The error statuses of the routes answering about positions.
 VALUE_ERRORS = errors(400, 404, 422, 503, 504)
+#: The routes whose answers may never change (formula, table, certified period) and so carry an ETag.
+CACHED = {
+    **VALUE_ERRORS,
+    304: {"description": "Not Modified: the If-None-Match ETag names this answer, which never changes."},
+}
+
+#: The one POST route that only reads: a browser may call it like the GET routes (CORS).
+BATCH_PATH = "/v1/values:batch"
 
 
 def error_response(code: str, message: str) -> JSONResponse:
@@ -250,11 +264,46 @@ class _Recorder:
             self._meter.observe("rest", method, code, time.perf_counter() - started)
 
 
+class _ReadOnlyCors:
+    """CORS for the read-only routes (GET, HEAD) and for POST /v1/values:batch, a lookup that changes
+    nothing. The job routes get none: they change state and take the admin token, which no web page of
+    another origin should be able to send."""
+
+    def __init__(self, app: ASGIApp, origins: Sequence[str]) -> None:
+        self._app = app
+        common: dict[str, Any] = {
+            "allow_origins": tuple(origins),
+            "allow_headers": ("content-type", "x-deadline-ms", "if-none-match"),
+            "expose_headers": ("etag", "retry-after"),
+            "max_age": 86400,
+        }
+        self._reads = CORSMiddleware(app, allow_methods=("GET", "HEAD"), **common)
+        self._batch = CORSMiddleware(app, allow_methods=("POST",), **common)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] != "http" or path == "/v1/jobs" or path.startswith("/v1/jobs/"):
+            await self._app(scope, receive, send)
+        elif path == BATCH_PATH:
+            await self._batch(scope, receive, send)
+        else:
+            await self._reads(scope, receive, send)
+
+
 def create_app(
-    service: NimbaseService, metrics: Metrics | None = None, limits: Limits = DEFAULT_LIMITS
+    service: NimbaseService,
+    metrics: Metrics | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+    *,
+    cors_origins: Sequence[str] = ("*",),
+    limiter: RateLimiter | None = None,
 ) -> FastAPI:
     """The REST app answering from `service`; `metrics` is shared with the gRPC server when given,
-    `limits` bounds each request's size and deadline (the settings' limits, as the service's)."""
+    `limits` bounds each request's size and deadline (the settings' limits, as the service's).
+
+    `cors_origins` may call the read-only routes from a web page (none when empty); `limiter`, when
+    given (shared with the gRPC server), refuses clients over their rate limit.
+    """
     meter = metrics if metrics is not None else Metrics()
     app = FastAPI(
         title="nimbase",
@@ -277,15 +326,26 @@ def create_app(
         request.state.code = code = body["error"]["code"]
         return JSONResponse(body, status_code=convert.http_status(code))
 
-    def answer(request: Request, call: Callable[[], object]) -> Response:
-        """Run one service call; errors become the contract's error body."""
+    #: Whether an answer never changes (http_cache); None: the route's answers are not cached.
+    Cache = Callable[[Any], bool] | None
+
+    def respond(request: Request, body: Any, cache: Cache) -> Response:
+        """The JSON answer; with its ETag and cache headers (or 304) when `cache` says it never changes."""
+        if cache is None:
+            return JSONResponse(body)
+        return http_cache.respond(body, request.headers.get("if-none-match"), cache(body))
+
+    def answer(request: Request, call: Callable[[], object], cache: Cache = None) -> Response:
+        """Run one service call; errors become the contract's error body. A call may build its own
+        Response (a binary answer); anything else is the JSON answer."""
         try:
-            return JSONResponse(call())
+            body = call()
         except Exception as exc:
             return failure(request, exc)
+        return body if isinstance(body, Response) else respond(request, body, cache)
 
     async def answer_memory_first(
-        request: Request, header: str | None, call: Callable[[RequestDeadline], object]
+        request: Request, header: str | None, call: Callable[[RequestDeadline], object], cache: Cache = None
     ) -> Response:
         """Answer on the event loop when memory suffices (the hot path of lookups), else in a worker
         thread, where the call may read the database or compute (`answer_in_thread`)."""
@@ -295,25 +355,28 @@ def create_app(
         except Exception as exc:
             return failure(request, exc)
         if body is None:
-            return await answer_until_gone(request, stop, call)
-        return JSONResponse(body)
+            return await answer_until_gone(request, stop, call, cache)
+        return respond(request, body, cache)
 
     async def answer_in_thread(
-        request: Request, header: str | None, call: Callable[[RequestDeadline], object]
+        request: Request, header: str | None, call: Callable[[RequestDeadline], object], cache: Cache = None
     ) -> Response:
         """Run a call bounded by the request's deadline (`x-deadline-ms`) in a worker thread."""
         try:
             stop = RequestDeadline(_deadline(header, limits))
         except InvalidArgument as exc:
             return failure(request, exc)
-        return await answer_until_gone(request, stop, call)
+        return await answer_until_gone(request, stop, call, cache)
 
     async def answer_until_gone(
-        request: Request, stop: RequestDeadline, call: Callable[[RequestDeadline], object]
+        request: Request,
+        stop: RequestDeadline,
+        call: Callable[[RequestDeadline], object],
+        cache: Cache = None,
     ) -> Response:
         """`call(stop)` in a worker thread, with `stop` cancelled if the client disconnects first: the
         work then ends at its next deadline check instead of running on for nobody."""
-        work = asyncio.ensure_future(run_in_threadpool(answer, request, lambda: call(stop)))
+        work = asyncio.ensure_future(run_in_threadpool(answer, request, lambda: call(stop), cache))
         gone = asyncio.ensure_future(_disconnected(request))
         try:
             await asyncio.wait((work, gone), return_when=asyncio.FIRST_COMPLETED)
@@ -331,9 +394,17 @@ def create_app(
         body=Cap.of(limits, "body_bytes"),
         routes={
             ("POST", "/v1/values:batch"): Cap.of(limits, "batch_body_bytes"),
+            ("POST", "/v1/values:columnar"): Cap.of(limits, "columnar_body_bytes"),
             ("POST", "/v1/jobs"): Cap.of(limits, "job_body_bytes"),
         },
     )
+    # Outward from the app: gzip (also of the caps' refusals, which are too small to compress), the
+    # rate limit before any body is read, CORS outside it so a browser can read a 429, then the recorder.
+    app.add_middleware(http_cache.Compression)
+    if limiter is not None:
+        app.add_middleware(RateLimitMiddleware, limiter=limiter)
+    if cors_origins:
+        app.add_middleware(_ReadOnlyCors, origins=cors_origins)
     app.add_middleware(_Recorder, meter=meter)
 
     @app.exception_handler(RequestValidationError)
@@ -354,19 +425,26 @@ def create_app(
         """Every game family with its grammar, description and example positions."""
         return answer(request, lambda: convert.game_list_as_dict(service.list_games()))
 
-    @app.get("/v1/value", tags=["values"], response_model=schema.Value, responses=VALUE_ERRORS)
+    @app.get("/v1/value", tags=["values"], response_model=schema.Value, responses=CACHED)
     async def get_value(
         request: Request,
         game: Game,
         position: Position,
         x_deadline: Deadline = None,
     ) -> Response:
-        """The value of one position."""
+        """The value of one position.
+
+        An answer whose source is formula, table or period never changes: it carries an ETag and
+        `Cache-Control: public, max-age=86400, immutable`, and `If-None-Match` with that tag gets 304.
+        """
         return await answer_memory_first(
-            request, x_deadline, lambda stop: convert.value_as_dict(service.get_value(game, position, stop))
+            request,
+            x_deadline,
+            lambda stop: convert.value_as_dict(service.get_value(game, position, stop)),
+            http_cache.value_is_immutable,
         )
 
-    @app.get("/v1/best-move", tags=["values"], response_model=schema.BestMove, responses=VALUE_ERRORS)
+    @app.get("/v1/best-move", tags=["values"], response_model=schema.BestMove, responses=CACHED)
     async def best_move(
         request: Request,
         game: Game,
@@ -385,19 +463,20 @@ def create_app(
         """The value plus every legal move (or the first `limit`), best first.
 
         Each move carries its text `move`, the position it leads to with its value, and structured
-        fields: heap games `heap` and `to`, Wythoff `pair` and `to`.
+        fields: heap games `heap` and `to`, Wythoff `pair` and `to`. Cached as GET /v1/value.
         """
         return await answer_in_thread(
             request,
             x_deadline,
             lambda stop: convert.best_move_as_dict(service.best_move(game, position, limit, stop)),
+            http_cache.value_is_immutable,
         )
 
     @app.get(
         "/v1/is-p-position",
         tags=["values"],
         response_model=schema.PPosition,
-        responses=errors(400, 404, 409, 422, 503, 504),
+        responses={**errors(400, 404, 409, 422, 503, 504), 304: CACHED[304]},
     )
     async def is_p_position(
         request: Request,
@@ -405,14 +484,15 @@ def create_app(
         position: Position,
         x_deadline: Deadline = None,
     ) -> Response:
-        """Whether the player to move loses with best play, plus the value."""
+        """Whether the player to move loses with best play, plus the value (cached as GET /v1/value)."""
         return await answer_memory_first(
             request,
             x_deadline,
             lambda stop: convert.p_position_as_dict(service.is_p_position(game, position, stop)),
+            http_cache.value_is_immutable,
         )
 
-    @app.post("/v1/values:batch", tags=["values"], response_model=schema.Batch, responses=VALUE_ERRORS)
+    @app.post(BATCH_PATH, tags=["values"], response_model=schema.Batch, responses=VALUE_ERRORS)
     async def batch_get_values(request: Request, body: BatchRequest, x_deadline: Deadline = None) -> Response:
         """Up to 10,000 positions of one game, answered in request order; bad items get an error."""
 
@@ -422,7 +502,47 @@ def create_app(
 
         return await answer_in_thread(request, x_deadline, call)
 
-    @app.get("/v1/sequence", tags=["values"], response_model=schema.Sequence, responses=VALUE_ERRORS)
+    @app.post(
+        "/v1/values:columnar",
+        tags=["values"],
+        response_class=Response,
+        responses={
+            200: {
+                "description": "The Grundy value of each heap, in request order, as little-endian uint32.",
+                "content": {columnar.MEDIA_TYPE: {"schema": {"type": "string", "format": "binary"}}},
+            },
+            **errors(400, 404, 409, 422, 503, 504),
+        },
+        openapi_extra={
+            "requestBody": {
+                "required": True,
+                "description": "Single-heap sizes as little-endian uint64, at most "
+                "NIMBASE_LIMITS_COLUMNAR_VALUES of them.",
+                "content": {columnar.MEDIA_TYPE: {"schema": {"type": "string", "format": "binary"}}},
+            }
+        },
+    )
+    async def columnar_values(request: Request, game: Game, x_deadline: Deadline = None) -> Response:
+        """Normal-play Grundy values of many single heaps of one heap game, as packed arrays.
+
+        All or nothing: a malformed body (400), a misère game or a game without heaps (409), or one
+        heap beyond what can be answered now (422) fails the whole request, and no value is sent.
+        """
+        try:
+            heaps = columnar.heaps_from_body(await request.body(), request.headers.get("content-type"))
+        except ClientDisconnect:  # the body was over its cap (refused already), or the client left
+            request.state.code = "CANCELLED"
+            return error_response("INVALID_ARGUMENT", "the request body was not received whole")
+        except InvalidArgument as exc:
+            return failure(request, exc)
+
+        def call(stop: RequestDeadline) -> Response:
+            grundy = service.columnar_values(game, heaps, None, stop)
+            return Response(columnar.grundy_body(grundy), media_type=columnar.MEDIA_TYPE)
+
+        return await answer_in_thread(request, x_deadline, call)
+
+    @app.get("/v1/sequence", tags=["values"], response_model=schema.Sequence, responses=CACHED)
     async def get_sequence(
         request: Request,
         game: Game,
@@ -439,13 +559,17 @@ def create_app(
         ] = None,
         x_deadline: Deadline = None,
     ) -> Response:
-        """Values of a one-parameter family for start <= n < stop, and its period where known."""
+        """Values of a one-parameter family for start <= n < stop, and its period where known.
+
+        Cached as GET /v1/value when its source is formula, or table or period with a certified period.
+        """
         return await answer_in_thread(
             request,
             x_deadline,
             lambda deadline: convert.sequence_as_dict(
                 service.get_sequence(game, family, start, stop, deadline)
             ),
+            http_cache.sequence_is_immutable,
         )
 
     @app.get(

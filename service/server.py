@@ -16,7 +16,7 @@ import json
 import logging
 import signal
 import socket
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,11 +24,13 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from nimbase.settings import DEFAULT_RATE_LIMIT, RateLimitSettings
 from service import convert
 from service.core import NimbaseService
 from service.grpc_server import create_grpc_server
 from service.limits import DEFAULT_LIMITS, Limits
 from service.metrics import Metrics
+from service.rate_limit import RateLimiter
 from service.rest import create_app
 
 log = logging.getLogger(__name__)
@@ -101,14 +103,19 @@ async def serve(
     on_ready: Callable[[BoundPorts], None] | None = None,
     *,
     limits: Limits = DEFAULT_LIMITS,
+    cors_origins: Sequence[str] = ("*",),
+    rate_limit: RateLimitSettings = DEFAULT_RATE_LIMIT,
 ) -> BoundPorts:
     """Serve gRPC and REST until `stop` is set (or forever); returns the ports that were bound.
 
     `limits` bounds each call's batch size and deadline in both transports: pass the service's
-    (`Settings.limits`), so the wire and the service agree.
+    (`Settings.limits`), so the wire and the service agree. `cors_origins` may call the REST API from
+    web pages (`Settings.cors_origins`); `rate_limit` (`Settings.rate_limit`) bounds each client
+    address's requests over both transports together.
     """
     metrics = Metrics()
-    grpc_server, servicer = await create_grpc_server(service, metrics, limits)
+    limiter = RateLimiter.of(rate_limit)
+    grpc_server, servicer = await create_grpc_server(service, metrics, limits, limiter)
     bound_grpc = grpc_server.add_insecure_port(_grpc_address(host, grpc_port))
     if bound_grpc == 0:
         raise OSError(f"cannot bind the gRPC port {host}:{grpc_port}")
@@ -116,7 +123,7 @@ async def serve(
     ports = BoundPorts(grpc=bound_grpc, http=sock.getsockname()[1])
 
     config = uvicorn.Config(
-        create_app(service, metrics, limits),
+        create_app(service, metrics, limits, cors_origins=cors_origins, limiter=limiter),
         http=_H11,
         h11_max_incomplete_event_size=limits.url_bytes + HEAD_ALLOWANCE,
         log_config=None,
@@ -159,6 +166,8 @@ def run_server(
     host: str = "0.0.0.0",
     *,
     limits: Limits = DEFAULT_LIMITS,
+    cors_origins: Sequence[str] = ("*",),
+    rate_limit: RateLimitSettings = DEFAULT_RATE_LIMIT,
 ) -> None:
     """Serve until SIGINT or SIGTERM, then stop gracefully (the `nimbase serve` entry point)."""
 
@@ -167,6 +176,15 @@ def run_server(
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        await serve(service, grpc_port, http_port, host, stop, limits=limits)
+        await serve(
+            service,
+            grpc_port,
+            http_port,
+            host,
+            stop,
+            limits=limits,
+            cors_origins=cors_origins,
+            rate_limit=rate_limit,
+        )
 
     asyncio.run(main())

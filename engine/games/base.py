@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.component_sum import ComponentSum, Found
-from engine.errors import InvalidArgument, LimitExceeded, NotApplicable, UnknownFamily
+from engine.errors import InvalidArgument, InvalidPosition, LimitExceeded, NotApplicable, UnknownFamily
 from engine.kind import Context, SequenceKernel
 from engine.moves import MoveTo
 from engine.periods import Period
@@ -92,6 +92,22 @@ class HeapGame(ComponentSum[int]):
 
     def component_values(self, components: list[int], ctx: Context) -> dict[int, Found]:
         return ctx.tables.lookup_many(self, components, ctx.deadline.at)
+
+    def columnar(self, heaps: NDArray[np.uint64], ctx: Context) -> NDArray[np.int64]:
+        """Single-heap values straight from the tables, as arrays. Normal play only: misère Grundy
+        values are not what the route promises (the grundy of a misère game is absent)."""
+        if self.misere:
+            raise NotApplicable(
+                f"{self.game_id!r} is played misère: columnar lookups answer normal-play Grundy values "
+                "only (use BatchGetValues for its outcomes)"
+            )
+        too_big = np.flatnonzero(heaps > MAX_HEAP)
+        if len(too_big):
+            index = int(too_big[0])
+            raise InvalidPosition(
+                f"heap {int(heaps[index])} (at index {index}) is above the limit of {MAX_HEAP} (2^63-1)"
+            )
+        return ctx.tables.lookup_array(self, heaps.astype(np.int64), ctx.deadline.at)
 
     def single_heap_remoteness(self, n: int, ctx: Context) -> int | None:
         """Remoteness of one heap from a pass over the sequence, where the kernel has one."""

@@ -145,6 +145,22 @@ class BatchGetValuesResponse(_message.Message):
     values: _containers.RepeatedCompositeFieldContainer[ValueOrError]
     def __init__(self, values: _Optional[_Iterable[_Union[ValueOrError, _Mapping]]] = ...) -> None: ...
 
+class ColumnarValuesRequest(_message.Message):
+    __slots__ = ("game", "heaps", "offsets")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    HEAPS_FIELD_NUMBER: _ClassVar[int]
+    OFFSETS_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    heaps: _containers.RepeatedScalarFieldContainer[int]
+    offsets: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, game: _Optional[str] = ..., heaps: _Optional[_Iterable[int]] = ..., offsets: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class ColumnarValuesResponse(_message.Message):
+    __slots__ = ("grundy",)
+    GRUNDY_FIELD_NUMBER: _ClassVar[int]
+    grundy: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, grundy: _Optional[_Iterable[int]] = ...) -> None: ...
+
 class StreamValuesRequest(_message.Message):
     __slots__ = ("game", "position")
     GAME_FIELD_NUMBER: _ClassVar[int]

@@ -70,6 +70,11 @@ class NimbaseStub:
                 request_serializer=nimbase_dot_v1_dot_nimbase__pb2.BatchGetValuesRequest.SerializeToString,
                 response_deserializer=nimbase_dot_v1_dot_nimbase__pb2.BatchGetValuesResponse.FromString,
                 _registered_method=True)
+        self.ColumnarValues = channel.unary_unary(
+                '/nimbase.v1.Nimbase/ColumnarValues',
+                request_serializer=nimbase_dot_v1_dot_nimbase__pb2.ColumnarValuesRequest.SerializeToString,
+                response_deserializer=nimbase_dot_v1_dot_nimbase__pb2.ColumnarValuesResponse.FromString,
+                _registered_method=True)
         self.GetSequence = channel.unary_unary(
                 '/nimbase.v1.Nimbase/GetSequence',
                 request_serializer=nimbase_dot_v1_dot_nimbase__pb2.GetSequenceRequest.SerializeToString,
@@ -157,6 +162,15 @@ class NimbaseServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ColumnarValues(self, request, context):
+        """Bulk Grundy values of one heap game as packed arrays, answered straight from the stored chunks
+        (normal play only; REST: POST /v1/values:columnar). All or nothing: one heap that cannot be
+        answered fails the whole call with its error, and nothing is answered.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetSequence(self, request, context):
         """Values of a one-parameter family for start <= n < stop, and its period where known.
         """
@@ -233,6 +247,11 @@ def add_NimbaseServicer_to_server(servicer, server):
                     servicer.StreamBatches,
                     request_deserializer=nimbase_dot_v1_dot_nimbase__pb2.BatchGetValuesRequest.FromString,
                     response_serializer=nimbase_dot_v1_dot_nimbase__pb2.BatchGetValuesResponse.SerializeToString,
+            ),
+            'ColumnarValues': grpc.unary_unary_rpc_method_handler(
+                    servicer.ColumnarValues,
+                    request_deserializer=nimbase_dot_v1_dot_nimbase__pb2.ColumnarValuesRequest.FromString,
+                    response_serializer=nimbase_dot_v1_dot_nimbase__pb2.ColumnarValuesResponse.SerializeToString,
             ),
             'GetSequence': grpc.unary_unary_rpc_method_handler(
                     servicer.GetSequence,
@@ -455,6 +474,33 @@ class Nimbase:
             '/nimbase.v1.Nimbase/StreamBatches',
             nimbase_dot_v1_dot_nimbase__pb2.BatchGetValuesRequest.SerializeToString,
             nimbase_dot_v1_dot_nimbase__pb2.BatchGetValuesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ColumnarValues(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/nimbase.v1.Nimbase/ColumnarValues',
+            nimbase_dot_v1_dot_nimbase__pb2.ColumnarValuesRequest.SerializeToString,
+            nimbase_dot_v1_dot_nimbase__pb2.ColumnarValuesResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -12,7 +12,11 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import reduce
+from itertools import pairwise
 from typing import TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
 
 from engine.deadline import Deadline
 from engine.errors import (
@@ -150,6 +154,24 @@ class FakeService:
             except NimbaseError as exc:
                 out.append(exc)
         return out
+
+    def columnar_values(
+        self,
+        game: str,
+        heaps: NDArray[np.uint64],
+        offsets: NDArray[np.uint64] | None = None,
+        deadline: float | Deadline | None = None,
+    ) -> NDArray[np.uint32]:
+        """Nim's values (a heap's value is its size): single heaps, or nim-sums of the offsets' sums."""
+        self._check_game(game)
+        if game.endswith(":misere"):
+            raise NotApplicable(f"fake: {game!r} is misère")
+        values = heaps.astype(np.uint64)
+        if offsets is not None:
+            bounds = offsets.astype(np.intp).tolist()
+            sums = [reduce(lambda a, b: a ^ b, heaps[lo:hi].tolist(), 0) for lo, hi in pairwise(bounds)]
+            values = np.array(sums, dtype=np.uint64)
+        return (values & 0xFFFFFFFF).astype(np.uint32)
 
     def get_sequence(
         self, game: str, family: str | None, start: int, stop: int, deadline: float | Deadline | None = None

@@ -37,7 +37,7 @@ RPCS = {
     "CancelJob",
 }
 #: RPCs beyond the contract's, each proposed for it: bulk lookups at batch speed over one stream.
-EXTRA_RPCS = {"StreamBatches"}
+EXTRA_RPCS = {"StreamBatches", "ColumnarValues"}
 
 
 @pytest.fixture(scope="module")
