@@ -105,6 +105,15 @@ def canonical(heaps: Iterable[int]) -> Heaps:
     return tuple(sorted(h for h in heaps if h))
 
 
+def check_length(text: str) -> None:
+    """Refuse a position text longer than any position may be (before anything else looks at it)."""
+    if len(text) > MAX_POSITION_CHARS:
+        raise InvalidPosition(
+            f"position is {len(text)} characters long, more than the limit of {MAX_POSITION_CHARS}: "
+            f"{quote_position(text)}"
+        )
+
+
 def parse_heaps(text: str, *, max_heap: int = MAX_HEAP, max_heaps: int = MAX_HEAPS) -> Heaps:
     """Parse whitespace-separated heap sizes into the canonical tuple; "" and "0" are empty."""
     if len(text) < _MAX_HEAP_DIGITS and text.isascii() and text.isdigit():
@@ -112,11 +121,7 @@ def parse_heaps(text: str, *, max_heap: int = MAX_HEAP, max_heaps: int = MAX_HEA
         single = int(text)
         if single <= max_heap:
             return (single,) if single else ()
-    if len(text) > MAX_POSITION_CHARS:
-        raise InvalidPosition(
-            f"position is {len(text)} characters long, more than the limit of {MAX_POSITION_CHARS}: "
-            f"{quote_position(text)}"
-        )
+    check_length(text)
     bad = _BAD_CHAR.search(text)
     if bad is not None:
         token = token_at(text, bad.start())

@@ -32,7 +32,7 @@ from engine.kind import Context, SequenceKernel
 from engine.positions import (
     MAX_HEAP,
     MAX_HEAPS,
-    MAX_POSITION_CHARS,
+    check_length,
     parse_decimal,
     quote_position,
     quote_token,
@@ -59,11 +59,7 @@ def parse_pairs(text: str) -> Pairs:
     As strict as heap positions: ASCII digits, commas and ASCII blanks only (`\\d` would take `٣` and
     str.split() would split at U+00A0), each pile bounded by 2^63-1 before anything converts it.
     """
-    if len(text) > MAX_POSITION_CHARS:
-        raise InvalidPosition(
-            f"position is {len(text)} characters long, more than the limit of {MAX_POSITION_CHARS}: "
-            f"{quote_position(text)}"
-        )
+    check_length(text)
     bad = _BAD_CHAR.search(text)
     if bad is not None:
         raise InvalidPosition(

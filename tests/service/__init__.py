@@ -7,6 +7,7 @@ import asyncio
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from service.core import NimbaseService
 from service.limits import DEFAULT_LIMITS, Limits
@@ -14,9 +15,12 @@ from service.server import BoundPorts, serve
 
 
 @contextmanager
-def running_server(service: NimbaseService, limits: Limits = DEFAULT_LIMITS) -> Iterator[BoundPorts]:
-    """Both servers over `service`, bounded by `limits`, on loopback ports picked by the system, in a
-    background event loop (tests.transport's helper, for any service rather than the fake one)."""
+def running_server(
+    service: NimbaseService, limits: Limits = DEFAULT_LIMITS, **options: Any
+) -> Iterator[BoundPorts]:
+    """Both servers over `service` (a real `Nimbase` or tests.transport's fake), bounded by `limits`, on
+    loopback ports picked by the system, in a background event loop; `options` go to `serve` (e.g.
+    cors_origins, rate_limit)."""
     ready = threading.Event()
     bound: list[BoundPorts] = []
     errors: list[BaseException] = []
@@ -29,7 +33,7 @@ def running_server(service: NimbaseService, limits: Limits = DEFAULT_LIMITS) -> 
 
     async def main() -> None:
         stops.append(asyncio.Event())
-        await serve(service, 0, 0, "127.0.0.1", stops[0], on_ready, limits=limits)
+        await serve(service, 0, 0, "127.0.0.1", stops[0], on_ready, limits=limits, **options)
 
     def run() -> None:
         try:

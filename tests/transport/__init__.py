@@ -7,10 +7,8 @@ public code, and `"boom"` raises an unexpected exception whose text must never r
 
 from __future__ import annotations
 
-import asyncio
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from functools import reduce
 from itertools import pairwise
 from typing import TypeVar
@@ -33,8 +31,7 @@ from engine.periods import Period
 from engine.values import Value
 from service.core import BestMoveResult, Health, JobView, MoveValue, SequenceResult
 from service.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
-from service.limits import DEFAULT_LIMITS, Limits
-from service.server import BoundPorts, serve
+from tests.service import running_server as running_server  # one helper for every test package
 
 ADMIN_TOKEN = "s3cret-token"
 CREATED = "2024-01-01T00:00:00+00:00"
@@ -240,41 +237,3 @@ class FakeService:
 
     def health(self) -> Health:
         return Health(database=self.database)
-
-
-@contextmanager
-def running_server(service: FakeService, limits: Limits = DEFAULT_LIMITS) -> Iterator[BoundPorts]:
-    """Both servers, bounded by `limits`, on loopback ports picked by the system, in a background loop."""
-    ready = threading.Event()
-    bound: list[BoundPorts] = []
-    errors: list[BaseException] = []
-    stops: list[asyncio.Event] = []
-    loop = asyncio.new_event_loop()
-
-    def on_ready(ports: BoundPorts) -> None:
-        bound.append(ports)
-        ready.set()
-
-    async def main() -> None:
-        stops.append(asyncio.Event())
-        await serve(service, 0, 0, "127.0.0.1", stops[0], on_ready, limits=limits)
-
-    def run() -> None:
-        try:
-            loop.run_until_complete(main())
-        except BaseException as exc:
-            errors.append(exc)
-            ready.set()
-
-    thread = threading.Thread(target=run, name="test-server", daemon=True)
-    thread.start()
-    if not ready.wait(60) or errors:
-        raise RuntimeError(f"the test server did not start: {errors!r}")
-    try:
-        yield bound[0]
-    finally:
-        loop.call_soon_threadsafe(stops[0].set)
-        thread.join(60)
-        loop.close()
-    if errors:  # the server broke while running or stopping
-        raise RuntimeError("the test server failed") from errors[0]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,6 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-import tests.transport
 from engine.deadline import Deadline
 from engine.values import Value
 from nimbase.settings import RateLimitSettings, Settings
@@ -25,7 +23,6 @@ from service.core import Nimbase
 from service.http_cache import CACHE_CONTROL, GZIP_MINIMUM_BYTES
 from service.limits import DEFAULT_LIMITS, Limits
 from service.rate_limit import RateLimiter
-from service.server import BoundPorts, serve
 
 from . import ADMIN_TOKEN, FakeService, running_server
 
@@ -43,13 +40,9 @@ class LiveFake(FakeService):
         return super().get_value(game, position, deadline)
 
 
-@contextmanager
-def serving(service: Any, limits: Limits = DEFAULT_LIMITS, **options: Any) -> Iterator[BoundPorts]:
+def serving(service: Any, limits: Limits = DEFAULT_LIMITS, **options: Any) -> Any:
     """`running_server`, with `serve`'s HTTP options (cors_origins, rate_limit)."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(tests.transport, "serve", functools.partial(serve, **options))
-        with running_server(service, limits) as ports:
-            yield ports
+    return running_server(service, limits, **options)
 
 
 @pytest.fixture(scope="module")
