@@ -45,6 +45,8 @@ class SequenceKernel(ABC):
     family: str = "heap"
     #: Whether `certify` can ever prove a period (growing values to look for one is then worthwhile).
     certifies: bool = True
+    #: Whether `remoteness` gives single positions' remoteness (else growing values for it is pointless).
+    gives_remoteness: bool = False
 
     @abstractmethod
     def extend(self, prefix: NDArray[np.uint32], stop: int) -> NDArray[np.uint32]:

@@ -87,8 +87,8 @@ GAME_CACHE_SIZE = 1024
 LISTED_TABLES = 1000
 LISTING_SECONDS = 5.0
 #: Size of the shared memo (solved searches, stats of stored tables, live tables), in units of
-#: one small entry or 4 KiB of array.
-MEMO_UNITS = 1 << 17
+#: one small entry, 64 heaps of a key or 4 KiB of array (at most about 128 MiB).
+MEMO_UNITS = 1 << 15
 
 
 class Nimbase:

@@ -18,16 +18,27 @@ from cachetools import LRUCache
 T = TypeVar("T")
 
 
-def _weight(value: Any) -> int:
-    """Arrays weigh by size (one unit per 4 KiB), anything else one unit."""
-    return 1 + int(getattr(value, "nbytes", 0)) // 4096
+def _weight(key: Hashable, value: Any) -> int:
+    """One unit per 4 KiB of array, per 64 parts of a tuple key (positions are keys), or at least one."""
+    parts = sum(len(part) for part in key if isinstance(part, tuple)) if isinstance(key, tuple) else 0
+    return 1 + int(getattr(value, "nbytes", 0)) // 4096 + parts // 64
+
+
+class _Entry:
+    """A cached value with its weight (cachetools weighs values only; a long key weighs too)."""
+
+    __slots__ = ("value", "weight")
+
+    def __init__(self, value: Any, weight: int) -> None:
+        self.value = value
+        self.weight = weight
 
 
 class Memo:
     """LRU cache of at most `units` (see `_weight`), with per-entry computation locks."""
 
     def __init__(self, units: int, may_block: Callable[[], None]) -> None:
-        self._cache: LRUCache[Hashable, Any] = LRUCache(maxsize=units, getsizeof=_weight)
+        self._cache: LRUCache[Hashable, _Entry] = LRUCache(maxsize=units, getsizeof=lambda e: e.weight)
         self._lock = threading.Lock()
         self._computing: dict[Hashable, threading.Lock] = {}
         self._may_block = may_block
@@ -35,14 +46,14 @@ class Memo:
     def get_or_compute(self, key: Hashable, compute: Callable[[], T]) -> T:
         with self._lock:
             if key in self._cache:
-                found: T = self._cache[key]
+                found: T = self._cache[key].value
                 return found
             entry = self._computing.setdefault(key, threading.Lock())
         self._may_block()
         with entry:
             with self._lock:
                 if key in self._cache:
-                    again: T = self._cache[key]
+                    again: T = self._cache[key].value
                     return again
             try:
                 value = compute()
@@ -53,7 +64,7 @@ class Memo:
             with self._lock:
                 # An entry larger than the whole cache is computed for this caller only.
                 with contextlib.suppress(ValueError):
-                    self._cache[key] = value
+                    self._cache[key] = _Entry(value, _weight(key, value))
                 self._computing.pop(key, None)
             return value
 

@@ -577,10 +577,10 @@ class SequenceTables:
         """Remoteness of one position from the kernel's pass over the live prefix (None where the
         kernel has no such pass, or the live values do not reach n)."""
         kernel = source.kernel()
-        if kernel is None or n >= self._live_limit(source):
+        if kernel is None or not kernel.gives_remoteness or n >= self._live_limit(source):
             return None
-        try:
-            live = self._reach(source, n, deadline)
+        try:  # a remoteness is a bonus: it may take half of what is left of the request's time
+            live = self._reach(source, n, None if deadline is None else _halfway(deadline))
         except (LimitExceeded, DeadlineExceeded):
             return None
         if n >= len(live.values):
@@ -659,6 +659,9 @@ class SequenceTables:
             return live
         self.may_block()
         lock = self._game_lock(source.game_id)
+        # Waits end a little before the deadline, so a request refused for time still has time to say
+        # why (and name the job queued) instead of running out itself.
+        deadline = None if deadline is None else _soon(deadline)
         if not lock.acquire(timeout=_remaining(deadline)):
             raise DeadlineExceeded(
                 f"computing {source.game_id!r} live: another request was computing it until the deadline"
@@ -696,7 +699,8 @@ class SequenceTables:
                     )
                 started = time.perf_counter()
                 values = kernel.extend(values, step)
-                seconds_per_value = (time.perf_counter() - started) / (step - size)
+                if step - size >= FIRST_LIVE:  # a tiny step measures the call's overhead, not the kernel
+                    seconds_per_value = (time.perf_counter() - started) / (step - size)
             live = self._keep(source.game_id, values, live, seconds_per_value)
             if kernel.certifies and live.period is None and len(values) > live.certified_upto:
                 live = _Live(values, kernel.certify(values), len(values), None, seconds_per_value)
@@ -740,6 +744,18 @@ class _Turn:
         if self._held:
             self._turns.release()
             self._held = False
+
+
+def _soon(deadline: float, share: float = 0.2, most: float = 0.5) -> float:
+    """`deadline` brought forward by `share` of the time left, by at most `most` seconds."""
+    now = time.monotonic()
+    return deadline - min(most, max(0.0, share * (deadline - now)))
+
+
+def _halfway(deadline: float) -> float:
+    """Halfway from now to `deadline`."""
+    now = time.monotonic()
+    return now + max(0.0, deadline - now) / 2
 
 
 def _remaining(deadline: float | None) -> float:

@@ -35,6 +35,8 @@ MAX_ERROR_CHARS = 4000
 #: Key of the transaction advisory lock serialising automatic submissions ("nimauto" in ASCII), so
 #: concurrent requests cannot together queue more than the cap.
 AUTO_JOBS_LOCK_KEY = 0x6E696D6175746F
+#: Advisory lock key serialising claims (see `JobQueue.claim`).
+CLAIM_LOCK_KEY = 0x6E696D636C61696D
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,6 +306,9 @@ class JobQueue:
             )
         )
         with unavailable_on_disconnect(), self._engine.begin() as conn:
+            # Claims take turns: under READ COMMITTED a claim cannot see another's uncommitted claim of
+            # a job of the same sequence, and would take a second one to run side by side with it.
+            conn.execute(sa.select(sa.func.pg_advisory_xact_lock(CLAIM_LOCK_KEY)))
             conn.execute(give_up)
             row = conn.execute(stmt).first()
         return None if row is None else Job.from_row(row)

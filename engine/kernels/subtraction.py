@@ -90,6 +90,8 @@ class SubtractionKernel(SequenceKernel):
     def reference(self, stop: int) -> list[int]:
         return subtraction_reference(self.moves, self.misere, stop)
 
+    gives_remoteness = True
+
     def remoteness(self, values: NDArray[np.uint32]) -> NDArray[np.int64]:
         """Every option of a single heap is a smaller heap, so one upward pass finds them all."""
         return heap_remoteness(values, self.moves)

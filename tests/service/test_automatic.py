@@ -8,6 +8,7 @@ from __future__ import annotations
 import statistics
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
@@ -27,6 +28,14 @@ from tests.service import running_server
 from worker.runner import Worker
 
 TOKEN = "auto-token"
+
+
+@pytest.fixture(autouse=True)
+def no_jobs_left_behind(clean_db: sa.Engine) -> Iterator[None]:
+    """Cancel whatever a test queued, so no later test's worker spends minutes on it."""
+    yield
+    with clean_db.begin() as conn:
+        conn.execute(sa.text("UPDATE jobs SET status = 'cancelled' WHERE status IN ('queued', 'running')"))
 
 
 def auto_jobs(engine: sa.Engine) -> list[tuple[str, str]]:

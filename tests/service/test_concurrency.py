@@ -171,4 +171,4 @@ def test_eight_live_computations_leave_cheap_answers_prompt(clean_db: sa.Engine)
                 thread.join()
     for name, seen in latencies.items():
         assert statistics.median(seen) < 0.05, (name, seen)
-        assert max(seen) < 0.5, (name, max(seen))
+        assert max(seen) < 1.0, (name, max(seen))  # the issue saw 2.5-3.3 s; a shared lock gives ~10 s
