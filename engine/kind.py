@@ -131,6 +131,9 @@ class Memo(Protocol):
     """A bounded cache shared by requests; `get_or_compute` computes a missing entry once."""
 
     def get_or_compute(self, key: Hashable, compute: Callable[[], T]) -> T: ...
+    def peek(self, key: Hashable) -> object | None:
+        """The cached value of `key`, if any (never computes, never waits)."""
+        ...
 
 
 class RequestLimits(Protocol):
@@ -150,6 +153,27 @@ class RequestLimits(Protocol):
     def answer_chars(self) -> int: ...
 
 
+class Allowance:
+    """Search steps (states times moves) one request may still spend on extras it can answer without
+    (remoteness).
+
+    Shared by everything the request values, so ranking a thousand moves cannot cost a thousand
+    searches: once it is spent, the remaining moves are listed without their remoteness.
+    """
+
+    __slots__ = ("steps",)
+
+    def __init__(self, steps: int) -> None:
+        self.steps = steps
+
+    def spend(self, steps: int) -> bool:
+        """Take `steps` from what is left, if that much is left."""
+        if steps > self.steps:
+            return False
+        self.steps -= steps
+        return True
+
+
 @dataclass(frozen=True, slots=True)
 class Context:
     """Everything one request lends a kind: tables, bounds, its deadline (and cancellation) and memo."""
@@ -158,6 +182,8 @@ class Context:
     limits: RequestLimits
     deadline: Deadline
     memo: Memo
+    #: Search steps left for remoteness in this request (see `Allowance`).
+    allowance: Allowance
 
 
 class GameKind(ABC, Generic[Pos]):

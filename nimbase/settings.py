@@ -168,6 +168,9 @@ class Limits:
     #: Longest a request may compute, whatever deadline the client sent (seconds): the transports cap
     #: `x-deadline-ms` and the gRPC deadline at it, and the service caps every computation at it.
     request_seconds: PositiveFloat = 10.0
+    #: Search steps (positions times their moves) one request may spend on remoteness in all (about a
+    #: second): a ranked move list then stops giving its moves' remoteness instead of running out of time.
+    remoteness_steps: PositiveInt = 2_000_000
     #: Stats list the P-positions up to this many, else only their count.
     stats_p_positions: PositiveInt = 1_000
     #: Most characters of position text one move list may hold: half of the largest gRPC answer

@@ -24,7 +24,7 @@ from sqlalchemy.exc import OperationalError
 from engine.deadline import Deadline, within
 from engine.errors import InvalidArgument, NimbaseError
 from engine.games.registry import list_games, parse_game_id
-from engine.kind import Context, GameKind
+from engine.kind import Allowance, Context, GameKind
 from engine.moves import check_limit
 from engine.positions import MAX_HEAP, quote_int
 from engine.values import BestMoveResult, GameInfo, MoveValue, SequenceResult, Value
@@ -156,7 +156,8 @@ class Nimbase:
         the client goes away: the capped copy shares that cancellation, so the work stops then too.
         """
         cap = time.monotonic() + self._limits.request_seconds
-        return Context(self.tables, self._limits, within(deadline, cap), self.memo)
+        allowance = Allowance(self._limits.remoteness_steps)
+        return Context(self.tables, self._limits, within(deadline, cap), self.memo, allowance)
 
     def in_memory(self, call: Callable[[], T]) -> T | None:
         """`call()` if memory alone answers it (no database, no computation), else None.

@@ -68,6 +68,11 @@ class Memo:
                 self._computing.pop(key, None)
             return value
 
+    def peek(self, key: Hashable) -> object | None:
+        with self._lock:
+            entry = self._cache.get(key)
+        return None if entry is None else entry.value
+
     def clear(self) -> None:
         with self._lock:
             self._cache.clear()

@@ -120,8 +120,15 @@ class HeapGame(ComponentSum[int]):
             known = self.single_heap_remoteness(position[0], ctx)
             if known is not None:
                 return known
-        if estimate_states(self, position) > ctx.limits.remoteness_states:
+        estimate = estimate_states(self, position)
+        if estimate > ctx.limits.remoteness_states:
             return None
+        solved = ctx.memo.peek(("solve", self.game_id, position))
+        if isinstance(solved, SearchResult):
+            return solved.remoteness
+        # A search costs about its states times the moves of each: that is what the request pays.
+        if not ctx.allowance.spend(estimate * (1 + self.count_moves(position))):
+            return None  # this request has searched enough: the rest go without remoteness
         try:
             return self.search(position, ctx.limits.remoteness_states, ctx).remoteness
         except LimitExceeded:

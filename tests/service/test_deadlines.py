@@ -178,3 +178,15 @@ def test_a_rest_client_that_disconnects_stops_the_work(ports: BoundPorts) -> Non
     with httpx.Client(base_url=f"http://127.0.0.1:{ports.http}", timeout=5.0) as http:
         answer = http.get("/v1/value", params={"game": GAME, "position": "7 10"})
         assert answer.status_code == 200 and answer.json()["grundy"] == 1  # g(7) = 0, g(10) = 1 (period 7)
+
+
+def test_ranking_many_moves_shares_one_remoteness_allowance(clean_db: sa.Engine) -> None:
+    """Ranking a thousand Nim moves used to run one remoteness search per move until the deadline
+    (the soak's 504 on `1753 3`); the request's remoteness searches now share one allowance
+    (NIMBASE_LIMITS_REMOTENESS_STEPS), and the moves past it are listed without remoteness."""
+    service = Nimbase(Settings(), clean_db)
+    for position in ("1753 3", "1149 12"):
+        answer = service.best_move("nim", position, 10, time.monotonic() + 3.0)
+        assert len(answer.moves) == 10 and answer.moves[0].value.outcome == "P"
+    full = service.best_move("nim", "3 5 7", None, time.monotonic() + 3.0)
+    assert all(m.value.remoteness is not None for m in full.moves)  # small positions keep it all
