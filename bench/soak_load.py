@@ -23,22 +23,10 @@ from typing import Any
 import httpx
 
 from nimbase.client import NimbaseClient, NimbaseClientError
+from service import convert
 
 #: The gRPC codes as the REST routes answer them (service/convert.py HTTP_STATUS); anything else is 500.
-HTTP_STATUS = {
-    "OK": 200,
-    "INVALID_ARGUMENT": 400,
-    "NOT_FOUND": 404,
-    "ALREADY_EXISTS": 409,
-    "FAILED_PRECONDITION": 409,
-    "RESOURCE_EXHAUSTED": 422,
-    "DEADLINE_EXCEEDED": 504,
-    "UNAUTHENTICATED": 401,
-    "PERMISSION_DENIED": 403,
-    "UNAVAILABLE": 503,
-    "UNIMPLEMENTED": 501,
-    "INTERNAL": 500,
-}
+HTTP_STATUS = {"OK": 200, **convert.HTTP_STATUS, "UNIMPLEMENTED": 501}
 
 #: Client-side deadline of a call: the server caps every computation at NIMBASE_LIMITS_REQUEST_SECONDS
 #: (10 s), so a call still unanswered after this long is a deadline the server did not keep.
