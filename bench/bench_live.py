@@ -1,8 +1,8 @@
-"""Live certification: how long a request for a far heap of a game nobody computed takes.
+"""Live work within one request's deadline: certifying a period for a far heap of a game nobody
+computed, and ranking the moves of positions that once ran out of time.
 
 Each game is asked for on a fresh database (nothing stored, nothing cached) through the service layer,
-so the figure is the cost of growing its values and certifying its period for that one request,
-beside the request deadline it must fit in.
+so the figure is the cost for that one request, beside the request deadline it must fit in.
 """
 
 from __future__ import annotations
@@ -15,6 +15,13 @@ from service.core import Nimbase
 from storage.database import create_engine
 
 #: Games whose period is certified within a default deadline, and the heap asked for.
+#: BestMove calls that ran to the deadline before (the soak's Nim cases and issue 12's 1,000-heap sum).
+BEST_MOVES = (
+    ("nim", "1753 3", 10),
+    ("nim", "1149 12", 10),
+    ("subtraction:1,3,4", " ".join(map(str, range(1, 1001))), 10000),
+)
+
 GAMES = (
     ("octal:0.127", 10**9),
     ("octal:0.16", 10**12),
@@ -35,6 +42,13 @@ def main() -> None:
                 value = service.get_value(game, str(heap))
                 elapsed = time.perf_counter() - started
                 figure(f"{game} heap {heap:.0e}, from nothing ({value.source})", elapsed, "s")
+            for game, position, limit in BEST_MOVES:
+                service = Nimbase(Settings(), engine)
+                started = time.perf_counter()
+                answer = service.best_move(game, position, limit)
+                elapsed = time.perf_counter() - started
+                shown = position if len(position) < 16 else f"{len(position.split())} heaps"
+                figure(f"BestMove {game} '{shown}' limit {limit} ({len(answer.moves)} moves)", elapsed, "s")
         finally:
             engine.dispose()
 
