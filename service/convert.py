@@ -17,7 +17,7 @@ import grpc
 from google.protobuf import any_pb2, struct_pb2
 from google.rpc import status_pb2
 
-from engine.errors import InvalidArgument, NimbaseError
+from engine.errors import NimbaseError
 from engine.games.base import GameInfo
 from engine.periods import Period
 from engine.values import Value
@@ -80,15 +80,6 @@ def bearer_token(header: str | None) -> str | None:
     if scheme.lower() != "bearer" or not token.strip():
         return None
     return token.strip()
-
-
-def check_batch_size(count: int, limits: Limits) -> None:
-    """Refuse a batch above `limits.batch_positions` positions, naming the limit."""
-    if count > limits.batch_positions:
-        most = limits.batch_positions
-        raise InvalidArgument(
-            f"a batch holds at most {most} positions; got {count} (use StreamValues for more)"
-        )
 
 
 def deadline_after(seconds: float | None, limits: Limits) -> float:

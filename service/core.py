@@ -32,6 +32,7 @@ from service import columnar
 from service.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
 from service.gate import DatabaseGate
 from service.jobs import AutomaticJobs, JobView, QueuedWork, job_view
+from service.limits import check_batch_size
 from service.memo import Memo
 from service.sequences import SequenceTables, WouldBlock
 from service.settings import Settings
@@ -187,10 +188,7 @@ class Nimbase:
     def batch_get_values(
         self, game: str, positions: Sequence[str], deadline: float | Deadline | None = None
     ) -> list[Value | NimbaseError]:
-        if len(positions) > self._limits.batch_positions:
-            raise InvalidArgument(
-                f"{len(positions)} positions in one batch; at most {self._limits.batch_positions} are allowed"
-            )
+        check_batch_size(len(positions), self._limits)
         return self.game(game).values(positions, self._context(deadline))
 
     def columnar_values(

@@ -31,7 +31,7 @@ from nimbase.v1 import nimbase_pb2 as pb
 from nimbase.v1 import nimbase_pb2_grpc
 from service import convert
 from service.core import NimbaseService
-from service.limits import DEFAULT_LIMITS, Limits
+from service.limits import DEFAULT_LIMITS, Limits, check_batch_size
 from service.metrics import Metrics
 from service.rate_limit import RateLimiter, RateLimitInterceptor
 
@@ -171,7 +171,7 @@ class NimbaseServicer:
         deadline = self._deadline(context)
 
         def call() -> pb.BatchGetValuesResponse:
-            convert.check_batch_size(len(request.positions), self._limits)
+            check_batch_size(len(request.positions), self._limits)
             items = self._service.batch_get_values(request.game, list(request.positions), deadline)
             return convert.batch_to_pb(items)
 
@@ -315,7 +315,7 @@ class NimbaseServicer:
         positions = list(request.positions)
         items: Sequence[Value | BaseException]
         try:
-            convert.check_batch_size(len(positions), self._limits)
+            check_batch_size(len(positions), self._limits)
             items = self._service.batch_get_values(request.game, positions, deadline)
         except NimbaseError as exc:
             items = [exc] * len(positions)

@@ -33,7 +33,7 @@ from engine.positions import parse_decimal
 from nimbase import schema
 from service import columnar, convert, http_cache
 from service.core import NimbaseService
-from service.limits import DEFAULT_LIMITS, Limits
+from service.limits import DEFAULT_LIMITS, Limits, check_batch_size
 from service.metrics import Metrics
 from service.rate_limit import RateLimiter, RateLimitMiddleware
 from service.request_caps import Cap, RequestCaps
@@ -497,7 +497,7 @@ def create_app(
         """Up to 10,000 positions of one game, answered in request order; bad items get an error."""
 
         def call(stop: RequestDeadline) -> schema.Batch:
-            convert.check_batch_size(len(body.positions), limits)
+            check_batch_size(len(body.positions), limits)
             return convert.batch_as_dict(service.batch_get_values(body.game, body.positions, stop))
 
         return await answer_in_thread(request, x_deadline, call)

@@ -16,7 +16,7 @@ from nimbase import client
 from service import convert
 from service.core import BestMoveResult, JobView, MoveValue, SequenceResult
 from service.grpc_server import status_code
-from service.limits import DEFAULT_LIMITS, Limits
+from service.limits import DEFAULT_LIMITS, Limits, check_batch_size
 
 from . import ERRORS
 
@@ -148,16 +148,16 @@ def test_bearer_token(header: str | None, token: str | None) -> None:
 
 def test_batch_limit_names_the_limit() -> None:
     most = DEFAULT_LIMITS.batch_positions
-    convert.check_batch_size(most, DEFAULT_LIMITS)
+    check_batch_size(most, DEFAULT_LIMITS)
     with pytest.raises(InvalidArgument, match=f"{most}.*{most + 1}"):
-        convert.check_batch_size(most + 1, DEFAULT_LIMITS)
+        check_batch_size(most + 1, DEFAULT_LIMITS)
 
 
 def test_batch_limit_is_the_one_given() -> None:
     small = Limits(batch_positions=3)
-    convert.check_batch_size(3, small)
+    check_batch_size(3, small)
     with pytest.raises(InvalidArgument, match="at most 3 positions; got 4"):
-        convert.check_batch_size(4, small)
+        check_batch_size(4, small)
 
 
 def test_deadline_is_capped() -> None:
