@@ -26,6 +26,9 @@ from engine.values import BestMoveResult, Outcome, Source, Value, costliest
 
 C = TypeVar("C", bound=Any)
 
+#: A bulk answer checks its deadline once per this many positions (each costs microseconds).
+DEADLINE_EVERY = 64
+
 #: Sums of more components than this are valued off the service's event loop, even from memory.
 QUICK_COMPONENTS = 256
 
@@ -149,14 +152,18 @@ class ComponentSum(GameKind[tuple[C, ...]]):
             wanted = sorted({c for item in parsed if not isinstance(item, NimbaseError) for c in item})
             found = self.component_values(wanted, ctx)
         out: list[Value | NimbaseError] = []
-        for item in parsed:
+        late: DeadlineExceeded | None = None
+        for index, item in enumerate(parsed):
             if isinstance(item, NimbaseError):
                 out.append(item)
                 continue
-            try:  # past the deadline each remaining item gets the error in its slot, without any work
-                ctx.deadline.check(lambda: f"answering {len(parsed)} positions of {self.game_id!r}")
-            except DeadlineExceeded as error:
-                out.append(error)
+            if late is None and index % DEADLINE_EVERY == 0:
+                try:  # past the deadline each remaining item gets the error in its slot, without work
+                    ctx.deadline.check(lambda: f"answering {len(parsed)} positions of {self.game_id!r}")
+                except DeadlineExceeded as error:
+                    late = error
+            if late is not None:
+                out.append(late)
                 continue
             if self.misere:
                 out.append(_guarded(self._value, item, ctx, False))
@@ -281,8 +288,9 @@ class ComponentSum(GameKind[tuple[C, ...]]):
                 known = self.remoteness(position, ctx)
             return Value(self.game_id, self.format(position), outcome, None, known, source)
         found: dict[C, Found] = {}
-        self._look_up(odd_components(position), found, ctx)
-        return self._combine(position, found, ctx, remoteness)
+        odd = odd_components(position)
+        self._look_up(odd, found, ctx)
+        return self._combine(position, found, ctx, remoteness, odd)
 
     def _look_up(self, components: list[C], found: dict[C, Found], ctx: Context) -> None:
         """Add to `found` the components it lacks (there may be 100,000: the deadline is checked)."""
@@ -304,13 +312,19 @@ class ComponentSum(GameKind[tuple[C, ...]]):
             return error
 
     def _combine(
-        self, position: tuple[C, ...], found: dict[C, Found], ctx: Context, remoteness: bool
+        self,
+        position: tuple[C, ...],
+        found: dict[C, Found],
+        ctx: Context,
+        remoteness: bool,
+        odd: list[C] | None = None,
     ) -> Value:
-        """The normal-play value of a sum from its components' values (an error if one is missing)."""
+        """The normal-play value of a sum from its components' values (an error if one is missing);
+        `odd` is `odd_components(position)` where the caller has it already."""
         total = 0
         sources: list[Source] = []
         unknown: list[tuple[C, Exception]] = []
-        for component in odd_components(position):
+        for component in odd_components(position) if odd is None else odd:
             value = found[component]
             if isinstance(value, Exception):
                 unknown.append((component, value))
@@ -363,7 +377,7 @@ class _Children(Generic[C]):
         self.last: tuple[tuple[C, ...], C, tuple[C, ...]] | None = None
 
     def parent(self) -> Value:
-        return self.kind._combine(self.position, self.found, self.ctx, remoteness=True)
+        return self.kind._combine(self.position, self.found, self.ctx, True, self.odd)
 
     def _made(self, index: int, result: tuple[C, ...]) -> MoveTo[tuple[C, ...]]:
         move = self.kind.move(self.position, index, result)
@@ -408,8 +422,9 @@ class _Children(Generic[C]):
         return Value(kind.game_id, kind.format(child), "P" if total == 0 else "N", total, remoteness, source)
 
     def _in_full(self, child: tuple[C, ...], ranked: bool) -> Value:
-        self.kind._look_up(odd_components(child), self.found, self.ctx)
-        return self.kind._combine(child, self.found, self.ctx, ranked)
+        odd = odd_components(child)
+        self.kind._look_up(odd, self.found, self.ctx)
+        return self.kind._combine(child, self.found, self.ctx, ranked, odd)
 
 
 def _guarded(answer: Any, *args: Any) -> Value | NimbaseError:
