@@ -24,11 +24,24 @@ class Deadline:
     """
 
     at: float
-    cancelled: threading.Event = field(default_factory=threading.Event, compare=False)
+    #: None for a deadline nobody can cancel (the service's own, the engine's): no Event to make per
+    #: request on the hot path. Transports make theirs with `cancellable`.
+    cancelled: threading.Event | None = field(default=None, compare=False)
+
+    @classmethod
+    def cancellable(cls, at: float) -> Deadline:
+        """A deadline its transport can `cancel` when the client goes away."""
+        return cls(at, threading.Event())
 
     def cancel(self) -> None:
         """The client has gone: every `check` from now on raises `Cancelled`."""
+        if self.cancelled is None:
+            raise ValueError("this deadline was not made cancellable (Deadline.cancellable)")
         self.cancelled.set()
+
+    @property
+    def is_cancelled(self) -> bool:
+        return self.cancelled is not None and self.cancelled.is_set()
 
     def capped(self, at: float) -> Deadline:
         """This deadline, no later than `at`, sharing the cancellation."""
@@ -36,14 +49,14 @@ class Deadline:
 
     def remaining(self) -> float:
         """Seconds left (0 once past, or once cancelled): what a wait for a lock may take."""
-        return 0.0 if self.cancelled.is_set() else max(0.0, self.at - time.monotonic())
+        return 0.0 if self.is_cancelled else max(0.0, self.at - time.monotonic())
 
     def check(self, what: str | Callable[[], str]) -> None:
         """Raise if the work described by `what` (text, or a function making it) must stop now.
 
         Costs two cheap calls, so loops may call it every iteration whose body does any real work.
         """
-        if self.cancelled.is_set():
+        if self.is_cancelled:
             raise Cancelled(f"{_text(what)} was stopped: the client cancelled the request")
         if time.monotonic() > self.at:
             raise DeadlineExceeded(f"{_text(what)} ran past the request's deadline")

@@ -90,7 +90,7 @@ class NimbaseServicer:
     def _deadline(self, context: Context) -> Deadline:
         """The call's gRPC deadline, capped at `limits.request_seconds` (cancelled if the call ends)."""
         remaining: float | None = context.time_remaining()
-        return Deadline(convert.deadline_after(remaining, self._limits))
+        return Deadline.cancellable(convert.deadline_after(remaining, self._limits))
 
     async def _run(self, fn: Callable[..., T], *args: object, stop: Deadline | None = None) -> T:
         """`fn(*args)` in a worker thread; if the call is cancelled meanwhile, so is `stop`."""

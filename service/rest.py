@@ -350,7 +350,7 @@ def create_app(
         """Answer on the event loop when memory suffices (the hot path of lookups), else in a worker
         thread, where the call may read the database or compute (`answer_in_thread`)."""
         try:
-            stop = RequestDeadline(_deadline(header, limits))
+            stop = RequestDeadline.cancellable(_deadline(header, limits))
             body = service.in_memory(lambda: call(stop))
         except Exception as exc:
             return failure(request, exc)
@@ -363,7 +363,7 @@ def create_app(
     ) -> Response:
         """Run a call bounded by the request's deadline (`x-deadline-ms`) in a worker thread."""
         try:
-            stop = RequestDeadline(_deadline(header, limits))
+            stop = RequestDeadline.cancellable(_deadline(header, limits))
         except InvalidArgument as exc:
             return failure(request, exc)
         return await answer_until_gone(request, stop, call, cache)

@@ -15,6 +15,8 @@ from engine.kernels.octal import SplitRules
 
 #: Splits without removing a token, into unequal parts.
 GRUNDY_RULES = SplitRules(whole=(), one=(), two=(0,), unequal=True)
+#: The kernel (it holds only the rules, so one serves every caller).
+_KERNEL = SplitKernel(GRUNDY_RULES)
 
 
 class GrundyGame(HeapGame):
@@ -43,4 +45,4 @@ class GrundyGame(HeapGame):
         return max(0, (n - 1) // 2)
 
     def kernel(self) -> SplitKernel:
-        return SplitKernel(GRUNDY_RULES)
+        return _KERNEL

@@ -127,6 +127,7 @@ class OctalGame(HeapGame):
         #: The most tokens a move removes (the t of Guy-Smith).
         self.t = max((k for k, d in enumerate(self.digits) if d), default=0)
         self.splits = bool(self.rules.two)
+        self._kernel = OctalKernel(self.rules, self.t)
 
     def info(self) -> GameInfo:
         name = CLASSICS.get(self.code, f"Octal game {self.code}")
@@ -163,4 +164,5 @@ class OctalGame(HeapGame):
         return count
 
     def kernel(self) -> OctalKernel:
-        return OctalKernel(self.rules, self.t)
+        """The game's kernel, made once: every lookup asks for it."""
+        return self._kernel

@@ -48,6 +48,7 @@ class SubtractionGame(HeapGame):
         self.moves: tuple[int, ...] = canonical
         self.misere = misere
         self.game_id = f"{FAMILY}:{','.join(map(str, canonical))}" + (":misere" if misere else "")
+        self._kernel = SubtractionKernel(canonical, misere)
 
     def __repr__(self) -> str:
         return f"SubtractionGame({self.moves!r}, misere={self.misere})"
@@ -78,7 +79,8 @@ class SubtractionGame(HeapGame):
         return None
 
     def kernel(self) -> SequenceKernel:
-        return SubtractionKernel(self.moves, self.misere)
+        """The game's kernel, made once: every lookup asks for it."""
+        return self._kernel
 
 
 def family_info() -> GameInfo:
