@@ -36,12 +36,16 @@ class Value(NamedTuple):
     grundy: int | None
     remoteness: int | None
     source: Source
+    #: bicolor-nim's G- (the black heap that added to the position makes a P-position); else None.
+    grundy_black: int | None = None
 
     def as_dict(self) -> dict[str, object]:
         """The JSON shape of the public contract (absent fields are left out)."""
         out: dict[str, object] = {"game": self.game, "position": self.position, "outcome": self.outcome}
         if self.grundy is not None:
             out["grundy"] = self.grundy
+        if self.grundy_black is not None:
+            out["grundy_black"] = self.grundy_black
         if self.remoteness is not None:
             out["remoteness"] = self.remoteness
         out["source"] = self.source
@@ -64,6 +68,8 @@ class MoveValue:
         }
         if self.value.grundy is not None:
             out["grundy"] = self.value.grundy
+        if self.value.grundy_black is not None:
+            out["grundy_black"] = self.value.grundy_black
         if self.value.remoteness is not None:
             out["remoteness"] = self.value.remoteness
         out.update(self.fields)

@@ -45,6 +45,15 @@ def value_dict(msg: pb.Value) -> schema.Value:
     """A Value message as the REST JSON has it (same keys, same order)."""
     outcome = cast(schema.Outcome, msg.outcome)
     source = cast(schema.Source, msg.source)
+    if msg.HasField("grundy_black"):  # bicolor-nim only
+        out: dict[str, object] = {"game": msg.game, "position": msg.position, "outcome": outcome}
+        if msg.HasField("grundy"):
+            out["grundy"] = msg.grundy
+        out["grundy_black"] = msg.grundy_black
+        if msg.HasField("remoteness"):
+            out["remoteness"] = msg.remoteness
+        out["source"] = source
+        return cast(schema.Value, out)
     if msg.HasField("grundy"):
         if msg.HasField("remoteness"):
             return {
@@ -83,8 +92,8 @@ def value_or_error_dict(msg: pb.ValueOrError) -> schema.ValueOrError:
 
 
 def move_dict(msg: pb.Move) -> schema.Move:
-    """A Move message as the REST JSON has it: `to` comes with `heap` (heap games) or `pair` (Wythoff),
-    and is kept when empty (a heap that vanishes)."""
+    """A Move message as the REST JSON has it: `to` comes with `heap` (heap games), `pair` (Wythoff) or
+    `colored_heap` (bicolor-nim), and is kept when empty (a heap that vanishes)."""
     out: schema.Move = {
         "move": msg.move,
         "position": msg.position,
@@ -92,6 +101,8 @@ def move_dict(msg: pb.Move) -> schema.Move:
     }
     if msg.HasField("grundy"):
         out["grundy"] = msg.grundy
+    if msg.HasField("grundy_black"):
+        out["grundy_black"] = msg.grundy_black
     if msg.HasField("remoteness"):
         out["remoteness"] = msg.remoteness
     if msg.HasField("heap"):
@@ -100,6 +111,11 @@ def move_dict(msg: pb.Move) -> schema.Move:
     elif msg.pair:
         out["pair"] = list(msg.pair)
         out["to"] = list(msg.to)
+    elif msg.colored_heap:
+        out["colored_heap"] = list(msg.colored_heap)
+        out["to"] = list(msg.to)
+        out["white_taken"] = msg.white_taken
+        out["black_taken"] = msg.black_taken
     return out
 
 

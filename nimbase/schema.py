@@ -47,6 +47,10 @@ JobStatus = Literal["queued", "running", "done", "failed", "cancelled"]
 
 _OUTCOME = 'With best play: "P" the player to move loses, "N" the player to move wins, "D" a draw.'
 _GRUNDY = "The Sprague-Grundy value; absent where the game is not impartial under normal play."
+_GRUNDY_BLACK = (
+    "bicolor-nim only: G-, the size of the black heap that, added to the position, makes it a P-position "
+    "(`grundy` is G, the same with a white heap)."
+)
 _REMOTENESS = "Moves to the end under best play (the winner hurries); absent where not known exactly."
 _SOURCE = (
     'Where the answer came from, cheapest first: "formula" (a closed form), "table" (precomputed), '
@@ -125,6 +129,7 @@ class Value(TypedDict):
     position: Annotated[str, Field(description="The position in canonical form.")]
     outcome: Annotated[Outcome, Field(description=_OUTCOME)]
     grundy: NotRequired[Annotated[int, Field(description=_GRUNDY)]]
+    grundy_black: NotRequired[Annotated[int, Field(description=_GRUNDY_BLACK)]]
     remoteness: NotRequired[Annotated[int, Field(description=_REMOTENESS)]]
     source: Annotated[Source, Field(description=_SOURCE)]
 
@@ -133,7 +138,8 @@ class Value(TypedDict):
 class Move(TypedDict):
     """One legal move and the value of the position it leads to.
 
-    Beside the text `move`, heap games give `heap` and `to`, Wythoff gives `pair` and `to`.
+    Beside the text `move`, heap games give `heap` and `to`, Wythoff gives `pair` and `to`, bicolor-nim
+    `colored_heap`, `to`, `white_taken` and `black_taken`.
     """
 
     move: Annotated[
@@ -145,15 +151,22 @@ class Move(TypedDict):
     position: Annotated[str, Field(description="The position the move leads to, in canonical form.")]
     outcome: Annotated[Outcome, Field(description=f"Of the position reached. {_OUTCOME}")]
     grundy: NotRequired[Annotated[int, Field(description=f"Of the position reached. {_GRUNDY}")]]
+    grundy_black: NotRequired[Annotated[int, Field(description=f"Of the position reached. {_GRUNDY_BLACK}")]]
     remoteness: NotRequired[Annotated[int, Field(description=f"Of the position reached. {_REMOTENESS}")]]
     heap: NotRequired[Annotated[int, Field(description="Heap games: the size of the heap moved in.")]]
+    colored_heap: NotRequired[
+        Annotated[list[int], Field(description="bicolor-nim: the heap moved in, as [white, black].")]
+    ]
+    white_taken: NotRequired[Annotated[int, Field(description="bicolor-nim: white stones the move takes.")]]
+    black_taken: NotRequired[Annotated[int, Field(description="bicolor-nim: black stones the move takes.")]]
     pair: NotRequired[Annotated[list[int], Field(description="Wythoff: the pair moved in, as [a, b].")]]
     to: NotRequired[
         Annotated[
             list[int],
             Field(
                 description="What the heap or pair becomes: heap games the heaps left ([] when the heap "
-                "vanishes, two when it splits); Wythoff the pair [c, d] ([0, 0] when both piles are emptied)."
+                "vanishes, two when it splits); Wythoff the pair [c, d] ([0, 0] when both piles are "
+                "emptied); bicolor-nim the heap [white, black] ([0, 0] when it is taken whole)."
             ),
         ]
     ]

@@ -109,7 +109,16 @@ def jsonable(obj: object) -> JSON:
 def value_as_dict(value: Value) -> schema.Value:
     """The REST shape of a value: grundy and remoteness left out where unknown (one dict literal per
     case, in the contract's key order: this is the bulk path)."""
-    game, position, outcome, grundy, remoteness, source = value
+    game, position, outcome, grundy, remoteness, source, grundy_black = value
+    if grundy_black is not None:  # bicolor-nim only: the rare path builds the dict key by key
+        out: dict[str, object] = {"game": game, "position": position, "outcome": outcome}
+        if grundy is not None:
+            out["grundy"] = grundy
+        out["grundy_black"] = grundy_black
+        if remoteness is not None:
+            out["remoteness"] = remoteness
+        out["source"] = source
+        return cast(schema.Value, out)
     if grundy is None:
         if remoteness is None:
             return {"game": game, "position": position, "outcome": outcome, "source": source}
@@ -160,6 +169,8 @@ def fill_value(msg: pb.Value, value: Value) -> pb.Value:
         msg.grundy = value.grundy
     if value.remoteness is not None:
         msg.remoteness = value.remoteness
+    if value.grundy_black is not None:
+        msg.grundy_black = value.grundy_black
     return msg
 
 
@@ -213,8 +224,9 @@ def batch_to_pb(items: Sequence[Value | BaseException]) -> pb.BatchGetValuesResp
 
 
 #: The structured move fields a kind may give (`MoveValue.fields`), each declared in schema.Move and
-#: in the gRPC Move message: heaps give `heap` and `to`, Wythoff `pair` and `to`.
-MOVE_FIELDS = frozenset({"heap", "pair", "to"})
+#: in the gRPC Move message: heaps give `heap` and `to`, Wythoff `pair` and `to`, bicolor-nim
+#: `colored_heap`, `to`, `white_taken` and `black_taken`.
+MOVE_FIELDS = frozenset({"heap", "pair", "to", "colored_heap", "white_taken", "black_taken"})
 
 
 def _undeclared_move_field(name: str) -> ValueError:
@@ -227,6 +239,8 @@ def move_to_pb(move: MoveValue) -> pb.Move:
         msg.grundy = move.value.grundy
     if move.value.remoteness is not None:
         msg.remoteness = move.value.remoteness
+    if move.value.grundy_black is not None:
+        msg.grundy_black = move.value.grundy_black
     for name, field in move.fields:
         if name == "heap":
             msg.heap = cast(int, field)
@@ -234,6 +248,12 @@ def move_to_pb(move: MoveValue) -> pb.Move:
             msg.pair.extend(cast(list[int], field))
         elif name == "to":
             msg.to.extend(cast(list[int], field))
+        elif name == "colored_heap":
+            msg.colored_heap.extend(cast(list[int], field))
+        elif name == "white_taken":
+            msg.white_taken = cast(int, field)
+        elif name == "black_taken":
+            msg.black_taken = cast(int, field)
         else:
             raise _undeclared_move_field(name)
     return msg
@@ -245,6 +265,8 @@ def move_as_dict(move: MoveValue) -> schema.Move:
     out: schema.Move = {"move": move.move, "position": value.position, "outcome": value.outcome}
     if value.grundy is not None:
         out["grundy"] = value.grundy
+    if value.grundy_black is not None:
+        out["grundy_black"] = value.grundy_black
     if value.remoteness is not None:
         out["remoteness"] = value.remoteness
     for name, field in move.fields:
@@ -254,6 +276,12 @@ def move_as_dict(move: MoveValue) -> schema.Move:
             out["pair"] = cast(list[int], field)
         elif name == "to":
             out["to"] = cast(list[int], field)
+        elif name == "colored_heap":
+            out["colored_heap"] = cast(list[int], field)
+        elif name == "white_taken":
+            out["white_taken"] = cast(int, field)
+        elif name == "black_taken":
+            out["black_taken"] = cast(int, field)
         else:
             raise _undeclared_move_field(name)
     return out

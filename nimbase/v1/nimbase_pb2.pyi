@@ -42,20 +42,22 @@ class GetValueRequest(_message.Message):
     def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ...) -> None: ...
 
 class Value(_message.Message):
-    __slots__ = ("game", "position", "outcome", "grundy", "remoteness", "source")
+    __slots__ = ("game", "position", "outcome", "grundy", "remoteness", "source", "grundy_black")
     GAME_FIELD_NUMBER: _ClassVar[int]
     POSITION_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
     GRUNDY_FIELD_NUMBER: _ClassVar[int]
     REMOTENESS_FIELD_NUMBER: _ClassVar[int]
     SOURCE_FIELD_NUMBER: _ClassVar[int]
+    GRUNDY_BLACK_FIELD_NUMBER: _ClassVar[int]
     game: str
     position: str
     outcome: str
     grundy: int
     remoteness: int
     source: str
-    def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ..., source: _Optional[str] = ...) -> None: ...
+    grundy_black: int
+    def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ..., source: _Optional[str] = ..., grundy_black: _Optional[int] = ...) -> None: ...
 
 class Error(_message.Message):
     __slots__ = ("code", "message", "job")
@@ -86,7 +88,7 @@ class BestMoveRequest(_message.Message):
     def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
 
 class Move(_message.Message):
-    __slots__ = ("move", "position", "outcome", "grundy", "remoteness", "heap", "pair", "to")
+    __slots__ = ("move", "position", "outcome", "grundy", "remoteness", "heap", "pair", "to", "grundy_black", "colored_heap", "white_taken", "black_taken")
     MOVE_FIELD_NUMBER: _ClassVar[int]
     POSITION_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
@@ -95,6 +97,10 @@ class Move(_message.Message):
     HEAP_FIELD_NUMBER: _ClassVar[int]
     PAIR_FIELD_NUMBER: _ClassVar[int]
     TO_FIELD_NUMBER: _ClassVar[int]
+    GRUNDY_BLACK_FIELD_NUMBER: _ClassVar[int]
+    COLORED_HEAP_FIELD_NUMBER: _ClassVar[int]
+    WHITE_TAKEN_FIELD_NUMBER: _ClassVar[int]
+    BLACK_TAKEN_FIELD_NUMBER: _ClassVar[int]
     move: str
     position: str
     outcome: str
@@ -103,7 +109,11 @@ class Move(_message.Message):
     heap: int
     pair: _containers.RepeatedScalarFieldContainer[int]
     to: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, move: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ..., heap: _Optional[int] = ..., pair: _Optional[_Iterable[int]] = ..., to: _Optional[_Iterable[int]] = ...) -> None: ...
+    grundy_black: int
+    colored_heap: _containers.RepeatedScalarFieldContainer[int]
+    white_taken: int
+    black_taken: int
+    def __init__(self, move: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ..., heap: _Optional[int] = ..., pair: _Optional[_Iterable[int]] = ..., to: _Optional[_Iterable[int]] = ..., grundy_black: _Optional[int] = ..., colored_heap: _Optional[_Iterable[int]] = ..., white_taken: _Optional[int] = ..., black_taken: _Optional[int] = ...) -> None: ...
 
 class BestMoveResponse(_message.Message):
     __slots__ = ("value", "moves", "best_move")
