@@ -4,23 +4,25 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test bench soak proto migrate lint typecheck pytest fuzz install clean
+.PHONY: run test bench soak proto migrate lint typecheck pytest fuzz install browser clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(STAMP): $(BIN)/python pyproject.toml
-	$(BIN)/pip install --quiet -e '.[dev]'
+## The server depends on the client package (./client, `nimbase-client`), which no index has: both from here.
+$(STAMP): $(BIN)/python pyproject.toml client/pyproject.toml
+	$(BIN)/pip install --quiet -e ./client -e '.[dev]'
 	@touch $(STAMP)
 
 install: $(STAMP)
 
-## Regenerates the gRPC/protobuf modules from proto/ (the generated files are committed).
+## Regenerates the gRPC/protobuf modules from proto/ (the generated files are committed) into their one
+## home, the client package: client/nimbase_client/v1/ (the server imports them from there, or as nimbase.v1).
 proto: $(STAMP)
-	$(BIN)/python -m grpc_tools.protoc -Iproto --python_out=. --pyi_out=. --grpc_python_out=. \
-		proto/nimbase/v1/nimbase.proto
+	$(BIN)/python -m grpc_tools.protoc -Inimbase_client/v1=proto/nimbase/v1 \
+		--python_out=client --pyi_out=client --grpc_python_out=client nimbase_client/v1/nimbase.proto
 
 ## The embedded database (used when DATABASE_URL is unset) lives in ./var/ for every make target;
 ## outside make, nimbase defaults NIMBASE_VAR_DIR to the user data directory.
@@ -41,8 +43,23 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP)
+pytest: $(STAMP) browser
 	$(BIN)/pytest
+
+## The page's browser test (tests/web) drives Debian's headless Chromium through its chromedriver:
+## installed with apt-get when either is missing (as root, else through sudo), a no-op once they are.
+BROWSER_PACKAGES := chromium chromium-driver
+browser:
+	@command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" = 0 ]; then sudo=; \
+		elif command -v sudo >/dev/null 2>&1; then sudo=sudo; \
+		else echo "the browser test needs Chromium: install the packages $(BROWSER_PACKAGES) (apt-get install -y $(BROWSER_PACKAGES))"; exit 1; fi; \
+		echo "installing $(BROWSER_PACKAGES) for the browser test"; \
+		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(BROWSER_PACKAGES) >/dev/null 2>&1 || { \
+			$$sudo apt-get update -q >/dev/null && \
+			$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(BROWSER_PACKAGES) >/dev/null; } || { \
+			echo "could not install $(BROWSER_PACKAGES) with apt-get; install them to run the browser test"; exit 1; }; \
+	}
 
 test: lint typecheck pytest
 

@@ -15,10 +15,12 @@ cannot use raises `InvalidSetting`, whose message names the variable and quotes 
 | `NIMBASE_ADMIN_TOKEN`    | `admin_token`                       |
 | `NIMBASE_LOG_LEVEL`      | `log_level`                         |
 | `NIMBASE_CORS_ORIGINS`   | `cors_origins`                      |
+| `NIMBASE_TLS_CERT`, `NIMBASE_TLS_KEY` | `tls_cert`, `tls_key` (`Settings.tls`) |
 | `NIMBASE_WORKER_<FIELD>` | `worker.<field>` (`WorkerSettings`) |
 | `NIMBASE_LIMITS_<FIELD>` | `limits.<field>` (`Limits`)         |
 | `NIMBASE_AUTO_<FIELD>`   | `auto.<field>` (`AutoJobSettings`)  |
 | `NIMBASE_RATE_LIMIT_<FIELD>` | `rate_limit.<field>` (`RateLimitSettings`) |
+| `NIMBASE_CACHE_<FIELD>`  | `cache.<field>` (`CacheSettings`)   |
 
 README.md ("Configuration") lists every variable with its default and meaning. An empty variable counts
 as unset. This module imports nothing of nimbase's other packages, so storage/ and worker/ may use it.
@@ -42,6 +44,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    FilePath,
     NonNegativeFloat,
     NonNegativeInt,
     PositiveFloat,
@@ -275,6 +278,43 @@ class RateLimitSettings:
 DEFAULT_RATE_LIMIT = RateLimitSettings()
 
 
+# ---- in-process caches ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CacheSettings:
+    """Bytes each in-process cache of the service may hold (NIMBASE_CACHE_<FIELD> overrides each field),
+    so a server's memory stops growing once they are full, whatever is asked of it.
+
+    An item larger than its whole budget is used by the request that made it and not kept.
+    """
+
+    __pydantic_config__ = ConfigDict(extra="forbid")
+
+    #: Values computed live (and their remoteness), all games together: two full live prefixes of
+    #: `Limits.live_values` (2^22 values of 4 bytes, and 8 bytes each of remoteness) fit.
+    live_bytes: PositiveInt = 96 << 20
+    #: Stored chunks read from the database (256 chunks of 65,536 values of 4 bytes).
+    chunk_bytes: PositiveInt = 64 << 20
+    #: The shared memo (solved searches, stats, live Wythoff tables): arrays by their size, any other
+    #: entry counted as 4 KiB (and 4 KiB more per 64 heaps of its position).
+    memo_bytes: PositiveInt = 64 << 20
+
+
+DEFAULT_CACHE = CacheSettings()
+
+
+# ---- TLS -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TlsFiles:
+    """The PEM files of a server's TLS: its certificate chain and the certificate's private key."""
+
+    cert: Path
+    key: Path
+
+
 # ---- the settings --------------------------------------------------------------------------------
 
 
@@ -299,10 +339,14 @@ class Settings(BaseModel):
     log_level: Annotated[str, BeforeValidator(_log_level)] = "INFO"
     #: Origins whose web pages may call the read-only REST routes (CORS); `*`: any, empty: none.
     cors_origins: Annotated[tuple[str, ...], NoDecode, BeforeValidator(_origins)] = ("*",)
+    #: PEM certificate chain and its private key: with both, gRPC and REST serve TLS only (`tls`).
+    tls_cert: Annotated[FilePath | None, BeforeValidator(_optional_text)] = None
+    tls_key: Annotated[FilePath | None, BeforeValidator(_optional_text)] = None
     worker: WorkerSettings = DEFAULT_WORKER
     limits: Limits = DEFAULT_LIMITS
     auto: AutoJobSettings = DEFAULT_AUTO
     rate_limit: RateLimitSettings = DEFAULT_RATE_LIMIT
+    cache: CacheSettings = DEFAULT_CACHE
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -313,12 +357,26 @@ class Settings(BaseModel):
             raise InvalidSetting(describe_errors(exc)) from None
         except SettingsError as exc:  # a group variable (NIMBASE_WORKER, NIMBASE_LIMITS...) that is not JSON
             raise InvalidSetting(str(exc)) from None
-        return cls.model_construct(**{name: getattr(read, name) for name in cls.model_fields})
+        settings = cls.model_construct(**{name: getattr(read, name) for name in cls.model_fields})
+        if (settings.tls_cert is None) != (settings.tls_key is None):
+            given, missing = ("CERT", "KEY") if settings.tls_key is None else ("KEY", "CERT")
+            raise InvalidSetting(
+                f"{ENV_PREFIX}TLS_{given} is set but {ENV_PREFIX}TLS_{missing} is not: TLS needs both the "
+                "certificate and its private key"
+            )
+        return settings
+
+    @property
+    def tls(self) -> TlsFiles | None:
+        """The server's TLS files (NIMBASE_TLS_CERT and NIMBASE_TLS_KEY); None: plaintext."""
+        if self.tls_cert is None or self.tls_key is None:
+            return None
+        return TlsFiles(self.tls_cert, self.tls_key)
 
 
 class _Environment(BaseSettings, Settings):
     """Settings read by pydantic-settings: NIMBASE_<FIELD>, NIMBASE_WORKER_<FIELD>, NIMBASE_LIMITS_<FIELD>,
-    NIMBASE_AUTO_<FIELD>, NIMBASE_RATE_LIMIT_<FIELD> and DATABASE_URL (its alias)."""
+    NIMBASE_AUTO_<FIELD>, NIMBASE_RATE_LIMIT_<FIELD>, NIMBASE_CACHE_<FIELD> and DATABASE_URL (its alias)."""
 
     model_config = SettingsConfigDict(
         env_prefix=ENV_PREFIX,
@@ -339,6 +397,7 @@ _GROUPS: dict[str, type[Any]] = {
     "limits": Limits,
     "auto": AutoJobSettings,
     "rate_limit": RateLimitSettings,
+    "cache": CacheSettings,
 }
 
 

@@ -20,11 +20,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import grpc
 import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from nimbase.settings import DEFAULT_RATE_LIMIT, RateLimitSettings
+from nimbase.settings import DEFAULT_RATE_LIMIT, RateLimitSettings, TlsFiles
 from service import convert
 from service.core import NimbaseService
 from service.grpc_server import create_grpc_server
@@ -105,18 +106,23 @@ async def serve(
     limits: Limits = DEFAULT_LIMITS,
     cors_origins: Sequence[str] = ("*",),
     rate_limit: RateLimitSettings = DEFAULT_RATE_LIMIT,
+    tls: TlsFiles | None = None,
 ) -> BoundPorts:
     """Serve gRPC and REST until `stop` is set (or forever); returns the ports that were bound.
 
     `limits` bounds each call's batch size and deadline in both transports: pass the service's
     (`Settings.limits`), so the wire and the service agree. `cors_origins` may call the REST API from
     web pages (`Settings.cors_origins`); `rate_limit` (`Settings.rate_limit`) bounds each client
-    address's requests over both transports together.
+    address's requests over both transports together. With `tls` (`Settings.tls`) both serve TLS only.
     """
     metrics = Metrics()
     limiter = RateLimiter.of(rate_limit)
     grpc_server, servicer = await create_grpc_server(service, metrics, limits, limiter)
-    bound_grpc = grpc_server.add_insecure_port(_grpc_address(host, grpc_port))
+    if tls is None:
+        bound_grpc = grpc_server.add_insecure_port(_grpc_address(host, grpc_port))
+    else:
+        credentials = grpc.ssl_server_credentials([(tls.key.read_bytes(), tls.cert.read_bytes())])
+        bound_grpc = grpc_server.add_secure_port(_grpc_address(host, grpc_port), credentials)
     if bound_grpc == 0:
         raise OSError(f"cannot bind the gRPC port {host}:{grpc_port}")
     sock = _http_socket(host, http_port)
@@ -129,6 +135,8 @@ async def serve(
         log_config=None,
         access_log=False,
         lifespan="off",
+        ssl_certfile=None if tls is None else str(tls.cert),
+        ssl_keyfile=None if tls is None else str(tls.key),
     )
     http_server = _Uvicorn(config)
     await grpc_server.start()
@@ -139,7 +147,8 @@ async def serve(
                 await http_task
                 raise RuntimeError("the HTTP server stopped while starting")
             await asyncio.sleep(0.01)
-        log.info("serving gRPC on %s:%d and HTTP on %s:%d", host, ports.grpc, host, ports.http)
+        secure = "" if tls is None else " (TLS)"
+        log.info("serving gRPC on %s:%d and HTTP on %s:%d%s", host, ports.grpc, host, ports.http, secure)
         if on_ready is not None:
             on_ready(ports)
         waiters: list[asyncio.Future[Any]] = [http_task]
@@ -168,6 +177,7 @@ def run_server(
     limits: Limits = DEFAULT_LIMITS,
     cors_origins: Sequence[str] = ("*",),
     rate_limit: RateLimitSettings = DEFAULT_RATE_LIMIT,
+    tls: TlsFiles | None = None,
 ) -> None:
     """Serve until SIGINT or SIGTERM, then stop gracefully (the `nimbase serve` entry point)."""
 
@@ -185,6 +195,7 @@ def run_server(
             limits=limits,
             cors_origins=cors_origins,
             rate_limit=rate_limit,
+            tls=tls,
         )
 
     asyncio.run(main())

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from engine.errors import InvalidArgument, NimbaseError
 from engine.periods import Period
 from engine.values import SOURCE_ORDER, Value
-from nimbase import client
+from nimbase_client import convert as client
 from service import convert
 from service.core import BestMoveResult, JobView, MoveValue, SequenceResult
 from service.grpc_server import status_code
@@ -30,6 +30,7 @@ values = st.builds(
     grundy=st.none() | int64,
     remoteness=st.none() | int64,
     source=st.sampled_from(SOURCE_ORDER),
+    grundy_black=st.none() | int64,
 )
 optional_text = st.none() | text
 
@@ -43,7 +44,8 @@ def test_value_round_trip_equals_rest_json(value: Value) -> None:
 
 
 #: Structured move fields as the kinds give them: none, a heap and what it leaves (maybe nothing,
-#: maybe a split), or a Wythoff pair and the pair it becomes.
+#: maybe a split), a Wythoff pair and the pair it becomes, or a bicolor heap, what it becomes and the
+#: stones of each colour taken.
 move_fields = (
     st.just(())
     | st.builds(lambda h, to: (("heap", h), ("to", to)), int64, st.lists(int64, max_size=2))
@@ -51,6 +53,18 @@ move_fields = (
         lambda pair, to: (("pair", pair), ("to", to)),
         st.lists(int64, min_size=2, max_size=2),
         st.lists(int64, min_size=2, max_size=2),
+    )
+    | st.builds(
+        lambda heap, to, white, black: (
+            ("colored_heap", heap),
+            ("to", to),
+            ("white_taken", white),
+            ("black_taken", black),
+        ),
+        st.lists(int64, min_size=2, max_size=2),
+        st.lists(int64, min_size=2, max_size=2),
+        int64,
+        int64,
     )
 )
 
@@ -182,4 +196,4 @@ def test_jsonable_and_stats_struct() -> None:
     msg = convert.stats_to_pb(stats)
     from google.protobuf import json_format
 
-    assert client._whole_numbers(json_format.MessageToDict(msg.stats)) == expected
+    assert client.whole_numbers(json_format.MessageToDict(msg.stats)) == expected

@@ -268,14 +268,16 @@ class Job(_message.Message):
     def __init__(self, id: _Optional[int] = ..., game: _Optional[str] = ..., family: _Optional[str] = ..., upto: _Optional[int] = ..., fill: _Optional[bool] = ..., status: _Optional[str] = ..., progress: _Optional[_Union[Progress, _Mapping]] = ..., error: _Optional[str] = ..., created_at: _Optional[str] = ..., started_at: _Optional[str] = ..., finished_at: _Optional[str] = ...) -> None: ...
 
 class SubmitJobRequest(_message.Message):
-    __slots__ = ("game", "upto", "fill")
+    __slots__ = ("game", "upto", "fill", "family")
     GAME_FIELD_NUMBER: _ClassVar[int]
     UPTO_FIELD_NUMBER: _ClassVar[int]
     FILL_FIELD_NUMBER: _ClassVar[int]
+    FAMILY_FIELD_NUMBER: _ClassVar[int]
     game: str
     upto: int
     fill: bool
-    def __init__(self, game: _Optional[str] = ..., upto: _Optional[int] = ..., fill: _Optional[bool] = ...) -> None: ...
+    family: str
+    def __init__(self, game: _Optional[str] = ..., upto: _Optional[int] = ..., fill: _Optional[bool] = ..., family: _Optional[str] = ...) -> None: ...
 
 class GetJobRequest(_message.Message):
     __slots__ = ("id",)

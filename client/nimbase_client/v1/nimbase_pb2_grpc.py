@@ -3,7 +3,7 @@
 import grpc
 import warnings
 
-from nimbase.v1 import nimbase_pb2 as nimbase_dot_v1_dot_nimbase__pb2
+from nimbase_client.v1 import nimbase_pb2 as nimbase__client_dot_v1_dot_nimbase__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -18,7 +18,7 @@ except ImportError:
 if _version_not_supported:
     raise RuntimeError(
         f'The grpc package installed is at version {GRPC_VERSION},'
-        + ' but the generated code in nimbase/v1/nimbase_pb2_grpc.py depends on'
+        + ' but the generated code in nimbase_client/v1/nimbase_pb2_grpc.py depends on'
         + f' grpcio>={GRPC_GENERATED_VERSION}.'
         + f' Please upgrade your grpc module to grpcio>={GRPC_GENERATED_VERSION}'
         + f' or downgrade your generated code using grpcio-tools<={GRPC_VERSION}.'
@@ -37,73 +37,73 @@ class NimbaseStub:
         """
         self.ListGames = channel.unary_unary(
                 '/nimbase.v1.Nimbase/ListGames',
-                request_serializer=nimbase_dot_v1_dot_nimbase__pb2.ListGamesRequest.SerializeToString,
-                response_deserializer=nimbase_dot_v1_dot_nimbase__pb2.ListGamesResponse.FromString,
+                request_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.ListGamesRequest.SerializeToString,
+                response_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.ListGamesResponse.FromString,
                 _registered_method=True)
         self.GetValue = channel.unary_unary(
                 '/nimbase.v1.Nimbase/GetValue',
-                request_serializer=nimbase_dot_v1_dot_nimbase__pb2.GetValueRequest.SerializeToString,
-                response_deserializer=nimbase_dot_v1_dot_nimbase__pb2.Value.FromString,
+                request_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.GetValueRequest.SerializeToString,
+                response_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.Value.FromString,
                 _registered_method=True)
         self.BestMove = channel.unary_unary(
                 '/nimbase.v1.Nimbase/BestMove',
-                request_serializer=nimbase_dot_v1_dot_nimbase__pb2.BestMoveRequest.SerializeToString,
-                response_deserializer=nimbase_dot_v1_dot_nimbase__pb2.BestMoveResponse.FromString,
+                request_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.BestMoveRequest.SerializeToString,
+                response_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.BestMoveResponse.FromString,
                 _registered_method=True)
         self.IsPPosition = channel.unary_unary(
                 '/nimbase.v1.Nimbase/IsPPosition',
-                request_serializer=nimbase_dot_v1_dot_nimbase__pb2.IsPPositionRequest.SerializeToString,
-                response_deserializer=nimbase_dot_v1_dot_nimbase__pb2.IsPPositionResponse.FromString,
+                request_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.IsPPositionRequest.SerializeToString,
+                response_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.IsPPositionResponse.FromString,
                 _registered_method=True)
         self.BatchGetValues = channel.unary_unary(
                 '/nimbase.v1.Nimbase/BatchGetValues',
-                request_serializer=nimbase_dot_v1_dot_nimbase__pb2.BatchGetValuesRequest.SerializeToString,
-                response_deserializer=nimbase_dot_v1_dot_nimbase__pb2.BatchGetValuesResponse.FromString,
+                request_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.BatchGetValuesRequest.SerializeToString,
+                response_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.BatchGetValuesResponse.FromString,
                 _registered_method=True)
         self.StreamValues = channel.stream_stream(
                 '/nimbase.v1.Nimbase/StreamValues',
-                request_serializer=nimbase_dot_v1_dot_nimbase__pb2.StreamValuesRequest.SerializeToString,
-                response_deserializer=nimbase_dot_v1_dot_nimbase__pb2.ValueOrError.FromString,
+                request_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.StreamValuesRequest.SerializeToString,
+                response_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.ValueOrError.FromString,
                 _registered_method=True)
         self.StreamBatches = channel.stream_stream(
                 '/nimbase.v1.Nimbase/StreamBatches',
-                request_serializer=nimbase_dot_v1_dot_nimbase__pb2.BatchGetValuesRequest.SerializeToString,
-                response_deserializer=nimbase_dot_v1_dot_nimbase__pb2.BatchGetValuesResponse.FromString,
+                request_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.BatchGetValuesRequest.SerializeToString,
+                response_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.BatchGetValuesResponse.FromString,
                 _registered_method=True)
         self.ColumnarValues = channel.unary_unary(
                 '/nimbase.v1.Nimbase/ColumnarValues',
-                request_serializer=nimbase_dot_v1_dot_nimbase__pb2.ColumnarValuesRequest.SerializeToString,
-                response_deserializer=nimbase_dot_v1_dot_nimbase__pb2.ColumnarValuesResponse.FromString,
+                request_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.ColumnarValuesRequest.SerializeToString,
+                response_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.ColumnarValuesResponse.FromString,
                 _registered_method=True)
         self.GetSequence = channel.unary_unary(
                 '/nimbase.v1.Nimbase/GetSequence',
-                request_serializer=nimbase_dot_v1_dot_nimbase__pb2.GetSequenceRequest.SerializeToString,
-                response_deserializer=nimbase_dot_v1_dot_nimbase__pb2.GetSequenceResponse.FromString,
+                request_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.GetSequenceRequest.SerializeToString,
+                response_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.GetSequenceResponse.FromString,
                 _registered_method=True)
         self.GetStats = channel.unary_unary(
                 '/nimbase.v1.Nimbase/GetStats',
-                request_serializer=nimbase_dot_v1_dot_nimbase__pb2.GetStatsRequest.SerializeToString,
-                response_deserializer=nimbase_dot_v1_dot_nimbase__pb2.GetStatsResponse.FromString,
+                request_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.GetStatsRequest.SerializeToString,
+                response_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.GetStatsResponse.FromString,
                 _registered_method=True)
         self.SubmitJob = channel.unary_unary(
                 '/nimbase.v1.Nimbase/SubmitJob',
-                request_serializer=nimbase_dot_v1_dot_nimbase__pb2.SubmitJobRequest.SerializeToString,
-                response_deserializer=nimbase_dot_v1_dot_nimbase__pb2.Job.FromString,
+                request_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.SubmitJobRequest.SerializeToString,
+                response_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.Job.FromString,
                 _registered_method=True)
         self.GetJob = channel.unary_unary(
                 '/nimbase.v1.Nimbase/GetJob',
-                request_serializer=nimbase_dot_v1_dot_nimbase__pb2.GetJobRequest.SerializeToString,
-                response_deserializer=nimbase_dot_v1_dot_nimbase__pb2.Job.FromString,
+                request_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.GetJobRequest.SerializeToString,
+                response_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.Job.FromString,
                 _registered_method=True)
         self.ListJobs = channel.unary_unary(
                 '/nimbase.v1.Nimbase/ListJobs',
-                request_serializer=nimbase_dot_v1_dot_nimbase__pb2.ListJobsRequest.SerializeToString,
-                response_deserializer=nimbase_dot_v1_dot_nimbase__pb2.ListJobsResponse.FromString,
+                request_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.ListJobsRequest.SerializeToString,
+                response_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.ListJobsResponse.FromString,
                 _registered_method=True)
         self.CancelJob = channel.unary_unary(
                 '/nimbase.v1.Nimbase/CancelJob',
-                request_serializer=nimbase_dot_v1_dot_nimbase__pb2.CancelJobRequest.SerializeToString,
-                response_deserializer=nimbase_dot_v1_dot_nimbase__pb2.Job.FromString,
+                request_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.CancelJobRequest.SerializeToString,
+                response_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.Job.FromString,
                 _registered_method=True)
 
 
@@ -215,73 +215,73 @@ def add_NimbaseServicer_to_server(servicer, server):
     rpc_method_handlers = {
             'ListGames': grpc.unary_unary_rpc_method_handler(
                     servicer.ListGames,
-                    request_deserializer=nimbase_dot_v1_dot_nimbase__pb2.ListGamesRequest.FromString,
-                    response_serializer=nimbase_dot_v1_dot_nimbase__pb2.ListGamesResponse.SerializeToString,
+                    request_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.ListGamesRequest.FromString,
+                    response_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.ListGamesResponse.SerializeToString,
             ),
             'GetValue': grpc.unary_unary_rpc_method_handler(
                     servicer.GetValue,
-                    request_deserializer=nimbase_dot_v1_dot_nimbase__pb2.GetValueRequest.FromString,
-                    response_serializer=nimbase_dot_v1_dot_nimbase__pb2.Value.SerializeToString,
+                    request_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.GetValueRequest.FromString,
+                    response_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.Value.SerializeToString,
             ),
             'BestMove': grpc.unary_unary_rpc_method_handler(
                     servicer.BestMove,
-                    request_deserializer=nimbase_dot_v1_dot_nimbase__pb2.BestMoveRequest.FromString,
-                    response_serializer=nimbase_dot_v1_dot_nimbase__pb2.BestMoveResponse.SerializeToString,
+                    request_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.BestMoveRequest.FromString,
+                    response_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.BestMoveResponse.SerializeToString,
             ),
             'IsPPosition': grpc.unary_unary_rpc_method_handler(
                     servicer.IsPPosition,
-                    request_deserializer=nimbase_dot_v1_dot_nimbase__pb2.IsPPositionRequest.FromString,
-                    response_serializer=nimbase_dot_v1_dot_nimbase__pb2.IsPPositionResponse.SerializeToString,
+                    request_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.IsPPositionRequest.FromString,
+                    response_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.IsPPositionResponse.SerializeToString,
             ),
             'BatchGetValues': grpc.unary_unary_rpc_method_handler(
                     servicer.BatchGetValues,
-                    request_deserializer=nimbase_dot_v1_dot_nimbase__pb2.BatchGetValuesRequest.FromString,
-                    response_serializer=nimbase_dot_v1_dot_nimbase__pb2.BatchGetValuesResponse.SerializeToString,
+                    request_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.BatchGetValuesRequest.FromString,
+                    response_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.BatchGetValuesResponse.SerializeToString,
             ),
             'StreamValues': grpc.stream_stream_rpc_method_handler(
                     servicer.StreamValues,
-                    request_deserializer=nimbase_dot_v1_dot_nimbase__pb2.StreamValuesRequest.FromString,
-                    response_serializer=nimbase_dot_v1_dot_nimbase__pb2.ValueOrError.SerializeToString,
+                    request_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.StreamValuesRequest.FromString,
+                    response_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.ValueOrError.SerializeToString,
             ),
             'StreamBatches': grpc.stream_stream_rpc_method_handler(
                     servicer.StreamBatches,
-                    request_deserializer=nimbase_dot_v1_dot_nimbase__pb2.BatchGetValuesRequest.FromString,
-                    response_serializer=nimbase_dot_v1_dot_nimbase__pb2.BatchGetValuesResponse.SerializeToString,
+                    request_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.BatchGetValuesRequest.FromString,
+                    response_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.BatchGetValuesResponse.SerializeToString,
             ),
             'ColumnarValues': grpc.unary_unary_rpc_method_handler(
                     servicer.ColumnarValues,
-                    request_deserializer=nimbase_dot_v1_dot_nimbase__pb2.ColumnarValuesRequest.FromString,
-                    response_serializer=nimbase_dot_v1_dot_nimbase__pb2.ColumnarValuesResponse.SerializeToString,
+                    request_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.ColumnarValuesRequest.FromString,
+                    response_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.ColumnarValuesResponse.SerializeToString,
             ),
             'GetSequence': grpc.unary_unary_rpc_method_handler(
                     servicer.GetSequence,
-                    request_deserializer=nimbase_dot_v1_dot_nimbase__pb2.GetSequenceRequest.FromString,
-                    response_serializer=nimbase_dot_v1_dot_nimbase__pb2.GetSequenceResponse.SerializeToString,
+                    request_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.GetSequenceRequest.FromString,
+                    response_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.GetSequenceResponse.SerializeToString,
             ),
             'GetStats': grpc.unary_unary_rpc_method_handler(
                     servicer.GetStats,
-                    request_deserializer=nimbase_dot_v1_dot_nimbase__pb2.GetStatsRequest.FromString,
-                    response_serializer=nimbase_dot_v1_dot_nimbase__pb2.GetStatsResponse.SerializeToString,
+                    request_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.GetStatsRequest.FromString,
+                    response_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.GetStatsResponse.SerializeToString,
             ),
             'SubmitJob': grpc.unary_unary_rpc_method_handler(
                     servicer.SubmitJob,
-                    request_deserializer=nimbase_dot_v1_dot_nimbase__pb2.SubmitJobRequest.FromString,
-                    response_serializer=nimbase_dot_v1_dot_nimbase__pb2.Job.SerializeToString,
+                    request_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.SubmitJobRequest.FromString,
+                    response_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.Job.SerializeToString,
             ),
             'GetJob': grpc.unary_unary_rpc_method_handler(
                     servicer.GetJob,
-                    request_deserializer=nimbase_dot_v1_dot_nimbase__pb2.GetJobRequest.FromString,
-                    response_serializer=nimbase_dot_v1_dot_nimbase__pb2.Job.SerializeToString,
+                    request_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.GetJobRequest.FromString,
+                    response_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.Job.SerializeToString,
             ),
             'ListJobs': grpc.unary_unary_rpc_method_handler(
                     servicer.ListJobs,
-                    request_deserializer=nimbase_dot_v1_dot_nimbase__pb2.ListJobsRequest.FromString,
-                    response_serializer=nimbase_dot_v1_dot_nimbase__pb2.ListJobsResponse.SerializeToString,
+                    request_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.ListJobsRequest.FromString,
+                    response_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.ListJobsResponse.SerializeToString,
             ),
             'CancelJob': grpc.unary_unary_rpc_method_handler(
                     servicer.CancelJob,
-                    request_deserializer=nimbase_dot_v1_dot_nimbase__pb2.CancelJobRequest.FromString,
-                    response_serializer=nimbase_dot_v1_dot_nimbase__pb2.Job.SerializeToString,
+                    request_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.CancelJobRequest.FromString,
+                    response_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.Job.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -310,8 +310,8 @@ class Nimbase:
             request,
             target,
             '/nimbase.v1.Nimbase/ListGames',
-            nimbase_dot_v1_dot_nimbase__pb2.ListGamesRequest.SerializeToString,
-            nimbase_dot_v1_dot_nimbase__pb2.ListGamesResponse.FromString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.ListGamesRequest.SerializeToString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.ListGamesResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -337,8 +337,8 @@ class Nimbase:
             request,
             target,
             '/nimbase.v1.Nimbase/GetValue',
-            nimbase_dot_v1_dot_nimbase__pb2.GetValueRequest.SerializeToString,
-            nimbase_dot_v1_dot_nimbase__pb2.Value.FromString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.GetValueRequest.SerializeToString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.Value.FromString,
             options,
             channel_credentials,
             insecure,
@@ -364,8 +364,8 @@ class Nimbase:
             request,
             target,
             '/nimbase.v1.Nimbase/BestMove',
-            nimbase_dot_v1_dot_nimbase__pb2.BestMoveRequest.SerializeToString,
-            nimbase_dot_v1_dot_nimbase__pb2.BestMoveResponse.FromString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.BestMoveRequest.SerializeToString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.BestMoveResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -391,8 +391,8 @@ class Nimbase:
             request,
             target,
             '/nimbase.v1.Nimbase/IsPPosition',
-            nimbase_dot_v1_dot_nimbase__pb2.IsPPositionRequest.SerializeToString,
-            nimbase_dot_v1_dot_nimbase__pb2.IsPPositionResponse.FromString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.IsPPositionRequest.SerializeToString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.IsPPositionResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -418,8 +418,8 @@ class Nimbase:
             request,
             target,
             '/nimbase.v1.Nimbase/BatchGetValues',
-            nimbase_dot_v1_dot_nimbase__pb2.BatchGetValuesRequest.SerializeToString,
-            nimbase_dot_v1_dot_nimbase__pb2.BatchGetValuesResponse.FromString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.BatchGetValuesRequest.SerializeToString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.BatchGetValuesResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -445,8 +445,8 @@ class Nimbase:
             request_iterator,
             target,
             '/nimbase.v1.Nimbase/StreamValues',
-            nimbase_dot_v1_dot_nimbase__pb2.StreamValuesRequest.SerializeToString,
-            nimbase_dot_v1_dot_nimbase__pb2.ValueOrError.FromString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.StreamValuesRequest.SerializeToString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.ValueOrError.FromString,
             options,
             channel_credentials,
             insecure,
@@ -472,8 +472,8 @@ class Nimbase:
             request_iterator,
             target,
             '/nimbase.v1.Nimbase/StreamBatches',
-            nimbase_dot_v1_dot_nimbase__pb2.BatchGetValuesRequest.SerializeToString,
-            nimbase_dot_v1_dot_nimbase__pb2.BatchGetValuesResponse.FromString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.BatchGetValuesRequest.SerializeToString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.BatchGetValuesResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -499,8 +499,8 @@ class Nimbase:
             request,
             target,
             '/nimbase.v1.Nimbase/ColumnarValues',
-            nimbase_dot_v1_dot_nimbase__pb2.ColumnarValuesRequest.SerializeToString,
-            nimbase_dot_v1_dot_nimbase__pb2.ColumnarValuesResponse.FromString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.ColumnarValuesRequest.SerializeToString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.ColumnarValuesResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -526,8 +526,8 @@ class Nimbase:
             request,
             target,
             '/nimbase.v1.Nimbase/GetSequence',
-            nimbase_dot_v1_dot_nimbase__pb2.GetSequenceRequest.SerializeToString,
-            nimbase_dot_v1_dot_nimbase__pb2.GetSequenceResponse.FromString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.GetSequenceRequest.SerializeToString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.GetSequenceResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -553,8 +553,8 @@ class Nimbase:
             request,
             target,
             '/nimbase.v1.Nimbase/GetStats',
-            nimbase_dot_v1_dot_nimbase__pb2.GetStatsRequest.SerializeToString,
-            nimbase_dot_v1_dot_nimbase__pb2.GetStatsResponse.FromString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.GetStatsRequest.SerializeToString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.GetStatsResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -580,8 +580,8 @@ class Nimbase:
             request,
             target,
             '/nimbase.v1.Nimbase/SubmitJob',
-            nimbase_dot_v1_dot_nimbase__pb2.SubmitJobRequest.SerializeToString,
-            nimbase_dot_v1_dot_nimbase__pb2.Job.FromString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.SubmitJobRequest.SerializeToString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.Job.FromString,
             options,
             channel_credentials,
             insecure,
@@ -607,8 +607,8 @@ class Nimbase:
             request,
             target,
             '/nimbase.v1.Nimbase/GetJob',
-            nimbase_dot_v1_dot_nimbase__pb2.GetJobRequest.SerializeToString,
-            nimbase_dot_v1_dot_nimbase__pb2.Job.FromString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.GetJobRequest.SerializeToString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.Job.FromString,
             options,
             channel_credentials,
             insecure,
@@ -634,8 +634,8 @@ class Nimbase:
             request,
             target,
             '/nimbase.v1.Nimbase/ListJobs',
-            nimbase_dot_v1_dot_nimbase__pb2.ListJobsRequest.SerializeToString,
-            nimbase_dot_v1_dot_nimbase__pb2.ListJobsResponse.FromString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.ListJobsRequest.SerializeToString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.ListJobsResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -661,8 +661,8 @@ class Nimbase:
             request,
             target,
             '/nimbase.v1.Nimbase/CancelJob',
-            nimbase_dot_v1_dot_nimbase__pb2.CancelJobRequest.SerializeToString,
-            nimbase_dot_v1_dot_nimbase__pb2.Job.FromString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.CancelJobRequest.SerializeToString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.Job.FromString,
             options,
             channel_credentials,
             insecure,

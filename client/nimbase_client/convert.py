@@ -1,0 +1,181 @@
+"""gRPC messages to the typed records: the dicts the REST routes answer, same keys in the same order.
+
+So a program can switch transports without touching its data handling.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+from google.protobuf import json_format
+
+from nimbase_client import records
+from nimbase_client.v1 import nimbase_pb2 as pb
+
+
+def value_dict(msg: pb.Value) -> records.Value:
+    """A Value message as the REST JSON has it (same keys, same order)."""
+    outcome = cast(records.Outcome, msg.outcome)
+    source = cast(records.Source, msg.source)
+    if msg.HasField("grundy_black"):  # bicolor-nim only
+        out: dict[str, object] = {"game": msg.game, "position": msg.position, "outcome": outcome}
+        if msg.HasField("grundy"):
+            out["grundy"] = msg.grundy
+        out["grundy_black"] = msg.grundy_black
+        if msg.HasField("remoteness"):
+            out["remoteness"] = msg.remoteness
+        out["source"] = source
+        return cast(records.Value, out)
+    if msg.HasField("grundy"):
+        if msg.HasField("remoteness"):
+            return {
+                "game": msg.game,
+                "position": msg.position,
+                "outcome": outcome,
+                "grundy": msg.grundy,
+                "remoteness": msg.remoteness,
+                "source": source,
+            }
+        return {
+            "game": msg.game,
+            "position": msg.position,
+            "outcome": outcome,
+            "grundy": msg.grundy,
+            "source": source,
+        }
+    if msg.HasField("remoteness"):
+        return {
+            "game": msg.game,
+            "position": msg.position,
+            "outcome": outcome,
+            "remoteness": msg.remoteness,
+            "source": source,
+        }
+    return {"game": msg.game, "position": msg.position, "outcome": outcome, "source": source}
+
+
+def value_or_error_dict(msg: pb.ValueOrError) -> records.ValueOrError:
+    if msg.HasField("error"):
+        body: records.ErrorBody = {"error": {"code": msg.error.code, "message": msg.error.message}}
+        if msg.error.HasField("job"):
+            body["error"]["job"] = job_dict(msg.error.job)
+        return body
+    return value_dict(msg.value)
+
+
+def batch_dict(msg: pb.BatchGetValuesResponse) -> records.Batch:
+    return {"values": [value_or_error_dict(v) for v in msg.values]}
+
+
+def p_position_dict(msg: pb.IsPPositionResponse) -> records.PPosition:
+    return {"p_position": msg.p_position, **value_dict(msg.value)}
+
+
+def move_dict(msg: pb.Move) -> records.Move:
+    """A Move message as the REST JSON has it: `to` comes with `heap` (heap games), `pair` (Wythoff) or
+    `colored_heap` (bicolor-nim), and is kept when empty (a heap that vanishes)."""
+    out: records.Move = {
+        "move": msg.move,
+        "position": msg.position,
+        "outcome": cast(records.Outcome, msg.outcome),
+    }
+    if msg.HasField("grundy"):
+        out["grundy"] = msg.grundy
+    if msg.HasField("grundy_black"):
+        out["grundy_black"] = msg.grundy_black
+    if msg.HasField("remoteness"):
+        out["remoteness"] = msg.remoteness
+    if msg.HasField("heap"):
+        out["heap"] = msg.heap
+        out["to"] = list(msg.to)
+    elif msg.pair:
+        out["pair"] = list(msg.pair)
+        out["to"] = list(msg.to)
+    elif msg.colored_heap:
+        out["colored_heap"] = list(msg.colored_heap)
+        out["to"] = list(msg.to)
+        out["white_taken"] = msg.white_taken
+        out["black_taken"] = msg.black_taken
+    return out
+
+
+def best_move_dict(msg: pb.BestMoveResponse) -> records.BestMove:
+    moves: records.Moves = {"moves": [move_dict(m) for m in msg.moves]}
+    if msg.HasField("best_move"):
+        moves["best_move"] = move_dict(msg.best_move)
+    return {**value_dict(msg.value), **moves}
+
+
+def game_info_dict(msg: pb.GameInfo) -> records.GameInfo:
+    out: records.GameInfo = {
+        "id": msg.id,
+        "name": msg.name,
+        "description": msg.description,
+        "position_syntax": msg.position_syntax,
+        "examples": list(msg.examples),
+    }
+    if msg.HasField("period"):
+        out["period"] = period_dict(msg.period)
+    return out
+
+
+def game_list_dict(msg: pb.ListGamesResponse) -> records.GameList:
+    return {"games": [game_info_dict(g) for g in msg.games]}
+
+
+def period_dict(msg: pb.Period) -> records.Period:
+    return {
+        "preperiod": msg.preperiod,
+        "period": msg.period,
+        "saltus": msg.saltus,
+        "certified": msg.certified,
+    }
+
+
+def sequence_dict(msg: pb.GetSequenceResponse) -> records.Sequence:
+    return {
+        "game": msg.game,
+        "family": msg.family,
+        "start": msg.start,
+        "stop": msg.stop,
+        "values": list(msg.values),
+        "period": period_dict(msg.period) if msg.HasField("period") else None,
+        "source": cast(records.Source, msg.source),
+    }
+
+
+def stats_dict(msg: pb.GetStatsResponse) -> records.Stats:
+    """The stats Struct as the REST JSON has it (whole numbers back as ints)."""
+    stats = whole_numbers(json_format.MessageToDict(msg.stats))
+    return cast(records.Stats, stats if isinstance(stats, dict) else {})
+
+
+def job_dict(msg: pb.Job) -> records.Job:
+    return {
+        "id": msg.id,
+        "game": msg.game,
+        "family": msg.family,
+        "upto": msg.upto,
+        "fill": msg.fill,
+        "status": cast(records.JobStatus, msg.status),
+        "progress": {"done": msg.progress.done, "total": msg.progress.total},
+        "error": msg.error if msg.HasField("error") else None,
+        "created_at": msg.created_at,
+        "started_at": msg.started_at if msg.HasField("started_at") else None,
+        "finished_at": msg.finished_at if msg.HasField("finished_at") else None,
+    }
+
+
+def job_list_dict(msg: pb.ListJobsResponse) -> records.JobList:
+    return {"jobs": [job_dict(j) for j in msg.jobs]}
+
+
+def whole_numbers(obj: object) -> object:
+    """Struct numbers travel as doubles; give integral ones back as ints, as the REST JSON has them."""
+    if isinstance(obj, float) and obj.is_integer():
+        return int(obj)
+    if isinstance(obj, dict):
+        return {k: whole_numbers(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [whole_numbers(v) for v in obj]
+    return obj

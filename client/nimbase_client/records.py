@@ -1,0 +1,310 @@
+"""The typed answer records: every answer shape of the nimbase API, declared once.
+
+Each JSON answer of the REST routes, and each dict the clients return (gRPC and REST alike), is one
+`TypedDict` here. They are plain dicts at run time: nothing is validated per answer. A field marked
+`NotRequired` is absent from the answer when it is not known, never null.
+
+The text under each field is its documentation: the server's `nimbase.schema` publishes it in
+`/openapi.json`, so these classes are the one declaration of every field's name, type and meaning.
+This module needs nothing but the standard library (and `typing_extensions` when it is there, since
+pydantic reads only its `TypedDict` on Python 3.11).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypeAlias
+
+if TYPE_CHECKING:
+    from typing import TypedDict
+else:
+    try:
+        from typing_extensions import TypedDict
+    except ImportError:  # a client without typing_extensions: typing's is the same at run time
+        from typing import TypedDict
+
+__all__ = [
+    "Batch",
+    "BestMove",
+    "ErrorBody",
+    "ErrorDetail",
+    "GameInfo",
+    "GameList",
+    "Health",
+    "Job",
+    "JobList",
+    "JobStatus",
+    "Move",
+    "Moves",
+    "Outcome",
+    "PPosition",
+    "Period",
+    "Progress",
+    "Sequence",
+    "Source",
+    "Stats",
+    "Value",
+    "ValueOrError",
+]
+
+Outcome = Literal["P", "N", "D"]
+Source = Literal["formula", "table", "period", "live"]
+JobStatus = Literal["queued", "running", "done", "failed", "cancelled"]
+
+
+# -- games -------------------------------------------------------------------------------------
+
+
+class GameInfo(TypedDict):
+    """One game family: its id (or id pattern), grammar, description and example positions."""
+
+    id: str
+    """The game id, e.g. `nim` or `subtraction:1,3,4`."""
+    name: str
+    """Its usual name."""
+    description: str
+    """The rules in one line."""
+    position_syntax: str
+    """How positions of the game are written."""
+    examples: list[str]
+    """Example positions."""
+    period: NotRequired[Period]
+    """The certified period of a computed game's values, if known."""
+
+
+class GameList(TypedDict):
+    """Answer of `GET /v1/games` (ListGames)."""
+
+    games: list[GameInfo]
+
+
+# -- values ------------------------------------------------------------------------------------
+
+
+class Value(TypedDict):
+    """The value of one position (`GET /v1/value`, GetValue)."""
+
+    game: str
+    """The game id asked about."""
+    position: str
+    """The position in canonical form."""
+    outcome: Outcome
+    """With best play: "P" the player to move loses, "N" the player to move wins, "D" a draw."""
+    grundy: NotRequired[int]
+    """The Sprague-Grundy value; absent where the game is not impartial under normal play."""
+    grundy_black: NotRequired[int]
+    """bicolor-nim only: G-, the size of the black heap that, added to the position, makes it a
+    P-position (`grundy` is G, the same with a white heap)."""
+    remoteness: NotRequired[int]
+    """Moves to the end under best play (the winner hurries); absent where not known exactly."""
+    source: Source
+    """Where the answer came from, cheapest first: "formula" (a closed form), "table" (precomputed),
+    "period" (extrapolated from a certified period) or "live" (computed for this request)."""
+
+
+class Move(TypedDict):
+    """One legal move and the value of the position it leads to.
+
+    Beside the text `move`, heap games give `heap` and `to`, Wythoff gives `pair` and `to`, bicolor-nim
+    `colored_heap`, `to`, `white_taken` and `black_taken`.
+    """
+
+    move: str
+    """The move as text: "n -> a", "n -> a+b" (a split), "n -> 0"; Wythoff "a,b -> c,d"."""
+    position: str
+    """The position the move leads to, in canonical form."""
+    outcome: Outcome
+    """Of the position reached. With best play: "P" the player to move loses, "N" the player to move
+    wins, "D" a draw."""
+    grundy: NotRequired[int]
+    """Of the position reached. The Sprague-Grundy value; absent where the game is not impartial under
+    normal play."""
+    grundy_black: NotRequired[int]
+    """Of the position reached. bicolor-nim only: G-, the size of the black heap that, added to the
+    position, makes it a P-position (`grundy` is G, the same with a white heap)."""
+    remoteness: NotRequired[int]
+    """Of the position reached. Moves to the end under best play (the winner hurries); absent where not
+    known exactly."""
+    heap: NotRequired[int]
+    """Heap games: the size of the heap moved in."""
+    colored_heap: NotRequired[list[int]]
+    """bicolor-nim: the heap moved in, as [white, black]."""
+    white_taken: NotRequired[int]
+    """bicolor-nim: white stones the move takes."""
+    black_taken: NotRequired[int]
+    """bicolor-nim: black stones the move takes."""
+    pair: NotRequired[list[int]]
+    """Wythoff: the pair moved in, as [a, b]."""
+    to: NotRequired[list[int]]
+    """What the heap or pair becomes: heap games the heaps left ([] when the heap vanishes, two when it
+    splits); Wythoff the pair [c, d] ([0, 0] when both piles are emptied); bicolor-nim the heap
+    [white, black] ([0, 0] when it is taken whole)."""
+
+
+class Moves(TypedDict):
+    """The moves part of a BestMove answer."""
+
+    moves: list[Move]
+    """Every legal move (or the first `limit`), best first."""
+    best_move: NotRequired[Move]
+    """`moves[0]`; absent at a terminal position."""
+
+
+class BestMove(Value, Moves):
+    """Answer of `GET /v1/best-move` (BestMove): the value plus the moves, best first."""
+
+
+class PPosition(Value):
+    """Answer of `GET /v1/is-p-position` (IsPPosition): whether it is a P-position, plus the value."""
+
+    p_position: bool
+    """True when the player to move loses with best play."""
+
+
+# -- errors ------------------------------------------------------------------------------------
+
+
+class ErrorDetail(TypedDict):
+    """What went wrong: the public error code and a message quoting the offending input."""
+
+    code: str
+    """The gRPC status code name: INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION,
+    RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED, UNAUTHENTICATED, PERMISSION_DENIED, UNAVAILABLE or INTERNAL
+    (UNIMPLEMENTED for a method a path lacks)."""
+    message: str
+    """What was wrong; never a stack trace."""
+    job: NotRequired[Job]
+    """RESOURCE_EXHAUSTED only: the precompute job queued (or already open) that will make the answer
+    possible; ask again when it is done."""
+
+
+class ErrorBody(TypedDict):
+    """Every REST error answer, and a failed slot of a batch: `{"error": {"code", "message"}}`."""
+
+    error: ErrorDetail
+
+
+#: One slot of a batch: the value, or the error of that position.
+ValueOrError: TypeAlias = Value | ErrorBody
+
+
+class Batch(TypedDict):
+    """Answer of `POST /v1/values:batch` (BatchGetValues) and of each StreamBatches message."""
+
+    values: list[ValueOrError]
+    """In request order; a bad position gets `{"error": {...}}` in its slot."""
+
+
+# -- sequences and stats -----------------------------------------------------------------------
+
+
+class Period(TypedDict):
+    """g(n + period) = g(n) + saltus for every n >= preperiod."""
+
+    preperiod: int
+    period: int
+    saltus: int
+    """0 for plain periodicity."""
+    certified: bool
+    """True when proved for all n; an observed regularity is false."""
+
+
+class Sequence(TypedDict):
+    """Answer of `GET /v1/sequence` (GetSequence): values of a one-parameter family."""
+
+    game: str
+    family: str
+    """The family, e.g. "heap" (single heaps) or "row:0"."""
+    start: int
+    stop: int
+    values: list[int]
+    """The values for start <= n < stop."""
+    period: Period | None
+    """The family's period, or null when none is known."""
+    source: Source
+    """Where the answer came from, cheapest first: "formula" (a closed form), "table" (precomputed),
+    "period" (extrapolated from a certified period) or "live" (computed for this request)."""
+
+
+class Stats(TypedDict, total=False):
+    """Answer of `GET /v1/stats` (GetStats): what is known of the game as a whole.
+
+    Open: the fields below are those known today (heap games, Wythoff); a game may add others, and
+    a client must ignore keys it does not know. Null means "not known" (or "none", for rarity).
+    """
+
+    game: str
+    source: Source
+    """Where the answer came from, cheapest first: "formula" (a closed form), "table" (precomputed),
+    "period" (extrapolated from a certified period) or "live" (computed for this request)."""
+    period: Period | None
+    """The period of single heaps, or null."""
+    computed_upto: int | None
+    """How many values are known (Wythoff: pairs of the square table)."""
+    max_value: int | None
+    max_value_at: int | None
+    """The first heap size with `max_value`."""
+    rare_mask: int | None
+    """The rare/common mask of the values, if sparse."""
+    rare_count: int | None
+    """Rare values (heap 0 counted)."""
+    last_rare_at: int | None
+    """The last heap size with a rare value."""
+    p_positions: list[int] | int
+    """Heap games: the P-positions (or their count where long); Wythoff: a count."""
+    p_positions_count: int
+    table_side: int
+    """Wythoff: the side of the stored square table."""
+    live_side: int
+    """Wythoff: the largest side answered live."""
+    pending: list[Job]
+    """The precompute jobs still queued or running for the game, oldest first."""
+
+
+# -- jobs --------------------------------------------------------------------------------------
+
+
+class Progress(TypedDict):
+    """How far a job has come."""
+
+    done: int
+    total: int
+
+
+class Job(TypedDict):
+    """A precompute job (`POST /v1/jobs`, `GET /v1/jobs/{id}`, `DELETE /v1/jobs/{id}`)."""
+
+    id: int
+    game: str
+    family: str
+    upto: int
+    """Values to compute; for Wythoff, the side of the square table."""
+    fill: bool
+    """Fill the whole range even once the period is certified."""
+    status: JobStatus
+    progress: Progress
+    error: str | None
+    """Why the job failed or was cancelled, else null."""
+    created_at: str
+    """ISO 8601 timestamp."""
+    started_at: str | None
+    """ISO 8601 timestamp, or null."""
+    finished_at: str | None
+    """ISO 8601 timestamp, or null."""
+
+
+class JobList(TypedDict):
+    """Answer of `GET /v1/jobs` (ListJobs), newest first."""
+
+    jobs: list[Job]
+
+
+# -- operations --------------------------------------------------------------------------------
+
+
+class Health(TypedDict):
+    """Answer of `/healthz`: always "ok" while the process serves."""
+
+    status: Literal["ok"]
+    database: bool
+    """Whether PostgreSQL answers."""
+    details: NotRequired[dict[str, Any]]
