@@ -13,18 +13,26 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path as FilePath
 from typing import Annotated, Any
 
+import fastapi_offline
 from fastapi import FastAPI, Header, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html, get_swagger_ui_oauth2_redirect_html
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import ClientDisconnect
+from starlette.responses import FileResponse
+from starlette.routing import BaseRoute
+from starlette.staticfiles import NotModifiedResponse, StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine.deadline import Deadline as RequestDeadline
@@ -106,6 +114,11 @@ class JobRequest(BaseModel):
     )
     fill: StrictBool = Field(
         default=False, description="Fill the whole range even once the period is certified."
+    )
+    family: StrictStr | None = Field(
+        default=None,
+        max_length=64,
+        description="The stored family, for games that store several (bicolor-nim: e.g. `f_3`).",
     )
 
 
@@ -290,6 +303,105 @@ class _ReadOnlyCors:
             await self._reads(scope, receive, send)
 
 
+#: The web page (`/`) and its assets, shipped in the package (no build step, nothing from a CDN).
+WEB_DIR = FilePath(__file__).resolve().parent / "web"
+#: Swagger UI and ReDoc, shipped by the fastapi-offline package, so /docs and /redoc work offline.
+DOCS_ASSETS_DIR = FilePath(fastapi_offline.__file__).resolve().parent / "static"
+WEB_PREFIX = "/static"
+DOCS_ASSETS_PREFIX = "/static/docs"
+#: The page's own files change with each release under the same names: browsers keep them but ask
+#: again (a 304 from their ETag) before each use, so an upgraded server is seen at once.
+WEB_CACHE_CONTROL = "no-cache"
+#: The docs' vendored assets change only with the fastapi-offline version: a day without asking.
+DOCS_ASSETS_CACHE_CONTROL = "public, max-age=86400"
+
+
+class _Assets(StaticFiles):
+    """Static files with a `Cache-Control` of their own, whose ETag also matches in its gzipped form
+    (`http_cache.Compression` adds `-gzip` to the tag of what it compresses)."""
+
+    def __init__(self, directory: FilePath, cache_control: str) -> None:
+        super().__init__(directory=directory, follow_symlink=False)
+        self._cache_control = cache_control
+        self._route: BaseRoute | None = None
+
+    def mount_on(self, app: FastAPI, prefix: str, name: str) -> None:
+        app.mount(prefix, self, name=name)
+        self._route = app.router.routes[-1]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self._route is not None:  # the metrics' label (`GET /static`): a mount sets no route itself
+            scope["route"] = self._route
+        await super().__call__(scope, receive, send)
+
+    def file_response(
+        self,
+        full_path: str | os.PathLike[str],
+        stat_result: os.stat_result,
+        scope: Scope,
+        status_code: int = 200,
+    ) -> Response:
+        response = FileResponse(full_path, status_code=status_code, stat_result=stat_result)
+        response.headers["cache-control"] = self._cache_control
+        if status_code != 200:
+            return response
+        request = Headers(scope=scope)
+        if_none_match = request.get("if-none-match")
+        if if_none_match is not None:  # as http_cache.respond: the client's own form of the tag comes back
+            held = http_cache._matching(if_none_match, response.headers["etag"].strip('"'))
+            if held is None:
+                return response
+            not_modified = NotModifiedResponse(response.headers)
+            not_modified.headers["etag"] = held
+            return not_modified
+        if self.is_not_modified(response.headers, request):  # If-Modified-Since
+            return NotModifiedResponse(response.headers)
+        return response
+
+
+def _add_web_page(app: FastAPI) -> None:
+    """The web page at `/` with its assets under /static/, and the interactive docs (/docs, /redoc)
+    from locally shipped Swagger UI and ReDoc, so neither needs any other host."""
+    page = _Assets(WEB_DIR, WEB_CACHE_CONTROL)
+    # The docs' assets first: /static would otherwise take /static/docs/... and find nothing.
+    _Assets(DOCS_ASSETS_DIR, DOCS_ASSETS_CACHE_CONTROL).mount_on(app, DOCS_ASSETS_PREFIX, "docs-assets")
+    page.mount_on(app, WEB_PREFIX, "web")
+    favicon = f"{DOCS_ASSETS_PREFIX}/favicon.png"
+
+    @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
+    async def web_page(request: Request) -> Response:
+        """The page: pick a game, look up positions, play against the service, plot sequences."""
+        return await page.get_response("index.html", request.scope)
+
+    @app.get("/docs", include_in_schema=False)
+    def swagger_ui() -> HTMLResponse:
+        """Swagger UI over /openapi.json, its script and style served by this server."""
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json",
+            title=f"{app.title} - Swagger UI",
+            swagger_js_url=f"{DOCS_ASSETS_PREFIX}/swagger-ui-bundle.js",
+            swagger_css_url=f"{DOCS_ASSETS_PREFIX}/swagger-ui.css",
+            swagger_favicon_url=favicon,
+            oauth2_redirect_url=app.swagger_ui_oauth2_redirect_url,
+            swagger_ui_parameters={"validatorUrl": None},  # no badge fetched from swagger.io
+        )
+
+    @app.get(app.swagger_ui_oauth2_redirect_url or "/docs/oauth2-redirect", include_in_schema=False)
+    def swagger_ui_redirect() -> HTMLResponse:
+        return get_swagger_ui_oauth2_redirect_html()
+
+    @app.get("/redoc", include_in_schema=False)
+    def redoc() -> HTMLResponse:
+        """ReDoc over /openapi.json, without Google Fonts or a CDN."""
+        return get_redoc_html(
+            openapi_url=app.openapi_url or "/openapi.json",
+            title=f"{app.title} - ReDoc",
+            redoc_js_url=f"{DOCS_ASSETS_PREFIX}/redoc.standalone.js",
+            redoc_favicon_url=favicon,
+            with_google_fonts=False,
+        )
+
+
 def create_app(
     service: NimbaseService,
     metrics: Metrics | None = None,
@@ -310,7 +422,10 @@ def create_app(
         version="1",
         description="Values, best moves and P-positions of combinatorial games, and precompute jobs. "
         'Every error is `{"error": {"code", "message"}}` (code: the gRPC status code name).',
+        docs_url=None,  # served by _add_web_page from local assets, not FastAPI's CDN links
+        redoc_url=None,
     )
+    _add_web_page(app)
     default_openapi = app.openapi
 
     def openapi() -> dict[str, Any]:
@@ -592,7 +707,10 @@ def create_app(
         """
         token = convert.bearer_token(authorization)
         return answer(
-            request, lambda: convert.job_as_dict(service.submit_job(token, body.game, body.upto, body.fill))
+            request,
+            lambda: convert.job_as_dict(
+                service.submit_job(token, body.game, body.upto, body.fill, body.family)
+            ),
         )
 
     @app.get("/v1/jobs/{job_id}", tags=["jobs"], response_model=schema.Job, responses=errors(400, 404, 503))

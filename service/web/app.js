@@ -1,0 +1,1154 @@
+// nimbase's web page: plain JavaScript over the public REST API (v1), no build step, no library.
+// Sections: a position with its value and ranked moves (play against the service, a Wythoff board),
+// a Grundy sequence plot (SVG), Wythoff's table as a heat map (canvas), GetStats, and the job list.
+"use strict";
+
+(() => {
+  /** Moves asked for per position: BestMove ranks them all, but a huge heap has millions. */
+  const MOVE_LIMIT = 500;
+  /** Values in one GetSequence call (the server's default NIMBASE_LIMITS_SEQUENCE_VALUES). */
+  const MAX_SPAN = 1000000n;
+  /** Positions per POST /v1/values:batch (the server takes up to 10,000 by default). */
+  const BATCH = 8192;
+  /** A pause before the service's reply, so a person sees their own move land first. */
+  const REPLY_DELAY_MS = 350;
+  /** Job polling: every 1.5 s while a job is queued or running, else now and then. */
+  const JOBS_ACTIVE_MS = 1500;
+  const JOBS_IDLE_MS = 10000;
+  const SVG_NS = "http://www.w3.org/2000/svg";
+
+  const $ = (id) => document.getElementById(id);
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  // ---- the API -------------------------------------------------------------------------------
+
+  /** JSON with integers beyond 2^53 kept exact as BigInt (Nim's values reach 2^63-1). */
+  function parseJson(text) {
+    return JSON.parse(text, (key, value, context) =>
+      typeof value === "number" && !Number.isSafeInteger(value) && context && /^-?\d+$/.test(context.source)
+        ? BigInt(context.source)
+        : value,
+    );
+  }
+
+  class ApiError extends Error {
+    constructor(status, error) {
+      super(error.message || `HTTP ${status}`);
+      this.status = status;
+      this.code = error.code || `HTTP ${status}`;
+      this.job = error.job || null;
+    }
+  }
+
+  async function api(path, params = {}, init = undefined) {
+    const url = new URL(path, window.location.origin);
+    for (const [key, value] of Object.entries(params)) {
+      if (value !== undefined && value !== null) url.searchParams.set(key, String(value)); // "" is a position
+    }
+    const response = await fetch(url, init);
+    const text = await response.text();
+    let body = null;
+    try {
+      body = text ? parseJson(text) : null;
+    } catch {
+      body = null;
+    }
+    if (!response.ok) {
+      const error = body && body.error ? body.error : { message: text.slice(0, 300) };
+      throw new ApiError(response.status, error);
+    }
+    return body;
+  }
+
+  function describeError(error) {
+    if (!(error instanceof ApiError)) return String((error && error.message) || error);
+    let text = `${error.code}: ${error.message}`;
+    if (error.job) {
+      text += `\nJob ${error.job.id} (${error.job.status}) is computing what this needs; it shows in the job list.`;
+      pollJobsSoon();
+    }
+    return text;
+  }
+
+  function showError(id, error) {
+    const element = $(id);
+    element.hidden = error === null;
+    element.textContent = error === null ? "" : describeError(error);
+  }
+
+  const show = (value) => (value === undefined || value === null ? "—" : String(value));
+
+  function svg(tag, attributes = {}, parent = null) {
+    const element = document.createElementNS(SVG_NS, tag);
+    for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, String(value));
+    if (parent) parent.appendChild(element);
+    return element;
+  }
+
+  /** Round, readable steps (1, 2, 5 times a power of ten) for about `count` ticks over `span`. */
+  function niceStep(span, count) {
+    const raw = Math.max(span / count, 1);
+    const power = 10 ** Math.floor(Math.log10(raw));
+    for (const factor of [1, 2, 5, 10]) if (factor * power >= raw) return factor * power;
+    return 10 * power;
+  }
+
+  // ---- games ---------------------------------------------------------------------------------
+
+  const state = {
+    games: [],
+    game: "nim",
+    position: "",
+    value: null,
+    moves: [],
+    movesKnown: false,
+    turn: "you",
+    over: false,
+    busy: false,
+    token: 0,
+    session: 0,
+    history: [],
+    pair: 0,
+  };
+
+  /** The ListGames entry of a game id: itself, else its family's (`subtraction:1,3,4`). */
+  function gameEntry(id) {
+    const exact = state.games.find((game) => game.id === id);
+    if (exact) return { entry: exact, exact: true };
+    const family = id.split(":")[0];
+    const entry = state.games.find((game) => game.id.split(":")[0] === family);
+    return { entry: entry || null, exact: false };
+  }
+
+  const isWythoff = (game) => game === "wythoff";
+
+  async function loadGames() {
+    try {
+      const data = await api("/v1/games");
+      state.games = data.games;
+    } catch (error) {
+      showError("play-error", error);
+    }
+    const select = $("game-select");
+    select.replaceChildren(...state.games.map((game) => new Option(`${game.name} — ${game.id}`, game.id)));
+  }
+
+  function setGame(id) {
+    if (id.trim() === "") return; // a cleared field names no game: keep the last one
+    state.game = id.trim();
+    $("game").value = state.game;
+    const { entry, exact } = gameEntry(state.game);
+    const select = $("game-select");
+    if (exact) select.value = state.game;
+    const info = $("game-info");
+    if (entry) {
+      const name = exact ? entry.name : `a game of the family of ${entry.id}`;
+      info.textContent = `${name}: ${entry.description} Positions: ${entry.position_syntax}.`;
+    } else {
+      info.textContent = "";
+    }
+    const examples = $("examples");
+    examples.replaceChildren();
+    if (entry) {
+      examples.append("Examples: ");
+      for (const example of entry.examples) {
+        const button = document.createElement("button");
+        button.type = "button";
+        button.textContent = example;
+        button.addEventListener("click", () => {
+          $("position").value = example;
+          startFrom(example);
+        });
+        examples.appendChild(button);
+      }
+    }
+    clearPosition();
+    loadStats(state.game); // first: the plot's rare/common split reuses its answer
+    $("plot-game").value = state.game;
+    $("plot-family").value = "";
+    plot.initial = null;
+    replotFromForm();
+  }
+
+  function clearPosition() {
+    state.token++;
+    state.session++;
+    state.busy = false;
+    $("play").dataset.busy = "false";
+    state.value = null;
+    state.moves = [];
+    state.movesKnown = false;
+    state.history = [];
+    state.over = false;
+    state.turn = "you";
+    $("value").hidden = true;
+    $("turn").hidden = true;
+    $("wythoff-board").hidden = true;
+    renderHistory();
+    renderMoves();
+    showError("play-error", null);
+  }
+
+  // ---- a position: its value, its moves, and play -----------------------------------------------
+
+  function setBusy(busy) {
+    state.busy = busy;
+    $("play").dataset.busy = String(busy);
+    renderMoves();
+  }
+
+  /** Looks `position` up (GetValue and BestMove together) and shows it; null if a newer lookup won. */
+  async function lookUp(position) {
+    const token = ++state.token;
+    const game = state.game;
+    setBusy(true);
+    try {
+      const [value, best] = await Promise.allSettled([
+        api("/v1/value", { game, position }),
+        api("/v1/best-move", { game, position, limit: MOVE_LIMIT }),
+      ]);
+      if (token !== state.token) return null;
+      if (value.status === "rejected") {
+        showError("play-error", value.reason);
+        return null;
+      }
+      showError("play-error", best.status === "rejected" ? best.reason : null);
+      state.value = value.value;
+      state.position = value.value.position;
+      state.moves = best.status === "fulfilled" ? best.value.moves : [];
+      state.movesKnown = best.status === "fulfilled";
+      renderValue();
+      return { value: value.value, best: best.status === "fulfilled" ? best.value : null };
+    } catch (error) {
+      if (token === state.token) showError("play-error", error);
+      return null;
+    } finally {
+      if (token === state.token) setBusy(false);
+    }
+  }
+
+  async function startFrom(position) {
+    state.session++;
+    state.history = [];
+    state.turn = "you";
+    state.over = false;
+    state.pair = 0;
+    renderHistory();
+    const looked = await lookUp(position);
+    if (looked === null) return;
+    const hash = new URLSearchParams({ game: state.game, position: state.position });
+    window.history.replaceState(null, "", `#${hash}`);
+    settle(looked);
+  }
+
+  const autoReply = () => $("auto-reply").checked;
+  const terminal = (looked) => looked.best !== null && looked.best.moves.length === 0;
+
+  /** After a lookup: whose turn it is, or who won (at a position without moves, the outcome says
+   * whether the player to move has lost: "P", normal play, or won: "N", misère). */
+  function settle(looked) {
+    state.over = terminal(looked);
+    $("position").value = state.position; // "Look up" starts again from here
+    renderTurn();
+    renderMoves();
+    renderBoard();
+  }
+
+  /** Plays `move` for you; then, unless the game is over, the service answers with its best move. Each
+   * step checks that no new game was started meanwhile (`state.session`). */
+  async function play(move) {
+    if (state.busy || state.over || state.turn !== "you") return;
+    const session = state.session;
+    state.history.push({ who: "you", move: move.move, position: move.position });
+    renderHistory();
+    if (!autoReply()) {
+      const looked = await lookUp(move.position);
+      if (looked) settle(looked);
+      return;
+    }
+    state.turn = "nimbase";
+    renderTurn();
+    const looked = await lookUp(move.position);
+    if (looked === null) return;
+    if (terminal(looked) || looked.best === null) {
+      settle(looked);
+      return;
+    }
+    setBusy(true);
+    await sleep(REPLY_DELAY_MS);
+    if (session !== state.session) return;
+    const reply = looked.best.best_move;
+    state.history.push({ who: "nimbase", move: reply.move, position: reply.position });
+    renderHistory();
+    state.turn = "you";
+    const after = await lookUp(reply.position);
+    if (after) settle(after);
+  }
+
+  const OUTCOMES = {
+    P: "P: the player to move loses with best play",
+    N: "N: the player to move wins with best play",
+    D: "D: a draw with best play",
+  };
+
+  function renderValue() {
+    const value = state.value;
+    $("value").hidden = false;
+    $("value-position").textContent = value.position === "" ? "(empty)" : value.position;
+    $("value-outcome").textContent = show(value.outcome);
+    $("value-outcome").className = `outcome-${value.outcome}`;
+    $("value-grundy").textContent = show(value.grundy);
+    $("value-remoteness").textContent = show(value.remoteness);
+    $("value-source").textContent = show(value.source);
+    $("value-meaning").textContent = OUTCOMES[value.outcome] || "";
+  }
+
+  function renderTurn() {
+    const turn = $("turn");
+    turn.hidden = state.value === null;
+    turn.className = "turn";
+    if (state.over) {
+      const moverWins = state.value.outcome === "N";
+      const drawn = state.value.outcome === "D";
+      const mover = state.turn;
+      const rule = moverWins ? "no move is left, and here the last player to move loses" : "no move is left";
+      if (drawn) {
+        turn.textContent = "A draw.";
+      } else if (!autoReply()) {
+        turn.textContent = `Game over: ${rule}; the player to move ${moverWins ? "wins" : "loses"}.`;
+      } else {
+        const winner = moverWins ? mover : mover === "you" ? "nimbase" : "you";
+        turn.textContent = winner === "you" ? `You won! (${rule})` : `nimbase won (${rule}).`;
+        turn.classList.add(winner === "you" ? "won" : "lost");
+      }
+    } else if (state.turn === "nimbase") {
+      turn.textContent = "nimbase to move…";
+    } else if (!state.movesKnown) {
+      turn.textContent = "Your move (the moves could not be listed).";
+    } else {
+      const hint =
+        state.value.outcome === "N"
+          ? "you can win: the best move leads to a P-position"
+          : "against best play you lose: the best move makes it last";
+      turn.textContent = `Your move — ${hint}.`;
+    }
+  }
+
+  function renderHistory() {
+    const list = $("history");
+    list.replaceChildren(
+      ...state.history.map((item) => {
+        const li = document.createElement("li");
+        const who = document.createElement("span");
+        who.className = "who";
+        who.textContent = item.who === "you" ? "you: " : "nimbase: ";
+        li.append(who, `${item.move} → ${item.position === "" ? "(empty)" : item.position}`);
+        return li;
+      }),
+    );
+  }
+
+  function renderMoves() {
+    const body = $("moves").tBodies[0];
+    const playable = !state.busy && !state.over && state.turn === "you";
+    body.replaceChildren(
+      ...state.moves.map((move, index) => {
+        const row = document.createElement("tr");
+        if (index === 0) row.className = "best";
+        const cells = [String(index + 1), null, move.position === "" ? "(empty)" : move.position];
+        cells.push(move.outcome, show(move.grundy), show(move.remoteness));
+        cells.forEach((text, column) => {
+          const cell = document.createElement("td");
+          if (column === 1) {
+            const button = document.createElement("button");
+            button.type = "button";
+            button.className = "move";
+            button.textContent = move.move;
+            button.dataset.position = move.position;
+            button.disabled = !playable;
+            button.title = `play ${move.move}`;
+            button.addEventListener("click", () => play(move));
+            cell.appendChild(button);
+          } else {
+            cell.textContent = text;
+            if (column === 2) cell.className = "mono";
+            if (column === 3) cell.className = `outcome-${text}`;
+          }
+          row.appendChild(cell);
+        });
+        return row;
+      }),
+    );
+    const note = $("moves-note");
+    if (!state.movesKnown) note.textContent = "";
+    else if (state.moves.length === 0) note.textContent = "(none: the game is over)";
+    else if (state.moves.length >= MOVE_LIMIT) note.textContent = `(the first ${MOVE_LIMIT}, best first)`;
+    else note.textContent = `(${state.moves.length}, best first)`;
+  }
+
+  // ---- Wythoff: a board of pairs -------------------------------------------------------------
+
+  /** The largest pile the board draws: beyond it, play from the move list. */
+  const BOARD_MAX = 48;
+  const PHI = (1 + Math.sqrt(5)) / 2;
+
+  /** Wythoff's P-positions (cold pairs) with both piles below `side`: (⌊kφ⌋, ⌊kφ²⌋) and mirrors. */
+  function coldPairs(side) {
+    const cold = new Set();
+    for (let k = 0; Math.floor(k * PHI) < side; k++) {
+      const a = Math.floor(k * PHI);
+      const b = a + k;
+      cold.add(`${a},${b}`);
+      cold.add(`${b},${a}`);
+    }
+    return cold;
+  }
+
+  function renderBoard() {
+    const container = $("wythoff-board");
+    const pairs = state.position
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((text) => text.split(",").map(Number));
+    if (!isWythoff(state.game) || pairs.length === 0) {
+      container.hidden = true;
+      return;
+    }
+    container.hidden = false;
+    state.pair = Math.min(state.pair, pairs.length - 1);
+    const chooser = $("board-pairs");
+    chooser.replaceChildren();
+    if (pairs.length > 1) {
+      pairs.forEach((pair, index) => {
+        const button = document.createElement("button");
+        button.type = "button";
+        button.textContent = pair.join(",");
+        if (index === state.pair) button.className = "selected";
+        button.addEventListener("click", () => {
+          state.pair = index;
+          renderBoard();
+        });
+        chooser.appendChild(button);
+      });
+    }
+    const [a, b] = pairs[state.pair];
+    const board = $("board");
+    board.replaceChildren();
+    const side = Math.max(a, b) + 1;
+    if (side > BOARD_MAX) {
+      board.setAttribute("viewBox", "0 0 400 30");
+      board.setAttribute("width", "400");
+      board.setAttribute("height", "30");
+      svg("text", { x: 0, y: 18 }, board).textContent =
+        `The board shows piles up to ${BOARD_MAX - 1}; play ${a},${b} from the move list.`;
+      return;
+    }
+    const cell = Math.max(10, Math.min(34, Math.floor(440 / side)));
+    const margin = 22;
+    const size = margin + side * cell + 2;
+    board.setAttribute("viewBox", `0 0 ${size} ${size}`);
+    board.setAttribute("width", String(size));
+    board.setAttribute("height", String(size));
+    const moves = new Map();
+    for (const move of state.moves) {
+      if (move.pair && move.to) moves.set(`${move.pair.join(",")}>${move.to.join(",")}`, move);
+    }
+    const cold = coldPairs(side);
+    const playable = !state.busy && !state.over && state.turn === "you";
+    const labelEvery = side > 24 ? 5 : side > 12 ? 2 : 1;
+    for (let i = 0; i < side; i += labelEvery) {
+      svg("text", { x: margin + i * cell + cell / 2, y: 14, "text-anchor": "middle" }, board).textContent = i;
+      svg("text", { x: margin - 4, y: margin + i * cell + cell / 2 + 3, "text-anchor": "end" }, board).textContent = i;
+    }
+    for (let c = 0; c < side; c++) {
+      for (let d = 0; d < side; d++) {
+        const x = margin + c * cell;
+        const y = margin + d * cell;
+        const reachable =
+          (d === b && c < a) || (c === a && d < b) || (a - c === b - d && a - c > 0);
+        const rect = svg("rect", { x, y, width: cell, height: cell, class: "cell" }, board);
+        if (c === a && d === b) {
+          rect.setAttribute("class", "cell cur");
+          const queen = svg("text", { x: x + cell / 2, y: y + cell / 2 + 5, "text-anchor": "middle", class: "queen" }, board);
+          queen.textContent = "♛";
+        } else if (reachable) {
+          const to = `${Math.min(c, d)},${Math.max(c, d)}`;
+          const move = moves.get(`${a},${b}>${to}`);
+          rect.setAttribute("class", `cell reach${move && move.outcome === "P" ? " win" : ""}`);
+          rect.dataset.to = `${c},${d}`;
+          const title = svg("title", {}, rect);
+          title.textContent = move ? `${move.move}: ${move.outcome}, grundy ${show(move.grundy)}` : `${a},${b} -> ${c},${d}`;
+          if (playable) {
+            rect.addEventListener("click", () => {
+              const others = pairs.map((pair, index) => (index === state.pair ? `${c},${d}` : pair.join(",")));
+              play(move || { move: `${a},${b} -> ${c},${d}`, position: others.join(" ") });
+            });
+          }
+        }
+        if (cold.has(`${c},${d}`)) {
+          svg("circle", { cx: x + cell / 2, cy: y + cell / 2, r: cell / 2 - 2, class: "cold" }, board);
+        }
+      }
+    }
+  }
+
+  // ---- the Grundy sequence plot ----------------------------------------------------------------
+
+  const plot = {
+    game: "",
+    family: "",
+    start: 0n,
+    stop: 200n,
+    initial: null,
+    data: null,
+    rarity: null,
+    token: 0,
+    drag: null,
+  };
+  const PLOT = { width: 820, height: 340, left: 56, right: 14, top: 14, bottom: 36 };
+  PLOT.innerWidth = PLOT.width - PLOT.left - PLOT.right;
+  PLOT.innerHeight = PLOT.height - PLOT.top - PLOT.bottom;
+  const statsCache = new Map();
+
+  function parseCount(text, name) {
+    const trimmed = String(text).trim();
+    if (!/^\d+$/.test(trimmed)) throw new Error(`${name} must be a whole number, got '${text}'`);
+    return BigInt(trimmed);
+  }
+
+  function replotFromForm() {
+    try {
+      const start = parseCount($("plot-start").value, "start");
+      const stop = parseCount($("plot-stop").value, "stop");
+      if (stop <= start) throw new Error("stop must be above start");
+      plot.game = $("plot-game").value.trim();
+      plot.family = $("plot-family").value.trim();
+      plot.initial = plot.initial || { start, stop };
+      drawSequence(start, stop);
+    } catch (error) {
+      showError("plot-error", error);
+    }
+  }
+
+  /** Values fetched to work out a rare/common split (one call, gzipped). */
+  const RARITY_SAMPLE = 65536;
+  const rarityCache = new Map();
+
+  function statsOf(game) {
+    if (!statsCache.has(game)) statsCache.set(game, api("/v1/stats", { game }).catch(() => null));
+    return statsCache.get(game);
+  }
+
+  /** The rare/common split of a heap game's single heaps, or null (no split, or another family).
+   * Heap n is rare when popcount(g(n) & rare_mask) + flip + parity * n is odd, as the kernel classifies
+   * it; GetStats gives only the mask, so flip and parity are the choice that reproduces its rare_count
+   * and last_rare_at on the computed values (for a larger table, the sparsest on its first values). */
+  function rarityOf(game, family) {
+    if (family !== "" && family !== "heap") return Promise.resolve(null);
+    if (!rarityCache.has(game)) rarityCache.set(game, findRarity(game));
+    return rarityCache.get(game);
+  }
+
+  async function findRarity(game) {
+    const stats = await statsOf(game);
+    if (!stats || stats.rare_mask === undefined || stats.rare_mask === null) return null;
+    const mask = BigInt(stats.rare_mask);
+    const computed = Number(stats.computed_upto || 0);
+    const upto = Math.min(computed, RARITY_SAMPLE);
+    const choices = [
+      { mask, flip: 1, parity: 0 },
+      { mask, flip: 0, parity: 0 },
+      { mask, flip: 1, parity: 1 },
+      { mask, flip: 0, parity: 1 },
+    ];
+    if (upto === 0) return choices[0];
+    let values;
+    try {
+      values = (await api("/v1/sequence", { game, start: 0, stop: upto })).values;
+    } catch {
+      return choices[0];
+    }
+    let best = null;
+    for (const choice of choices) {
+      const rare = rareTest(choice, 0n);
+      let count = 0;
+      let last = null;
+      values.forEach((value, n) => {
+        if (rare(value, n)) {
+          count++;
+          last = n;
+        }
+      });
+      const exact = upto === computed && count === Number(stats.rare_count) && last === stats.last_rare_at;
+      if (exact) return choice;
+      if (best === null || count < best.count) best = { choice, count };
+    }
+    return best.choice;
+  }
+
+  /** Fetches values for start <= n < stop (at most MAX_SPAN of them) and draws them. */
+  async function drawSequence(start, stop) {
+    if (start < 0n) start = 0n;
+    if (stop - start > MAX_SPAN) stop = start + MAX_SPAN;
+    if (stop <= start) stop = start + 1n;
+    plot.start = start;
+    plot.stop = stop;
+    $("plot-start").value = String(start);
+    $("plot-stop").value = String(stop);
+    const token = ++plot.token;
+    $("plot").dataset.state = "loading";
+    try {
+      const [data, rarity] = await Promise.all([
+        api("/v1/sequence", { game: plot.game, family: plot.family || undefined, start, stop }),
+        rarityOf(plot.game, plot.family),
+      ]);
+      if (token !== plot.token) return;
+      plot.data = data;
+      plot.rarity = rarity;
+      showError("plot-error", null);
+      renderPlot();
+    } catch (error) {
+      if (token !== plot.token) return;
+      showError("plot-error", error);
+      $("plot").dataset.state = "error";
+    }
+  }
+
+  function popcount(value) {
+    let count = 0;
+    while (value) {
+      value &= value - 1;
+      count++;
+    }
+    return count;
+  }
+
+  /** Whether g(n) = `value` at n = start + `offset` is rare under `rarity` (never when null). */
+  function rareTest(rarity, start) {
+    if (rarity === null) return () => false;
+    const { mask, flip, parity } = rarity;
+    const startParity = Number(start & 1n);
+    const small = mask <= 0x3fffffffn ? Number(mask) : null;
+    return (value, offset) => {
+      const bits =
+        small !== null && typeof value === "number" && value <= 0x3fffffff
+          ? popcount(value & small)
+          : popcountBig(BigInt(value) & mask);
+      return (bits + flip + (parity & (startParity + offset))) % 2 === 1;
+    };
+  }
+
+  function popcountBig(value) {
+    return value.toString(2).split("").filter((bit) => bit === "1").length;
+  }
+
+  function describeRarity({ mask, flip, parity }) {
+    const sum = parity ? `popcount(g & ${mask}) + n` : `popcount(g & ${mask})`;
+    return `rare values: ${sum} ${flip ? "even" : "odd"} (rare_mask ${mask} = binary ${mask.toString(2)})`;
+  }
+
+  function describePeriod(period) {
+    if (!period) return "no period known";
+    const saltus = period.saltus ? `, saltus ${period.saltus}` : "";
+    const kind = period.certified ? "certified" : "observed, not certified: not shaded";
+    return `preperiod ${period.preperiod}, period ${period.period}${saltus} (${kind})`;
+  }
+
+  function renderPlot() {
+    const { data, start } = plot;
+    const root = $("plot");
+    root.replaceChildren();
+    const values = data.values;
+    const count = values.length;
+    const isRare = rareTest(plot.rarity, start);
+    const { left, top, innerWidth: width, innerHeight: height } = PLOT;
+    let maxValue = 1;
+    for (const value of values) maxValue = Math.max(maxValue, Number(value));
+    const yStep = niceStep(maxValue, 5);
+    const yMax = Math.ceil((maxValue + 0.5) / yStep) * yStep; // headroom: the top dots stay inside
+    const xAt = (offset) => left + (offset / count) * width; // the left edge of value `offset`
+    const yAt = (value) => top + height - (Number(value) / yMax) * height;
+
+    // Shading: the preperiod, then each period (alternating) where the period is certified.
+    const period = data.period;
+    if (period && period.certified) {
+      const pre = BigInt(period.preperiod);
+      const length = BigInt(period.period);
+      const clip = (n) => Number((n < start ? start : n > plot.stop ? plot.stop : n) - start);
+      if (start < pre) {
+        const x0 = xAt(0);
+        svg("rect", { x: x0, y: top, width: xAt(clip(pre)) - x0, height, class: "pre" }, root);
+      }
+      if (plot.stop > pre && length > 0n) {
+        let block = start > pre ? (start - pre) / length : 0n;
+        const blocks = (plot.stop - pre) / length - block + 1n;
+        const blockWidth = (Number(length) / count) * width;
+        if (blocks <= 400n && blockWidth >= 6) {
+          for (; pre + block * length < plot.stop; block++) {
+            const x0 = xAt(clip(pre + block * length));
+            const x1 = xAt(clip(pre + (block + 1n) * length));
+            svg("rect", { x: x0, y: top, width: x1 - x0, height, class: block % 2n ? "per-b" : "per-a" }, root);
+          }
+        } else {
+          const x0 = xAt(clip(pre));
+          svg("rect", { x: x0, y: top, width: xAt(count) - x0, height, class: "per-a" }, root);
+        }
+      }
+    }
+
+    // Axes and grid lines.
+    const axis = svg("g", { class: "axis" }, root);
+    for (let value = 0; value <= yMax; value += yStep) {
+      const y = yAt(value);
+      svg("line", { x1: left, x2: left + width, y1: y, y2: y, class: "grid" }, root);
+      svg("text", { x: left - 6, y: y + 4, "text-anchor": "end" }, axis).textContent = value;
+    }
+    const xStep = BigInt(niceStep(count, 8));
+    for (let n = ((start + xStep - 1n) / xStep) * xStep; n < plot.stop; n += xStep) {
+      const x = xAt(Number(n - start) + 0.5);
+      svg("line", { x1: x, x2: x, y1: top + height, y2: top + height + 4 }, axis);
+      svg("text", { x, y: top + height + 17, "text-anchor": "middle" }, axis).textContent = String(n);
+    }
+    svg("line", { x1: left, x2: left + width, y1: top + height, y2: top + height }, axis);
+    svg("line", { x1: left, x2: left, y1: top, y2: top + height }, axis);
+    svg("text", { x: left + width, y: top + height + 32, "text-anchor": "end" }, axis).textContent = "n";
+    const yLabel = data.family === "heap" ? "g(n)" : `g (${data.family}, n)`;
+    svg("text", { x: 4, y: top - 3, "text-anchor": "start" }, axis).textContent = yLabel;
+
+    // The values: a dot each when there is room, else per pixel column the range of its values.
+    const points = svg("g", { class: "points" }, root);
+    let rareCount = 0;
+    if (count <= width / 2.5) {
+      const radius = Math.max(1.8, Math.min(4, (width / count) * 0.35));
+      values.forEach((value, offset) => {
+        const rare = isRare(value, offset);
+        if (rare) rareCount++;
+        const dot = svg(
+          "circle",
+          { cx: xAt(offset + 0.5), cy: yAt(value), r: rare ? radius + 0.8 : radius, class: rare ? "rare" : "common" },
+          points,
+        );
+        dot.dataset.n = String(start + BigInt(offset));
+        dot.dataset.value = String(value);
+        svg("title", {}, dot).textContent = `g(${start + BigInt(offset)}) = ${value}${rare ? " (rare)" : ""}`;
+      });
+    } else {
+      // Per pixel column: a short mark for each distinct value in it (the bands a periodic sequence
+      // makes stay visible), or the range from lowest to highest when too many distinct values share it.
+      const columns = Math.floor(width);
+      let common = "";
+      let rarePath = "";
+      const marks = (set, x, grow) => {
+        if (set.size === 0) return "";
+        if (set.size > 48) {
+          const sorted = [...set].sort((p, q) => p - q);
+          return `M${x} ${(yAt(sorted[sorted.length - 1]) - grow).toFixed(1)}V${(yAt(sorted[0]) + grow).toFixed(1)}`;
+        }
+        let path = "";
+        for (const value of set) path += `M${x} ${(yAt(value) - grow).toFixed(1)}V${(yAt(value) + grow).toFixed(1)}`;
+        return path;
+      };
+      for (let column = 0; column < columns; column++) {
+        const from = Math.floor((column * count) / columns);
+        const to = Math.max(from + 1, Math.floor(((column + 1) * count) / columns));
+        const commons = new Set();
+        const rares = new Set();
+        for (let offset = from; offset < to && offset < count; offset++) {
+          if (isRare(values[offset], offset)) {
+            rareCount++;
+            rares.add(Number(values[offset]));
+          } else {
+            commons.add(Number(values[offset]));
+          }
+        }
+        const x = (left + column + 0.5).toFixed(1);
+        common += marks(commons, x, 1.2);
+        rarePath += marks(rares, x, 2);
+      }
+      if (common) svg("path", { d: common, class: "common", "stroke-width": 1.2, fill: "none" }, points);
+      if (rarePath) svg("path", { d: rarePath, class: "rare", "stroke-width": 2.5, fill: "none" }, points);
+    }
+    svg("line", { x1: 0, x2: 0, y1: top, y2: top + height, class: "hover", visibility: "hidden" }, root).id = "plot-hover";
+    svg("rect", { x: 0, y: top, width: 0, height, class: "selection", visibility: "hidden" }, root).id = "plot-selection";
+
+    const rareText = plot.rarity === null ? "no rare/common split" : `${describeRarity(plot.rarity)}: ${rareCount} here`;
+    $("plot-info").textContent =
+      `${data.game}, ${data.family}: n from ${data.start} to ${BigInt(data.stop) - 1n} (${count} values, ` +
+      `source ${data.source}); ${describePeriod(period)}; ${rareText}.`;
+    root.dataset.state = "drawn";
+    root.dataset.count = String(count);
+  }
+
+  /** The offset of the value under a pointer event, from the plot's own coordinates. */
+  function plotOffset(event) {
+    const box = $("plot").getBoundingClientRect();
+    const x = ((event.clientX - box.left) / box.width) * PLOT.width;
+    const count = plot.data ? plot.data.values.length : 0;
+    const offset = Math.floor(((x - PLOT.left) / PLOT.innerWidth) * count);
+    return { x: Math.max(PLOT.left, Math.min(PLOT.left + PLOT.innerWidth, x)), offset, count };
+  }
+
+  function setUpPlot() {
+    const root = $("plot");
+    root.addEventListener("pointerdown", (event) => {
+      if (!plot.data) return;
+      plot.drag = plotOffset(event).x;
+      root.setPointerCapture(event.pointerId);
+    });
+    root.addEventListener("pointermove", (event) => {
+      if (!plot.data) return;
+      const { x, offset, count } = plotOffset(event);
+      const hover = $("plot-hover");
+      if (offset >= 0 && offset < count && hover) {
+        const value = plot.data.values[offset];
+        const rare = rareTest(plot.rarity, plot.start)(value, offset) ? "  (rare)" : "";
+        $("plot-readout").textContent = `n = ${plot.start + BigInt(offset)}   g = ${value}${rare}`;
+        hover.setAttribute("x1", x);
+        hover.setAttribute("x2", x);
+        hover.setAttribute("visibility", "visible");
+      }
+      const selection = $("plot-selection");
+      if (plot.drag !== null && selection) {
+        selection.setAttribute("x", Math.min(plot.drag, x));
+        selection.setAttribute("width", Math.abs(x - plot.drag));
+        selection.setAttribute("visibility", "visible");
+      }
+    });
+    root.addEventListener("pointerleave", () => {
+      const hover = $("plot-hover");
+      if (hover) hover.setAttribute("visibility", "hidden");
+    });
+    root.addEventListener("pointerup", (event) => {
+      if (plot.drag === null) return;
+      const from = plot.drag;
+      plot.drag = null;
+      const { x, count } = plotOffset(event);
+      const selection = $("plot-selection");
+      if (selection) selection.setAttribute("visibility", "hidden");
+      if (Math.abs(x - from) < 5) return;
+      const toOffset = (px) => Math.round(((px - PLOT.left) / PLOT.innerWidth) * count);
+      const first = toOffset(Math.min(from, x));
+      const last = Math.max(first + 1, toOffset(Math.max(from, x)));
+      drawSequence(plot.start + BigInt(first), plot.start + BigInt(last));
+    });
+    const span = () => plot.stop - plot.start;
+    $("zoom-in").addEventListener("click", () => {
+      const quarter = span() / 4n;
+      if (span() < 4n) return;
+      drawSequence(plot.start + quarter, plot.stop - quarter);
+    });
+    $("zoom-out").addEventListener("click", () => {
+      const wider = span() * 2n > MAX_SPAN ? MAX_SPAN : span() * 2n;
+      let start = plot.start - (wider - span()) / 2n;
+      if (start < 0n) start = 0n;
+      drawSequence(start, start + wider);
+    });
+    $("pan-left").addEventListener("click", () => {
+      let start = plot.start - span() / 2n;
+      if (start < 0n) start = 0n;
+      drawSequence(start, start + span());
+    });
+    $("pan-right").addEventListener("click", () => {
+      const shift = span() / 2n > 0n ? span() / 2n : 1n;
+      drawSequence(plot.start + shift, plot.stop + shift);
+    });
+    $("zoom-reset").addEventListener("click", () => {
+      if (plot.initial) drawSequence(plot.initial.start, plot.initial.stop);
+    });
+    $("plot-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      plot.initial = null;
+      replotFromForm();
+    });
+  }
+
+  // ---- Wythoff's table as a heat map ---------------------------------------------------------
+
+  const heat = { size: 0, a0: 0, b0: 0, grid: null, max: 0 };
+
+  /** viridis, from 5 of its stops; P-positions (value 0) are drawn black so they stand out. */
+  const STOPS = [
+    [68, 1, 84],
+    [59, 82, 139],
+    [33, 145, 140],
+    [94, 201, 98],
+    [253, 231, 37],
+  ];
+
+  function colour(t) {
+    const scaled = Math.max(0, Math.min(1, t)) * (STOPS.length - 1);
+    const index = Math.min(STOPS.length - 2, Math.floor(scaled));
+    const f = scaled - index;
+    return STOPS[index].map((c, k) => Math.round(c + (STOPS[index + 1][k] - c) * f));
+  }
+
+  async function drawHeat() {
+    const size = Number($("heat-size").value);
+    let a0;
+    let b0;
+    try {
+      a0 = Number(parseCount($("heat-a0").value, "first pile"));
+      b0 = Number(parseCount($("heat-b0").value, "second pile"));
+    } catch (error) {
+      showError("heat-error", error);
+      return;
+    }
+    const positions = [];
+    for (let b = 0; b < size; b++) for (let a = 0; a < size; a++) positions.push(`${a0 + a},${b0 + b}`);
+    const grid = new Array(positions.length).fill(null);
+    let firstError = null;
+    try {
+      for (let from = 0; from < positions.length; from += BATCH) {
+        const answer = await api("/v1/values:batch", {}, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ game: "wythoff", positions: positions.slice(from, from + BATCH) }),
+        });
+        answer.values.forEach((item, index) => {
+          if (item.error) firstError = firstError || new ApiError(0, item.error);
+          else grid[from + index] = Number(item.grundy);
+        });
+      }
+      showError("heat-error", firstError);
+    } catch (error) {
+      showError("heat-error", error);
+      return;
+    }
+    let max = 1;
+    for (const value of grid) if (value !== null && value > max) max = value;
+    Object.assign(heat, { size, a0, b0, grid, max });
+    const canvas = $("heatmap");
+    canvas.width = size;
+    canvas.height = size;
+    const context = canvas.getContext("2d");
+    const image = context.createImageData(size, size);
+    grid.forEach((value, index) => {
+      const [r, g, b] = value === null ? [208, 213, 221] : value === 0 ? [0, 0, 0] : colour(value / heat.max);
+      image.data.set([r, g, b, 255], index * 4);
+    });
+    context.putImageData(image, 0, 0);
+    canvas.dataset.state = "drawn";
+    const scale = $("heat-scale");
+    const scaleContext = scale.getContext("2d");
+    for (let y = 0; y < scale.height; y++) {
+      const [r, g, b] = colour(1 - y / (scale.height - 1));
+      scaleContext.fillStyle = `rgb(${r},${g},${b})`;
+      scaleContext.fillRect(0, y, scale.width, 1);
+    }
+    $("heat-max").textContent = `0 … ${heat.max}`;
+  }
+
+  function heatCell(event) {
+    if (!heat.grid) return null;
+    const box = $("heatmap").getBoundingClientRect();
+    const a = Math.floor(((event.clientX - box.left) / box.width) * heat.size);
+    const b = Math.floor(((event.clientY - box.top) / box.height) * heat.size);
+    if (a < 0 || b < 0 || a >= heat.size || b >= heat.size) return null;
+    return { a: heat.a0 + a, b: heat.b0 + b, value: heat.grid[b * heat.size + a] };
+  }
+
+  function setUpHeat() {
+    $("heat-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      drawHeat();
+    });
+    $("heatmap").addEventListener("pointermove", (event) => {
+      const cell = heatCell(event);
+      if (cell) $("heat-readout").textContent = `g(${cell.a}, ${cell.b}) = ${show(cell.value)}`;
+    });
+    $("heatmap").addEventListener("click", (event) => {
+      const cell = heatCell(event);
+      if (!cell) return;
+      if (state.game !== "wythoff") setGame("wythoff");
+      $("position").value = `${cell.a},${cell.b}`;
+      startFrom(`${cell.a},${cell.b}`);
+      $("play").scrollIntoView({ behavior: "smooth" });
+    });
+  }
+
+  // ---- stats ---------------------------------------------------------------------------------
+
+  const STAT_ORDER = [
+    "source",
+    "period",
+    "computed_upto",
+    "max_value",
+    "max_value_at",
+    "rare_mask",
+    "rare_count",
+    "last_rare_at",
+    "p_positions",
+    "p_positions_count",
+    "table_side",
+    "live_side",
+    "pending",
+  ];
+
+  function formatStat(key, value) {
+    if (value === null || value === undefined) return "—";
+    if (key === "period") return describePeriod(value);
+    if (key === "rare_mask") return `${value} (binary ${BigInt(value).toString(2)})`;
+    if (key === "pending") {
+      if (value.length === 0) return "none";
+      return value.map((job) => `job ${job.id} ${job.status} ${job.progress.done}/${job.progress.total}`).join("; ");
+    }
+    if (Array.isArray(value)) {
+      const shown = value.slice(0, 60).join(", ");
+      return value.length > 60 ? `${shown}, … (${value.length} in all)` : shown;
+    }
+    if (typeof value === "object") return JSON.stringify(value, (k, v) => (typeof v === "bigint" ? String(v) : v));
+    return String(value);
+  }
+
+  async function loadStats(game) {
+    $("stats-game").textContent = game;
+    const list = $("stats");
+    try {
+      const asked = api("/v1/stats", { game });
+      statsCache.set(game, asked.catch(() => null));
+      const stats = await asked;
+      if (game !== state.game) return;
+      showError("stats-error", null);
+      const keys = [...STAT_ORDER.filter((key) => key in stats), ...Object.keys(stats).filter((key) => key !== "game" && !STAT_ORDER.includes(key))];
+      list.replaceChildren(
+        ...keys.flatMap((key) => {
+          const term = document.createElement("dt");
+          term.textContent = key;
+          const detail = document.createElement("dd");
+          detail.textContent = formatStat(key, stats[key]);
+          detail.dataset.key = key;
+          return [term, detail];
+        }),
+      );
+    } catch (error) {
+      if (game !== state.game) return;
+      list.replaceChildren();
+      showError("stats-error", error);
+    }
+  }
+
+  // ---- jobs, polled while one runs -----------------------------------------------------------
+
+  let jobsTimer = null;
+
+  function pollJobsSoon() {
+    clearTimeout(jobsTimer);
+    jobsTimer = setTimeout(pollJobs, 100);
+  }
+
+  async function pollJobs() {
+    clearTimeout(jobsTimer);
+    let active = false;
+    if (!document.hidden) {
+      try {
+        const data = await api("/v1/jobs", { limit: 25 });
+        active = data.jobs.some((job) => job.status === "queued" || job.status === "running");
+        renderJobs(data.jobs);
+        showError("jobs-error", null);
+        $("jobs-updated").textContent = `updated ${new Date().toLocaleTimeString()}${active ? ", following progress" : ""}`;
+      } catch (error) {
+        showError("jobs-error", error);
+      }
+    }
+    jobsTimer = setTimeout(pollJobs, active ? JOBS_ACTIVE_MS : JOBS_IDLE_MS);
+  }
+
+  function renderJobs(jobs) {
+    const body = $("jobs").tBodies[0];
+    if (jobs.length === 0) {
+      const row = document.createElement("tr");
+      const cell = document.createElement("td");
+      cell.colSpan = 6;
+      cell.className = "muted";
+      cell.textContent = "No jobs yet.";
+      row.appendChild(cell);
+      body.replaceChildren(row);
+      return;
+    }
+    body.replaceChildren(
+      ...jobs.map((job) => {
+        const row = document.createElement("tr");
+        row.dataset.job = String(job.id);
+        const id = document.createElement("td");
+        id.textContent = String(job.id);
+        const game = document.createElement("td");
+        game.className = "mono";
+        game.textContent = job.family && job.family !== "heap" ? `${job.game} ${job.family}` : job.game;
+        const upto = document.createElement("td");
+        upto.textContent = String(job.upto);
+        const status = document.createElement("td");
+        const badge = document.createElement("span");
+        badge.className = `status ${job.status}`;
+        badge.textContent = job.status;
+        if (job.error) badge.title = job.error;
+        status.appendChild(badge);
+        const progress = document.createElement("td");
+        const bar = document.createElement("progress");
+        const total = Number(job.progress.total) || 1;
+        bar.max = total;
+        bar.value = Math.min(Number(job.progress.done), total);
+        const percent = ((100 * Number(job.progress.done)) / total).toFixed(total > 1000 ? 1 : 0);
+        progress.append(bar, ` ${percent}%`);
+        progress.title = `${job.progress.done} of ${job.progress.total}`;
+        const created = document.createElement("td");
+        created.textContent = job.created_at ? new Date(job.created_at).toLocaleString() : "—";
+        row.append(id, game, upto, status, progress, created);
+        return row;
+      }),
+    );
+  }
+
+  async function checkHealth() {
+    const badge = $("health");
+    try {
+      const health = await api("/healthz");
+      badge.textContent = health.database ? "database ok" : "database unreachable";
+      badge.className = `health ${health.database ? "ok" : "bad"}`;
+    } catch {
+      badge.textContent = "server unreachable";
+      badge.className = "health bad";
+    }
+  }
+
+  // ---- start ---------------------------------------------------------------------------------
+
+  async function main() {
+    $("position-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      const game = $("game").value.trim();
+      if (game !== state.game) setGame(game);
+      startFrom($("position").value.trim());
+    });
+    $("game-select").addEventListener("change", () => setGame($("game-select").value));
+    $("game").addEventListener("change", () => {
+      if ($("game").value.trim() !== state.game) setGame($("game").value);
+    });
+    $("auto-reply").addEventListener("change", () => state.value && renderTurn());
+    setUpPlot();
+    setUpHeat();
+    document.addEventListener("visibilitychange", () => {
+      if (!document.hidden) pollJobsSoon();
+    });
+    checkHealth();
+    setInterval(checkHealth, 30000);
+    pollJobs();
+    await loadGames();
+    drawHeat();
+    window.addEventListener("hashchange", fromHash);
+    await fromHash();
+    document.body.dataset.ready = "true";
+  }
+
+  /** The game and position a link names (`#game=nim&position=3+5+7`), else Nim's first example. */
+  async function fromHash() {
+    const hash = new URLSearchParams(window.location.hash.slice(1));
+    const game = hash.get("game") || state.game || "nim";
+    if (game !== state.game || state.value === null) setGame(game);
+    const { entry } = gameEntry(game);
+    const position = hash.get("position") ?? (entry && entry.examples.length ? entry.examples[0] : "");
+    $("position").value = position;
+    await startFrom(position);
+  }
+
+  main();
+})();

@@ -1,0 +1,460 @@
+"""The web page at `/` (issue: "a web page, served by `nimbase serve`") in headless Chromium.
+
+A real server (REST and gRPC on loopback) over the test PostgreSQL serves the page; Debian's `chromium`
+driven through its `chromedriver` by Selenium uses it as a person would, and every number the page shows
+is checked against the REST API itself. `make test` installs the browser (`make browser`); without one
+these tests fail, saying what to install, rather than skip. With NIMBASE_WRITE_SCREENSHOTS=1 they also
+write the README's screenshots to docs/.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Callable, Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+import pytest
+import sqlalchemy as sa
+from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from nimbase.settings import Settings
+from service.core import Nimbase
+from storage.schema import DATA_TABLES
+from tests.service import running_server
+
+TOKEN = "web-page-token"
+REPO = Path(__file__).resolve().parents[2]
+#: Where the README's screenshots go, written only when NIMBASE_WRITE_SCREENSHOTS=1.
+DOCS = REPO / "docs"
+WRITE_SCREENSHOTS = os.environ.get("NIMBASE_WRITE_SCREENSHOTS") == "1"
+BROWSER_PACKAGES = "chromium chromium-driver"
+#: Seconds a page may take to show what a step asked for (live computations included).
+WAIT_S = 30.0
+
+T = TypeVar("T")
+
+
+def missing_browser(path: str | None = None) -> str | None:
+    """What to install when `chromium` or `chromedriver` is not on `path` (default: PATH), else None."""
+    absent = [name for name in ("chromium", "chromedriver") if shutil.which(name, path=path) is None]
+    if not absent:
+        return None
+    return (
+        f"the browser test needs {' and '.join(absent)}: install Debian's {BROWSER_PACKAGES} "
+        f"(`make browser`, which `make test` runs, or `apt-get install -y {BROWSER_PACKAGES}`)"
+    )
+
+
+@pytest.fixture(scope="module")
+def base_url(db_engine: sa.Engine) -> Iterator[str]:
+    """A real server over the emptied test database, with the admin token for submitting jobs."""
+    empty(db_engine)
+    settings = Settings(admin_token=TOKEN)
+    try:
+        with running_server(Nimbase(settings, db_engine), settings.limits) as ports:
+            yield f"http://127.0.0.1:{ports.http}"
+    finally:
+        empty(db_engine)
+
+
+def empty(engine: sa.Engine) -> None:
+    names = ", ".join(table.name for table in DATA_TABLES)
+    with engine.begin() as conn:
+        conn.execute(sa.text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+
+
+@pytest.fixture(scope="module")
+def api(base_url: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=base_url, timeout=WAIT_S) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[WebDriver | str]:
+    """One headless Chromium for the module, or why there is none (each test then fails saying so)."""
+    missing = missing_browser()
+    if missing is not None:
+        yield missing
+        return
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(shutil.which("chromium"))
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",  # as root, Chromium refuses to start with its sandbox
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--window-size=1400,1000",
+        "--lang=en-US",
+    ):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    try:
+        driver = webdriver.Chrome(service=Service(str(shutil.which("chromedriver"))), options=options)
+    except WebDriverException as exc:
+        yield f"headless Chromium did not start: {exc.msg}"
+        return
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def need(chromium: WebDriver | str) -> WebDriver:
+    """The browser, or this test's failure naming what to install: a missing browser never skips, and
+    fails in the test itself (not as a fixture error)."""
+    if isinstance(chromium, str):
+        pytest.fail(chromium, pytrace=False)
+    chromium.get_log("browser")  # drop what earlier tests logged
+    return chromium
+
+
+def wait_for(browser: WebDriver, condition: Callable[[WebDriver], T], what: str) -> T:
+    result: T = WebDriverWait(browser, WAIT_S, poll_frequency=0.1).until(condition, f"waited for {what}")
+    return result
+
+
+def text(browser: WebDriver, element_id: str) -> str:
+    return str(browser.find_element(By.ID, element_id).text)
+
+
+def open_page(browser: WebDriver, base_url: str, fragment: str = "") -> None:
+    """Loads the page and waits until its first lookup is shown."""
+    browser.get("about:blank")  # a new document even when only the fragment differs
+    browser.get(f"{base_url}/{fragment}")
+    wait_for(browser, lambda b: b.find_element(By.TAG_NAME, "body").get_attribute("data-ready"), "the page")
+    settled(browser)
+
+
+def settled(browser: WebDriver) -> None:
+    wait_for(
+        browser, lambda b: b.find_element(By.ID, "play").get_attribute("data-busy") == "false", "lookups"
+    )
+
+
+def shown_position(browser: WebDriver, position: str) -> Callable[[WebDriver], bool]:
+    shown = position or "(empty)"
+    return lambda b: (
+        text(b, "value-position") == shown
+        and b.find_element(By.ID, "play").get_attribute("data-busy") == "false"
+    )
+
+
+def assert_value_shown(browser: WebDriver, expected: dict[str, Any]) -> None:
+    assert text(browser, "value-position") == (expected["position"] or "(empty)")
+    assert text(browser, "value-outcome") == expected["outcome"]
+    assert text(browser, "value-grundy") == str(expected["grundy"])
+    assert text(browser, "value-source") == expected["source"]
+    assert text(browser, "value-remoteness") == str(expected.get("remoteness", "—"))
+
+
+def type_into(browser: WebDriver, element_id: str, value: str) -> None:
+    field = browser.find_element(By.ID, element_id)
+    field.clear()
+    field.send_keys(value)
+
+
+def plot(browser: WebDriver, game: str, start: int, stop: int) -> None:
+    type_into(browser, "plot-game", game)
+    type_into(browser, "plot-start", str(start))
+    type_into(browser, "plot-stop", str(stop))
+    browser.find_element(By.ID, "plot-go").click()
+    wait_for(browser, plot_drawn(game, start, stop), f"the plot of {game} {start}..{stop}")
+
+
+def plot_drawn(game: str, start: int, stop: int) -> Callable[[WebDriver], bool]:
+    def drawn(b: WebDriver) -> bool:
+        svg = b.find_element(By.ID, "plot")
+        info = text(b, "plot-info")
+        return (
+            svg.get_attribute("data-state") == "drawn"
+            and info.startswith(f"{game},")
+            and f"n from {start} to {stop - 1} " in info
+        )
+
+    return drawn
+
+
+def javascript_errors(browser: WebDriver) -> list[str]:
+    return [e["message"] for e in browser.get_log("browser") if e.get("source") == "javascript"]
+
+
+def screenshot(browser: WebDriver, path: Path, element_id: str | None = None) -> None:
+    """A PNG of the whole page (the window stretched to its height), or of one element."""
+    if element_id is None:
+        height = browser.execute_script("return document.documentElement.scrollHeight")
+        browser.set_window_size(1400, int(height) + 120)
+        assert browser.save_screenshot(str(path))
+        browser.set_window_size(1400, 1000)
+    else:
+        assert browser.find_element(By.ID, element_id).screenshot(str(path))
+    assert path.stat().st_size > 10_000
+
+
+# ---- the page in the browser ---------------------------------------------------------------------
+
+
+def test_play_nim_against_the_service(
+    chromium: WebDriver | str, base_url: str, api: httpx.Client, tmp_path: Path
+) -> None:
+    browser = need(chromium)
+    open_page(browser, base_url)
+    Select(browser.find_element(By.ID, "game-select")).select_by_value("nim")
+    type_into(browser, "position", "3 5 7")
+    browser.find_element(By.ID, "lookup").click()
+    wait_for(browser, shown_position(browser, "3 5 7"), "the value of 3 5 7")
+    assert_value_shown(browser, api.get("/v1/value", params={"game": "nim", "position": "3 5 7"}).json())
+
+    ranked = api.get("/v1/best-move", params={"game": "nim", "position": "3 5 7"}).json()
+    buttons = browser.find_elements(By.CSS_SELECTOR, "#moves button.move")
+    assert [b.text for b in buttons] == [m["move"] for m in ranked["moves"]]
+    assert "Your move" in text(browser, "turn")
+
+    best = ranked["best_move"]
+    buttons[0].click()  # the best move; then the service answers with its own best move
+    reply = api.get("/v1/best-move", params={"game": "nim", "position": best["position"]}).json()["best_move"]
+    wait_for(browser, shown_position(browser, reply["position"]), "the service's reply")
+    history = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#history li")]
+    assert history == [
+        f"you: {best['move']} → {best['position']}",
+        f"nimbase: {reply['move']} → {reply['position']}",
+    ]
+    assert_value_shown(
+        browser, api.get("/v1/value", params={"game": "nim", "position": reply["position"]}).json()
+    )
+    assert text(browser, "turn").startswith("Your move")
+
+    plot(browser, "octal:0.77", 0, 150)  # the plot has its own game: the position stays
+    assert text(browser, "value-position") == reply["position"]
+    assert javascript_errors(browser) == []
+    screenshot(browser, tmp_path / "page.png")
+    if WRITE_SCREENSHOTS:
+        screenshot(browser, DOCS / "screenshot-page.png")
+
+
+def test_a_game_ends_with_its_winner(chromium: WebDriver | str, base_url: str) -> None:
+    browser = need(chromium)
+    open_page(browser, base_url, "#game=nim&position=1+1")
+    browser.find_element(By.CSS_SELECTOR, "#moves button.move").click()  # 1 1 -> 1, and the service takes it
+    wait_for(browser, shown_position(browser, ""), "the end of the game")
+    assert text(browser, "turn").startswith("nimbase won")
+    assert browser.find_elements(By.CSS_SELECTOR, "#moves button.move") == []
+
+    open_page(browser, base_url, "#game=nim:misere&position=1+1")  # misère: the last to move loses
+    browser.find_element(By.CSS_SELECTOR, "#moves button.move").click()
+    wait_for(browser, shown_position(browser, ""), "the end of the misère game")
+    assert text(browser, "turn").startswith("You won!")
+
+
+def test_the_plot_of_a_sequence(
+    chromium: WebDriver | str, base_url: str, api: httpx.Client, tmp_path: Path
+) -> None:
+    browser = need(chromium)
+    open_page(browser, base_url)
+    game, start, stop = "octal:0.77", 0, 150
+    plot(browser, game, start, stop)
+    sequence = api.get("/v1/sequence", params={"game": game, "start": start, "stop": stop}).json()
+    dots = browser.find_elements(By.CSS_SELECTOR, "#plot circle")
+    assert [int(d.get_attribute("data-value")) for d in dots] == sequence["values"]
+    assert [int(d.get_attribute("data-n")) for d in dots] == list(range(start, stop))
+
+    # Kayles' rare values all lie below 71: the stats count them, and the plot marks exactly as many.
+    stats = api.get("/v1/stats", params={"game": game}).json()
+    assert stats["rare_mask"] and stats["last_rare_at"] < stop
+    rare = [
+        int(d.get_attribute("data-n")) for d in browser.find_elements(By.CSS_SELECTOR, "#plot circle.rare")
+    ]
+    assert len(rare) == stats["rare_count"] and max(rare) == stats["last_rare_at"]
+
+    # The certified period: its preperiod shaded, then one band per period.
+    period = sequence["period"]
+    assert period["certified"] and period["preperiod"] < stop
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#plot rect.pre")) == 1
+    bands = browser.find_elements(By.CSS_SELECTOR, "#plot rect.per-a, #plot rect.per-b")
+    assert len(bands) == -(-(stop - period["preperiod"]) // period["period"])
+    screenshot(browser, tmp_path / "plot.png", "plot-section")
+    if WRITE_SCREENSHOTS:
+        screenshot(browser, DOCS / "screenshot-plot.png", "plot-section")
+
+    # Drag across the middle half to zoom in: the range is fetched again, its values match the API's.
+    svg = browser.find_element(By.ID, "plot")
+    width = svg.size["width"]
+    ActionChains(browser).move_to_element_with_offset(svg, -width // 4, 0).click_and_hold().move_by_offset(
+        width // 2, 0
+    ).release().perform()
+
+    def zoomed(b: WebDriver) -> tuple[int, int] | None:
+        first, last = (
+            int(b.find_element(By.ID, "plot-start").get_attribute("value")),
+            int(b.find_element(By.ID, "plot-stop").get_attribute("value")),
+        )
+        return (first, last) if (first, last) != (start, stop) and plot_drawn(game, first, last)(b) else None
+
+    first, last = wait_for(browser, zoomed, "the zoomed plot")
+    assert start < first < last < stop and 40 < last - first < 110
+    dots = browser.find_elements(By.CSS_SELECTOR, "#plot circle")
+    assert [int(d.get_attribute("data-value")) for d in dots] == sequence["values"][first:last]
+
+    browser.find_element(By.ID, "zoom-out").click()
+    span = 2 * (last - first)
+    wait_for(
+        browser, lambda b: int(b.find_element(By.ID, "plot").get_attribute("data-count")) == span, "zoom out"
+    )
+
+    # A wide range: one mark per pixel column and value instead of a dot per value.
+    plot(browser, game, 0, 100_000)
+    assert browser.find_elements(By.CSS_SELECTOR, "#plot circle") == []
+    paths = browser.find_elements(By.CSS_SELECTOR, "#plot g.points path")
+    assert paths and all(len(p.get_attribute("d")) > 100 for p in paths[:1])
+    assert javascript_errors(browser) == []
+
+
+#: The heat map's side, its black cells as [a, b], and how many colours it uses.
+HEAT_MAP_PIXELS = """
+const canvas = document.getElementById("heatmap");
+const data = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+const black = [];
+const colours = new Set();
+for (let i = 0; i < canvas.width * canvas.height; i++) {
+  const [r, g, b] = data.slice(4 * i, 4 * i + 3);
+  if (r + g + b === 0) black.push([i % canvas.width, Math.floor(i / canvas.width)]);
+  colours.add((r << 16) | (g << 8) | b);
+}
+return [canvas.width, black, colours.size];
+"""
+
+
+def test_wythoff_board_and_heat_map(chromium: WebDriver | str, base_url: str, api: httpx.Client) -> None:
+    browser = need(chromium)
+    open_page(browser, base_url, "#game=wythoff&position=4,6")
+    assert not browser.find_element(By.ID, "wythoff-board").get_attribute("hidden")
+    ranked = api.get("/v1/best-move", params={"game": "wythoff", "position": "4,6"}).json()
+    reachable = browser.find_elements(By.CSS_SELECTOR, "#board rect.reach")
+    assert len(reachable) == 4 + 6 + 4  # (4,2) and (2,4) are one position: 13 moves
+    cells = [sorted(map(int, cell.get_attribute("data-to").split(","))) for cell in reachable]
+    assert {f"{c},{d}" for c, d in cells} == {move["position"] for move in ranked["moves"]}
+    winning = browser.find_elements(By.CSS_SELECTOR, "#board rect.reach.win")
+    assert [cell.get_attribute("data-to") for cell in winning] == ["3,5"]  # the only move to a P-position
+    assert ranked["best_move"]["position"] == "3,5"
+    winning[0].click()
+    reply = api.get("/v1/best-move", params={"game": "wythoff", "position": "3,5"}).json()["best_move"]
+    wait_for(browser, shown_position(browser, reply["position"]), "the service's reply on the board")
+    assert browser.find_elements(By.CSS_SELECTOR, "#history li")[0].text == "you: 4,6 -> 3,5 → 3,5"
+
+    # The heat map of g(a, b): black exactly at the P-positions (a Wythoff pair, in either order).
+    wait_for(
+        browser, lambda b: b.find_element(By.ID, "heatmap").get_attribute("data-state") == "drawn", "heat map"
+    )
+    side, black, colours = browser.execute_script(HEAT_MAP_PIXELS)
+    values = api.post(
+        "/v1/values:batch",
+        json={"game": "wythoff", "positions": [f"{a},{b}" for b in range(side) for a in range(side)]},
+    ).json()["values"]
+    zeros = sorted([i % side, i // side] for i, v in enumerate(values) if v["grundy"] == 0)
+    assert sorted(black) == zeros and [0, 0] in zeros and [1, 2] in zeros and [2, 1] in zeros
+    assert colours > 20
+
+
+def test_stats_and_live_job_progress(chromium: WebDriver | str, base_url: str, api: httpx.Client) -> None:
+    browser = need(chromium)
+    open_page(browser, base_url, "#game=octal:0.77&position=7")
+    stats = api.get("/v1/stats", params={"game": "octal:0.77"}).json()
+    wait_for(browser, lambda b: text(b, "stats-game") == "octal:0.77" and text(b, "stats"), "the stats")
+    shown = {
+        dd.get_attribute("data-key"): dd.text for dd in browser.find_elements(By.CSS_SELECTOR, "#stats dd")
+    }
+    assert shown["rare_count"] == str(stats["rare_count"])
+    assert shown["max_value"] == str(stats["max_value"])
+    assert shown["period"].startswith(
+        f"preperiod {stats['period']['preperiod']}, period {stats['period']['period']}"
+    )
+
+    # A job queued after the page loaded shows up, and its end too, without reloading the page.
+    headers = {"authorization": f"Bearer {TOKEN}"}
+    job = api.post("/v1/jobs", json={"game": "subtraction:2,5,9", "upto": 100_000}, headers=headers).json()
+    row = f"#jobs tr[data-job='{job['id']}']"
+    wait_for(browser, lambda b: b.find_elements(By.CSS_SELECTOR, row), "the new job in the list")
+    assert "queued" in browser.find_element(By.CSS_SELECTOR, row).text
+    assert api.delete(f"/v1/jobs/{job['id']}", headers=headers).status_code == 200
+    wait_for(browser, lambda b: "cancelled" in b.find_element(By.CSS_SELECTOR, row).text, "the job cancelled")
+
+
+def test_the_docs_render_from_local_assets(chromium: WebDriver | str, base_url: str) -> None:
+    browser = need(chromium)
+    browser.get(f"{base_url}/docs")
+    operations = wait_for(browser, lambda b: b.find_elements(By.CSS_SELECTOR, ".opblock"), "Swagger UI")
+    assert len(operations) >= 10
+    failed = [e["message"] for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
+    assert failed == []
+
+
+def test_a_missing_browser_is_named() -> None:
+    message = missing_browser(path="")
+    assert message is not None and "chromium and chromedriver" in message
+    assert BROWSER_PACKAGES in message and "\n" not in message
+
+
+# ---- the HTML and its assets, over HTTP ----------------------------------------------------------
+
+
+class _Links(HTMLParser):
+    """Every `src` and `href` of a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.links += [value for name, value in attrs if name in ("src", "href") and value]
+
+
+def links(html: str) -> list[str]:
+    parser = _Links()
+    parser.feed(html)
+    return parser.links
+
+
+@pytest.mark.parametrize("path", ["/docs", "/redoc", "/"])
+def test_pages_name_no_other_host_and_their_assets_load(api: httpx.Client, path: str) -> None:
+    page = api.get(path)
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert re.findall(r"(?:https?:)?//[\w.-]+", page.text.replace("http://www.w3.org/2000/svg", "")) == []
+    assets = [link for link in links(page.text) if link.startswith("/static/")]
+    assert len(assets) >= 2
+    for asset in assets:
+        answer = api.get(asset)
+        assert answer.status_code == 200, asset
+        assert answer.headers["cache-control"] and answer.headers["etag"], asset
+    if path == "/docs":
+        assert "/static/docs/swagger-ui-bundle.js" in assets and "/static/docs/swagger-ui.css" in assets
+
+
+def test_static_files_are_cached_and_revalidated(api: httpx.Client) -> None:
+    script = api.get("/static/app.js", headers={"accept-encoding": "identity"})
+    assert script.headers["cache-control"] == "no-cache"  # a new release is seen at once
+    tag = script.headers["etag"]
+    again = api.get("/static/app.js", headers={"if-none-match": tag})
+    assert again.status_code == 304 and again.content == b""
+    gzipped = api.get("/static/app.js", headers={"accept-encoding": "gzip"})
+    assert gzipped.headers["content-encoding"] == "gzip" and gzipped.headers["etag"] == tag[:-1] + '-gzip"'
+    held = api.get(
+        "/static/app.js", headers={"accept-encoding": "gzip", "if-none-match": gzipped.headers["etag"]}
+    )
+    assert held.status_code == 304 and held.headers["etag"] == gzipped.headers["etag"]
+    vendored = api.get("/static/docs/swagger-ui.css")
+    assert vendored.headers["cache-control"] == "public, max-age=86400"
+    assert api.get("/").headers["cache-control"] == "no-cache"
+    missing = api.get("/static/nothing.js")
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "NOT_FOUND"
+    metrics = api.get("/metrics").text
+    assert 'method="GET /static"' in metrics and 'method="GET /static/docs"' in metrics
