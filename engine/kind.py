@@ -79,6 +79,11 @@ class SequenceSource(Protocol):
     @property
     def game_id(self) -> str: ...
     @property
+    def family(self) -> str:
+        """The stored family the sequence is ("heap" for single heaps): with `game_id`, its key."""
+        ...
+
+    @property
     def live_limit(self) -> int | None: ...
     def formula_value(self, n: int) -> int | None: ...
     def formula_period(self) -> Period | None: ...
@@ -245,8 +250,9 @@ class GameKind(ABC, Generic[Pos]):
     def stats(self, ctx: Context) -> dict[str, object]:
         """What is known of the game as a whole."""
 
-    def plan_job(self, upto: int, fill: bool = False) -> JobPlan:
-        """The precompute job for `upto`; NotApplicable where nothing is worth storing."""
+    def plan_job(self, upto: int, fill: bool = False, family: str | None = None) -> JobPlan:
+        """The precompute job for `upto` (of `family`, for kinds that store several); NotApplicable where
+        nothing is worth storing."""
         raise NotApplicable(f"{self.game_id!r} has nothing to precompute")
 
     def kernel_for(self, family: str) -> SequenceKernel | None:

@@ -75,7 +75,9 @@ class NimbaseService(Protocol):
         self, game: str, family: str | None, start: int, stop: int, deadline: float | Deadline | None = None
     ) -> SequenceResult: ...
     def get_stats(self, game: str) -> dict[str, object]: ...
-    def submit_job(self, token: str | None, game: str, upto: int, fill: bool = False) -> JobView: ...
+    def submit_job(
+        self, token: str | None, game: str, upto: int, fill: bool = False, family: str | None = None
+    ) -> JobView: ...
     def get_job(self, job_id: int) -> JobView: ...
     def list_jobs(self, limit: int = 100) -> list[JobView]: ...
     def cancel_job(self, token: str | None, job_id: int) -> JobView: ...
@@ -87,9 +89,6 @@ GAME_CACHE_SIZE = 1024
 #: Stored tables ListGames looks at (most recently updated first), and how long its answer is reused.
 LISTED_TABLES = 1000
 LISTING_SECONDS = 5.0
-#: Size of the shared memo (solved searches, stats of stored tables, live tables), in units of
-#: one small entry, 64 heaps of a key or 4 KiB of array (at most about 128 MiB).
-MEMO_UNITS = 1 << 15
 
 
 class Nimbase:
@@ -103,8 +102,16 @@ class Nimbase:
         self._store = SequenceStore(engine) if engine is not None else None
         self._jobs = JobQueue(engine) if engine is not None else None
         self.automatic = AutomaticJobs(self._jobs, self._gate, settings.auto)
-        self.tables = SequenceTables(self._store, self._gate, self._limits, queue_work=self._queue_work)
-        self.memo = Memo(MEMO_UNITS, self.tables.may_block)
+        cache = settings.cache
+        self.tables = SequenceTables(
+            self._store,
+            self._gate,
+            self._limits,
+            live_bytes=cache.live_bytes,
+            chunk_bytes=cache.chunk_bytes,
+            queue_work=self._queue_work,
+        )
+        self.memo = Memo(cache.memo_bytes, self.tables.may_block)
         self._games: LRUCache[str, GameKind[Any]] = LRUCache(maxsize=GAME_CACHE_SIZE)
         self._games_lock = threading.Lock()
         self._listed: TTLCache[str, list[GameInfo]] = TTLCache(maxsize=1, ttl=LISTING_SECONDS)
@@ -269,9 +276,11 @@ class Nimbase:
             raise Unavailable("this server runs without a database; jobs are unavailable")
         return self._jobs
 
-    def submit_job(self, token: str | None, game: str, upto: int, fill: bool = False) -> JobView:
+    def submit_job(
+        self, token: str | None, game: str, upto: int, fill: bool = False, family: str | None = None
+    ) -> JobView:
         self._authorize(token)
-        plan = self.game(game).plan_job(upto, fill)
+        plan = self.game(game).plan_job(upto, fill, family)
         queue = self._queue()
         job = self._gate.call(lambda: queue.submit(plan.game_id, plan.family, plan.values, fill=plan.fill))
         return job_view(job)

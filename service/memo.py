@@ -18,10 +18,16 @@ from cachetools import LRUCache
 T = TypeVar("T")
 
 
+#: Bytes any entry is counted as besides its arrays, and per 64 heaps of a position in its key: generous
+#: for a search's answer or a stats dict, so `max_bytes` bounds what the memo holds.
+ENTRY_BYTES = 4096
+
+
 def _weight(key: Hashable, value: Any) -> int:
-    """One unit per 4 KiB of array, per 64 parts of a tuple key (positions are keys), or at least one."""
+    """Bytes of an entry: its array's, and ENTRY_BYTES per entry and per 64 parts of a tuple key (positions
+    are keys)."""
     parts = sum(len(part) for part in key if isinstance(part, tuple)) if isinstance(key, tuple) else 0
-    return 1 + int(getattr(value, "nbytes", 0)) // 4096 + parts // 64
+    return ENTRY_BYTES * (1 + parts // 64) + int(getattr(value, "nbytes", 0))
 
 
 class _Entry:
@@ -35,10 +41,10 @@ class _Entry:
 
 
 class Memo:
-    """LRU cache of at most `units` (see `_weight`), with per-entry computation locks."""
+    """LRU cache of at most `max_bytes` (see `_weight`), with per-entry computation locks."""
 
-    def __init__(self, units: int, may_block: Callable[[], None]) -> None:
-        self._cache: LRUCache[Hashable, _Entry] = LRUCache(maxsize=units, getsizeof=lambda e: e.weight)
+    def __init__(self, max_bytes: int, may_block: Callable[[], None]) -> None:
+        self._cache: LRUCache[Hashable, _Entry] = LRUCache(maxsize=max_bytes, getsizeof=lambda e: e.weight)
         self._lock = threading.Lock()
         self._computing: dict[Hashable, threading.Lock] = {}
         self._may_block = may_block

@@ -1,13 +1,15 @@
 """One-parameter sequences from the cheapest place that holds them: formula, table, period, live.
 
 This is the service's implementation of the engine's `Tables`: the hot path of every heap-game
-lookup. Stored chunks and sequence headers are cached in process (hot lookups never touch the
-database), and live computation grows one in-memory prefix per game, which also lets the kernel
-certify a period that then answers every larger heap.
+lookup. A sequence is a game's family (`SequenceSource.game_id` and `.family`: "heap" for single heaps).
+Stored chunks and sequence headers are cached in process (hot lookups never touch the database), and
+live computation grows one in-memory prefix per sequence, which also lets the kernel certify a period
+that then answers every larger heap. Chunks and live prefixes are cached within byte budgets
+(NIMBASE_CACHE_CHUNK_BYTES, NIMBASE_CACHE_LIVE_BYTES), so memory stops growing once they are full.
 
 Locks are narrow: one small lock guards the caches and is never held while anything is read from the
-database or computed; a live prefix grows under its own game's lock, so a long computation for one
-game never delays lookups that memory answers (on the event loop, in memory-only mode).
+database or computed; a live prefix grows under its own sequence's lock, so a long computation for
+one sequence never delays lookups that memory answers (on the event loop, in memory-only mode).
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
 
 import numpy as np
 from cachetools import LRUCache
@@ -28,6 +31,7 @@ from engine.kind import SequenceKernel, SequenceSource
 from engine.periods import Period
 from engine.positions import MAX_HEAP, quote_int
 from engine.values import SOURCE_ORDER, Source
+from nimbase.settings import DEFAULT_CACHE
 from service.errors import Unavailable
 from service.gate import DatabaseGate
 from service.jobs import QueuedWork
@@ -38,6 +42,8 @@ from storage.packing import CHUNK_VALUES
 from storage.sequences import SequenceInfo, SequenceStore
 
 log = logging.getLogger(__name__)
+K = TypeVar("K")
+V = TypeVar("V")
 
 #: Live prefixes grow in steps of at most this many values, checking the deadline between steps.
 LIVE_STEP = 1 << 18
@@ -48,6 +54,11 @@ QUICK_STEP = 0.02
 #: Values a first GetStats computes live when nothing is stored or computed yet.
 STATS_PREFIX = 4096
 HEAP = "heap"
+#: Per-sequence growth locks kept (a few bytes each; an evicted idle lock is simply made again).
+LIVE_LOCKS = 1024
+
+#: A sequence's key in the caches: (game id, family).
+SequenceKey = tuple[str, str]
 
 
 class WouldBlock(Exception):
@@ -94,9 +105,12 @@ class _Damage:
         )
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class _Live:
-    """A game's values computed live from 0, the period they certify, and the kernel's measured speed."""
+    """A sequence's values computed live from 0, the period they certify, and the kernel's measured speed.
+
+    Frozen: the cache weighs an entry once, when it is stored, so a change is a new entry.
+    """
 
     values: NDArray[np.uint32]
     period: Period | None
@@ -117,10 +131,12 @@ class SequenceTables:
         limits: Limits,
         *,
         header_ttl: float = 2.0,
-        cached_chunks: int = 256,
-        live_games: int = 8,
+        live_bytes: int = DEFAULT_CACHE.live_bytes,
+        chunk_bytes: int = DEFAULT_CACHE.chunk_bytes,
         queue_work: Callable[[str, str], QueuedWork | None] | None = None,
     ) -> None:
+        """`live_bytes` and `chunk_bytes` bound the live prefixes and the stored chunks kept, by their
+        arrays' bytes; one larger than its whole budget serves the request that made it, and is not kept."""
         #: Called when values cannot be had now: queues the job that will store them (None: no queue).
         self.queue_work = queue_work
         self._store = store
@@ -128,11 +144,13 @@ class SequenceTables:
         self._limits = limits
         self._header_ttl = header_ttl
         self._headers: LRUCache[tuple[str, str], _Header] = LRUCache(maxsize=4096)
-        self._chunks: LRUCache[tuple[str, str, int], NDArray[np.uint32]] = LRUCache(maxsize=cached_chunks)
+        self._chunks: LRUCache[tuple[str, str, int], NDArray[np.uint32]] = LRUCache(
+            maxsize=chunk_bytes, getsizeof=_array_bytes
+        )
         #: Chunks found damaged: not read again (nor reported again) for `header_ttl` seconds.
         self._damaged: LRUCache[tuple[str, str, int], _Damage] = LRUCache(maxsize=4096)
-        self._live: LRUCache[str, _Live] = LRUCache(maxsize=live_games)
-        self._live_locks: LRUCache[str, threading.Lock] = LRUCache(maxsize=4 * live_games)
+        self._live: LRUCache[SequenceKey, _Live] = LRUCache(maxsize=live_bytes, getsizeof=_live_bytes)
+        self._live_locks: LRUCache[SequenceKey, threading.Lock] = LRUCache(maxsize=LIVE_LOCKS)
         #: Guards the caches above; held only for dictionary operations.
         self._lock = threading.Lock()
         #: Turns for live computation (Limits.live_computations at once).
@@ -221,7 +239,7 @@ class SequenceTables:
             self._report(corrupt, stored, now, known=damage is not None)
             raise
         with self._lock:
-            self._chunks[key] = chunk
+            _put(self._chunks, key, chunk)
             self._damaged.pop(key, None)
         return chunk
 
@@ -249,7 +267,8 @@ class SequenceTables:
         return damage if damage is not None and n < damage.stop else None
 
     def forget(self, game_id: str | None = None) -> None:
-        """Drop cached headers and chunks (all, or one game's)."""
+        """Drop cached headers and chunks (all, or one game's, of every family): values computed live
+        stay, being right whatever is stored."""
         with self._lock:
             if game_id is None:
                 self._headers.clear()
@@ -263,16 +282,21 @@ class SequenceTables:
             for key in [k for k in self._damaged if k[0] == game_id]:
                 del self._damaged[key]
 
+    def cached_bytes(self) -> dict[str, int]:
+        """Bytes the live prefixes and the stored chunks cached now hold (each within its budget)."""
+        with self._lock:
+            return {"live": int(self._live.currsize), "chunks": int(self._chunks.currsize)}
+
     # -- lookups --------------------------------------------------------------------------------
 
     def period(
         self, source: SequenceSource, deadline: float | None = None, *, compute: bool = False
     ) -> Period | None:
         """The certified period: stored, or found by live computation (when `compute`)."""
-        info = self.info(source.game_id)
+        info = self.info(source.game_id, source.family)
         if info is not None and info.period is not None and info.period.certified:
             return info.period
-        live = self._cached_live(source.game_id)
+        live = self._cached_live(source)
         if live is not None and live.period is not None:
             return live.period
         kernel = source.kernel()
@@ -288,7 +312,7 @@ class SequenceTables:
         formula = source.formula_value(n)
         if formula is not None:
             return formula, "formula"
-        stored = self.stored_value(source.game_id, HEAP, n)
+        stored = self.stored_value(source.game_id, source.family, n)
         if stored is not None:
             return stored, "table"
         period = self.period(source)
@@ -320,13 +344,13 @@ class SequenceTables:
                 out[n] = (value, "formula")
             return out
         ns = np.array(distinct, dtype=np.int64)
-        stored_upto = self.stored_size(source.game_id, HEAP)
+        stored_upto = self.stored_size(source.game_id, source.family)
         pending = np.ones(len(ns), dtype=bool)
         if stored_upto > 0:
             stored = ns < stored_upto
             for index in np.unique(ns[stored] // CHUNK_VALUES).tolist():
                 try:
-                    chunk = self.chunk(source.game_id, index)
+                    chunk = self.chunk(source.game_id, index, source.family)
                 except (CorruptChunk, StorageUnavailable):
                     continue
                 mask = stored & (ns // CHUNK_VALUES == index)
@@ -362,7 +386,7 @@ class SequenceTables:
             for n, value in zip(rest[covered].tolist(), live.values[rest[covered]].tolist(), strict=True):
                 out[n] = (value, "live")
         for n in rest[~covered].tolist():
-            damage = self._damage_at(source.game_id, n)  # a damaged stored chunk: its own refusal
+            damage = self._damage_at(source.game_id, n, source.family)  # a damaged chunk: its own refusal
             if damage is not None:
                 out[n] = damage.error()
             else:
@@ -385,7 +409,7 @@ class SequenceTables:
         if source.formula_value(0) is not None:
             return self._formula_array(source, ns)
         out = np.zeros(len(ns), dtype=np.int64)
-        pending = self._stored_array(source.game_id, ns, out, deadline)
+        pending = self._stored_array(source, ns, out, deadline)
         if len(pending) == 0:
             return out
         rest = ns[pending]
@@ -423,12 +447,13 @@ class SequenceTables:
         return head[reduced] + period.saltus * cycles
 
     def _stored_array(
-        self, game_id: str, ns: NDArray[np.int64], out: NDArray[np.int64], deadline: float | None
+        self, source: SequenceSource, ns: NDArray[np.int64], out: NDArray[np.int64], deadline: float | None
     ) -> NDArray[np.intp]:
         """Write the stored value of every stored heap of `ns` into `out` (same index), one gather per
         chunk; the indices of the heaps left to answer (beyond the table, or in a chunk that cannot be
         read now, which the period or live computation may still answer)."""
-        stored_upto = self.stored_size(game_id, HEAP)
+        game_id, family = source.game_id, source.family
+        stored_upto = self.stored_size(game_id, family)
         inside = np.flatnonzero(ns < stored_upto)
         if len(inside) == 0:
             return np.arange(len(ns))
@@ -443,11 +468,11 @@ class SequenceTables:
         for index in np.flatnonzero(counts).tolist():
             if deadline is not None and time.monotonic() > deadline:  # chunks read from the database
                 raise DeadlineExceeded(
-                    f"reading the stored chunks of {game_id!r} ran past the request's deadline"
+                    f"reading the stored chunks of {_name(source)} ran past the request's deadline"
                 )
             group = order[ends[index] - counts[index] : ends[index]]
             try:
-                chunk = self.chunk(game_id, index)
+                chunk = self.chunk(game_id, index, family)
             except (CorruptChunk, StorageUnavailable):
                 left[group] = True
                 continue
@@ -456,22 +481,23 @@ class SequenceTables:
 
     def _beyond(self, source: SequenceSource, n: int, cause: Exception | None = None) -> Exception:
         """Why heap n cannot be answered now, with the work queued for it (where the service has a queue)."""
-        damage = self._damage_at(source.game_id, n)
+        damage = self._damage_at(source.game_id, n, source.family)
         if damage is not None:  # n is stored, in a chunk being repaired: no extension job would help
             return damage.error()
+        item = _item(source)
         if self.database_needed_but_down():
             return Unavailable(
-                f"heap {n} of {source.game_id!r} needs the stored table and the database is unreachable"
+                f"{item} {n} of {_name(source)} needs the stored table and the database is unreachable"
             )
-        upto = max(self._live_limit(source), self.stored_size(source.game_id, HEAP))
-        why = (
-            f"{cause}; " if isinstance(cause, DeadlineExceeded) else ""
-        ) + f"heap {n} of {source.game_id!r} is beyond what can be answered now: no certified period is known"
+        upto = max(self._live_limit(source), self.stored_size(source.game_id, source.family))
+        why = (f"{cause}; " if isinstance(cause, DeadlineExceeded) else "") + (
+            f"{item} {n} of {_name(source)} is beyond what can be answered now: no certified period is known"
+        )
         message = (
-            f"{why}, the table and live computation reach heaps below {upto} (largest answerable heap: "
+            f"{why}, the table and live computation reach {item}s below {upto} (largest answerable {item}: "
             f"{upto - 1})"
         )
-        work = self.queue_work(source.game_id, HEAP) if self.queue_work is not None else None
+        work = self.queue_work(source.game_id, source.family) if self.queue_work is not None else None
         if work is None:
             return LimitExceeded(message)
         return work.error(message)
@@ -502,7 +528,7 @@ class SequenceTables:
             return out, "formula"
         sources: list[Source] = []
         done = start
-        stored_upto = self.stored_size(source.game_id, HEAP)
+        stored_upto = self.stored_size(source.game_id, source.family)
         if start < stored_upto:
             try:
                 table_stop = min(stop, stored_upto)
@@ -533,13 +559,13 @@ class SequenceTables:
 
     def known_prefix(self, source: SequenceSource, deadline: float) -> tuple[NDArray[np.uint32], Source]:
         """The stored table from 0, else the live prefix (computing a first few values if none)."""
-        info = self.info(source.game_id)
+        info = self.info(source.game_id, source.family)
         if info is None and self.database_needed_but_down():
-            raise Unavailable(f"stats of {source.game_id!r} need the database, which is unreachable")
+            raise Unavailable(f"stats of {_name(source)} need the database, which is unreachable")
         if info is not None and info.computed_upto > 0:
             values, _ = self.values(source, 0, info.computed_upto, deadline)
             return values.astype(np.uint32), "table"
-        live = self._cached_live(source.game_id)
+        live = self._cached_live(source)
         if live is not None and len(live.values):
             return live.values, "live"
         values, _ = self.values(source, 0, STATS_PREFIX, deadline)
@@ -557,7 +583,7 @@ class SequenceTables:
             base = index * CHUNK_VALUES
             lo, hi = max(start, base), min(stop, base + CHUNK_VALUES)
             try:
-                chunk = self.chunk(source.game_id, index)
+                chunk = self.chunk(source.game_id, index, source.family)
             except CorruptChunk:
                 found = self.lookup_many(source, list(range(lo, hi)), deadline)
                 for n in range(lo, hi):
@@ -585,27 +611,42 @@ class SequenceTables:
             return None
         if n >= len(live.values):
             return None
-        if live.remoteness is None or len(live.remoteness) < len(live.values):
+        remoteness = live.remoteness
+        if remoteness is None or len(remoteness) < len(live.values):
             self.may_block()
-            live.remoteness = kernel.remoteness(live.values)
-            if live.remoteness is None:
+            remoteness = kernel.remoteness(live.values)
+            if remoteness is None:
                 return None
-        return int(live.remoteness[n])
+            self._add_remoteness(source, live, remoteness)
+        return int(remoteness[n])
 
     def _live_limit(self, source: SequenceSource) -> int:
-        """Most values computed live for one game (the request's deadline may stop it sooner)."""
+        """Most values computed live for one sequence (the request's deadline may stop it sooner)."""
         own = source.live_limit
         return self._limits.live_values if own is None else min(own, self._limits.live_values)
 
-    def _cached_live(self, game_id: str) -> _Live | None:
+    def _cached_live(self, source: SequenceSource) -> _Live | None:
         with self._lock:
-            return self._live.get(game_id)
+            return self._live.get((source.game_id, source.family))
 
-    def _game_lock(self, game_id: str) -> threading.Lock:
+    def _store_live(self, source: SequenceSource, live: _Live, *, replacing: _Live | None = None) -> None:
+        """Cache a live prefix (unless it exceeds the whole budget); with `replacing`, only while that
+        one is still the cached entry (a concurrent growth is never undone)."""
+        key = (source.game_id, source.family)
         with self._lock:
-            lock = self._live_locks.get(game_id)
+            if replacing is None or self._live.get(key) is replacing:
+                _put(self._live, key, live)
+
+    def _add_remoteness(self, source: SequenceSource, live: _Live, remoteness: NDArray[np.int64]) -> None:
+        """Keep the remoteness computed over a cached prefix with it (weighed anew)."""
+        self._store_live(source, replace(live, remoteness=remoteness), replacing=live)
+
+    def _sequence_lock(self, source: SequenceSource) -> threading.Lock:
+        key = (source.game_id, source.family)
+        with self._lock:
+            lock = self._live_locks.get(key)
             if lock is None:
-                lock = self._live_locks[game_id] = threading.Lock()
+                lock = self._live_locks[key] = threading.Lock()
             return lock
 
     def _reach(self, source: SequenceSource, n: int, deadline: float | None) -> _Live:
@@ -613,8 +654,8 @@ class SequenceTables:
         had now (the work queued for it, where possible), as an exception."""
         kernel = source.kernel()
         if kernel is None:
-            raise LimitExceeded(f"{source.game_id!r} has no kernel to compute values live")
-        live = self._cached_live(source.game_id)
+            raise LimitExceeded(f"{_name(source)} has no kernel to compute values live")
+        live = self._cached_live(source)
         if live is not None and (n < len(live.values) or live.period is not None):
             return live
         limit = self._live_limit(source)
@@ -641,10 +682,10 @@ class SequenceTables:
                     return self._reach(source, int(below[-1]), deadline), error
                 except (LimitExceeded, DeadlineExceeded, Unavailable):
                     pass
-            return self._cached_live(source.game_id), error
+            return self._cached_live(source), error
 
     def _grow(self, source: SequenceSource, stop: int, deadline: float | None) -> _Live:
-        """Grow the game's live prefix geometrically towards `stop`, certifying the period after each
+        """Grow the sequence's live prefix geometrically towards `stop`, certifying the period after each
         growth, until `stop` values are known or the period is certified.
 
         Each step's cost is predicted from the last one's (per value, scaled by the size ratio, as for a
@@ -654,19 +695,19 @@ class SequenceTables:
         """
         kernel = source.kernel()
         assert kernel is not None
-        live = self._cached_live(source.game_id)
+        live = self._cached_live(source)
         if live is not None and (len(live.values) >= stop or live.period is not None):
             return live
         self.may_block()
-        lock = self._game_lock(source.game_id)
+        lock = self._sequence_lock(source)
         # Waits end a little before the deadline, so a request refused for time still has time to say
         # why (and name the job queued) instead of running out itself.
         deadline = None if deadline is None else _soon(deadline)
         if not lock.acquire(timeout=_remaining(deadline)):
             raise DeadlineExceeded(
-                f"computing {source.game_id!r} live: another request was computing it until the deadline"
+                f"computing {_name(source)} live: another request was computing it until the deadline"
             )
-        turn = _Turn(self._computing, self._limits.live_computations, source.game_id)
+        turn = _Turn(self._computing, self._limits.live_computations, _name(source))
         try:
             return self._grow_locked(source, kernel, stop, deadline, turn)
         finally:
@@ -676,7 +717,9 @@ class SequenceTables:
     def _grow_locked(
         self, source: SequenceSource, kernel: SequenceKernel, stop: int, deadline: float | None, turn: _Turn
     ) -> _Live:
-        live = self._cached_live(source.game_id)  # another request may have grown it meanwhile
+        # Another request may have grown it meanwhile. From here on the prefix is the local `live`, which
+        # this request uses (and returns) even if the cache evicts it or cannot hold it.
+        live = self._cached_live(source)
         if live is None:
             live = _Live(np.zeros(0, dtype=np.uint32), None, 0)
         seconds_per_value = live.seconds_per_value
@@ -692,31 +735,30 @@ class SequenceTables:
                 if step > FIRST_LIVE if predicted is None else predicted > QUICK_STEP:
                     turn.take(deadline)  # only costly steps wait for one of the few turns
                 if deadline is not None and predicted is not None and time.monotonic() + predicted > deadline:
-                    self._keep(source.game_id, values, live, seconds_per_value)
+                    self._keep(source, values, live, seconds_per_value)
                     raise DeadlineExceeded(
-                        f"computing {source.game_id!r} live from heap {size} to {step} would take about "
-                        f"{predicted:.2g} s, beyond the request's deadline"
+                        f"computing {_name(source)} live from {_item(source)} {size} to {step} would take "
+                        f"about {predicted:.2g} s, beyond the request's deadline"
                     )
                 started = time.perf_counter()
                 values = kernel.extend(values, step)
                 if step - size >= FIRST_LIVE:  # a tiny step measures the call's overhead, not the kernel
                     seconds_per_value = (time.perf_counter() - started) / (step - size)
-            live = self._keep(source.game_id, values, live, seconds_per_value)
+            live = self._keep(source, values, live, seconds_per_value)
             if kernel.certifies and live.period is None and len(values) > live.certified_upto:
                 live = _Live(values, kernel.certify(values), len(values), None, seconds_per_value)
-                with self._lock:
-                    self._live[source.game_id] = live
+                self._store_live(source, live)
         return live
 
     def _keep(
-        self, game_id: str, values: NDArray[np.uint32], live: _Live, seconds_per_value: float | None
+        self, source: SequenceSource, values: NDArray[np.uint32], live: _Live, seconds_per_value: float | None
     ) -> _Live:
-        """Cache a grown prefix (what a request computed is kept even when it gives up)."""
+        """Cache a grown prefix (what a request computed is kept even when it gives up) and return it: the
+        caller goes on with the returned prefix, never with a re-read of the cache."""
         if len(values) == len(live.values) and seconds_per_value == live.seconds_per_value:
             return live
         kept = _Live(values, live.period, live.certified_upto, None, seconds_per_value)
-        with self._lock:
-            self._live[game_id] = kept
+        self._store_live(source, kept)
         return kept
 
 
@@ -724,10 +766,10 @@ class _Turn:
     """One of the few turns at live computation, taken only when a step is costly (a request that
     needs a thousand values, e.g. for a remoteness, never waits behind long computations)."""
 
-    def __init__(self, turns: threading.BoundedSemaphore, count: int, game_id: str) -> None:
+    def __init__(self, turns: threading.BoundedSemaphore, count: int, name: str) -> None:
         self._turns = turns
         self._count = count
-        self._game_id = game_id
+        self._name = name
         self._held = False
 
     def take(self, deadline: float | None) -> None:
@@ -735,8 +777,7 @@ class _Turn:
             return
         if not self._turns.acquire(timeout=_remaining(deadline)):
             raise DeadlineExceeded(
-                f"computing {self._game_id!r} live: {self._count} other live computations ran until the "
-                "deadline"
+                f"computing {self._name} live: {self._count} other live computations ran until the deadline"
             )
         self._held = True
 
@@ -744,6 +785,37 @@ class _Turn:
         if self._held:
             self._turns.release()
             self._held = False
+
+
+def _name(source: SequenceSource) -> str:
+    """How messages name a sequence: its game quoted, with its family unless it is single heaps."""
+    if source.family == HEAP:
+        return repr(source.game_id)
+    return f"family {source.family!r} of {source.game_id!r}"
+
+
+def _item(source: SequenceSource) -> str:
+    """What messages call one index of a sequence: a heap, or a value of another family."""
+    return "heap" if source.family == HEAP else "value"
+
+
+def _array_bytes(array: NDArray[Any]) -> int:
+    """Bytes an array keeps alive: a view's whole base (at least 1, so no entry weighs nothing)."""
+    base = array.base
+    held = max(array.nbytes, base.nbytes) if isinstance(base, np.ndarray) else array.nbytes
+    return max(1, int(held))
+
+
+def _live_bytes(live: _Live) -> int:
+    """Bytes of a live prefix: its values, and its remoteness where computed."""
+    return _array_bytes(live.values) + (0 if live.remoteness is None else _array_bytes(live.remoteness))
+
+
+def _put(cache: LRUCache[K, V], key: K, value: V) -> None:
+    """cache[key] = value, unless the value alone exceeds the cache's budget: then it serves only the
+    request that made it (cachetools refuses it with ValueError, leaving the cache as it was)."""
+    with contextlib.suppress(ValueError):
+        cache[key] = value
 
 
 def _soon(deadline: float, share: float = 0.2, most: float = 0.5) -> float:

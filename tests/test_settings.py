@@ -11,9 +11,11 @@ import pytest
 
 from nimbase.settings import (
     DEFAULT_AUTO,
+    DEFAULT_CACHE,
     DEFAULT_LIMITS,
     DEFAULT_WORKER,
     AutoJobSettings,
+    CacheSettings,
     InvalidSetting,
     Limits,
     Settings,
@@ -100,6 +102,21 @@ def test_every_variable_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
     assert settings.worker == WorkerSettings(lease_seconds=2.5, poll_seconds=0.0, step=4096, id="w-1")
     assert settings.limits == Limits(batch_positions=500, request_seconds=2.5)
     assert settings.auto == AutoJobSettings(jobs=2, values=65536, seconds=30.5)
+
+
+def test_cache_budgets_default_and_override(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert Settings.from_env().cache == DEFAULT_CACHE == CacheSettings()
+    assert (DEFAULT_CACHE.live_bytes, DEFAULT_CACHE.chunk_bytes, DEFAULT_CACHE.memo_bytes) == (
+        96 << 20,
+        256 * CHUNK_VALUES * 4,
+        64 << 20,
+    )
+    monkeypatch.setenv("NIMBASE_CACHE_LIVE_BYTES", "1024")
+    monkeypatch.setenv("NIMBASE_CACHE_MEMO_BYTES", "2048")
+    assert Settings.from_env().cache == CacheSettings(live_bytes=1024, memo_bytes=2048)
+    monkeypatch.setenv("NIMBASE_CACHE_CHUNK_BYTES", "0")
+    with pytest.raises(InvalidSetting, match=r"NIMBASE_CACHE_CHUNK_BYTES='0' .*greater than 0"):
+        Settings.from_env()
 
 
 @pytest.mark.parametrize("value", ["0", "7"])
@@ -224,10 +241,11 @@ def test_only_the_settings_module_reads_the_environment() -> None:
 
 def test_every_group_setting_is_in_the_readme() -> None:
     readme = (REPO / "README.md").read_text()
-    groups: dict[str, type[Limits | WorkerSettings | AutoJobSettings]] = {
+    groups: dict[str, type[Limits | WorkerSettings | AutoJobSettings | CacheSettings]] = {
         "worker": WorkerSettings,
         "limits": Limits,
         "auto": AutoJobSettings,
+        "cache": CacheSettings,
     }
     for group, settings in groups.items():
         for field in fields(settings):

@@ -36,6 +36,8 @@ class HeapGame(ComponentSum[int]):
 
     #: Canonical game id, e.g. "subtraction:1,3,4:misere".
     game_id: str
+    #: The family of the sequence the tables answer for it (engine.kind.SequenceSource): single heaps.
+    family: str = HEAP
     misere: bool = False
     #: True when a move may leave two or more heaps (octal games, Grundy's game): search bounds
     #: then count partitions instead of shrinking heaps.
@@ -222,10 +224,12 @@ class HeapGame(ComponentSum[int]):
             stats.update(rare_mask=rarity[0], rare_count=rarity[1], last_rare_at=rarity[2])
         return stats
 
-    def plan_job(self, upto: int, fill: bool = False) -> JobPlan:
+    def plan_job(self, upto: int, fill: bool = False, family: str | None = None) -> JobPlan:
         kernel = self.kernel()
         if kernel is None:
             raise NotApplicable(f"{self.game_id!r} needs no precomputation: a closed form answers every heap")
+        if family is not None and family != kernel.family:
+            raise UnknownFamily(f"{self.game_id!r} stores only family {kernel.family!r}, not {family!r}")
         if not 1 <= upto <= MAX_UPTO:
             raise InvalidArgument(f"upto {upto} is outside 1..{MAX_UPTO}")
         return JobPlan(self.game_id, kernel.family, upto, fill)
