@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import importlib
 
-SCRIPTS = ("bench.bench_precompute", "bench.bench_service", "bench.bench_kernels", "bench.bench_live")
+SCRIPTS = (
+    "bench.bench_precompute",
+    "bench.bench_service",
+    "bench.bench_kernels",
+    "bench.bench_live",
+    "bench.bench_bicolor",
+)
 
 for name in SCRIPTS:
     print(f"== {name}", flush=True)

@@ -29,6 +29,6 @@ class JobPlan:
     fill: bool
 
 
-def plan_job(game: GameKind[Any], upto: int, fill: bool = False) -> JobPlan:
+def plan_job(game: GameKind[Any], upto: int, fill: bool = False, family: str | None = None) -> JobPlan:
     """The job for `upto`; NotApplicable where nothing is stored, InvalidArgument for a bad size."""
-    return game.plan_job(upto, fill)
+    return game.plan_job(upto, fill, family)

@@ -211,7 +211,13 @@ class NimbaseServicer:
         token = convert.bearer_token(_metadata_value(context, "authorization"))
 
         def call() -> pb.Job:
-            job = self._service.submit_job(token, request.game, request.upto, request.fill)
+            job = self._service.submit_job(
+                token,
+                request.game,
+                request.upto,
+                request.fill,
+                request.family if request.HasField("family") else None,
+            )
             return convert.job_to_pb(job)
 
         return await self._unary("SubmitJob", context, call)

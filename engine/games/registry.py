@@ -15,6 +15,7 @@ from typing import Any
 from engine.errors import InvalidGameId, UnknownGame
 from engine.games import nim, subtraction
 from engine.games.base import GameInfo
+from engine.games.bicolor import BicolorNim
 from engine.games.grundy import GrundyGame
 from engine.games.octal import CLASSICS, OctalGame
 from engine.games.wythoff import WythoffGame
@@ -68,6 +69,12 @@ def _parse_wythoff(params: str | None, text: str) -> Game:
     return WythoffGame()
 
 
+def _parse_bicolor(params: str | None, text: str) -> Game:
+    if params is not None:
+        raise InvalidGameId(f"game id {text!r}: bicolor Nim takes no parameters, use 'bicolor-nim'")
+    return BicolorNim()
+
+
 def _parse_grundy(params: str | None, text: str) -> Game:
     if params is not None:
         raise InvalidGameId(f"game id {text!r}: Grundy's game takes no parameters, use 'grundy'")
@@ -81,6 +88,7 @@ FAMILIES: dict[str, Family] = {
     "octal": Family(parse=_parse_octal, info=_octal_info, classics=_octal_classics),  # lists the classics
     "grundy": Family(parse=_parse_grundy, info=lambda: GrundyGame().info()),
     "wythoff": Family(parse=_parse_wythoff, info=lambda: WythoffGame().info()),
+    "bicolor-nim": Family(parse=_parse_bicolor, info=lambda: BicolorNim().info()),
 }
 
 

@@ -350,7 +350,9 @@ class WythoffGame(ComponentSum[Pair]):
             "period": None,
         }
 
-    def plan_job(self, upto: int, fill: bool = False) -> JobPlan:
+    def plan_job(self, upto: int, fill: bool = False, family: str | None = None) -> JobPlan:
+        if family is not None and family != PAIRS:
+            raise UnknownFamily(f"{self.game_id!r} stores only family {PAIRS!r}, not {family!r}")
         if not 1 <= upto <= MAX_WYTHOFF_SIDE:
             raise InvalidArgument(
                 f"upto {upto} is outside 1..{MAX_WYTHOFF_SIDE} (the side of the Wythoff table)"

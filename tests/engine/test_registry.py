@@ -101,6 +101,7 @@ def test_list_games() -> None:
         "octal:0.56",
         "grundy",
         "wythoff",
+        "bicolor-nim",
     ]
     for info in games:
         assert info.name and info.description and info.position_syntax and info.examples

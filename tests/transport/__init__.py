@@ -198,12 +198,16 @@ class FakeService:
         if token != ADMIN_TOKEN:
             raise PermissionDenied("wrong admin token")
 
-    def submit_job(self, token: str | None, game: str, upto: int, fill: bool = False) -> JobView:
+    def submit_job(
+        self, token: str | None, game: str, upto: int, fill: bool = False, family: str | None = None
+    ) -> JobView:
         self._authorize(token)
         self._check_game(game)
         with self._lock:
             job_id = len(self.jobs) + 1
-            job = JobView(job_id, game, "heap", upto, fill, "queued", 0, upto, None, CREATED, None, None)
+            job = JobView(
+                job_id, game, family or "heap", upto, fill, "queued", 0, upto, None, CREATED, None, None
+            )
             self.jobs[job_id] = job
         return job
 
