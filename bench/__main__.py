@@ -10,6 +10,7 @@ SCRIPTS = (
     "bench.bench_kernels",
     "bench.bench_live",
     "bench.bench_bicolor",
+    "bench.bench_lights_out",
 )
 
 for name in SCRIPTS:

@@ -1,0 +1,192 @@
+"""Lights Out (issue 8, the engine): each figure beside its target, and elimination beside the
+polynomial method where both run.
+
+- 20 x 20 plane, shape loaded: solvable, fewest presses and best move of random boards (target 50 ms).
+- 256 x 256 from a cold start (a fresh process: imports, numba's cached kernels, the shape's
+  elimination, then the board): solvable and one solution (target 2 s); plane and torus.
+- 5 x 5 shape statistics, 2^23 solvable boards (target 60 s), and the brute-force walk over all 2^25
+  press vectors that checks them.
+- Rank and nullity of the n x n plane by the polynomial method for n up to 100,000 (target 2 s each),
+  and elimination against it on the same n where both run.
+- A 100,000-vertex graph (a 316 x 316 grid with its vertices shuffled): upload checks and elimination.
+
+Run: `python -m bench.bench_lights_out`.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import subprocess
+import sys
+import time
+
+from bench.common import figure
+from engine.games.chebyshev_f2 import plane_nullity
+from engine.games.lights_out import LightsOut, Shape, eliminate_shape, forget_all, solver_for
+from engine.kernels.lights_out_stats import coset_leader_counts_bruteforce
+
+COLD = """
+import time
+started = time.perf_counter()
+from engine.games.lights_out import LightsOut, Shape
+game = LightsOut(Shape.grid(256, 256, {topology!r}))
+board = game.parse({text!r})
+answer = game.solve(board)
+elapsed = time.perf_counter() - started
+assert answer.solvable and answer.solution
+print(elapsed, len(answer.solution), answer.remoteness)
+"""
+
+
+def twenty() -> None:
+    shape = Shape.grid(20, 20)
+    forget_all()
+    game = LightsOut(shape)
+    started = time.perf_counter()
+    solver_for(shape)
+    figure("lights-out 20x20: load the shape (elimination)", (time.perf_counter() - started) * 1e3, "ms")
+    rng = random.Random(1)
+    samples = []
+    for _ in range(200):
+        text = "/".join("".join(rng.choice("01") for _ in range(20)) for _ in range(20))
+        started = time.perf_counter()
+        board = game.parse(text)
+        answer = game.solve(board)
+        moves = game.press_values(board)
+        samples.append(time.perf_counter() - started)
+        assert answer.solvable and answer.remoteness is not None
+        assert moves[0].answer.remoteness == answer.remoteness - 1
+    figure(
+        "lights-out 20x20: solvable + fewest presses + best move, median",
+        statistics.median(samples) * 1e3,
+        "ms",
+    )
+    figure("lights-out 20x20: same, worst of 200 random boards", max(samples) * 1e3, "ms")
+    figure("lights-out 20x20: target", 50.0, "ms")
+
+
+def cold_256() -> None:
+    rng = random.Random(2)
+    for topology in ("plane", "torus"):
+        game = LightsOut(Shape.grid(256, 256, topology))
+        board = 0
+        for i in rng.sample(range(256 * 256), 5000):
+            board = game.press(board, i)  # a solvable board (the plane's null space has dimension 144)
+        code = COLD.format(topology=topology, text=game.format(board))
+        wall = time.perf_counter()
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        wall = time.perf_counter() - wall
+        elapsed, presses, remoteness = out.stdout.split()
+        figure(f"lights-out 256x256 {topology}, cold process: solvable + a solution", float(elapsed), "s")
+        figure(f"lights-out 256x256 {topology}, the same with interpreter start", wall, "s")
+        figure(
+            f"lights-out 256x256 {topology}: presses in the solution ({remoteness=})", int(presses), "presses"
+        )
+    figure("lights-out 256x256 cold: target", 2.0, "s")
+
+
+def stats_5x5() -> None:
+    shape = Shape.grid(5, 5)
+    forget_all()
+    started = time.perf_counter()
+    stats = LightsOut(shape).shape_stats()
+    elapsed = time.perf_counter() - started
+    counts = stats["distance_counts"]
+    assert counts is not None and sum(counts) == 2**23
+    figure(f"lights-out 5x5 stats (rank {stats['rank']}, diameter {stats['diameter']})", elapsed * 1e3, "ms")
+    figure("lights-out 5x5 stats: target", 60_000.0, "ms")
+    basis = solver_for(shape).elimination.null_basis
+    coset_leader_counts_bruteforce(basis, 9)  # compile or load outside the measurement
+    started = time.perf_counter()
+    assert coset_leader_counts_bruteforce(basis, 25) == counts
+    figure(
+        "lights-out 5x5 stats by walking all 2^25 press vectors (check)",
+        (time.perf_counter() - started) * 1e3,
+        "ms",
+    )
+
+
+def polynomial() -> None:
+    started = time.perf_counter()
+    nullity = plane_nullity(100_000)
+    figure(
+        f"lights-out 100000x100000 nullity by polynomials (= {nullity})", time.perf_counter() - started, "s"
+    )
+    rng = random.Random(3)
+    sample = [99_999, 98_303, 65_535, 65_534, 81_919, 90_111, 96_255]
+    sample += rng.sample(range(50_000, 100_001), 13)
+    worst, worst_n = 0.0, 0
+    for n in sample:
+        plane_nullity.cache_clear()
+        started = time.perf_counter()
+        plane_nullity(n)
+        elapsed = time.perf_counter() - started
+        if elapsed > worst:
+            worst, worst_n = elapsed, n
+    figure(
+        f"lights-out nullity by polynomials, worst of {len(sample)} n >= 50,000 (n = {worst_n})", worst, "s"
+    )
+    figure("lights-out nullity by polynomials: target", 2.0, "s")
+    for n in (64, 128, 256):
+        plane_nullity.cache_clear()
+        started = time.perf_counter()
+        by_polynomial = plane_nullity(n)
+        poly_time = time.perf_counter() - started
+        started = time.perf_counter()
+        by_elimination = eliminate_shape(Shape.grid(n, n)).nullity
+        elim_time = time.perf_counter() - started
+        assert by_polynomial == by_elimination
+        figure(f"lights-out {n}x{n} nullity {by_polynomial}: polynomial method", poly_time * 1e3, "ms")
+        figure(f"lights-out {n}x{n} nullity {by_elimination}: elimination (chase)", elim_time * 1e3, "ms")
+
+
+def big_graph() -> None:
+    side = 316
+    n = side * side
+    rng = random.Random(4)
+    names = [f"v{i}" for i in range(n)]
+    rng.shuffle(names)
+    edges = []
+    for r in range(side):
+        for c in range(side):
+            if c + 1 < side:
+                edges.append([names[r * side + c], names[r * side + c + 1]])
+            if r + 1 < side:
+                edges.append([names[r * side + c], names[(r + 1) * side + c]])
+    vertices = sorted(names)
+    started = time.perf_counter()
+    game = LightsOut.for_graph("grid316", vertices, edges)
+    figure(
+        f"lights-out graph of {n:,} vertices, {len(edges):,} edges: checks and CSR",
+        time.perf_counter() - started,
+        "s",
+    )
+    started = time.perf_counter()
+    solver = solver_for(game.shape)
+    elapsed = time.perf_counter() - started
+    what = f"{solver.elimination.k} unknowns, nullity {solver.nullity}"
+    figure(f"lights-out graph of {n:,} vertices: elimination ({what})", elapsed, "s")
+    board = 0
+    for i in rng.sample(range(n), 100):
+        board = game.press(board, i)
+    started = time.perf_counter()
+    answer = game.solve(board)
+    assert answer.solvable
+    figure("lights-out graph of 100k vertices: solve a board", (time.perf_counter() - started) * 1e3, "ms")
+
+
+def main() -> None:
+    for spec in ((3, 3), (5, 5)):  # load numba's cached kernels outside the measurements
+        game = LightsOut(Shape.grid(*spec))
+        game.shape_stats()
+        game.press_values(game.flip_set(0))
+    twenty()
+    cold_256()
+    stats_5x5()
+    polynomial()
+    big_graph()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,917 @@
+"""Lights Out (seed 002, "le jeu reversi"): pressing a cell flips it and its neighbours; the goal is the
+all-white board.
+
+Boards and presses are vectors of F2^n (n cells; 1 = black); press j adds its flip set N[j] (the cell
+and its neighbours, each once however many sides they share), so a board b is solved by the presses x
+with A x = b, A the press matrix (column j = N[j]; A is symmetric). Solutions form a coset x0 + N of
+the null space N; the fewest presses (`remoteness`) is the least weight in it.
+
+Shapes:
+- `lights-out:RxC[:TOPOLOGY]`, R rows and C columns, 1 to 100,000 each (positions: up to 256 x 256).
+  Sides are glued as in seed 002 section 4.1, (left-right, top-bottom): plane (free, free), cylinder
+  (kept, free), moebius (reversed, free), torus (kept, kept), klein (kept, reversed), projective
+  (reversed, reversed). Kept: (r, 1) is next to (r, C), and (1, c) to (R, c); reversed: (r, 1) is
+  next to (R + 1 - r, C), and (1, c) to (R, C + 1 - c). The 3 x 3 flip sets are the seed's T, K, P.
+- `lights-out:graph:NAME`, an uploaded undirected graph (up to 100,000 vertices; edges naming unknown
+  vertices, self-loops and duplicate vertex names are refused, an edge given twice counts once).
+
+Positions: rows of 0/1 joined by `/` (`000/011/011`), top row first; for graphs one 0/1 per vertex in
+the graph's vertex order. That text is also the canonical form.
+
+Presses are named by their cell, rows and columns numbered from 1 as in the seed: `RC` (two digits,
+e.g. `12` for row 1, column 2) on boards of at most 9 rows and 9 columns, `r,c` (e.g. `12,3`) on
+larger ones; `parse_press` also reads `r,c` on small boards. On graphs a press is its vertex's name.
+
+The elimination of a shape (engine.kernels.gf2.chase_eliminate) is done once per shape and kept (a
+bounded LRU, which storage can fill: `remember`): its cells are chased in the order that needs the
+fewest free unknowns (row or column order for the plane, rows or columns folded in pairs (1, R),
+(2, R - 1), ... where the gluing joins far rows or columns, breadth-first for graphs), which leaves a
+k x k system, k <= 2 min(R, C). Solving a board is then two O(cells) chases and a k x k product.
+The fewest presses is a Gray-code walk over the null space (2^nullity steps, on the cells some null
+vector presses) where it fits `SEARCH_NULLITY` and `SEARCH_WORK`; past them the answer is a solution
+lightened greedily, `remoteness` absent and `searched` false, with a `note` saying so. The same walk
+gives every press's remoteness for BestMove (`press_values`).
+
+Shape statistics (GetStats) come from the elimination (rank, nullity, and the distance counts by
+engine.kernels.lights_out_stats), made for the purpose and not kept for grids past 256 x 256 while
+cells x 2 min(R, C) fits `MAX_CHASE_BITS`; plane boards past 256 x 256 use the polynomial method
+(engine.games.chebyshev_f2): rank and nullity for any side up to 100,000.
+
+`LightsOut` does not subclass GameKind yet: engine.values.Value has no `solvable`/`solution`, so the
+answers are `PuzzleAnswer`s, which the service integration maps onto the contract (`as_dict` gives
+the contract's JSON shape).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import NoReturn, TypedDict
+
+import numpy as np
+from numpy.typing import NDArray
+
+from engine.errors import (
+    InvalidArgument,
+    InvalidGameId,
+    InvalidPosition,
+    LimitExceeded,
+    NotApplicable,
+)
+from engine.games.chebyshev_f2 import plane_nullity
+from engine.kernels.gf2 import (
+    U8,
+    U64,
+    ChaseElimination,
+    CosetSearch,
+    TooWide,
+    bfs_order,
+    chase_eliminate,
+    chase_unknowns,
+    coset_search,
+    int_to_bits,
+    pack_bits,
+    reduce_greedily,
+    unpack_bits,
+    words_for,
+)
+from engine.kernels.lights_out_stats import coset_leader_counts, type_walk_steps
+from engine.positions import check_length, parse_decimal, quote_position, quote_token
+from engine.values import GameInfo
+
+I64 = NDArray[np.int64]
+
+FAMILY = "lights-out"
+#: The topologies, and their gluing of (left and right sides, top and bottom sides).
+GLUING: dict[str, tuple[str | None, str | None]] = {
+    "plane": (None, None),
+    "torus": ("keep", "keep"),
+    "klein": ("keep", "reverse"),
+    "projective": ("reverse", "reverse"),
+    "cylinder": ("keep", None),
+    "moebius": ("reverse", None),
+}
+TOPOLOGIES = tuple(GLUING)
+#: Largest side of a shape in a game id (statistics), and of a board one may value (positions).
+MAX_SIDE = 100_000
+MAX_BOARD_SIDE = 256
+#: Largest uploaded graph.
+MAX_GRAPH_VERTICES = 100_000
+MAX_GRAPH_EDGES = 2_000_000
+#: Longest graph name in a game id.
+MAX_GRAPH_NAME = 200
+
+#: Free unknowns the chase of a graph may need (a k x k elimination, about k^3 / 32 word operations),
+#: and cells x unknowns of its working matrix (bits).
+MAX_UNKNOWNS = 4096
+MAX_CHASE_BITS = 2**30
+#: The fewest-presses walk: at most 2^SEARCH_NULLITY combinations and SEARCH_WORK word operations.
+SEARCH_NULLITY = 24
+SEARCH_WORK = 2**27
+#: Shape statistics: distance counts listed for shapes of at most this many cells (the list has one
+#: entry per distance, each up to 2^cells), and at most this much work for them (steps x 2^nullity).
+STATS_DISTANCE_CELLS = 1024
+STATS_WORK = 2**27
+#: Shapes whose elimination is kept in the process.
+CACHED_SHAPES = 16
+
+_SIZE = re.compile(r"([0-9]+)x([0-9]+)")
+_GRAPH_NAME = re.compile(r"[^\s:/]+")
+_BOARD_CHARS = re.compile(r"[^01/]")
+
+
+# -- shapes --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Graph:
+    """An undirected graph: vertex names and the open neighbourhoods (CSR, sorted, no repeats)."""
+
+    name: str
+    vertices: tuple[str, ...]
+    indptr: I64 = field(repr=False)
+    indices: I64 = field(repr=False)
+    #: A digest of the vertices and edges: two uploads of the same name with different content differ.
+    digest: str
+
+    @property
+    def edge_count(self) -> int:
+        return int(self.indices.shape[0]) // 2
+
+
+def make_graph(name: str, vertices: Sequence[str], edges: Sequence[Sequence[str]]) -> Graph:
+    """A graph from its upload: InvalidArgument for a bad name, no or too many vertices, duplicate vertex
+    names, edges that are not pairs, name unknown vertices or are self-loops. Repeated edges count once."""
+    if not isinstance(name, str) or not _GRAPH_NAME.fullmatch(name) or len(name) > MAX_GRAPH_NAME:
+        raise InvalidArgument(
+            f"graph name {quote_token(str(name))} must be 1 to {MAX_GRAPH_NAME} characters without "
+            "spaces, ':' or '/'"
+        )
+    if not 1 <= len(vertices) <= MAX_GRAPH_VERTICES:
+        raise InvalidArgument(
+            f"graph {name!r} has {len(vertices)} vertices: a Lights Out graph has 1 to {MAX_GRAPH_VERTICES}"
+        )
+    if len(edges) > MAX_GRAPH_EDGES:
+        raise InvalidArgument(
+            f"graph {name!r} has {len(edges)} edges, more than the limit of {MAX_GRAPH_EDGES}"
+        )
+    index: dict[str, int] = {}
+    for i, vertex in enumerate(vertices):
+        if not isinstance(vertex, str):
+            raise InvalidArgument(f"vertex {quote_token(repr(vertex))} of graph {name!r} is not a string")
+        if vertex in index:
+            raise InvalidArgument(f"duplicate vertex name {quote_token(vertex)} in graph {name!r}")
+        index[vertex] = i
+    n = len(vertices)
+    pairs = np.empty((len(edges), 2), dtype=np.int64)
+    for e, edge in enumerate(edges):
+        if not isinstance(edge, list | tuple) or len(edge) != 2:
+            raise InvalidArgument(
+                f"edge {quote_token(repr(edge))} of graph {name!r} is not a pair of vertex names"
+            )
+        a, b = edge
+        for end in (a, b):
+            if not isinstance(end, str) or end not in index:
+                raise InvalidArgument(
+                    f"edge {quote_token(repr(list(edge)))} of graph {name!r} names an unknown vertex "
+                    f"{quote_token(str(end))}"
+                )
+        if a == b:
+            raise InvalidArgument(f"edge {quote_token(repr(list(edge)))} of graph {name!r} is a self-loop")
+        pairs[e, 0] = index[a]
+        pairs[e, 1] = index[b]
+    both = np.concatenate([pairs, pairs[:, ::-1]]) if len(edges) else np.zeros((0, 2), dtype=np.int64)
+    keys = np.unique(both[:, 0] * n + both[:, 1])
+    sources, targets = keys // n, keys % n
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(sources, minlength=n), out=indptr[1:])
+    digest = hashlib.sha256()
+    digest.update("\x00".join(vertices).encode())
+    digest.update(keys.astype("<i8").tobytes())
+    return Graph(name, tuple(vertices), indptr, targets.astype(np.int64), digest.hexdigest())
+
+
+@dataclass(frozen=True, eq=False)
+class Shape:
+    """A Lights Out board: rows x cols cells glued by `topology`, or the vertices of `graph`.
+
+    Equal shapes (same sides and topology, or same graph content) compare and hash equal: the key of
+    the elimination cache."""
+
+    rows: int
+    cols: int
+    topology: str
+    graph: Graph | None = None
+
+    @classmethod
+    def grid(cls, rows: int, cols: int, topology: str = "plane") -> Shape:
+        if topology not in GLUING:
+            raise ValueError(f"unknown topology {topology!r}")
+        if not (1 <= rows <= MAX_SIDE and 1 <= cols <= MAX_SIDE):
+            raise ValueError(f"sides must be 1 to {MAX_SIDE}, got {rows} x {cols}")
+        return cls(rows, cols, topology)
+
+    @classmethod
+    def of_graph(cls, graph: Graph) -> Shape:
+        return cls(1, len(graph.vertices), "graph", graph)
+
+    @property
+    def key(self) -> tuple[object, ...]:
+        if self.graph is not None:
+            return ("graph", self.graph.name, self.graph.digest)
+        return (self.rows, self.cols, self.topology)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Shape) and self.key == other.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    @property
+    def cells(self) -> int:
+        return self.rows * self.cols
+
+    @property
+    def game_id(self) -> str:
+        if self.graph is not None:
+            return f"{FAMILY}:graph:{self.graph.name}"
+        suffix = "" if self.topology == "plane" else f":{self.topology}"
+        return f"{FAMILY}:{self.rows}x{self.cols}{suffix}"
+
+    @property
+    def is_graph(self) -> bool:
+        return self.graph is not None
+
+    def neighbourhoods(self) -> tuple[I64, I64]:
+        """The flip set of every press (the cell and its neighbours, each once), as CSR arrays."""
+        if self.graph is not None:
+            return closed_neighbourhoods(self.graph.indptr, self.graph.indices)
+        return grid_neighbourhoods(self.rows, self.cols, self.topology)
+
+    def press_matrix(self) -> U64:
+        """The press matrix, row j the flip set of press j, packed (for shapes of up to 16,384 cells)."""
+        n = self.cells
+        if n > 16_384:
+            raise LimitExceeded(f"the dense press matrix of {self.game_id} ({n} cells) is not built")
+        indptr, indices = self.neighbourhoods()
+        dense = np.zeros((n, n), dtype=np.uint8)
+        rows = np.repeat(np.arange(n), np.diff(indptr))
+        dense[rows, indices] = 1
+        return pack_bits(dense)
+
+
+def grid_neighbourhoods(rows: int, cols: int, topology: str) -> tuple[I64, I64]:
+    """CSR flip sets of an R x C board glued by `topology` (see the module's docstring)."""
+    lr, tb = GLUING[topology]
+    n = rows * cols
+    idx = np.arange(n, dtype=np.int64)
+    r, c = idx // cols, idx % cols
+    last_r, last_c = rows - 1, cols - 1
+
+    def across(glue: str | None, kept: I64, reversed_: I64) -> I64:
+        if glue == "keep":
+            return kept
+        if glue == "reverse":
+            return reversed_
+        return np.full(n, -1, dtype=np.int64)
+
+    left = np.where(c > 0, idx - 1, across(lr, r * cols + last_c, (last_r - r) * cols + last_c))
+    right = np.where(c < last_c, idx + 1, across(lr, r * cols, (last_r - r) * cols))
+    up = np.where(r > 0, idx - cols, across(tb, last_r * cols + c, last_r * cols + (last_c - c)))
+    down = np.where(r < last_r, idx + cols, across(tb, c, last_c - c))
+    candidates = np.sort(np.stack([idx, left, right, up, down], axis=1), axis=1)
+    keep = candidates >= 0
+    keep[:, 1:] &= candidates[:, 1:] != candidates[:, :-1]
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(keep.sum(axis=1), out=indptr[1:])
+    return indptr, np.ascontiguousarray(candidates[keep], dtype=np.int64)
+
+
+def grid_neighbourhoods_reference(rows: int, cols: int, topology: str) -> list[set[tuple[int, int]]]:
+    """Plain-Python flip sets, cell by cell (0-based (row, column)), straight from the gluing rules."""
+    lr, tb = GLUING[topology]
+    out = []
+    for r in range(rows):
+        for c in range(cols):
+            cells = {(r, c)}
+            for dr, dc in ((0, -1), (0, 1), (-1, 0), (1, 0)):
+                rr, cc = r + dr, c + dc
+                if not 0 <= cc < cols:
+                    if lr is None:
+                        continue
+                    cc %= cols
+                    if lr == "reverse":
+                        rr = rows - 1 - rr
+                if not 0 <= rr < rows:
+                    if tb is None:
+                        continue
+                    rr %= rows
+                    if tb == "reverse":
+                        cc = cols - 1 - cc
+                cells.add((rr, cc))
+            out.append(cells)
+    return out
+
+
+def closed_neighbourhoods(indptr: I64, indices: I64) -> tuple[I64, I64]:
+    """Open neighbourhoods (CSR, sorted) with each vertex added to its own, kept sorted."""
+    n = indptr.shape[0] - 1
+    sources = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    keys = np.concatenate([sources * n + indices, np.arange(n, dtype=np.int64) * (n + 1)])
+    keys.sort()
+    out_ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.diff(indptr) + 1, out=out_ptr[1:])
+    return out_ptr, keys % n
+
+
+# -- game ids and boards --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GraphRef:
+    """`lights-out:graph:NAME`: the shape is the uploaded graph NAME, which the caller loads
+    (`LightsOut.for_graph`)."""
+
+    name: str
+
+    @property
+    def game_id(self) -> str:
+        return f"{FAMILY}:graph:{self.name}"
+
+
+def parse_lights_out_id(params: str | None, text: str) -> Shape | GraphRef:
+    """The shape a `lights-out:...` game id names (params: what follows `lights-out:`).
+
+    InvalidGameId, quoting the id, for a missing or malformed size, sizes of 0 or above 100,000, or an
+    unknown topology."""
+    if not params:
+        raise InvalidGameId(
+            f"game id {quote_token(text)} needs a shape: 'lights-out:RxC', 'lights-out:RxC:TOPOLOGY' "
+            f"(TOPOLOGY one of {', '.join(TOPOLOGIES)}) or 'lights-out:graph:NAME'"
+        )
+    if params.startswith("graph:"):
+        name = params[len("graph:") :]
+        if not _GRAPH_NAME.fullmatch(name) or len(name) > MAX_GRAPH_NAME:
+            raise InvalidGameId(
+                f"game id {quote_token(text)}: graph name {quote_token(name)} must be 1 to "
+                f"{MAX_GRAPH_NAME} characters without spaces, ':' or '/'"
+            )
+        return GraphRef(name)
+    size, glued, topology = params.partition(":")
+    match = _SIZE.fullmatch(size)
+    if match is None:
+        raise InvalidGameId(
+            f"game id {quote_token(text)}: shape {quote_token(size)} is not 'RxC' (rows x columns, "
+            "e.g. 'lights-out:5x5')"
+        )
+    where = f" in game id {quote_token(text)}"
+    rows, cols = (
+        parse_decimal(part, what=what, where=where, limit=MAX_SIDE, error=InvalidGameId)
+        for part, what in ((match.group(1), "row count"), (match.group(2), "column count"))
+    )
+    if rows == 0 or cols == 0:
+        raise InvalidGameId(f"game id {quote_token(text)}: a board needs at least one row and one column")
+    if not glued:
+        topology = "plane"
+    if topology not in GLUING:
+        raise InvalidGameId(
+            f"game id {quote_token(text)}: unknown topology {quote_token(topology)} "
+            f"(known: {', '.join(TOPOLOGIES)})"
+        )
+    return Shape.grid(rows, cols, topology)
+
+
+#: A board: bit i is cell i (row-major; the vertex order for graphs), 1 = black.
+Board = int
+
+
+def parse_board(shape: Shape, text: str) -> Board:
+    """The board `text` names on `shape`; InvalidPosition quoting it when malformed or of another size,
+    LimitExceeded on shapes past 256 x 256 (their boards are not valued live)."""
+    check_length(text)
+    if shape.graph is not None:
+        n = shape.cells
+        bad = _BOARD_CHARS.search(text)
+        if bad is not None or "/" in text:
+            char = text[bad.start()] if bad is not None else "/"
+            raise InvalidPosition(
+                f"character {char!r} in {quote_position(text)}: a board of {shape.game_id} is one 0 or 1 "
+                "per vertex"
+            )
+        if len(text) != n:
+            raise InvalidPosition(
+                f"board {quote_position(text)} has {len(text)} cells, but graph {shape.graph.name!r} has "
+                f"{n} vertices"
+            )
+        return int(text[::-1], 2)
+    if shape.rows > MAX_BOARD_SIDE or shape.cols > MAX_BOARD_SIDE:
+        raise LimitExceeded(
+            f"boards of {shape.game_id} are beyond the live limit: positions are valued on boards of up to "
+            f"{MAX_BOARD_SIDE} x {MAX_BOARD_SIDE} (GetStats answers for the shape)"
+        )
+    bad = _BOARD_CHARS.search(text)
+    if bad is not None:
+        raise InvalidPosition(
+            f"character {text[bad.start()]!r} in board {quote_position(text)}: rows are 0 (white) and 1 "
+            "(black) joined by '/'"
+        )
+    rows = text.split("/")
+    if len(rows) != shape.rows:
+        raise InvalidPosition(
+            f"board {quote_position(text)} has {len(rows)} rows, but {shape.game_id} has {shape.rows}"
+        )
+    for i, row in enumerate(rows):
+        if len(row) != shape.cols:
+            raise InvalidPosition(
+                f"row {i + 1} {quote_token(row)} of board {quote_position(text)} has {len(row)} cells, "
+                f"but {shape.game_id} has {shape.cols} columns"
+            )
+    return int("".join(rows)[::-1], 2)
+
+
+def format_board(shape: Shape, board: Board) -> str:
+    """The canonical text of a board."""
+    n = shape.cells
+    if board < 0 or board >> n:
+        raise ValueError(f"board {board} has bits past the {n} cells of {shape.game_id}")
+    flat = format(board, f"0{n}b")[::-1]
+    if shape.graph is not None:
+        return flat
+    c = shape.cols
+    return "/".join(flat[i : i + c] for i in range(0, n, c))
+
+
+# -- the elimination of a shape, kept ---------------------------------------------------------------
+
+
+def _grid_orders(rows: int, cols: int) -> list[I64]:
+    grid = np.arange(rows * cols, dtype=np.int64).reshape(rows, cols)
+
+    def folded(m: int) -> list[int]:
+        out = []
+        for s in range((m + 1) // 2):
+            out.append(s)
+            if m - 1 - s != s:
+                out.append(m - 1 - s)
+        return out
+
+    return [
+        grid.ravel(),
+        grid.T.ravel(),
+        grid[folded(rows)].ravel(),
+        grid[:, folded(cols)].T.ravel(),
+    ]
+
+
+def _best_order(shape: Shape, indptr: I64, indices: I64) -> tuple[I64, int]:
+    """The chase order with the fewest free unknowns among the shape's candidates."""
+    if shape.graph is None:
+        candidates = _grid_orders(shape.rows, shape.cols)
+    else:
+        bfs = bfs_order(indptr, indices)
+        candidates = [np.arange(shape.cells, dtype=np.int64), bfs, bfs[::-1].copy()]
+    scored = [(chase_unknowns(indptr, indices, order), i) for i, order in enumerate(candidates)]
+    k, best = min(scored)
+    return candidates[best], k
+
+
+def eliminate_shape(shape: Shape, *, max_unknowns: int = MAX_UNKNOWNS) -> ChaseElimination:
+    """The elimination of a shape's press matrix (not cached: `solver_for` keeps it)."""
+    indptr, indices = shape.neighbourhoods()
+    order, k = _best_order(shape, indptr, indices)
+    if k > max_unknowns or shape.cells * k > MAX_CHASE_BITS:
+        raise LimitExceeded(
+            f"{shape.game_id} is too wide to eliminate live: its chase needs {k} free unknowns (at most "
+            f"{max_unknowns}, and cells x unknowns at most {MAX_CHASE_BITS})"
+        )
+    try:
+        return chase_eliminate(indptr, indices, order, max_unknowns=max_unknowns)
+    except TooWide as error:  # pragma: no cover - the order was checked above
+        raise LimitExceeded(f"{shape.game_id}: {error}") from None
+
+
+class ShapeSolver:
+    """A shape's elimination and what answering boards needs from it, built once per shape."""
+
+    def __init__(self, shape: Shape, elimination: ChaseElimination) -> None:
+        if elimination.n != shape.cells:
+            raise ValueError(f"an elimination of {elimination.n} cells is not one of {shape.game_id}")
+        self.shape = shape
+        self.elimination = elimination
+        self.flip_sets = (elimination.indptr, elimination.indices)
+        self._support: tuple[I64, U64] | None = None
+        self._lock = threading.Lock()
+
+    def support(self) -> tuple[I64, U64]:
+        """The cells some null vector presses (off them every solution agrees), and the null basis
+        restricted to them, packed: the fewest-presses walk runs on these words only. Built on first
+        use (only shapes whose null space is small enough to walk need it)."""
+        with self._lock:
+            if self._support is None:
+                n = self.shape.cells
+                basis = self.elimination.null_basis
+                if basis.shape[0] == 0:
+                    self._support = (np.zeros(0, np.int64), np.zeros((0, 1), np.uint64))
+                else:
+                    union = np.bitwise_or.reduce(basis, axis=0)
+                    cells = np.flatnonzero(unpack_bits(union, n)).astype(np.int64)
+                    rows = [
+                        pack_bits(unpack_bits(basis[i : i + 64], n)[:, cells])
+                        for i in range(0, basis.shape[0], 64)
+                    ]
+                    self._support = (cells, np.concatenate(rows))
+            return self._support
+
+    @property
+    def nullity(self) -> int:
+        return self.elimination.nullity
+
+    @property
+    def rank(self) -> int:
+        return self.elimination.rank
+
+    def searchable(self, max_nullity: int, max_work: int) -> bool:
+        """Whether the fewest-presses walk (2^nullity steps of the support's words) is within limits."""
+        if self.nullity > min(max_nullity, 62) or (1 << self.nullity) > max_work:
+            return False
+        cells, _ = self.support()
+        return (1 << self.nullity) * words_for(int(cells.size)) <= max_work
+
+    def search(self, x: U8) -> CosetSearch:
+        """The walk over the coset of the solution `x`, on the support (x's other bits are in every
+        vector of the coset)."""
+        cells, basis = self.support()
+        return coset_search(pack_bits(x[cells]), basis)
+
+
+_CACHE: OrderedDict[Shape, ShapeSolver] = OrderedDict()
+_CACHE_LOCK = threading.Lock()
+
+
+def solver_for(shape: Shape) -> ShapeSolver:
+    """The shape's solver: from the process's cache, else eliminated now (and kept)."""
+    with _CACHE_LOCK:
+        solver = _CACHE.get(shape)
+        if solver is not None:
+            _CACHE.move_to_end(shape)
+            return solver
+    solver = ShapeSolver(shape, eliminate_shape(shape))
+    _keep(shape, solver)
+    return solver
+
+
+def remember(shape: Shape, arrays: dict[str, NDArray[np.generic]]) -> ShapeSolver:
+    """Keep a stored elimination (`ChaseElimination.to_arrays`, e.g. from a worker's job) for `shape`."""
+    solver = ShapeSolver(shape, ChaseElimination.from_arrays(arrays))
+    _keep(shape, solver)
+    return solver
+
+
+def cached(shape: Shape) -> bool:
+    """Whether the shape's elimination is kept in the process."""
+    with _CACHE_LOCK:
+        return shape in _CACHE
+
+
+def forget_all() -> None:
+    """Empty the cache (tests and benchmarks measuring cold starts)."""
+    with _CACHE_LOCK:
+        _CACHE.clear()
+
+
+def _keep(shape: Shape, solver: ShapeSolver) -> None:
+    with _CACHE_LOCK:
+        _CACHE[shape] = solver
+        _CACHE.move_to_end(shape)
+        while len(_CACHE) > CACHED_SHAPES:
+            _CACHE.popitem(last=False)
+
+
+# -- answers ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PuzzleAnswer:
+    """What is known of one board: whether it is solvable, a solution (the presses), and the fewest
+    presses (`remoteness`) when the search for them ran (`searched`). An unsolvable board has no
+    solution and no remoteness, and counts as searched (the answer is complete)."""
+
+    solvable: bool
+    solution: tuple[str, ...] | None
+    remoteness: int | None
+    searched: bool
+    #: Why `remoteness` is absent from a solvable board's answer, when it is.
+    note: str | None = None
+
+    def as_dict(self, game_id: str, position: str, source: str = "live") -> dict[str, object]:
+        """The contract's JSON shape of a puzzle's value (no `outcome`; absent fields left out)."""
+        out: dict[str, object] = {"game": game_id, "position": position, "solvable": self.solvable}
+        if self.solution is not None:
+            out["solution"] = list(self.solution)
+        if self.remoteness is not None:
+            out["remoteness"] = self.remoteness
+        if self.note is not None:
+            out["note"] = self.note
+        out["source"] = source
+        return out
+
+    def value(self, game_id: str, position: str) -> dict[str, object]:
+        """The answer as the service will value it. engine.values.Value has no `solvable`/`solution`
+        yet, so this is the contract's JSON shape (`as_dict`) until the integration adds them."""
+        return self.as_dict(game_id, position)
+
+
+@dataclass(frozen=True, slots=True)
+class PressValue:
+    """One press from a board, and the answer for the board it leads to (`LightsOut.press` gives that
+    board). The answer carries no `solution` (a move lists its remoteness only)."""
+
+    press: str
+    index: int
+    answer: PuzzleAnswer
+
+
+class ShapeStats(TypedDict):
+    """GetStats of a shape (None: not known, left out of the answer)."""
+
+    rank: int
+    nullity: int
+    #: 2^rank: an int below 2^63, else the text "2^rank".
+    solvable_boards: int | str
+    #: Boards at each fewest-press distance from 0 (exact, possibly past 2^64), or None.
+    distance_counts: list[int] | None
+    #: The largest distance (seed 002, exercise 3.1), or None.
+    diameter: int | None
+    #: "elimination" or "polynomial".
+    method: str
+
+
+def _not_searched_note(nullity: int) -> str:
+    return (
+        f"the null space has dimension {nullity}: too large to search for the fewest presses within the "
+        "live limits, so the solution given is not necessarily the shortest"
+    )
+
+
+class LightsOut:
+    """One Lights Out shape as the service sees it (a GameKind in all but the Value fields)."""
+
+    def __init__(self, shape: Shape) -> None:
+        self.shape = shape
+        self.game_id = shape.game_id
+        self._neighbourhoods: tuple[I64, I64] | None = None
+
+    @classmethod
+    def for_graph(cls, name: str, vertices: Sequence[str], edges: Sequence[Sequence[str]]) -> LightsOut:
+        """The kind of `lights-out:graph:NAME` once the uploaded graph is loaded."""
+        return cls(Shape.of_graph(make_graph(name, vertices, edges)))
+
+    def info(self) -> GameInfo:
+        s = self.shape
+        if s.graph is not None:
+            what = f"the graph {s.graph.name!r} ({s.cells} vertices, {s.graph.edge_count} edges)"
+            syntax = "one 0 (white) or 1 (black) per vertex, in the graph's vertex order"
+            examples: tuple[str, ...] = ("0" * min(s.cells, 64),) if s.cells <= 64 else ()
+        else:
+            what = f"a {s.rows} x {s.cols} board" + ("" if s.topology == "plane" else f" on the {s.topology}")
+            syntax = "rows of 0 (white) and 1 (black) joined by '/', top row first, e.g. '000/011/011'"
+            examples = (format_board(s, 0),) if s.cells <= 64 else ()
+        return GameInfo(
+            id=self.game_id,
+            name="Lights Out",
+            description=(
+                f"One-player puzzle on {what}: a press flips a cell and its neighbours; solve the board "
+                "to all white with the fewest presses."
+            ),
+            position_syntax=syntax,
+            examples=examples,
+        )
+
+    # -- text ---------------------------------------------------------------------------------------
+
+    def parse(self, text: str) -> Board:
+        return parse_board(self.shape, text)
+
+    def format(self, board: Board) -> str:
+        return format_board(self.shape, board)
+
+    def press_name(self, index: int) -> str:
+        s = self.shape
+        if s.graph is not None:
+            return s.graph.vertices[index]
+        r, c = divmod(index, s.cols)
+        if s.rows <= 9 and s.cols <= 9:
+            return f"{r + 1}{c + 1}"
+        return f"{r + 1},{c + 1}"
+
+    def parse_press(self, text: str) -> int:
+        """The cell a press names (`RC` on boards of at most 9 x 9, `r,c` on any; a vertex name on
+        graphs); InvalidArgument quoting it otherwise."""
+        s = self.shape
+        if s.graph is not None:
+            try:
+                return s.graph.vertices.index(text)
+            except ValueError:
+                raise InvalidArgument(
+                    f"press {quote_token(text)} names no vertex of {self.game_id}"
+                ) from None
+        small = s.rows <= 9 and s.cols <= 9
+        if "," in text:
+            row_text, _, col_text = text.partition(",")
+        elif small and len(text) == 2:
+            row_text, col_text = text[0], text[1]
+        else:
+            raise InvalidArgument(
+                f"press {quote_token(text)} is not 'r,c'"
+                + (" or 'RC'" if small else "")
+                + f" on {self.game_id}"
+            )
+        where = f" in press {quote_token(text)}"
+        r = parse_decimal(row_text, what="row", where=where, limit=MAX_SIDE, error=InvalidArgument)
+        c = parse_decimal(col_text, what="column", where=where, limit=MAX_SIDE, error=InvalidArgument)
+        if not (1 <= r <= s.rows and 1 <= c <= s.cols):
+            raise InvalidArgument(f"press {quote_token(text)} is off the {s.rows} x {s.cols} board")
+        return (r - 1) * s.cols + (c - 1)
+
+    def flip_set(self, index: int) -> Board:
+        """The cells press `index` flips, as a board."""
+        indptr, indices = self._flip_sets()
+        return sum(1 << int(v) for v in indices[indptr[index] : indptr[index + 1]])
+
+    def press(self, board: Board, index: int) -> Board:
+        """The board after press `index`."""
+        return board ^ self.flip_set(index)
+
+    def _flip_sets(self) -> tuple[I64, I64]:
+        """The flip sets (CSR): the kept elimination's, else the shape's own (too wide to eliminate)."""
+        if self._neighbourhoods is None:
+            try:
+                return solver_for(self.shape).flip_sets
+            except LimitExceeded:
+                self._neighbourhoods = self.shape.neighbourhoods()
+        return self._neighbourhoods
+
+    # -- values -------------------------------------------------------------------------------------
+
+    def _solution(self, board: Board) -> tuple[ShapeSolver, U8 | None]:
+        solver = solver_for(self.shape)
+        bits = int_to_bits(board, self.shape.cells)
+        return solver, solver.elimination.solve(bits)
+
+    def solve(
+        self, board: Board, *, max_nullity: int = SEARCH_NULLITY, max_work: int = SEARCH_WORK
+    ) -> PuzzleAnswer:
+        """Whether the board is solvable, the fewest presses that solve it and which (or, past the search
+        limits, a solution with `remoteness` absent)."""
+        solver, x = self._solution(board)
+        if x is None:
+            return PuzzleAnswer(False, None, None, True)
+        if solver.nullity == 0:
+            return self._answer(x, searched=True)
+        if not solver.searchable(max_nullity, max_work):
+            light = reduce_greedily(pack_bits(x), solver.elimination.null_basis)
+            bits = unpack_bits(light, self.shape.cells)
+            answer = self._answer(bits, searched=False)
+            return PuzzleAnswer(True, answer.solution, None, False, _not_searched_note(solver.nullity))
+        found = solver.search(x)
+        cells, _ = solver.support()
+        best = x.copy()
+        best[cells] = unpack_bits(found.best, int(cells.size))
+        return self._answer(best, searched=True)
+
+    def _answer(self, x: U8, *, searched: bool) -> PuzzleAnswer:
+        presses = tuple(self.press_name(int(i)) for i in np.flatnonzero(x))
+        return PuzzleAnswer(True, presses, len(presses) if searched else None, searched)
+
+    def press_values(
+        self,
+        board: Board,
+        limit: int | None = None,
+        *,
+        max_nullity: int = SEARCH_NULLITY,
+        max_work: int = SEARCH_WORK,
+    ) -> list[PressValue]:
+        """Every press (or the first `limit`) with the answer for the board it leads to, best first:
+        fewest presses left, then cell order. Where the search does not run, the presses of the
+        solution given come first (each undoes one of them), remoteness absent."""
+        n = self.shape.cells
+        solver, x = self._solution(board)
+        if x is None:
+            unsolvable = PuzzleAnswer(False, None, None, True)
+            count = n if limit is None else min(limit, n)
+            return [PressValue(self.press_name(i), i, unsolvable) for i in range(count)]
+        if solver.nullity == 0 or solver.searchable(max_nullity, max_work):
+            weights = self._flip_weights(solver, x)
+            order = np.lexsort((np.arange(n), weights))
+            if limit is not None:
+                order = order[:limit]
+            return [
+                PressValue(self.press_name(int(i)), int(i), PuzzleAnswer(True, None, int(weights[i]), True))
+                for i in order
+            ]
+        light = unpack_bits(reduce_greedily(pack_bits(x), solver.elimination.null_basis), n)
+        order = np.lexsort((np.arange(n), 1 - light.astype(np.int64)))
+        if limit is not None:
+            order = order[:limit]
+        unknown = PuzzleAnswer(True, None, None, False, _not_searched_note(solver.nullity))
+        return [PressValue(self.press_name(int(i)), int(i), unknown) for i in order]
+
+    def _flip_weights(self, solver: ShapeSolver, x: U8) -> I64:
+        """Fewest presses of the board each press leads to (the coset of x + e_j)."""
+        if solver.nullity == 0:
+            weight = int(x.sum())
+            return np.where(x.astype(bool), weight - 1, weight + 1).astype(np.int64)
+        found = solver.search(x)
+        cells, _ = solver.support()
+        off = np.ones(self.shape.cells, dtype=bool)
+        off[cells] = False
+        # found.weight counts the support only: every vector of the coset also has x's bits off it
+        off_weight = int(x[off].sum())
+        lightest = found.weight + off_weight
+        out = np.where(x.astype(bool), lightest - 1, lightest + 1).astype(np.int64)
+        out[cells] = found.flip_weights(int(cells.size)) + off_weight
+        return out
+
+    def p_position(self, board: Board, ctx: object = None) -> NoReturn:
+        """IsPPosition: a puzzle has no P-positions (FAILED_PRECONDITION)."""
+        raise NotApplicable(
+            f"{self.game_id!r} is a one-player puzzle: it has no P-positions (ask GetValue whether a board "
+            "is solvable)"
+        )
+
+    # -- the shape as a whole -------------------------------------------------------------------------
+
+    def shape_stats(
+        self, *, distance_cells: int = STATS_DISTANCE_CELLS, max_work: int = STATS_WORK
+    ) -> ShapeStats:
+        """GetStats: rank, nullity, solvable_boards (an int below 2^63, else the text '2^rank'),
+        distance_counts (boards at each fewest-press distance from 0, or None where not computed) and
+        diameter (the largest distance, or None), plus `method` ('elimination' or 'polynomial')."""
+        s = self.shape
+        n = s.cells
+        counts: list[int] | None = None
+        diameter: int | None = None
+        if s.graph is None and s.topology == "plane" and max(s.rows, s.cols) > MAX_BOARD_SIDE:
+            nullity = plane_nullity(s.rows, s.cols)
+            method = "polynomial"
+            if nullity == 0:
+                diameter = n  # every board has one solution: pressing every cell is the farthest
+        else:
+            elimination = self._stats_elimination()
+            nullity = elimination.nullity
+            method = "elimination"
+            basis = elimination.null_basis
+            if type_walk_steps(basis, n) <= max_work:
+                counts, diameter = coset_leader_counts(basis, n, counts_wanted=n <= distance_cells)
+        rank = n - nullity
+        return {
+            "rank": rank,
+            "nullity": nullity,
+            "solvable_boards": (1 << rank) if rank < 63 else f"2^{rank}",
+            "distance_counts": counts,
+            "diameter": diameter,
+            "method": method,
+        }
+
+    def _stats_elimination(self) -> ChaseElimination:
+        """The kept elimination; for grids past the boards valued live, one made now and not kept (where
+        cells x 2 min(R, C), what its chase may need, is within MAX_CHASE_BITS)."""
+        s = self.shape
+        if s.graph is not None or max(s.rows, s.cols) <= MAX_BOARD_SIDE:
+            return solver_for(s).elimination
+        if s.cells * 2 * min(s.rows, s.cols) > MAX_CHASE_BITS:
+            raise LimitExceeded(
+                f"the rank of {s.game_id} needs an elimination too large to run live (cells x "
+                f"2 min(R, C) at most {MAX_CHASE_BITS}); plane boards of any size have it by the "
+                "polynomial method"
+            )
+        return eliminate_shape(s)
+
+    def stats(self, ctx: object = None) -> ShapeStats:
+        """GetStats (GameKind's name for `shape_stats`)."""
+        return self.shape_stats()
+
+
+def nullity_by_polynomial(n: int, cols: int | None = None) -> int:
+    """Nullity of the n x n (or n x cols) plane board by the polynomial method (engine.games.chebyshev_f2)."""
+    return plane_nullity(n, cols)
+
+
+def family_info() -> GameInfo:
+    """How ListGames describes the family."""
+    return GameInfo(
+        id=f"{FAMILY}:3x3",
+        name="Lights Out",
+        description=(
+            "One-player puzzle (seed 002): a press flips a cell and its neighbours; solve the board to all "
+            "white. lights-out:RxC[:TOPOLOGY] (TOPOLOGY plane, torus, klein, projective, cylinder or "
+            "moebius; boards up to 256 x 256, statistics up to 100000 x 100000) or lights-out:graph:NAME "
+            "on an uploaded graph. Presses are named RC (row, column from 1) up to 9 x 9, else r,c."
+        ),
+        position_syntax="rows of 0 (white) and 1 (black) joined by '/', e.g. '000/011/011'",
+        examples=("000/011/011", "101/010/101", "111/111/111"),
+    )
