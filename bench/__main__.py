@@ -11,6 +11,7 @@ SCRIPTS = (
     "bench.bench_live",
     "bench.bench_bicolor",
     "bench.bench_lights_out",
+    "bench.bench_graphs",
 )
 
 for name in SCRIPTS:

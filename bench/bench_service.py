@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+import resource
 import shutil
 import struct
 import subprocess
@@ -24,6 +25,7 @@ from bench.common import (
     free_port,
     fresh_database,
     latency_figures,
+    process_tree,
     running_server,
 )
 from nimbase.client import NimbaseClient
@@ -133,8 +135,19 @@ def grpc_frame(message: bytes) -> bytes:
 
 def h2load_rate(url: str, body: bytes, requests: int = 20_000) -> float | None:
     """Calls per second a C HTTP/2 load generator gets from a gRPC method (None without h2load)."""
+    run = h2load_run(url, body, requests)
+    return None if run is None else run[0]
+
+
+def h2load_run(
+    url: str, body: bytes, requests: int = 20_000, connections: int = 4
+) -> tuple[float, float] | None:
+    """(calls per second, h2load's own CPU share: 1.0 = one core) of a C HTTP/2 load generator on a gRPC
+    method (None without h2load)."""
     if shutil.which("h2load") is None:
         return None
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
     with tempfile.NamedTemporaryFile(suffix=".bin") as data:
         data.write(grpc_frame(body))
         data.flush()
@@ -144,7 +157,7 @@ def h2load_rate(url: str, body: bytes, requests: int = 20_000) -> float | None:
                 "-n",
                 str(requests),
                 "-c",
-                "4",
+                str(connections),
                 "-m",
                 "16",
                 "-d",
@@ -159,8 +172,12 @@ def h2load_rate(url: str, body: bytes, requests: int = 20_000) -> float | None:
             text=True,
             check=True,
         ).stdout
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     assert f"{requests} succeeded" in out, out
-    return float(re.search(r"finished in [\d.]+s, ([\d.]+) req/s", out).group(1))  # type: ignore[union-attr]
+    rate = float(re.search(r"finished in [\d.]+s, ([\d.]+) req/s", out).group(1))  # type: ignore[union-attr]
+    return rate, cpu / wall
 
 
 def wrk_rate(url: str) -> float | None:
@@ -202,6 +219,30 @@ def capacity(target: str, base: str) -> None:
         print("wrk not installed (Debian package wrk): REST capacity not measured")
     else:
         figure("REST GetValue, stored heap, wrk 16 connections", rest, "calls/s")
+
+
+def processes_scaling(url: str) -> None:
+    """GetValue capacity of `nimbase serve --processes N` for N = 1 and 2, with h2load's own CPU share
+    and the servers' (all processes), so the ratio can be judged on a machine h2load shares."""
+    request = pb.GetValueRequest(game=GAME, position="123457").SerializeToString()
+    for processes in (1, 2):
+        with running_server(url, processes) as server:
+            path = f"http://{server.target}/nimbase.v1.Nimbase/GetValue"
+            h2load_run(path, request, 2_000, connections=8)  # warm every process's chunk cache
+            tree = process_tree(server.pid)
+            cpu_before = sum(cpu_seconds(pid) for pid in tree)
+            started = time.perf_counter()
+            run = h2load_run(path, request, 40_000, connections=8)
+            if run is None:
+                print("h2load not installed (Debian package nghttp2-client): process scaling not measured")
+                return
+            server_cores = (sum(cpu_seconds(pid) for pid in tree) - cpu_before) / (
+                time.perf_counter() - started
+            )
+            name = f"gRPC GetValue, {processes} server process{'es' if processes > 1 else ''}, h2load 8x16"
+            figure(name, run[0], "calls/s")
+            figure("  ... h2load's own CPU (1.0 = one core)", run[1], "cores")
+            figure("  ... the server's CPU, all processes", server_cores, "cores")
 
 
 def bulk_stream_batches(target: str, heaps: list[int]) -> float:
@@ -268,6 +309,7 @@ def main() -> None:
                 bulk_stream_batches(target, bulk),
                 "values/s",
             )
+        processes_scaling(url)
 
 
 if __name__ == "__main__":

@@ -67,8 +67,8 @@ class Server(NamedTuple):
 
 
 @contextmanager
-def running_server(url: str) -> Iterator[Server]:
-    """`nimbase serve` on loopback, stopped afterwards."""
+def running_server(url: str, processes: int = 1) -> Iterator[Server]:
+    """`nimbase serve --processes N` on loopback (one process unless told), stopped afterwards."""
     grpc_port, http_port = free_port(), free_port()
     env = {
         **os.environ,
@@ -79,7 +79,9 @@ def running_server(url: str) -> Iterator[Server]:
         "NIMBASE_ADMIN_TOKEN": ADMIN_TOKEN,
         "NIMBASE_LOG_LEVEL": "WARNING",
     }
-    process = subprocess.Popen([sys.executable, "-m", "nimbase", "serve"], env=env)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "nimbase", "serve", "--processes", str(processes)], env=env
+    )
     http = f"http://127.0.0.1:{http_port}"
     try:
         deadline = time.monotonic() + 60
@@ -96,6 +98,22 @@ def running_server(url: str) -> Iterator[Server]:
     finally:
         process.terminate()
         process.wait(timeout=20)
+
+
+def process_tree(pid: int) -> list[int]:
+    """`pid` and every process below it (a multi-process server's children), from /proc."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    tree, frontier = [pid], [pid]
+    while frontier:
+        frontier = [child for child, parent in parents.items() if parent in frontier]
+        tree += frontier
+    return tree
 
 
 def cpu_seconds(pid: int) -> float:

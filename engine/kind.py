@@ -18,7 +18,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,6 +28,9 @@ from engine.errors import NimbaseError, NotApplicable, UnknownFamily
 from engine.periods import Period
 from engine.precompute import JobPlan
 from engine.values import BestMoveResult, GameInfo, SequenceResult, Source, Value
+
+if TYPE_CHECKING:
+    from engine.graphs import UploadedGraph
 
 Pos = TypeVar("Pos")
 T = TypeVar("T")
@@ -196,6 +199,13 @@ class GameKind(ABC, Generic[Pos]):
 
     #: Canonical game id, e.g. "subtraction:1,3,4:misere".
     game_id: str
+    #: The uploaded graph this kind plays on (`lights-out:graph:NAME`, `graph:NAME`), else None. The
+    #: service loads it (NOT_FOUND naming it when there is none) and serves `bind_graph(graph)` instead.
+    graph_name: str | None = None
+
+    def bind_graph(self, graph: UploadedGraph) -> GameKind[Any]:
+        """The kind playing on `graph`, once the service has loaded the graph `graph_name` names."""
+        raise NotApplicable(f"{self.game_id!r} plays on no uploaded graph")
 
     @abstractmethod
     def info(self) -> GameInfo:

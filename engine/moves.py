@@ -110,8 +110,13 @@ def _too_long(value: Value, wanted: int, answer_chars: int) -> LimitExceeded:
 
 def move_rank(move: MoveValue) -> tuple[int, int, str]:
     """Best first: moves to P-positions (fastest win first), then draws, then the slowest loss;
-    ties by text."""
+    ties by text. Puzzles (no outcome): boards left solvable, fewest presses first (those not searched
+    after), then unsolvable ones."""
     value = move.value
+    if value.outcome is None:
+        if not value.solvable:
+            return (4, 0, move.move)
+        return (3, value.remoteness if value.remoteness is not None else 1 << 62, move.move)
     if value.outcome == "P":
         return (0, value.remoteness if value.remoteness is not None else 1 << 62, move.move)
     if value.outcome == "D":

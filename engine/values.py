@@ -28,26 +28,46 @@ class Value(NamedTuple):
 
     A named tuple rather than a dataclass: bulk lookups build one per position, and a tuple is the
     cheapest immutable record Python has.
+
+    One-player puzzles (Lights Out) have no `outcome` (None): they say whether the board is `solvable`,
+    and give a `solution` (the presses, in the kind's press names) exactly when it is; `remoteness` is
+    then the fewest presses, None when they were not searched for, and `note` says why.
     """
 
     game: str
     position: str
-    outcome: Outcome
+    #: "P", "N" or "D"; None for one-player puzzles.
+    outcome: Outcome | None
     grundy: int | None
     remoteness: int | None
     source: Source
     #: bicolor-nim's G- (the black heap that added to the position makes a P-position); else None.
     grundy_black: int | None = None
+    #: Puzzles: whether the board can be solved; None for two-player games.
+    solvable: bool | None = None
+    #: Puzzles: presses that solve the board (given exactly when `solvable` is true; empty when it is
+    #: solved already); None otherwise.
+    solution: tuple[str, ...] | None = None
+    #: A remark on the answer, e.g. why `remoteness` is absent from a puzzle's answer.
+    note: str | None = None
 
     def as_dict(self) -> dict[str, object]:
         """The JSON shape of the public contract (absent fields are left out)."""
-        out: dict[str, object] = {"game": self.game, "position": self.position, "outcome": self.outcome}
+        out: dict[str, object] = {"game": self.game, "position": self.position}
+        if self.outcome is not None:
+            out["outcome"] = self.outcome
+        if self.solvable is not None:
+            out["solvable"] = self.solvable
+        if self.solution is not None:
+            out["solution"] = list(self.solution)
         if self.grundy is not None:
             out["grundy"] = self.grundy
         if self.grundy_black is not None:
             out["grundy_black"] = self.grundy_black
         if self.remoteness is not None:
             out["remoteness"] = self.remoteness
+        if self.note is not None:
+            out["note"] = self.note
         out["source"] = self.source
         return out
 
@@ -61,11 +81,13 @@ class MoveValue:
     fields: tuple[tuple[str, object], ...] = ()
 
     def as_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {
-            "move": self.move,
-            "position": self.value.position,
-            "outcome": self.value.outcome,
-        }
+        """A move's JSON shape: the text, the value of the position reached (no `solution`, `note` or
+        `source`: those belong to the position asked about), then the kind's fields."""
+        out: dict[str, object] = {"move": self.move, "position": self.value.position}
+        if self.value.outcome is not None:
+            out["outcome"] = self.value.outcome
+        if self.value.solvable is not None:
+            out["solvable"] = self.value.solvable
         if self.value.grundy is not None:
             out["grundy"] = self.value.grundy
         if self.value.grundy_black is not None:

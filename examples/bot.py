@@ -8,7 +8,9 @@
 On your turn the legal moves are listed (in plain order: the ranking would give the best one away):
 pick one by its number, its text (`7 -> 2`) or the position it leads to. On its turn the bot plays
 BestMove's first move, so it wins whenever the position allows. Whoever cannot move has lost (in a
-misère game, won): the server's value of the final position says which. Ctrl-D quits.
+misère game, won): the server's value of the final position says which. A one-player puzzle (Lights
+Out) is yours alone: press until the board is solved, the service saying how many presses are left at
+least and which one it would press. Ctrl-D quits.
 """
 
 from __future__ import annotations
@@ -85,8 +87,35 @@ def announce(final: records.Value, bot_to_move: bool) -> None:
     )
 
 
+def solve(client: NimbaseClient, game: str, position: str, max_moves: int) -> int:
+    """A one-player puzzle (no outcome): the player presses, the service hints, until it is solved."""
+    for _ in range(max_moves):
+        answer = client.best_move(game, position)
+        if not answer.get("solvable"):
+            print(f"{position}: this board cannot be solved")
+            return 0
+        if answer.get("solution") == []:
+            print(f"{position}: solved")
+            return 0
+        least = answer.get("remoteness")
+        hint = answer["moves"][0]["move"] if answer["moves"] else "?"
+        left = f"{least} presses at least" if least is not None else "a solution exists"
+        print(f"{position}: {left}; the service would press {hint}")
+        picked = pick_move(answer["moves"])
+        if picked is None:
+            print("bye")
+            return 0
+        print(f"you press {picked['move']}")
+        position = picked["position"]
+    print(f"{max_moves} presses made: stopping here")
+    return 0
+
+
 def play(client: NimbaseClient, game: str, position: str, bot_first: bool, max_moves: int) -> int:
-    position = client.get_value(game, position)["position"]  # checks the position, in canonical form
+    value = client.get_value(game, position)
+    position = value["position"]  # checks the position, in canonical form
+    if "outcome" not in value:
+        return solve(client, game, position, max_moves)
     bot_to_move = bot_first
     print(f"{game}: {describe(position)}; {'the bot' if bot_to_move else 'you'} to move")
     for _ in range(max_moves):

@@ -149,6 +149,17 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _processes_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="server processes sharing the gRPC and HTTP ports (default: the number of cores, here "
+        f"{os.cpu_count() or 1}); each has its own caches",
+    )
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from service.core import Nimbase
     from service.server import run_server
@@ -161,6 +172,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
         upgrade_head(url)
     else:
         url = _ready_database(settings, unreachable_ok=True)
+    if args.processes < 1:
+        print(f"nimbase: --processes {args.processes} is below 1", file=sys.stderr)
+        return 2
+    if args.processes > 1:
+        from service.processes import serve_processes
+
+        return serve_processes(settings, url, args.processes)
     service = Nimbase(settings, _engine(url))
     run_server(
         service,
@@ -221,7 +239,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     worker = subprocess.Popen([sys.executable, "-m", "nimbase", "worker"], env=env)
     try:
         served = settings.model_copy(update={"database_url": url})
-        return cmd_serve(argparse.Namespace(migrate=False, settings=served))
+        return cmd_serve(argparse.Namespace(migrate=False, settings=served, processes=args.processes))
     finally:
         worker.terminate()
         try:
@@ -240,7 +258,7 @@ def cmd_precompute(args: argparse.Namespace) -> int:
     from storage.jobs import JobQueue
 
     try:
-        plan = plan_job(parse_game_id(args.game), args.upto, args.fill)
+        plan = plan_job(parse_game_id(args.game), args.upto, args.fill, args.family)
     except NimbaseError as error:
         print(f"nimbase: {error}", file=sys.stderr)
         return 2
@@ -574,16 +592,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    serve = _command(commands, "serve", "serve gRPC and REST in one process", "  nimbase serve --migrate\n")
+    serve = _command(
+        commands,
+        "serve",
+        "serve gRPC and REST, in several processes sharing the ports",
+        "  nimbase serve --migrate\n  nimbase serve --processes 4\n",
+    )
     serve.add_argument("--migrate", action="store_true", help="create or migrate the database first")
+    _processes_argument(serve)
     serve.set_defaults(func=cmd_serve)
     _command(commands, "worker", "run precompute jobs until stopped").set_defaults(func=cmd_worker)
     _command(commands, "migrate", "create the database, or bring its schema up to date").set_defaults(
         func=cmd_migrate
     )
-    _command(
+    run = _command(
         commands, "run", "database, migrations, one worker and the server (what `make run` starts)"
-    ).set_defaults(func=cmd_run)
+    )
+    _processes_argument(run)
+    run.set_defaults(func=cmd_run)
 
     precompute = _command(
         commands,
@@ -595,6 +621,9 @@ def build_parser() -> argparse.ArgumentParser:
     precompute.add_argument("game", help="the game id, e.g. subtraction:2,5,7")
     precompute.add_argument("--upto", type=int, required=True, help="compute heaps 0..UPTO-1")
     precompute.add_argument("--fill", action="store_true", help="fill the whole range even once periodic")
+    precompute.add_argument(
+        "--family", help="the stored family, for games that store several (bicolor-nim: e.g. f_3)"
+    )
     precompute.add_argument("--detach", action="store_true", help="queue and return at once")
     precompute.set_defaults(func=cmd_precompute)
     jobs = _command(commands, "jobs", "list precompute jobs, newest first")

@@ -24,6 +24,8 @@ from nimbase_client.records import (
     ErrorDetail,
     GameInfo,
     GameList,
+    Graph,
+    GraphSummary,
     Health,
     Job,
     JobList,
@@ -37,6 +39,7 @@ from nimbase_client.records import (
     Sequence,
     Source,
     Stats,
+    TerminalLabel,
     Value,
     ValueOrError,
 )
@@ -48,6 +51,8 @@ __all__ = [
     "ErrorDetail",
     "GameInfo",
     "GameList",
+    "Graph",
+    "GraphSummary",
     "Health",
     "Job",
     "JobList",
@@ -61,6 +66,7 @@ __all__ = [
     "Sequence",
     "Source",
     "Stats",
+    "TerminalLabel",
     "Value",
     "ValueOrError",
 ]
@@ -101,14 +107,35 @@ _BEST_MOVE_EXAMPLE: dict[str, Any] = {
     "moves": [_HEAP_MOVE_EXAMPLE],
     "best_move": _HEAP_MOVE_EXAMPLE,
 }
+_PUZZLE_VALUE_EXAMPLE: dict[str, Any] = {
+    "game": "lights-out:3x3",
+    "position": "000/011/011",
+    "solvable": True,
+    "solution": ["12", "21", "22", "23", "32", "33"],
+    "remoteness": 6,
+    "source": "live",
+}
+_PRESS_EXAMPLE: dict[str, Any] = {
+    "move": "22",
+    "position": "010/100/001",
+    "solvable": True,
+    "remoteness": 5,
+}
+_GRAPH_EXAMPLE: dict[str, Any] = {
+    "name": "path4",
+    "vertices": ["a", "b", "c", "d"],
+    "edges": [["a", "b"], ["b", "c"], ["c", "d"]],
+    "terminals": {"d": "loss"},
+}
 _ERROR_EXAMPLE: dict[str, Any] = {
     "error": {"code": "INVALID_ARGUMENT", "message": "position 'x' is not heap sizes"}
 }
 
 #: The examples of each shape, and the shapes whose JSON schema is open (a game may add stats).
 _EXAMPLES: dict[type[Any], list[dict[str, Any]]] = {
-    Value: [_VALUE_EXAMPLE],
-    Move: [_HEAP_MOVE_EXAMPLE, _PAIR_MOVE_EXAMPLE],
+    Value: [_VALUE_EXAMPLE, _PUZZLE_VALUE_EXAMPLE],
+    Move: [_HEAP_MOVE_EXAMPLE, _PAIR_MOVE_EXAMPLE, _PRESS_EXAMPLE],
+    Graph: [_GRAPH_EXAMPLE],
     BestMove: [_BEST_MOVE_EXAMPLE],
     PPosition: [{"p_position": True, **_VALUE_EXAMPLE}],
     ErrorBody: [_ERROR_EXAMPLE],
@@ -170,5 +197,7 @@ for _shape in (
     Job,
     JobList,
     Health,
+    Graph,
+    GraphSummary,
 ):
     _document(_shape)

@@ -162,8 +162,11 @@ class Limits:
     remoteness_states: PositiveInt = 2_000
     #: Positions in one BatchGetValues call (POST /v1/values:batch, one StreamBatches batch).
     batch_positions: PositiveInt = 10_000
-    #: Values in one GetSequence call.
+    #: Values in one GetSequence call (and in each block of a download).
     sequence_values: PositiveInt = 1_000_000
+    #: Values in one download of a sequence range (GET /v1/sequence:download): 2^26 values (a Wythoff
+    #: table of side 8192), 256 MiB before compression, read and sent a block at a time.
+    download_values: PositiveInt = 1 << 26
     #: Moves evaluated to rank them all; beyond it moves are listed winning first, then in order.
     ranked_moves: PositiveInt = 2_000
     #: Most moves one BestMove call may list.
@@ -193,6 +196,9 @@ class Limits:
     columnar_body_bytes: PositiveInt = 8 << 20
     #: Bytes of a POST /v1/jobs body: a game id (at most 1,024 characters) and two numbers, 16 times over.
     job_body_bytes: PositiveInt = 16 << 10
+    #: Bytes of a POST /v1/graphs body (RESOURCE_EXHAUSTED, 413, above): a graph of about 2,000,000 edges
+    #: of short vertex names as JSON; larger graphs go up over gRPC (UploadGraph), streamed in parts.
+    graph_body_bytes: PositiveInt = 64 << 20
     #: Bytes of the body of any other request (no other route reads a body).
     body_bytes: PositiveInt = 64 << 10
     #: Bytes of a request's URL, path and query string (INVALID_ARGUMENT, 400, above): a position of the
@@ -291,14 +297,14 @@ class CacheSettings:
 
     __pydantic_config__ = ConfigDict(extra="forbid")
 
-    #: Values computed live (and their remoteness), all games together: two full live prefixes of
-    #: `Limits.live_values` (2^22 values of 4 bytes, and 8 bytes each of remoteness) fit.
-    live_bytes: PositiveInt = 96 << 20
-    #: Stored chunks read from the database (256 chunks of 65,536 values of 4 bytes).
-    chunk_bytes: PositiveInt = 64 << 20
-    #: The shared memo (solved searches, stats, live Wythoff tables): arrays by their size, any other
-    #: entry counted as 4 KiB (and 4 KiB more per 64 heaps of its position).
-    memo_bytes: PositiveInt = 64 << 20
+    #: Values computed live (and their remoteness), all games together: a full live prefix of
+    #: `Limits.live_values` (2^22 values of 4 bytes, and 8 bytes each of remoteness) fits, beside others.
+    live_bytes: PositiveInt = 64 << 20
+    #: Stored chunks read from the database (128 chunks of 65,536 values of 4 bytes).
+    chunk_bytes: PositiveInt = 32 << 20
+    #: The shared memo (solved searches, stats, live Wythoff tables of up to 16 MiB): arrays by their
+    #: size, any other entry counted as 4 KiB (and 4 KiB more per 64 heaps of its position).
+    memo_bytes: PositiveInt = 32 << 20
 
 
 DEFAULT_CACHE = CacheSettings()

@@ -8,9 +8,10 @@ size limit and the request deadline (both bounds are the `Limits` the transport 
 
 from __future__ import annotations
 
+import json
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import cast
 
 import grpc
@@ -19,11 +20,12 @@ from google.rpc import status_pb2
 
 from engine.errors import NimbaseError
 from engine.games.base import GameInfo
+from engine.graphs import UploadedGraph
 from engine.periods import Period
 from engine.values import Value
 from nimbase import schema
 from nimbase.v1 import nimbase_pb2 as pb
-from service.core import BestMoveResult, Health, JobView, MoveValue, SequenceResult
+from service.core import BestMoveResult, GraphSummary, Health, JobView, MoveValue, SequenceResult
 from service.jobs import Pending
 from service.limits import Limits
 
@@ -109,16 +111,15 @@ def jsonable(obj: object) -> JSON:
 def value_as_dict(value: Value) -> schema.Value:
     """The REST shape of a value: grundy and remoteness left out where unknown (one dict literal per
     case, in the contract's key order: this is the bulk path)."""
-    game, position, outcome, grundy, remoteness, source, grundy_black = value
-    if grundy_black is not None:  # bicolor-nim only: the rare path builds the dict key by key
-        out: dict[str, object] = {"game": game, "position": position, "outcome": outcome}
-        if grundy is not None:
-            out["grundy"] = grundy
-        out["grundy_black"] = grundy_black
-        if remoteness is not None:
-            out["remoteness"] = remoteness
-        out["source"] = source
-        return cast(schema.Value, out)
+    game, position, outcome, grundy, remoteness, source, grundy_black, solvable, solution, note = value
+    if (
+        outcome is None
+        or grundy_black is not None
+        or solvable is not None
+        or solution is not None
+        or note is not None
+    ):  # puzzles, bicolor-nim and notes: the rare paths build the dict key by key (Value.as_dict)
+        return cast(schema.Value, value.as_dict())
     if grundy is None:
         if remoteness is None:
             return {"game": game, "position": position, "outcome": outcome, "source": source}
@@ -164,13 +165,21 @@ def error_body(code: str, message: str) -> schema.ErrorBody:
 
 def fill_value(msg: pb.Value, value: Value) -> pb.Value:
     """Set a Value message's fields in place (bulk answers fill messages already in their list)."""
-    msg.game, msg.position, msg.outcome, msg.source = value.game, value.position, value.outcome, value.source
+    msg.game, msg.position, msg.source = value.game, value.position, value.source
+    if value.outcome is not None:
+        msg.outcome = value.outcome
     if value.grundy is not None:
         msg.grundy = value.grundy
     if value.remoteness is not None:
         msg.remoteness = value.remoteness
     if value.grundy_black is not None:
         msg.grundy_black = value.grundy_black
+    if value.solvable is not None:
+        msg.solvable = value.solvable
+    if value.solution is not None:
+        msg.solution.extend(value.solution)
+    if value.note is not None:
+        msg.note = value.note
     return msg
 
 
@@ -234,7 +243,11 @@ def _undeclared_move_field(name: str) -> ValueError:
 
 
 def move_to_pb(move: MoveValue) -> pb.Move:
-    msg = pb.Move(move=move.move, position=move.value.position, outcome=move.value.outcome)
+    msg = pb.Move(move=move.move, position=move.value.position)
+    if move.value.outcome is not None:
+        msg.outcome = move.value.outcome
+    if move.value.solvable is not None:
+        msg.solvable = move.value.solvable
     if move.value.grundy is not None:
         msg.grundy = move.value.grundy
     if move.value.remoteness is not None:
@@ -262,7 +275,11 @@ def move_to_pb(move: MoveValue) -> pb.Move:
 def move_as_dict(move: MoveValue) -> schema.Move:
     """The REST shape of a move: the text, the value of the position reached, then the kind's fields."""
     value = move.value
-    out: schema.Move = {"move": move.move, "position": value.position, "outcome": value.outcome}
+    out: schema.Move = {"move": move.move, "position": value.position}
+    if value.outcome is not None:
+        out["outcome"] = value.outcome
+    if value.solvable is not None:
+        out["solvable"] = value.solvable
     if value.grundy is not None:
         out["grundy"] = value.grundy
     if value.grundy_black is not None:
@@ -429,3 +446,67 @@ def health_as_dict(health: Health | None) -> schema.Health:
     if health.details:
         out["details"] = cast(dict[str, object], jsonable(health.details))
     return out
+
+
+# -- graphs ------------------------------------------------------------------------------------------
+
+#: Bytes of names one GetGraph message carries at most (clients take up to 64 MiB; 4 MiB keeps the
+#: stream moving).
+GRAPH_PART_BYTES = 4 << 20
+#: Vertices or edges per piece of a GET /v1/graphs/{name} answer, which is streamed piece by piece.
+GRAPH_JSON_BATCH = 1 << 16
+
+
+def graph_summary_as_dict(summary: GraphSummary) -> schema.GraphSummary:
+    return summary.as_dict()
+
+
+def graph_summary_to_pb(summary: GraphSummary) -> pb.GraphSummary:
+    return pb.GraphSummary(
+        name=summary.name,
+        vertex_count=summary.vertex_count,
+        edge_count=summary.edge_count,
+        terminal_count=summary.terminal_count,
+        created_at=summary.created_at,
+    )
+
+
+def graph_as_dict(graph: UploadedGraph) -> schema.Graph:
+    """The REST shape of a graph, whole (`graph_json` streams the same bytes piece by piece)."""
+    return {
+        "name": graph.name,
+        "vertices": list(graph.vertices),
+        "edges": graph.edge_names(),
+        "terminals": cast(dict[str, schema.TerminalLabel], graph.terminals()),
+    }
+
+
+def graph_json(graph: UploadedGraph, batch: int = GRAPH_JSON_BATCH) -> Iterator[bytes]:
+    """The JSON of `graph_as_dict`, in pieces of `batch` vertices or edges: a graph of millions of edges
+    is never one string in memory."""
+
+    def items(text: str, first: bool) -> bytes:  # a JSON list's items, without its brackets
+        return (b"" if first else b",") + text[1:-1].encode()
+
+    yield b'{"name":' + json.dumps(graph.name).encode() + b',"vertices":['
+    for start in range(0, graph.vertex_count, batch):
+        yield items(json.dumps(graph.vertices[start : start + batch]), start == 0)
+    yield b'],"edges":['
+    for start, stop in graph.edge_batches(batch):
+        yield items(json.dumps(graph.edge_names(start, stop)), start == 0)
+    yield b'],"terminals":' + json.dumps(graph.terminals()).encode() + b"}"
+
+
+def graph_to_pb(graph: UploadedGraph, part_bytes: int = GRAPH_PART_BYTES) -> Iterator[pb.GraphPart]:
+    """The GetGraph stream: the name and terminals, then the vertices, then the edges, each message
+    holding at most about `part_bytes` of names (in batches sized by the longest name)."""
+    yield pb.GraphPart(name=graph.name, terminals=graph.terminals())
+    names = graph.vertices
+    longest = max(len(v) for v in names) + 4
+    step = max(1, part_bytes // longest)
+    for start in range(0, graph.vertex_count, step):
+        yield pb.GraphPart(vertices=names[start : start + step])
+    for start, stop in graph.edge_batches(max(1, part_bytes // (2 * longest))):
+        sources = [names[a] for a in graph.sources[start:stop].tolist()]
+        targets = [names[b] for b in graph.targets[start:stop].tolist()]
+        yield pb.GraphPart(sources=sources, targets=targets)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hmac
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
@@ -24,6 +24,7 @@ from sqlalchemy.exc import OperationalError
 from engine.deadline import Deadline, within
 from engine.errors import InvalidArgument, NimbaseError
 from engine.games.registry import list_games, parse_game_id
+from engine.graphs import GraphBuilder, UploadedGraph
 from engine.kind import Allowance, Context, GameKind
 from engine.moves import check_limit
 from engine.positions import MAX_HEAP, quote_int
@@ -31,16 +32,27 @@ from engine.values import BestMoveResult, GameInfo, MoveValue, SequenceResult, V
 from service import columnar
 from service.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
 from service.gate import DatabaseGate
+from service.graphs import Graphs, GraphSummary
 from service.jobs import AutomaticJobs, JobView, QueuedWork, job_view
 from service.limits import check_batch_size
 from service.memo import Memo
 from service.sequences import SequenceTables, WouldBlock
 from service.settings import Settings
 from storage.errors import StorageUnavailable
+from storage.graphs import GraphStore
 from storage.jobs import JobQueue
 from storage.sequences import SequenceInfo, SequenceStore
 
-__all__ = ["BestMoveResult", "Health", "JobView", "MoveValue", "Nimbase", "NimbaseService", "SequenceResult"]
+__all__ = [
+    "BestMoveResult",
+    "GraphSummary",
+    "Health",
+    "JobView",
+    "MoveValue",
+    "Nimbase",
+    "NimbaseService",
+    "SequenceResult",
+]
 
 T = TypeVar("T")
 
@@ -75,17 +87,33 @@ class NimbaseService(Protocol):
         self, game: str, family: str | None, start: int, stop: int, deadline: float | Deadline | None = None
     ) -> SequenceResult: ...
     def get_stats(self, game: str) -> dict[str, object]: ...
+    def sequence_blocks(
+        self, game: str, family: str | None, start: int, stop: int
+    ) -> Iterator[NDArray[np.uint32]]: ...
     def submit_job(
         self, token: str | None, game: str, upto: int, fill: bool = False, family: str | None = None
     ) -> JobView: ...
     def get_job(self, job_id: int) -> JobView: ...
     def list_jobs(self, limit: int = 100) -> list[JobView]: ...
     def cancel_job(self, token: str | None, job_id: int) -> JobView: ...
+    def upload_graph(
+        self,
+        token: str | None,
+        name: object,
+        vertices: Sequence[object],
+        edges: Sequence[Sequence[object]],
+        terminals: Mapping[str, object] | None = None,
+    ) -> GraphSummary: ...
+    def begin_graph_upload(self, token: str | None, name: object) -> GraphBuilder: ...
+    def finish_graph_upload(self, upload: GraphBuilder) -> GraphSummary: ...
+    def get_graph(self, name: str) -> UploadedGraph: ...
     def health(self) -> Health: ...
 
 
 #: Games resolved from ids are kept this many at a time (ids are user text, so the cache is bounded).
 GAME_CACHE_SIZE = 1024
+#: Kinds bound to an uploaded graph (each may hold arrays as large as its graph) kept at a time.
+GRAPH_GAME_CACHE_SIZE = 32
 #: Stored tables ListGames looks at (most recently updated first), and how long its answer is reused.
 LISTED_TABLES = 1000
 LISTING_SECONDS = 5.0
@@ -113,19 +141,28 @@ class Nimbase:
         )
         self.memo = Memo(cache.memo_bytes, self.tables.may_block)
         self._games: LRUCache[str, GameKind[Any]] = LRUCache(maxsize=GAME_CACHE_SIZE)
+        self._graph_games: LRUCache[str, GameKind[Any]] = LRUCache(maxsize=GRAPH_GAME_CACHE_SIZE)
+        self.graphs = Graphs(GraphStore(engine) if engine is not None else None, self._gate)
         self._games_lock = threading.Lock()
         self._listed: TTLCache[str, list[GameInfo]] = TTLCache(maxsize=1, ttl=LISTING_SECONDS)
 
     # -- games and requests ---------------------------------------------------------------------
 
     def game(self, game_id: str) -> GameKind[Any]:
-        """The kind an id names (resolved once, then cached)."""
+        """The kind an id names (resolved once, then cached). A kind that plays on an uploaded graph
+        (`graph_name`) is bound to it here, the graph loaded through storage (NOT_FOUND naming it when
+        there is none; nothing is cached then, so the graph may still be uploaded)."""
         with self._games_lock:
-            kind = self._games.get(game_id)
+            kind = self._games.get(game_id) or self._graph_games.get(game_id)
         if kind is None:
             kind = parse_game_id(game_id)
+            cache = self._games
+            if kind.graph_name is not None:
+                self.tables.may_block()  # the graph may have to be read from the database
+                kind = kind.bind_graph(self.graphs.load(kind.graph_name))
+                cache = self._graph_games
             with self._games_lock:
-                self._games[game_id] = kind
+                cache[game_id] = kind
         return kind
 
     def list_games(self) -> list[GameInfo]:
@@ -226,7 +263,30 @@ class Nimbase:
         self._check_range(start, stop)
         return kind.sequence(family, start, stop, self._context(deadline))
 
-    def _check_range(self, start: int, stop: int) -> None:
+    def sequence_blocks(
+        self, game: str, family: str | None, start: int, stop: int
+    ) -> Iterator[NDArray[np.uint32]]:
+        """Values start..stop-1 of a family as arrays of at most `Limits.sequence_values`, each read as
+        GetSequence reads it (with its own deadline), for downloads of whole ranges.
+
+        The range and the first block are checked before this returns, so a bad request is refused
+        with its error, not with a file cut short.
+        """
+        self._check_range(start, stop, self._limits.download_values)
+        step = self._limits.sequence_values
+        first = self._block(game, family, start, min(stop, start + step))
+
+        def blocks() -> Iterator[NDArray[np.uint32]]:
+            yield first
+            for lo in range(start + step, stop, step):
+                yield self._block(game, family, lo, min(stop, lo + step))
+
+        return blocks()
+
+    def _block(self, game: str, family: str | None, start: int, stop: int) -> NDArray[np.uint32]:
+        return np.array(self.get_sequence(game, family, start, stop).values, dtype=np.uint32)
+
+    def _check_range(self, start: int, stop: int, most: int | None = None) -> None:
         """Refuse a range that runs backwards, is too long, or leaves what a signed 64-bit integer
         holds: `start` and `stop` are int64 in the gRPC message and REST takes the same bounds, so
         `stop` is at most 2^63-1 and the last index n < stop at most 2^63-2 (GetValue answers every
@@ -241,10 +301,10 @@ class Nimbase:
                 )
         if start > stop:
             raise InvalidArgument(f"start {start} is greater than stop {stop}")
-        if stop - start > self._limits.sequence_values:
+        most = self._limits.sequence_values if most is None else most
+        if stop - start > most:
             raise InvalidArgument(
-                f"range {start}..{stop} holds {stop - start} values; at most "
-                f"{self._limits.sequence_values} are allowed in one call"
+                f"range {start}..{stop} holds {stop - start} values; at most {most} are allowed in one call"
             )
 
     def get_stats(self, game: str) -> dict[str, object]:
@@ -262,10 +322,10 @@ class Nimbase:
 
     # -- jobs -----------------------------------------------------------------------------------
 
-    def _authorize(self, token: str | None) -> None:
+    def _authorize(self, token: str | None, action: str = "job submission") -> None:
         expected = self._settings.admin_token
         if expected is None:
-            raise PermissionDenied("job submission is disabled: the server has no NIMBASE_ADMIN_TOKEN")
+            raise PermissionDenied(f"{action} is disabled: the server has no NIMBASE_ADMIN_TOKEN")
         if not token:
             raise Unauthenticated("an admin token is required: send 'authorization: Bearer <token>'")
         if not hmac.compare_digest(token.encode(), expected.encode()):
@@ -311,6 +371,34 @@ class Nimbase:
         if job is None:
             raise NotFound(f"no job {job_id}")
         return job_view(job)
+
+    # -- graphs ---------------------------------------------------------------------------------
+
+    def upload_graph(
+        self,
+        token: str | None,
+        name: object,
+        vertices: Sequence[object],
+        edges: Sequence[Sequence[object]],
+        terminals: Mapping[str, object] | None = None,
+    ) -> GraphSummary:
+        """UploadGraph in one piece (the REST body): needs the admin token; stored all or nothing."""
+        self._authorize(token, "graph upload")
+        return self.graphs.upload(name, vertices, edges, terminals)
+
+    def begin_graph_upload(self, token: str | None, name: object) -> GraphBuilder:
+        """The start of a streamed upload (gRPC): the token and the name are checked before anything else
+        is read; the transport adds the parts to the builder (each checked as it comes) and ends with
+        `finish_graph_upload`."""
+        self._authorize(token, "graph upload")
+        return self.graphs.begin(name)
+
+    def finish_graph_upload(self, upload: GraphBuilder) -> GraphSummary:
+        return self.graphs.store(upload)
+
+    def get_graph(self, name: str) -> UploadedGraph:
+        """GetGraph: the stored graph (NOT_FOUND naming it when there is none)."""
+        return self.graphs.load(name)
 
     def health(self) -> Health:
         engine = self._engine

@@ -6,9 +6,15 @@ from engine.errors import NimbaseError
 
 
 class NotFound(NimbaseError):
-    """An unknown job (NOT_FOUND)."""
+    """An unknown job or graph (NOT_FOUND)."""
 
     code = "NOT_FOUND"
+
+
+class AlreadyExists(NimbaseError):
+    """A name already taken: uploading a graph under the name of a stored one (ALREADY_EXISTS)."""
+
+    code = "ALREADY_EXISTS"
 
 
 class Unauthenticated(NimbaseError):

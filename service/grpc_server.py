@@ -25,7 +25,8 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from engine.deadline import Deadline
-from engine.errors import NimbaseError
+from engine.errors import InvalidArgument, NimbaseError
+from engine.graphs import GraphBuilder
 from engine.values import Value
 from nimbase.v1 import nimbase_pb2 as pb
 from nimbase.v1 import nimbase_pb2_grpc
@@ -50,6 +51,15 @@ STREAM_CHUNK = 512
 STREAM_READ_AHEAD = 4 * STREAM_CHUNK
 #: Threads running service calls (they mostly wait on the database or a deadline).
 DEFAULT_WORKERS = 16
+
+
+def _add_part(upload: GraphBuilder, part: pb.GraphPart) -> None:
+    """One part of an UploadGraph stream: its terminals, vertices, then edges (which may name them)."""
+    if part.terminals:
+        upload.add_terminals(dict(part.terminals))
+    upload.add_vertices(part.vertices)
+    if part.sources or part.targets:
+        upload.add_edges(list(part.sources), list(part.targets))
 
 
 def status_code(code: str) -> grpc.StatusCode:
@@ -247,6 +257,56 @@ class NimbaseServicer:
 
         return await self._unary("CancelJob", context, call)
 
+    async def UploadGraph(
+        self, request_iterator: AsyncIterator[pb.GraphPart], context: Context
+    ) -> pb.GraphSummary:
+        """A graph in parts: the first names it (the token and the name are checked then, before the
+        rest is read), each part is checked as it arrives (in a worker thread), and the whole is stored
+        once the stream ends. Any error ends the call at once, and nothing is stored."""
+        token = convert.bearer_token(_metadata_value(context, "authorization"))
+        started = time.perf_counter()
+        code = "OK"
+        try:
+            upload: GraphBuilder | None = None
+            async for part in request_iterator:
+                if upload is None:
+                    upload = await self._run(self._service.begin_graph_upload, token, part.name)
+                elif part.name and part.name != upload.name:
+                    raise InvalidArgument(
+                        f"a part of the upload of graph {upload.name!r} names another graph, {part.name!r}"
+                    )
+                await self._run(_add_part, upload, part)
+            if upload is None:
+                raise InvalidArgument("an UploadGraph stream needs at least one message, naming the graph")
+            return convert.graph_summary_to_pb(await self._run(self._service.finish_graph_upload, upload))
+        except asyncio.CancelledError:
+            code = "CANCELLED"
+            raise
+        except Exception as exc:
+            code, message = convert.public_error(exc)
+            await context.abort(status_code(code), message)
+        finally:
+            self._metrics.observe("grpc", "UploadGraph", code, time.perf_counter() - started)
+
+    async def GetGraph(self, request: pb.GetGraphRequest, context: Context) -> AsyncIterator[pb.GraphPart]:
+        """The stored graph: its name and terminals, then its vertices, then its edges, each message made
+        in a worker thread as the client reads."""
+        started = time.perf_counter()
+        code = "OK"
+        try:
+            graph = await self._run(self._service.get_graph, request.name)
+            parts = convert.graph_to_pb(graph)
+            while (part := await self._run(next, parts, None)) is not None:
+                yield part
+        except asyncio.CancelledError:
+            code = "CANCELLED"
+            raise
+        except Exception as exc:
+            code, message = convert.public_error(exc)
+            await context.abort(status_code(code), message)
+        finally:
+            self._metrics.observe("grpc", "GetGraph", code, time.perf_counter() - started)
+
     async def StreamValues(
         self, request_iterator: AsyncIterator[pb.StreamValuesRequest], context: Context
     ) -> AsyncIterator[pb.ValueOrError]:
@@ -365,10 +425,14 @@ async def create_grpc_server(
     metrics: Metrics | None = None,
     limits: Limits = DEFAULT_LIMITS,
     limiter: RateLimiter | None = None,
+    reuse_port: bool = False,
 ) -> tuple[grpc.aio.Server, NimbaseServicer]:
     """A grpc.aio server (no port bound yet) serving nimbase, health checking and reflection;
     `limits` bounds each call's batch size and deadline (the settings' limits, as the service's),
     `limiter` (shared with the REST app) refuses clients over their rate limit.
+
+    `reuse_port`: other processes may serve the same port (service.processes); otherwise a port another
+    server holds is refused, not silently shared (gRPC would share it by default).
 
     Must be called inside the event loop that will run it.
     """
@@ -377,6 +441,7 @@ async def create_grpc_server(
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", MAX_SEND_BYTES),
+            ("grpc.so_reuseport", 1 if reuse_port else 0),
         ],
     )
     servicer = NimbaseServicer(service, metrics, limits=limits)

@@ -17,14 +17,14 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path as FilePath
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import fastapi_offline
 from fastapi import FastAPI, Header, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html, get_swagger_ui_oauth2_redirect_html
-from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -39,7 +39,7 @@ from engine.deadline import Deadline as RequestDeadline
 from engine.errors import InvalidArgument
 from engine.positions import parse_decimal
 from nimbase import schema
-from service import columnar, convert, http_cache
+from service import columnar, convert, download, http_cache
 from service.core import NimbaseService
 from service.limits import DEFAULT_LIMITS, Limits, check_batch_size
 from service.metrics import Metrics
@@ -82,11 +82,16 @@ Position = Annotated[
     str,
     Query(
         description="The position: heap sizes separated by spaces (`10 12`), or for wythoff pairs "
-        "(`3,5 4,7`); `0` or empty is the empty position.",
+        "(`3,5 4,7`); `0` or empty is the empty position. Lights Out: rows of 0/1 joined by `/` "
+        "(`000/011/011`), or one 0/1 per vertex of an uploaded graph.",
         examples=["10 12"],
     ),
 ]
 JobId = Annotated[int, Path(description="The job's id, as SubmitJob returned it.", examples=[1])]
+GraphName = Annotated[
+    str,
+    Path(description="The graph's name, as it was uploaded (POST /v1/graphs).", examples=["petersen"]),
+]
 
 
 class BatchRequest(BaseModel):
@@ -122,13 +127,72 @@ class JobRequest(BaseModel):
     )
 
 
+class GraphRequest(BaseModel):
+    """Body of POST /v1/graphs: the graph (read in a worker thread, `_graph_body`, not by FastAPI)."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "name": "path4",
+                    "vertices": ["a", "b", "c", "d"],
+                    "edges": [["a", "b"], ["b", "c"], ["c", "d"]],
+                    "terminals": {"d": "loss"},
+                }
+            ]
+        },
+    )
+    name: StrictStr = Field(
+        description="1 to 200 letters, digits, '.', '_', '~' or '-': the games `graph:NAME` and "
+        "`lights-out:graph:NAME` play on it. A name is taken for good (409 ALREADY_EXISTS)."
+    )
+    vertices: list[StrictStr] = Field(
+        description="Vertex names in order (1 to 1,000,000; unique, 1 to 1,000 printable characters each)."
+    )
+    edges: list[tuple[StrictStr, StrictStr]] = Field(
+        default_factory=list,
+        description="`[from, to]` vertex names (at most 10,000,000): moves for `graph:NAME`, read as "
+        "undirected for `lights-out:graph:NAME`.",
+    )
+    terminals: dict[StrictStr, StrictStr] | None = Field(
+        default=None,
+        description='Vertex -> "win", "loss" or "draw": the result for the player to move at a vertex '
+        'with no move ("loss" where not given).',
+    )
+
+
+def _graph_body(raw: bytes, content_type: str | None) -> GraphRequest:
+    """The body of POST /v1/graphs, parsed and typed (pydantic's JSON parser, off the event loop: it may
+    be tens of megabytes); INVALID_ARGUMENT saying what is wrong, as FastAPI's own bodies get."""
+    if content_type is not None and not _is_json(content_type):
+        raise InvalidArgument(
+            f"the request body must be JSON sent as content-type application/json; got {content_type!r}"
+        )
+    if not raw:
+        raise InvalidArgument("the request body is empty; it must be a JSON object")
+    try:
+        return GraphRequest.model_validate_json(raw)
+    except ValidationError as exc:
+        errors = [{**error, "loc": ("body", *error.get("loc", ()))} for error in exc.errors()]
+        raise InvalidArgument(
+            _describe_validation_error(RequestValidationError(errors), content_type)
+        ) from None
+
+
+def _is_json(content_type: str) -> bool:
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
+
+
 #: What each error status of the REST API means (API.md, "Errors"); its body is always schema.ErrorBody.
 ERROR_STATUSES: dict[int, str] = {
     400: "INVALID_ARGUMENT: a malformed game id, position, parameter, header or body, quoted in the message.",
     401: "UNAUTHENTICATED: no admin token was sent.",
     403: "PERMISSION_DENIED: a wrong admin token, or the server has none configured.",
-    404: "NOT_FOUND: an unknown game, family or job.",
-    409: "FAILED_PRECONDITION: a query that does not apply to this game.",
+    404: "NOT_FOUND: an unknown game, family, job or graph.",
+    409: "FAILED_PRECONDITION: a query that does not apply to this game (IsPPosition of a puzzle); "
+    "ALREADY_EXISTS: a graph name already taken (POST /v1/graphs).",
     413: "RESOURCE_EXHAUSTED: a request body over the route's size cap (the message names it).",
     422: "RESOURCE_EXHAUSTED: beyond what may be computed live within the server's limits.",
     429: "RESOURCE_EXHAUSTED: the client is over its rate limit (when one is configured); "
@@ -277,10 +341,14 @@ class _Recorder:
             self._meter.observe("rest", method, code, time.perf_counter() - started)
 
 
+#: The routes that change state and take the admin token: no CORS, so no other site's page may call them.
+WRITE_PATHS = frozenset({"/v1/jobs", "/v1/graphs"})
+
+
 class _ReadOnlyCors:
     """CORS for the read-only routes (GET, HEAD) and for POST /v1/values:batch, a lookup that changes
-    nothing. The job routes get none: they change state and take the admin token, which no web page of
-    another origin should be able to send."""
+    nothing. The job routes and the graph upload get none: they change state and take the admin token,
+    which no web page of another origin should be able to send."""
 
     def __init__(self, app: ASGIApp, origins: Sequence[str]) -> None:
         self._app = app
@@ -295,7 +363,7 @@ class _ReadOnlyCors:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
-        if scope["type"] != "http" or path == "/v1/jobs" or path.startswith("/v1/jobs/"):
+        if scope["type"] != "http" or path in WRITE_PATHS or path.startswith("/v1/jobs/"):
             await self._app(scope, receive, send)
         elif path == BATCH_PATH:
             await self._batch(scope, receive, send)
@@ -511,6 +579,7 @@ def create_app(
             ("POST", "/v1/values:batch"): Cap.of(limits, "batch_body_bytes"),
             ("POST", "/v1/values:columnar"): Cap.of(limits, "columnar_body_bytes"),
             ("POST", "/v1/jobs"): Cap.of(limits, "job_body_bytes"),
+            ("POST", "/v1/graphs"): Cap.of(limits, "graph_body_bytes"),
         },
     )
     # Outward from the app: gzip (also of the caps' refusals, which are too small to compress), the
@@ -688,6 +757,41 @@ def create_app(
         )
 
     @app.get(
+        "/v1/sequence:download",
+        tags=["values"],
+        response_class=StreamingResponse,
+        responses={
+            200: {
+                "description": "A gzipped .npy of little-endian uint32 values: numpy.load(gzip.open(f)).",
+                "content": {"application/gzip": {"schema": {"type": "string", "format": "binary"}}},
+            },
+            **errors(400, 404, 422, 503, 504),
+        },
+    )
+    async def download_sequence(
+        request: Request,
+        game: Game,
+        stop: Annotated[int, Query(description="One past the last parameter n.", examples=[1000000])],
+        start: Annotated[int, Query(description="The first parameter n (at least 0).", examples=[0])] = 0,
+        family: Annotated[str | None, Query(description="The family, as for GET /v1/sequence.")] = None,
+    ) -> Response:
+        """Values start..stop-1 of a family as one file, streamed block by block (whole tables).
+
+        The range and its first block are checked before any byte is sent: a bad request gets its error.
+        """
+
+        def stream(_: RequestDeadline) -> Response:
+            blocks = service.sequence_blocks(game, family, start, stop)
+            name = download.file_name(game, family, start, stop)
+            return StreamingResponse(
+                download.gzipped_npy(stop - start, blocks),
+                media_type="application/gzip",
+                headers={"content-disposition": f'attachment; filename="{name}"'},
+            )
+
+        return await answer_in_thread(request, None, stream)
+
+    @app.get(
         "/v1/stats", tags=["values"], response_model=schema.Stats, responses=errors(400, 404, 422, 503, 504)
     )
     def get_stats(request: Request, game: Game) -> Response:
@@ -744,6 +848,54 @@ def create_app(
         """Cancel a job (needs `authorization: Bearer <admin token>`)."""
         token = convert.bearer_token(authorization)
         return answer(request, lambda: convert.job_as_dict(service.cancel_job(token, job_id)))
+
+    @app.post(
+        "/v1/graphs",
+        tags=["graphs"],
+        response_model=schema.GraphSummary,
+        responses=errors(400, 401, 403, 409, 503),
+        openapi_extra={
+            "requestBody": {
+                "required": True,
+                "description": "The graph, at most NIMBASE_LIMITS_GRAPH_BODY_BYTES (64 MiB by default) of "
+                "JSON; larger ones go up over gRPC (UploadGraph, streamed).",
+                "content": {"application/json": {"schema": GraphRequest.model_json_schema()}},
+            }
+        },
+    )
+    async def upload_graph(request: Request, authorization: Authorization = None) -> Response:
+        """Store a graph under a new name (needs `authorization: Bearer <admin token>`): checked whole and
+        stored all or nothing. 400 quoting what is wrong (an edge naming an unknown vertex, a duplicate
+        vertex, a terminal label other than win/loss/draw), 409 ALREADY_EXISTS for a name taken."""
+        token = convert.bearer_token(authorization)
+        content_type = request.headers.get("content-type")
+        try:
+            raw = await request.body()
+        except ClientDisconnect:  # the body was over its cap (refused already), or the client left
+            request.state.code = "CANCELLED"
+            return error_response("INVALID_ARGUMENT", "the request body was not received whole")
+
+        def call() -> schema.GraphSummary:
+            body = _graph_body(raw, content_type)
+            edges = cast(list[Sequence[object]], body.edges)
+            summary = service.upload_graph(token, body.name, body.vertices, edges, body.terminals)
+            return convert.graph_summary_as_dict(summary)
+
+        return await run_in_threadpool(answer, request, call)
+
+    @app.get(
+        "/v1/graphs/{name}", tags=["graphs"], response_model=schema.Graph, responses=errors(400, 404, 503)
+    )
+    def get_graph(request: Request, name: GraphName) -> Response:
+        """A stored graph: its name, vertices in order, edges in upload order and terminals (streamed
+        piece by piece when large)."""
+        try:
+            graph = service.get_graph(name)
+        except Exception as exc:
+            return failure(request, exc)
+        if graph.vertex_count + graph.edge_count <= convert.GRAPH_JSON_BATCH:
+            return JSONResponse(convert.graph_as_dict(graph))
+        return StreamingResponse(convert.graph_json(graph), media_type="application/json")
 
     @app.get("/healthz", tags=["operations"], response_model=schema.Health)
     def healthz() -> Response:

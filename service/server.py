@@ -79,12 +79,14 @@ def _grpc_address(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
-def _http_socket(host: str, port: int) -> socket.socket:
+def _http_socket(host: str, port: int, reuse_port: bool = False) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # IPPROTO_TCP explicitly: asyncio only sets TCP_NODELAY on accepted sockets whose protocol says TCP,
     # and without it every small response waits for a delayed ACK.
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if reuse_port:  # several processes listen on the port; the kernel spreads connections over them
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     try:
         sock.bind((host, port))
     except OSError as exc:
@@ -107,6 +109,8 @@ async def serve(
     cors_origins: Sequence[str] = ("*",),
     rate_limit: RateLimitSettings = DEFAULT_RATE_LIMIT,
     tls: TlsFiles | None = None,
+    reuse_port: bool = False,
+    metrics: Metrics | None = None,
 ) -> BoundPorts:
     """Serve gRPC and REST until `stop` is set (or forever); returns the ports that were bound.
 
@@ -114,10 +118,11 @@ async def serve(
     (`Settings.limits`), so the wire and the service agree. `cors_origins` may call the REST API from
     web pages (`Settings.cors_origins`); `rate_limit` (`Settings.rate_limit`) bounds each client
     address's requests over both transports together. With `tls` (`Settings.tls`) both serve TLS only.
+    `reuse_port` lets other processes serve the same ports (service.processes), `metrics` theirs too.
     """
-    metrics = Metrics()
+    metrics = metrics if metrics is not None else Metrics()
     limiter = RateLimiter.of(rate_limit)
-    grpc_server, servicer = await create_grpc_server(service, metrics, limits, limiter)
+    grpc_server, servicer = await create_grpc_server(service, metrics, limits, limiter, reuse_port)
     if tls is None:
         bound_grpc = grpc_server.add_insecure_port(_grpc_address(host, grpc_port))
     else:
@@ -125,7 +130,7 @@ async def serve(
         bound_grpc = grpc_server.add_secure_port(_grpc_address(host, grpc_port), credentials)
     if bound_grpc == 0:
         raise OSError(f"cannot bind the gRPC port {host}:{grpc_port}")
-    sock = _http_socket(host, http_port)
+    sock = _http_socket(host, http_port, reuse_port)
     ports = BoundPorts(grpc=bound_grpc, http=sock.getsockname()[1])
 
     config = uvicorn.Config(
@@ -178,8 +183,11 @@ def run_server(
     cors_origins: Sequence[str] = ("*",),
     rate_limit: RateLimitSettings = DEFAULT_RATE_LIMIT,
     tls: TlsFiles | None = None,
+    reuse_port: bool = False,
+    metrics: Metrics | None = None,
 ) -> None:
-    """Serve until SIGINT or SIGTERM, then stop gracefully (the `nimbase serve` entry point)."""
+    """Serve until SIGINT or SIGTERM, then stop gracefully (the `nimbase serve` entry point, and each
+    process of `nimbase serve --processes N`)."""
 
     async def main() -> None:
         stop = asyncio.Event()
@@ -196,6 +204,8 @@ def run_server(
             cors_origins=cors_origins,
             rate_limit=rate_limit,
             tls=tls,
+            reuse_port=reuse_port,
+            metrics=metrics,
         )
 
     asyncio.run(main())

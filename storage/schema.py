@@ -114,5 +114,43 @@ corruption_reports = sa.Table(
     ),
 )
 
+graphs = sa.Table(
+    "graphs",
+    metadata,
+    sa.Column("name", sa.Text(), nullable=False),
+    sa.Column("vertex_count", sa.BigInteger(), nullable=False),
+    sa.Column("edge_count", sa.BigInteger(), nullable=False),
+    sa.Column("terminal_count", sa.BigInteger(), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=sa.func.now()),
+    sa.PrimaryKeyConstraint("name", name="pk_graphs"),
+    sa.CheckConstraint(
+        "vertex_count > 0 AND edge_count >= 0 AND terminal_count >= 0", name="ck_graphs_counts"
+    ),
+)
+
+graph_chunks = sa.Table(
+    "graph_chunks",
+    metadata,
+    sa.Column("graph_name", sa.Text(), nullable=False),
+    sa.Column("part", sa.Text(), nullable=False),
+    sa.Column("chunk_index", sa.Integer(), nullable=False),
+    sa.Column("count", sa.Integer(), nullable=False),
+    sa.Column("payload", sa.LargeBinary(), nullable=False),
+    sa.Column("checksum", sa.BigInteger(), nullable=False),
+    sa.PrimaryKeyConstraint("graph_name", "part", "chunk_index", name="pk_graph_chunks"),
+    sa.ForeignKeyConstraint(
+        ["graph_name"], ["graphs.name"], name="fk_graph_chunks_graphs", ondelete="CASCADE"
+    ),
+    sa.CheckConstraint("part IN ('vertices', 'edges', 'terminals')", name="ck_graph_chunks_part"),
+    sa.CheckConstraint("count > 0", name="ck_graph_chunks_count"),
+)
+
 #: Tables holding data (everything but Alembic's version table), in an order safe for truncation.
-DATA_TABLES: tuple[sa.Table, ...] = (sequence_chunks, sequences, jobs, corruption_reports)
+DATA_TABLES: tuple[sa.Table, ...] = (
+    sequence_chunks,
+    sequences,
+    jobs,
+    corruption_reports,
+    graph_chunks,
+    graphs,
+)

@@ -32,6 +32,7 @@ from engine.kind import SequenceKernel
 from engine.periods import Period
 from nimbase.settings import DEFAULT_WORKER, WorkerSettings
 from storage.errors import CorruptChunk, LeaseLost, StaleWrite, StorageUnavailable
+from storage.graphs import GraphStore
 from storage.jobs import Job, JobQueue
 from storage.packing import CHUNK_VALUES
 from storage.sequences import SequenceStore
@@ -116,6 +117,7 @@ class Worker:
         self.step_values = step_values
         self.queue = JobQueue(engine)
         self.store = SequenceStore(engine)
+        self.graphs = GraphStore(engine)
         self._stop = threading.Event()
 
     def run_forever(self, stop: threading.Event) -> None:
@@ -168,7 +170,15 @@ class Worker:
             raise _Stopped
 
     def _kernel(self, job: Job) -> SequenceKernel:
-        kernel = parse_game_id(job.game_id).kernel_for(job.family)
+        kind = parse_game_id(job.game_id)
+        if kind.graph_name is not None:  # plays on an uploaded graph: bound to it, as the service does
+            graph = self.graphs.load(kind.graph_name)
+            if graph is None:
+                raise JobError(
+                    f"game {job.game_id!r} plays on the graph {kind.graph_name!r}, which is not stored"
+                )
+            kind = kind.bind_graph(graph)
+        kernel = kind.kernel_for(job.family)
         if kernel is None:
             raise JobError(f"game {job.game_id!r} stores no sequence {job.family!r}: nothing to precompute")
         return kernel

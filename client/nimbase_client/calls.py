@@ -6,7 +6,7 @@ methods is one line that hands one of these `Call`s to its transport.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -98,6 +98,46 @@ def list_jobs(limit: int | None) -> Call[records.JobList]:
 
 def cancel_job(job_id: int) -> Call[records.Job]:
     return Call("CancelJob", pb.CancelJobRequest(id=job_id), convert.job_dict, auth=True)
+
+
+#: Bytes of vertex and edge names UploadGraph puts in one message (the server takes up to 16 MiB).
+GRAPH_PART_BYTES = 4 << 20
+
+
+def graph_parts(
+    name: str,
+    vertices: Iterable[str],
+    edges: Iterable[Sequence[str]],
+    terminals: Mapping[str, str] | None = None,
+    part_bytes: int = GRAPH_PART_BYTES,
+) -> Iterator[pb.GraphPart]:
+    """The UploadGraph stream: the name and terminals first, then the vertices, then the edges, in
+    messages of about `part_bytes` of names each. Built lazily: the input may be generators."""
+    yield pb.GraphPart(name=name, terminals=dict(terminals or {}))
+    part = pb.GraphPart()
+    size = 0
+    for vertex in vertices:
+        part.vertices.append(vertex)
+        size += len(vertex) + 4
+        if size >= part_bytes:
+            yield part
+            part, size = pb.GraphPart(), 0
+    for edge in edges:
+        if len(edge) != 2:  # the server would refuse it; say which one
+            raise ValueError(f"edge {edge!r} is not a pair of vertex names")
+        source, target = edge
+        part.sources.append(source)
+        part.targets.append(target)
+        size += len(source) + len(target) + 8
+        if size >= part_bytes:
+            yield part
+            part, size = pb.GraphPart(), 0
+    if size:
+        yield part
+
+
+def get_graph_request(name: str) -> pb.GetGraphRequest:
+    return pb.GetGraphRequest(name=name)
 
 
 def stream_value_request(item: tuple[str, str]) -> pb.StreamValuesRequest:

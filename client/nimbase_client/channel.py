@@ -2,9 +2,10 @@
 
 Retries are gRPC's own (the `retryPolicy` of the channel's service config): the read RPCs, which are
 idempotent, are tried again on UNAVAILABLE (the server restarting, unreachable for a moment, or its
-database down) with exponential backoff, all within the call's deadline; SubmitJob, CancelJob and the
-streams never are. Retry throttling stops retrying while most calls fail, so a client never multiplies
-the load on a server that is struggling.
+database down) with exponential backoff, all within the call's deadline (GetGraph, a stream of answers,
+only until its first answer arrives); SubmitJob, CancelJob, UploadGraph and the other streams never
+are. Retry throttling stops retrying while most calls fail, so a client never multiplies the load on a
+server that is struggling.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ READ_METHODS = (
     "GetStats",
     "GetJob",
     "ListJobs",
+    "GetGraph",
 )
 #: Attempts of a read call (the first one included; gRPC allows at most 5). 1 turns retries off.
 DEFAULT_ATTEMPTS = 4

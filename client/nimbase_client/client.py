@@ -7,7 +7,7 @@ itself (`nimbase_client.channel`).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -40,7 +40,10 @@ class _Base:
         self._timeout = timeout
 
     def _metadata(self, call: Call[Any]) -> list[tuple[str, str]] | None:
-        if call.auth and self._token is not None:
+        return self._token_metadata() if call.auth else None
+
+    def _token_metadata(self) -> list[tuple[str, str]] | None:
+        if self._token is not None:
             return [("authorization", f"Bearer {self._token}")]
         return None
 
@@ -167,6 +170,31 @@ class NimbaseClient(_Base):
         """Cancels a job (needs the admin token)."""
         return self._unary(calls.cancel_job(job_id))
 
+    def upload_graph(
+        self,
+        name: str,
+        vertices: Iterable[str],
+        edges: Iterable[Sequence[str]] = (),
+        terminals: Mapping[str, str] | None = None,
+    ) -> records.GraphSummary:
+        """Stores a graph under a new name (needs the admin token): `edges` are [from, to] vertex names,
+        `terminals` vertex -> "win" | "loss" | "draw". Streamed in parts (UploadGraph), so any size that
+        the server's limits allow goes; the inputs may be generators. Not retried, and not bounded by
+        `timeout`: a large graph takes a while."""
+        parts = calls.graph_parts(name, vertices, edges, terminals)
+        try:
+            reply = self._stub.UploadGraph(parts, timeout=None, metadata=self._token_metadata())
+        except grpc.RpcError as exc:
+            raise from_rpc_error(exc) from None
+        return convert.graph_summary_dict(reply)
+
+    def get_graph(self, name: str) -> records.Graph:
+        """A stored graph, gathered from its stream (GetGraph): the REST JSON of GET /v1/graphs/{name}."""
+        try:
+            return convert.graph_dict(self._stub.GetGraph(calls.get_graph_request(name), timeout=None))
+        except grpc.RpcError as exc:
+            raise from_rpc_error(exc) from None
+
 
 class AsyncNimbaseClient(_Base):
     """The asyncio client (grpc.aio): the same methods and arguments as `NimbaseClient`, awaited.
@@ -248,7 +276,8 @@ class AsyncNimbaseClient(_Base):
         async for reply in self._stream("StreamBatches", _requests(batches, calls.stream_batch_request)):
             yield convert.batch_dict(reply)
 
-    async def _stream(self, method: str, requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    async def _stream(self, method: str, requests: object) -> AsyncIterator[Any]:
+        """The replies of a streaming RPC (`requests`: an async iterator of messages, or one message)."""
         try:
             async for reply in getattr(self._stub, method)(requests, timeout=None):
                 yield reply
@@ -276,6 +305,24 @@ class AsyncNimbaseClient(_Base):
 
     async def cancel_job(self, job_id: int) -> records.Job:
         return await self._unary(calls.cancel_job(job_id))
+
+    async def upload_graph(
+        self,
+        name: str,
+        vertices: Iterable[str],
+        edges: Iterable[Sequence[str]] = (),
+        terminals: Mapping[str, str] | None = None,
+    ) -> records.GraphSummary:
+        parts = calls.graph_parts(name, vertices, edges, terminals)
+        try:
+            reply = await self._stub.UploadGraph(parts, timeout=None, metadata=self._token_metadata())
+        except grpc.RpcError as exc:
+            raise from_rpc_error(exc) from None
+        return convert.graph_summary_dict(reply)
+
+    async def get_graph(self, name: str) -> records.Graph:
+        replies = [part async for part in self._stream("GetGraph", calls.get_graph_request(name))]
+        return convert.graph_dict(replies)
 
 
 async def _requests(items: Iterable[T] | AsyncIterable[T], build: Callable[[T], Any]) -> AsyncIterator[Any]:

@@ -5,6 +5,7 @@ So a program can switch transports without touching its data handling.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import cast
 
 from google.protobuf import json_format
@@ -17,13 +18,23 @@ def value_dict(msg: pb.Value) -> records.Value:
     """A Value message as the REST JSON has it (same keys, same order)."""
     outcome = cast(records.Outcome, msg.outcome)
     source = cast(records.Source, msg.source)
-    if msg.HasField("grundy_black"):  # bicolor-nim only
-        out: dict[str, object] = {"game": msg.game, "position": msg.position, "outcome": outcome}
+    if not outcome or msg.HasField("grundy_black") or msg.HasField("solvable") or msg.HasField("note"):
+        # puzzles (no outcome), bicolor-nim and notes: the rare paths, key by key
+        out: dict[str, object] = {"game": msg.game, "position": msg.position}
+        if outcome:
+            out["outcome"] = outcome
+        if msg.HasField("solvable"):
+            out["solvable"] = msg.solvable
+            if msg.solvable:  # a solution comes exactly with a solvable board (maybe empty: solved)
+                out["solution"] = list(msg.solution)
         if msg.HasField("grundy"):
             out["grundy"] = msg.grundy
-        out["grundy_black"] = msg.grundy_black
+        if msg.HasField("grundy_black"):
+            out["grundy_black"] = msg.grundy_black
         if msg.HasField("remoteness"):
             out["remoteness"] = msg.remoteness
+        if msg.HasField("note"):
+            out["note"] = msg.note
         out["source"] = source
         return cast(records.Value, out)
     if msg.HasField("grundy"):
@@ -74,11 +85,11 @@ def p_position_dict(msg: pb.IsPPositionResponse) -> records.PPosition:
 def move_dict(msg: pb.Move) -> records.Move:
     """A Move message as the REST JSON has it: `to` comes with `heap` (heap games), `pair` (Wythoff) or
     `colored_heap` (bicolor-nim), and is kept when empty (a heap that vanishes)."""
-    out: records.Move = {
-        "move": msg.move,
-        "position": msg.position,
-        "outcome": cast(records.Outcome, msg.outcome),
-    }
+    out: records.Move = {"move": msg.move, "position": msg.position}
+    if msg.outcome:
+        out["outcome"] = cast(records.Outcome, msg.outcome)
+    if msg.HasField("solvable"):
+        out["solvable"] = msg.solvable
     if msg.HasField("grundy"):
         out["grundy"] = msg.grundy
     if msg.HasField("grundy_black"):
@@ -179,3 +190,27 @@ def whole_numbers(obj: object) -> object:
     if isinstance(obj, list):
         return [whole_numbers(v) for v in obj]
     return obj
+
+
+def graph_summary_dict(msg: pb.GraphSummary) -> records.GraphSummary:
+    return {
+        "name": msg.name,
+        "vertex_count": msg.vertex_count,
+        "edge_count": msg.edge_count,
+        "terminal_count": msg.terminal_count,
+        "created_at": msg.created_at,
+    }
+
+
+def graph_dict(parts: Iterable[pb.GraphPart]) -> records.Graph:
+    """The GetGraph stream gathered into one graph, as the REST JSON has it."""
+    graph: records.Graph = {"name": "", "vertices": [], "edges": [], "terminals": {}}
+    terminals: dict[str, records.TerminalLabel] = {}
+    for part in parts:
+        if part.name:
+            graph["name"] = part.name
+        terminals.update(cast(dict[str, records.TerminalLabel], dict(part.terminals)))
+        graph["vertices"].extend(part.vertices)
+        graph["edges"].extend([a, b] for a, b in zip(part.sources, part.targets, strict=True))
+    graph["terminals"] = terminals
+    return graph

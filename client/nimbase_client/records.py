@@ -29,6 +29,8 @@ __all__ = [
     "ErrorDetail",
     "GameInfo",
     "GameList",
+    "Graph",
+    "GraphSummary",
     "Health",
     "Job",
     "JobList",
@@ -42,6 +44,7 @@ __all__ = [
     "Sequence",
     "Source",
     "Stats",
+    "TerminalLabel",
     "Value",
     "ValueOrError",
 ]
@@ -49,6 +52,7 @@ __all__ = [
 Outcome = Literal["P", "N", "D"]
 Source = Literal["formula", "table", "period", "live"]
 JobStatus = Literal["queued", "running", "done", "failed", "cancelled"]
+TerminalLabel = Literal["win", "loss", "draw"]
 
 
 # -- games -------------------------------------------------------------------------------------
@@ -81,21 +85,37 @@ class GameList(TypedDict):
 
 
 class Value(TypedDict):
-    """The value of one position (`GET /v1/value`, GetValue)."""
+    """The value of one position (`GET /v1/value`, GetValue).
+
+    One-player puzzles (Lights Out) have no `outcome`: they give `solvable`, a `solution` when there is
+    one, and `remoteness`, the fewest presses (or a `note` saying why it is absent).
+    """
 
     game: str
     """The game id asked about."""
     position: str
     """The position in canonical form."""
-    outcome: Outcome
-    """With best play: "P" the player to move loses, "N" the player to move wins, "D" a draw."""
+    outcome: NotRequired[Outcome]
+    """With best play: "P" the player to move loses, "N" the player to move wins, "D" a draw. Absent for
+    one-player puzzles."""
+    solvable: NotRequired[bool]
+    """One-player puzzles only: whether the board can be solved."""
+    solution: NotRequired[list[str]]
+    """One-player puzzles only, when `solvable`: presses that solve the board (the fewest, when
+    `remoteness` is given; empty when it is solved already). Lights Out names a press by its cell, row
+    then column from 1: `RC` (`23`) on boards of at most 9 x 9, else `r,c` (`12,3`); on graphs the
+    vertex."""
     grundy: NotRequired[int]
     """The Sprague-Grundy value; absent where the game is not impartial under normal play."""
     grundy_black: NotRequired[int]
     """bicolor-nim only: G-, the size of the black heap that, added to the position, makes it a
     P-position (`grundy` is G, the same with a white heap)."""
     remoteness: NotRequired[int]
-    """Moves to the end under best play (the winner hurries); absent where not known exactly."""
+    """Moves to the end under best play (the winner hurries; for puzzles, the fewest presses that solve
+    the board); absent where not known exactly."""
+    note: NotRequired[str]
+    """A remark on the answer, e.g. why a solvable board's `remoteness` is absent (its null space is too
+    large to search within the live limits)."""
     source: Source
     """Where the answer came from, cheapest first: "formula" (a closed form), "table" (precomputed),
     "period" (extrapolated from a certified period) or "live" (computed for this request)."""
@@ -105,16 +125,20 @@ class Move(TypedDict):
     """One legal move and the value of the position it leads to.
 
     Beside the text `move`, heap games give `heap` and `to`, Wythoff gives `pair` and `to`, bicolor-nim
-    `colored_heap`, `to`, `white_taken` and `black_taken`.
+    `colored_heap`, `to`, `white_taken` and `black_taken`. A puzzle's move is a press (its name in
+    `move`): it gives `solvable` and `remoteness` instead of `outcome`.
     """
 
     move: str
-    """The move as text: "n -> a", "n -> a+b" (a split), "n -> 0"; Wythoff "a,b -> c,d"."""
+    """The move as text: "n -> a", "n -> a+b" (a split), "n -> 0"; Wythoff "a,b -> c,d"; Lights Out the
+    press, e.g. "23"."""
     position: str
     """The position the move leads to, in canonical form."""
-    outcome: Outcome
+    outcome: NotRequired[Outcome]
     """Of the position reached. With best play: "P" the player to move loses, "N" the player to move
-    wins, "D" a draw."""
+    wins, "D" a draw. Absent for one-player puzzles."""
+    solvable: NotRequired[bool]
+    """Of the position reached. One-player puzzles only: whether the board can be solved."""
     grundy: NotRequired[int]
     """Of the position reached. The Sprague-Grundy value; absent where the game is not impartial under
     normal play."""
@@ -122,8 +146,8 @@ class Move(TypedDict):
     """Of the position reached. bicolor-nim only: G-, the size of the black heap that, added to the
     position, makes it a P-position (`grundy` is G, the same with a white heap)."""
     remoteness: NotRequired[int]
-    """Of the position reached. Moves to the end under best play (the winner hurries); absent where not
-    known exactly."""
+    """Of the position reached. Moves to the end under best play (the winner hurries; for puzzles, the
+    fewest presses left); absent where not known exactly."""
     heap: NotRequired[int]
     """Heap games: the size of the heap moved in."""
     colored_heap: NotRequired[list[int]]
@@ -228,7 +252,7 @@ class Sequence(TypedDict):
 class Stats(TypedDict, total=False):
     """Answer of `GET /v1/stats` (GetStats): what is known of the game as a whole.
 
-    Open: the fields below are those known today (heap games, Wythoff); a game may add others, and
+    Open: the fields below are those known today (heap games, Wythoff, Lights Out); a game may add others, and
     a client must ignore keys it does not know. Null means "not known" (or "none", for rarity).
     """
 
@@ -258,6 +282,23 @@ class Stats(TypedDict, total=False):
     """Wythoff: the largest side answered live."""
     pending: list[Job]
     """The precompute jobs still queued or running for the game, oldest first."""
+    rank: int
+    """Lights Out shapes: the rank of the press matrix over F2 (cells less `nullity`)."""
+    nullity: int
+    """Lights Out shapes: the dimension of the press matrix's null space (sets of presses changing
+    nothing); 0 exactly when every board is solvable."""
+    solvable_boards: int | str
+    """Lights Out shapes: how many boards are solvable, 2^rank: a number up to 2^53, else the text
+    "2^rank"."""
+    distance_counts: list[int | str] | None
+    """Lights Out shapes: boards at each fewest-press distance from the all-white one, from 0 (exact;
+    counts past 2^53 as decimal text); null where not computed (shapes past 1,024 cells, or a null space
+    too large to walk)."""
+    diameter: int | None
+    """Lights Out shapes: the most presses any solvable board needs; null where not computed."""
+    method: Literal["elimination", "polynomial"]
+    """Lights Out shapes: how rank and nullity were found: Gaussian elimination of the press matrix, or
+    (plane boards past 256 x 256) the polynomial method over F2."""
 
 
 # -- jobs --------------------------------------------------------------------------------------
@@ -296,6 +337,37 @@ class JobList(TypedDict):
     """Answer of `GET /v1/jobs` (ListJobs), newest first."""
 
     jobs: list[Job]
+
+
+# -- graphs ------------------------------------------------------------------------------------
+
+
+class Graph(TypedDict):
+    """An uploaded graph (`POST /v1/graphs` takes it, `GET /v1/graphs/{name}` answers it)."""
+
+    name: str
+    """1 to 200 letters, digits, '.', '_', '~' or '-'; the graph's games are `graph:NAME` and
+    `lights-out:graph:NAME`."""
+    vertices: list[str]
+    """The vertex names, in order (a Lights Out board on the graph has one 0/1 per vertex, in this order):
+    unique, 1 to 1,000 printable characters each."""
+    edges: list[list[str]]
+    """`[from, to]` vertex names: moves for `graph:NAME`, read as undirected for `lights-out:graph:NAME`
+    (which refuses self-loops)."""
+    terminals: NotRequired[dict[str, TerminalLabel]]
+    """Vertex -> the result for the player to move at that vertex, which has no move: "win", "loss" or
+    "draw" ("loss" where not given). GetGraph always gives it (possibly empty)."""
+
+
+class GraphSummary(TypedDict):
+    """Answer of `POST /v1/graphs` (UploadGraph): what was stored."""
+
+    name: str
+    vertex_count: int
+    edge_count: int
+    terminal_count: int
+    created_at: str
+    """ISO 8601 timestamp."""
 
 
 # -- operations --------------------------------------------------------------------------------

@@ -4,16 +4,18 @@ For where gRPC cannot go (a proxy that speaks only HTTP/1.1). The answers are th
 they are the REST JSON; an error answer raises `NimbaseClientError` with the code its body names. An
 unreachable server is UNAVAILABLE and a timeout DEADLINE_EXCEEDED, as over gRPC. A connection that
 cannot be made is tried again (`attempts`), which is safe for every route: nothing was sent.
-Columnar lookups and the streams are gRPC's only.
+Columnar lookups and the streams are gRPC's only; a graph goes up in one JSON body here (capped by the
+server), in a stream of parts over gRPC.
 """
 
 from __future__ import annotations
 
 import ssl
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Generic, TypeVar, cast
+from urllib.parse import quote
 
 import httpx
 
@@ -94,6 +96,19 @@ def _cancel_job(job_id: int) -> Request[records.Job]:
 
 def _health() -> Request[records.Health]:
     return Request("GET", "/healthz")
+
+
+def _upload_graph(
+    name: str, vertices: Iterable[str], edges: Iterable[Sequence[str]], terminals: Mapping[str, str] | None
+) -> Request[records.GraphSummary]:
+    body: dict[str, Any] = {"name": name, "vertices": list(vertices), "edges": [list(e) for e in edges]}
+    if terminals:
+        body["terminals"] = dict(terminals)
+    return Request("POST", "/v1/graphs", body=body, auth=True)
+
+
+def _get_graph(name: str) -> Request[records.Graph]:
+    return Request("GET", f"/v1/graphs/{quote(name, safe='')}")
 
 
 class _Base:
@@ -213,6 +228,20 @@ class RestClient(_Base):
     def cancel_job(self, job_id: int) -> records.Job:
         return self._call(_cancel_job(job_id))
 
+    def upload_graph(
+        self,
+        name: str,
+        vertices: Iterable[str],
+        edges: Iterable[Sequence[str]] = (),
+        terminals: Mapping[str, str] | None = None,
+    ) -> records.GraphSummary:
+        """Stores a graph (needs the admin token) in one JSON body, of at most the server's
+        NIMBASE_LIMITS_GRAPH_BODY_BYTES (64 MiB by default); the gRPC client streams larger ones."""
+        return self._call(_upload_graph(name, vertices, edges, terminals))
+
+    def get_graph(self, name: str) -> records.Graph:
+        return self._call(_get_graph(name))
+
     def health(self) -> records.Health:
         return self._call(_health())
 
@@ -287,6 +316,18 @@ class AsyncRestClient(_Base):
 
     async def cancel_job(self, job_id: int) -> records.Job:
         return await self._call(_cancel_job(job_id))
+
+    async def upload_graph(
+        self,
+        name: str,
+        vertices: Iterable[str],
+        edges: Iterable[Sequence[str]] = (),
+        terminals: Mapping[str, str] | None = None,
+    ) -> records.GraphSummary:
+        return await self._call(_upload_graph(name, vertices, edges, terminals))
+
+    async def get_graph(self, name: str) -> records.Graph:
+        return await self._call(_get_graph(name))
 
     async def health(self) -> records.Health:
         return await self._call(_health())

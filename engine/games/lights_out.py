@@ -37,20 +37,26 @@ engine.kernels.lights_out_stats), made for the purpose and not kept for grids pa
 cells x 2 min(R, C) fits `MAX_CHASE_BITS`; plane boards past 256 x 256 use the polynomial method
 (engine.games.chebyshev_f2): rank and nullity for any side up to 100,000.
 
-`LightsOut` does not subclass GameKind yet: engine.values.Value has no `solvable`/`solution`, so the
-answers are `PuzzleAnswer`s, which the service integration maps onto the contract (`as_dict` gives
-the contract's JSON shape).
+`LightsOut` is the shapes' GameKind: answers carry no outcome but `solvable`, `solution` (press names)
+and `remoteness` (the fewest presses, or absent with a `note`); BestMove lists presses; IsPPosition does
+not apply (FAILED_PRECONDITION). `lights-out:graph:NAME` parses to a `NeedsGraph` that the service binds
+to the uploaded graph (`LightsOut.for_uploaded`, edges read as undirected). A worker job stores a
+shape's elimination as the family "elimination" (`plan_job`, `EliminationKernel`: numpy's .npz bytes of
+`ChaseElimination.to_arrays` as uint32 words), which the kind reads through `ctx.tables` before
+eliminating live; answers from a stored elimination say `source: "table"`, others `"live"`.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import re
 import threading
+import zipfile
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import NoReturn, TypedDict
+from typing import Any, NoReturn, TypedDict
 
 import numpy as np
 from numpy.typing import NDArray
@@ -60,9 +66,11 @@ from engine.errors import (
     InvalidGameId,
     InvalidPosition,
     LimitExceeded,
+    NimbaseError,
     NotApplicable,
 )
 from engine.games.chebyshev_f2 import plane_nullity
+from engine.graphs import NeedsGraph, UploadedGraph
 from engine.kernels.gf2 import (
     U8,
     U64,
@@ -80,8 +88,12 @@ from engine.kernels.gf2 import (
     words_for,
 )
 from engine.kernels.lights_out_stats import coset_leader_counts, type_walk_steps
+from engine.kind import Context, GameKind, SequenceKernel
+from engine.moves import check_limit
+from engine.periods import Period
 from engine.positions import check_length, parse_decimal, quote_position, quote_token
-from engine.values import GameInfo
+from engine.precompute import JobPlan
+from engine.values import BestMoveResult, GameInfo, MoveValue, Source, Value
 
 I64 = NDArray[np.int64]
 
@@ -118,9 +130,13 @@ STATS_DISTANCE_CELLS = 1024
 STATS_WORK = 2**27
 #: Shapes whose elimination is kept in the process.
 CACHED_SHAPES = 16
+#: The stored family holding a shape's elimination (a worker's job), as uint32 words.
+ELIMINATION = "elimination"
+#: Whole numbers JSON and gRPC's Struct (doubles) hold exactly: GetStats gives larger ones as text.
+EXACT_JSON_BITS = 53
 
 _SIZE = re.compile(r"([0-9]+)x([0-9]+)")
-_GRAPH_NAME = re.compile(r"[^\s:/]+")
+_GRAPH_NAME = re.compile(r"[A-Za-z0-9._~-]+")  # engine.graphs.check_graph_name
 _BOARD_CHARS = re.compile(r"[^01/]")
 
 
@@ -148,8 +164,8 @@ def make_graph(name: str, vertices: Sequence[str], edges: Sequence[Sequence[str]
     names, edges that are not pairs, name unknown vertices or are self-loops. Repeated edges count once."""
     if not isinstance(name, str) or not _GRAPH_NAME.fullmatch(name) or len(name) > MAX_GRAPH_NAME:
         raise InvalidArgument(
-            f"graph name {quote_token(str(name))} must be 1 to {MAX_GRAPH_NAME} characters without "
-            "spaces, ':' or '/'"
+            f"graph name {quote_token(str(name))} must be 1 to {MAX_GRAPH_NAME} characters, each a letter, "
+            "a digit, '.', '_', '~' or '-'"
         )
     if not 1 <= len(vertices) <= MAX_GRAPH_VERTICES:
         raise InvalidArgument(
@@ -166,7 +182,6 @@ def make_graph(name: str, vertices: Sequence[str], edges: Sequence[Sequence[str]
         if vertex in index:
             raise InvalidArgument(f"duplicate vertex name {quote_token(vertex)} in graph {name!r}")
         index[vertex] = i
-    n = len(vertices)
     pairs = np.empty((len(edges), 2), dtype=np.int64)
     for e, edge in enumerate(edges):
         if not isinstance(edge, list | tuple) or len(edge) != 2:
@@ -180,19 +195,35 @@ def make_graph(name: str, vertices: Sequence[str], edges: Sequence[Sequence[str]
                     f"edge {quote_token(repr(list(edge)))} of graph {name!r} names an unknown vertex "
                     f"{quote_token(str(end))}"
                 )
-        if a == b:
-            raise InvalidArgument(f"edge {quote_token(repr(list(edge)))} of graph {name!r} is a self-loop")
         pairs[e, 0] = index[a]
         pairs[e, 1] = index[b]
-    both = np.concatenate([pairs, pairs[:, ::-1]]) if len(edges) else np.zeros((0, 2), dtype=np.int64)
-    keys = np.unique(both[:, 0] * n + both[:, 1])
-    sources, targets = keys // n, keys % n
+    return graph_of_edges(name, tuple(vertices), pairs[:, 0], pairs[:, 1])
+
+
+def graph_of_edges(
+    name: str, vertices: tuple[str, ...], sources: NDArray[np.integer[Any]], targets: NDArray[np.integer[Any]]
+) -> Graph:
+    """The undirected graph of edges sources[i] -- targets[i] (vertex indices, checked by the caller):
+    InvalidArgument quoting the first self-loop; repeated edges (either way round) count once."""
+    n = len(vertices)
+    a = np.asarray(sources, dtype=np.int64)
+    b = np.asarray(targets, dtype=np.int64)
+    loops = np.flatnonzero(a == b)
+    if loops.size:
+        vertex = vertices[int(a[loops[0]])]
+        raise InvalidArgument(
+            f"edge {quote_token(repr([vertex, vertex]))} of graph {name!r} is a self-loop: a Lights Out "
+            "graph has none"
+        )
+    both = np.concatenate([a * n + b, b * n + a])
+    keys = np.unique(both)
+    rows, cols = keys // n, keys % n
     indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(sources, minlength=n), out=indptr[1:])
+    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
     digest = hashlib.sha256()
     digest.update("\x00".join(vertices).encode())
     digest.update(keys.astype("<i8").tobytes())
-    return Graph(name, tuple(vertices), indptr, targets.astype(np.int64), digest.hexdigest())
+    return Graph(name, vertices, indptr, cols.astype(np.int64), digest.hexdigest())
 
 
 @dataclass(frozen=True, eq=False)
@@ -358,7 +389,7 @@ def parse_lights_out_id(params: str | None, text: str) -> Shape | GraphRef:
         if not _GRAPH_NAME.fullmatch(name) or len(name) > MAX_GRAPH_NAME:
             raise InvalidGameId(
                 f"game id {quote_token(text)}: graph name {quote_token(name)} must be 1 to "
-                f"{MAX_GRAPH_NAME} characters without spaces, ':' or '/'"
+                f"{MAX_GRAPH_NAME} characters, each a letter, a digit, '.', '_', '~' or '-'"
             )
         return GraphRef(name)
     size, glued, topology = params.partition(":")
@@ -549,6 +580,8 @@ class ShapeSolver:
 
 
 _CACHE: OrderedDict[Shape, ShapeSolver] = OrderedDict()
+#: The kept shapes whose elimination was read from storage (`remember`), not made in this process.
+_STORED: set[Shape] = set()
 _CACHE_LOCK = threading.Lock()
 
 
@@ -560,14 +593,14 @@ def solver_for(shape: Shape) -> ShapeSolver:
             _CACHE.move_to_end(shape)
             return solver
     solver = ShapeSolver(shape, eliminate_shape(shape))
-    _keep(shape, solver)
+    _keep(shape, solver, stored=False)
     return solver
 
 
 def remember(shape: Shape, arrays: dict[str, NDArray[np.generic]]) -> ShapeSolver:
     """Keep a stored elimination (`ChaseElimination.to_arrays`, e.g. from a worker's job) for `shape`."""
     solver = ShapeSolver(shape, ChaseElimination.from_arrays(arrays))
-    _keep(shape, solver)
+    _keep(shape, solver, stored=True)
     return solver
 
 
@@ -577,18 +610,124 @@ def cached(shape: Shape) -> bool:
         return shape in _CACHE
 
 
+def stored(shape: Shape) -> bool:
+    """Whether the shape's kept elimination was read from storage (answers then say `source: table`)."""
+    with _CACHE_LOCK:
+        return shape in _STORED
+
+
 def forget_all() -> None:
     """Empty the cache (tests and benchmarks measuring cold starts)."""
     with _CACHE_LOCK:
         _CACHE.clear()
+        _STORED.clear()
 
 
-def _keep(shape: Shape, solver: ShapeSolver) -> None:
+def _keep(shape: Shape, solver: ShapeSolver, *, stored: bool) -> None:
     with _CACHE_LOCK:
         _CACHE[shape] = solver
         _CACHE.move_to_end(shape)
+        if stored:
+            _STORED.add(shape)
+        else:
+            _STORED.discard(shape)
         while len(_CACHE) > CACHED_SHAPES:
-            _CACHE.popitem(last=False)
+            gone, _ = _CACHE.popitem(last=False)
+            _STORED.discard(gone)
+
+
+# -- the stored elimination (a worker's job) ---------------------------------------------------------
+
+
+def encode_elimination(elimination: ChaseElimination) -> NDArray[np.uint32]:
+    """The elimination as uint32 words for the sequence storage: its byte count (two words, low first),
+    then its arrays in numpy's .npz form (no pickles), zero-padded to whole words."""
+    buffer = io.BytesIO()
+    np.savez(buffer, **elimination.to_arrays())  # type: ignore[arg-type]
+    data = buffer.getvalue()
+    size = len(data)
+    padded = data + b"\x00" * (-size % 4)
+    words = np.frombuffer(padded, dtype="<u4").astype(np.uint32)
+    return np.concatenate([np.array([size & 0xFFFFFFFF, size >> 32], dtype=np.uint32), words])
+
+
+def decode_elimination(words: NDArray[np.uint32]) -> dict[str, NDArray[np.generic]]:
+    """The arrays `encode_elimination` stored (ValueError when they are not there whole)."""
+    if len(words) < 2:
+        raise ValueError("a stored elimination holds at least its size")
+    size = int(words[0]) | int(words[1]) << 32
+    data = np.ascontiguousarray(words[2:], dtype="<u4").tobytes()
+    if size > len(data):
+        raise ValueError(f"a stored elimination of {size} bytes holds {len(data)}")
+    try:
+        with np.load(io.BytesIO(data[:size]), allow_pickle=False) as stored_arrays:
+            return {name: stored_arrays[name] for name in stored_arrays.files}
+    except (OSError, KeyError, EOFError, zipfile.BadZipFile) as error:
+        raise ValueError(f"a stored elimination does not read: {error}") from error
+
+
+class EliminationKernel(SequenceKernel):
+    """What a worker runs for the family "elimination" of a shape: the shape's elimination, encoded
+    (`encode_elimination`); the whole of it is made at the first step and kept for the next ones."""
+
+    family = ELIMINATION
+    certifies = False
+
+    def __init__(self, shape: Shape) -> None:
+        self.shape = shape
+        self._words: NDArray[np.uint32] | None = None
+
+    def words(self) -> NDArray[np.uint32]:
+        if self._words is None:
+            self._words = encode_elimination(eliminate_shape(self.shape))
+        return self._words
+
+    def extend(self, prefix: NDArray[np.uint32], stop: int) -> NDArray[np.uint32]:
+        words = self.words()
+        if stop <= len(words):
+            return words[:stop].copy()
+        return np.concatenate([words, np.zeros(stop - len(words), dtype=np.uint32)])
+
+    def certify(self, values: NDArray[np.uint32]) -> Period | None:
+        return None
+
+    def reference(self, stop: int) -> list[int]:
+        return [int(v) for v in self.extend(np.zeros(0, np.uint32), stop)]
+
+
+@dataclass(frozen=True, slots=True)
+class EliminationSource:
+    """The stored elimination of a shape as the sequence tables see it: read only, never grown live."""
+
+    shape: Shape
+    family: str = ELIMINATION
+    live_limit: int | None = 0
+
+    @property
+    def game_id(self) -> str:
+        return self.shape.game_id
+
+    def formula_value(self, n: int) -> int | None:
+        return None
+
+    def formula_period(self) -> Period | None:
+        return None
+
+    def kernel(self) -> SequenceKernel:
+        return EliminationKernel(self.shape)
+
+
+def load_stored(shape: Shape, ctx: Context) -> bool:
+    """Keep the shape's stored elimination (`remember`), if the tables hold one that reads; whether they
+    did. One that does not read (damaged, another version's) is left aside: the shape is eliminated live."""
+    try:
+        if not ctx.tables.stored_size(shape.game_id, ELIMINATION):
+            return False
+        words, _ = ctx.tables.known_prefix(EliminationSource(shape), ctx.deadline.at)
+        remember(shape, decode_elimination(words))
+    except (NimbaseError, ValueError):
+        return False
+    return True
 
 
 # -- answers ------------------------------------------------------------------------------------------
@@ -619,10 +758,21 @@ class PuzzleAnswer:
         out["source"] = source
         return out
 
-    def value(self, game_id: str, position: str) -> dict[str, object]:
-        """The answer as the service will value it. engine.values.Value has no `solvable`/`solution`
-        yet, so this is the contract's JSON shape (`as_dict`) until the integration adds them."""
-        return self.as_dict(game_id, position)
+    def value(self, game_id: str, position: str, source: Source = "live") -> Value:
+        """The answer as the service gives it: no outcome, `solvable`, `solution` and `remoteness` (the
+        fewest presses, where searched), `note` where it is not."""
+        return Value(
+            game_id,
+            position,
+            None,
+            None,
+            self.remoteness,
+            source,
+            None,
+            self.solvable,
+            self.solution,
+            self.note,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -657,8 +807,8 @@ def _not_searched_note(nullity: int) -> str:
     )
 
 
-class LightsOut:
-    """One Lights Out shape as the service sees it (a GameKind in all but the Value fields)."""
+class LightsOut(GameKind[Board]):
+    """One Lights Out shape as the service sees it."""
 
     def __init__(self, shape: Shape) -> None:
         self.shape = shape
@@ -667,8 +817,21 @@ class LightsOut:
 
     @classmethod
     def for_graph(cls, name: str, vertices: Sequence[str], edges: Sequence[Sequence[str]]) -> LightsOut:
-        """The kind of `lights-out:graph:NAME` once the uploaded graph is loaded."""
+        """The kind of `lights-out:graph:NAME` for a graph given by vertex names."""
         return cls(Shape.of_graph(make_graph(name, vertices, edges)))
+
+    @classmethod
+    def for_uploaded(cls, graph: UploadedGraph) -> LightsOut:
+        """The kind of `lights-out:graph:NAME` once the service has loaded the uploaded graph: its edges
+        read as undirected (InvalidArgument for a self-loop; RESOURCE_EXHAUSTED past 100,000 vertices or
+        2,000,000 edges)."""
+        if graph.vertex_count > MAX_GRAPH_VERTICES or graph.edge_count > MAX_GRAPH_EDGES:
+            raise LimitExceeded(
+                f"graph {graph.name!r} ({graph.vertex_count} vertices, {graph.edge_count} edges) is beyond "
+                f"what Lights Out is played on: at most {MAX_GRAPH_VERTICES} vertices and "
+                f"{MAX_GRAPH_EDGES} edges"
+            )
+        return cls(Shape.of_graph(graph_of_edges(graph.name, graph.vertices, graph.sources, graph.targets)))
 
     def info(self) -> GameInfo:
         s = self.shape
@@ -679,13 +842,13 @@ class LightsOut:
         else:
             what = f"a {s.rows} x {s.cols} board" + ("" if s.topology == "plane" else f" on the {s.topology}")
             syntax = "rows of 0 (white) and 1 (black) joined by '/', top row first, e.g. '000/011/011'"
-            examples = (format_board(s, 0),) if s.cells <= 64 else ()
+            examples = _board_examples(s)
         return GameInfo(
             id=self.game_id,
-            name="Lights Out",
+            name="Lights Out" + ("" if s.topology in ("plane", "graph") else f" ({s.topology})"),
             description=(
                 f"One-player puzzle on {what}: a press flips a cell and its neighbours; solve the board "
-                "to all white with the fewest presses."
+                f"to all white with the fewest presses. {FAMILY_DESCRIPTION}"
             ),
             position_syntax=syntax,
             examples=examples,
@@ -836,6 +999,109 @@ class LightsOut:
         out[cells] = found.flip_weights(int(cells.size)) + off_weight
         return out
 
+    # -- the service's questions (GameKind) ---------------------------------------------------------
+
+    def value(self, position: Board, ctx: Context) -> Value:
+        """GetValue: solvable, a solution, and the fewest presses where the search runs (else `note`)."""
+        self._prepare(ctx)
+        text = self.format(position)
+        ctx.deadline.check(lambda: f"solving {quote_position(text)} of {self.game_id}")
+        return self.solve(position).value(self.game_id, text, self._source)
+
+    def best_moves(self, position: Board, limit: int | None, ctx: Context) -> BestMoveResult:
+        """BestMove: every press (or the first `limit`), each with the answer for the board it leads
+        to, best first (fewest presses left, then cell order; boards left unsolvable last)."""
+        check_limit(limit, ctx.limits)
+        value = self.value(position, ctx)
+        n = self.shape.cells
+        if limit is None and n > ctx.limits.ranked_moves:
+            raise LimitExceeded(
+                f"position {quote_position(value.position)} has {n} presses, more than the "
+                f"{ctx.limits.ranked_moves} listed without a limit; pass limit (at most "
+                f"{ctx.limits.listed_moves})"
+            )
+        wanted = n if limit is None else min(n, limit)
+        if wanted * len(value.position) > ctx.limits.answer_chars:
+            fits = max(1, ctx.limits.answer_chars // max(1, len(value.position)))
+            raise LimitExceeded(
+                f"{wanted} moves of the {len(value.position)}-character board "
+                f"{quote_position(value.position)} would hold more than {ctx.limits.answer_chars} characters "
+                f"of positions, the most one answer may; ask for at most {fits} moves (limit)"
+            )
+        moves: list[MoveValue] = []
+        for press in self.press_values(position, wanted):
+            if len(moves) % 256 == 0:
+                ctx.deadline.check(
+                    lambda: (
+                        f"listing the presses of {quote_position(value.position)} ({len(moves)} of {wanted})"
+                    )
+                )
+            answer = press.answer
+            after = self.format(self.press(position, press.index))
+            reached = Value(
+                self.game_id, after, None, None, answer.remoteness, self._source, None, answer.solvable
+            )
+            moves.append(MoveValue(press.press, reached))
+        return BestMoveResult(value, moves)
+
+    def stats(self, ctx: Context) -> dict[str, object]:
+        """GetStats: rank, nullity, solvable_boards, distance_counts, diameter, and `method` (how rank
+        and nullity were found: "elimination" or "polynomial") with its `source`. Numbers past 2^53 (what
+        JSON numbers and gRPC's Struct hold exactly) are given as text: `solvable_boards` as "2^rank",
+        each distance count in decimal."""
+        s = self.shape
+        if s.graph is not None or max(s.rows, s.cols) <= MAX_BOARD_SIDE:
+            self._prepare(ctx)  # the shape keeps its elimination: the stored one, if there is one
+        else:
+            ctx.tables.may_block()
+        stats = self.shape_stats()
+        rank = stats["rank"]
+        counts = stats["distance_counts"]
+        return {
+            "game": self.game_id,
+            "rank": rank,
+            "nullity": stats["nullity"],
+            "solvable_boards": (1 << rank) if rank <= EXACT_JSON_BITS else f"2^{rank}",
+            "distance_counts": None
+            if counts is None
+            else [c if c <= 1 << EXACT_JSON_BITS else str(c) for c in counts],
+            "diameter": stats["diameter"],
+            "method": stats["method"],
+            "source": "formula" if stats["method"] == "polynomial" else self._source,
+        }
+
+    def plan_job(self, upto: int, fill: bool = False, family: str | None = None) -> JobPlan:
+        """The job storing the shape's elimination (family "elimination"; `upto` and `fill` do not apply:
+        the whole elimination is stored), so every server reads it instead of eliminating again."""
+        if family not in (None, ELIMINATION):
+            raise InvalidArgument(
+                f"{self.game_id} stores only the family {ELIMINATION!r}, not {quote_token(family or '')}"
+            )
+        s = self.shape
+        if s.graph is None and max(s.rows, s.cols) > MAX_BOARD_SIDE:
+            raise NotApplicable(
+                f"{self.game_id}: only shapes whose boards are valued (sides up to {MAX_BOARD_SIDE}) keep an "
+                "elimination to store"
+            )
+        words = encode_elimination(solver_for(s).elimination)
+        return JobPlan(self.game_id, ELIMINATION, len(words), True)
+
+    def kernel_for(self, family: str) -> SequenceKernel | None:
+        return EliminationKernel(self.shape) if family == ELIMINATION else None
+
+    @property
+    def _source(self) -> Source:
+        """Where the elimination answering for this shape comes from: storage ("table") or this process."""
+        return "table" if stored(self.shape) else "live"
+
+    def _prepare(self, ctx: Context) -> None:
+        """Before solving: the work leaves the event loop (the elimination, the walk); the stored
+        elimination is used when the tables hold one (`ctx.tables`)."""
+        ctx.tables.may_block()
+        if not cached(self.shape):
+            load_stored(self.shape, ctx)
+            ctx.deadline.check(lambda: f"eliminating {self.game_id}")
+
     def p_position(self, board: Board, ctx: object = None) -> NoReturn:
         """IsPPosition: a puzzle has no P-positions (FAILED_PRECONDITION)."""
         raise NotApplicable(
@@ -891,9 +1157,20 @@ class LightsOut:
             )
         return eliminate_shape(s)
 
-    def stats(self, ctx: object = None) -> ShapeStats:
-        """GetStats (GameKind's name for `shape_stats`)."""
-        return self.shape_stats()
+
+def _board_examples(shape: Shape) -> tuple[str, ...]:
+    """Example boards of a small grid: the seed's 3 x 3 example's corner where it fits, the flip set of
+    the middle press, all black."""
+    if shape.cells > 64:
+        return ()
+    middle = (shape.rows // 2) * shape.cols + shape.cols // 2
+    flips = grid_neighbourhoods_reference(shape.rows, shape.cols, shape.topology)[middle]
+    cross = sum(1 << (r * shape.cols + c) for r, c in flips)
+    examples = [format_board(shape, cross), format_board(shape, (1 << shape.cells) - 1)]
+    if shape.rows >= 3 and shape.cols >= 3:
+        corner = sum(1 << (r * shape.cols + c) for r in (1, 2) for c in (1, 2))
+        examples.insert(0, format_board(shape, corner))
+    return tuple(examples)
 
 
 def nullity_by_polynomial(n: int, cols: int | None = None) -> int:
@@ -901,17 +1178,28 @@ def nullity_by_polynomial(n: int, cols: int | None = None) -> int:
     return plane_nullity(n, cols)
 
 
+#: What every shape's ListGames entry says of the family.
+FAMILY_DESCRIPTION = (
+    "lights-out:RxC[:TOPOLOGY] (TOPOLOGY plane, torus, klein, projective, cylinder or moebius; boards up to "
+    "256 x 256, statistics up to 100000 x 100000) or lights-out:graph:NAME on an uploaded graph "
+    "(POST /v1/graphs). Presses are named RC (row, column from 1) up to 9 x 9, else r,c."
+)
+
+
+def parse_lights_out_kind(params: str | None, text: str) -> GameKind[Any]:
+    """The kind a `lights-out:...` game id names: a shape's, or for `lights-out:graph:NAME` one that the
+    service binds to the uploaded graph NAME once it has loaded it (`NeedsGraph`)."""
+    shape = parse_lights_out_id(params, text)
+    if isinstance(shape, GraphRef):
+        return NeedsGraph(shape.game_id, shape.name, LightsOut.for_uploaded)
+    return LightsOut(shape)
+
+
 def family_info() -> GameInfo:
-    """How ListGames describes the family."""
-    return GameInfo(
-        id=f"{FAMILY}:3x3",
-        name="Lights Out",
-        description=(
-            "One-player puzzle (seed 002): a press flips a cell and its neighbours; solve the board to all "
-            "white. lights-out:RxC[:TOPOLOGY] (TOPOLOGY plane, torus, klein, projective, cylinder or "
-            "moebius; boards up to 256 x 256, statistics up to 100000 x 100000) or lights-out:graph:NAME "
-            "on an uploaded graph. Presses are named RC (row, column from 1) up to 9 x 9, else r,c."
-        ),
-        position_syntax="rows of 0 (white) and 1 (black) joined by '/', e.g. '000/011/011'",
-        examples=("000/011/011", "101/010/101", "111/111/111"),
-    )
+    """How ListGames describes the family (its first listed shape)."""
+    return LightsOut(Shape.grid(5, 5)).info()
+
+
+def family_classics() -> list[GameInfo]:
+    """The shapes ListGames shows for the family: the classic 5 x 5 board, and on the torus."""
+    return [LightsOut(Shape.grid(5, 5)).info(), LightsOut(Shape.grid(5, 5, "torus")).info()]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import InvalidGameId, UnknownGame
-from engine.games import nim, subtraction
+from engine.games import lights_out, nim, subtraction
 from engine.games.base import GameInfo
 from engine.games.bicolor import BicolorNim
 from engine.games.grundy import GrundyGame
@@ -89,6 +89,11 @@ FAMILIES: dict[str, Family] = {
     "grundy": Family(parse=_parse_grundy, info=lambda: GrundyGame().info()),
     "wythoff": Family(parse=_parse_wythoff, info=lambda: WythoffGame().info()),
     "bicolor-nim": Family(parse=_parse_bicolor, info=lambda: BicolorNim().info()),
+    lights_out.FAMILY: Family(
+        parse=lights_out.parse_lights_out_kind,
+        info=lights_out.family_info,
+        classics=lights_out.family_classics,
+    ),
 }
 
 

@@ -58,3 +58,12 @@ def test_the_game_is_chosen_from_the_list_and_input_may_end(
     assert "nim: 3 5 7; you to move" in out
     assert "you play" in out and "bot plays" in out
     assert out.rstrip().endswith("bye")
+
+
+def test_a_puzzle_is_solved_press_by_press(client_venv: Path, ports: BoundPorts, tmp_path: Path) -> None:
+    """Lights Out has no opponent: the player presses (here by the press's name, then by its number) until
+    the board is solved, the service saying how many presses are left at least."""
+    args = ["--server", f"127.0.0.1:{ports.grpc}", "--game", "lights-out:3x3", "--position", "000/011/011"]
+    out = play(client_venv, tmp_path, args, "12\n21\n23\n32\n22\n33\n")
+    assert "000/011/011: 6 presses at least" in out and "you press 12" in out
+    assert out.rstrip().endswith("000/000/000: solved")

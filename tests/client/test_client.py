@@ -195,7 +195,7 @@ def test_the_retry_policy_covers_exactly_the_read_rpcs() -> None:
     named = {name["method"] for name in method_config["name"]}
     assert named == set(READ_METHODS)
     rpcs = set(pb.DESCRIPTOR.services_by_name["Nimbase"].methods_by_name)
-    assert rpcs - named == {"SubmitJob", "CancelJob", "StreamValues", "StreamBatches"}
+    assert rpcs - named == {"SubmitJob", "CancelJob", "StreamValues", "StreamBatches", "UploadGraph"}
     assert method_config["retryPolicy"]["retryableStatusCodes"] == ["UNAVAILABLE"]
     assert "methodConfig" not in json.loads(service_config(attempts=1))
     with pytest.raises(ValueError, match="between 1 and 5"):

@@ -591,3 +591,47 @@ def test_graphs() -> None:
         assert message in str(error.value)
     with pytest.raises(InvalidArgument):
         make_graph("a b", ["a"], [])
+
+
+# -- the kind's records and the stored elimination ------------------------------------------------------
+
+
+def test_answers_are_values_without_an_outcome() -> None:
+    game = kind("lights-out:3x3")
+    example = FACTS["grid_3x3"]["example"]
+    value = game.solve(game.parse(example["board"])).value(game.game_id, example["board"])
+    assert value.outcome is None and value.grundy is None and value.solvable is True
+    assert value.remoteness == 6 and set(value.solution or ()) == set(example["presses"])
+    assert value.as_dict() == game.solve(game.parse(example["board"])).as_dict(game.game_id, example["board"])
+
+
+def test_presses_rank_by_remoteness_and_unsolvable_last() -> None:
+    from engine.moves import move_rank
+    from engine.values import MoveValue, Value
+
+    def press(name: str, solvable: bool, remoteness: int | None) -> MoveValue:
+        return MoveValue(name, Value("g", "", None, None, remoteness, "live", None, solvable))
+
+    moves = [press("a", False, None), press("b", True, None), press("c", True, 3), press("d", True, 1)]
+    assert [m.move for m in sorted(moves, key=move_rank)] == ["d", "c", "b", "a"]
+
+
+@pytest.mark.parametrize("spec", ["lights-out:3x3", "lights-out:7x5:klein", "lights-out:16x16:torus"])
+def test_an_encoded_elimination_reads_back(spec: str) -> None:
+    from engine.games.lights_out import EliminationKernel, decode_elimination, encode_elimination
+
+    game = kind(spec)
+    elimination = eliminate_shape(game.shape)
+    words = encode_elimination(elimination)
+    arrays = decode_elimination(words)
+    assert set(arrays) == set(elimination.to_arrays())
+    for name, array in elimination.to_arrays().items():
+        assert np.array_equal(arrays[name], array), name
+    kernel = EliminationKernel(game.shape)
+    assert np.array_equal(kernel.extend(np.zeros(0, np.uint32), len(words)), words)
+    padded = kernel.extend(words[:10], len(words) + 7)  # an automatic job may ask for more: zeros
+    assert np.array_equal(padded[: len(words)], words) and not padded[len(words) :].any()
+    assert decode_elimination(padded).keys() == arrays.keys()
+    with pytest.raises(ValueError):
+        decode_elimination(words[: len(words) // 2])
+    assert game.plan_job(0).values == len(words) and game.plan_job(0).family == "elimination"

@@ -102,6 +102,8 @@ def test_list_games() -> None:
         "grundy",
         "wythoff",
         "bicolor-nim",
+        "lights-out:5x5",
+        "lights-out:5x5:torus",
     ]
     for info in games:
         assert info.name and info.description and info.position_syntax and info.examples
@@ -119,6 +121,7 @@ def test_a_family_is_one_table_entry(monkeypatch: pytest.MonkeyPatch) -> None:
     families["fake"] = Family(parse=parse_fake, info=lambda: NimGame(False).info())
     monkeypatch.setattr(registry, "FAMILIES", families)
     assert isinstance(parse_game_id("fake"), NimGame)
-    assert len(list_games()) == len(list(registry.FAMILIES.values())) + 5  # octal lists its six classics
+    # octal lists its six classics, lights-out two shapes
+    assert len(list_games()) == len(list(registry.FAMILIES.values())) + 6
     with pytest.raises(InvalidGameId, match="'fake:x'"):
         parse_game_id("fake:x")

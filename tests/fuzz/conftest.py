@@ -110,16 +110,27 @@ WARM_UP = [
         ("grundy", "1000"),
         ("wythoff", "3,5 100,7"),
         ("subtraction:1,3,4:misere", "10 7"),
+        ("lights-out:5x5", "00000/01100/01100/00000/00000"),
+        ("lights-out:5x5:torus", "00000/01100/01100/00000/00000"),
+        ("lights-out:graph:fuzz", "1010"),
     ]
 ] + [
     ("/v1/best-move", {"game": "wythoff", "position": "100,7"}),
     ("/v1/best-move", {"game": "nim", "position": "9 5"}),
+    ("/v1/best-move", {"game": "lights-out:3x3", "position": "000/011/011"}),
+    ("/v1/stats", {"game": "lights-out:3x3"}),
+    ("/v1/stats", {"game": "lights-out:100000x100000"}),
 ]
+#: A graph the fuzzer's Lights Out requests play on (`lights-out:graph:fuzz`), uploaded before them.
+FUZZ_GRAPH = {"name": "fuzz", "vertices": ["a", "b", "c", "d"], "edges": [["a", "b"], ["b", "c"], ["c", "d"]]}
 
 
 def warm_up(base_url: str) -> None:
-    """Ask what compiles the kernels, whatever the answers (a first compilation may overrun a deadline)."""
+    """Upload the fuzzer's graph, and ask what compiles the kernels, whatever the answers (a first
+    compilation may overrun a deadline)."""
     with httpx.Client(base_url=base_url, timeout=120) as client:
+        uploaded = client.post("/v1/graphs", json=FUZZ_GRAPH, headers={"authorization": f"Bearer {TOKEN}"})
+        assert uploaded.status_code == 200, uploaded.text
         for path, params in WARM_UP:
             client.get(path, params=params)
 

@@ -98,6 +98,10 @@ KNOWN_GAMES = [
     "octal:0.127",
     "grundy",
     "wythoff",
+    "lights-out:3x3",
+    "lights-out:5x5:torus",
+    "lights-out:100000x100000",
+    "lights-out:graph:fuzz",
 ]
 
 #: Numbers as text that a parser must refuse or bound: 2^63 and around it, past Python's 4,300-digit
@@ -164,10 +168,20 @@ GAMES: st.SearchStrategy[str] = st.one_of(
 )
 
 
+#: Lights Out boards: rows of 0/1 joined by '/', of the right size or not, with odd characters now and then.
+_boards = st.lists(st.text("01", min_size=1, max_size=6), min_size=1, max_size=6).map(
+    "/".join
+) | st.sampled_from(["000/011/011", "00000/01100/01100/00000/00000", "000/01/011", "0a0/000/000", "0", "01/"])
+
+
 def positions_of(game: object) -> st.SearchStrategy[str]:
-    """Positions for `game`: pairs for Wythoff, heaps for the others, malformed and hostile ones."""
+    """Positions for `game`: pairs for Wythoff, boards for Lights Out, heaps for the others, malformed and
+    hostile ones."""
     name = game if isinstance(game, str) else ""
-    own = _pairs if name.startswith("wythoff") else st.one_of(_heaps, _big_sums)
+    if name.startswith("lights-out"):
+        own = _boards
+    else:
+        own = _pairs if name.startswith("wythoff") else st.one_of(_heaps, _big_sums)
     return st.one_of(own, own, _odd_texts, hostile.positions_for(name))
 
 
@@ -184,6 +198,13 @@ AUTHORIZATIONS = [
 ]
 
 
+def is_admin_route(path: str, method: str) -> bool:
+    """The routes that change data and so need the admin token: job submission and cancelling, uploads."""
+    return (path.startswith("/v1/jobs") and method in ("POST", "DELETE")) or (
+        path == "/v1/graphs" and method == "POST"
+    )
+
+
 def steer(case: schemathesis.Case, data: st.DataObject, target: FuzzTarget) -> dict[str, Any]:
     """Replace most of schemathesis' values (each drawn: about a quarter are kept) by real game ids,
     hostile positions, numbers, families and deadlines, the admin token, or a raw body; return the
@@ -195,7 +216,7 @@ def steer(case: schemathesis.Case, data: st.DataObject, target: FuzzTarget) -> d
         return data.draw(strategy, label=label)
 
     method = case.method.upper()
-    if case.operation.path.startswith("/v1/jobs") and method in ("POST", "DELETE"):
+    if is_admin_route(case.operation.path, method):
         authorization = maybe(st.sampled_from(AUTHORIZATIONS), "authorization")
         if authorization is not None:
             case.headers["authorization"] = authorization.format(token=target.token)
@@ -334,8 +355,9 @@ def deadline_kept(
 def admin_token_required(
     ctx: schemathesis.CheckContext, response: schemathesis.Response, case: schemathesis.Case
 ) -> None:
-    """Submitting or cancelling a job succeeds only with `authorization: Bearer <the admin token>`."""
-    if case.method.upper() not in ("POST", "DELETE") or not case.operation.path.startswith("/v1/jobs"):
+    """Submitting or cancelling a job, or uploading a graph, succeeds only with `authorization: Bearer <the
+    admin token>`."""
+    if not is_admin_route(case.operation.path, case.method.upper()):
         return
     if not 200 <= response.status_code < 300:
         return

@@ -81,11 +81,12 @@ def snapshot(engine: sa.Engine) -> tuple[dict[str, int], list[tuple[int, str]]]:
 
 @pytest.fixture
 def api(servers: Endpoints, clean_db: sa.Engine) -> Iterator[Endpoints]:
-    """The servers over a database holding a stored table of subtraction:1,3,4 (its job done) and one
-    queued job; whatever the test sends, the stored data is the same afterwards."""
+    """The servers over a database holding a stored table of subtraction:1,3,4 (its job done), one
+    queued job and a graph; whatever the test sends, the stored data is the same afterwards."""
     servers.service.submit_job(TOKEN, SUB, 2048)
     Worker(clean_db).run_until_idle(threading.Event())
     servers.service.submit_job(TOKEN, "subtraction:2,5,7", 1000)
+    servers.service.upload_graph(TOKEN, "stored", ["a", "b"], [["a", "b"]], {"b": "loss"})
     servers.service.tables.forget()
     before = snapshot(clean_db)
     assert all(before[0][t.name] > 0 for t in DATA_TABLES if t.name != "corruption_reports")

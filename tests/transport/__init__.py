@@ -8,7 +8,7 @@ public code, and `"boom"` raises an unexpected exception whose text must never r
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import reduce
 from itertools import pairwise
 from typing import TypeVar
@@ -27,9 +27,10 @@ from engine.errors import (
     UnknownGame,
 )
 from engine.games.base import GameInfo
+from engine.graphs import GraphBuilder, UploadedGraph
 from engine.periods import Period
 from engine.values import Value
-from service.core import BestMoveResult, Health, JobView, MoveValue, SequenceResult
+from service.core import BestMoveResult, GraphSummary, Health, JobView, MoveValue, SequenceResult
 from service.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
 from tests.service import running_server as running_server  # one helper for every test package
 
@@ -76,6 +77,7 @@ class FakeService:
         self.from_memory = False
         self.memory_answers = 0
         self.jobs: dict[int, JobView] = {}
+        self.graphs: dict[str, UploadedGraph] = {}
         self._lock = threading.Lock()
 
     def list_games(self) -> list[GameInfo]:
@@ -238,6 +240,41 @@ class FakeService:
         )
         self.jobs[job_id] = done
         return done
+
+    def upload_graph(
+        self,
+        token: str | None,
+        name: object,
+        vertices: Sequence[object],
+        edges: Sequence[Sequence[object]],
+        terminals: Mapping[str, object] | None = None,
+    ) -> GraphSummary:
+        upload = self.begin_graph_upload(token, name)
+        if terminals:
+            upload.add_terminals(terminals)
+        upload.add_vertices(vertices)
+        upload.add_edge_pairs(edges)
+        return self.finish_graph_upload(upload)
+
+    def begin_graph_upload(self, token: str | None, name: object) -> GraphBuilder:
+        self._authorize(token)
+        upload = GraphBuilder(name)
+        if upload.name in self.graphs:
+            raise NameTaken(f"fake: graph {upload.name!r} exists")
+        return upload
+
+    def finish_graph_upload(self, upload: GraphBuilder) -> GraphSummary:
+        graph = upload.finish()
+        with self._lock:
+            if graph.name in self.graphs:
+                raise NameTaken(f"fake: graph {graph.name!r} exists")
+            self.graphs[graph.name] = graph
+        return GraphSummary(graph.name, graph.vertex_count, graph.edge_count, graph.terminal_count, CREATED)
+
+    def get_graph(self, name: str) -> UploadedGraph:
+        if name not in self.graphs:
+            raise NotFound(f"no graph {name!r}")
+        return self.graphs[name]
 
     def health(self) -> Health:
         return Health(database=self.database)

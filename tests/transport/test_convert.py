@@ -22,7 +22,9 @@ from . import ERRORS
 
 int64 = st.integers(min_value=-(2**63), max_value=2**63 - 1)
 text = st.text(max_size=20)
-values = st.builds(
+optional_text = st.none() | text
+#: Two-player values: an outcome, maybe a Grundy value (and bicolor-nim's G-), maybe a note.
+game_values = st.builds(
     Value,
     game=text,
     position=text,
@@ -31,8 +33,27 @@ values = st.builds(
     remoteness=st.none() | int64,
     source=st.sampled_from(SOURCE_ORDER),
     grundy_black=st.none() | int64,
+    solvable=st.none(),
+    solution=st.none(),
+    note=optional_text,
 )
-optional_text = st.none() | text
+#: One-player puzzles: no outcome; `solvable`, and a solution (maybe empty) exactly when it is true.
+puzzle_values = st.booleans().flatmap(
+    lambda solvable: st.builds(
+        Value,
+        game=text,
+        position=text,
+        outcome=st.none(),
+        grundy=st.none(),
+        remoteness=st.none() | int64 if solvable else st.none(),
+        source=st.sampled_from(SOURCE_ORDER),
+        grundy_black=st.none(),
+        solvable=st.just(solvable),
+        solution=st.lists(text, max_size=5).map(tuple) if solvable else st.none(),
+        note=optional_text,
+    )
+)
+values = game_values | puzzle_values
 
 
 @given(values)
@@ -80,6 +101,25 @@ def test_best_move_round_trip_equals_rest_json(
     rest = convert.best_move_as_dict(result)
     assert rest["moves"] == [m.as_dict() for m in result.moves]
     assert {k: v for k, v in rest.items() if k not in ("moves", "best_move")} == value.as_dict()
+
+
+def test_a_puzzle_value_has_no_outcome() -> None:
+    value = Value("lights-out:3x3", "000/000/000", None, None, 0, "live", None, True, (), None)
+    rest = convert.value_as_dict(value)
+    assert rest == {
+        "game": "lights-out:3x3",
+        "position": "000/000/000",
+        "solvable": True,
+        "solution": [],
+        "remoteness": 0,
+        "source": "live",
+    }
+    msg = convert.value_to_pb(value)
+    assert msg.outcome == "" and msg.HasField("solvable") and list(msg.solution) == []
+    assert client.value_dict(msg) == rest
+    unsolvable = value._replace(remoteness=None, solvable=False, solution=None)
+    assert client.value_dict(convert.value_to_pb(unsolvable)) == convert.value_as_dict(unsolvable)
+    assert "solution" not in convert.value_as_dict(unsolvable)
 
 
 def test_an_undeclared_move_field_is_refused() -> None:

@@ -35,6 +35,8 @@ RPCS = {
     "GetJob",
     "ListJobs",
     "CancelJob",
+    "UploadGraph",
+    "GetGraph",
 }
 #: RPCs beyond the contract's, each proposed for it: bulk lookups at batch speed over one stream.
 EXTRA_RPCS = {"StreamBatches", "ColumnarValues"}
@@ -302,3 +304,73 @@ def test_stream_batches_answer_each_batch_in_order(stub: Any) -> None:
     assert {v.error.code for v in replies[1].values} == {"NOT_FOUND"}
     assert replies[2].values[0].error.code == "INVALID_ARGUMENT"
     assert replies[3].values[0].value.outcome == "P"
+
+
+def test_upload_graph_in_parts_and_get_it_back(stub: Any, fake: FakeService) -> None:
+    token = [("authorization", f"Bearer {ADMIN_TOKEN}")]
+    parts = [
+        pb.GraphPart(name="parts", terminals={"c": "draw"}),
+        pb.GraphPart(vertices=["a", "b"], sources=["a"], targets=["b"]),
+        pb.GraphPart(name="parts", vertices=["c"], sources=["b"], targets=["c"]),
+    ]
+    summary = stub.UploadGraph(iter(parts), metadata=token)
+    assert (summary.name, summary.vertex_count, summary.edge_count, summary.terminal_count) == (
+        "parts",
+        3,
+        2,
+        1,
+    )
+    replies = list(stub.GetGraph(pb.GetGraphRequest(name="parts")))
+    assert replies[0].name == "parts" and dict(replies[0].terminals) == {"c": "draw"}
+    assert [v for r in replies for v in r.vertices] == ["a", "b", "c"]
+    assert [(a, b) for r in replies for a, b in zip(r.sources, r.targets, strict=True)] == [
+        ("a", "b"),
+        ("b", "c"),
+    ]
+    assert (
+        rpc_error(lambda: list(stub.GetGraph(pb.GetGraphRequest(name="none")))).code()
+        == grpc.StatusCode.NOT_FOUND
+    )
+
+
+@pytest.mark.parametrize(
+    ("parts", "token", "code", "quoted"),
+    [
+        ([pb.GraphPart(name="g1", vertices=["a"])], None, grpc.StatusCode.UNAUTHENTICATED, ""),
+        ([pb.GraphPart(name="g2", vertices=["a"])], "wrong", grpc.StatusCode.PERMISSION_DENIED, ""),
+        ([], ADMIN_TOKEN, grpc.StatusCode.INVALID_ARGUMENT, "naming the graph"),
+        ([pb.GraphPart(vertices=["a"])], ADMIN_TOKEN, grpc.StatusCode.INVALID_ARGUMENT, "''"),
+        (
+            [pb.GraphPart(name="g3", vertices=["a"]), pb.GraphPart(name="g4")],
+            ADMIN_TOKEN,
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "'g4'",
+        ),
+        (
+            [pb.GraphPart(name="g5", vertices=["a"], sources=["a"], targets=["zz"])],
+            ADMIN_TOKEN,
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "'zz'",
+        ),
+        (
+            [pb.GraphPart(name="g6", vertices=["a"], sources=["a", "a"], targets=["a"])],
+            ADMIN_TOKEN,
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "2 edge sources but 1",
+        ),
+        (
+            [pb.GraphPart(name="parts0", vertices=["a"]), pb.GraphPart(terminals={"a": "tie"})],
+            ADMIN_TOKEN,
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "'tie'",
+        ),
+    ],
+)
+def test_bad_uploads_are_refused(
+    stub: Any, fake: FakeService, parts: list[Any], token: str | None, code: grpc.StatusCode, quoted: str
+) -> None:
+    metadata = None if token is None else [("authorization", f"Bearer {token}")]
+    before = set(fake.graphs)
+    error = rpc_error(stub.UploadGraph, iter(parts), metadata=metadata)
+    assert error.code() == code and quoted in (error.details() or "")
+    assert set(fake.graphs) == before

@@ -22,7 +22,11 @@ from service.server import BoundPorts
 from . import ADMIN_TOKEN, FakeService, running_server
 
 #: Routes whose 200 answer is not JSON, and its media type.
-NOT_JSON = {("get", "/metrics"): "text/plain", ("post", "/v1/values:columnar"): "application/octet-stream"}
+NOT_JSON = {
+    ("get", "/metrics"): "text/plain",
+    ("post", "/v1/values:columnar"): "application/octet-stream",
+    ("get", "/v1/sequence:download"): "application/gzip",
+}
 
 #: The response model each route declares.
 MODELS: dict[tuple[str, str], str] = {
@@ -37,6 +41,8 @@ MODELS: dict[tuple[str, str], str] = {
     ("get", "/v1/jobs"): "JobList",
     ("get", "/v1/jobs/{job_id}"): "Job",
     ("delete", "/v1/jobs/{job_id}"): "Job",
+    ("post", "/v1/graphs"): "GraphSummary",
+    ("get", "/v1/graphs/{name}"): "Graph",
     ("get", "/healthz"): "Health",
 }
 
@@ -53,6 +59,8 @@ ERRORS_AT_LEAST: dict[tuple[str, str], set[str]] = {
     ("get", "/v1/jobs"): {"400", "503"},
     ("get", "/v1/jobs/{job_id}"): {"400", "404", "503"},
     ("delete", "/v1/jobs/{job_id}"): {"400", "401", "403", "404", "503"},
+    ("post", "/v1/graphs"): {"400", "401", "403", "409", "413", "503"},
+    ("get", "/v1/graphs/{name}"): {"400", "404", "503"},
 }
 
 ADMIN = {"authorization": f"Bearer {ADMIN_TOKEN}"}
@@ -143,8 +151,8 @@ def test_parameters_are_described(spec: dict[str, Any]) -> None:
 
 def test_move_fields_are_documented(spec: dict[str, Any]) -> None:
     move = spec["components"]["schemas"]["Move"]
-    assert set(move["required"]) == {"move", "position", "outcome"}
-    assert {"heap", "pair", "to", "grundy", "remoteness"} <= set(move["properties"])
+    assert set(move["required"]) == {"move", "position"}  # a puzzle's press has no outcome
+    assert {"outcome", "solvable", "heap", "pair", "to", "grundy", "remoteness"} <= set(move["properties"])
     for name in ("heap", "pair", "to"):
         assert move["properties"][name]["description"]
     for example in move["examples"]:

@@ -42,7 +42,7 @@ class GetValueRequest(_message.Message):
     def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ...) -> None: ...
 
 class Value(_message.Message):
-    __slots__ = ("game", "position", "outcome", "grundy", "remoteness", "source", "grundy_black")
+    __slots__ = ("game", "position", "outcome", "grundy", "remoteness", "source", "grundy_black", "solvable", "solution", "note")
     GAME_FIELD_NUMBER: _ClassVar[int]
     POSITION_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
@@ -50,6 +50,9 @@ class Value(_message.Message):
     REMOTENESS_FIELD_NUMBER: _ClassVar[int]
     SOURCE_FIELD_NUMBER: _ClassVar[int]
     GRUNDY_BLACK_FIELD_NUMBER: _ClassVar[int]
+    SOLVABLE_FIELD_NUMBER: _ClassVar[int]
+    SOLUTION_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
     game: str
     position: str
     outcome: str
@@ -57,7 +60,10 @@ class Value(_message.Message):
     remoteness: int
     source: str
     grundy_black: int
-    def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ..., source: _Optional[str] = ..., grundy_black: _Optional[int] = ...) -> None: ...
+    solvable: bool
+    solution: _containers.RepeatedScalarFieldContainer[str]
+    note: str
+    def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ..., source: _Optional[str] = ..., grundy_black: _Optional[int] = ..., solvable: _Optional[bool] = ..., solution: _Optional[_Iterable[str]] = ..., note: _Optional[str] = ...) -> None: ...
 
 class Error(_message.Message):
     __slots__ = ("code", "message", "job")
@@ -88,7 +94,7 @@ class BestMoveRequest(_message.Message):
     def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
 
 class Move(_message.Message):
-    __slots__ = ("move", "position", "outcome", "grundy", "remoteness", "heap", "pair", "to", "grundy_black", "colored_heap", "white_taken", "black_taken")
+    __slots__ = ("move", "position", "outcome", "grundy", "remoteness", "heap", "pair", "to", "grundy_black", "colored_heap", "white_taken", "black_taken", "solvable")
     MOVE_FIELD_NUMBER: _ClassVar[int]
     POSITION_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
@@ -101,6 +107,7 @@ class Move(_message.Message):
     COLORED_HEAP_FIELD_NUMBER: _ClassVar[int]
     WHITE_TAKEN_FIELD_NUMBER: _ClassVar[int]
     BLACK_TAKEN_FIELD_NUMBER: _ClassVar[int]
+    SOLVABLE_FIELD_NUMBER: _ClassVar[int]
     move: str
     position: str
     outcome: str
@@ -113,7 +120,8 @@ class Move(_message.Message):
     colored_heap: _containers.RepeatedScalarFieldContainer[int]
     white_taken: int
     black_taken: int
-    def __init__(self, move: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ..., heap: _Optional[int] = ..., pair: _Optional[_Iterable[int]] = ..., to: _Optional[_Iterable[int]] = ..., grundy_black: _Optional[int] = ..., colored_heap: _Optional[_Iterable[int]] = ..., white_taken: _Optional[int] = ..., black_taken: _Optional[int] = ...) -> None: ...
+    solvable: bool
+    def __init__(self, move: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ..., heap: _Optional[int] = ..., pair: _Optional[_Iterable[int]] = ..., to: _Optional[_Iterable[int]] = ..., grundy_black: _Optional[int] = ..., colored_heap: _Optional[_Iterable[int]] = ..., white_taken: _Optional[int] = ..., black_taken: _Optional[int] = ..., solvable: _Optional[bool] = ...) -> None: ...
 
 class BestMoveResponse(_message.Message):
     __slots__ = ("value", "moves", "best_move")
@@ -302,3 +310,44 @@ class CancelJobRequest(_message.Message):
     ID_FIELD_NUMBER: _ClassVar[int]
     id: int
     def __init__(self, id: _Optional[int] = ...) -> None: ...
+
+class GraphPart(_message.Message):
+    __slots__ = ("name", "terminals", "vertices", "sources", "targets")
+    class TerminalsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TERMINALS_FIELD_NUMBER: _ClassVar[int]
+    VERTICES_FIELD_NUMBER: _ClassVar[int]
+    SOURCES_FIELD_NUMBER: _ClassVar[int]
+    TARGETS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    terminals: _containers.ScalarMap[str, str]
+    vertices: _containers.RepeatedScalarFieldContainer[str]
+    sources: _containers.RepeatedScalarFieldContainer[str]
+    targets: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, name: _Optional[str] = ..., terminals: _Optional[_Mapping[str, str]] = ..., vertices: _Optional[_Iterable[str]] = ..., sources: _Optional[_Iterable[str]] = ..., targets: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class GraphSummary(_message.Message):
+    __slots__ = ("name", "vertex_count", "edge_count", "terminal_count", "created_at")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    VERTEX_COUNT_FIELD_NUMBER: _ClassVar[int]
+    EDGE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    TERMINAL_COUNT_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    vertex_count: int
+    edge_count: int
+    terminal_count: int
+    created_at: str
+    def __init__(self, name: _Optional[str] = ..., vertex_count: _Optional[int] = ..., edge_count: _Optional[int] = ..., terminal_count: _Optional[int] = ..., created_at: _Optional[str] = ...) -> None: ...
+
+class GetGraphRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...

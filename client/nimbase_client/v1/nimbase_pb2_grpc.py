@@ -105,6 +105,16 @@ class NimbaseStub:
                 request_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.CancelJobRequest.SerializeToString,
                 response_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.Job.FromString,
                 _registered_method=True)
+        self.UploadGraph = channel.stream_unary(
+                '/nimbase.v1.Nimbase/UploadGraph',
+                request_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.GraphPart.SerializeToString,
+                response_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.GraphSummary.FromString,
+                _registered_method=True)
+        self.GetGraph = channel.unary_stream(
+                '/nimbase.v1.Nimbase/GetGraph',
+                request_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.GetGraphRequest.SerializeToString,
+                response_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.GraphPart.FromString,
+                _registered_method=True)
 
 
 class NimbaseServicer:
@@ -210,6 +220,25 @@ class NimbaseServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def UploadGraph(self, request_iterator, context):
+        """Stores a graph under a new name (needs `authorization: Bearer <admin token>`; REST: POST /v1/graphs),
+        streamed so that no message size limits a graph: the first message carries the name (and usually
+        the terminals), the following ones vertices and edges in batches of any size up to 16 MiB a
+        message. Checked as it arrives and stored all or nothing: a bad upload (INVALID_ARGUMENT), a name
+        already taken (ALREADY_EXISTS) or a stream broken off stores nothing.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetGraph(self, request, context):
+        """A stored graph (REST: GET /v1/graphs/{name}), streamed: first a message with its name and
+        terminals, then its vertices in order, then its edges in order, each in batches of at most 4 MiB.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_NimbaseServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -282,6 +311,16 @@ def add_NimbaseServicer_to_server(servicer, server):
                     servicer.CancelJob,
                     request_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.CancelJobRequest.FromString,
                     response_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.Job.SerializeToString,
+            ),
+            'UploadGraph': grpc.stream_unary_rpc_method_handler(
+                    servicer.UploadGraph,
+                    request_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.GraphPart.FromString,
+                    response_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.GraphSummary.SerializeToString,
+            ),
+            'GetGraph': grpc.unary_stream_rpc_method_handler(
+                    servicer.GetGraph,
+                    request_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.GetGraphRequest.FromString,
+                    response_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.GraphPart.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -663,6 +702,60 @@ class Nimbase:
             '/nimbase.v1.Nimbase/CancelJob',
             nimbase__client_dot_v1_dot_nimbase__pb2.CancelJobRequest.SerializeToString,
             nimbase__client_dot_v1_dot_nimbase__pb2.Job.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UploadGraph(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_unary(
+            request_iterator,
+            target,
+            '/nimbase.v1.Nimbase/UploadGraph',
+            nimbase__client_dot_v1_dot_nimbase__pb2.GraphPart.SerializeToString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.GraphSummary.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetGraph(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/nimbase.v1.Nimbase/GetGraph',
+            nimbase__client_dot_v1_dot_nimbase__pb2.GetGraphRequest.SerializeToString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.GraphPart.FromString,
             options,
             channel_credentials,
             insecure,
