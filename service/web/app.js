@@ -1,6 +1,7 @@
 // nimbase's web page: plain JavaScript over the public REST API (v1), no build step, no library.
-// Sections: a position with its value and ranked moves (play against the service, a Wythoff board),
-// a Grundy sequence plot (SVG), Wythoff's table as a heat map (canvas), GetStats, and the job list.
+// Sections: a position with its value and ranked moves (play against the service, a Wythoff board,
+// Bicolor Nim's heaps of stones, a Lights Out board to press), a Grundy sequence plot (SVG), Wythoff's
+// table as a heat map (canvas), GetStats, and the job list.
 "use strict";
 
 (() => {
@@ -109,6 +110,7 @@
     session: 0,
     history: [],
     pair: 0,
+    fewestAtStart: null,
   };
 
   /** The ListGames entry of a game id: itself, else its family's (`subtraction:1,3,4`). */
@@ -121,6 +123,21 @@
   }
 
   const isWythoff = (game) => game === "wythoff";
+  const isBicolor = (game) => game === "bicolor-nim";
+  const isLightsOut = (game) => game.startsWith("lights-out:");
+  /** One-player puzzles: values carry `solvable` and `solution`, and no `outcome`. */
+  const isPuzzle = (game) => isLightsOut(game);
+  /** Games without one-parameter sequences: choosing one leaves the plot as it is. */
+  const hasSequences = (game) => !isLightsOut(game) && !/^(graph|chess):/.test(game);
+
+  /** The sequence family a game is plotted with first (Bicolor Nim has no single-heap sequence). */
+  const DEFAULT_FAMILY = { "bicolor-nim": "f_3" };
+  /** Families offered for the plot (any other may be typed). */
+  function familiesOf(game) {
+    if (isBicolor(game)) return ["f_3", "f_6", "g_1", "g_2", "h_2", "h'_2", "f'_1", "g'_1", "f^(2)_4", "G[3w2b;b]", "G-[3w2b;w]"];
+    if (isWythoff(game)) return ["row:0", "row:1", "row:2", "row:5"];
+    return ["heap"];
+  }
 
   async function loadGames() {
     try {
@@ -140,34 +157,80 @@
     const { entry, exact } = gameEntry(state.game);
     const select = $("game-select");
     if (exact) select.value = state.game;
+    else select.selectedIndex = -1; // a typed game the list does not hold: the id field names it
     const info = $("game-info");
-    if (entry) {
+    const shape = lightsShape(state.game);
+    if (entry && shape && !exact) {
+      info.textContent =
+        `Lights Out ${describeShape(shape)}: a one-player puzzle; a press flips a cell and its neighbours, ` +
+        `and the goal is the all-white board with the fewest presses. Positions: ${
+          shape.graph === undefined ? entry.position_syntax : "one 0 (white) or 1 (black) per vertex, in the graph's vertex order"
+        }.`;
+    } else if (entry) {
       const name = exact ? entry.name : `a game of the family of ${entry.id}`;
       info.textContent = `${name}: ${entry.description} Positions: ${entry.position_syntax}.`;
     } else {
       info.textContent = "";
     }
-    const examples = $("examples");
-    examples.replaceChildren();
-    if (entry) {
+    $("examples").replaceChildren();
+    const game = state.game;
+    examplesOf(game).then((list) => {
+      if (game !== state.game) return;
+      const examples = $("examples");
+      examples.replaceChildren();
+      if (list.length === 0) return;
       examples.append("Examples: ");
-      for (const example of entry.examples) {
+      for (const example of list) {
         const button = document.createElement("button");
         button.type = "button";
-        button.textContent = example;
+        button.textContent = example.length > 40 ? `${example.slice(0, 37)}…` : example;
+        button.title = example;
         button.addEventListener("click", () => {
           $("position").value = example;
           startFrom(example);
         });
         examples.appendChild(button);
       }
-    }
+    });
+    $("auto-reply-row").hidden = isPuzzle(state.game);
     clearPosition();
     loadStats(state.game); // first: the plot's rare/common split reuses its answer
+    $("plot-families").replaceChildren(...familiesOf(state.game).map((family) => new Option(family)));
+    if (!hasSequences(state.game)) {
+      // The plot keeps what it shows; an empty one (the page opened on a puzzle) shows Kayles.
+      if (plot.data === null && $("plot-game").value.trim() === "") {
+        $("plot-game").value = "octal:0.77";
+        replotFromForm();
+      }
+      return;
+    }
     $("plot-game").value = state.game;
-    $("plot-family").value = "";
+    $("plot-family").value = DEFAULT_FAMILY[state.game] || "";
     plot.initial = null;
     replotFromForm();
+  }
+
+  /** Example positions of `game`: ListGames' (for Lights Out, those of its shape, and the all-white
+   * board). A promise: a graph's board needs the graph's vertex count. */
+  async function examplesOf(game) {
+    const { entry } = gameEntry(game);
+    const listed = entry ? entry.examples : [];
+    const shape = lightsShape(game);
+    if (!shape) return listed;
+    if (shape.graph !== undefined) {
+      const graph = await graphOf(shape.graph);
+      return graph ? ["0".repeat(graph.vertices.length)] : [];
+    }
+    const fits = (example) => {
+      const rows = example.split("/");
+      return rows.length === shape.rows && rows.every((row) => row.length === shape.cols);
+    };
+    const examples = listed.filter(fits);
+    if (shape.rows * shape.cols <= LIGHTS_DRAW_MAX) {
+      const white = Array(shape.rows).fill("0".repeat(shape.cols)).join("/");
+      if (!examples.includes(white)) examples.push(white);
+    }
+    return examples;
   }
 
   function clearPosition() {
@@ -184,6 +247,10 @@
     $("value").hidden = true;
     $("turn").hidden = true;
     $("wythoff-board").hidden = true;
+    $("lights-out").hidden = true;
+    delete $("lights-board").dataset.position;
+    $("bicolor-heaps").hidden = true;
+    heaps.highlight = null;
     renderHistory();
     renderMoves();
     showError("play-error", null);
@@ -205,7 +272,7 @@
     try {
       const [value, best] = await Promise.allSettled([
         api("/v1/value", { game, position }),
-        api("/v1/best-move", { game, position, limit: MOVE_LIMIT }),
+        api("/v1/best-move", { game, position, limit: moveLimit(game, position) }),
       ]);
       if (token !== state.token) return null;
       if (value.status === "rejected") {
@@ -227,6 +294,13 @@
     }
   }
 
+  /** Moves asked for: MOVE_LIMIT, or every press of a Lights Out board small enough to draw clickable. */
+  function moveLimit(game, position) {
+    if (!isLightsOut(game)) return MOVE_LIMIT;
+    const cells = position.replace(/[^01]/g, "").length;
+    return cells <= LIGHTS_PRESS_MAX ? Math.max(cells, 1) : MOVE_LIMIT;
+  }
+
   async function startFrom(position) {
     state.session++;
     state.history = [];
@@ -235,6 +309,7 @@
     state.pair = 0;
     renderHistory();
     const looked = await lookUp(position);
+    state.fewestAtStart = looked && looked.value.remoteness !== undefined ? looked.value.remoteness : null;
     if (looked === null) return;
     const hash = new URLSearchParams({ game: state.game, position: state.position });
     window.history.replaceState(null, "", `#${hash}`);
@@ -252,6 +327,8 @@
     renderTurn();
     renderMoves();
     renderBoard();
+    renderLights();
+    renderHeaps();
   }
 
   /** Plays `move` for you; then, unless the game is over, the service answers with its best move. Each
@@ -261,7 +338,7 @@
     const session = state.session;
     state.history.push({ who: "you", move: move.move, position: move.position });
     renderHistory();
-    if (!autoReply()) {
+    if (!autoReply() || isPuzzle(state.game)) {
       const looked = await lookUp(move.position);
       if (looked) settle(looked);
       return;
@@ -285,6 +362,9 @@
     if (after) settle(after);
   }
 
+  /** Positions longer than this are shown cut (the whole one in the tooltip and the position field). */
+  const LONG_POSITION = 240;
+
   const OUTCOMES = {
     P: "P: the player to move loses with best play",
     N: "N: the player to move wins with best play",
@@ -293,20 +373,72 @@
 
   function renderValue() {
     const value = state.value;
+    const puzzle = value.solvable !== undefined && value.outcome === undefined;
+    const bicolor = value.grundy_black !== undefined;
     $("value").hidden = false;
-    $("value-position").textContent = value.position === "" ? "(empty)" : value.position;
+    const long = value.position.length > LONG_POSITION;
+    $("value-position").textContent =
+      value.position === ""
+        ? "(empty)"
+        : long
+          ? `${value.position.slice(0, LONG_POSITION / 2)}… (${value.position.length} characters)`
+          : value.position;
+    $("value-position").title = long ? value.position : "";
+    $("value-outcome-item").hidden = puzzle;
     $("value-outcome").textContent = show(value.outcome);
     $("value-outcome").className = `outcome-${value.outcome}`;
+    $("value-solvable-item").hidden = !puzzle;
+    $("value-solvable").textContent = value.solvable ? "yes" : "no";
+    $("value-solvable").className = value.solvable ? "outcome-P" : "unsolvable";
+    $("value-grundy-item").hidden = puzzle;
+    $("value-grundy-label").textContent = bicolor ? "G (grundy)" : "grundy";
     $("value-grundy").textContent = show(value.grundy);
+    $("value-grundy-black-item").hidden = !bicolor;
+    $("value-grundy-black").textContent = show(value.grundy_black);
+    $("value-remoteness-label").textContent = puzzle ? "fewest presses" : "remoteness";
     $("value-remoteness").textContent = show(value.remoteness);
     $("value-source").textContent = show(value.source);
-    $("value-meaning").textContent = OUTCOMES[value.outcome] || "";
+    let meaning = OUTCOMES[value.outcome] || "";
+    if (bicolor) {
+      meaning +=
+        `. G = ${value.grundy}: adding a white heap of ${value.grundy} stones makes a P-position; ` +
+        `G- = ${value.grundy_black}: so does a black heap of ${value.grundy_black}.`;
+    } else if (puzzle) {
+      meaning = value.solvable
+        ? `Solvable: ${value.remoteness === undefined ? "a solution of" : "at best"} ${
+            value.remoteness === undefined ? (value.solution || []).length : value.remoteness
+          } presses turn every cell white.`
+        : "Not solvable: no set of presses turns every cell white.";
+    }
+    $("value-meaning").textContent = meaning;
+    $("value-note").hidden = !value.note;
+    $("value-note").textContent = value.note || "";
   }
 
   function renderTurn() {
     const turn = $("turn");
     turn.hidden = state.value === null;
     turn.className = "turn";
+    if (isPuzzle(state.game) && state.value.solvable !== undefined) {
+      const value = state.value;
+      const presses = state.history.length;
+      if (value.solvable && (value.solution || []).length === 0) {
+        const fewest = state.fewestAtStart;
+        turn.textContent =
+          presses === 0
+            ? "Solved: every cell is white."
+            : `Solved: every cell is white, in ${presses} press${presses === 1 ? "" : "es"}` +
+              `${fewest !== null && fewest > 0 ? ` (the fewest was ${fewest})` : ""}.`;
+        turn.classList.add("won");
+      } else if (!value.solvable) {
+        turn.textContent = "This board cannot be solved: press cells to reach a solvable one, or start anew.";
+        turn.classList.add("lost");
+      } else {
+        const best = value.remoteness === undefined ? "" : `: at best ${value.remoteness} more`;
+        turn.textContent = `Press cells to turn every cell white${best}.`;
+      }
+      return;
+    }
     if (state.over) {
       const moverWins = state.value.outcome === "N";
       const drawn = state.value.outcome === "D";
@@ -348,15 +480,46 @@
     );
   }
 
+  /** The move table's columns after "leads to", by kind of game. */
+  function moveColumns() {
+    if (isPuzzle(state.game)) {
+      return [
+        ["solvable", (move) => (move.solvable ? "yes" : "no")],
+        ["presses left", (move) => show(move.remoteness)],
+      ];
+    }
+    const columns = [["outcome", (move) => move.outcome]];
+    if (isBicolor(state.game)) {
+      columns.push(["G", (move) => show(move.grundy)], ["G-", (move) => show(move.grundy_black)]);
+    } else {
+      columns.push(["grundy", (move) => show(move.grundy)]);
+    }
+    columns.push(["remoteness", (move) => show(move.remoteness)]);
+    return columns;
+  }
+
   function renderMoves() {
     const body = $("moves").tBodies[0];
     const playable = !state.busy && !state.over && state.turn === "you";
+    const columns = moveColumns();
+    const head = ["#", isPuzzle(state.game) ? "press" : "move", "leads to", ...columns.map(([name]) => name)];
+    $("moves-head").replaceChildren(
+      ...head.map((name) => {
+        const th = document.createElement("th");
+        th.textContent = name;
+        return th;
+      }),
+    );
     body.replaceChildren(
       ...state.moves.map((move, index) => {
         const row = document.createElement("tr");
         if (index === 0) row.className = "best";
         const cells = [String(index + 1), null, move.position === "" ? "(empty)" : move.position];
-        cells.push(move.outcome, show(move.grundy), show(move.remoteness));
+        cells.push(...columns.map(([, of]) => of(move)));
+        if (move.colored_heap) {
+          row.addEventListener("mouseenter", () => highlightHeap(move));
+          row.addEventListener("mouseleave", () => highlightHeap(null));
+        }
         cells.forEach((text, column) => {
           const cell = document.createElement("td");
           if (column === 1) {
@@ -372,7 +535,7 @@
           } else {
             cell.textContent = text;
             if (column === 2) cell.className = "mono";
-            if (column === 3) cell.className = `outcome-${text}`;
+            if (column === 3) cell.className = isPuzzle(state.game) ? `solvable-${text}` : `outcome-${text}`;
           }
           row.appendChild(cell);
         });
@@ -382,7 +545,10 @@
     const note = $("moves-note");
     if (!state.movesKnown) note.textContent = "";
     else if (state.moves.length === 0) note.textContent = "(none: the game is over)";
-    else if (state.moves.length >= MOVE_LIMIT) note.textContent = `(the first ${MOVE_LIMIT}, best first)`;
+    else if (isPuzzle(state.game)) {
+      const some = state.moves.length >= MOVE_LIMIT && moveLimit(state.game, state.position) === MOVE_LIMIT;
+      note.textContent = `(${some ? "the first " : ""}${state.moves.length} presses, fewest presses left first)`;
+    } else if (state.moves.length >= MOVE_LIMIT) note.textContent = `(the first ${MOVE_LIMIT}, best first)`;
     else note.textContent = `(${state.moves.length}, best first)`;
   }
 
@@ -492,6 +658,429 @@
     }
   }
 
+  // ---- Lights Out: a board to press ------------------------------------------------------------
+
+  /** Boards drawn up to this many cells; every press is listed (and clickable) up to LIGHTS_PRESS_MAX. */
+  const LIGHTS_DRAW_MAX = 4096;
+  const LIGHTS_PRESS_MAX = 1024;
+  /** A random solvable board: random boards tried at once (nullity up to RANDOM_NULLITY), else presses. */
+  const RANDOM_BOARDS = 64;
+  const RANDOM_NULLITY = 5;
+  const RANDOM_PRESSES = 12;
+  const lights = { graphs: new Map(), busy: false };
+
+  /** `lights-out:RxC[:TOPOLOGY]` as {rows, cols, topology}, `lights-out:graph:NAME` as {graph}, else null. */
+  function lightsShape(game) {
+    const grid = /^lights-out:(\d+)x(\d+)(?::([a-z]+))?$/.exec(game);
+    if (grid) return { rows: Number(grid[1]), cols: Number(grid[2]), topology: grid[3] || "plane" };
+    const graph = /^lights-out:graph:(.+)$/.exec(game);
+    return graph ? { graph: graph[1] } : null;
+  }
+
+  function describeShape(shape) {
+    if (shape.graph !== undefined) return `on the graph ${shape.graph}`;
+    return `${shape.rows} x ${shape.cols}${shape.topology === "plane" ? "" : ` (${shape.topology})`}`;
+  }
+
+  /** An uploaded graph (GetGraph), fetched once; null when it cannot be read (asked again next time). */
+  function graphOf(name) {
+    if (!lights.graphs.has(name)) {
+      const asked = api(`/v1/graphs/${encodeURIComponent(name)}`).catch(() => {
+        lights.graphs.delete(name);
+        return null;
+      });
+      lights.graphs.set(name, asked);
+    }
+    return lights.graphs.get(name);
+  }
+
+  /** A grid press's cell as "r,c" (presses are named `RC` up to 9 x 9, `r,c` beyond), else null. */
+  function gridCell(press) {
+    const match = /^(\d+),(\d+)$/.exec(press) || /^(\d)(\d)$/.exec(press);
+    return match ? `${Number(match[1])},${Number(match[2])}` : null;
+  }
+
+  /** What the board shows: the presses by cell (the BestMove answer: each gives the board it leads to,
+   * so no flip rule is coded here) and the solution's cells. */
+  function lightsMoves(graph) {
+    const key = (press) => (graph ? press : gridCell(press));
+    const moves = new Map(state.moves.map((move) => [key(move.move), move]));
+    const solution = new Set((state.value.solution || []).map(key));
+    return { moves, solution };
+  }
+
+  function pressCell(move) {
+    if (!move || state.busy) return;
+    play(move);
+  }
+
+  function renderLights() {
+    const container = $("lights-out");
+    const shape = lightsShape(state.game);
+    const value = state.value;
+    if (!shape || value === null || value.solvable === undefined) {
+      container.hidden = true;
+      return;
+    }
+    container.hidden = false;
+    const status = $("lights-status");
+    const count = (value.solution || []).length;
+    if (!value.solvable) status.textContent = "Not solvable.";
+    else if (count === 0) status.textContent = "Solved: all white.";
+    else if (value.remoteness !== undefined) status.textContent = `Fewest presses: ${value.remoteness}.`;
+    else status.textContent = `A solution of ${count} presses (the fewest was not searched).`;
+    status.className = `lights-status${value.solvable && count === 0 ? " solved" : ""}`;
+    status.dataset.fewest = value.remoteness === undefined ? "" : String(value.remoteness);
+    const cells = value.position.replace(/[^01]/g, "").length;
+    const random = $("lights-random");
+    random.disabled = lights.busy || cells > LIGHTS_PRESS_MAX;
+    random.title = cells > LIGHTS_PRESS_MAX ? `made for boards of up to ${LIGHTS_PRESS_MAX} cells` : "";
+    // The board's data-position is set once it is drawn (a graph's, when the graph has come).
+    if (shape.graph !== undefined) {
+      graphOf(shape.graph).then((graph) => {
+        if (state.value === value) drawGraphBoard(graph, value);
+      });
+    } else {
+      drawGridBoard(value);
+    }
+    renderShapeStats(state.game);
+  }
+
+  function boardTooLarge(board, cells) {
+    board.replaceChildren();
+    board.setAttribute("viewBox", "0 0 420 30");
+    board.setAttribute("width", "420");
+    board.setAttribute("height", "30");
+    svg("text", { x: 0, y: 18 }, board).textContent =
+      `The page draws boards of up to ${LIGHTS_DRAW_MAX} cells (this one has ${cells}): press from the move list.`;
+  }
+
+  function drawGridBoard(value) {
+    const board = $("lights-board");
+    board.dataset.position = value.position;
+    const rows = value.position.split("/");
+    const height = rows.length;
+    const width = rows[0].length;
+    if (height * width > LIGHTS_DRAW_MAX) {
+      boardTooLarge(board, height * width);
+      return;
+    }
+    board.replaceChildren();
+    const { moves, solution } = lightsMoves(false);
+    const showSolution = $("lights-solution").checked;
+    const cell = Math.max(6, Math.min(56, Math.floor(440 / Math.max(height, width))));
+    const margin = cell >= 14 ? 18 : 2;
+    const small = height <= 9 && width <= 9;
+    board.setAttribute("viewBox", `0 0 ${margin + width * cell + 2} ${margin + height * cell + 2}`);
+    board.setAttribute("width", String(margin + width * cell + 2));
+    board.setAttribute("height", String(margin + height * cell + 2));
+    if (margin > 2) {
+      const every = Math.max(1, Math.ceil(16 / cell));
+      for (let c = 0; c < width; c += every) {
+        svg("text", { x: margin + c * cell + cell / 2, y: 12, "text-anchor": "middle" }, board).textContent = c + 1;
+      }
+      for (let r = 0; r < height; r += every) {
+        svg("text", { x: margin - 4, y: margin + r * cell + cell / 2 + 4, "text-anchor": "end" }, board).textContent = r + 1;
+      }
+    }
+    const playable = !state.busy;
+    rows.forEach((line, r) => {
+      [...line].forEach((bit, c) => {
+        const key = `${r + 1},${c + 1}`;
+        const move = moves.get(key);
+        const press = move ? move.move : small ? `${r + 1}${c + 1}` : key;
+        const inSolution = solution.has(key);
+        let className = `cell ${bit === "1" ? "on" : "off"}`;
+        if (move && playable) className += " pressable";
+        if (showSolution && inSolution) className += " press";
+        const x = margin + c * cell;
+        const y = margin + r * cell;
+        const rect = svg("rect", { x, y, width: cell, height: cell, class: className }, board);
+        Object.assign(rect.dataset, { row: String(r + 1), col: String(c + 1), press });
+        if (inSolution) rect.dataset.solution = "true";
+        const title = svg("title", {}, rect);
+        title.textContent = move
+          ? `press ${press}: ${move.solvable ? `${show(move.remoteness)} presses left` : "not solvable"}`
+          : `cell ${press}`;
+        if (move) rect.addEventListener("click", () => pressCell(move));
+        if (showSolution && inSolution) {
+          svg("circle", { cx: x + cell / 2, cy: y + cell / 2, r: Math.max(2, cell * 0.22), class: "press-mark" }, board);
+        }
+      });
+    });
+  }
+
+  /** A graph's board: its vertices on a circle (in the graph's order, the board's order), its edges. */
+  function drawGraphBoard(graph, value) {
+    const board = $("lights-board");
+    board.dataset.position = value.position;
+    board.replaceChildren();
+    if (!graph) {
+      board.setAttribute("viewBox", "0 0 420 30");
+      svg("text", { x: 0, y: 18 }, board).textContent = "The graph could not be read: press from the move list.";
+      return;
+    }
+    const n = graph.vertices.length;
+    if (n > 400) {
+      boardTooLarge(board, n);
+      return;
+    }
+    const { moves, solution } = lightsMoves(true);
+    const showSolution = $("lights-solution").checked;
+    const size = 440;
+    const radius = Math.max(4, Math.min(18, (Math.PI * (size / 2 - 30)) / Math.max(n, 1) - 2));
+    const centre = size / 2;
+    const ring = size / 2 - radius - 14;
+    const at = new Map();
+    graph.vertices.forEach((name, i) => {
+      const angle = (2 * Math.PI * i) / n - Math.PI / 2;
+      at.set(name, [centre + ring * Math.cos(angle), centre + ring * Math.sin(angle)]);
+    });
+    board.setAttribute("viewBox", `0 0 ${size} ${size}`);
+    board.setAttribute("width", String(size));
+    board.setAttribute("height", String(size));
+    for (const [from, to] of graph.edges) {
+      const [x1, y1] = at.get(from);
+      const [x2, y2] = at.get(to);
+      svg("line", { x1, y1, x2, y2, class: "edge" }, board);
+    }
+    graph.vertices.forEach((name, i) => {
+      const [cx, cy] = at.get(name);
+      const move = moves.get(name);
+      const inSolution = solution.has(name);
+      let className = `cell ${value.position[i] === "1" ? "on" : "off"}`;
+      if (move && !state.busy) className += " pressable";
+      if (showSolution && inSolution) className += " press";
+      const dot = svg("circle", { cx, cy, r: radius, class: className }, board);
+      dot.dataset.press = name;
+      if (inSolution) dot.dataset.solution = "true";
+      svg("title", {}, dot).textContent = move ? `press ${name}: ${show(move.remoteness)} presses left` : name;
+      if (move) dot.addEventListener("click", () => pressCell(move));
+      if (radius >= 8) svg("text", { x: cx, y: cy + radius + 11, "text-anchor": "middle" }, board).textContent = name;
+    });
+  }
+
+  /** The shape's GetStats: rank, nullity, solvable boards, diameter, and the distance counts as bars
+   * (the current board's distance marked). */
+  async function renderShapeStats(game) {
+    const stats = await statsOf(game);
+    if (game !== state.game || state.value === null) return;
+    $("lights-shape").textContent = `${game}`;
+    const list = $("lights-stats");
+    const chart = $("lights-distances");
+    chart.replaceChildren();
+    if (!stats) {
+      list.replaceChildren();
+      $("lights-distances-note").textContent = "GetStats gave no answer for this shape.";
+      return;
+    }
+    const items = [
+      ["rank", stats.rank],
+      ["nullity", stats.nullity],
+      ["solvable boards", stats.solvable_boards],
+      ["diameter", stats.diameter === null || stats.diameter === undefined ? "— (not walked)" : stats.diameter],
+    ];
+    list.replaceChildren(
+      ...items.flatMap(([key, value]) => {
+        const term = document.createElement("dt");
+        term.textContent = key;
+        const detail = document.createElement("dd");
+        detail.textContent = show(value);
+        detail.dataset.key = key;
+        return [term, detail];
+      }),
+    );
+    const counts = stats.distance_counts;
+    if (!Array.isArray(counts) || counts.length === 0) {
+      chart.setAttribute("height", "0");
+      $("lights-distances-note").textContent =
+        "Distance counts: not known for this shape (they are counted for shapes of up to 1,024 cells with a small null space).";
+      return;
+    }
+    const here = state.value.remoteness;
+    const W = 440;
+    const H = 150;
+    const left = 8;
+    const top = 16;
+    const bottom = 20;
+    const barWidth = (W - left * 2) / counts.length;
+    const numbers = counts.map((count) => Number(count));
+    const max = Math.max(...numbers, 1);
+    chart.setAttribute("viewBox", `0 0 ${W} ${H}`);
+    chart.setAttribute("width", String(W));
+    chart.setAttribute("height", String(H));
+    counts.forEach((count, distance) => {
+      const h = (numbers[distance] / max) * (H - top - bottom);
+      const x = left + distance * barWidth;
+      const bar = svg(
+        "rect",
+        {
+          x: x + 1,
+          y: H - bottom - h,
+          width: Math.max(1, barWidth - 2),
+          height: Math.max(h, numbers[distance] > 0 ? 1 : 0),
+          class: distance === here ? "bar here" : "bar",
+        },
+        chart,
+      );
+      bar.dataset.distance = String(distance);
+      bar.dataset.count = String(count);
+      svg("title", {}, bar).textContent = `${count} board${String(count) === "1" ? "" : "s"} at ${distance} presses`;
+      const every = Math.max(1, Math.ceil(18 / barWidth));
+      if (distance % every === 0 || distance === counts.length - 1) {
+        svg("text", { x: x + barWidth / 2, y: H - 6, "text-anchor": "middle" }, chart).textContent = distance;
+      }
+      if (barWidth >= 26) {
+        svg("text", { x: x + barWidth / 2, y: H - bottom - h - 3, "text-anchor": "middle", class: "count" }, chart).textContent =
+          String(count);
+      }
+    });
+    const mark = here === undefined ? "" : `; this board: ${here} presses (the bar in colour)`;
+    $("lights-distances-note").textContent = `Solvable boards at each fewest-press distance, 0 to ${counts.length - 1}${mark}.`;
+  }
+
+  const randomBits = (count) => {
+    const bytes = new Uint8Array(count);
+    crypto.getRandomValues(bytes);
+    return [...bytes].map((byte) => String(byte & 1)).join("");
+  };
+
+  /** A random solvable board of the current shape: random boards valued in one batch, the first solvable
+   * kept (where the null space is small), else random presses from the all-white board, each board taken
+   * from BestMove's answer. */
+  async function randomSolvable() {
+    const game = state.game;
+    const shape = lightsShape(game);
+    if (!shape || lights.busy) return;
+    lights.busy = true;
+    $("lights-random").disabled = true;
+    try {
+      let rows;
+      let cols;
+      if (shape.graph !== undefined) {
+        const graph = await graphOf(shape.graph);
+        if (!graph) throw new Error(`the graph ${shape.graph} could not be read`);
+        rows = 1;
+        cols = graph.vertices.length;
+      } else {
+        ({ rows, cols } = shape);
+      }
+      const cells = rows * cols;
+      if (cells > LIGHTS_PRESS_MAX) throw new Error(`random boards are made for up to ${LIGHTS_PRESS_MAX} cells`);
+      const format = (bits) =>
+        shape.graph !== undefined ? bits : Array.from({ length: rows }, (_, r) => bits.slice(r * cols, (r + 1) * cols)).join("/");
+      const stats = await statsOf(game);
+      let board = null;
+      if (stats && Number(stats.nullity) <= RANDOM_NULLITY) {
+        const positions = Array.from({ length: RANDOM_BOARDS }, () => format(randomBits(cells)));
+        const answer = await api("/v1/values:batch", {}, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ game, positions }),
+        });
+        const found = answer.values.find((item) => !item.error && item.solvable && (item.solution || []).length > 0);
+        if (found) board = found.position;
+      }
+      if (board === null) {
+        board = format("0".repeat(cells));
+        const presses = Math.min(cells, RANDOM_PRESSES);
+        for (let i = 0; i < presses; i++) {
+          const { moves } = await api("/v1/best-move", { game, position: board, limit: cells });
+          board = moves[Math.floor(Math.random() * moves.length)].position;
+        }
+      }
+      if (game !== state.game) return;
+      $("position").value = board;
+      await startFrom(board);
+    } catch (error) {
+      showError("play-error", error);
+    } finally {
+      lights.busy = false;
+      $("lights-random").disabled = false;
+    }
+  }
+
+  // ---- Bicolor Nim: heaps of white and black stones ---------------------------------------------
+
+  /** Heaps drawn stone by stone up to this many stones, else as two bars with their counts. */
+  const STONES_MAX = 30;
+  const heaps = { highlight: null };
+
+  /** `2w1b 3w 4b` as [[2, 1], [3, 0], [0, 4]]. */
+  function parseHeaps(position) {
+    return position
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((heap) => {
+        const match = /^(?:(\d+)w)?(?:(\d+)b)?$/.exec(heap);
+        return match ? [Number(match[1] || 0), Number(match[2] || 0)] : [0, 0];
+      });
+  }
+
+  function highlightHeap(move) {
+    heaps.highlight = move;
+    renderHeaps();
+  }
+
+  function renderHeaps() {
+    const container = $("bicolor-heaps");
+    if (!isBicolor(state.game) || state.value === null) {
+      container.hidden = true;
+      return;
+    }
+    container.hidden = false;
+    const drawing = $("heaps");
+    drawing.replaceChildren();
+    const list = parseHeaps(state.value.position);
+    drawing.dataset.position = state.value.position;
+    if (list.length === 0) {
+      drawing.setAttribute("viewBox", "0 0 300 30");
+      drawing.setAttribute("width", "300");
+      drawing.setAttribute("height", "30");
+      svg("text", { x: 0, y: 18 }, drawing).textContent = "No stones left: the board is empty.";
+      return;
+    }
+    // The move pointed at: the first heap of its colours loses white_taken white and black_taken black stones.
+    const move = heaps.highlight;
+    const target = move ? list.findIndex(([w, b]) => w === move.colored_heap[0] && b === move.colored_heap[1]) : -1;
+    const r = 11;
+    const column = 2 * r + 18;
+    const heightOf = ([w, b]) => (w + b <= STONES_MAX ? (w + b) * (2 * r - 2) : 10 * (2 * r - 2));
+    const tallest = Math.max(...list.map(heightOf), 2 * r);
+    const height = tallest + 40;
+    const width = Math.max(list.length * column + 10, 120);
+    drawing.setAttribute("viewBox", `0 0 ${width} ${height}`);
+    drawing.setAttribute("width", String(width));
+    drawing.setAttribute("height", String(height));
+    const base = height - 24;
+    list.forEach(([white, black], index) => {
+      const group = svg("g", { class: "heap" }, drawing);
+      group.dataset.white = String(white);
+      group.dataset.black = String(black);
+      const cx = 8 + index * column + column / 2;
+      const takenWhite = index === target ? move.white_taken : 0;
+      const takenBlack = index === target ? move.black_taken : 0;
+      if (white + black <= STONES_MAX) {
+        let y = base - r;
+        for (let k = 0; k < white + black; k++) {
+          const isWhite = k < white;
+          const taken = isWhite ? k >= white - takenWhite : k >= white + black - takenBlack;
+          svg("circle", { cx, cy: y, r, class: `stone ${isWhite ? "w" : "b"}${taken ? " taken" : ""}` }, group);
+          y -= 2 * r - 2;
+        }
+      } else {
+        // Too many stones to draw one by one: a white bar and a black bar, proportional, with counts.
+        const scale = (10 * (2 * r - 2)) / (white + black);
+        const hw = white * scale;
+        const hb = black * scale;
+        svg("rect", { x: cx - r, y: base - hw, width: 2 * r, height: hw, class: `stone w${takenWhite ? " taken" : ""}` }, group);
+        svg("rect", { x: cx - r, y: base - hw - hb, width: 2 * r, height: hb, class: `stone b${takenBlack ? " taken" : ""}` }, group);
+      }
+      const label = svg("text", { x: cx, y: base + 16, "text-anchor": "middle" }, group);
+      label.textContent = [white ? `${white}w` : "", black ? `${black}b` : ""].join("");
+    });
+  }
+
   // ---- the Grundy sequence plot ----------------------------------------------------------------
 
   const plot = {
@@ -505,7 +1094,7 @@
     token: 0,
     drag: null,
   };
-  const PLOT = { width: 820, height: 340, left: 56, right: 14, top: 14, bottom: 36 };
+  const PLOT = { width: 820, height: 340, left: 56, right: 14, top: 22, bottom: 36 };
   PLOT.innerWidth = PLOT.width - PLOT.left - PLOT.right;
   PLOT.innerHeight = PLOT.height - PLOT.top - PLOT.bottom;
   const statsCache = new Map();
@@ -611,6 +1200,7 @@
       if (token !== plot.token) return;
       showError("plot-error", error);
       $("plot").dataset.state = "error";
+      $("plot-period").textContent = "";
     }
   }
 
@@ -713,7 +1303,7 @@
     svg("line", { x1: left, x2: left, y1: top, y2: top + height }, axis);
     svg("text", { x: left + width, y: top + height + 32, "text-anchor": "end" }, axis).textContent = "n";
     const yLabel = data.family === "heap" ? "g(n)" : `g (${data.family}, n)`;
-    svg("text", { x: 4, y: top - 3, "text-anchor": "start" }, axis).textContent = yLabel;
+    svg("text", { x: 4, y: top - 9, "text-anchor": "start" }, axis).textContent = yLabel;
 
     // The values: a dot each when there is room, else per pixel column the range of its values.
     const points = svg("g", { class: "points" }, root);
@@ -777,6 +1367,32 @@
       `source ${data.source}); ${describePeriod(period)}; ${rareText}.`;
     root.dataset.state = "drawn";
     root.dataset.count = String(count);
+    renderPeriod(period);
+  }
+
+  /** The period in words: g(n + period) = g(n) + saltus from the preperiod on (saltus 0: plain). */
+  function renderPeriod(period) {
+    const line = $("plot-period");
+    line.replaceChildren();
+    for (const key of ["preperiod", "period", "saltus", "certified"]) delete line.dataset[key];
+    if (!period) {
+      line.textContent = "No period known for this sequence.";
+      return;
+    }
+    const { preperiod, saltus } = period;
+    const length = period.period;
+    Object.assign(line.dataset, {
+      preperiod: String(preperiod),
+      period: String(length),
+      saltus: String(saltus || 0),
+      certified: String(Boolean(period.certified)),
+    });
+    const strong = document.createElement("strong");
+    strong.textContent = period.certified ? "Certified period" : "Observed period (not certified, not shaded)";
+    const rule = saltus
+      ? `g(n + ${length}) = g(n) + ${saltus} for n ≥ ${preperiod}: arithmetic periodicity, saltus ${saltus}`
+      : `g(n + ${length}) = g(n) for n ≥ ${preperiod}`;
+    line.append(strong, ` ${length}, from n = ${preperiod} (preperiod ${preperiod}); ${rule}.`);
   }
 
   /** The offset of the value under a pointer event, from the plot's own coordinates. */
@@ -1124,6 +1740,8 @@
       if ($("game").value.trim() !== state.game) setGame($("game").value);
     });
     $("auto-reply").addEventListener("change", () => state.value && renderTurn());
+    $("lights-solution").addEventListener("change", () => state.value && renderLights());
+    $("lights-random").addEventListener("click", randomSolvable);
     setUpPlot();
     setUpHeat();
     document.addEventListener("visibilitychange", () => {
@@ -1144,8 +1762,8 @@
     const hash = new URLSearchParams(window.location.hash.slice(1));
     const game = hash.get("game") || state.game || "nim";
     if (game !== state.game || state.value === null) setGame(game);
-    const { entry } = gameEntry(game);
-    const position = hash.get("position") ?? (entry && entry.examples.length ? entry.examples[0] : "");
+    const examples = await examplesOf(game);
+    const position = hash.get("position") ?? (examples.length ? examples[0] : "");
     $("position").value = position;
     await startFrom(position);
   }

@@ -164,8 +164,9 @@ def type_into(browser: WebDriver, element_id: str, value: str) -> None:
     field.send_keys(value)
 
 
-def plot(browser: WebDriver, game: str, start: int, stop: int) -> None:
+def plot(browser: WebDriver, game: str, start: int, stop: int, family: str = "") -> None:
     type_into(browser, "plot-game", game)
+    type_into(browser, "plot-family", family)
     type_into(browser, "plot-start", str(start))
     type_into(browser, "plot-stop", str(stop))
     browser.find_element(By.ID, "plot-go").click()
@@ -190,14 +191,16 @@ def javascript_errors(browser: WebDriver) -> list[str]:
 
 
 def screenshot(browser: WebDriver, path: Path, element_id: str | None = None) -> None:
-    """A PNG of the whole page (the window stretched to its height), or of one element."""
-    if element_id is None:
-        height = browser.execute_script("return document.documentElement.scrollHeight")
-        browser.set_window_size(1400, int(height) + 120)
-        assert browser.save_screenshot(str(path))
+    """A PNG of the whole page, or of one element (the window stretched to the page's height)."""
+    height = browser.execute_script("return document.documentElement.scrollHeight")
+    browser.set_window_size(1400, int(height) + 120)
+    try:
+        if element_id is None:
+            assert browser.save_screenshot(str(path))
+        else:
+            assert browser.find_element(By.ID, element_id).screenshot(str(path))
+    finally:
         browser.set_window_size(1400, 1000)
-    else:
-        assert browser.find_element(By.ID, element_id).screenshot(str(path))
     assert path.stat().st_size > 10_000
 
 
@@ -387,6 +390,198 @@ def test_stats_and_live_job_progress(chromium: WebDriver | str, base_url: str, a
     assert "queued" in browser.find_element(By.CSS_SELECTOR, row).text
     assert api.delete(f"/v1/jobs/{job['id']}", headers=headers).status_code == 200
     wait_for(browser, lambda b: "cancelled" in b.find_element(By.CSS_SELECTOR, row).text, "the job cancelled")
+
+
+# ---- Lights Out and Bicolor Nim ------------------------------------------------------------------
+
+
+def lights_board(browser: WebDriver) -> str:
+    """The board the page draws, read from its cells (black = 1), rows joined by '/'."""
+    cells = browser.find_elements(By.CSS_SELECTOR, "#lights-board rect.cell")
+    rows: dict[int, dict[int, str]] = {}
+    for cell in cells:
+        bit = "1" if "on" in cell.get_attribute("class").split() else "0"
+        rows.setdefault(int(cell.get_attribute("data-row")), {})[int(cell.get_attribute("data-col"))] = bit
+    return "/".join("".join(row[c] for c in sorted(row)) for _, row in sorted(rows.items()))
+
+
+def board_drawn(position: str) -> Callable[[WebDriver], bool]:
+    return lambda b: (
+        b.find_element(By.ID, "lights-board").get_attribute("data-position") == position
+        and b.find_element(By.ID, "play").get_attribute("data-busy") == "false"
+    )
+
+
+def test_lights_out_board_solution_and_presses(
+    chromium: WebDriver | str, base_url: str, api: httpx.Client, tmp_path: Path
+) -> None:
+    browser = need(chromium)
+    game, board = "lights-out:3x3", "000/011/011"
+    value = api.get("/v1/value", params={"game": game, "position": board}).json()
+    assert value["solvable"] and value["remoteness"] == 6 and "outcome" not in value
+    open_page(browser, base_url, f"#game={game}&position={board}")
+    wait_for(browser, board_drawn(board), "the Lights Out board")
+    assert text(browser, "value-solvable") == "yes"
+    assert text(browser, "value-remoteness") == "6"
+    assert not browser.find_element(By.ID, "value-outcome").is_displayed()  # a puzzle has no outcome
+    assert browser.find_element(By.ID, "lights-status").get_attribute("data-fewest") == "6"
+    assert lights_board(browser) == board
+
+    # "show solution" marks exactly the API's solution.
+    assert browser.find_elements(By.CSS_SELECTOR, "#lights-board rect.press") == []
+    browser.find_element(By.ID, "lights-solution").click()
+    marked = [
+        c.get_attribute("data-press")
+        for c in browser.find_elements(By.CSS_SELECTOR, "#lights-board rect.press")
+    ]
+    assert sorted(marked) == sorted(value["solution"])
+
+    # The shape's GetStats: the distance counts as bars, this board's distance marked.
+    stats = api.get("/v1/stats", params={"game": game}).json()
+    wait_for(browser, lambda b: b.find_elements(By.CSS_SELECTOR, "#lights-distances rect.bar"), "the bars")
+    bars = browser.find_elements(By.CSS_SELECTOR, "#lights-distances rect.bar")
+    assert [int(bar.get_attribute("data-count")) for bar in bars] == stats["distance_counts"]
+    here = browser.find_element(By.CSS_SELECTOR, "#lights-distances rect.here")
+    assert here.get_attribute("data-distance") == "6"
+    shown = {
+        dd.get_attribute("data-key"): dd.text
+        for dd in browser.find_elements(By.CSS_SELECTOR, "#lights-stats dd")
+    }
+    assert shown == {
+        "rank": str(stats["rank"]),
+        "nullity": str(stats["nullity"]),
+        "solvable boards": str(stats["solvable_boards"]),
+        "diameter": str(stats["diameter"]),
+    }
+    screenshot(browser, tmp_path / "lights-out.png", "play")
+    if WRITE_SCREENSHOTS:
+        screenshot(browser, DOCS / "screenshot-lights-out.png", "play")
+
+    # Each press of the solution: the board becomes BestMove's position for that press.
+    position = board
+    for count, press in enumerate(value["solution"], start=1):
+        ranked = api.get("/v1/best-move", params={"game": game, "position": position}).json()
+        after = next(move for move in ranked["moves"] if move["move"] == press)
+        browser.find_element(By.CSS_SELECTOR, f"#lights-board rect[data-press='{press}']").click()
+        wait_for(browser, board_drawn(after["position"]), f"the board after pressing {press}")
+        assert lights_board(browser) == after["position"]
+        assert text(browser, "value-remoteness") == str(after["remoteness"]) == str(6 - count)
+        position = after["position"]
+    assert position == "000/000/000"
+    assert text(browser, "lights-status") == "Solved: all white."
+    assert text(browser, "turn") == "Solved: every cell is white, in 6 presses (the fewest was 6)."
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#history li")) == 6
+    assert browser.find_elements(By.CSS_SELECTOR, "#lights-board rect.press") == []  # nothing left to press
+
+    # A random solvable board: not solved yet, and the page's numbers are the API's.
+    browser.find_element(By.ID, "lights-random").click()
+    wait_for(
+        browser,
+        lambda b: (
+            b.find_element(By.ID, "lights-board").get_attribute("data-position") not in ("", position)
+            and board_drawn(b.find_element(By.ID, "lights-board").get_attribute("data-position"))(b)
+        ),
+        "a random board",
+    )
+    random_board = browser.find_element(By.ID, "lights-board").get_attribute("data-position")
+    answer = api.get("/v1/value", params={"game": game, "position": random_board}).json()
+    assert answer["solvable"] and answer["remoteness"] > 0
+    assert text(browser, "value-remoteness") == str(answer["remoteness"])
+    assert lights_board(browser) == random_board
+    assert javascript_errors(browser) == []
+
+
+def test_lights_out_on_a_graph(chromium: WebDriver | str, base_url: str, api: httpx.Client) -> None:
+    browser = need(chromium)
+    graph = {
+        "name": "web-c5",
+        "vertices": list("abcde"),
+        "edges": [[u, v] for u, v in zip("abcde", "bcdea", strict=True)],
+    }
+    headers = {"authorization": f"Bearer {TOKEN}"}
+    assert api.post("/v1/graphs", json=graph, headers=headers).status_code in (200, 201)
+    game = "lights-out:graph:web-c5"
+    open_page(browser, base_url, f"#game={game}&position=10000")
+    wait_for(browser, board_drawn("10000"), "the graph's board")
+    dots = browser.find_elements(By.CSS_SELECTOR, "#lights-board circle.cell")
+    assert [d.get_attribute("data-press") for d in dots] == graph["vertices"]
+    assert ["on" in d.get_attribute("class").split() for d in dots] == [True, False, False, False, False]
+    ranked = api.get("/v1/best-move", params={"game": game, "position": "10000"}).json()
+    press = ranked["best_move"]
+    browser.find_element(By.CSS_SELECTOR, f"#lights-board circle[data-press='{press['move']}']").click()
+    wait_for(browser, board_drawn(press["position"]), "the graph's board after a press")
+    assert text(browser, "value-remoteness") == str(press["remoteness"])
+
+
+def test_bicolor_nim_values_heaps_and_families(
+    chromium: WebDriver | str, base_url: str, api: httpx.Client, tmp_path: Path
+) -> None:
+    browser = need(chromium)
+    game = "bicolor-nim"
+    value = api.get("/v1/value", params={"game": game, "position": "2w1b 3w 4b"}).json()
+    open_page(browser, base_url, "#game=bicolor-nim&position=2w1b+3w+4b")
+    wait_for(browser, shown_position(browser, value["position"]), "the Bicolor Nim position")
+    assert text(browser, "value-grundy") == str(value["grundy"])
+    assert text(browser, "value-grundy-black") == str(value["grundy_black"])
+    assert text(browser, "value-outcome") == value["outcome"]
+    assert text(browser, "value-remoteness") == str(value["remoteness"])
+
+    def heaps(b: WebDriver) -> list[tuple[int, int]]:
+        groups = b.find_elements(By.CSS_SELECTOR, "#heaps g.heap")
+        return sorted(
+            (int(g.get_attribute("data-white")), int(g.get_attribute("data-black"))) for g in groups
+        )
+
+    assert heaps(browser) == [(0, 4), (2, 1), (3, 0)]
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#heaps circle.stone.w")) == 5
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#heaps circle.stone.b")) == 5
+
+    # Pointing at a move marks the stones it takes.
+    ranked = api.get("/v1/best-move", params={"game": game, "position": value["position"]}).json()
+    rows = browser.find_elements(By.CSS_SELECTOR, "#moves tbody tr")
+    headers = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "#moves thead th")]
+    assert headers == ["#", "move", "leads to", "outcome", "G", "G-", "remoteness"]
+    move = ranked["moves"][1]
+    ActionChains(browser).move_to_element(rows[1]).perform()
+    taken = browser.find_elements(By.CSS_SELECTOR, "#heaps .stone.taken")
+    assert len(taken) == move["white_taken"] + move["black_taken"]
+    ActionChains(browser).move_to_element(browser.find_element(By.ID, "value")).perform()
+
+    # Playing the best move: the service answers, and the heaps follow the position.
+    best = ranked["best_move"]
+    browser.find_element(By.CSS_SELECTOR, "#moves button.move").click()
+    after = api.get("/v1/best-move", params={"game": game, "position": best["position"]}).json()
+    reply = after["best_move"]
+    wait_for(browser, shown_position(browser, reply["position"]), "the service's reply")
+    expected = api.get("/v1/value", params={"game": game, "position": reply["position"]}).json()
+    assert text(browser, "value-grundy-black") == str(expected["grundy_black"])
+    shown = browser.find_element(By.ID, "heaps").get_attribute("data-position")
+    assert shown == reply["position"]
+
+    # The plot of a family: f_3, arithmetic-periodic with period 9 (saltus 9) from 5, shaded as certified.
+    start, stop = 0, 100
+    plot(browser, game, start, stop, family="f_3")
+    sequence = api.get(
+        "/v1/sequence", params={"game": game, "family": "f_3", "start": start, "stop": stop}
+    ).json()
+    dots = browser.find_elements(By.CSS_SELECTOR, "#plot circle")
+    assert [int(d.get_attribute("data-value")) for d in dots] == sequence["values"]
+    period = sequence["period"]
+    assert period == {"preperiod": 5, "period": 9, "saltus": 9, "certified": True}
+    line = browser.find_element(By.ID, "plot-period")
+    assert {key: line.get_attribute(f"data-{key}") for key in period} == {
+        "preperiod": "5",
+        "period": "9",
+        "saltus": "9",
+        "certified": "true",
+    }
+    assert line.text.startswith("Certified period 9, from n = 5")
+    assert "g(n + 9) = g(n) + 9" in line.text
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#plot rect.pre")) == 1
+    bands = browser.find_elements(By.CSS_SELECTOR, "#plot rect.per-a, #plot rect.per-b")
+    assert len(bands) == -(-(stop - period["preperiod"]) // period["period"])
+    assert javascript_errors(browser) == []
+    screenshot(browser, tmp_path / "bicolor.png")
 
 
 def test_the_docs_render_from_local_assets(chromium: WebDriver | str, base_url: str) -> None:
