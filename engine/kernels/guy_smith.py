@@ -28,14 +28,23 @@ OBSERVE_COVER = 0.5
 def _first_period(
     values: NDArray[np.uint32], t: int, certify: bool, repeats: int, cover: float
 ) -> NDArray[np.int64]:
-    """[period, preperiod] of the smallest period the criterion accepts, or [-1, -1]."""
+    """[period, preperiod] of the smallest period the criterion accepts, or [-1, -1].
+
+    For each p the values are compared from the end backwards to the last n with
+    values[n] != values[n + p] (the preperiod for p is n + 1). Once some p has a long periodic tail
+    (from n0), every multiple q of p repeats from n0 on as well, so the scan for q starts below n0
+    (`below[q]`): without that, the multiples of a short period (0.376: period 4 from 2,268,248) would
+    each re-read the whole tail, quadratic in the number of values.
+    """
     size = len(values)
+    top = size // 2 + 1 if certify else size // max(repeats, 1) + 1
+    below = np.full(top + 1, size, dtype=np.int64)
     for p in range(1, size):
         if certify and 2 * p + t > size:
             break
         if not certify and repeats * p > size:
             break
-        n = size - 1 - p
+        n = min(size - 1 - p, below[p] if p <= top else size)
         while n >= 0 and values[n] == values[n + p]:
             n -= 1
         n0 = n + 1
@@ -46,6 +55,11 @@ def _first_period(
             out[0] = p
             out[1] = n0
             return out
+        # values[m] == values[m + q] for n0 <= m < size - q when q is a multiple of p.
+        if n0 < size - 2 * p:
+            for q in range(2 * p, top + 1, p):
+                if n0 - 1 < below[q]:
+                    below[q] = n0 - 1
     out = np.full(2, -1, dtype=np.int64)
     return out
 

@@ -132,6 +132,31 @@ def test_0_56_is_certified_from_nothing() -> None:
     assert len(values) == 1 << 20
 
 
+def test_0_376_is_certified_period_4_from_2_268_248() -> None:
+    # The target (Flammenkamp's table: period 4 from 2,268,248): Guy-Smith needs
+    # 2 * 2,268,248 + 2 * 4 + 3 values. Without the shortcut for multiples of a period, every
+    # multiple of 4 would re-read the whole periodic tail (quadratic: minutes per certification).
+    kernel = OctalGame("0.376").kernel()
+    need = 2 * 2268248 + 2 * 4 + 3
+    values = kernel.extend(kernel.extend(EMPTY, 1 << 20), need)
+    assert kernel.certify(values) == Period(preperiod=2268248, period=4, saltus=0, certified=True)
+    assert kernel.certify(values[: need - 1]) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    head=st.lists(st.integers(0, 3), max_size=30),
+    body=st.lists(st.integers(0, 3), min_size=1, max_size=5),
+    size=st.integers(0, 90),
+    t=st.integers(0, 3),
+)
+def test_certify_matches_reference_on_eventually_periodic_sequences(
+    head: list[int], body: list[int], size: int, t: int
+) -> None:
+    values = (head + body * 90)[:size]
+    assert certify_octal(np.array(values, dtype=np.uint32), t) == certify_octal_reference(values, t)
+
+
 def test_heap_options_are_distinct_sorted_and_counted() -> None:
     for code in ("0.77", "4.7", "0.137", "0.16", "4.0", "0.0"):
         game = OctalGame(code)
