@@ -251,7 +251,14 @@ class Services:
         out = (self.logs / "server.log").open("ab")
         self.log_files.append(out)
         self.server = subprocess.Popen(
-            [sys.executable, "-m", "nimbase", "serve"],
+            [
+                sys.executable,
+                "-m",
+                "nimbase",
+                "serve",
+                "--processes",
+                "1",
+            ],  # one process's memory is measured
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,

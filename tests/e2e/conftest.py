@@ -73,7 +73,12 @@ def start_server(database_url: str, log_path: Path, **extra: str) -> Server:
     )
     log = log_path.open("wb")
     process = subprocess.Popen(
-        [sys.executable, "-m", "nimbase", "serve"], env=env, stdout=log, stderr=subprocess.STDOUT, cwd=REPO
+        # One process: these tests compare answers (and `source`) across calls and kill the server by pid.
+        [sys.executable, "-m", "nimbase", "serve", "--processes", "1"],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=REPO,
     )
     server = Server(process, f"127.0.0.1:{grpc_port}", f"http://127.0.0.1:{http_port}", log_path)
     deadline = time.monotonic() + 90
