@@ -12,6 +12,7 @@ SCRIPTS = (
     "bench.bench_bicolor",
     "bench.bench_lights_out",
     "bench.bench_graphs",
+    "bench.bench_retrograde",
 )
 
 for name in SCRIPTS:

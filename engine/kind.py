@@ -75,6 +75,12 @@ class SequenceKernel(ABC):
         """Remoteness of each single position 0..len(values)-1, where one pass finds it (else None)."""
         return None
 
+    def length(self, progress: Callable[[int, int], None] | None = None) -> int | None:
+        """For a sequence that is one object made whole (engine.stored_bytes: a solved graph, an endgame
+        table, an elimination): makes it, reporting progress(done, total) as it goes, and gives its
+        length, which a job stores whatever `upto` it was given. None for the open-ended sequences."""
+        return None
+
 
 class SequenceSource(Protocol):
     """What the sequence tables need to know of a game to answer v(n) for it."""
@@ -134,6 +140,13 @@ class Tables(Protocol):
         """Called before real computation: lets the service move the request off its event loop."""
         ...
 
+    def refusal(self, game_id: str, family: str, message: str, *, precondition: bool = False) -> NimbaseError:
+        """The error refusing an answer that needs (game_id, family) stored whole by a worker (a solved
+        graph, an endgame table) while it is not: `message`, and the job that will store it, queued now
+        (or open already) where the service queues jobs by itself. RESOURCE_EXHAUSTED, or with
+        `precondition` FAILED_PRECONDITION (the answer waits for a solve, not for more resources)."""
+        ...
+
 
 class Memo(Protocol):
     """A bounded cache shared by requests; `get_or_compute` computes a missing entry once."""
@@ -159,6 +172,15 @@ class RequestLimits(Protocol):
     def stats_p_positions(self) -> int: ...
     @property
     def answer_chars(self) -> int: ...
+    @property
+    def graph_live_edges(self) -> int:
+        """Most edges of a game graph (`graph:NAME`) solved for a request, before a worker has solved it."""
+        ...
+
+    @property
+    def chess_live_men(self) -> int:
+        """Most men of a chess material whose table is solved for a request, before a worker has stored it."""
+        ...
 
 
 class Allowance:

@@ -255,14 +255,24 @@ def cmd_precompute(args: argparse.Namespace) -> int:
     from engine.errors import NimbaseError
     from engine.games.registry import parse_game_id
     from engine.precompute import plan_job
+    from storage.graphs import GraphStore
     from storage.jobs import JobQueue
 
+    engine = None
     try:
-        plan = plan_job(parse_game_id(args.game), args.upto, args.fill, args.family)
+        kind = parse_game_id(args.game)
+        if kind.graph_name is not None:  # plays on an uploaded graph (`graph:NAME`): bound to it first
+            engine = _engine(_ready_database(args.settings))
+            graph = GraphStore(engine).load(kind.graph_name)
+            if graph is None:
+                print(f"nimbase: no graph named {kind.graph_name!r}: upload it first", file=sys.stderr)
+                return 2
+            kind = kind.bind_graph(graph)
+        plan = plan_job(kind, args.upto, args.fill, args.family)
     except NimbaseError as error:
         print(f"nimbase: {error}", file=sys.stderr)
         return 2
-    queue = JobQueue(_engine(_ready_database(args.settings)))
+    queue = JobQueue(engine or _engine(_ready_database(args.settings)))
     job = queue.submit(plan.game_id, plan.family, plan.values, fill=plan.fill)
     print(f"queued job {job.id}: {plan.game_id} up to {args.upto}" + (" (fill)" if plan.fill else ""))
     if args.detach:

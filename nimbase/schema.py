@@ -121,6 +121,14 @@ _PRESS_EXAMPLE: dict[str, Any] = {
     "solvable": True,
     "remoteness": 5,
 }
+_CHESS_MOVE_EXAMPLE: dict[str, Any] = {
+    "move": "b1e4",
+    "position": "8/8/8/8/4Q3/2k5/8/K7 b - - 0 1",
+    "outcome": "P",
+    "remoteness": 10,
+    "uci": "b1e4",
+    "san": "Qe4",
+}
 _GRAPH_EXAMPLE: dict[str, Any] = {
     "name": "path4",
     "vertices": ["a", "b", "c", "d"],
@@ -134,7 +142,7 @@ _ERROR_EXAMPLE: dict[str, Any] = {
 #: The examples of each shape, and the shapes whose JSON schema is open (a game may add stats).
 _EXAMPLES: dict[type[Any], list[dict[str, Any]]] = {
     Value: [_VALUE_EXAMPLE, _PUZZLE_VALUE_EXAMPLE],
-    Move: [_HEAP_MOVE_EXAMPLE, _PAIR_MOVE_EXAMPLE, _PRESS_EXAMPLE],
+    Move: [_HEAP_MOVE_EXAMPLE, _PAIR_MOVE_EXAMPLE, _PRESS_EXAMPLE, _CHESS_MOVE_EXAMPLE],
     Graph: [_GRAPH_EXAMPLE],
     BestMove: [_BEST_MOVE_EXAMPLE],
     PPosition: [{"p_position": True, **_VALUE_EXAMPLE}],

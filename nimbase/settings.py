@@ -185,6 +185,14 @@ class Limits:
     #: Live computations (growing a game's values) running at once; a request waits for a turn only
     #: until its deadline, so a flood of costly requests cannot take every core from cheap lookups.
     live_computations: PositiveInt = 2
+    #: Most edges of an uploaded game graph (`graph:NAME`) solved within a request while no worker has
+    #: stored its solution (about a tenth of a second a million edges); a larger graph is answered once
+    #: its solve job is done (FAILED_PRECONDITION, naming the job, until then).
+    graph_live_edges: PositiveInt = 1_000_000
+    #: Most men of a chess material (`chess:KRvK` has 3) whose table is solved within a request while no
+    #: worker has stored it: three men take well under a second, four up to a minute (RESOURCE_EXHAUSTED,
+    #: naming the job, until it is stored).
+    chess_live_men: PositiveInt = 3
     #: Bytes of a POST /v1/values:batch body (RESOURCE_EXHAUSTED, 413, above): a full batch of
     #: `batch_positions` positions of about 1,600 characters each (80 heaps of 19 digits), or one position
     #: of the longest kind (engine.positions.MAX_POSITION_CHARS, 2,000,000 characters), as JSON.

@@ -26,7 +26,7 @@ from engine.values import Value
 from nimbase import schema
 from nimbase.v1 import nimbase_pb2 as pb
 from service.core import BestMoveResult, GraphSummary, Health, JobView, MoveValue, SequenceResult
-from service.jobs import Pending
+from service.jobs import job_of
 from service.limits import Limits
 
 log = logging.getLogger(__name__)
@@ -150,12 +150,14 @@ def p_position_as_dict(value: Value) -> schema.PPosition:
 def error_as_dict(exc: BaseException) -> schema.ErrorBody:
     """The contract's error body (also a failed batch slot); never the text of an unexpected error.
 
-    A refusal for which a precompute job is queued (`Pending`) names that job in `error.job`.
+    A refusal for which a precompute job is queued (`Pending`, `PendingSolve`) names that job in
+    `error.job`.
     """
     code, message = public_error(exc)
     body = error_body(code, message)
-    if isinstance(exc, Pending):
-        body["error"]["job"] = job_as_dict(exc.job)
+    job = job_of(exc)
+    if job is not None:
+        body["error"]["job"] = job_as_dict(job)
     return body
 
 
@@ -185,19 +187,22 @@ def fill_value(msg: pb.Value, value: Value) -> pb.Value:
 
 def fill_error(msg: pb.Error, exc: BaseException) -> pb.Error:
     msg.code, msg.message = public_error(exc)
-    if isinstance(exc, Pending):
-        msg.job.CopyFrom(job_to_pb(exc.job))
+    job = job_of(exc)
+    if job is not None:
+        msg.job.CopyFrom(job_to_pb(job))
     return msg
 
 
 def status_details(exc: BaseException) -> tuple[tuple[str, bytes], ...]:
     """Trailing metadata carrying a failed call's details as a google.rpc.Status (the rich error
-    model gRPC clients read with grpcio-status): the queued job of a `Pending` refusal; else none."""
-    if not isinstance(exc, Pending):
+    model gRPC clients read with grpcio-status): the queued job of a `Pending` (or `PendingSolve`) refusal;
+    else none."""
+    job = job_of(exc)
+    if job is None:
         return ()
     code, message = public_error(exc)
     detail = any_pb2.Any()
-    detail.Pack(job_to_pb(exc.job))
+    detail.Pack(job_to_pb(job))
     status = status_pb2.Status(code=grpc.StatusCode[code].value[0], message=message, details=[detail])
     return ((GRPC_DETAILS_KEY, status.SerializeToString()),)
 
@@ -234,8 +239,8 @@ def batch_to_pb(items: Sequence[Value | BaseException]) -> pb.BatchGetValuesResp
 
 #: The structured move fields a kind may give (`MoveValue.fields`), each declared in schema.Move and
 #: in the gRPC Move message: heaps give `heap` and `to`, Wythoff `pair` and `to`, bicolor-nim
-#: `colored_heap`, `to`, `white_taken` and `black_taken`.
-MOVE_FIELDS = frozenset({"heap", "pair", "to", "colored_heap", "white_taken", "black_taken"})
+#: `colored_heap`, `to`, `white_taken` and `black_taken`, chess `uci` and `san`.
+MOVE_FIELDS = frozenset({"heap", "pair", "to", "colored_heap", "white_taken", "black_taken", "uci", "san"})
 
 
 def _undeclared_move_field(name: str) -> ValueError:
@@ -267,6 +272,10 @@ def move_to_pb(move: MoveValue) -> pb.Move:
             msg.white_taken = cast(int, field)
         elif name == "black_taken":
             msg.black_taken = cast(int, field)
+        elif name == "uci":
+            msg.uci = cast(str, field)
+        elif name == "san":
+            msg.san = cast(str, field)
         else:
             raise _undeclared_move_field(name)
     return msg
@@ -299,6 +308,10 @@ def move_as_dict(move: MoveValue) -> schema.Move:
             out["white_taken"] = cast(int, field)
         elif name == "black_taken":
             out["black_taken"] = cast(int, field)
+        elif name == "uci":
+            out["uci"] = cast(str, field)
+        elif name == "san":
+            out["san"] = cast(str, field)
         else:
             raise _undeclared_move_field(name)
     return out

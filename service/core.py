@@ -138,6 +138,7 @@ class Nimbase:
             live_bytes=cache.live_bytes,
             chunk_bytes=cache.chunk_bytes,
             queue_work=self._queue_work,
+            queue_solve=self._queue_solve,
         )
         self.memo = Memo(cache.memo_bytes, self.tables.may_block)
         self._games: LRUCache[str, GameKind[Any]] = LRUCache(maxsize=GAME_CACHE_SIZE)
@@ -218,6 +219,12 @@ class Nimbase:
     def _queue_work(self, game_id: str, family: str) -> QueuedWork | None:
         """Queue (or find) the job that extends a sequence a request could not reach."""
         return self.automatic.request(game_id, family, self.tables.stored_size(game_id, family))
+
+    def _queue_solve(self, game_id: str, family: str) -> QueuedWork | None:
+        """Queue (or find) the job that stores an object a request needs whole (a solved graph, an endgame
+        table), as the kind plans it."""
+        plan = self.game(game_id).plan_job(0, False, family)
+        return self.automatic.request_solve(plan.game_id, plan.family, plan.values)
 
     # -- positions ------------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from typing import cast
 
 from cachetools import TTLCache
 
-from engine.errors import LimitExceeded
+from engine.errors import LimitExceeded, NimbaseError, NotApplicable
 from nimbase import schema
 from nimbase.settings import AutoJobSettings
 from service.gate import DatabaseGate
@@ -93,6 +93,20 @@ class Pending(LimitExceeded):
         self.job = job
 
 
+class PendingSolve(NotApplicable):
+    """FAILED_PRECONDITION until a worker's solve is stored (a game graph too large to solve live), with
+    the job that solves it (`job`)."""
+
+    def __init__(self, message: str, job: JobView) -> None:
+        super().__init__(message)
+        self.job = job
+
+
+def job_of(error: BaseException) -> JobView | None:
+    """The job a refusal names (`Pending`, `PendingSolve`), else None."""
+    return error.job if isinstance(error, Pending | PendingSolve) else None
+
+
 @dataclass(frozen=True, slots=True)
 class QueuedWork:
     """What was done about values that could not be had: the job extending them, or why there is none."""
@@ -100,9 +114,12 @@ class QueuedWork:
     job: JobView | None
     note: str
 
-    def error(self, message: str) -> LimitExceeded:
-        """The refusal of a request, naming the work (Pending when there is a job to wait for)."""
+    def error(self, message: str, *, precondition: bool = False) -> NimbaseError:
+        """The refusal of a request, naming the work (Pending when there is a job to wait for);
+        FAILED_PRECONDITION instead of RESOURCE_EXHAUSTED with `precondition` (PendingSolve)."""
         text = f"{message}; {self.note}"
+        if precondition:
+            return NotApplicable(text) if self.job is None else PendingSolve(text, self.job)
         return LimitExceeded(text) if self.job is None else Pending(text, self.job)
 
 
@@ -133,16 +150,30 @@ class AutomaticJobs:
                 f"the table holds {stored} values, as many as automatic jobs compute (NIMBASE_AUTO_VALUES); "
                 "an admin job (POST /v1/jobs) can extend it",
             )
+        return self._submit(
+            game_id, family, bound, f"extending the table of {game_id!r} to {{upto}} values", " values"
+        )
+
+    def request_solve(self, game_id: str, family: str, upto: int) -> QueuedWork | None:
+        """The job storing (game_id, family) whole (a solved graph or endgame table: `upto` is what the
+        kind's plan says, the job stores the whole object whatever it is), queued now or already open;
+        None without a database."""
+        if self._queue is None:
+            return None
+        return self._submit(game_id, family, upto, f"solving {game_id!r} (its stored {family!r})", "")
+
+    def _submit(self, game_id: str, family: str, upto: int, doing: str, unit: str) -> QueuedWork | None:
         key = (game_id, family)
         with self._lock:
             known = self._decisions.get(key)
         if known is not None:
             return known
         queue, settings = self._queue, self._settings
+        assert queue is not None
         try:
             outcome = self._gate.call(
                 lambda: queue.submit_automatic(
-                    game_id, family, bound, cap=settings.jobs, max_seconds=settings.seconds
+                    game_id, family, upto, cap=settings.jobs, max_seconds=settings.seconds
                 )
             )
         except StorageUnavailable:
@@ -152,13 +183,11 @@ class AutomaticJobs:
         else:
             job = job_view(outcome.job)
             state = (
-                "is queued"
-                if outcome.created
-                else f"({job.status}, {job.done} of {job.total} values done) is"
+                "is queued" if outcome.created else f"({job.status}, {job.done} of {job.total}{unit} done) is"
             )
             work = QueuedWork(
                 job,
-                f"job {job.id} {state} extending the table of {game_id!r} to {job.upto} values; "
+                f"job {job.id} {state} {doing.format(upto=job.upto)}; "
                 f"ask again when it is done (GET /v1/jobs/{job.id})",
             )
         with self._lock:

@@ -26,7 +26,7 @@ import numpy as np
 from cachetools import LRUCache
 from numpy.typing import NDArray
 
-from engine.errors import DeadlineExceeded, InvalidArgument, LimitExceeded
+from engine.errors import DeadlineExceeded, InvalidArgument, LimitExceeded, NimbaseError, NotApplicable
 from engine.kind import SequenceKernel, SequenceSource
 from engine.periods import Period
 from engine.positions import MAX_HEAP, quote_int
@@ -134,11 +134,15 @@ class SequenceTables:
         live_bytes: int = DEFAULT_CACHE.live_bytes,
         chunk_bytes: int = DEFAULT_CACHE.chunk_bytes,
         queue_work: Callable[[str, str], QueuedWork | None] | None = None,
+        queue_solve: Callable[[str, str], QueuedWork | None] | None = None,
     ) -> None:
         """`live_bytes` and `chunk_bytes` bound the live prefixes and the stored chunks kept, by their
         arrays' bytes; one larger than its whole budget serves the request that made it, and is not kept."""
         #: Called when values cannot be had now: queues the job that will store them (None: no queue).
         self.queue_work = queue_work
+        #: Called when an object stored whole (a solved graph, an endgame table) is needed and not stored:
+        #: queues the job that will store it (None: no queue).
+        self.queue_solve = queue_solve
         self._store = store
         self._gate = gate
         self._limits = limits
@@ -207,6 +211,17 @@ class SequenceTables:
             return int(self.chunk(game_id, index // CHUNK_VALUES, family)[index % CHUNK_VALUES])
         except (CorruptChunk, StorageUnavailable):
             return None
+
+    def refusal(self, game_id: str, family: str, message: str, *, precondition: bool = False) -> NimbaseError:
+        """`message` as the refusal of an answer that needs (game_id, family) stored whole, naming the job
+        queued (or open) to store it (`Tables.refusal`); UNAVAILABLE when only the unreachable database
+        could tell."""
+        if self.database_needed_but_down():
+            return Unavailable(f"{message}; the stored tables cannot be read: the database is unreachable")
+        work = self.queue_solve(game_id, family) if self.queue_solve is not None else None
+        if work is None:
+            return NotApplicable(message) if precondition else LimitExceeded(message)
+        return work.error(message, precondition=precondition)
 
     def database_needed_but_down(self) -> bool:
         """Whether an answer failed for want of the database (to report UNAVAILABLE, not a limit)."""

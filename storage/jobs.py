@@ -319,6 +319,11 @@ class JobQueue:
             job_id, worker_id, lease_expires_at=_lease_until(lease_seconds), heartbeat_at=sa.func.now()
         )
 
+    def progress(self, job_id: int, worker_id: str, done: int, total: int) -> bool:
+        """Record how far a running job's work has come between its checkpoints (a solve made whole before
+        its first write); False when the lease was lost or the job cancelled."""
+        return self._update_owned(job_id, worker_id, done=done, total=total)
+
     def finish(self, job_id: int, worker_id: str) -> bool:
         """Mark the job done (progress complete); False when the lease was lost."""
         return self._update_owned(

@@ -11,6 +11,12 @@ job ends as 'done' short of its total, its progress (done/total) showing how far
 holding a note ("stopped at its time bound of ..."); the values it computed are stored and served. The
 bound counts per attempt: a job resumed after its worker died or shut down starts a fresh bound. Every
 attempt computes at least one step.
+
+A kernel whose sequence is one object made whole (`SequenceKernel.length`: a solved game graph, a chess
+endgame table, a Lights Out elimination, stored as words by engine.stored_bytes) makes it before the
+first step, its progress recorded in the job as it goes (`JobQueue.progress`, about once a second, in the
+kernel's own units); then exactly its words are stored, whatever `upto` the job was given, and no time
+bound stops them short.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import secrets
 import socket
 import threading
 import time
+from collections.abc import Callable
 from types import TracebackType
 
 import numpy as np
@@ -53,6 +60,8 @@ class _Stopped(Exception):
 
 #: Values computed by a job's first step; later steps double up to the worker's step size.
 FIRST_STEP = 4096
+#: Least seconds between two progress records of a long computation within one step (a solve).
+PROGRESS_SECONDS = 1.0
 
 
 def default_worker_id() -> str:
@@ -212,13 +221,23 @@ class Worker:
         info = self.store.info(job.game_id, job.family)
         stored = 0 if info is None else info.computed_upto
         period = None if info is None else _certified(info.period)
-        if stored >= job.upto or (period is not None and not job.fill):
+        if period is not None and not job.fill:
             self.queue.finish(job.id, self.worker_id)
             return
-        log.info("job %d: resuming at %d of %d", job.id, stored, job.upto)
+        # An object made whole (a solved graph, an endgame table) is made first, its progress shown as it
+        # goes; then exactly its words are stored, whatever `upto` said, and no time bound cuts them short
+        # (the costly part is done, and a part of the object would be of no use).
+        length = kernel.length(self._reporter(job, lost))
+        upto = job.upto if length is None else length
+        if length is not None:
+            deadline = None
+        if stored >= upto:
+            self.queue.finish(job.id, self.worker_id)
+            return
+        log.info("job %d: resuming at %d of %d", job.id, stored, upto)
         values = self._load_prefix(job, kernel, stored, lost)
         start = stored
-        while start < job.upto:
+        while start < upto:
             self._check(lost)
             # Steps grow with the table (so a period shows after a few thousand values, not after a
             # whole step), and end on chunk boundaries when the step allows, so few partial chunks are
@@ -227,10 +246,10 @@ class Worker:
             stop = (start // CHUNK_VALUES) * CHUNK_VALUES + step
             if stop <= start:
                 stop = start + step
-            stop = min(stop, job.upto)
+            stop = min(stop, upto)
             values = kernel.extend(values, stop)
             new_period = None if period is not None else _certified(kernel.certify(values))
-            finish = stop >= job.upto or (new_period is not None and not job.fill)
+            finish = stop >= upto or (new_period is not None and not job.fill)
             self._check(lost)
             self.store.write_extension(
                 job_id=job.id,
@@ -240,8 +259,8 @@ class Worker:
                 start=start,
                 values=values,
                 period=new_period,
-                done=min(stop, job.upto),
-                total=job.upto,
+                done=min(stop, upto),
+                total=upto,
                 finish=finish,
             )
             period = period or new_period
@@ -251,6 +270,27 @@ class Worker:
             if deadline is not None and time.monotonic() >= deadline:
                 self._stop_at_bound(job, stop)
                 return
+
+    def _reporter(self, job: Job, lost: threading.Event) -> Callable[[int, int], None]:
+        """progress(done, total) for a kernel's long computation: recorded in the job at most every
+        PROGRESS_SECONDS, and where the job is to stop (lease lost, cancelled, shutting down) it raises
+        `_Stopped`, which ends the computation."""
+        last = [0.0]
+
+        def report(done: int, total: int) -> None:
+            self._check(lost)
+            now = time.monotonic()
+            if now - last[0] < PROGRESS_SECONDS:
+                return
+            last[0] = now
+            try:
+                if not self.queue.progress(job.id, self.worker_id, done, total):
+                    lost.set()
+            except StorageUnavailable as exc:  # the next checkpoint will tell; the work goes on
+                log.warning("job %d: progress not recorded: %s", job.id, exc)
+            self._check(lost)
+
+        return report
 
     def _stop_at_bound(self, job: Job, done: int) -> None:
         """End a job that ran out of its time bound, its checkpoint of `done` values written."""

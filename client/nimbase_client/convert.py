@@ -84,7 +84,8 @@ def p_position_dict(msg: pb.IsPPositionResponse) -> records.PPosition:
 
 def move_dict(msg: pb.Move) -> records.Move:
     """A Move message as the REST JSON has it: `to` comes with `heap` (heap games), `pair` (Wythoff) or
-    `colored_heap` (bicolor-nim), and is kept when empty (a heap that vanishes)."""
+    `colored_heap` (bicolor-nim), and is kept when empty (a heap that vanishes); chess gives `uci` and
+    `san`."""
     out: records.Move = {"move": msg.move, "position": msg.position}
     if msg.outcome:
         out["outcome"] = cast(records.Outcome, msg.outcome)
@@ -107,6 +108,10 @@ def move_dict(msg: pb.Move) -> records.Move:
         out["to"] = list(msg.to)
         out["white_taken"] = msg.white_taken
         out["black_taken"] = msg.black_taken
+    if msg.HasField("uci"):
+        out["uci"] = msg.uci
+    if msg.HasField("san"):
+        out["san"] = msg.san
     return out
 
 

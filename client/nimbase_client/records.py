@@ -125,13 +125,13 @@ class Move(TypedDict):
     """One legal move and the value of the position it leads to.
 
     Beside the text `move`, heap games give `heap` and `to`, Wythoff gives `pair` and `to`, bicolor-nim
-    `colored_heap`, `to`, `white_taken` and `black_taken`. A puzzle's move is a press (its name in
-    `move`): it gives `solvable` and `remoteness` instead of `outcome`.
+    `colored_heap`, `to`, `white_taken` and `black_taken`, chess `uci` and `san`. A puzzle's move is a
+    press (its name in `move`): it gives `solvable` and `remoteness` instead of `outcome`.
     """
 
     move: str
     """The move as text: "n -> a", "n -> a+b" (a split), "n -> 0"; Wythoff "a,b -> c,d"; Lights Out the
-    press, e.g. "23"."""
+    press, e.g. "23"; a game graph the vertex reached; chess the move in UCI, e.g. "a1a8"."""
     position: str
     """The position the move leads to, in canonical form."""
     outcome: NotRequired[Outcome]
@@ -162,6 +162,10 @@ class Move(TypedDict):
     """What the heap or pair becomes: heap games the heaps left ([] when the heap vanishes, two when it
     splits); Wythoff the pair [c, d] ([0, 0] when both piles are emptied); bicolor-nim the heap
     [white, black] ([0, 0] when it is taken whole)."""
+    uci: NotRequired[str]
+    """Chess: the move in UCI notation (from and to squares, and the piece promoted to), e.g. "e7e8q"."""
+    san: NotRequired[str]
+    """Chess: the move in Standard Algebraic Notation, e.g. "Ra8#" or "e8=Q+"."""
 
 
 class Moves(TypedDict):
@@ -252,8 +256,9 @@ class Sequence(TypedDict):
 class Stats(TypedDict, total=False):
     """Answer of `GET /v1/stats` (GetStats): what is known of the game as a whole.
 
-    Open: the fields below are those known today (heap games, Wythoff, Lights Out); a game may add others, and
-    a client must ignore keys it does not know. Null means "not known" (or "none", for rarity).
+    Open: the fields below are those known today (heap games, Wythoff, Lights Out, game graphs, chess); a
+    game may add others, and a client must ignore keys it does not know. Null means "not known" (or
+    "none", for rarity).
     """
 
     game: str
@@ -299,6 +304,21 @@ class Stats(TypedDict, total=False):
     method: Literal["elimination", "polynomial"]
     """Lights Out shapes: how rank and nullity were found: Gaussian elimination of the press matrix, or
     (plane boards past 256 x 256) the polynomial method over F2."""
+    wins: int
+    """Game graphs and chess materials: positions won for the player to move (chess: either side to
+    move, either colouring)."""
+    losses: int
+    """Game graphs and chess materials: positions lost for the player to move."""
+    draws: int
+    """Game graphs and chess materials: positions drawn with best play."""
+    longest_win: int
+    """Game graphs and chess materials: the greatest remoteness of a won position, in plies (a mate in n
+    moves is 2n - 1 plies)."""
+    longest_loss: int
+    """Game graphs and chess materials: the greatest remoteness of a lost position, in plies."""
+    kernel: list[str] | int
+    """Acyclic game graphs played to normal play: the kernel (the P-positions, gamma = 0), as vertex
+    names, or their count where long."""
 
 
 # -- jobs --------------------------------------------------------------------------------------

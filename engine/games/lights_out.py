@@ -42,8 +42,9 @@ and `remoteness` (the fewest presses, or absent with a `note`); BestMove lists p
 not apply (FAILED_PRECONDITION). `lights-out:graph:NAME` parses to a `NeedsGraph` that the service binds
 to the uploaded graph (`LightsOut.for_uploaded`, edges read as undirected). A worker job stores a
 shape's elimination as the family "elimination" (`plan_job`, `EliminationKernel`: numpy's .npz bytes of
-`ChaseElimination.to_arrays` as uint32 words), which the kind reads through `ctx.tables` before
-eliminating live; answers from a stored elimination say `source: "table"`, others `"live"`.
+`ChaseElimination.to_arrays` as uint32 words, engine.stored_bytes), which the kind reads through
+`ctx.tables` before eliminating live; answers from a stored elimination say `source: "table"`, others
+`"live"`.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ import re
 import threading
 import zipfile
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, TypedDict
 
@@ -66,7 +67,6 @@ from engine.errors import (
     InvalidGameId,
     InvalidPosition,
     LimitExceeded,
-    NimbaseError,
     NotApplicable,
 )
 from engine.games.chebyshev_f2 import plane_nullity
@@ -90,9 +90,9 @@ from engine.kernels.gf2 import (
 from engine.kernels.lights_out_stats import coset_leader_counts, type_walk_steps
 from engine.kind import Context, GameKind, SequenceKernel
 from engine.moves import check_limit
-from engine.periods import Period
 from engine.positions import check_length, parse_decimal, quote_position, quote_token
 from engine.precompute import JobPlan
+from engine.stored_bytes import BytesKernel, decode_words, encode_words, read_stored
 from engine.values import BestMoveResult, GameInfo, MoveValue, Source, Value
 
 I64 = NDArray[np.int64]
@@ -639,93 +639,55 @@ def _keep(shape: Shape, solver: ShapeSolver, *, stored: bool) -> None:
 # -- the stored elimination (a worker's job) ---------------------------------------------------------
 
 
-def encode_elimination(elimination: ChaseElimination) -> NDArray[np.uint32]:
-    """The elimination as uint32 words for the sequence storage: its byte count (two words, low first),
-    then its arrays in numpy's .npz form (no pickles), zero-padded to whole words."""
+def elimination_bytes(elimination: ChaseElimination) -> bytes:
+    """The elimination's arrays in numpy's .npz form (no pickles)."""
     buffer = io.BytesIO()
     np.savez(buffer, **elimination.to_arrays())  # type: ignore[arg-type]
-    data = buffer.getvalue()
-    size = len(data)
-    padded = data + b"\x00" * (-size % 4)
-    words = np.frombuffer(padded, dtype="<u4").astype(np.uint32)
-    return np.concatenate([np.array([size & 0xFFFFFFFF, size >> 32], dtype=np.uint32), words])
+    return buffer.getvalue()
+
+
+def encode_elimination(elimination: ChaseElimination) -> NDArray[np.uint32]:
+    """The elimination as uint32 words for the sequence storage (engine.stored_bytes: its byte count,
+    then its .npz bytes)."""
+    return encode_words(elimination_bytes(elimination))
 
 
 def decode_elimination(words: NDArray[np.uint32]) -> dict[str, NDArray[np.generic]]:
     """The arrays `encode_elimination` stored (ValueError when they are not there whole)."""
-    if len(words) < 2:
-        raise ValueError("a stored elimination holds at least its size")
-    size = int(words[0]) | int(words[1]) << 32
-    data = np.ascontiguousarray(words[2:], dtype="<u4").tobytes()
-    if size > len(data):
-        raise ValueError(f"a stored elimination of {size} bytes holds {len(data)}")
+    return _elimination_arrays(decode_words(words, "a stored elimination"))
+
+
+def _elimination_arrays(data: bytes) -> dict[str, NDArray[np.generic]]:
     try:
-        with np.load(io.BytesIO(data[:size]), allow_pickle=False) as stored_arrays:
+        with np.load(io.BytesIO(data), allow_pickle=False) as stored_arrays:
             return {name: stored_arrays[name] for name in stored_arrays.files}
     except (OSError, KeyError, EOFError, zipfile.BadZipFile) as error:
         raise ValueError(f"a stored elimination does not read: {error}") from error
 
 
-class EliminationKernel(SequenceKernel):
+class EliminationKernel(BytesKernel):
     """What a worker runs for the family "elimination" of a shape: the shape's elimination, encoded
     (`encode_elimination`); the whole of it is made at the first step and kept for the next ones."""
 
     family = ELIMINATION
-    certifies = False
 
     def __init__(self, shape: Shape) -> None:
+        super().__init__()
         self.shape = shape
-        self._words: NDArray[np.uint32] | None = None
 
-    def words(self) -> NDArray[np.uint32]:
-        if self._words is None:
-            self._words = encode_elimination(eliminate_shape(self.shape))
-        return self._words
-
-    def extend(self, prefix: NDArray[np.uint32], stop: int) -> NDArray[np.uint32]:
-        words = self.words()
-        if stop <= len(words):
-            return words[:stop].copy()
-        return np.concatenate([words, np.zeros(stop - len(words), dtype=np.uint32)])
-
-    def certify(self, values: NDArray[np.uint32]) -> Period | None:
-        return None
-
-    def reference(self, stop: int) -> list[int]:
-        return [int(v) for v in self.extend(np.zeros(0, np.uint32), stop)]
-
-
-@dataclass(frozen=True, slots=True)
-class EliminationSource:
-    """The stored elimination of a shape as the sequence tables see it: read only, never grown live."""
-
-    shape: Shape
-    family: str = ELIMINATION
-    live_limit: int | None = 0
-
-    @property
-    def game_id(self) -> str:
-        return self.shape.game_id
-
-    def formula_value(self, n: int) -> int | None:
-        return None
-
-    def formula_period(self) -> Period | None:
-        return None
-
-    def kernel(self) -> SequenceKernel:
-        return EliminationKernel(self.shape)
+    def make(self, progress: Callable[[int, int], None] | None = None) -> bytes:
+        return elimination_bytes(eliminate_shape(self.shape))
 
 
 def load_stored(shape: Shape, ctx: Context) -> bool:
     """Keep the shape's stored elimination (`remember`), if the tables hold one that reads; whether they
     did. One that does not read (damaged, another version's) is left aside: the shape is eliminated live."""
+    data = read_stored(shape.game_id, ELIMINATION, ctx, "a stored elimination")
+    if data is None:
+        return False
     try:
-        if not ctx.tables.stored_size(shape.game_id, ELIMINATION):
-            return False
-        words, _ = ctx.tables.known_prefix(EliminationSource(shape), ctx.deadline.at)
-        remember(shape, decode_elimination(words))
-    except (NimbaseError, ValueError):
+        remember(shape, _elimination_arrays(data))
+    except ValueError:
         return False
     return True
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import InvalidGameId, UnknownGame
-from engine.games import lights_out, nim, subtraction
+from engine.games import chess, graph_game, lights_out, nim, subtraction
 from engine.games.base import GameInfo
 from engine.games.bicolor import BicolorNim
 from engine.games.grundy import GrundyGame
@@ -94,6 +94,8 @@ FAMILIES: dict[str, Family] = {
         info=lights_out.family_info,
         classics=lights_out.family_classics,
     ),
+    graph_game.FAMILY: Family(parse=graph_game.parse_graph_kind, info=graph_game.family_info),
+    chess.FAMILY: Family(parse=chess.parse_chess_kind, info=chess.family_info),
 }
 
 

@@ -167,6 +167,23 @@ def test_errors_of_a_question_are_one_line(elsewhere: Path, database_url: str) -
     assert line.startswith("nimbase: INVALID_ARGUMENT: ") and "'x'" in line
 
 
+def test_precompute_binds_a_game_graph(elsewhere: Path, database_url: str, db_engine: sa.Engine) -> None:
+    """`nimbase precompute graph:NAME` loads the graph to plan its solve job (family "solution")."""
+    from storage.jobs import JobQueue
+
+    name = f"cli-{secrets.token_hex(4)}"
+    Nimbase(Settings(admin_token="t"), db_engine).upload_graph("t", name, ["a", "b"], [["a", "b"]])
+    env = {"DATABASE_URL": database_url}
+    done = nimbase(elsewhere, "precompute", f"graph:{name}", "--upto", "0", "--detach", **env)
+    assert done.returncode == 0, done.stderr
+    queue = JobQueue(db_engine)
+    jobs = [job for job in queue.list() if job.game_id == f"graph:{name}"]
+    assert [job.family for job in jobs] == ["solution"]
+    queue.cancel(jobs[0].id)  # no later worker should run it
+    missing = nimbase(elsewhere, "precompute", "graph:no-such-graph", "--upto", "0", **env)
+    assert missing.returncode == 2 and "no graph named 'no-such-graph'" in missing.stderr
+
+
 def test_png(elsewhere: Path, database_url: str) -> None:
     done = nimbase(
         elsewhere, "sequence", "octal:0.77", "--stop", "300", "--png", "kayles.png", DATABASE_URL=database_url

@@ -144,7 +144,7 @@ def test_bad_game_ids_are_invalid_arguments(server: Server, game: str) -> None:
 def test_other_bad_requests(server: Server) -> None:
     with server.client() as client:
         for call, code in [
-            (lambda: client.get_value("chess:KRvK", "3"), "NOT_FOUND"),
+            (lambda: client.get_value("go:9x9", "3"), "NOT_FOUND"),
             (lambda: client.get_job(987654321), "NOT_FOUND"),
             (lambda: client.best_move("nim", "3 4", limit=0), "INVALID_ARGUMENT"),
             (lambda: client.get_sequence("subtraction:1,2", 10, 5), "INVALID_ARGUMENT"),
@@ -337,7 +337,7 @@ def test_database_outage(own_database_url: str, tmp_path: Path) -> None:
 
 def test_stream_batches_answer_each_batch_in_order(server: Server) -> None:
     batches = [("nim", [str(n), f"{n} {n}"]) for n in range(1, 50)]
-    batches.insert(10, ("chess:KRvK", ["1"]))
+    batches.insert(10, ("go:9x9", ["1"]))
     batches.insert(20, ("subtraction:1,3,4", ["7", "x"]))
     with server.client() as client:
         answers = list(client.stream_batches(iter(batches)))

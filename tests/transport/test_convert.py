@@ -65,8 +65,8 @@ def test_value_round_trip_equals_rest_json(value: Value) -> None:
 
 
 #: Structured move fields as the kinds give them: none, a heap and what it leaves (maybe nothing,
-#: maybe a split), a Wythoff pair and the pair it becomes, or a bicolor heap, what it becomes and the
-#: stones of each colour taken.
+#: maybe a split), a Wythoff pair and the pair it becomes, a bicolor heap, what it becomes and the
+#: stones of each colour taken, or a chess move in UCI and SAN.
 move_fields = (
     st.just(())
     | st.builds(lambda h, to: (("heap", h), ("to", to)), int64, st.lists(int64, max_size=2))
@@ -87,6 +87,7 @@ move_fields = (
         int64,
         int64,
     )
+    | st.builds(lambda uci, san: (("uci", uci), ("san", san)), text, text)
 )
 
 

@@ -264,3 +264,60 @@ def test_the_time_bound_counts_per_attempt(clean_db: sa.Engine) -> None:
     job = queue.get(first.id)
     assert job is not None
     assert (job.status, job.done, job.total, job.attempts, job.error) == ("done", 100_000, 100_000, 2, None)
+
+
+# ---- objects made whole (engine.stored_bytes): solved tables and graphs ---------------------------------
+
+
+def test_a_whole_object_is_stored_whole_with_its_progress(
+    clean_db: sa.Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chess table's job stores exactly the table's words whatever its `upto` (and whatever its time
+    bound), recording the solve's progress as it goes; the stored words read back as the table."""
+    from engine.games.chess_tables import Tablebase
+    from engine.stored_bytes import decode_words
+    from worker import runner
+
+    queue = JobQueue(clean_db)
+    submitted = queue.submit_automatic("chess:KRvK", "table", 5, cap=4, max_seconds=1e-6)
+    assert submitted.job is not None
+    recorded: list[tuple[int, int]] = []
+    record = JobQueue.progress
+
+    def spy(self: JobQueue, job_id: int, worker_id: str, done: int, total: int) -> bool:
+        held = record(self, job_id, worker_id, done, total)
+        row = JobQueue(clean_db).get(job_id)
+        assert row is not None
+        recorded.append((row.done, row.total))
+        return held
+
+    monkeypatch.setattr(runner, "PROGRESS_SECONDS", 0.0)
+    monkeypatch.setattr(JobQueue, "progress", spy)
+    run_all(clean_db, step_values=1000)
+    assert recorded and all(0 < done <= total for done, total in recorded)
+    assert [done for done, _ in recorded] == sorted(done for done, _ in recorded)
+    job = queue.get(submitted.job.id)
+    info = SequenceStore(clean_db).info("chess:KRvK", "table")
+    assert job is not None and info is not None
+    assert (job.status, job.error) == ("done", None) and job.done == job.total == info.computed_upto > 5
+    stored = decode_words(SequenceStore(clean_db).read_prefix("chess:KRvK", "table", info.computed_upto))
+    assert stored == Tablebase().solve("KRvK").to_bytes()
+
+
+def test_a_cancelled_solve_stops_at_its_next_progress_report(clean_db: sa.Engine) -> None:
+    from worker.runner import _Stopped
+
+    queue = JobQueue(clean_db)
+    queue.submit("chess:KQvK", "table", 1)
+    job = queue.claim("test-worker", 30)
+    assert job is not None
+    worker = Worker(clean_db, worker_id="test-worker")
+    lost = threading.Event()
+    report = worker._reporter(job, lost)
+    report(10, 100)
+    row = queue.get(job.id)
+    assert row is not None and (row.done, row.total) == (10, 100)
+    queue.cancel(job.id)
+    with pytest.raises(_Stopped):
+        worker._reporter(job, lost)(20, 100)
+    assert lost.is_set()

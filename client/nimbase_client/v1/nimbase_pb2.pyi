@@ -94,7 +94,7 @@ class BestMoveRequest(_message.Message):
     def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
 
 class Move(_message.Message):
-    __slots__ = ("move", "position", "outcome", "grundy", "remoteness", "heap", "pair", "to", "grundy_black", "colored_heap", "white_taken", "black_taken", "solvable")
+    __slots__ = ("move", "position", "outcome", "grundy", "remoteness", "heap", "pair", "to", "grundy_black", "colored_heap", "white_taken", "black_taken", "solvable", "uci", "san")
     MOVE_FIELD_NUMBER: _ClassVar[int]
     POSITION_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
@@ -108,6 +108,8 @@ class Move(_message.Message):
     WHITE_TAKEN_FIELD_NUMBER: _ClassVar[int]
     BLACK_TAKEN_FIELD_NUMBER: _ClassVar[int]
     SOLVABLE_FIELD_NUMBER: _ClassVar[int]
+    UCI_FIELD_NUMBER: _ClassVar[int]
+    SAN_FIELD_NUMBER: _ClassVar[int]
     move: str
     position: str
     outcome: str
@@ -121,7 +123,9 @@ class Move(_message.Message):
     white_taken: int
     black_taken: int
     solvable: bool
-    def __init__(self, move: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ..., heap: _Optional[int] = ..., pair: _Optional[_Iterable[int]] = ..., to: _Optional[_Iterable[int]] = ..., grundy_black: _Optional[int] = ..., colored_heap: _Optional[_Iterable[int]] = ..., white_taken: _Optional[int] = ..., black_taken: _Optional[int] = ..., solvable: _Optional[bool] = ...) -> None: ...
+    uci: str
+    san: str
+    def __init__(self, move: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ..., heap: _Optional[int] = ..., pair: _Optional[_Iterable[int]] = ..., to: _Optional[_Iterable[int]] = ..., grundy_black: _Optional[int] = ..., colored_heap: _Optional[_Iterable[int]] = ..., white_taken: _Optional[int] = ..., black_taken: _Optional[int] = ..., solvable: _Optional[bool] = ..., uci: _Optional[str] = ..., san: _Optional[str] = ...) -> None: ...
 
 class BestMoveResponse(_message.Message):
     __slots__ = ("value", "moves", "best_move")

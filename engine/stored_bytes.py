@@ -1,0 +1,121 @@
+"""Objects stored whole as a family of uint32 words: Lights Out's eliminations, solved game graphs, chess
+endgame tables.
+
+The sequence storage holds uint32 values in checksummed, bit-packed, deflated chunks; an object that is
+not a sequence (bytes made at once by a worker) goes through it as words: its byte count (two words, low
+first), then the bytes zero-padded to whole words (`encode_words`; `decode_words` reads them back,
+ValueError when they are not all there, e.g. while a job is still writing them). Everything else is the
+sequences' own: chunks, checkpoints, leases, repairs, caches.
+
+- `BytesKernel` is what a worker runs for such a family: it makes the object at once (`make`, with
+  progress), and `length` tells the worker how many words to store: the job ends there whatever `upto`
+  it was given.
+- `StoredBytes` is the family as the service's sequence tables see it (read only, never grown live),
+  and `read_stored(game_id, family, ctx)` gives the stored object's bytes through `ctx.tables`, or None
+  where none is stored whole (or what is stored does not read).
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from engine.errors import NimbaseError
+from engine.kind import Context, SequenceKernel
+from engine.periods import Period
+
+U32 = NDArray[np.uint32]
+
+
+def encode_words(data: bytes) -> U32:
+    """`data` as uint32 words: its byte count (two words, low first), then the bytes zero-padded."""
+    size = len(data)
+    padded = data + b"\x00" * (-size % 4)
+    words = np.frombuffer(padded, dtype="<u4").astype(np.uint32)
+    return np.concatenate([np.array([size & 0xFFFFFFFF, size >> 32], dtype=np.uint32), words])
+
+
+def decode_words(words: U32, what: str = "a stored object") -> bytes:
+    """The bytes `encode_words` stored (words past them, zeros an automatic job added, are ignored);
+    ValueError when they are not all there."""
+    if len(words) < 2:
+        raise ValueError(f"{what} holds at least its size")
+    size = int(words[0]) | int(words[1]) << 32
+    data = np.ascontiguousarray(words[2:], dtype="<u4").tobytes()
+    if size > len(data):
+        raise ValueError(f"{what} of {size} bytes holds {len(data)}")
+    return data[:size]
+
+
+def words_for(size: int) -> int:
+    """How many words `encode_words` makes of `size` bytes."""
+    return 2 + -(-size // 4)
+
+
+class BytesKernel(SequenceKernel):
+    """A worker's kernel for an object stored as words: `make` gives its bytes, once (kept for the next
+    steps of the job); `extend` slices the words and pads past them with zeros."""
+
+    certifies = False
+
+    def __init__(self) -> None:
+        self._words: U32 | None = None
+
+    @abstractmethod
+    def make(self, progress: Callable[[int, int], None] | None = None) -> bytes:
+        """The object's bytes (the costly part: progress(done, total) as it goes)."""
+
+    def words(self, progress: Callable[[int, int], None] | None = None) -> U32:
+        if self._words is None:
+            self._words = encode_words(self.make(progress))
+        return self._words
+
+    def length(self, progress: Callable[[int, int], None] | None = None) -> int | None:
+        return len(self.words(progress))
+
+    def extend(self, prefix: U32, stop: int) -> U32:
+        words = self.words()
+        if stop <= len(words):
+            return words[:stop].copy()
+        return np.concatenate([words, np.zeros(stop - len(words), dtype=np.uint32)])
+
+    def certify(self, values: U32) -> Period | None:
+        return None
+
+    def reference(self, stop: int) -> list[int]:
+        return [int(v) for v in self.extend(np.zeros(0, np.uint32), stop)]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredBytes:
+    """A family stored as words, as the sequence tables see it (`SequenceSource`): read only, never
+    computed live (`live_limit` 0, no kernel)."""
+
+    game_id: str
+    family: str
+    live_limit: int | None = 0
+
+    def formula_value(self, n: int) -> int | None:
+        return None
+
+    def formula_period(self) -> Period | None:
+        return None
+
+    def kernel(self) -> SequenceKernel | None:
+        return None
+
+
+def read_stored(game_id: str, family: str, ctx: Context, what: str = "a stored object") -> bytes | None:
+    """The bytes stored as (game_id, family) through `ctx.tables`, or None: nothing stored, not all of it
+    yet (a job still writing), or not readable now (the database down, a damaged chunk)."""
+    try:
+        if not ctx.tables.stored_size(game_id, family):
+            return None
+        words, _ = ctx.tables.known_prefix(StoredBytes(game_id, family), ctx.deadline.at)
+        return decode_words(words, what)
+    except (NimbaseError, ValueError):
+        return None

@@ -1,0 +1,474 @@
+"""Chess endgame tables: materials, the perfect index, the numba move generator move for move against
+python-chess, known results (the longest KQvK and KRvK wins), the retrograde equations over every
+position, a brute-force search of short mates agreeing with the tables, and the kind's answers."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+from types import SimpleNamespace
+from typing import Any, cast
+
+import chess
+import numpy as np
+import pytest
+
+from engine.deadline import Deadline
+from engine.errors import InvalidGameId, InvalidPosition, LimitExceeded
+from engine.games.chess_tables import (
+    ChessTable,
+    Material,
+    Tablebase,
+    all_materials,
+    board_material,
+    board_of_slot,
+    material_graph,
+    parse_material,
+    slot_of_board,
+)
+from engine.kernels import chess_movegen as mg
+from engine.kernels.retrograde import Packed
+from engine.kind import Allowance, Context
+
+SMALL = ("KvK", "KQvK", "KRvK", "KBvK", "KNvK", "KPvK")
+
+
+@pytest.fixture(scope="module")
+def tablebase() -> Tablebase:
+    tb = Tablebase()
+    for name in SMALL:
+        tb.solve(name)
+    return tb
+
+
+def context() -> Context:
+    limits = SimpleNamespace(
+        search_states=10**6,
+        remoteness_states=10**6,
+        ranked_moves=1000,
+        listed_moves=10_000,
+        stats_p_positions=1000,
+        answer_chars=10**7,
+    )
+    return Context(
+        tables=cast(Any, None),
+        limits=cast(Any, limits),
+        deadline=Deadline(time.monotonic() + 60),
+        memo=cast(Any, None),
+        allowance=Allowance(10**6),
+    )
+
+
+def valid_boards(material: Material, rng: random.Random, count: int) -> Iterator[tuple[int, chess.Board]]:
+    found = 0
+    while found < count:
+        slot = rng.randrange(material.slots)
+        board = board_of_slot(material, slot)
+        if board is not None:
+            found += 1
+            yield slot, board
+
+
+def disguise(board: chess.Board, rng: random.Random) -> chess.Board:
+    """The same position under a random symmetry of the material (colours swapped, mirrored...)."""
+    out = board.copy()
+    if rng.random() < 0.5:
+        out = out.transform(chess.flip_horizontal)
+    if rng.random() < 0.5:
+        out = out.mirror()  # flip vertically and swap the colours (and the side to move)
+    if not any(p.piece_type == chess.PAWN for p in out.piece_map().values()):
+        if rng.random() < 0.5:
+            out = out.transform(chess.flip_diagonal)
+        if rng.random() < 0.5:
+            out = out.transform(chess.flip_vertical)
+    return out
+
+
+# -- materials and the index -----------------------------------------------------------------------------
+
+
+def test_material_names() -> None:
+    assert parse_material("KRvK").name == "KRvK"
+    assert parse_material("KvKR").name == "KRvK"
+    assert parse_material("KRQvK").name == "KQRvK"
+    assert parse_material("KRvKQ").name == "KQvKR"
+    assert parse_material("KNvKB").name == "KBvKN"
+    assert parse_material("KvKP").name == "KPvK"
+    for bad in ("KRK", "krvk", "KRvKX", "", "KQvKR "):
+        with pytest.raises(InvalidGameId, match=repr(bad)):
+            parse_material(bad)
+    for unsupported in ("KQRvKR", "KPPvK", "KRPvK", "KPvKP"):
+        with pytest.raises(InvalidGameId, match="not supported"):
+            parse_material(unsupported)
+
+
+def test_every_material_comes_after_those_it_leads_to() -> None:
+    names = [m.name for m in all_materials()]
+    for name in (
+        "KQvK",
+        "KRvK",
+        "KBvK",
+        "KNvK",
+        "KQvKR",
+        "KRvKB",
+        "KRvKN",
+        "KQvKQ",
+        "KBNvK",
+        "KBBvK",
+        "KPvK",
+    ):
+        assert name in names
+    assert len(names) == 26
+    for i, material in enumerate(all_materials()):
+        for sub in material.sub_materials():
+            assert names.index(sub.name) < i
+    assert {m.name for m in parse_material("KPvK").sub_materials()} == {"KvK", "KQvK", "KRvK", "KBvK", "KNvK"}
+    assert {m.name for m in parse_material("KQvKR").sub_materials()} == {"KQvK", "KRvK"}
+
+
+def test_index_sizes() -> None:
+    assert (mg.KK_INDEX >= 0).sum() == 462 and (mg.KKP_INDEX >= 0).sum() == 1806
+    assert parse_material("KQvKR").slots == 2 * 462 * 62 * 61
+    assert parse_material("KBBvK").slots == 2 * 462 * 1891
+    assert parse_material("KPvK").slots == 2 * 1806 * 48
+    assert parse_material("KRvK").slots == 2 * 462 * 62
+
+
+@pytest.mark.parametrize("name", [m.name for m in all_materials()])
+def test_canonical_slot_is_the_least_symmetric_image(name: str) -> None:
+    material = parse_material(name)
+    spec = material.spec
+    rng = random.Random(name)
+    sq = np.empty(4, np.int64)
+    transforms = 2 if material.pawnful else 8
+    for _ in range(300):
+        slot = rng.randrange(material.slots)
+        stm = mg.decode(spec, slot, sq)
+        if stm < 0:
+            continue
+        ka, kb, s0, s1 = [int(s) for s in sq[: 2 + len(material.pieces)]] + [-1] * (2 - len(material.pieces))
+        least = mg.canonical(spec, ka, kb, s0, s1, stm)
+        assert least == mg.canonical_by_search(spec, ka, kb, s0, s1, stm)
+        diagonal = (ka & 7) == (ka >> 3) and (kb & 7) == (kb >> 3)
+        if not diagonal or material.pawnful:
+            assert least == slot
+        for t in range(transforms):
+            image = [mg._transform(s, t) if s >= 0 else -1 for s in (ka, kb, s0, s1)]
+            assert mg.canonical(spec, image[0], image[1], image[2], image[3], stm) == least
+
+
+# -- the move generator against python-chess ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", [m.name for m in all_materials()])
+def test_move_generator_matches_python_chess(name: str) -> None:
+    material = parse_material(name)
+    spec = material.spec
+    rows = material.children()
+    children = np.full((len(rows), 9), -1, dtype=np.int64)
+    for r, entry in enumerate(rows):
+        if entry is not None:
+            children[r, :6] = entry[0].spec
+            children[r, 6] = int(entry[1])
+            children[r, 7 : 7 + len(entry[2])] = entry[2]
+    rng = random.Random(name)
+    sq = np.empty(4, np.int64)
+    kinds = np.empty(4, np.int64)
+    owners = np.empty(4, np.int64)
+    out = np.empty(4 * mg.MAX_MOVES, np.int64)
+    n = 2 + len(material.pieces)
+    checked = broken = 0
+    while checked < 60:
+        slot = rng.randrange(material.slots)
+        stm = mg.setup(spec, slot, sq, kinds, owners)
+        # the slot's men as a board, legal or not
+        if mg.decode(spec, slot, np.empty(4, np.int64)) < 0:
+            assert stm < 0  # a pawn on a king's square
+            continue
+        board = chess.Board(None)
+        for k in range(n):
+            board.set_piece_at(int(sq[k]), chess.Piece(int(kinds[k]), bool(owners[k] == 0)))
+        board.turn = bool(mg.decode(spec, slot, np.empty(4, np.int64)) == 0)
+        legal = not (board.status() & ~(chess.STATUS_IMPOSSIBLE_CHECK | chess.STATUS_TOO_MANY_CHECKERS))
+        assert (stm >= 0) == legal, board.fen()
+        if stm < 0:
+            broken += 1
+            continue
+        checked += 1
+        count = mg.legal_moves(sq, kinds, owners, n, stm, out)
+        ours: dict[str, tuple[int, int]] = {}
+        for i in range(count):
+            j, to, promo, cap = (int(x) for x in out[4 * i : 4 * i + 4])
+            move = chess.Move(int(sq[j]), to, promo or None)
+            ours[move.uci()] = mg.child_of(spec, children, sq, kinds, n, stm, j, to, promo, cap)
+        assert set(ours) == {m.uci() for m in board.legal_moves}, board.fen()
+        if count == 0:
+            assert board.is_checkmate() or board.is_stalemate()
+        for move in board.legal_moves:
+            at, child = ours[move.uci()]
+            board.push(move)
+            found, _ = board_material(board)
+            if at < 0:
+                assert found == material
+            else:
+                target = rows[at]
+                assert target is not None and target[0] == found
+            assert child == slot_of_board(found, board), (board.fen(), move.uci())
+            board.pop()
+    assert checked == 60
+
+
+# -- known results ---------------------------------------------------------------------------------------
+
+
+def test_longest_wins(tablebase: Tablebase) -> None:
+    """KQvK: mate in 10 moves at most (19 plies for the side to move winning); KRvK: 16 (31)."""
+    for name, plies in (("KQvK", 19), ("KRvK", 31)):
+        table = tablebase.get(name)
+        assert table is not None
+        stats = table.stats_of()
+        assert stats["longest_win"] == plies and stats["longest_loss"] == plies + 1
+        fen = str(stats["longest_win_position"])
+        assert fen.split()[1] == "w"
+        value = table.value_of(fen)
+        assert (value.outcome, value.remoteness) == ("N", plies)
+        assert stats["wins"] + stats["losses"] + stats["draws"] == stats["positions"]  # type: ignore[operator]
+    for name in ("KvK", "KBvK", "KNvK"):
+        table = tablebase.get(name)
+        assert table is not None
+        stats = table.stats_of()
+        assert stats["wins"] == stats["losses"] == 0 and stats["draws"] == stats["positions"]
+
+
+def test_mates_and_stalemates(tablebase: Tablebase) -> None:
+    kqk = tablebase.get("KQvK")
+    krk = tablebase.get("KRvK")
+    assert kqk is not None and krk is not None
+    mated = kqk.value_of("k7/1Q6/1K6/8/8/8/8/8 b - - 0 1")
+    assert (mated.outcome, mated.remoteness) == ("P", 0)
+    stalemate = kqk.value_of("k7/8/1Q6/8/8/8/8/K7 b - - 0 1")
+    assert (stalemate.outcome, stalemate.remoteness) == ("D", None)
+    assert kqk.moves_of("k7/8/1Q6/8/8/8/8/K7 b - - 0 1") == []
+    one = krk.value_of("k7/8/1K6/8/8/8/8/7R w - - 0 1")
+    assert (one.outcome, one.remoteness) == ("N", 1)
+    best = krk.moves_of("k7/8/1K6/8/8/8/8/7R w - - 0 1")[0]
+    assert best.move == "h1h8" and dict(best.fields)["san"] == "Rh8#"
+    assert (best.value.outcome, best.value.remoteness) == ("P", 0)
+    # the same with the colours the other way round, and mirrored
+    flipped = krk.value_of("7r/8/8/8/8/1k6/8/K7 b - - 0 1")
+    assert (flipped.outcome, flipped.remoteness) == ("N", 1)
+    # Black to move can take the undefended rook: a draw (KvK).
+    take = krk.value_of("8/8/8/8/8/8/kR6/7K b - - 0 1")
+    assert take.outcome == "D"
+    assert krk.moves_of("8/8/8/8/8/8/kR6/7K b - - 0 1")[0].move == "a2b2"
+
+
+def test_kpvk_promotion_leads_into_the_promoted_table(tablebase: Tablebase) -> None:
+    kpk = tablebase.get("KPvK")
+    kqk = tablebase.get("KQvK")
+    assert kpk is not None and kqk is not None
+    fen = "8/4P3/8/8/8/k7/8/4K3 w - - 0 1"
+    moves = {m.move: m for m in kpk.moves_of(fen)}
+    assert {"e7e8q", "e7e8r", "e7e8b", "e7e8n"} <= set(moves)
+    queen = moves["e7e8q"]
+    assert queen.value == kqk.value_of(queen.value.position)
+    assert dict(queen.fields)["san"] == "e8=Q"
+    assert moves["e7e8b"].value.outcome == "D"  # KBvK
+    value = kpk.value_of(fen)
+    assert value.outcome == "N" and value.remoteness == queen.value.remoteness + 1  # type: ignore[operator]
+
+
+# -- every position against the retrograde equations ------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["KQvK", "KRvK", "KPvK"])
+def test_every_value_satisfies_the_retrograde_equations(tablebase: Tablebase, name: str) -> None:
+    """Wins are 1 + the quickest move to a loss, losses 1 + the slowest move (all to wins), draws have
+    no move to a loss and one not to a win. Holding at every position, these determine the values."""
+    table = tablebase.get(name)
+    assert table is not None
+    graph = material_graph(table.material, tablebase.tables)
+    outcome, remoteness, broken = table.packed.unpack()
+    n = outcome.shape[0]
+    child = np.repeat(np.arange(n), np.diff(graph.rev_indptr))
+    parent = graph.rev_indices.astype(np.int64)
+    ext = graph.external
+    big = np.iinfo(np.int32).max
+    lost_min = np.where(ext.lost_min >= 0, ext.lost_min, big).astype(np.int64)
+    lost = outcome[child] < 0
+    np.minimum.at(lost_min, parent[lost], remoteness[child[lost]])
+    not_won = ext.count - ext.won_count  # external moves to losses and draws
+    np.add.at(not_won, parent, outcome[child] <= 0)
+    slowest = np.where(ext.won_count > 0, ext.won_max, -1).astype(np.int64)
+    np.maximum.at(slowest, parent, remoteness[child])
+    moves = graph.degree + ext.count
+    expect_o = np.zeros(n, np.int8)
+    expect_r = np.full(n, -1, np.int64)
+    win = lost_min < big
+    expect_o[win], expect_r[win] = 1, lost_min[win] + 1
+    loss = ~win & (moves > 0) & (not_won == 0)
+    expect_o[loss], expect_r[loss] = -1, slowest[loss] + 1
+    ends = moves == 0
+    expect_o[ends] = graph.terminal[ends]
+    expect_r[ends & (graph.terminal != 0)] = 0
+    assert (outcome[~broken] == expect_o[~broken]).all()
+    assert (remoteness[~broken] == expect_r[~broken]).all()
+    assert table.packed.nbytes == table.material.slots  # one byte per slot, no escapes
+
+
+@pytest.mark.parametrize("name", ["KQvK", "KRvK", "KPvK"])
+def test_sampled_positions_agree_with_python_chess(tablebase: Tablebase, name: str) -> None:
+    """Every move python-chess lists is reported (legal, SAN right), and the value follows from the
+    values of the positions the moves lead to, looked up by their FENs."""
+    table = tablebase.get(name)
+    assert table is not None
+    rng = random.Random(7)
+    for _, board in valid_boards(table.material, rng, 150):
+        board = disguise(board, rng)
+        fen = board.fen()
+        value = table.value_of(fen)
+        moves = table.moves_of(fen)
+        assert {m.move for m in moves} == {m.uci() for m in board.legal_moves}
+        for m in moves:
+            move = chess.Move.from_uci(m.move)
+            assert board.san(move) == dict(m.fields)["san"]
+            after = board.copy()
+            after.push(move)
+            assert m.value.position == after.board_fen() + (" w" if after.turn else " b") + " - - 0 1"
+            assert table.value_of_board(after) == m.value
+        if not moves:
+            assert (value.outcome, value.remoteness) == (("P", 0) if board.is_checkmate() else ("D", None))
+            continue
+        best = moves[0].value
+        if value.outcome == "N":
+            assert best.outcome == "P" and value.remoteness == best.remoteness + 1  # type: ignore[operator]
+        elif value.outcome == "P":
+            assert all(m.value.outcome == "N" for m in moves)
+            assert value.remoteness == 1 + max(m.value.remoteness or 0 for m in moves)
+            assert best.remoteness == value.remoteness - 1
+        else:
+            assert all(m.value.outcome != "P" for m in moves) and best.outcome == "D"
+
+
+def _forced_mate(board: chess.Board, plies: int) -> bool:
+    """The side to move mates within `plies` plies whatever the defence (plain search, no tables)."""
+    if plies <= 0:
+        return False
+    for move in board.legal_moves:
+        board.push(move)
+        try:
+            if board.is_checkmate() or _forced_loss(board, plies - 1):
+                return True
+        finally:
+            board.pop()
+    return False
+
+
+def _forced_loss(board: chess.Board, plies: int) -> bool:
+    """The side to move is mated within `plies` plies whatever it does."""
+    if board.is_checkmate():
+        return True
+    if plies <= 0 or board.is_stalemate():
+        return False
+    for move in board.legal_moves:
+        board.push(move)
+        try:
+            if not _forced_mate(board, plies - 1):
+                return False
+        finally:
+            board.pop()
+    return True
+
+
+@pytest.mark.parametrize("name", ["KQvK", "KRvK", "KPvK"])
+def test_short_mates_agree_with_a_brute_force_search(tablebase: Tablebase, name: str) -> None:
+    table = tablebase.get(name)
+    assert table is not None
+    outcome, remoteness, broken = table.packed.unpack()
+    rng = random.Random(3)
+    for r in (1, 2, 3, 4):
+        slots = np.flatnonzero((remoteness == r) & ~broken)
+        for slot in rng.sample(slots.tolist(), min(4, slots.size)):
+            board = table.board_of_slot(slot)
+            assert board is not None
+            board = disguise(board, rng)
+            if r % 2:
+                assert outcome[slot] == 1
+                assert _forced_mate(board, r) and not _forced_mate(board, r - 2), board.fen()
+            else:
+                assert outcome[slot] == -1
+                assert _forced_loss(board, r) and not _forced_loss(board, r - 2), board.fen()
+    # and positions that are not short mates are not found so by the search
+    for slot in rng.sample(np.flatnonzero((remoteness > 4) | (outcome == 0) & ~broken).tolist(), 5):
+        board = table.board_of_slot(slot)
+        assert board is not None
+        assert not _forced_mate(board, 3) and not _forced_loss(board, 2)
+
+
+# -- the kind ----------------------------------------------------------------------------------------
+
+
+def test_bad_positions_are_refused_quoting_them(tablebase: Tablebase) -> None:
+    krk = tablebase.get("KRvK")
+    assert krk is not None
+    cases = {
+        "not a fen": "malformed",
+        "8/8/8/8/8/8/8/KR5k x - - 0 1": "malformed",
+        "8/8/8/8/8/8/R7/Kk6 w - - 0 1": "not to move is in check",  # kings adjacent
+        "k7/8/8/8/8/8/8/R6K w - - 0 1": "not to move is in check",
+        "k7/8/8/8/8/8/8/1Q5K w - - 0 1": "KQvK, not the material",
+        "k7/8/8/8/8/8/8/1RR4K w - - 0 1": "KRRvK, not the material",
+        "k7/8/8/8/8/8/8/4K2R w K - 0 1": "castling",
+        "8/8/8/8/8/8/8/KR6 w - - 0 1": "Black has no king",
+    }
+    for fen, why in cases.items():
+        with pytest.raises(InvalidPosition, match=why) as error:
+            krk.parse(fen)
+        assert repr(fen) in str(error.value)
+
+
+def test_kind_answers(tablebase: Tablebase) -> None:
+    krk = tablebase.get("KRvK")
+    assert krk is not None and krk.game_id == "chess:KRvK"
+    ctx = context()
+    fen = krk.parse("k7/8/1K6/8/8/8/8/7R w - - 12 40")
+    assert fen == "k7/8/1K6/8/8/8/8/7R w - - 0 1"
+    answer = krk.best_moves(fen, 3, ctx)
+    assert answer.value.as_dict() == {
+        "game": "chess:KRvK", "position": fen, "outcome": "N", "remoteness": 1, "source": "table",
+    }  # fmt: skip
+    first = answer.moves[0].as_dict()
+    assert first["move"] == "h1h8" and first["san"] == "Rh8#" and first["uci"] == "h1h8"
+    assert first["position"] == "k6R/8/1K6/8/8/8/8/8 b - - 0 1" and first["outcome"] == "P"
+    assert len(answer.moves) == 3
+    stats = krk.stats(ctx)
+    assert stats["longest_win"] == 31 and stats["wins"] and stats["draws"]
+    info = krk.info()
+    assert info.id == "chess:KRvK" and info.examples
+    kvk = tablebase.get("KvK")
+    assert kvk is not None and kvk.info().examples
+
+
+def test_stored_tables_answer_the_same(tablebase: Tablebase) -> None:
+    krk = tablebase.get("KRvK")
+    assert krk is not None
+    other = Tablebase()
+    for name in ("KvK", "KRvK"):
+        table = tablebase.get(name)
+        assert table is not None
+        other.add(table.material, Packed.from_bytes(table.to_bytes()))
+    again = other.get("KRvK")
+    assert isinstance(again, ChessTable)
+    rng = random.Random(1)
+    for _, board in valid_boards(krk.material, rng, 50):
+        fen = board.fen()
+        assert again.value_of(fen) == krk.value_of(fen)
+        assert again.moves_of(fen) == krk.moves_of(fen)
+    with pytest.raises(ValueError):
+        ChessTable(krk.material, Packed.from_bytes(tablebase.tables["KvK"].to_bytes()))
+    # A table whose sub-tables are not loaded answers values, and refuses moves leading into them.
+    alone = Tablebase().add(krk.material, krk.packed)
+    assert alone.value_of("8/8/8/8/8/8/kR6/7K b - - 0 1").outcome == "D"
+    with pytest.raises(LimitExceeded, match="KvK"):
+        alone.moves_of("8/8/8/8/8/8/kR6/7K b - - 0 1")
