@@ -162,7 +162,7 @@ def _processes_argument(parser: argparse.ArgumentParser) -> None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from service.core import Nimbase
-    from service.server import run_server
+    from service.server import run_configured
 
     settings: Settings = args.settings
     if args.migrate:
@@ -179,17 +179,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from service.processes import serve_processes
 
         return serve_processes(settings, url, args.processes)
-    service = Nimbase(settings, _engine(url))
-    run_server(
-        service,
-        grpc_port=settings.grpc_port,
-        http_port=settings.http_port,
-        host=settings.host,
-        limits=settings.limits,
-        cors_origins=settings.cors_origins,
-        rate_limit=settings.rate_limit,
-        tls=settings.tls,
-    )
+    run_configured(Nimbase(settings, _engine(url)), settings)
     return 0
 
 

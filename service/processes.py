@@ -55,19 +55,13 @@ def _child(settings: Settings, database_url: str, metrics_dir: str, index: int) 
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir  # before prometheus_client is imported
     from service.core import Nimbase
     from service.metrics import Metrics
-    from service.server import run_server
+    from service.server import run_configured
     from storage.database import create_engine
 
     logging.basicConfig(level=settings.log_level, format=f"%(asctime)s [{index}] %(name)s %(message)s")
-    run_server(
+    run_configured(
         Nimbase(settings, create_engine(database_url)),
-        grpc_port=settings.grpc_port,
-        http_port=settings.http_port,
-        host=settings.host,
-        limits=settings.limits,
-        cors_origins=settings.cors_origins,
-        rate_limit=settings.rate_limit,
-        tls=settings.tls,
+        settings,
         reuse_port=True,
         metrics=Metrics(shared_dir=metrics_dir),
     )

@@ -25,7 +25,7 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from nimbase.settings import DEFAULT_RATE_LIMIT, RateLimitSettings, TlsFiles
+from nimbase.settings import DEFAULT_RATE_LIMIT, RateLimitSettings, Settings, TlsFiles
 from service import convert
 from service.core import NimbaseService
 from service.grpc_server import create_grpc_server
@@ -209,3 +209,22 @@ def run_server(
         )
 
     asyncio.run(main())
+
+
+def run_configured(
+    service: NimbaseService, settings: Settings, *, reuse_port: bool = False, metrics: Metrics | None = None
+) -> None:
+    """`run_server` on the settings' ports, host, limits, CORS origins, rate limit and TLS (one process
+    of `nimbase serve`, alone or beside others)."""
+    run_server(
+        service,
+        grpc_port=settings.grpc_port,
+        http_port=settings.http_port,
+        host=settings.host,
+        limits=settings.limits,
+        cors_origins=settings.cors_origins,
+        rate_limit=settings.rate_limit,
+        tls=settings.tls,
+        reuse_port=reuse_port,
+        metrics=metrics,
+    )
