@@ -26,7 +26,7 @@ import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from nimbase.settings import DEFAULT_RATE_LIMIT, RateLimitSettings, Settings, TlsFiles
-from service import convert
+from service import convert, malloc
 from service.core import NimbaseService
 from service.grpc_server import create_grpc_server
 from service.limits import DEFAULT_LIMITS, Limits
@@ -144,8 +144,10 @@ async def serve(
         ssl_keyfile=None if tls is None else str(tls.key),
     )
     http_server = _Uvicorn(config)
+    malloc.cap_arenas()
     await grpc_server.start()
     http_task = asyncio.create_task(http_server.serve(sockets=[sock]))
+    trimmer = asyncio.create_task(_trim_now_and_then())
     try:
         while not http_server.started:
             if http_task.done():
@@ -168,9 +170,17 @@ async def serve(
         await grpc_server.stop(SHUTDOWN_GRACE_S)
         with contextlib.suppress(asyncio.CancelledError):
             await http_task
+        trimmer.cancel()
         servicer.close()
         sock.close()
     return ports
+
+
+async def _trim_now_and_then() -> None:
+    """Return freed C heap to the system every `malloc.TRIM_SECONDS` (see service.malloc)."""
+    while True:
+        await asyncio.sleep(malloc.TRIM_SECONDS)
+        malloc.trim()
 
 
 def run_server(
