@@ -306,13 +306,13 @@ class CacheSettings:
     __pydantic_config__ = ConfigDict(extra="forbid")
 
     #: Values computed live (and their remoteness), all games together: a full live prefix of
-    #: `Limits.live_values` (2^22 values of 4 bytes, and 8 bytes each of remoteness) fits, beside others.
-    live_bytes: PositiveInt = 64 << 20
-    #: Stored chunks read from the database (128 chunks of 65,536 values of 4 bytes).
-    chunk_bytes: PositiveInt = 32 << 20
-    #: The shared memo (solved searches, stats, live Wythoff tables of up to 16 MiB): arrays by their
+    #: `Limits.live_values` (2^22 values of 4 bytes, and 8 bytes each of remoteness: 48 MiB) fits.
+    live_bytes: PositiveInt = 50 << 20
+    #: Stored chunks read from the database (64 chunks of 65,536 values of 4 bytes).
+    chunk_bytes: PositiveInt = 16 << 20
+    #: The shared memo (solved searches, stats, a live Wythoff table of up to 16 MiB): arrays by their
     #: size, any other entry counted as 4 KiB (and 4 KiB more per 64 heaps of its position).
-    memo_bytes: PositiveInt = 32 << 20
+    memo_bytes: PositiveInt = 20 << 20
 
 
 DEFAULT_CACHE = CacheSettings()

@@ -107,9 +107,9 @@ def test_every_variable_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_cache_budgets_default_and_override(monkeypatch: pytest.MonkeyPatch) -> None:
     assert Settings.from_env().cache == DEFAULT_CACHE == CacheSettings()
     assert (DEFAULT_CACHE.live_bytes, DEFAULT_CACHE.chunk_bytes, DEFAULT_CACHE.memo_bytes) == (
-        64 << 20,
-        128 * CHUNK_VALUES * 4,
-        32 << 20,
+        50 << 20,
+        64 * CHUNK_VALUES * 4,
+        20 << 20,
     )
     monkeypatch.setenv("NIMBASE_CACHE_LIVE_BYTES", "1024")
     monkeypatch.setenv("NIMBASE_CACHE_MEMO_BYTES", "2048")
