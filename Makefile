@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test bench soak proto migrate lint typecheck pytest fuzz install browser clean
+.PHONY: run test bench soak proto migrate lint typecheck pytest fuzz install browser loadgen clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
@@ -69,7 +69,21 @@ FUZZ_EXAMPLES ?= 1000
 fuzz: $(STAMP)
 	$(BIN)/pytest tests/fuzz --fuzz-examples $(FUZZ_EXAMPLES) --fuzz-random
 
-bench: $(STAMP)
+## The service benchmark measures capacity with C load generators (h2load for gRPC, wrk for REST) beside a
+## bare gRPC server: installed with apt-get when missing, like the browser; without them those figures
+## are left out (each says so).
+LOAD_PACKAGES := nghttp2-client wrk
+loadgen:
+	@command -v h2load >/dev/null 2>&1 && command -v wrk >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" = 0 ]; then sudo=; elif command -v sudo >/dev/null 2>&1; then sudo=sudo; \
+		else echo "install $(LOAD_PACKAGES) for the capacity figures"; exit 0; fi; \
+		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(LOAD_PACKAGES) >/dev/null 2>&1 || { \
+			$$sudo apt-get update -q >/dev/null && \
+			$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(LOAD_PACKAGES) >/dev/null; } || \
+			echo "could not install $(LOAD_PACKAGES): the capacity figures are left out"; \
+	}
+
+bench: $(STAMP) loadgen
 	$(BIN)/python -m bench
 
 ## 10 minutes of mixed load while a worker is SIGKILLed and PostgreSQL restarted (not in CI);
