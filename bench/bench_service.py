@@ -28,9 +28,13 @@ from bench.common import (
     process_tree,
     running_server,
 )
+from engine.deadline import Deadline
 from nimbase.client import NimbaseClient
+from nimbase.settings import Settings
 from nimbase.v1 import nimbase_pb2 as pb
 from nimbase.v1 import nimbase_pb2_grpc as pb_grpc
+from service import convert
+from service.core import Nimbase
 from storage.database import create_engine
 from storage.jobs import JobQueue
 from worker.runner import Worker
@@ -221,6 +225,33 @@ def capacity(target: str, base: str) -> None:
         figure("REST GetValue, stored heap, wrk 16 connections", rest, "calls/s")
 
 
+def service_path(url: str, heaps: list[int]) -> None:
+    """GetValue's own work in process, no transport (the lookup, the Value, its protobuf): what of a
+    call's cost the service layer accounts for, beside the transport's share measured above."""
+    service = Nimbase(Settings.from_env(), create_engine(url))
+    service.get_value(GAME, "1")  # the game resolved, its chunks read
+
+    def call(heap: int) -> pb.Value:
+        deadline = Deadline.cancellable(time.monotonic() + 10)
+
+        def lookup() -> pb.Value:
+            return convert.value_to_pb(service.get_value(GAME, str(heap), deadline))
+
+        answer = service.in_memory(lookup)  # the transports' hot path; a chunk not yet read needs a thread
+        return answer if answer is not None else lookup()
+
+    for heap in heaps:
+        call(heap)
+    started = time.perf_counter()
+    for heap in heaps:
+        call(heap)
+    figure(
+        "GetValue through the service layer alone (in process)",
+        (time.perf_counter() - started) / len(heaps) * 1e6,
+        "µs/call",
+    )
+
+
 def processes_scaling(url: str) -> None:
     """GetValue capacity of `nimbase serve --processes N` for N = 1 and 2, with h2load's own CPU share
     and the servers' (all processes), so the ratio can be judged on a machine h2load shares."""
@@ -309,6 +340,7 @@ def main() -> None:
                 bulk_stream_batches(target, bulk),
                 "values/s",
             )
+        service_path(url, [rng.randrange(STORED) for _ in range(20_000)])
         processes_scaling(url)
 
 

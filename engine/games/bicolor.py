@@ -449,15 +449,12 @@ class BicolorNim(GameKind[Heaps]):
         return SequenceResult(self.game_id, source.family, start, stop, values.tolist(), period, used)
 
     def stats(self, ctx: Context) -> dict[str, object]:
-        stored = {
-            name: ctx.tables.stored_size(self.game_id, name)
-            for name in stored_family_names()
-            if ctx.tables.stored_size(self.game_id, name)
-        }
+        sizes = [ctx.tables.stored_size(self.game_id, name) for name in stored_family_names()]
+        stored = [size for size in sizes if size]
         return {
             "game": self.game_id,
             "families_stored": len(stored),
-            "computed_upto": max(stored.values(), default=0),
+            "computed_upto": max(stored, default=0),
             "live_box_bytes": LIVE_BOX_BYTES,
             "period": None,
         }
