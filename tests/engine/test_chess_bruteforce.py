@@ -1,0 +1,121 @@
+"""Every KQvK, KRvK and KPvK position of the chess tables against a brute-force solve (tests.chess_oracle)
+that shares nothing with them but python-chess's rules: no index, no symmetry code, no move generator,
+no retrograde queue. The tables' values must be the oracle's at every position (and at a seventh of
+them again with the colours swapped), and their legal slots must be the oracle's positions up to
+symmetry, each reached once, twice where the tables' index keeps a symmetric pair apart."""
+
+from __future__ import annotations
+
+import chess
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from engine.games.chess_tables import Tablebase, board_of_slot, canonical_fen, slot_of_board
+from tests import chess_oracle as oracle
+
+NAMES = ("KQvK", "KRvK", "KPvK")
+#: Disagreements quoted in a failure message.
+SHOWN = 20
+#: Every how many oracle positions is also looked up with the colours swapped.
+MIRROR_STRIDE = 7
+
+
+@pytest.fixture(scope="module")
+def tablebase() -> Tablebase:
+    tb = Tablebase()
+    for name in NAMES:
+        tb.solve(name)
+    return tb
+
+
+def _value(outcome: int, remoteness: int) -> str:
+    return {1: f"win in {remoteness}", -1: f"loss in {remoteness}", 0: "draw"}.get(
+        outcome, f"outcome {outcome}, remoteness {remoteness}"
+    )
+
+
+def _disagreements(
+    solved: oracle.Solved,
+    classes: NDArray[np.int64],
+    outcome: NDArray[np.int8],
+    remoteness: NDArray[np.int32],
+) -> list[str]:
+    """Where the tables' values (`outcome`, `remoteness`) at oracle positions `classes` differ from the
+    oracle's, quoted by FEN (White holding the man) with both values."""
+    expect_outcome, expect_remoteness = solved.outcome[classes], solved.remoteness[classes]
+    wrong = np.flatnonzero((outcome != expect_outcome) | (remoteness != expect_remoteness))
+    lines = [
+        f"{canonical_fen(solved.board(int(classes[k])))}: "
+        f"oracle {_value(int(expect_outcome[k]), int(expect_remoteness[k]))}, "
+        f"tables {_value(int(outcome[k]), int(remoteness[k]))}"
+        for k in wrong[:SHOWN].tolist()
+    ]
+    return lines + ([f"... {wrong.size} in all"] if wrong.size > SHOWN else [])
+
+
+def _kings_share_a_diagonal(placement: tuple[int, int, int, int]) -> bool:
+    """Both kings on the a1-h8 or on the a8-h1 diagonal, the man off it."""
+    _, *squares = placement
+    files = [chess.square_file(sq) for sq in squares]
+    ranks = [chess.square_rank(sq) for sq in squares]
+    main = [f == r for f, r in zip(files, ranks, strict=True)]
+    anti = [f + r == 7 for f, r in zip(files, ranks, strict=True)]
+    return (main[0] and main[1] and not main[2]) or (anti[0] and anti[1] and not anti[2])
+
+
+def test_the_brute_force_finds_the_longest_wins() -> None:
+    """The textbook results from the oracle alone: KQvK mates in 10 moves at most (19 plies for White
+    to move), KRvK in 16 (31); the loser to move holds out one ply more."""
+    for name, plies in (("KQvK", 19), ("KRvK", 31)):
+        solved = oracle.solve(name)
+        wins = solved.white_to_move & (solved.outcome == 1)
+        assert int(solved.remoteness[wins].max()) == plies
+        assert int(solved.remoteness[solved.outcome == -1].max()) == plies + 1
+        assert solved.mates > 0 and solved.stalemates > 0
+    kqk = oracle.solve("KQvK")
+    mated, stalemate = "k7/1Q6/1K6/8/8/8/8/8 b - - 0 1", "k7/8/1Q6/8/8/8/8/K7 b - - 0 1"
+    for fen, value in ((mated, (-1, 0)), (stalemate, (0, -1))):
+        i = kqk.class_of_board(chess.Board(fen))
+        assert (int(kqk.outcome[i]), int(kqk.remoteness[i])) == value
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_position_agrees_with_the_brute_force(tablebase: Tablebase, name: str) -> None:
+    solved = oracle.solve(name)
+    table = tablebase.get(name)
+    assert table is not None
+    material = table.material
+    fast_outcome, fast_remoteness, broken = table.packed.unpack()
+    everyone = np.arange(len(solved), dtype=np.int64)
+
+    # Every oracle position by its slot (one board rearranged, as building each would double the time).
+    board = chess.Board.empty()
+    slots = np.array([slot_of_board(material, solved.arrange(board, i)) for i in range(len(solved))])
+    assert not broken[slots].any()
+    wrong = _disagreements(solved, everyone, fast_outcome[slots], fast_remoteness[slots])
+    assert not wrong, "\n".join(wrong)
+    assert np.unique(slots).size == len(solved)  # no two oracle positions share a slot
+
+    # The same with the colours swapped (Black holding the man), on every MIRROR_STRIDE-th position.
+    sample = everyone[::MIRROR_STRIDE]
+    mirrored = np.array([slot_of_board(material, solved.board(i).mirror()) for i in sample.tolist()])
+    wrong = _disagreements(solved, sample, fast_outcome[mirrored], fast_remoteness[mirrored])
+    assert not wrong, "\n".join(wrong)
+
+    # The legal slots no oracle position landed on are oracle positions too: a second slot of each
+    # position whose kings share a long diagonal its man is off (the flip along that diagonal fixes the
+    # kings, and the tables' king index keeps both placements of the man); with a pawn there is none.
+    legal = np.flatnonzero(~broken)
+    extra = np.setdiff1d(legal, slots)
+    assert table.stats_of()["positions"] == legal.size == len(solved) + extra.size
+    pairs = sum(_kings_share_a_diagonal(solved.placement(i)) for i in range(len(solved)))
+    assert extra.size == (0 if material.pawnful else pairs)
+    classes = np.empty(extra.size, dtype=np.int64)
+    for k, slot in enumerate(extra.tolist()):
+        found = board_of_slot(material, slot)
+        assert found is not None
+        classes[k] = solved.class_of_board(found)
+        assert classes[k] >= 0 and _kings_share_a_diagonal(solved.placement(int(classes[k])))
+    wrong = _disagreements(solved, classes, fast_outcome[extra], fast_remoteness[extra])
+    assert not wrong, "\n".join(wrong)
