@@ -216,6 +216,11 @@ class Context:
     allowance: Allowance
 
 
+#: What `GameKind.memory_bytes` counts a kind as unless it says otherwise: generous for a kind made from
+#: its id alone (a few attributes and small tables).
+KIND_BYTES = 64 << 10
+
+
 class GameKind(ABC, Generic[Pos]):
     """One rule set, parameters included, as the service sees it. `Pos` is its parsed position."""
 
@@ -290,3 +295,9 @@ class GameKind(ABC, Generic[Pos]):
     def kernel_for(self, family: str) -> SequenceKernel | None:
         """The kernel computing the stored sequence `family` (what a worker runs), if any."""
         return None
+
+    def memory_bytes(self) -> int:
+        """About the bytes this kind holds, now or once it has answered (what a cache of kinds counts it
+        as, so the count must not grow after it is kept). A kind made from its id alone holds little;
+        kinds holding data of their own (bound to an uploaded graph) override it."""
+        return KIND_BYTES

@@ -313,6 +313,10 @@ class CacheSettings:
     #: The shared memo (solved searches, stats, a live Wythoff table of up to 16 MiB): arrays by their
     #: size, any other entry counted as 4 KiB (and 4 KiB more per 64 heaps of its position).
     memo_bytes: PositiveInt = 20 << 20
+    #: Games bound to an uploaded graph (graph:NAME, lights-out:graph:NAME), each counted as its
+    #: `GameKind.memory_bytes()` (names, successor arrays, solution): the game of the largest graph an
+    #: upload takes, 10,000,000 edges on 1,000,000 short-named vertices (about 190 MB), fits.
+    graph_game_bytes: PositiveInt = 256 << 20
 
 
 DEFAULT_CACHE = CacheSettings()

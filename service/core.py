@@ -8,6 +8,7 @@ It never asks which game it is serving.
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import threading
 import time
@@ -112,8 +113,6 @@ class NimbaseService(Protocol):
 
 #: Games resolved from ids are kept this many at a time (ids are user text, so the cache is bounded).
 GAME_CACHE_SIZE = 1024
-#: Kinds bound to an uploaded graph (each may hold arrays as large as its graph) kept at a time.
-GRAPH_GAME_CACHE_SIZE = 32
 #: Stored tables ListGames looks at (most recently updated first), and how long its answer is reused.
 LISTED_TABLES = 1000
 LISTING_SECONDS = 5.0
@@ -142,7 +141,10 @@ class Nimbase:
         )
         self.memo = Memo(cache.memo_bytes, self.tables.may_block)
         self._games: LRUCache[str, GameKind[Any]] = LRUCache(maxsize=GAME_CACHE_SIZE)
-        self._graph_games: LRUCache[str, GameKind[Any]] = LRUCache(maxsize=GRAPH_GAME_CACHE_SIZE)
+        # Kinds bound to an uploaded graph may hold arrays as large as their graph: kept by bytes.
+        self._graph_games: LRUCache[str, GameKind[Any]] = LRUCache(
+            maxsize=cache.graph_game_bytes, getsizeof=lambda kind: kind.memory_bytes()
+        )
         self.graphs = Graphs(GraphStore(engine) if engine is not None else None, self._gate)
         self._games_lock = threading.Lock()
         self._listed: TTLCache[str, list[GameInfo]] = TTLCache(maxsize=1, ttl=LISTING_SECONDS)
@@ -162,7 +164,8 @@ class Nimbase:
                 self.tables.may_block()  # the graph may have to be read from the database
                 kind = kind.bind_graph(self.graphs.load(kind.graph_name))
                 cache = self._graph_games
-            with self._games_lock:
+            # A bound kind larger than its whole budget (ValueError) serves its request and is not kept.
+            with self._games_lock, contextlib.suppress(ValueError):
                 cache[game_id] = kind
         return kind
 

@@ -67,6 +67,12 @@ FAMILY = "graph"
 #: The stored family holding a graph's solution (`GraphSolution.to_bytes`, as words).
 SOLUTION = "solution"
 
+#: Bytes a vertex name costs in memory beyond its characters (`GraphGame.memory_bytes`): the str's
+#: header (49 bytes when ASCII), its slot in the vertex tuple, its entry and int in the index dict.
+NAME_BYTES = 128
+#: Bytes a vertex's solution takes: a byte of outcome and remoteness (`Packed`), 4 of gamma.
+SOLUTION_BYTES = 5
+
 #: Terminal labels as the upload names them, and as the kernel codes them.
 TERMINAL_CODES: dict[str, int] = {"win": WIN, "loss": LOSS, "draw": 0}
 #: The upload's stored label codes (engine.graphs.LABELS: loss, win, draw) as kernel codes.
@@ -404,6 +410,20 @@ class GraphGame(GameKind[int]):
 
     def kernel_for(self, family: str) -> SequenceKernel | None:
         return SolutionKernel(self) if family == SOLUTION else None
+
+    def memory_bytes(self) -> int:
+        """The names (characters and `NAME_BYTES` each), the CSR arrays and the solution: its size once
+        there is one, else what one takes at least (`SOLUTION_BYTES` a vertex), so the count does not
+        grow much when a kept kind is solved for a request."""
+        n = len(self.vertices)
+        names = sum(map(len, self.vertices)) + NAME_BYTES * n
+        arrays = self.indptr.nbytes + self.indices.nbytes + self.terminal.nbytes
+        solution = self._solution
+        solved = SOLUTION_BYTES * n
+        if solution is not None:
+            gamma = 0 if solution.gamma is None else solution.gamma.nbytes
+            solved = max(solved, solution.packed.nbytes + gamma)
+        return int(names + arrays + solved)
 
 
 class SolutionKernel(BytesKernel):

@@ -1119,6 +1119,19 @@ class LightsOut(GameKind[Board]):
             )
         return eliminate_shape(s)
 
+    def memory_bytes(self) -> int:
+        """A graph's shape: its names (characters and 64 bytes each: the str and its tuple slot) and
+        CSR arrays, and the flip sets the kind may build (8 bytes an entry). A grid's holds its sides
+        only. The elimination is not the kind's: the shape cache (`CACHED_SHAPES`) keeps it, shared by
+        equal shapes, and counting it here would not free it."""
+        graph = self.shape.graph
+        if graph is None:
+            return super().memory_bytes()
+        n = len(graph.vertices)
+        names = sum(map(len, graph.vertices)) + 64 * n
+        flips = 8 * (n + 1) + 8 * (int(graph.indices.shape[0]) + n)
+        return int(names + graph.indptr.nbytes + graph.indices.nbytes + flips)
+
 
 def _board_examples(shape: Shape) -> tuple[str, ...]:
     """Example boards of a small grid: the seed's 3 x 3 example's corner where it fits, the flip set of
