@@ -6,6 +6,9 @@ polynomial method where both run.
   elimination, then the board): solvable and one solution (target 2 s); plane and torus.
 - 5 x 5 shape statistics, 2^23 solvable boards (target 60 s), and the brute-force walk over all 2^25
   press vectors that checks them.
+- The stats job (family "stats", what a worker stores): 5 x 5 (target 60 s) and 33 x 33 on the cylinder
+  (1,089 cells: the live answer lists no counts), the walk's rate in `type_walk_work` operations a
+  second, and what STATS_JOB_WORK then takes at most (target: within the hour).
 - Rank and nullity of the n x n plane by the polynomial method for n up to 100,000 (target 2 s each),
   and elimination against it on the same n where both run.
 - A 100,000-vertex graph (a 316 x 316 grid with its vertices shuffled): upload checks and elimination.
@@ -23,8 +26,16 @@ import time
 
 from bench.common import figure
 from engine.games.chebyshev_f2 import plane_nullity
-from engine.games.lights_out import LightsOut, Shape, eliminate_shape, forget_all, solver_for
-from engine.kernels.lights_out_stats import coset_leader_counts_bruteforce
+from engine.games.lights_out import (
+    STATS_JOB_WORK,
+    LightsOut,
+    Shape,
+    StatsKernel,
+    eliminate_shape,
+    forget_all,
+    solver_for,
+)
+from engine.kernels.lights_out_stats import coset_leader_counts_bruteforce, type_walk_work
 
 COLD = """
 import time
@@ -107,6 +118,32 @@ def stats_5x5() -> None:
     )
 
 
+def stats_job() -> None:
+    """The worker's kernel for the family "stats", from a cold shape (the elimination included)."""
+    rate = 0.0
+    for rows, cols, topology, label in ((5, 5, "plane", "5x5"), (33, 33, "cylinder", "33x33:cylinder")):
+        shape = Shape.grid(rows, cols, topology)
+        forget_all()
+        live = LightsOut(shape).shape_stats()
+        forget_all()
+        started = time.perf_counter()
+        StatsKernel(shape).words()
+        elapsed = time.perf_counter() - started
+        listed = "live has its counts too" if live["distance_counts"] is not None else "live: no counts"
+        figure(f"lights-out {label} stats job ({listed})", elapsed, "s")
+        if label == "5x5":
+            figure("lights-out 5x5 stats job: target", 60.0, "s")
+        else:  # the walk is most of this job: its rate, whole job counted
+            rate = type_walk_work(eliminate_shape(shape).null_basis, shape.cells) / elapsed
+    figure("lights-out stats job: walk rate (33x33:cylinder)", rate / 1e6, "M ops/s")
+    figure(
+        f"lights-out STATS_JOB_WORK = 2^{STATS_JOB_WORK.bit_length() - 1} at that rate",
+        STATS_JOB_WORK / rate / 60,
+        "min",
+    )
+    figure("lights-out STATS_JOB_WORK: target (within the hour)", 60.0, "min")
+
+
 def polynomial() -> None:
     started = time.perf_counter()
     nullity = plane_nullity(100_000)
@@ -184,6 +221,7 @@ def main() -> None:
     twenty()
     cold_256()
     stats_5x5()
+    stats_job()
     polynomial()
     big_graph()
 

@@ -35,24 +35,32 @@ gives every press's remoteness for BestMove (`press_values`).
 Shape statistics (GetStats) come from the elimination (rank, nullity, and the distance counts by
 engine.kernels.lights_out_stats), made for the purpose and not kept for grids past 256 x 256 while
 cells x 2 min(R, C) fits `MAX_CHASE_BITS`; plane boards past 256 x 256 use the polynomial method
-(engine.games.chebyshev_f2): rank and nullity for any side up to 100,000.
+(engine.games.chebyshev_f2): rank and nullity for any side up to 100,000. Live, the distance counts
+are listed for shapes of at most `STATS_DISTANCE_CELLS` cells and, with the diameter, within
+`STATS_WORK`; past that a `note` says so. A worker job of the family "stats" (`StatsKernel`,
+`LightsOut.job_stats`) goes much further: the walk within `STATS_JOB_WORK` (about half an hour of
+work; the counts listed up to `STATS_JOB_CELLS` cells), stored as JSON (`stats_bytes`), which GetStats
+reads first (`source: "table"`). Plane boards past 256 x 256 have no null space to walk: refused.
 
 `LightsOut` is the shapes' GameKind: answers carry no outcome but `solvable`, `solution` (press names)
 and `remoteness` (the fewest presses, or absent with a `note`); BestMove lists presses; IsPPosition does
 not apply (FAILED_PRECONDITION). `lights-out:graph:NAME` parses to a `NeedsGraph` that the service binds
 to the uploaded graph (`LightsOut.for_uploaded`, edges read as undirected). A worker job stores a
-shape's elimination as the family "elimination" (`plan_job`, `EliminationKernel`: numpy's .npz bytes of
-`ChaseElimination.to_arrays` as uint32 words, engine.stored_bytes), which the kind reads through
-`ctx.tables` before eliminating live; answers from a stored elimination say `source: "table"`, others
-`"live"`.
+shape's elimination as the family "elimination" (the default; `plan_job`, `EliminationKernel`: numpy's
+.npz bytes of `ChaseElimination.to_arrays` as uint32 words, engine.stored_bytes), which the kind reads
+through `ctx.tables` before eliminating live, and again every `STORED_RECHECK_SECONDS` while the one it
+keeps was made live (a job may have stored one since); answers from a stored elimination say
+`source: "table"`, others `"live"`. The family "stats" stores the shape's statistics (above).
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
+import json
 import re
 import threading
+import time
 import zipfile
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -87,12 +95,18 @@ from engine.kernels.gf2 import (
     unpack_bits,
     words_for,
 )
-from engine.kernels.lights_out_stats import coset_leader_counts, type_walk_steps
+from engine.kernels.lights_out_stats import (
+    MAX_TYPE_NULLITY,
+    coset_leader_counts,
+    type_walk_steps,
+    type_walk_work,
+)
 from engine.kind import Context, GameKind, SequenceKernel
 from engine.moves import check_limit
 from engine.positions import check_length, parse_decimal, quote_position, quote_token
 from engine.precompute import JobPlan
 from engine.stored_bytes import BytesKernel, decode_words, encode_words, read_stored
+from engine.stored_bytes import words_for as stored_words_for
 from engine.values import BestMoveResult, GameInfo, MoveValue, Source, Value
 
 I64 = NDArray[np.int64]
@@ -132,6 +146,24 @@ STATS_WORK = 2**27
 CACHED_SHAPES = 16
 #: The stored family holding a shape's elimination (a worker's job), as uint32 words.
 ELIMINATION = "elimination"
+#: The stored family holding a shape's statistics (a worker's job): JSON (`stats_bytes`) as uint32 words.
+STATS = "stats"
+#: The most a stats job's walk may do, in `type_walk_work`'s operations (2^k per step, and the counts'
+#: modular products and sums; steps x 2^k alone varied 30-fold in speed between shapes, these 3-fold).
+#: Measured on a 2-core machine: 1.6e8 to 4.4e8 operations a second for k = 2 to 8 (lights-out:5x11,
+#: 39x49:torus and 4x14 the slowest), 0.9e8 with the cores shared by about eight busy processes. 2^37
+#: (1.4e11) then takes at most 26 minutes (14 at 1.6e8): a job stays well within the hour, with room
+#: for the elimination and the counts' reconstruction.
+STATS_JOB_WORK = 2**37
+#: A stats job lists the distance counts of shapes of at most this many cells (their text is about
+#: 0.2 cells^2 bytes, 3.5 MB here, and each count has fewer than the 4,300 digits Python turns into
+#: text by default); past it, it stores rank, nullity and the diameter.
+STATS_JOB_CELLS = 4096
+#: Layout of the stored statistics (read back only when it matches).
+STATS_VERSION = 1
+#: A shape whose kept elimination was made live looks in storage again after this many seconds: a job
+#: may have stored the elimination since.
+STORED_RECHECK_SECONDS = 5.0
 #: Whole numbers JSON and gRPC's Struct (doubles) hold exactly: GetStats gives larger ones as text.
 EXACT_JSON_BITS = 53
 
@@ -582,6 +614,8 @@ class ShapeSolver:
 _CACHE: OrderedDict[Shape, ShapeSolver] = OrderedDict()
 #: The kept shapes whose elimination was read from storage (`remember`), not made in this process.
 _STORED: set[Shape] = set()
+#: When storage was last looked at for each kept shape whose elimination was made live (time.monotonic()).
+_LOOKED: dict[Shape, float] = {}
 _CACHE_LOCK = threading.Lock()
 
 
@@ -616,11 +650,29 @@ def stored(shape: Shape) -> bool:
         return shape in _STORED
 
 
+def storage_look_due(shape: Shape) -> bool:
+    """Whether to look in storage for the shape's elimination: when none is kept, or when the kept one
+    was made live and storage was last looked at STORED_RECHECK_SECONDS ago or more (a job may have
+    stored one since; it then replaces the live one). Counts the look as done."""
+    now = time.monotonic()
+    with _CACHE_LOCK:
+        if shape not in _CACHE:
+            return True
+        if shape in _STORED:
+            return False
+        last = _LOOKED.get(shape)
+        if last is not None and now - last < STORED_RECHECK_SECONDS:
+            return False
+        _LOOKED[shape] = now
+        return True
+
+
 def forget_all() -> None:
     """Empty the cache (tests and benchmarks measuring cold starts)."""
     with _CACHE_LOCK:
         _CACHE.clear()
         _STORED.clear()
+        _LOOKED.clear()
 
 
 def _keep(shape: Shape, solver: ShapeSolver, *, stored: bool) -> None:
@@ -629,11 +681,14 @@ def _keep(shape: Shape, solver: ShapeSolver, *, stored: bool) -> None:
         _CACHE.move_to_end(shape)
         if stored:
             _STORED.add(shape)
+            _LOOKED.pop(shape, None)
         else:
             _STORED.discard(shape)
+            _LOOKED[shape] = time.monotonic()  # made just after storage was looked at (`_prepare`)
         while len(_CACHE) > CACHED_SHAPES:
             gone, _ = _CACHE.popitem(last=False)
             _STORED.discard(gone)
+            _LOOKED.pop(gone, None)
 
 
 # -- the stored elimination (a worker's job) ---------------------------------------------------------
@@ -690,6 +745,100 @@ def load_stored(shape: Shape, ctx: Context) -> bool:
     except ValueError:
         return False
     return True
+
+
+# -- the stored statistics (a worker's job) ----------------------------------------------------------
+
+
+def stats_bytes(shape: Shape, stats: ShapeStats) -> bytes:
+    """What a stats job stores: JSON naming the shape (and a graph's digest: an upload of another graph
+    under the name does not read it), with the distance counts as decimal text (they pass 2^64)."""
+    counts = stats["distance_counts"]
+    body = {
+        "version": STATS_VERSION,
+        "game": shape.game_id,
+        "digest": None if shape.graph is None else shape.graph.digest,
+        "rank": stats["rank"],
+        "nullity": stats["nullity"],
+        "diameter": stats["diameter"],
+        "distance_counts": None if counts is None else [str(c) for c in counts],
+    }
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+def stats_from_bytes(shape: Shape, data: bytes) -> ShapeStats:
+    """The statistics `stats_bytes` stored for `shape`; ValueError when they are another layout's or
+    shape's, or do not add up (rank + nullity = cells, the counts summing to 2^rank)."""
+    body = json.loads(data)
+    if not isinstance(body, dict) or body.get("version") != STATS_VERSION:
+        raise ValueError("stored statistics of another layout")
+    digest = None if shape.graph is None else shape.graph.digest
+    if body.get("game") != shape.game_id or body.get("digest") != digest:
+        raise ValueError(f"stored statistics of another shape than {shape.game_id}")
+    rank, nullity, diameter = body.get("rank"), body.get("nullity"), body.get("diameter")
+    texts = body.get("distance_counts")
+    if type(rank) is not int or type(nullity) is not int or rank < 0 or nullity < 0:
+        raise ValueError("stored statistics without a rank and a nullity")
+    if rank + nullity != shape.cells:
+        raise ValueError(f"stored rank {rank} and nullity {nullity} do not add up to {shape.cells} cells")
+    if diameter is not None and type(diameter) is not int:
+        raise ValueError("stored statistics with a diameter that is not a whole number")
+    counts: list[int] | None = None
+    if texts is not None:
+        if not isinstance(texts, list) or not all(isinstance(t, str) and t.isdigit() for t in texts):
+            raise ValueError("stored distance counts are not decimal text")
+        counts = [int(t) for t in texts]
+        if sum(counts) != 1 << rank or diameter != len(counts) - 1:
+            raise ValueError("stored distance counts do not add up to the solvable boards and diameter")
+    return _stats_record(rank, nullity, counts, diameter, "elimination")
+
+
+def load_stored_stats(shape: Shape, ctx: Context) -> ShapeStats | None:
+    """The statistics a stats job stored for the shape, if the tables hold them whole and they read
+    (others, damaged or another version's, are left aside: the statistics are made live)."""
+    data = read_stored(shape.game_id, STATS, ctx, "stored statistics")
+    if data is None:
+        return None
+    try:
+        return stats_from_bytes(shape, data)
+    except ValueError:
+        return None
+
+
+class StatsKernel(BytesKernel):
+    """What a worker runs for the family "stats" of a shape: rank, nullity, diameter and distance counts
+    within the job's limits (`LightsOut.job_stats`, with the walk's progress), as `stats_bytes`."""
+
+    family = STATS
+
+    def __init__(self, shape: Shape) -> None:
+        super().__init__()
+        self.shape = shape
+
+    def make(self, progress: Callable[[int, int], None] | None = None) -> bytes:
+        return stats_bytes(self.shape, LightsOut(self.shape).job_stats(progress=progress))
+
+
+def _stats_record(
+    rank: int, nullity: int, counts: list[int] | None, diameter: int | None, method: str
+) -> ShapeStats:
+    return {
+        "rank": rank,
+        "nullity": nullity,
+        "solvable_boards": (1 << rank) if rank < 63 else f"2^{rank}",
+        "distance_counts": counts,
+        "diameter": diameter,
+        "method": method,
+    }
+
+
+def _stats_words_bound(cells: int, rank: int, counts_listed: bool) -> int:
+    """At most how many words a shape's stored statistics take (what a stats job's plan counts): each
+    count has at most the digits of 2^rank."""
+    size = 512
+    if counts_listed:
+        size += (cells + 1) * (rank * 30103 // 100_000 + 4)
+    return stored_words_for(size)
 
 
 # -- answers ------------------------------------------------------------------------------------------
@@ -1010,16 +1159,33 @@ class LightsOut(GameKind[Board]):
         """GetStats: rank, nullity, solvable_boards, distance_counts, diameter, and `method` (how rank
         and nullity were found: "elimination" or "polynomial") with its `source`. Numbers past 2^53 (what
         JSON numbers and gRPC's Struct hold exactly) are given as text: `solvable_boards` as "2^rank",
-        each distance count in decimal."""
+        each distance count in decimal.
+
+        The statistics a stats job stored come first (`source` "table", with whatever counts and
+        diameter it stored, past the live limits); else they are made now, the counts and diameter
+        within the live limits, and where the counts are absent a `note` says why and whether a stats
+        job would store them."""
+        ctx.tables.may_block()
+        if self._by_polynomial():
+            return self._stats_answer(self.shape_stats(), "formula")
+        kept = load_stored_stats(self.shape, ctx)
+        if kept is not None:
+            return self._stats_answer(kept, "table")
         s = self.shape
         if s.graph is not None or max(s.rows, s.cols) <= MAX_BOARD_SIDE:
             self._prepare(ctx)  # the shape keeps its elimination: the stored one, if there is one
-        else:
-            ctx.tables.may_block()
-        stats = self.shape_stats()
+        elimination = self._stats_elimination()
+        stats = self._elimination_stats(elimination, STATS_DISTANCE_CELLS, STATS_WORK)
+        answer = self._stats_answer(stats, self._source)
+        if stats["distance_counts"] is None:
+            answer["note"] = self._counts_note(elimination, stats["diameter"] is not None)
+        return answer
+
+    def _stats_answer(self, stats: ShapeStats, source: Source) -> dict[str, object]:
+        """The GetStats answer of `stats` (large numbers as text), a stored job's or made now."""
         rank = stats["rank"]
         counts = stats["distance_counts"]
-        return {
+        answer: dict[str, object] = {
             "game": self.game_id,
             "rank": rank,
             "nullity": stats["nullity"],
@@ -1029,17 +1195,45 @@ class LightsOut(GameKind[Board]):
             else [c if c <= 1 << EXACT_JSON_BITS else str(c) for c in counts],
             "diameter": stats["diameter"],
             "method": stats["method"],
-            "source": "formula" if stats["method"] == "polynomial" else self._source,
+            "source": source,
         }
+        if counts is None and source == "table":
+            answer["note"] = f"distance counts are listed for shapes of at most {STATS_JOB_CELLS} cells"
+        return answer
+
+    def _counts_note(self, elimination: ChaseElimination, diameter_known: bool) -> str:
+        """Why a live answer lists no distance counts, and what a stats job would store instead."""
+        try:
+            counts_listed = self._stats_job_work(elimination)
+        except LimitExceeded as refusal:
+            return f"distance counts are beyond the live limits, and {refusal}"
+        job = f'a worker job of the family "{STATS}" computes and stores'
+        if counts_listed:
+            return (
+                f"distance counts are listed live for shapes of at most {STATS_DISTANCE_CELLS} cells whose "
+                f"walk (steps x 2^nullity) is within {STATS_WORK:,}; {job} them"
+            )
+        diameter = "" if diameter_known else f"; {job} the diameter"
+        return f"distance counts are listed for shapes of at most {STATS_JOB_CELLS} cells{diameter}"
 
     def plan_job(self, upto: int, fill: bool = False, family: str | None = None) -> JobPlan:
-        """The job storing the shape's elimination (family "elimination"; `upto` and `fill` do not apply:
-        the whole elimination is stored), so every server reads it instead of eliminating again."""
-        if family not in (None, ELIMINATION):
+        """The job storing the shape's elimination (family "elimination", the default), so every server
+        reads it instead of eliminating again, or its statistics (family "stats": rank, nullity,
+        diameter and distance counts past the live limits, within STATS_JOB_WORK; the plan counts at
+        most the words they take). `upto` and `fill` do not apply: the whole object is stored."""
+        if family not in (None, ELIMINATION, STATS):
             raise InvalidArgument(
-                f"{self.game_id} stores only the family {ELIMINATION!r}, not {quote_token(family or '')}"
+                f"{self.game_id} stores the families {ELIMINATION!r} and {STATS!r}, not "
+                f"{quote_token(family or '')}"
             )
         s = self.shape
+        if family == STATS:
+            self._refuse_polynomial()
+            elimination = self._stats_elimination()
+            counts_listed = self._stats_job_work(elimination)
+            return JobPlan(
+                self.game_id, STATS, _stats_words_bound(s.cells, elimination.rank, counts_listed), True
+            )
         if s.graph is None and max(s.rows, s.cols) > MAX_BOARD_SIDE:
             raise NotApplicable(
                 f"{self.game_id}: only shapes whose boards are valued (sides up to {MAX_BOARD_SIDE}) keep an "
@@ -1049,7 +1243,11 @@ class LightsOut(GameKind[Board]):
         return JobPlan(self.game_id, ELIMINATION, len(words), True)
 
     def kernel_for(self, family: str) -> SequenceKernel | None:
-        return EliminationKernel(self.shape) if family == ELIMINATION else None
+        if family == ELIMINATION:
+            return EliminationKernel(self.shape)
+        if family == STATS:
+            return StatsKernel(self.shape)
+        return None
 
     @property
     def _source(self) -> Source:
@@ -1058,9 +1256,10 @@ class LightsOut(GameKind[Board]):
 
     def _prepare(self, ctx: Context) -> None:
         """Before solving: the work leaves the event loop (the elimination, the walk); the stored
-        elimination is used when the tables hold one (`ctx.tables`)."""
+        elimination is used when the tables hold one (`ctx.tables`), looked for again every
+        STORED_RECHECK_SECONDS while the kept one was made live (`storage_look_due`)."""
         ctx.tables.may_block()
-        if not cached(self.shape):
+        if storage_look_due(self.shape):
             load_stored(self.shape, ctx)
             ctx.deadline.check(lambda: f"eliminating {self.game_id}")
 
@@ -1080,37 +1279,93 @@ class LightsOut(GameKind[Board]):
         distance_counts (boards at each fewest-press distance from 0, or None where not computed) and
         diameter (the largest distance, or None), plus `method` ('elimination' or 'polynomial')."""
         s = self.shape
-        n = s.cells
+        if self._by_polynomial():
+            nullity = plane_nullity(s.rows, s.cols)
+            # every board has one solution when the nullity is 0: pressing every cell is the farthest
+            return _stats_record(
+                s.cells - nullity, nullity, None, s.cells if nullity == 0 else None, "polynomial"
+            )
+        return self._elimination_stats(self._stats_elimination(), distance_cells, max_work)
+
+    def _elimination_stats(
+        self, elimination: ChaseElimination, distance_cells: int, max_work: int
+    ) -> ShapeStats:
+        """The statistics from the elimination: the walk for the counts (shapes of at most
+        `distance_cells` cells) and the diameter where it is within `max_work` (`type_walk_steps`)."""
+        n = self.shape.cells
         counts: list[int] | None = None
         diameter: int | None = None
-        if s.graph is None and s.topology == "plane" and max(s.rows, s.cols) > MAX_BOARD_SIDE:
-            nullity = plane_nullity(s.rows, s.cols)
-            method = "polynomial"
-            if nullity == 0:
-                diameter = n  # every board has one solution: pressing every cell is the farthest
-        else:
-            elimination = self._stats_elimination()
-            nullity = elimination.nullity
-            method = "elimination"
-            basis = elimination.null_basis
-            if type_walk_steps(basis, n) <= max_work:
-                counts, diameter = coset_leader_counts(basis, n, counts_wanted=n <= distance_cells)
-        rank = n - nullity
-        return {
-            "rank": rank,
-            "nullity": nullity,
-            "solvable_boards": (1 << rank) if rank < 63 else f"2^{rank}",
-            "distance_counts": counts,
-            "diameter": diameter,
-            "method": method,
-        }
+        basis = elimination.null_basis
+        if type_walk_steps(basis, n) <= max_work:
+            counts, diameter = coset_leader_counts(basis, n, counts_wanted=n <= distance_cells)
+        return _stats_record(n - elimination.nullity, elimination.nullity, counts, diameter, "elimination")
 
-    def _stats_elimination(self) -> ChaseElimination:
-        """The kept elimination; for grids past the boards valued live, one made now and not kept (where
-        cells x 2 min(R, C), what its chase may need, is within MAX_CHASE_BITS)."""
+    def job_stats(
+        self,
+        *,
+        max_work: int = STATS_JOB_WORK,
+        count_cells: int = STATS_JOB_CELLS,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> ShapeStats:
+        """What a stats job stores: rank, nullity, the diameter and (shapes of at most `count_cells`
+        cells) the distance counts, whatever the live limits, with the walk's progress. NotApplicable
+        for plane boards past 256 x 256 (rank and nullity by the polynomial method only), LimitExceeded
+        where the walk would exceed `max_work` (`type_walk_work`) or the elimination the live one's
+        limits. A kept elimination is used; one made for the job is not kept."""
+        self._refuse_polynomial()
+        elimination = self._stats_elimination(keep=False)
+        counts_listed = self._stats_job_work(elimination, max_work, count_cells)
+        n = self.shape.cells
+        counts, diameter = coset_leader_counts(
+            elimination.null_basis, n, counts_wanted=counts_listed, progress=progress
+        )
+        return _stats_record(n - elimination.nullity, elimination.nullity, counts, diameter, "elimination")
+
+    def _stats_job_work(
+        self,
+        elimination: ChaseElimination,
+        max_work: int = STATS_JOB_WORK,
+        count_cells: int = STATS_JOB_CELLS,
+    ) -> bool:
+        """Whether a stats job lists the distance counts (the shape has at most `count_cells` cells);
+        LimitExceeded, quoting the shape, where its walk exceeds `max_work`."""
+        n = self.shape.cells
+        k = elimination.nullity
+        if k > MAX_TYPE_NULLITY:
+            raise LimitExceeded(
+                f"the walk for the statistics of {self.game_id} is beyond a stats job: its null space has "
+                f"dimension {k}, past the {MAX_TYPE_NULLITY} the walk handles"
+            )
+        counts_listed = n <= count_cells
+        work = type_walk_work(elimination.null_basis, n, counts_wanted=counts_listed)
+        if work > max_work:
+            raise LimitExceeded(
+                f"the walk for the statistics of {self.game_id} (nullity {k}) is beyond a stats job: about "
+                f"2^{work.bit_length() - 1} operations, more than the {max_work:,} a stats job does"
+            )
+        return counts_listed
+
+    def _by_polynomial(self) -> bool:
+        """Whether rank and nullity come from the polynomial method (plane boards past 256 x 256)."""
+        s = self.shape
+        return s.graph is None and s.topology == "plane" and max(s.rows, s.cols) > MAX_BOARD_SIDE
+
+    def _refuse_polynomial(self) -> None:
+        if self._by_polynomial():
+            raise NotApplicable(
+                f"{self.game_id}: rank and nullity of plane boards past {MAX_BOARD_SIDE} x {MAX_BOARD_SIDE} "
+                "come from the polynomial method only; it gives no null space for a stats job to walk"
+            )
+
+    def _stats_elimination(self, *, keep: bool = True) -> ChaseElimination:
+        """The kept elimination (made and kept now if `keep`, else made for the caller only); for grids
+        past the boards valued live, one made now and not kept (where cells x 2 min(R, C), what its
+        chase may need, is within MAX_CHASE_BITS)."""
         s = self.shape
         if s.graph is not None or max(s.rows, s.cols) <= MAX_BOARD_SIDE:
-            return solver_for(s).elimination
+            if keep or cached(s):
+                return solver_for(s).elimination
+            return eliminate_shape(s)
         if s.cells * 2 * min(s.rows, s.cols) > MAX_CHASE_BITS:
             raise LimitExceeded(
                 f"the rank of {s.game_id} needs an elimination too large to run live (cells x "

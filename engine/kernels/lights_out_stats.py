@@ -12,7 +12,10 @@ counts are the numbers of cosets of N in F2^n by the weight of their lightest ve
   is invertible (the counts are then binomials), a few hundred for 5 x 5 (k = 2), where walking the
   2^25 vectors would take 33 million. The sums are kept modulo primes below 2^31 and rebuilt by the
   Chinese remainder theorem, so they are exact however large (20 x 20 has C(400, 200) boards at
-  distance 200).
+  distance 200). `type_walk_steps` (steps x 2^k) bounds the live walk; `type_walk_work` also counts the
+  modular sums, which dominate where the null vectors press many cells, and bounds a worker's. With a
+  `progress` callback the walk runs in slices (the types with most coordinates held at each value),
+  reporting between them, so a long one shows how far it is and can be stopped.
 - `coset_leader_counts_bruteforce` walks all 2^n vectors in Gray-code order with each one's coset index
   (a linear map whose kernel is N), keeping each coset's least weight: the independent check, for
   n up to about 32.
@@ -20,7 +23,9 @@ counts are the numbers of cosets of N in F2^n by the weight of their lightest ve
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Callable
 from functools import cache
 
 import numba
@@ -33,17 +38,19 @@ I64 = NDArray[np.int64]
 
 #: Largest null space dimension the type walk handles (2^k costs per step).
 MAX_TYPE_NULLITY = 20
+#: A walk reporting progress runs in about this many slices, each of at least SLICE_STEPS steps (so
+#: the calls between them cost nothing next to the walk).
+PROGRESS_SLICES = 256
+SLICE_STEPS = 1 << 16
 
 
 @numba.njit(cache=True, nogil=True)
-def _type_walk(types: I64, counts: I64, k: int, binom: I64, primes: I64, hist: I64) -> int:
-    """Walk every (t_v); hist[d, p] += prod C(m_v, t_v) mod primes[p] at the least weight d.
-    Returns the largest least weight met."""
-    ntypes = types.shape[0]
-    nprimes = primes.shape[0]
+def _parities(types: I64, k: int) -> NDArray[np.bool_]:
+    """dot[v, a]: whether types[v] . a is odd, for every a of F2^k (the type's coordinates then count
+    m_v - t_v towards the weight of x + sum a_i b_i, else t_v)."""
     combos = 1 << k
-    dot = np.zeros((ntypes, combos), dtype=np.bool_)
-    for v in range(ntypes):
+    dot = np.zeros((types.shape[0], combos), dtype=np.bool_)
+    for v in range(types.shape[0]):
         for a in range(combos):
             x = types[v] & a
             parity = 0
@@ -51,12 +58,19 @@ def _type_walk(types: I64, counts: I64, k: int, binom: I64, primes: I64, hist: I
                 parity ^= 1
                 x &= x - 1
             dot[v, a] = parity == 1
-    cost = np.zeros(combos, dtype=np.int64)
-    for v in range(ntypes):
-        for a in range(combos):
-            if dot[v, a]:
-                cost[a] += counts[v]
-    t = np.zeros(ntypes, dtype=np.int64)
+    return dot
+
+
+@numba.njit(cache=True, nogil=True)
+def _type_walk(
+    dot: NDArray[np.bool_], counts: I64, cost: I64, t: I64, walked: int, binom: I64, primes: I64, hist: I64
+) -> int:
+    """Walk every (t_v) of the first `walked` types from 0, the others held at t[v] (cost[a]: the weight
+    of x + sum a_i b_i at the start); hist[d, p] += prod C(m_v, t_v) mod primes[p] at the least weight
+    d. Returns the largest least weight met. `cost` and `t` are worked on in place."""
+    ntypes = dot.shape[0]
+    nprimes = primes.shape[0]
+    combos = dot.shape[1]
     largest = 0
     while True:
         d = cost[0]
@@ -72,7 +86,7 @@ def _type_walk(types: I64, counts: I64, k: int, binom: I64, primes: I64, hist: I
                 w = (w * binom[v, t[v], p]) % prime
             hist[d, p] = (hist[d, p] + w) % prime
         v = 0
-        while v < ntypes:
+        while v < walked:
             if t[v] < counts[v]:
                 t[v] += 1
                 for a in range(combos):
@@ -82,7 +96,7 @@ def _type_walk(types: I64, counts: I64, k: int, binom: I64, primes: I64, hist: I
                 cost[a] += counts[v] if dot[v, a] else -counts[v]
             t[v] = 0
             v += 1
-        if v == ntypes:
+        if v == walked:
             break
     return largest
 
@@ -124,7 +138,8 @@ def coordinate_types(basis: U64, nbits: int) -> tuple[I64, I64, int]:
 
 
 def type_walk_steps(basis: U64, nbits: int) -> int:
-    """Steps `coset_leader_counts` would take (each costing about 2^k): to check against a budget."""
+    """Steps `coset_leader_counts` would take times 2^k (what each step costs without the counts): to
+    check against a budget."""
     if basis.shape[0] > MAX_TYPE_NULLITY:
         return 2**200
     _, counts, _ = coordinate_types(basis, nbits)
@@ -132,17 +147,50 @@ def type_walk_steps(basis: U64, nbits: int) -> int:
     return steps << int(basis.shape[0])
 
 
+def _prime_count(span: int) -> int:
+    """Primes below 2^31 whose product exceeds the largest sum kept (2^span vectors of the span)."""
+    return (span + 2) // 30 + 1
+
+
+def type_walk_work(basis: U64, nbits: int, *, counts_wanted: bool = True) -> int:
+    """Operations `coset_leader_counts` would do: each step takes the least of 2^k weights and, where the
+    counts are wanted, a product of the types' binomials and a sum modulo each prime (types + 1 modular
+    operations a prime). Unlike `type_walk_steps` it sees that the counts of a shape whose null vectors
+    press many cells cost more per step than its 2^k (a k = 2 shape of 1,000 such cells: 140 operations
+    a step, not 4)."""
+    k = int(basis.shape[0])
+    if k > MAX_TYPE_NULLITY:
+        return 2**200
+    _, counts, _ = coordinate_types(basis, nbits)
+    steps: int = math.prod(int(m) + 1 for m in counts)
+    per_step = 1 << k
+    if counts_wanted:
+        per_step += _prime_count(int(counts.sum())) * (len(counts) + 1)
+    return steps * per_step
+
+
 def coset_leader_counts(
-    basis: U64, nbits: int, *, counts_wanted: bool = True
+    basis: U64,
+    nbits: int,
+    *,
+    counts_wanted: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+    slice_steps: int = SLICE_STEPS,
 ) -> tuple[list[int] | None, int]:
     """(counts of cosets of span(basis) by least weight, from 0, or None when not wanted; the largest
-    least weight). The basis rows must be independent."""
+    least weight). The basis rows must be independent.
+
+    With `progress`, a long walk runs in slices (the types with the most coordinates held at each of
+    their values in turn: up to about PROGRESS_SLICES slices of at least `slice_steps` steps), and
+    progress(steps done, steps) is called after each; it may raise to stop the walk."""
     k = basis.shape[0]
     if k > MAX_TYPE_NULLITY:
         raise ValueError(f"a null space of dimension {k} is beyond the type walk")
     types, counts, zero = coordinate_types(basis, nbits)
+    order = np.argsort(counts, kind="stable")  # the types with the most coordinates last: sliced first
+    types, counts = types[order], counts[order]
     span = int(counts.sum())
-    nprimes = (span + 2) // 30 + 1 if counts_wanted else 0
+    nprimes = _prime_count(span) if counts_wanted else 0
     primes = _primes(nprimes) if nprimes else ()
     top = int(counts.max()) if counts.size else 0
     binom = np.zeros((types.shape[0], top + 1, max(1, nprimes)), dtype=np.int64)
@@ -152,21 +200,63 @@ def coset_leader_counts(
             for p, prime in enumerate(primes):
                 binom[v, t, p] = c % prime
     hist = np.zeros((span + 1, nprimes), dtype=np.int64)
-    largest = int(_type_walk(types, counts, k, binom, np.array(primes, dtype=np.int64), hist))
+    largest = _walk_in_slices(
+        types, counts, int(k), binom, np.array(primes, dtype=np.int64), hist, progress, slice_steps
+    )
     diameter = largest + zero
     if not counts_wanted:
         return None, diameter
     inner = [_crt([int(r) for r in hist[d]], primes) for d in range(span + 1)]
+    spread = [math.comb(zero, j) for j in range(zero + 1)]
     out = [0] * (nbits + 1)
     for d, value in enumerate(inner):
         if value:
-            for j in range(zero + 1):
-                out[d + j] += value * math.comb(zero, j)
+            for j, ways in enumerate(spread):
+                out[d + j] += value * ways
     cosets = [value >> k for value in out]
     assert all(value % (1 << k) == 0 for value in out), "coset counts must divide evenly"
     while len(cosets) > 1 and cosets[-1] == 0:
         cosets.pop()
     return cosets, diameter
+
+
+def _walk_in_slices(
+    types: I64,
+    counts: I64,
+    k: int,
+    binom: I64,
+    primes: I64,
+    hist: I64,
+    progress: Callable[[int, int], None] | None,
+    slice_steps: int,
+) -> int:
+    """The type walk, whole or (with `progress`) one slice per value of its last types; the largest
+    least weight met."""
+    ntypes = int(types.shape[0])
+    dot = _parities(types, k)
+    base = (dot * counts[:, None]).sum(axis=0).astype(np.int64)  # every t_v = 0
+    steps = math.prod(int(m) + 1 for m in counts)
+    walked, slices = ntypes, 1
+    if progress is not None:
+        while walked > 0 and slices < PROGRESS_SLICES:
+            more = slices * (int(counts[walked - 1]) + 1)
+            if steps // more < slice_steps:
+                break
+            walked, slices = walked - 1, more
+    held = range(walked, ntypes)
+    signs = np.where(dot[walked:], -1, 1).astype(np.int64)
+    largest, done, each = 0, 0, steps // slices
+    for values in itertools.product(*(range(int(counts[v]) + 1) for v in held)):
+        t = np.zeros(ntypes, dtype=np.int64)
+        cost = base.copy()
+        for i, (v, value) in enumerate(zip(held, values, strict=True)):
+            t[v] = value
+            cost += value * signs[i]
+        largest = max(largest, int(_type_walk(dot, counts, cost, t, walked, binom, primes, hist)))
+        done += each
+        if progress is not None:
+            progress(done, steps)
+    return largest
 
 
 @numba.njit(cache=True, nogil=True)

@@ -10,16 +10,22 @@ the plane's C11, C12, C22) are copied below from the seed's sections 2.1 and 4.1
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import random
+import time
 from collections import deque
+from typing import Any, cast
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numpy.typing import NDArray
 
+from engine.deadline import Deadline
 from engine.errors import InvalidArgument, InvalidGameId, InvalidPosition, LimitExceeded, NotApplicable
+from engine.games import lights_out
 from engine.games.chebyshev_f2 import (
     chebyshev,
     chebyshev_reference,
@@ -31,12 +37,15 @@ from engine.games.chebyshev_f2 import (
     square,
 )
 from engine.games.lights_out import (
+    STATS,
     TOPOLOGIES,
     GraphRef,
     LightsOut,
     Shape,
+    StatsKernel,
     cached,
     eliminate_shape,
+    encode_elimination,
     forget_all,
     format_board,
     grid_neighbourhoods,
@@ -46,9 +55,13 @@ from engine.games.lights_out import (
     parse_lights_out_id,
     remember,
     solver_for,
+    stats_bytes,
+    stats_from_bytes,
 )
-from engine.kernels.gf2 import eliminate, int_to_words
+from engine.kernels.gf2 import eliminate, int_to_words, unpack_bits
 from engine.kernels.lights_out_stats import coset_leader_counts, coset_leader_counts_bruteforce
+from engine.kind import Allowance, Context
+from engine.stored_bytes import StoredBytes, decode_words
 from tests.facts import load_facts
 
 FACTS = load_facts("lights_out")["lights_out"]
@@ -635,3 +648,189 @@ def test_an_encoded_elimination_reads_back(spec: str) -> None:
     with pytest.raises(ValueError):
         decode_elimination(words[: len(words) // 2])
     assert game.plan_job(0).values == len(words) and game.plan_job(0).family == "elimination"
+
+
+# -- the stored statistics (family "stats") ------------------------------------------------------------
+
+
+class FakeTables:
+    """The tables' side of `read_stored`: words stored per (game, family), nothing else."""
+
+    def __init__(self) -> None:
+        self.words: dict[tuple[str, str], NDArray[np.uint32]] = {}
+
+    def may_block(self) -> None:
+        pass
+
+    def stored_size(self, game_id: str, family: str) -> int:
+        return len(self.words.get((game_id, family), ()))
+
+    def known_prefix(self, source: StoredBytes, deadline: float) -> tuple[NDArray[np.uint32], str]:
+        return self.words[(source.game_id, source.family)], "table"
+
+
+def fake_context(tables: FakeTables) -> Context:
+    return Context(
+        tables=cast(Any, tables),
+        limits=cast(Any, None),
+        deadline=Deadline(time.monotonic() + 60),
+        memo=cast(Any, None),
+        allowance=Allowance(10**6),
+    )
+
+
+@pytest.mark.parametrize(
+    "spec", ["lights-out:3x3", "lights-out:4x4", "lights-out:5x5", "lights-out:3x3:torus"]
+)
+def test_the_stats_kernel_stores_the_live_statistics(spec: str) -> None:
+    game = kind(spec)
+    kernel = game.kernel_for(STATS)
+    assert isinstance(kernel, StatsKernel) and kernel.family == "stats"
+    words = kernel.words()
+    assert stats_from_bytes(game.shape, decode_words(words)) == game.shape_stats()
+    plan = game.plan_job(0, family="stats")
+    assert (plan.game_id, plan.family) == (spec, "stats") and plan.values >= len(words)
+    # the elimination stays the default family
+    assert game.plan_job(0).family == game.plan_job(0, family="elimination").family == "elimination"
+
+
+def test_the_stats_job_reports_progress_and_goes_past_the_live_limits() -> None:
+    game = kind("lights-out:5x5")
+    assert game.shape_stats(max_work=2**10)["distance_counts"] is None  # past a smaller live budget
+    seen: list[tuple[int, int]] = []
+    stats = game.job_stats(progress=lambda done, total: seen.append((done, total)))
+    assert stats == game.shape_stats() and seen and seen[-1][0] == seen[-1][1]
+    # 1,056 cells: the live answer has no counts, the job lists them (one null vector, 374 cells pressed)
+    big = kind("lights-out:32x33")
+    live = big.shape_stats()
+    assert live["distance_counts"] is None and live["nullity"] == 1
+    stored = big.job_stats()
+    counts = stored["distance_counts"]
+    assert counts is not None and stored["diameter"] == live["diameter"] == len(counts) - 1
+    null_vector = unpack_bits(solver_for(big.shape).elimination.null_basis[0], big.shape.cells)
+    m = int(null_vector.sum())
+    rest = big.shape.cells - m
+    # a coset is {x, x + v}: its least weight is min(t, m - t) + z for t ones on v's cells, z off them
+    expected = [0] * (big.shape.cells + 1)
+    for t in range(m + 1):
+        for z in range(rest + 1):
+            expected[min(t, m - t) + z] += math.comb(m, t) * math.comb(rest, z)
+    expected = [c // 2 for c in expected]
+    while expected[-1] == 0:
+        expected.pop()
+    assert counts == expected and sum(counts) == 2 ** stored["rank"]
+
+
+def test_the_stats_job_refuses_what_it_cannot_walk() -> None:
+    with pytest.raises(LimitExceeded, match=r"lights-out:9x9 \(nullity 8\).*2\^77"):
+        kind("lights-out:9x9").plan_job(0, family="stats")
+    with pytest.raises(LimitExceeded, match=r"lights-out:39x39.*dimension 32"):
+        kind("lights-out:39x39").job_stats()
+    with pytest.raises(LimitExceeded, match="lights-out:5x5"):
+        kind("lights-out:5x5").job_stats(max_work=1000)
+    # rank and nullity of large plane boards come from the polynomial method only: nothing to walk
+    for spec in ("lights-out:300x300", "lights-out:100000x100000"):
+        with pytest.raises(NotApplicable, match=rf"{spec}: .*polynomial method"):
+            kind(spec).plan_job(0, family="stats")
+    with pytest.raises(NotApplicable):
+        StatsKernel(kind("lights-out:300x300").shape).make()
+    with pytest.raises(InvalidArgument, match=r"'elimination' and 'stats', not 'heap'"):
+        kind("lights-out:3x3").plan_job(0, family="heap")
+    assert kind("lights-out:3x3").kernel_for("heap") is None
+
+
+def test_stored_statistics_read_back_only_when_they_add_up() -> None:
+    shape = kind("lights-out:3x3").shape
+    data = stats_bytes(shape, kind("lights-out:3x3").job_stats())
+    assert json.loads(data)["distance_counts"] == ["1", "9", "36", "84", "126", "126", "84", "36", "9", "1"]
+    body = json.loads(data)
+    bad = [
+        {**body, "game": "lights-out:3x4"},
+        {**body, "version": 0},
+        {**body, "rank": 8},
+        {**body, "diameter": 8},
+        {**body, "distance_counts": ["1", "9", "36", "84", "126", "126", "84", "36", "9", "2"]},
+        {**body, "distance_counts": [1, 9, 36, 84, 126, 126, 84, 36, 9, 1]},
+    ]
+    for wrong in bad:
+        with pytest.raises(ValueError):
+            stats_from_bytes(shape, json.dumps(wrong).encode())
+    with pytest.raises(ValueError):
+        stats_from_bytes(shape, b"\xff not json")
+    # a graph of the same name with other edges does not read another's statistics
+    path = graph_kind(4, [(0, 1), (1, 2), (2, 3)], "p")
+    other = graph_kind(4, [(0, 1), (1, 2)], "p")
+    stored = stats_bytes(path.shape, path.job_stats())
+    assert stats_from_bytes(path.shape, stored)["rank"] == path.shape_stats()["rank"]
+    with pytest.raises(ValueError, match="another shape"):
+        stats_from_bytes(other.shape, stored)
+
+
+def test_get_stats_answers_from_the_stored_statistics_first() -> None:
+    tables = FakeTables()
+    ctx = fake_context(tables)
+    game = kind("lights-out:32x33")
+    live = game.stats(ctx)
+    assert live["source"] == "live" and live["distance_counts"] is None
+    assert isinstance(live["note"], str) and '"stats"' in live["note"]
+    tables.words[(game.game_id, STATS)] = StatsKernel(game.shape).words()
+    table = game.stats(ctx)
+    assert table["source"] == "table" and "note" not in table
+    counts = table["distance_counts"]
+    assert isinstance(counts, list) and isinstance(live["diameter"], int)
+    assert len(counts) == live["diameter"] + 1 and table["diameter"] == live["diameter"]
+    assert counts[:2] == [1, 1056] and all(isinstance(c, str) for c in counts[10:-10])  # past 2^53: text
+    assert sum(int(c) for c in counts) == 2**1055 and table["solvable_boards"] == "2^1055"
+    # what is stored whole only: a job still writing (half the words) is not read
+    tables.words[(game.game_id, STATS)] = tables.words[(game.game_id, STATS)][:100]
+    assert game.stats(ctx)["source"] == "live"
+    # the polynomial method's shapes read nothing and have no note
+    poly = kind("lights-out:100000x100000").stats(ctx)
+    assert poly["source"] == "formula" and "note" not in poly
+
+
+def test_a_live_elimination_gives_way_to_a_stored_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    tables = FakeTables()
+    ctx = fake_context(tables)
+    monkeypatch.setattr(lights_out, "STORED_RECHECK_SECONDS", 3600.0)
+    forget_all()
+    game = kind("lights-out:6x5:torus")
+    board = game.parse("/".join(["10000"] * 6))
+    assert game.value(board, ctx).source == "live"
+    words = encode_elimination(eliminate_shape(game.shape))
+    tables.words[(game.game_id, "elimination")] = words
+    assert game.value(board, ctx).source == "live"  # storage is looked at again only now and then
+    monkeypatch.setattr(lights_out, "STORED_RECHECK_SECONDS", 0.0)
+    assert game.value(board, ctx).source == "table"
+    del tables.words[(game.game_id, "elimination")]
+    assert game.value(board, ctx).source == "table"  # a stored one is kept: not looked for again
+    forget_all()
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 16), st.integers(0, 5), st.integers(0, 2**32), st.integers(1, 64))
+def test_the_walk_in_slices_agrees_with_the_whole_walk(
+    nbits: int, k: int, seed: int, slice_steps: int
+) -> None:
+    rng = random.Random(seed)
+    rows = [rng.getrandbits(nbits) for _ in range(k)]
+    elimination = eliminate(
+        np.stack([int_to_words(r, nbits) for r in rows]) if rows else np.zeros((0, 1), np.uint64), nbits
+    )
+    basis = elimination.rref[: elimination.rank]
+    seen: list[tuple[int, int]] = []
+    sliced = coset_leader_counts(
+        basis, nbits, progress=lambda done, total: seen.append((done, total)), slice_steps=slice_steps
+    )
+    assert sliced == coset_leader_counts(basis, nbits)
+    assert seen[-1][0] == seen[-1][1] and [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def test_a_progress_that_raises_stops_the_walk() -> None:
+    basis = solver_for(kind("lights-out:4x4").shape).elimination.null_basis
+
+    def stop(done: int, total: int) -> None:
+        raise RuntimeError(f"stopped at {done} of {total}")
+
+    with pytest.raises(RuntimeError, match="stopped at"):
+        coset_leader_counts(basis, 16, progress=stop, slice_steps=1)
