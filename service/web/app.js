@@ -1,7 +1,8 @@
 // nimbase's web page: plain JavaScript over the public REST API (v1), no build step, no library.
 // Sections: a position with its value and ranked moves (play against the service, a Wythoff board,
-// Bicolor Nim's heaps of stones, a Lights Out board to press), a Grundy sequence plot (SVG), Wythoff's
-// table as a heat map (canvas), GetStats, and the job list.
+// Bicolor Nim's heaps of stones, a Lights Out board to press, a chess endgame's board, an uploaded game
+// graph's vertices), a Grundy sequence plot (SVG), Wythoff's table as a heat map (canvas), GetStats, and
+// the job list.
 "use strict";
 
 (() => {
@@ -111,6 +112,7 @@
     history: [],
     pair: 0,
     fewestAtStart: null,
+    autoReplyChosen: false,
   };
 
   /** The ListGames entry of a game id: itself, else its family's (`subtraction:1,3,4`). */
@@ -129,6 +131,18 @@
   const isPuzzle = (game) => isLightsOut(game);
   /** Games without one-parameter sequences: choosing one leaves the plot as it is. */
   const hasSequences = (game) => !isLightsOut(game) && !/^(graph|chess):/.test(game);
+  const isChess = (game) => game.startsWith("chess:");
+  /** `graph:NAME`: a game played on an uploaded directed graph (`lights-out:graph:NAME` is a puzzle). */
+  const isGraphGame = (game) => game.startsWith("graph:");
+  /** ListGames' entry for the family: its id names no graph, so the page asks which uploaded graph. */
+  const GRAPH_TEMPLATE = "graph:NAME";
+  const isGraphTemplate = (game) => game === GRAPH_TEMPLATE;
+  const graphNameOf = (game) => (isGraphGame(game) && !isGraphTemplate(game) ? game.slice("graph:".length) : null);
+  /** Games explored more than played: "nimbase answers my moves" starts unticked for them (until the
+   * person ticks or unticks it). */
+  const isAnalysis = (game) => isChess(game) || isGraphGame(game);
+  /** A move as a person reads it: a chess move's SAN, else its text. */
+  const moveLabel = (move) => move.san || move.move;
 
   /** The sequence family a game is plotted with first (Bicolor Nim has no single-heap sequence). */
   const DEFAULT_FAMILY = { "bicolor-nim": "f_3" };
@@ -150,17 +164,27 @@
     select.replaceChildren(...state.games.map((game) => new Option(`${game.name} — ${game.id}`, game.id)));
   }
 
-  function setGame(id) {
-    if (id.trim() === "") return; // a cleared field names no game: keep the last one
-    state.game = id.trim();
+  /** The game's id field, the list's choice and the line describing the game. */
+  function describeGame() {
     $("game").value = state.game;
     const { entry, exact } = gameEntry(state.game);
     const select = $("game-select");
     if (exact) select.value = state.game;
+    else if (isGraphGame(state.game) && state.games.some((game) => game.id === GRAPH_TEMPLATE)) select.value = GRAPH_TEMPLATE;
     else select.selectedIndex = -1; // a typed game the list does not hold: the id field names it
     const info = $("game-info");
     const shape = lightsShape(state.game);
-    if (entry && shape && !exact) {
+    const graph = graphNameOf(state.game);
+    if (entry && isGraphTemplate(state.game)) {
+      info.textContent = `${entry.name}: ${entry.description} Name an uploaded graph under "Game graph" below.`;
+    } else if (entry && graph !== null) {
+      info.textContent = `Game graph ${graph}: ${entry.description} Positions: ${entry.position_syntax}.`;
+    } else if (entry && isChess(state.game) && !exact) {
+      // The family's entry describes its own material ("Every KRvK position, ..."): said of this one.
+      const material = state.game.slice("chess:".length);
+      const description = entry.description.replace(entry.id.slice("chess:".length), material);
+      info.textContent = `Chess endgame ${material}: ${description} Positions: ${entry.position_syntax}.`;
+    } else if (entry && shape && !exact) {
       info.textContent =
         `Lights Out ${describeShape(shape)}: a one-player puzzle; a press flips a cell and its neighbours, ` +
         `and the goal is the all-white board with the fewest presses. Positions: ${
@@ -172,29 +196,23 @@
     } else {
       info.textContent = "";
     }
+  }
+
+  function setGame(id) {
+    if (id.trim() === "") return; // a cleared field names no game: keep the last one
+    state.game = id.trim();
+    describeGame();
+    if (!state.autoReplyChosen) $("auto-reply").checked = !isAnalysis(state.game);
     $("examples").replaceChildren();
     const game = state.game;
     examplesOf(game).then((list) => {
-      if (game !== state.game) return;
-      const examples = $("examples");
-      examples.replaceChildren();
-      if (list.length === 0) return;
-      examples.append("Examples: ");
-      for (const example of list) {
-        const button = document.createElement("button");
-        button.type = "button";
-        button.textContent = example.length > 40 ? `${example.slice(0, 37)}…` : example;
-        button.title = example;
-        button.addEventListener("click", () => {
-          $("position").value = example;
-          startFrom(example);
-        });
-        examples.appendChild(button);
-      }
+      if (game === state.game) renderExamples(list);
     });
     $("auto-reply-row").hidden = isPuzzle(state.game);
     clearPosition();
     loadStats(state.game); // first: the plot's rare/common split reuses its answer
+    openGraphGame(state.game);
+    renderChess();
     $("plot-families").replaceChildren(...familiesOf(state.game).map((family) => new Option(family)));
     if (!hasSequences(state.game)) {
       // The plot keeps what it shows; an empty one (the page opened on a puzzle) shows Kayles.
@@ -210,11 +228,40 @@
     replotFromForm();
   }
 
+  function renderExamples(list) {
+    const examples = $("examples");
+    examples.replaceChildren();
+    if (list.length === 0) return;
+    examples.append("Examples: ");
+    for (const example of list) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = example.length > 40 ? `${example.slice(0, 37)}…` : example;
+      button.title = example;
+      button.addEventListener("click", () => {
+        $("position").value = example;
+        startFrom(example);
+      });
+      examples.appendChild(button);
+    }
+  }
+
   /** Example positions of `game`: ListGames' (for Lights Out, those of its shape, and the all-white
    * board). A promise: a graph's board needs the graph's vertex count. */
   async function examplesOf(game) {
     const { entry } = gameEntry(game);
     const listed = entry ? entry.examples : [];
+    if (isGraphTemplate(game)) return [];
+    if (isGraphGame(game)) {
+      const view = await graphView(game);
+      return view.graph ? view.graph.vertices.slice(0, 3) : [];
+    }
+    if (isChess(game)) {
+      const sides = materialSides(game);
+      const fitting = listed.filter((fen) => sides && sameMaterial(fenMaterial(fen), sides));
+      const made = chessExample(game);
+      return fitting.length || made === null ? fitting : [made];
+    }
     const shape = lightsShape(game);
     if (!shape) return listed;
     if (shape.graph !== undefined) {
@@ -251,6 +298,9 @@
     delete $("lights-board").dataset.position;
     $("bicolor-heaps").hidden = true;
     heaps.highlight = null;
+    $("chess").hidden = true;
+    chessBoard.selected = null;
+    $("graph-game").hidden = true;
     renderHistory();
     renderMoves();
     showError("play-error", null);
@@ -267,7 +317,7 @@
   /** Looks `position` up (GetValue and BestMove together) and shows it; null if a newer lookup won. */
   async function lookUp(position) {
     const token = ++state.token;
-    const game = state.game;
+    const game = gameOfPosition(state.game, position);
     setBusy(true);
     try {
       const [value, best] = await Promise.allSettled([
@@ -280,11 +330,14 @@
         return null;
       }
       showError("play-error", best.status === "rejected" ? best.reason : null);
+      if (isChess(game) && value.value.game && value.value.game !== state.game) adoptGame(value.value.game);
       state.value = value.value;
       state.position = value.value.position;
       state.moves = best.status === "fulfilled" ? best.value.moves : [];
       state.movesKnown = best.status === "fulfilled";
       renderValue();
+      renderChess();
+      renderGraph();
       return { value: value.value, best: best.status === "fulfilled" ? best.value : null };
     } catch (error) {
       if (token === state.token) showError("play-error", error);
@@ -292,6 +345,25 @@
     } finally {
       if (token === state.token) setBusy(false);
     }
+  }
+
+  /** The game `position` is looked up in: `game`, except that a chess move may capture or promote into
+   * another material's table (the FEN's material names it; the answer gives its canonical id). */
+  function gameOfPosition(game, position) {
+    if (!isChess(game)) return game;
+    const found = fenMaterial(position);
+    return found && !sameMaterial(found, materialSides(game)) ? `chess:K${found[0]}vK${found[1]}` : game;
+  }
+
+  /** Switches to the game a lookup was answered in (a capture's smaller table) keeping the play so far. */
+  function adoptGame(id) {
+    state.game = id;
+    describeGame();
+    $("examples").replaceChildren();
+    examplesOf(id).then((list) => {
+      if (id === state.game) renderExamples(list);
+    });
+    loadStats(id);
   }
 
   /** Moves asked for: MOVE_LIMIT, or every press of a Lights Out board small enough to draw clickable. */
@@ -302,6 +374,11 @@
   }
 
   async function startFrom(position) {
+    if (isGraphTemplate(state.game)) {
+      showError("play-error", new Error(`${GRAPH_TEMPLATE} names no graph: name an uploaded graph under "Game graph" and open it.`));
+      $("graph-name").focus();
+      return;
+    }
     state.session++;
     state.history = [];
     state.turn = "you";
@@ -329,6 +406,8 @@
     renderBoard();
     renderLights();
     renderHeaps();
+    renderChess();
+    renderGraph();
   }
 
   /** Plays `move` for you; then, unless the game is over, the service answers with its best move. Each
@@ -336,7 +415,8 @@
   async function play(move) {
     if (state.busy || state.over || state.turn !== "you") return;
     const session = state.session;
-    state.history.push({ who: "you", move: move.move, position: move.position });
+    chessBoard.selected = null;
+    state.history.push({ who: "you", move: moveLabel(move), uci: move.uci, position: move.position });
     renderHistory();
     if (!autoReply() || isPuzzle(state.game)) {
       const looked = await lookUp(move.position);
@@ -355,7 +435,7 @@
     await sleep(REPLY_DELAY_MS);
     if (session !== state.session) return;
     const reply = looked.best.best_move;
-    state.history.push({ who: "nimbase", move: reply.move, position: reply.position });
+    state.history.push({ who: "nimbase", move: moveLabel(reply), uci: reply.uci, position: reply.position });
     renderHistory();
     state.turn = "you";
     const after = await lookUp(reply.position);
@@ -390,12 +470,12 @@
     $("value-solvable-item").hidden = !puzzle;
     $("value-solvable").textContent = value.solvable ? "yes" : "no";
     $("value-solvable").className = value.solvable ? "outcome-P" : "unsolvable";
-    $("value-grundy-item").hidden = puzzle;
+    $("value-grundy-item").hidden = puzzle || isChess(state.game);
     $("value-grundy-label").textContent = bicolor ? "G (grundy)" : "grundy";
     $("value-grundy").textContent = show(value.grundy);
     $("value-grundy-black-item").hidden = !bicolor;
     $("value-grundy-black").textContent = show(value.grundy_black);
-    $("value-remoteness-label").textContent = puzzle ? "fewest presses" : "remoteness";
+    $("value-remoteness-label").textContent = puzzle ? "fewest presses" : isChess(state.game) ? "remoteness (plies)" : "remoteness";
     $("value-remoteness").textContent = show(value.remoteness);
     $("value-source").textContent = show(value.source);
     let meaning = OUTCOMES[value.outcome] || "";
@@ -409,6 +489,8 @@
             value.remoteness === undefined ? (value.solution || []).length : value.remoteness
           } presses turn every cell white.`
         : "Not solvable: no set of presses turns every cell white.";
+    } else if (isChess(state.game)) {
+      meaning = chessVerdict(value);
     }
     $("value-meaning").textContent = meaning;
     $("value-note").hidden = !value.note;
@@ -439,6 +521,10 @@
       }
       return;
     }
+    if (isChess(state.game)) {
+      renderChessTurn(turn);
+      return;
+    }
     if (state.over) {
       const moverWins = state.value.outcome === "N";
       const drawn = state.value.outcome === "D";
@@ -461,7 +547,9 @@
       const hint =
         state.value.outcome === "N"
           ? "you can win: the best move leads to a P-position"
-          : "against best play you lose: the best move makes it last";
+          : state.value.outcome === "D"
+            ? "with best play neither side wins: the best move keeps the draw"
+            : "against best play you lose: the best move makes it last";
       turn.textContent = `Your move — ${hint}.`;
     }
   }
@@ -482,6 +570,13 @@
 
   /** The move table's columns after "leads to", by kind of game. */
   function moveColumns() {
+    if (isChess(state.game)) {
+      return [
+        ["outcome", (move) => move.outcome],
+        ["remoteness", (move) => show(move.remoteness)],
+        ["result", chessMoveResult], // for the side making the move
+      ];
+    }
     if (isPuzzle(state.game)) {
       return [
         ["solvable", (move) => (move.solvable ? "yes" : "no")],
@@ -502,7 +597,8 @@
     const body = $("moves").tBodies[0];
     const playable = !state.busy && !state.over && state.turn === "you";
     const columns = moveColumns();
-    const head = ["#", isPuzzle(state.game) ? "press" : "move", "leads to", ...columns.map(([name]) => name)];
+    const moveHead = isPuzzle(state.game) ? "press" : isChess(state.game) ? "move (SAN)" : "move";
+    const head = ["#", moveHead, "leads to", ...columns.map(([name]) => name)];
     $("moves-head").replaceChildren(
       ...head.map((name) => {
         const th = document.createElement("th");
@@ -526,15 +622,15 @@
             const button = document.createElement("button");
             button.type = "button";
             button.className = "move";
-            button.textContent = move.move;
+            button.textContent = moveLabel(move);
             button.dataset.position = move.position;
             button.disabled = !playable;
-            button.title = `play ${move.move}`;
+            button.title = `play ${moveLabel(move)}${move.uci ? ` (${move.uci})` : ""}`;
             button.addEventListener("click", () => play(move));
             cell.appendChild(button);
           } else {
             cell.textContent = text;
-            if (column === 2) cell.className = "mono";
+            if (column === 2) cell.className = isChess(state.game) ? "mono fen" : "mono";
             if (column === 3) cell.className = isPuzzle(state.game) ? `solvable-${text}` : `outcome-${text}`;
           }
           row.appendChild(cell);
@@ -682,13 +778,20 @@
     return `${shape.rows} x ${shape.cols}${shape.topology === "plane" ? "" : ` (${shape.topology})`}`;
   }
 
-  /** An uploaded graph (GetGraph), fetched once; null when it cannot be read (asked again next time). */
+  /** An uploaded graph (GetGraph), fetched once (its name then offered for `graph:NAME`); null when it
+   * cannot be read (asked again next time). */
   function graphOf(name) {
     if (!lights.graphs.has(name)) {
-      const asked = api(`/v1/graphs/${encodeURIComponent(name)}`).catch(() => {
-        lights.graphs.delete(name);
-        return null;
-      });
+      const asked = api(`/v1/graphs/${encodeURIComponent(name)}`).then(
+        (graph) => {
+          rememberGraph(name);
+          return graph;
+        },
+        () => {
+          lights.graphs.delete(name);
+          return null;
+        },
+      );
       lights.graphs.set(name, asked);
     }
     return lights.graphs.get(name);
@@ -1079,6 +1182,529 @@
       const label = svg("text", { x: cx, y: base + 16, "text-anchor": "middle" }, group);
       label.textContent = [white ? `${white}w` : "", black ? `${black}b` : ""].join("");
     });
+  }
+
+  // ---- chess endgames: a board from the FEN ------------------------------------------------------
+
+  const FILES = "abcdefgh";
+  /** Unicode pieces by FEN letter (lower case): the solid ones for both sides, White's filled white by the
+   * style sheet; U+FE0E asks for text, not an emoji pawn. */
+  const PIECES = { k: "♚", q: "♛", r: "♜", b: "♝", n: "♞", p: "♟" };
+  const PIECE_NAMES = { k: "king", q: "queen", r: "rook", b: "bishop", n: "knight", p: "pawn" };
+  /** Men in the order the tablebase names write them (`KQRvK`, `KBNvK`). */
+  const MEN_ORDER = "QRBNP";
+  /** Materials the chooser offers (any other supported one may be typed as `chess:MATERIAL`): of up to
+   * three men, solved for a request, and of four, which a worker's job stores first. */
+  const MATERIALS = [
+    "KQvK", "KRvK", "KBvK", "KNvK", "KPvK", "KvK",
+    "KQvKR", "KQvKQ", "KQvKB", "KQvKN", "KRvKR", "KRvKB", "KRvKN",
+    "KQQvK", "KQRvK", "KRRvK", "KBBvK", "KBNvK", "KNNvK",
+  ];
+  /** The square picked on the board (its piece's moves are marked), else null. */
+  const chessBoard = { selected: null };
+
+  const sortMen = (men) => [...men].sort((a, b) => MEN_ORDER.indexOf(a) - MEN_ORDER.indexOf(b)).join("");
+
+  /** A FEN's squares ("e4" -> "Q") and its side to move ("w" or "b"). */
+  function parseFen(fen) {
+    const [placement = "", side = "w"] = fen.trim().split(/\s+/);
+    const squares = new Map();
+    placement.split("/").forEach((row, index) => {
+      let file = 0;
+      for (const c of row) {
+        if (/[1-8]/.test(c)) file += Number(c);
+        else squares.set(`${FILES[file++]}${8 - index}`, c);
+      }
+    });
+    return { squares, side };
+  }
+
+  /** The men besides the kings of each side of `chess:KQvKR` (["Q", "R"]), else null. */
+  function materialSides(game) {
+    const match = /^chess:K([QRBNP]*)vK([QRBNP]*)$/.exec(game);
+    return match ? [sortMen(match[1]), sortMen(match[2])] : null;
+  }
+
+  /** The men besides the kings of White and of Black on a FEN's board, else null (no FEN). */
+  function fenMaterial(fen) {
+    const placement = fen.trim().split(/\s+/)[0] || "";
+    if (!/^[1-8kqrbnpKQRBNP]+(\/[1-8kqrbnpKQRBNP]+){7}$/.test(placement)) return null;
+    const men = [...placement].filter((c) => /[qrbnpQRBNP]/.test(c));
+    return [sortMen(men.filter((c) => c === c.toUpperCase())), sortMen(men.filter((c) => c !== c.toUpperCase()).map((c) => c.toUpperCase()))];
+  }
+
+  /** Whether two materials are one table (either colouring). */
+  const sameMaterial = (a, b) => a !== null && b !== null && ((a[0] === b[0] && a[1] === b[1]) || (a[0] === b[1] && a[1] === b[0]));
+
+  /** A legal position of the material, White to move (as the service makes one): kings on a1 and h8,
+   * White's men on d1 and e1 (a pawn on e2), Black's on d8 and e8. */
+  function chessExample(game) {
+    const sides = materialSides(game);
+    if (!sides || sides[0].length > 2 || sides[1].length > 2) return null;
+    const squares = new Map([["a1", "K"], ["h8", "k"]]);
+    [...sides[0]].forEach((man, i) => squares.set(man === "P" ? "e2" : ["d1", "e1"][i], man));
+    [...sides[1]].forEach((man, i) => squares.set(["d8", "e8"][i], man.toLowerCase()));
+    const rows = [];
+    for (let rank = 8; rank >= 1; rank--) {
+      let row = "";
+      let empty = 0;
+      for (const file of FILES) {
+        const piece = squares.get(`${file}${rank}`);
+        if (piece) {
+          row += (empty || "") + piece;
+          empty = 0;
+        } else {
+          empty++;
+        }
+      }
+      rows.push(row + (empty || ""));
+    }
+    return `${rows.join("/")} w - - 0 1`;
+  }
+
+  const colourName = (side) => (side === "b" ? "Black" : "White");
+  const plies = (count) => `${count} ${count === 1 ? "ply" : "plies"}`;
+
+  /** The value for the side to move in words: a win is a mate in (remoteness + 1) / 2 moves, a loss
+   * being mated in remoteness / 2 (0: checkmated). */
+  function chessVerdict(value) {
+    const side = colourName(parseFen(value.position).side);
+    const r = value.remoteness;
+    if (value.outcome === "N") return r === undefined ? `${side} wins.` : `${side} wins: mate in ${(r + 1) / 2} (${plies(r)}).`;
+    if (value.outcome === "P") {
+      if (r === 0) return `${side} is checkmated.`;
+      return r === undefined ? `${side} loses.` : `${side} loses: mated in ${r / 2} (${plies(r)}).`;
+    }
+    return state.movesKnown && state.moves.length === 0 && value === state.value ? "Stalemate: a draw." : "A draw with best play.";
+  }
+
+  /** A move's value for the side making it (its `outcome` and `remoteness` are the reached position's). */
+  function chessMoveResult(move) {
+    const r = move.remoteness;
+    if (move.outcome === "P") return r === undefined ? "wins" : r === 0 ? "checkmate" : `wins: mate in ${(r + 2) / 2}`;
+    if (move.outcome === "N") return r === undefined ? "loses" : `loses: mated in ${(r + 1) / 2}`;
+    return "draws";
+  }
+
+  function renderChessTurn(turn) {
+    const value = state.value;
+    const side = colourName(parseFen(value.position).side);
+    const other = colourName(parseFen(value.position).side === "w" ? "b" : "w");
+    if (state.over) {
+      if (value.outcome !== "P") {
+        turn.textContent = "Stalemate: a draw.";
+        return;
+      }
+      const winner = state.turn === "you" ? "nimbase" : "you";
+      turn.textContent = `Checkmate: ${other} wins${autoReply() ? (winner === "you" ? " — you won!" : " — nimbase won.") : "."}`;
+      if (autoReply()) turn.classList.add(winner === "you" ? "won" : "lost");
+    } else if (state.turn === "nimbase") {
+      turn.textContent = `nimbase moves for ${side}…`;
+    } else if (!state.movesKnown) {
+      turn.textContent = `${side} to move (the moves could not be listed).`;
+    } else {
+      turn.textContent = `${autoReply() ? `Your move, with ${side}` : `${side} to move`} — ${chessVerdict(value)}`;
+    }
+  }
+
+  /** The material chooser, the board (ranks 8 to 1 from the top, files a to h), the side to move, the
+   * value and the moves, best first; a move is played by its button, or by its piece then its square. */
+  function renderChess() {
+    const container = $("chess");
+    if (!isChess(state.game)) {
+      container.hidden = true;
+      return;
+    }
+    container.hidden = false;
+    const material = state.game.slice("chess:".length);
+    const chooser = $("chess-material-select");
+    const offered = MATERIALS.includes(material) ? MATERIALS : [material, ...MATERIALS];
+    if (chooser.options.length !== offered.length || chooser.options[0].value !== `chess:${offered[0]}`) {
+      chooser.replaceChildren(...offered.map((name) => new Option(name, `chess:${name}`)));
+    }
+    chooser.value = state.game;
+    const value = state.value;
+    $("chess-view").hidden = value === null;
+    if (value === null) return;
+    const { squares, side } = parseFen(value.position);
+    const playable = !state.busy && !state.over && state.turn === "you";
+    const moves = state.movesKnown ? state.moves.filter((move) => move.uci) : [];
+    const from = new Set(moves.map((move) => move.uci.slice(0, 2)));
+    if (chessBoard.selected && (!playable || !from.has(chessBoard.selected))) chessBoard.selected = null;
+    const targets = new Map();
+    for (const move of moves) {
+      // A promotion offers four moves to one square: a click there promotes to a queen.
+      if (move.uci.slice(0, 2) === chessBoard.selected && (!targets.has(move.uci.slice(2, 4)) || move.uci.endsWith("q"))) {
+        targets.set(move.uci.slice(2, 4), move);
+      }
+    }
+    const last = state.history[state.history.length - 1];
+    const lastMove = last && last.uci && last.position === value.position ? [last.uci.slice(0, 2), last.uci.slice(2, 4)] : [];
+    const board = $("chess-board");
+    board.dataset.position = value.position;
+    board.dataset.side = side;
+    const cells = [];
+    for (let rank = 8; rank >= 1; rank--) {
+      for (let f = 0; f < 8; f++) {
+        const square = `${FILES[f]}${rank}`;
+        const cell = document.createElement("div");
+        const classes = ["square", (f + rank) % 2 === 1 ? "dark" : "light"]; // a1 is dark
+        if (lastMove.includes(square)) classes.push("last");
+        if (square === chessBoard.selected) classes.push("selected");
+        if (targets.has(square)) classes.push("target");
+        if (playable && from.has(square)) classes.push("movable");
+        cell.className = classes.join(" ");
+        cell.dataset.square = square;
+        const piece = squares.get(square);
+        if (piece) {
+          const glyph = document.createElement("span");
+          glyph.className = `piece ${piece === piece.toUpperCase() ? "white" : "black"}`;
+          glyph.textContent = `${PIECES[piece.toLowerCase()]}\uFE0E`;
+          cell.dataset.piece = piece;
+          cell.appendChild(glyph);
+          cell.title = `${square}: ${piece === piece.toUpperCase() ? "white" : "black"} ${PIECE_NAMES[piece.toLowerCase()]}`;
+        } else {
+          cell.title = square;
+        }
+        if (f === 0) cell.appendChild(Object.assign(document.createElement("span"), { className: "coord rank", textContent: String(rank) }));
+        if (rank === 1) cell.appendChild(Object.assign(document.createElement("span"), { className: "coord file", textContent: FILES[f] }));
+        cell.addEventListener("click", () => clickSquare(square, targets, from, playable));
+        cells.push(cell);
+      }
+    }
+    board.replaceChildren(...cells);
+    const toMove = $("chess-to-move");
+    toMove.textContent = `${colourName(side)} to move`;
+    toMove.className = `chess-to-move ${side === "b" ? "black" : "white"}`;
+    $("chess-verdict").textContent = chessVerdict(value);
+    $("chess-verdict").dataset.outcome = value.outcome;
+    const list = $("chess-moves");
+    list.replaceChildren(
+      ...moves.map((move, index) => {
+        const item = document.createElement("li");
+        if (index === 0) item.className = "best";
+        const button = document.createElement("button");
+        button.type = "button";
+        button.className = "move";
+        button.textContent = move.san || move.uci;
+        button.dataset.uci = move.uci;
+        button.dataset.position = move.position;
+        button.disabled = !playable;
+        button.title = `play ${move.san} (${move.uci}): leads to ${move.position}`;
+        button.addEventListener("click", () => play(move));
+        const result = document.createElement("span");
+        result.className = `result outcome-${move.outcome}`;
+        result.textContent = chessMoveResult(move);
+        item.append(button, " ", result);
+        return item;
+      }),
+    );
+    $("chess-moves-note").textContent = !state.movesKnown
+      ? ""
+      : moves.length === 0
+        ? state.value.outcome === "P"
+          ? "No move: checkmate."
+          : "No move: stalemate."
+        : `${moves.length} move${moves.length === 1 ? "" : "s"}, best first`;
+  }
+
+  /** A click on the board: a marked square plays the picked piece's move there; a piece with moves is
+   * picked (again: dropped). */
+  function clickSquare(square, targets, from, playable) {
+    if (!playable) return;
+    if (targets.has(square)) {
+      play(targets.get(square));
+      return;
+    }
+    chessBoard.selected = from.has(square) && chessBoard.selected !== square ? square : null;
+    renderChess();
+  }
+
+  // ---- game graphs: an uploaded graph's vertices, their values and the moves along its edges --------
+
+  /** Graphs drawn up to this many vertices and edges, their vertices listed (and valued in batches) up
+   * to GRAPH_LIST_MAX; a graph is fetched whole (GetGraph) only up to GRAPH_FETCH_MAX vertices and edges. */
+  const GRAPH_DRAW_VERTICES = 60;
+  const GRAPH_DRAW_EDGES = 400;
+  const GRAPH_LIST_MAX = 2000;
+  const GRAPH_FETCH_MAX = 200000;
+  /** Moves listed beside the graph (all of them are in the move table). */
+  const GRAPH_MOVES_SHOWN = 40;
+  /** Graph names opened on this page before, offered by the name field (the API lists no graphs). */
+  const GRAPHS_KEY = "nimbase.graphs";
+  const GRAPHS_REMEMBERED = 20;
+  const OUTCOME_WORDS = { N: "a win (N)", P: "a loss (P)", D: "a draw (D)" };
+  /** Per game: a promise of {stats, error, graph, values (vertex -> its value)}; `graphs.shown`, the
+   * current game's once it has come. */
+  const graphs = { views: new Map(), shown: null };
+
+  function rememberedGraphs() {
+    try {
+      const list = JSON.parse(window.localStorage.getItem(GRAPHS_KEY) || "[]");
+      return Array.isArray(list) ? list.filter((name) => typeof name === "string") : [];
+    } catch {
+      return [];
+    }
+  }
+
+  function rememberGraph(name) {
+    const list = [name, ...rememberedGraphs().filter((other) => other !== name)].slice(0, GRAPHS_REMEMBERED);
+    try {
+      window.localStorage.setItem(GRAPHS_KEY, JSON.stringify(list));
+    } catch {
+      // no storage: names are offered for this page's life only
+    }
+  }
+
+  /** The game's graph: GetStats (counts, and whether the graph exists), the graph itself when small
+   * enough, and each vertex's value (one batch per BATCH vertices). Asked again after an error. */
+  function graphView(game) {
+    if (!graphs.views.has(game)) graphs.views.set(game, loadGraphView(game));
+    return graphs.views.get(game);
+  }
+
+  async function loadGraphView(game) {
+    const view = { game, stats: null, error: null, graph: null, values: new Map() };
+    try {
+      view.stats = await api("/v1/stats", { game });
+    } catch (error) {
+      view.error = error;
+      graphs.views.delete(game);
+      return view;
+    }
+    if (Number(view.stats.vertices) + Number(view.stats.edges) > GRAPH_FETCH_MAX) return view;
+    view.graph = await graphOf(graphNameOf(game));
+    if (!view.graph || view.graph.vertices.length > GRAPH_LIST_MAX) return view;
+    try {
+      for (let from = 0; from < view.graph.vertices.length; from += BATCH) {
+        const positions = view.graph.vertices.slice(from, from + BATCH);
+        const answer = await api("/v1/values:batch", {}, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ game, positions }),
+        });
+        answer.values.forEach((item, index) => {
+          if (!item.error) view.values.set(positions[index], item);
+        });
+      }
+    } catch {
+      // the vertices are shown without their outcomes
+    }
+    return view;
+  }
+
+  /** After choosing a graph game: the name field, then the graph once it has come. */
+  function openGraphGame(game) {
+    graphs.shown = null;
+    if (!isGraphGame(game)) return;
+    if (!isGraphTemplate(game)) $("graph-name").value = graphNameOf(game);
+    renderGraph();
+    if (isGraphTemplate(game)) return;
+    graphView(game).then((view) => {
+      if (game !== state.game) return;
+      graphs.shown = view;
+      renderGraph();
+    });
+  }
+
+  function pickVertex(name) {
+    $("position").value = name;
+    startFrom(name);
+  }
+
+  function renderGraph() {
+    const container = $("graph-game");
+    if (!isGraphGame(state.game)) {
+      container.hidden = true;
+      return;
+    }
+    container.hidden = false;
+    const known = [...new Set([...rememberedGraphs(), ...lights.graphs.keys()])];
+    $("graph-names").replaceChildren(...known.map((name) => new Option(name)));
+    const template = isGraphTemplate(state.game);
+    const view = graphs.shown && graphs.shown.game === state.game ? graphs.shown : null;
+    $("graph-title").textContent = template ? "" : graphNameOf(state.game);
+    showError("graph-error", view && view.error ? view.error : null);
+    $("graph-info").textContent = graphInfoText(template, view);
+    renderGraphVertex();
+    drawGraph(view);
+    listVertices(view);
+  }
+
+  function graphInfoText(template, view) {
+    if (template) {
+      return `${GRAPH_TEMPLATE} stands for any graph uploaded with POST /v1/graphs: type its name and open it ` +
+        "(the names offered are the graphs opened on this page before: the API has no route listing them).";
+    }
+    if (view === null) return "Reading the graph…";
+    if (view.error) return "";
+    const stats = view.stats;
+    let text =
+      `${stats.vertices} vertices, ${stats.edges} edges${stats.acyclic ? ", acyclic" : ", with cycles"}: ` +
+      `${stats.wins} won, ${stats.losses} lost and ${stats.draws} drawn for the player to move; ` +
+      `the longest win takes ${stats.longest_win} moves (source ${stats.source}).`;
+    if (!view.graph) text += " Too large to fetch whole here: type a vertex name as the position.";
+    else if (view.graph.vertices.length > GRAPH_LIST_MAX) {
+      text += ` The page lists graphs of up to ${GRAPH_LIST_MAX} vertices: type a vertex name as the position.`;
+    }
+    return text;
+  }
+
+  /** The chosen vertex's value, and its moves as links to the vertices they lead to, best first. */
+  function renderGraphVertex() {
+    const line = $("graph-vertex");
+    const list = $("graph-moves");
+    const value = state.value;
+    if (value === null || isGraphTemplate(state.game)) {
+      line.textContent = isGraphTemplate(state.game) ? "" : "Pick a vertex: in the drawing, in the list, or type its name as the position.";
+      delete line.dataset.vertex;
+      delete line.dataset.outcome;
+      list.replaceChildren();
+      $("graph-moves-note").textContent = "";
+      return;
+    }
+    const parts = [`Vertex ${value.position}: ${OUTCOME_WORDS[value.outcome] || value.outcome} for the player to move`];
+    if (value.remoteness !== undefined) parts.push(`remoteness ${value.remoteness}`);
+    if (value.grundy !== undefined) parts.push(`grundy ${value.grundy}`);
+    line.textContent = `${parts.join(", ")}.`;
+    line.dataset.vertex = value.position;
+    line.dataset.outcome = value.outcome;
+    const playable = !state.busy && !state.over && state.turn === "you";
+    const shown = state.moves.slice(0, GRAPH_MOVES_SHOWN);
+    list.replaceChildren(
+      ...shown.map((move, index) => {
+        const item = document.createElement("li");
+        if (index === 0) item.className = "best";
+        const link = document.createElement("a");
+        link.className = `graph-move${playable ? "" : " disabled"}`;
+        link.href = `#${new URLSearchParams({ game: state.game, position: move.position })}`;
+        link.textContent = `→ ${move.position}`;
+        link.dataset.position = move.position;
+        link.title = `move to ${move.position}`;
+        link.addEventListener("click", (event) => {
+          event.preventDefault();
+          play(move);
+        });
+        const about = [`${OUTCOME_WORDS[move.outcome] || move.outcome} there`];
+        if (move.remoteness !== undefined) about.push(`remoteness ${move.remoteness}`);
+        const result = document.createElement("span");
+        result.className = `outcome-${move.outcome}`;
+        result.textContent = ` ${about.join(", ")}`;
+        item.append(link, result);
+        return item;
+      }),
+    );
+    const note = $("graph-moves-note");
+    if (!state.movesKnown) note.textContent = "";
+    else if (state.moves.length === 0) note.textContent = "No move: the game ends here.";
+    else {
+      const more = state.moves.length > shown.length ? ` (the first ${shown.length}; all in the move table)` : "";
+      note.textContent = `Moves, best first${more}:`;
+    }
+  }
+
+  /** The graph's vertices on a circle (in upload order), its edges as arrows; vertices coloured by
+   * outcome, the chosen one ringed. A click on a vertex one move away plays that move; on another
+   * vertex, starts from it. */
+  function drawGraph(view) {
+    const board = $("graph-board");
+    board.replaceChildren();
+    const graph = view && view.graph;
+    const drawable = graph && graph.vertices.length <= GRAPH_DRAW_VERTICES && graph.edges.length <= GRAPH_DRAW_EDGES;
+    board.toggleAttribute("hidden", !drawable); // an SVG element has no `hidden` property
+    if (!drawable) return;
+    const n = graph.vertices.length;
+    const size = 420;
+    const radius = Math.max(7, Math.min(16, (Math.PI * (size / 2 - 40)) / Math.max(n, 1) - 3));
+    const centre = size / 2;
+    const ring = size / 2 - radius - 24;
+    const at = new Map();
+    graph.vertices.forEach((name, i) => {
+      const angle = (2 * Math.PI * i) / n - Math.PI / 2;
+      at.set(name, [centre + ring * Math.cos(angle), centre + ring * Math.sin(angle), angle]);
+    });
+    board.setAttribute("viewBox", `0 0 ${size} ${size}`);
+    board.setAttribute("width", String(size));
+    board.setAttribute("height", String(size));
+    const defs = svg("defs", {}, board);
+    for (const kind of ["", "-out"]) {
+      const marker = svg("marker", {
+        id: `arrow${kind}`, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto",
+      }, defs);
+      svg("path", { d: "M0,0 L10,5 L0,10 z", class: `arrow${kind}` }, marker);
+    }
+    const here = state.value ? state.value.position : null;
+    const moves = new Map(state.moves.map((move) => [move.position, move]));
+    const playable = !state.busy && !state.over && state.turn === "you";
+    for (const [from, to] of graph.edges) {
+      const [x1, y1, angle] = at.get(from);
+      const [x2, y2] = at.get(to);
+      const out = from === here;
+      if (from === to) {
+        const loop = { cx: x1 + Math.cos(angle) * radius * 1.4, cy: y1 + Math.sin(angle) * radius * 1.4, r: radius * 0.6 };
+        svg("circle", { ...loop, class: `edge loop${out ? " out" : ""}` }, board);
+        continue;
+      }
+      // A slight bend, to the right of the direction of travel: a→b and b→a stay apart.
+      const dx = x2 - x1;
+      const dy = y2 - y1;
+      const length = Math.hypot(dx, dy);
+      const [ux, uy] = [dx / length, dy / length];
+      const bend = Math.min(18, length * 0.12);
+      const [sx, sy] = [x1 + ux * radius - uy * 3, y1 + uy * radius + ux * 3];
+      const [ex, ey] = [x2 - ux * (radius + 2) - uy * 3, y2 - uy * (radius + 2) + ux * 3];
+      const [cx, cy] = [(x1 + x2) / 2 - uy * bend, (y1 + y2) / 2 + ux * bend];
+      const edge = svg("path", {
+        d: `M${sx.toFixed(1)} ${sy.toFixed(1)} Q${cx.toFixed(1)} ${cy.toFixed(1)} ${ex.toFixed(1)} ${ey.toFixed(1)}`,
+        class: `edge${out ? " out" : ""}`,
+        "marker-end": `url(#arrow${out ? "-out" : ""})`,
+      }, board);
+      edge.dataset.from = from;
+      edge.dataset.to = to;
+    }
+    graph.vertices.forEach((name) => {
+      const [cx, cy, angle] = at.get(name);
+      const known = name === here ? state.value : view.values.get(name);
+      const move = here !== null && name !== here ? moves.get(name) : undefined;
+      let className = `vertex${known ? ` v-${known.outcome}` : ""}`;
+      if (name === here) className += " cur";
+      if (move) className += " next";
+      const dot = svg("circle", { cx, cy, r: radius, class: className }, board);
+      dot.dataset.vertex = name;
+      const about = known ? `${OUTCOME_WORDS[known.outcome]}${known.remoteness === undefined ? "" : `, remoteness ${known.remoteness}`}` : "";
+      svg("title", {}, dot).textContent = move && playable ? `move to ${name}: ${about}` : `${name}${about ? `: ${about}` : ""} (start from it)`;
+      dot.addEventListener("click", () => (move && playable ? play(move) : pickVertex(name)));
+      if (n <= 40) {
+        const label = svg("text", {
+          x: cx + Math.cos(angle) * (radius + 12), y: cy + Math.sin(angle) * (radius + 12) + 4, "text-anchor": "middle",
+        }, board);
+        label.textContent = name.length > 12 ? `${name.slice(0, 11)}…` : name;
+      }
+    });
+  }
+
+  /** Every vertex as a button (up to GRAPH_LIST_MAX), coloured by outcome: a click starts from it. */
+  function listVertices(view) {
+    const list = $("graph-vertices");
+    const graph = view && view.graph;
+    if (!graph || graph.vertices.length > GRAPH_LIST_MAX) {
+      list.replaceChildren();
+      return;
+    }
+    const here = state.value ? state.value.position : null;
+    list.replaceChildren(
+      ...graph.vertices.map((name) => {
+        const button = document.createElement("button");
+        button.type = "button";
+        const known = name === here ? state.value : view.values.get(name);
+        button.className = `vertex${known ? ` v-${known.outcome}` : ""}${name === here ? " selected" : ""}`;
+        button.textContent = name;
+        button.dataset.vertex = name;
+        button.title = known ? `${name}: ${OUTCOME_WORDS[known.outcome]} for the player to move` : name;
+        button.addEventListener("click", () => pickVertex(name));
+        return button;
+      }),
+    );
   }
 
   // ---- the Grundy sequence plot ----------------------------------------------------------------
@@ -1739,7 +2365,28 @@
     $("game").addEventListener("change", () => {
       if ($("game").value.trim() !== state.game) setGame($("game").value);
     });
-    $("auto-reply").addEventListener("change", () => state.value && renderTurn());
+    $("auto-reply").addEventListener("change", () => {
+      state.autoReplyChosen = true;
+      if (state.value) renderTurn();
+    });
+    $("chess-material-select").addEventListener("change", async () => {
+      const game = $("chess-material-select").value;
+      setGame(game);
+      const examples = await examplesOf(game);
+      if (game !== state.game || examples.length === 0) return;
+      $("position").value = examples[0];
+      startFrom(examples[0]);
+    });
+    $("graph-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      const name = $("graph-name").value.trim();
+      if (name === "") {
+        $("graph-name").focus();
+        return;
+      }
+      setGame(`graph:${name}`);
+      window.history.replaceState(null, "", `#${new URLSearchParams({ game: state.game })}`);
+    });
     $("lights-solution").addEventListener("change", () => state.value && renderLights());
     $("lights-random").addEventListener("click", randomSolvable);
     setUpPlot();
@@ -1762,6 +2409,7 @@
     const hash = new URLSearchParams(window.location.hash.slice(1));
     const game = hash.get("game") || state.game || "nim";
     if (game !== state.game || state.value === null) setGame(game);
+    if (isGraphTemplate(game)) return; // the page asks which graph
     const examples = await examplesOf(game);
     const position = hash.get("position") ?? (examples.length ? examples[0] : "");
     $("position").value = position;

@@ -17,6 +17,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any, TypeVar
 
+import chess
 import httpx
 import pytest
 import sqlalchemy as sa
@@ -582,6 +583,257 @@ def test_bicolor_nim_values_heaps_and_families(
     assert len(bands) == -(-(stop - period["preperiod"]) // period["period"])
     assert javascript_errors(browser) == []
     screenshot(browser, tmp_path / "bicolor.png")
+
+
+# ---- chess endgames and game graphs --------------------------------------------------------------
+
+#: KQvK: White to move wins; Black to move in check, whose one move takes the queen (into KvK, a draw).
+KQVK_WIN = "8/8/8/8/8/2k5/8/KQ6 w - - 0 1"
+KQVK_TAKES = "8/8/8/8/8/8/1Q6/k6K b - - 0 1"
+#: The example the page makes for a material ListGames gives none for: kings on a1 and h8, White's
+#: men from d1.
+KQVK_EXAMPLE = "7k/8/8/8/8/8/8/K2Q4 w - - 0 1"
+
+
+@pytest.fixture(scope="module")
+def chess_table(api: httpx.Client) -> None:
+    """KQvK's table, there before the page asks: a material of three men is solved for a request (within
+    NIMBASE_LIMITS_CHESS_LIVE_MEN) and kept by the server; GetStats solves it here."""
+    stats = api.get("/v1/stats", params={"game": "chess:KQvK"}, timeout=120)
+    assert stats.status_code == 200, stats.text
+    assert stats.json()["longest_win"] == 19  # mate in 10
+
+
+def chess_pieces(browser: WebDriver) -> dict[str, str]:
+    """The pieces the page's board shows, as FEN letters by square ({"a1": "K"})."""
+    squares = browser.find_elements(By.CSS_SELECTOR, "#chess-board .square[data-piece]")
+    return {str(s.get_attribute("data-square")): str(s.get_attribute("data-piece")) for s in squares}
+
+
+def fen_pieces(fen: str) -> dict[str, str]:
+    board = chess.Board(fen)
+    return {chess.square_name(square): piece.symbol() for square, piece in board.piece_map().items()}
+
+
+def chess_drawn(position: str) -> Callable[[WebDriver], bool]:
+    return lambda b: (
+        b.find_element(By.ID, "chess-board").get_attribute("data-position") == position
+        and b.find_element(By.ID, "play").get_attribute("data-busy") == "false"
+    )
+
+
+def verdict(value: dict[str, Any]) -> str:
+    """The value for the side to move as the page words it: mate in (remoteness + 1) / 2 moves."""
+    side = "White" if chess.Board(value["position"]).turn else "Black"
+    r = value.get("remoteness")
+    if value["outcome"] == "N":
+        return f"{side} wins: mate in {(r + 1) // 2} ({r} plies)."
+    if value["outcome"] == "P":
+        return f"{side} is checkmated." if r == 0 else f"{side} loses: mated in {r // 2} ({r} plies)."
+    return "A draw with best play."
+
+
+def assert_chess_shown(browser: WebDriver, api: httpx.Client, game: str, fen: str) -> dict[str, Any]:
+    """The board, the side to move, the value and the moves the page shows for `fen`: python-chess's
+    pieces, the API's numbers. Returns BestMove's answer."""
+    assert chess_pieces(browser) == fen_pieces(fen)
+    for square, piece in fen_pieces(fen).items():
+        glyph = browser.find_element(By.CSS_SELECTOR, f"#chess-board [data-square='{square}'] .piece")
+        solid = chess.Piece(chess.Piece.from_symbol(piece).piece_type, chess.BLACK).unicode_symbol()
+        assert glyph.text.rstrip("\ufe0e") == solid  # the solid glyph, filled by side
+        assert glyph.get_attribute("class") == f"piece {'white' if piece.isupper() else 'black'}"
+    side = "White" if chess.Board(fen).turn else "Black"
+    assert text(browser, "chess-to-move") == f"{side} to move"
+    value = api.get("/v1/value", params={"game": game, "position": fen}).json()
+    assert text(browser, "chess-verdict") == verdict(value)
+    assert text(browser, "value-outcome") == value["outcome"]
+    assert text(browser, "value-remoteness") == str(value.get("remoteness", "—"))
+    ranked = api.get("/v1/best-move", params={"game": game, "position": fen}).json()
+    buttons = browser.find_elements(By.CSS_SELECTOR, "#chess-moves button.move")
+    assert [b.text for b in buttons] == [m["san"] for m in ranked["moves"]]
+    assert [b.get_attribute("data-uci") for b in buttons] == [m["uci"] for m in ranked["moves"]]
+    table = browser.find_elements(By.CSS_SELECTOR, "#moves button.move")
+    assert [b.text for b in table] == [m["san"] for m in ranked["moves"]]
+    return dict(ranked)
+
+
+def test_a_chess_endgame_on_its_board(
+    chess_table: None, chromium: WebDriver | str, base_url: str, api: httpx.Client, tmp_path: Path
+) -> None:
+    browser = need(chromium)
+    game = "chess:KQvK"
+
+    # ListGames lists chess:KRvK only: for KQvK the page offers a position of its own, which the API takes.
+    open_page(browser, base_url, f"#game={game}")
+    wait_for(browser, chess_drawn(KQVK_EXAMPLE), "the example's board")
+    examples = browser.find_elements(By.CSS_SELECTOR, "#examples button")
+    assert [b.get_attribute("title") for b in examples] == [KQVK_EXAMPLE]
+    assert api.get("/v1/value", params={"game": game, "position": KQVK_EXAMPLE}).status_code == 200
+    assert Select(browser.find_element(By.ID, "chess-material-select")).first_selected_option.text == "KQvK"
+    assert not browser.find_element(By.ID, "auto-reply").is_selected()  # explored, not played against
+
+    # A FEN typed in: 64 squares, a8 first and h1 last, a1 dark; the pieces where the FEN puts them.
+    type_into(browser, "position", KQVK_WIN)
+    browser.find_element(By.ID, "lookup").click()
+    wait_for(browser, chess_drawn(KQVK_WIN), "the board of the FEN")
+    squares = browser.find_elements(By.CSS_SELECTOR, "#chess-board .square")
+    assert len(squares) == 64
+    assert [squares[0].get_attribute("data-square"), squares[-1].get_attribute("data-square")] == ["a8", "h1"]
+    assert "dark" in squares[56].get_attribute("class") and "light" in squares[-1].get_attribute("class")
+    ranked = assert_chess_shown(browser, api, game, KQVK_WIN)
+    assert ranked["outcome"] == "N" and text(browser, "chess-verdict").startswith("White wins: mate in ")
+    screenshot(browser, tmp_path / "chess.png", "play")
+
+    # The best move, clicked: the board shows the position it leads to, Black to move.
+    best = ranked["best_move"]
+    browser.find_element(By.CSS_SELECTOR, "#chess-moves li.best button.move").click()
+    wait_for(browser, chess_drawn(best["position"]), "the board after the best move")
+    after = assert_chess_shown(browser, api, game, best["position"])
+    last = {
+        str(s.get_attribute("data-square"))
+        for s in browser.find_elements(By.CSS_SELECTOR, "#chess-board .square.last")
+    }
+    assert last == {best["uci"][:2], best["uci"][2:4]}
+    assert [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#history li")] == [
+        f"you: {best['san']} → {best['position']}"
+    ]
+
+    # Black's best move by the board: its king picked, the squares it may go to marked, one clicked.
+    reply = after["best_move"]
+    browser.find_element(By.CSS_SELECTOR, f"#chess-board [data-square='{reply['uci'][:2]}']").click()
+    marked = {
+        str(s.get_attribute("data-square"))
+        for s in browser.find_elements(By.CSS_SELECTOR, "#chess-board .square.target")
+    }
+    assert marked == {m["uci"][2:4] for m in after["moves"] if m["uci"][:2] == reply["uci"][:2]}
+    browser.find_element(By.CSS_SELECTOR, f"#chess-board [data-square='{reply['uci'][2:4]}']").click()
+    wait_for(browser, chess_drawn(reply["position"]), "the board after Black's move")
+    assert_chess_shown(browser, api, game, reply["position"])
+
+    # A capture leads into a smaller table: the page follows it into chess:KvK.
+    type_into(browser, "position", KQVK_TAKES)
+    browser.find_element(By.ID, "lookup").click()
+    wait_for(browser, chess_drawn(KQVK_TAKES), "the board before the capture")
+    taking = assert_chess_shown(browser, api, game, KQVK_TAKES)
+    assert [m["san"] for m in taking["moves"]] == ["Kxb2"] and taking["outcome"] == "D"
+    browser.find_element(By.CSS_SELECTOR, "#chess-moves button.move").click()
+    drawn = taking["best_move"]["position"]
+    wait_for(browser, chess_drawn(drawn), "the board after the capture")
+    assert browser.find_element(By.ID, "game").get_attribute("value") == "chess:KvK"
+    assert chess_pieces(browser) == {"b2": "k", "h1": "K"}
+    assert text(browser, "chess-verdict") == "A draw with best play."
+    assert javascript_errors(browser) == []
+
+
+def test_a_game_graph_vertex_by_vertex(
+    chromium: WebDriver | str, base_url: str, api: httpx.Client, tmp_path: Path
+) -> None:
+    browser = need(chromium)
+    # A path of wins and losses (f ends the game: the player to move there loses), and a drawn cycle.
+    graph = {
+        "name": "web-g",
+        "vertices": list("abcdefgh"),
+        "edges": [list(e) for e in ("ab", "ac", "bc", "bd", "cd", "ce", "ed", "df", "gh", "hg")],
+    }
+    headers = {"authorization": f"Bearer {TOKEN}"}
+    assert api.post("/v1/graphs", json=graph, headers=headers).status_code in (200, 201)
+    game = "graph:web-g"
+    values = {v: api.get("/v1/value", params={"game": game, "position": v}).json() for v in graph["vertices"]}
+    assert [values[v]["outcome"] for v in "abcdefgh"] == list("NPNNPPDD")
+
+    # ListGames' graph:NAME names no graph: the page asks for one (no lookup, so no 404).
+    open_page(browser, base_url)
+    Select(browser.find_element(By.ID, "game-select")).select_by_value("graph:NAME")
+    assert browser.find_element(By.ID, "graph-game").is_displayed()
+    assert "type its name" in text(browser, "graph-info")
+    assert not browser.find_element(By.ID, "play-error").is_displayed()
+
+    # An unknown name: the API's error, as the page shows errors.
+    type_into(browser, "graph-name", "no-such-graph")
+    browser.find_element(By.ID, "graph-open").click()
+    wait_for(browser, lambda b: b.find_element(By.ID, "graph-error").is_displayed(), "the error")
+    assert text(browser, "graph-error").startswith("NOT_FOUND: ")
+
+    type_into(browser, "graph-name", "web-g")
+    browser.find_element(By.ID, "graph-open").click()
+    wait_for(
+        browser, lambda b: len(b.find_elements(By.CSS_SELECTOR, "#graph-board circle.vertex")) == 8, "graph"
+    )
+    assert browser.find_element(By.ID, "game").get_attribute("value") == game
+    assert not browser.find_element(By.ID, "graph-error").is_displayed()
+    assert text(browser, "graph-info").startswith("8 vertices, 10 edges, with cycles")
+    edges = browser.find_elements(By.CSS_SELECTOR, "#graph-board path.edge")
+    assert sorted([e.get_attribute("data-from"), e.get_attribute("data-to")] for e in edges) == sorted(
+        graph["edges"]
+    )
+
+    def outcome_class(element: Any) -> str:
+        return next(c for c in element.get_attribute("class").split() if c.startswith("v-"))
+
+    wait_for(
+        browser,
+        lambda b: all(
+            "v-" in e.get_attribute("class")
+            for e in b.find_elements(By.CSS_SELECTOR, "#graph-vertices button")
+        ),
+        "the vertices' outcomes",
+    )
+    listed = browser.find_elements(By.CSS_SELECTOR, "#graph-vertices button")
+    assert [b.text for b in listed] == graph["vertices"]
+    assert [outcome_class(b) for b in listed] == [f"v-{values[v]['outcome']}" for v in graph["vertices"]]
+
+    def vertex_shown(vertex: str) -> Callable[[WebDriver], bool]:
+        return lambda b: (
+            b.find_element(By.ID, "graph-vertex").get_attribute("data-vertex") == vertex
+            and b.find_element(By.ID, "play").get_attribute("data-busy") == "false"
+        )
+
+    def described(vertex: str) -> str:
+        value = values[vertex]
+        words = {"N": "a win (N)", "P": "a loss (P)", "D": "a draw (D)"}[value["outcome"]]
+        parts = [f"Vertex {vertex}: {words} for the player to move"]
+        parts += [f"remoteness {value['remoteness']}"] if "remoteness" in value else []
+        parts += [f"grundy {value['grundy']}"] if "grundy" in value else []
+        return ", ".join(parts) + "."
+
+    def moves_shown(vertex: str) -> dict[str, Any]:
+        ranked = api.get("/v1/best-move", params={"game": game, "position": vertex}).json()
+        links = browser.find_elements(By.CSS_SELECTOR, "#graph-moves a.graph-move")
+        assert [a.get_attribute("data-position") for a in links] == [m["position"] for m in ranked["moves"]]
+        return dict(ranked)
+
+    # A vertex picked from the list: its value, and its moves as links, best first.
+    browser.find_element(By.CSS_SELECTOR, "#graph-vertices button[data-vertex='a']").click()
+    wait_for(browser, vertex_shown("a"), "vertex a")
+    assert text(browser, "graph-vertex") == described("a")
+    assert text(browser, "value-remoteness") == str(values["a"]["remoteness"])
+    ranked = moves_shown("a")
+    assert ranked["best_move"]["position"] == "b"  # to the lost vertex
+    cur = browser.find_element(By.CSS_SELECTOR, "#graph-board circle.cur")
+    assert cur.get_attribute("data-vertex") == "a"
+    nexts = browser.find_elements(By.CSS_SELECTOR, "#graph-board circle.next")
+    assert sorted(c.get_attribute("data-vertex") for c in nexts) == ["b", "c"]
+    screenshot(browser, tmp_path / "graph.png", "play")
+
+    # The best move followed: the page moves to b (nobody answers: the box starts unticked for graphs).
+    assert not browser.find_element(By.ID, "auto-reply").is_selected()
+    browser.find_element(By.CSS_SELECTOR, "#graph-moves li.best a.graph-move").click()
+    wait_for(browser, vertex_shown("b"), "vertex b")
+    assert text(browser, "graph-vertex") == described("b")
+    moves_shown("b")
+    # A vertex one move away, clicked in the drawing: that move is played.
+    browser.find_element(By.CSS_SELECTOR, "#graph-board circle.next[data-vertex='c']").click()
+    wait_for(browser, vertex_shown("c"), "vertex c")
+    assert [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#history li")] == [
+        "you: b → b",
+        "you: c → c",
+    ]
+    # The drawn cycle.
+    browser.find_element(By.CSS_SELECTOR, "#graph-vertices button[data-vertex='g']").click()
+    wait_for(browser, vertex_shown("g"), "vertex g")
+    assert text(browser, "graph-vertex") == described("g")
+    assert text(browser, "value-outcome") == "D"
+    assert javascript_errors(browser) == []
 
 
 def test_the_docs_render_from_local_assets(chromium: WebDriver | str, base_url: str) -> None:
