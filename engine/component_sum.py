@@ -287,7 +287,11 @@ class ComponentSum(GameKind[tuple[C, ...]]):
             if known is None and remoteness:
                 known = self.remoteness(position, ctx)
             return Value(self.game_id, self.format(position), outcome, None, known, source)
-        found: dict[C, Found] = {}
+        if len(position) == 1:  # the commonest request, a single component: no sum to look up
+            component = position[0]
+            found: dict[C, Found] = {component: self._one(component, ctx)}
+            return self._combine(position, found, ctx, remoteness, [component])
+        found = {}
         odd = odd_components(position)
         self._look_up(odd, found, ctx)
         return self._combine(position, found, ctx, remoteness, odd)

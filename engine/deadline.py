@@ -7,45 +7,58 @@ answer of a cancelled request, so stopping it frees the core for requests that s
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from engine.errors import Cancelled, DeadlineExceeded
 
 
+class Cancellation:
+    """Whether a request's client has gone: a flag one thread sets and others read.
+
+    Nobody waits on it (the work polls it at each `check`), so a plain attribute does, which the GIL
+    makes safe to set from one thread and read from another: a threading.Event (a lock and a
+    condition) would cost the hot path 3 µs per call for nothing.
+    """
+
+    __slots__ = ("is_set",)
+
+    def __init__(self) -> None:
+        self.is_set = False
+
+
 @dataclass(frozen=True, slots=True)
 class Deadline:
-    """A time.monotonic() instant `at`, and an event the transport sets when the client goes away.
+    """A time.monotonic() instant `at`, and a flag the transport sets when the client goes away.
 
-    Copies made by `capped` share the event, so cancelling the transport's copy stops the work
+    Copies made by `capped` share the flag, so cancelling the transport's copy stops the work
     running under the service's (earlier) one.
     """
 
     at: float
-    #: None for a deadline nobody can cancel (the service's own, the engine's): no Event to make per
-    #: request on the hot path. Transports make theirs with `cancellable`.
-    cancelled: threading.Event | None = field(default=None, compare=False)
+    #: None for a deadline nobody can cancel (the service's own, the engine's). Transports make theirs
+    #: with `cancellable`.
+    cancelled: Cancellation | None = field(default=None, compare=False)
 
     @classmethod
     def cancellable(cls, at: float) -> Deadline:
         """A deadline its transport can `cancel` when the client goes away."""
-        return cls(at, threading.Event())
+        return cls(at, Cancellation())
 
     def cancel(self) -> None:
         """The client has gone: every `check` from now on raises `Cancelled`."""
         if self.cancelled is None:
             raise ValueError("this deadline was not made cancellable (Deadline.cancellable)")
-        self.cancelled.set()
+        self.cancelled.is_set = True
 
     @property
     def is_cancelled(self) -> bool:
-        return self.cancelled is not None and self.cancelled.is_set()
+        return self.cancelled is not None and self.cancelled.is_set
 
     def capped(self, at: float) -> Deadline:
         """This deadline, no later than `at`, sharing the cancellation."""
-        return self if self.at <= at else replace(self, at=at)
+        return self if self.at <= at else Deadline(at, self.cancelled)
 
     def remaining(self) -> float:
         """Seconds left (0 once past, or once cancelled): what a wait for a lock may take."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
-from cachetools import LRUCache, TTLCache
+from cachetools import TTLCache
 from numpy.typing import NDArray
 from sqlalchemy import Engine, text
 from sqlalchemy.exc import OperationalError
@@ -36,8 +36,9 @@ from service.gate import DatabaseGate
 from service.graphs import Graphs, GraphSummary
 from service.jobs import AutomaticJobs, JobView, QueuedWork, job_view
 from service.limits import check_batch_size
+from service.lru import LRU
 from service.memo import Memo
-from service.sequences import SequenceTables, WouldBlock
+from service.sequences import SequenceTables
 from service.settings import Settings
 from storage.errors import StorageUnavailable
 from storage.graphs import GraphStore
@@ -140,9 +141,9 @@ class Nimbase:
             queue_solve=self._queue_solve,
         )
         self.memo = Memo(cache.memo_bytes, self.tables.may_block)
-        self._games: LRUCache[str, GameKind[Any]] = LRUCache(maxsize=GAME_CACHE_SIZE)
+        self._games: LRU[str, GameKind[Any]] = LRU(maxsize=GAME_CACHE_SIZE)
         # Kinds bound to an uploaded graph may hold arrays as large as their graph: kept by bytes.
-        self._graph_games: LRUCache[str, GameKind[Any]] = LRUCache(
+        self._graph_games: LRU[str, GameKind[Any]] = LRU(
             maxsize=cache.graph_game_bytes, getsizeof=lambda kind: kind.memory_bytes()
         )
         self.graphs = Graphs(GraphStore(engine) if engine is not None else None, self._gate)
@@ -213,11 +214,7 @@ class Nimbase:
 
         Errors in the request are raised as usual: they cost nothing to find.
         """
-        try:
-            with self.tables.memory_only():
-                return call()
-        except WouldBlock:
-            return None
+        return self.tables.from_memory(call)
 
     def _queue_work(self, game_id: str, family: str) -> QueuedWork | None:
         """Queue (or find) the job that extends a sequence a request could not reach."""

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
-from cachetools import LRUCache
+from service.lru import LRU
 
 T = TypeVar("T")
 
@@ -31,7 +31,7 @@ def _weight(key: Hashable, value: Any) -> int:
 
 
 class _Entry:
-    """A cached value with its weight (cachetools weighs values only; a long key weighs too)."""
+    """A cached value with its weight (the cache weighs values only; a long key weighs too)."""
 
     __slots__ = ("value", "weight")
 
@@ -44,7 +44,7 @@ class Memo:
     """LRU cache of at most `max_bytes` (see `_weight`), with per-entry computation locks."""
 
     def __init__(self, max_bytes: int, may_block: Callable[[], None]) -> None:
-        self._cache: LRUCache[Hashable, _Entry] = LRUCache(maxsize=max_bytes, getsizeof=lambda e: e.weight)
+        self._cache: LRU[Hashable, _Entry] = LRU(maxsize=max_bytes, getsizeof=lambda e: e.weight)
         self._lock = threading.Lock()
         self._computing: dict[Hashable, threading.Lock] = {}
         self._may_block = may_block

@@ -18,12 +18,11 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import numpy as np
-from cachetools import LRUCache
 from numpy.typing import NDArray
 
 from engine.errors import DeadlineExceeded, InvalidArgument, LimitExceeded, NimbaseError, NotApplicable
@@ -36,6 +35,7 @@ from service.errors import Unavailable
 from service.gate import DatabaseGate
 from service.jobs import QueuedWork
 from service.limits import Limits
+from service.lru import LRU
 from storage.errors import CorruptChunk, StorageUnavailable
 from storage.jobs import Job
 from storage.packing import CHUNK_VALUES
@@ -44,6 +44,7 @@ from storage.sequences import SequenceInfo, SequenceStore
 log = logging.getLogger(__name__)
 K = TypeVar("K")
 V = TypeVar("V")
+T = TypeVar("T")
 
 #: Live prefixes grow in steps of at most this many values, checking the deadline between steps.
 LIVE_STEP = 1 << 18
@@ -121,6 +122,12 @@ class _Live:
     seconds_per_value: float | None = None
 
 
+class _Mode(threading.local):
+    """Per thread: whether the thread's request must answer from memory only (`from_memory`)."""
+
+    memory_only = False
+
+
 class SequenceTables:
     """Answers v(n) for the sequences of any game, caching what it reads and computes."""
 
@@ -147,36 +154,39 @@ class SequenceTables:
         self._gate = gate
         self._limits = limits
         self._header_ttl = header_ttl
-        self._headers: LRUCache[tuple[str, str], _Header] = LRUCache(maxsize=4096)
-        self._chunks: LRUCache[tuple[str, str, int], NDArray[np.uint32]] = LRUCache(
+        self._headers: LRU[tuple[str, str], _Header] = LRU(maxsize=4096)
+        self._chunks: LRU[tuple[str, str, int], NDArray[np.uint32]] = LRU(
             maxsize=chunk_bytes, getsizeof=_array_bytes
         )
         #: Chunks found damaged: not read again (nor reported again) for `header_ttl` seconds.
-        self._damaged: LRUCache[tuple[str, str, int], _Damage] = LRUCache(maxsize=4096)
-        self._live: LRUCache[SequenceKey, _Live] = LRUCache(maxsize=live_bytes, getsizeof=_live_bytes)
-        self._live_locks: LRUCache[SequenceKey, threading.Lock] = LRUCache(maxsize=LIVE_LOCKS)
+        self._damaged: LRU[tuple[str, str, int], _Damage] = LRU(maxsize=4096)
+        self._live: LRU[SequenceKey, _Live] = LRU(maxsize=live_bytes, getsizeof=_live_bytes)
+        self._live_locks: LRU[SequenceKey, threading.Lock] = LRU(maxsize=LIVE_LOCKS)
         #: Guards the caches above; held only for dictionary operations.
         self._lock = threading.Lock()
         #: Turns for live computation (Limits.live_computations at once).
         self._computing = threading.BoundedSemaphore(limits.live_computations)
-        self._mode = threading.local()
+        self._mode = _Mode()
 
-    @contextlib.contextmanager
-    def memory_only(self) -> Iterator[None]:
-        """Within this block, answer from memory or raise WouldBlock: never wait on I/O or compute.
+    def from_memory(self, call: Callable[[], T]) -> T | None:
+        """`call()` answered from memory alone, or None where it would wait on I/O or compute
+        (`may_block` raised WouldBlock in it).
 
         The transports try requests this way on their event loop first, which saves a thread hop
-        on the hot path, and fall back to a worker thread when WouldBlock says it is needed.
+        on the hot path, and fall back to a worker thread when None says it is needed.
         """
-        self._mode.memory_only = True
+        mode = self._mode
+        mode.memory_only = True
         try:
-            yield
+            return call()
+        except WouldBlock:
+            return None
         finally:
-            self._mode.memory_only = False
+            mode.memory_only = False
 
     def may_block(self) -> None:
         """Raise WouldBlock in memory-only mode (for callers about to wait, search or compute)."""
-        if getattr(self._mode, "memory_only", False):
+        if self._mode.memory_only:
             raise WouldBlock
 
     # -- what is stored -------------------------------------------------------------------------
@@ -205,12 +215,14 @@ class SequenceTables:
         return 0 if info is None else info.computed_upto
 
     def stored_value(self, game_id: str, family: str, index: int) -> int | None:
-        if index >= self.stored_size(game_id, family):
+        stored = self.stored_size(game_id, family)
+        if index >= stored:
             return None
         try:
-            return int(self.chunk(game_id, index // CHUNK_VALUES, family)[index % CHUNK_VALUES])
+            chunk = self._chunk(game_id, index // CHUNK_VALUES, family, stored)
         except (CorruptChunk, StorageUnavailable):
             return None
+        return int(chunk[index % CHUNK_VALUES])
 
     def refusal(self, game_id: str, family: str, message: str, *, precondition: bool = False) -> NimbaseError:
         """`message` as the refusal of an answer that needs (game_id, family) stored whole, naming the job
@@ -235,13 +247,17 @@ class SequenceTables:
         finds it still damaged adds no report (the store keeps one per chunk until it is rewritten).
         A cached chunk that was the partial last one is read again once the table has grown past it.
         """
+        return self._chunk(game_id, index, family, self.stored_size(game_id, family))
+
+    def _chunk(self, game_id: str, index: int, family: str, stored: int) -> NDArray[np.uint32]:
+        """`chunk`, the table's stored size known already (one header lookup per value, not two)."""
         key = (game_id, family, index)
-        stored = self.stored_size(game_id, family)
         with self._lock:
             chunk = self._chunks.get(key)
-            damage = self._damaged.get(key)
         if chunk is not None and len(chunk) >= min(CHUNK_VALUES, stored - index * CHUNK_VALUES):
             return chunk
+        with self._lock:
+            damage = self._damaged.get(key)
         now = time.monotonic()
         if damage is not None and now - damage.found_at < self._header_ttl:
             raise damage.corrupt()
@@ -255,7 +271,7 @@ class SequenceTables:
             raise
         with self._lock:
             _put(self._chunks, key, chunk)
-            self._damaged.pop(key, None)
+            self._damaged.pop(key)
         return chunk
 
     def _report(self, corrupt: CorruptChunk, stored: int, now: float, *, known: bool) -> None:
@@ -826,9 +842,9 @@ def _live_bytes(live: _Live) -> int:
     return _array_bytes(live.values) + (0 if live.remoteness is None else _array_bytes(live.remoteness))
 
 
-def _put(cache: LRUCache[K, V], key: K, value: V) -> None:
+def _put(cache: LRU[K, V], key: K, value: V) -> None:
     """cache[key] = value, unless the value alone exceeds the cache's budget: then it serves only the
-    request that made it (cachetools refuses it with ValueError, leaving the cache as it was)."""
+    request that made it (the cache refuses it with ValueError, leaving itself as it was)."""
     with contextlib.suppress(ValueError):
         cache[key] = value
 
