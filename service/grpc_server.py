@@ -116,22 +116,29 @@ class NimbaseServicer:
         self,
         method: str,
         context: Context,
-        fn: Callable[[], T],
+        fn: Callable[[Deadline | None], T],
         *,
+        timed: bool = False,
         memory_first: bool = False,
-        stop: Deadline | None = None,
     ) -> T:
-        """Run one service call, record it, and turn its errors into the status code they name.
+        """Run one service call, `fn(deadline)`, record it, and turn its errors into the status code they
+        name.
 
-        With `memory_first`, the call is tried on the event loop answering from memory only (no
-        thread hop, the hot path of lookups), and runs in a worker thread only if that cannot be.
-        `stop` is the deadline `fn` runs under, cancelled when the call is.
+        `timed` calls run under the call's deadline (`_deadline`), cancelled when the call is; others
+        get None. With `memory_first`, the call is first tried on the event loop answering from memory
+        only, with no deadline (nothing done from memory waits or computes, and making the deadline
+        would cost the hot path of lookups as much as the lookup), and runs in a worker thread only if
+        that cannot be.
         """
         started = time.perf_counter()
         code = "OK"
         try:
-            quick = self._service.in_memory(fn) if memory_first else None
-            return quick if quick is not None else await self._run(fn, stop=stop)
+            if memory_first:
+                quick = self._service.in_memory(lambda: fn(None))
+                if quick is not None:
+                    return quick
+            stop = self._deadline(context) if timed else None
+            return await self._run(fn, stop, stop=stop)
         except asyncio.CancelledError:
             code = "CANCELLED"
             raise
@@ -142,77 +149,71 @@ class NimbaseServicer:
             self._metrics.observe("grpc", method, code, time.perf_counter() - started)
 
     async def ListGames(self, request: pb.ListGamesRequest, context: Context) -> pb.ListGamesResponse:
-        def call() -> pb.ListGamesResponse:
+        def call(_: Deadline | None) -> pb.ListGamesResponse:
             games = [convert.game_info_to_pb(g) for g in self._service.list_games()]
             return pb.ListGamesResponse(games=games)
 
         return await self._unary("ListGames", context, call)
 
     async def GetValue(self, request: pb.GetValueRequest, context: Context) -> pb.Value:
-        deadline = self._deadline(context)
 
-        def call() -> pb.Value:
+        def call(deadline: Deadline | None) -> pb.Value:
             return convert.value_to_pb(self._service.get_value(request.game, request.position, deadline))
 
-        return await self._unary("GetValue", context, call, memory_first=True, stop=deadline)
+        return await self._unary("GetValue", context, call, timed=True, memory_first=True)
 
     async def BestMove(self, request: pb.BestMoveRequest, context: Context) -> pb.BestMoveResponse:
-        deadline = self._deadline(context)
         limit = request.limit if request.HasField("limit") else None
 
-        def call() -> pb.BestMoveResponse:
+        def call(deadline: Deadline | None) -> pb.BestMoveResponse:
             result = self._service.best_move(request.game, request.position, limit, deadline)
             return convert.best_move_to_pb(result)
 
-        return await self._unary("BestMove", context, call, stop=deadline)
+        return await self._unary("BestMove", context, call, timed=True)
 
     async def IsPPosition(self, request: pb.IsPPositionRequest, context: Context) -> pb.IsPPositionResponse:
-        deadline = self._deadline(context)
 
-        def call() -> pb.IsPPositionResponse:
+        def call(deadline: Deadline | None) -> pb.IsPPositionResponse:
             value = self._service.is_p_position(request.game, request.position, deadline)
             return pb.IsPPositionResponse(p_position=value.outcome == "P", value=convert.value_to_pb(value))
 
-        return await self._unary("IsPPosition", context, call, memory_first=True, stop=deadline)
+        return await self._unary("IsPPosition", context, call, timed=True, memory_first=True)
 
     async def BatchGetValues(
         self, request: pb.BatchGetValuesRequest, context: Context
     ) -> pb.BatchGetValuesResponse:
-        deadline = self._deadline(context)
 
-        def call() -> pb.BatchGetValuesResponse:
+        def call(deadline: Deadline | None) -> pb.BatchGetValuesResponse:
             check_batch_size(len(request.positions), self._limits)
             items = self._service.batch_get_values(request.game, list(request.positions), deadline)
             return convert.batch_to_pb(items)
 
-        return await self._unary("BatchGetValues", context, call, stop=deadline)
+        return await self._unary("BatchGetValues", context, call, timed=True)
 
     async def ColumnarValues(
         self, request: pb.ColumnarValuesRequest, context: Context
     ) -> pb.ColumnarValuesResponse:
-        deadline = self._deadline(context)
 
-        def call() -> pb.ColumnarValuesResponse:
+        def call(deadline: Deadline | None) -> pb.ColumnarValuesResponse:
             # Packed repeated fields convert to and from numpy without a Python int per value.
             heaps = np.array(request.heaps, dtype=np.uint64)
             offsets = np.array(request.offsets, dtype=np.uint64) if len(request.offsets) else None
             grundy = self._service.columnar_values(request.game, heaps, offsets, deadline)
             return pb.ColumnarValuesResponse(grundy=grundy.tolist())
 
-        return await self._unary("ColumnarValues", context, call, stop=deadline)
+        return await self._unary("ColumnarValues", context, call, timed=True)
 
     async def GetSequence(self, request: pb.GetSequenceRequest, context: Context) -> pb.GetSequenceResponse:
-        deadline = self._deadline(context)
         family = request.family if request.HasField("family") else None
 
-        def call() -> pb.GetSequenceResponse:
+        def call(deadline: Deadline | None) -> pb.GetSequenceResponse:
             result = self._service.get_sequence(request.game, family, request.start, request.stop, deadline)
             return convert.sequence_to_pb(result)
 
-        return await self._unary("GetSequence", context, call, stop=deadline)
+        return await self._unary("GetSequence", context, call, timed=True)
 
     async def GetStats(self, request: pb.GetStatsRequest, context: Context) -> pb.GetStatsResponse:
-        def call() -> pb.GetStatsResponse:
+        def call(_: Deadline | None) -> pb.GetStatsResponse:
             return convert.stats_to_pb(self._service.get_stats(request.game))
 
         return await self._unary("GetStats", context, call)
@@ -220,7 +221,7 @@ class NimbaseServicer:
     async def SubmitJob(self, request: pb.SubmitJobRequest, context: Context) -> pb.Job:
         token = convert.bearer_token(_metadata_value(context, "authorization"))
 
-        def call() -> pb.Job:
+        def call(_: Deadline | None) -> pb.Job:
             job = self._service.submit_job(
                 token,
                 request.game,
@@ -233,13 +234,13 @@ class NimbaseServicer:
         return await self._unary("SubmitJob", context, call)
 
     async def GetJob(self, request: pb.GetJobRequest, context: Context) -> pb.Job:
-        def call() -> pb.Job:
+        def call(_: Deadline | None) -> pb.Job:
             return convert.job_to_pb(self._service.get_job(request.id))
 
         return await self._unary("GetJob", context, call)
 
     async def ListJobs(self, request: pb.ListJobsRequest, context: Context) -> pb.ListJobsResponse:
-        def call() -> pb.ListJobsResponse:
+        def call(_: Deadline | None) -> pb.ListJobsResponse:
             jobs = (
                 self._service.list_jobs(request.limit)
                 if request.HasField("limit")
@@ -252,7 +253,7 @@ class NimbaseServicer:
     async def CancelJob(self, request: pb.CancelJobRequest, context: Context) -> pb.Job:
         token = convert.bearer_token(_metadata_value(context, "authorization"))
 
-        def call() -> pb.Job:
+        def call(_: Deadline | None) -> pb.Job:
             return convert.job_to_pb(self._service.cancel_job(token, request.id))
 
         return await self._unary("CancelJob", context, call)
