@@ -33,7 +33,7 @@ def test_sizes_bound_the_cache_and_a_value_too_large_is_refused() -> None:
         del cache["b"]
 
 
-@given(st.lists(st.tuples(st.sampled_from("get set pop".split()), st.integers(0, 6), st.integers(1, 5))))
+@given(st.lists(st.tuples(st.sampled_from(["get", "set", "pop"]), st.integers(0, 6), st.integers(1, 5))))
 def test_agrees_with_a_plain_model(operations: list[tuple[str, int, int]]) -> None:
     """Against a list kept in use order: the same keys, order and total size after any operations."""
     cache: LRU[int, int] = LRU(maxsize=9, getsizeof=lambda v: v)
