@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from google.protobuf.message import Message
@@ -102,6 +103,11 @@ def cancel_job(job_id: int) -> Call[records.Job]:
 
 #: Bytes of vertex and edge names UploadGraph puts in one message (the server takes up to 16 MiB).
 GRAPH_PART_BYTES = 4 << 20
+#: Bytes counted for each vertex and each edge beyond its names' UTF-8: the fields' tags and lengths.
+VERTEX_OVERHEAD = 4
+EDGE_OVERHEAD = 8
+#: Vertices or edges taken from the input at a time.
+GRAPH_BATCH = 4096
 
 
 def graph_parts(
@@ -112,28 +118,70 @@ def graph_parts(
     part_bytes: int = GRAPH_PART_BYTES,
 ) -> Iterator[pb.GraphPart]:
     """The UploadGraph stream: the name and terminals first, then the vertices, then the edges, in
-    messages of about `part_bytes` of names each. Built lazily: the input may be generators."""
+    messages of at most `part_bytes` of names each (counted as UTF-8 plus VERTEX_OVERHEAD or
+    EDGE_OVERHEAD; more only for a single name that long). Built lazily, the input may be generators,
+    and a batch at a time: filling the fields a slice at a time takes less than half the CPU of
+    appending one name at a time."""
     yield pb.GraphPart(name=name, terminals=dict(terminals or {}))
-    part = pb.GraphPart()
-    size = 0
-    for vertex in vertices:
-        part.vertices.append(vertex)
-        size += len(vertex) + 4
-        if size >= part_bytes:
-            yield part
-            part, size = pb.GraphPart(), 0
+    parts = _Parts(part_bytes)
+    for batch in _batches(vertices):
+        yield from parts.add(("vertices",), (batch,), VERTEX_OVERHEAD)
+    for pairs in _batches(edges):
+        yield from parts.add(("sources", "targets"), _split_edges(pairs), EDGE_OVERHEAD)
+    if parts.size:
+        yield parts.part
+
+
+class _Parts:
+    """The GraphPart being filled, and its size in bytes."""
+
+    def __init__(self, part_bytes: int) -> None:
+        self.part_bytes = part_bytes
+        self.part = pb.GraphPart()
+        self.size = 0
+
+    def add(
+        self, fields: tuple[str, ...], columns: Sequence[Sequence[str]], overhead: int
+    ) -> Iterator[pb.GraphPart]:
+        """Put a batch's columns (parallel, one per field) in the part, yielding it first if they would
+        take it past `part_bytes`; a batch larger than a whole part goes in halves."""
+        count = len(columns[0])
+        cost = sum(map(_utf8_bytes, columns)) + overhead * count
+        if cost > self.part_bytes and count > 1:
+            half = count // 2
+            yield from self.add(fields, [column[:half] for column in columns], overhead)
+            yield from self.add(fields, [column[half:] for column in columns], overhead)
+            return
+        if self.size and self.size + cost > self.part_bytes:
+            yield self.part
+            self.part, self.size = pb.GraphPart(), 0
+        for field, column in zip(fields, columns, strict=True):
+            getattr(self.part, field).extend(column)
+        self.size += cost
+
+
+def _batches(items: Iterable[T]) -> Iterator[list[T]]:
+    iterator = iter(items)
+    while batch := list(islice(iterator, GRAPH_BATCH)):
+        yield batch
+
+
+def _split_edges(edges: list[Sequence[str]]) -> tuple[list[str], list[str]]:
+    """Sources and targets of a batch of [source, target] pairs: ValueError naming the first edge that
+    is not a pair (the server would refuse it)."""
     for edge in edges:
-        if len(edge) != 2:  # the server would refuse it; say which one
+        if len(edge) != 2:
             raise ValueError(f"edge {edge!r} is not a pair of vertex names")
-        source, target = edge
-        part.sources.append(source)
-        part.targets.append(target)
-        size += len(source) + len(target) + 8
-        if size >= part_bytes:
-            yield part
-            part, size = pb.GraphPart(), 0
-    if size:
-        yield part
+    return [source for source, _ in edges], [target for _, target in edges]
+
+
+def _utf8_bytes(names: Sequence[str]) -> int:
+    """UTF-8 bytes of the names, joined at once: far cheaper than a length per name."""
+    try:
+        joined = "".join(names)
+    except TypeError:  # bytes among them, which protobuf takes as well
+        return sum(len(n) if isinstance(n, bytes) else len(n.encode()) for n in names)
+    return len(joined) if joined.isascii() else len(joined.encode())
 
 
 def get_graph_request(name: str) -> pb.GetGraphRequest:

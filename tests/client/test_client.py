@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 from collections.abc import Iterator
 from concurrent import futures
 from typing import Any
@@ -15,7 +16,14 @@ from google.protobuf import any_pb2
 from google.rpc import status_pb2
 
 from nimbase.settings import TlsFiles
-from nimbase_client import AsyncNimbaseClient, AsyncRestClient, NimbaseClient, NimbaseClientError, RestClient
+from nimbase_client import (
+    AsyncNimbaseClient,
+    AsyncRestClient,
+    NimbaseClient,
+    NimbaseClientError,
+    RestClient,
+    calls,
+)
 from nimbase_client.channel import READ_METHODS, service_config
 from nimbase_client.v1 import nimbase_pb2 as pb
 from nimbase_client.v1 import nimbase_pb2_grpc
@@ -209,3 +217,61 @@ def test_an_unreachable_server_is_unavailable_over_both_transports() -> None:
     with RestClient("http://127.0.0.1:1", timeout=5) as rest, pytest.raises(NimbaseClientError) as info:
         rest.list_games()
     assert info.value.code == "UNAVAILABLE"
+
+
+def _counted(part: pb.GraphPart) -> tuple[int, int]:
+    """(bytes graph_parts counts in a part, its vertices and edges)."""
+    size = sum(len(v.encode()) + calls.VERTEX_OVERHEAD for v in part.vertices)
+    size += sum(
+        len(a.encode()) + len(b.encode()) + calls.EDGE_OVERHEAD
+        for a, b in zip(part.sources, part.targets, strict=True)
+    )
+    return size, len(part.vertices) + len(part.sources)
+
+
+@pytest.mark.parametrize("part_bytes", [1, 40, 700, 5000, 1 << 20])
+def test_graph_parts_hold_every_name_in_order_within_the_part_size(part_bytes: int) -> None:
+    rng = random.Random(part_bytes)
+    vertices = [
+        "".join(rng.choice("ab€😀") for _ in range(rng.choice([1, 3, 40, 300]))) + str(i) for i in range(600)
+    ]
+    edges = [(rng.choice(vertices), rng.choice(vertices)) for _ in range(9000)]
+    edges += [(vertices[0], "x" * 1000)] * 20  # the names grow longer than the first ones
+    for parts in (
+        list(calls.graph_parts("g", vertices, edges, part_bytes=part_bytes)),
+        list(calls.graph_parts("g", iter(vertices), (list(edge) for edge in edges), part_bytes=part_bytes)),
+    ):
+        assert parts[0] == pb.GraphPart(name="g")
+        assert [v for part in parts for v in part.vertices] == vertices
+        pairs = [(a, b) for part in parts for a, b in zip(part.sources, part.targets, strict=True)]
+        assert pairs == edges
+        for part in parts[1:]:
+            size, items = _counted(part)
+            assert items > 0 and (size <= part_bytes or items == 1)
+    assert list(calls.graph_parts("g", [], [], part_bytes=part_bytes)) == [pb.GraphPart(name="g")]
+
+
+def test_graph_parts_of_long_names_stay_under_the_message_limit() -> None:
+    """Counted in UTF-8, not in characters: 1,000 three-byte characters are 3,000 bytes."""
+    vertices = [f"{i:03}" + "€" * 997 for i in range(100)]
+    edges = [(vertices[i % 100], vertices[(7 * i) % 100]) for i in range(2000)]  # 12 MB of names
+    parts = list(calls.graph_parts("g", vertices, edges))
+    assert len(parts) > 3
+    # No part passes part_bytes (the server takes up to 16 MiB).
+    assert max(part.ByteSize() for part in parts) <= calls.GRAPH_PART_BYTES
+    assert [v for part in parts for v in part.vertices] == vertices
+    sources = [s for part in parts for s in part.sources]
+    targets = [t for part in parts for t in part.targets]
+    assert list(zip(sources, targets, strict=True)) == edges
+
+
+def test_graph_parts_name_an_edge_that_is_not_a_pair() -> None:
+    edges = [("a", "b")] * 5 + [("a", "b", "c")]
+    with pytest.raises(ValueError, match=r"edge \('a', 'b', 'c'\) is not a pair of vertex names"):
+        list(calls.graph_parts("g", ["a", "b", "c"], edges))
+
+
+def test_graph_parts_take_bytes_names_as_protobuf_does() -> None:
+    vertices: list[Any] = [b"a", "€"]  # typed as text, but protobuf takes UTF-8 bytes as well
+    parts = list(calls.graph_parts("g", vertices, [vertices], part_bytes=12))
+    assert parts[1:] == [pb.GraphPart(vertices=["a", "€"]), pb.GraphPart(sources=["a"], targets=["€"])]
