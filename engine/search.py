@@ -163,6 +163,8 @@ def estimate_states(game: HeapGame, heaps: Heaps) -> int:
     Moves that shrink one heap: the m heaps of size h reach at most C(h+m, m) multisets, times
     over the sizes. Moves that split heaps (`game.splits`): multisets of at most the token total.
     """
+    if len(heaps) == 1 and not game.splits:  # one heap h reaches at most the h + 1 heaps up to it
+        return min(heaps[0] + 1, ESTIMATE_CAP)
     pos = canonical(heaps)
     if game.splits:
         tokens = sum(pos)
