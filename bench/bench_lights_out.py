@@ -130,9 +130,9 @@ def stats_job() -> None:
         StatsKernel(shape).words()
         elapsed = time.perf_counter() - started
         listed = "live has its counts too" if live["distance_counts"] is not None else "live: no counts"
-        figure(f"lights-out {label} stats job ({listed})", elapsed, "s")
+        figure(f"lights-out {label} stats job ({listed})", elapsed * 1000, "ms")
         if label == "5x5":
-            figure("lights-out 5x5 stats job: target", 60.0, "s")
+            figure("lights-out 5x5 stats job: target", 60_000.0, "ms")
         else:  # the walk is most of this job: its rate, whole job counted
             rate = type_walk_work(eliminate_shape(shape).null_basis, shape.cells) / elapsed
     figure("lights-out stats job: walk rate (33x33:cylinder)", rate / 1e6, "M ops/s")
