@@ -7,11 +7,18 @@ import asyncio
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
-from service.core import NimbaseService
+import httpx
+import sqlalchemy as sa
+
+from nimbase.client import NimbaseClient
+from nimbase.settings import Settings
+from service.core import Nimbase, NimbaseService
 from service.limits import DEFAULT_LIMITS, Limits
 from service.server import BoundPorts, serve
+from storage.schema import DATA_TABLES
 
 
 @contextmanager
@@ -54,3 +61,32 @@ def running_server(
         loop.close()
     if errors:  # the server broke while running or stopping
         raise RuntimeError("the test server failed") from errors[0]
+
+
+@dataclass
+class Endpoints:
+    """Both servers over a real `Nimbase` on the test database: REST, gRPC with the admin token and
+    without it."""
+
+    http: httpx.Client
+    client: NimbaseClient
+    anonymous: NimbaseClient
+    db: sa.Engine
+    service: Nimbase
+
+
+@contextmanager
+def serving_api(db_engine: sa.Engine, token: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[Endpoints]:
+    """Both servers over a real Nimbase with admin `token`, on a database emptied first: a worker a test
+    runs would also run any job an earlier test left queued, and uploads need names not taken."""
+    names = ", ".join(table.name for table in DATA_TABLES)
+    with db_engine.begin() as conn:
+        conn.execute(sa.text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+    service = Nimbase(Settings(admin_token=token, limits=limits), db_engine)
+    with (
+        running_server(service, limits) as ports,
+        httpx.Client(base_url=f"http://127.0.0.1:{ports.http}", timeout=60) as http,
+        NimbaseClient(f"127.0.0.1:{ports.grpc}", token=token, timeout=60) as client,
+        NimbaseClient(f"127.0.0.1:{ports.grpc}", timeout=60) as anonymous,
+    ):
+        yield Endpoints(http, client, anonymous, db_engine, service)

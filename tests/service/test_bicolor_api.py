@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -17,13 +16,11 @@ import sqlalchemy as sa
 
 from engine.games.bicolor import parse_family
 from engine.kernels.bicolor import family_table
-from nimbase.client import NimbaseClient, NimbaseClientError
-from nimbase.settings import Settings
-from service.core import Nimbase
+from nimbase.client import NimbaseClientError
 from storage.schema import DATA_TABLES
 from tests import bicolor_oracle as oracle
 from tests.facts import load_facts
-from tests.transport import running_server
+from tests.service import Endpoints, serving_api
 from worker.runner import Worker
 
 GAME = "bicolor-nim"
@@ -32,27 +29,10 @@ TABLES: dict[str, dict[str, list[int | None]]] = load_facts("bicolor_nim")["tabl
 ROWS = [(f"{kind}_{n}", row) for kind, rows in TABLES.items() for n, row in rows.items()]
 
 
-@dataclass
-class Endpoints:
-    http: httpx.Client
-    client: NimbaseClient
-    db: sa.Engine
-
-
 @pytest.fixture(scope="module")
 def api(db_engine: sa.Engine) -> Iterator[Endpoints]:
-    """Both servers over a real Nimbase, on a database emptied first (the job test runs a worker,
-    which would also run any job an earlier test left queued)."""
-    names = ", ".join(table.name for table in DATA_TABLES)
-    with db_engine.begin() as conn:
-        conn.execute(sa.text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
-    service = Nimbase(Settings(admin_token=TOKEN), db_engine)
-    with (
-        running_server(service) as ports,
-        httpx.Client(base_url=f"http://127.0.0.1:{ports.http}", timeout=60) as http,
-        NimbaseClient(f"127.0.0.1:{ports.grpc}", token=TOKEN, timeout=60) as client,
-    ):
-        yield Endpoints(http, client, db_engine)
+    with serving_api(db_engine, TOKEN) as endpoints:
+        yield endpoints
 
 
 def expected_value(text: str, source: str) -> dict[str, Any]:

@@ -11,21 +11,16 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import chess
-import httpx
 import pytest
 import sqlalchemy as sa
 
 from engine.games import chess as chess_game
-from nimbase.client import NimbaseClient, NimbaseClientError
-from nimbase.settings import Settings
-from service.core import Nimbase
-from storage.schema import DATA_TABLES
+from nimbase.client import NimbaseClientError
 from storage.sequences import SequenceStore
-from tests.service import running_server
+from tests.service import Endpoints, serving_api
 from worker.runner import Worker
 
 TOKEN = "chess-token"
@@ -34,28 +29,12 @@ KRVK_MATE = "R1k5/8/2K5/8/8/8/8/8 b - - 0 1"
 KQVK_STALEMATE = "k7/2Q5/1K6/8/8/8/8/8 b - - 0 1"
 
 
-@dataclass
-class Endpoints:
-    http: httpx.Client
-    client: NimbaseClient
-    db: sa.Engine
-    service: Nimbase
-
-
 @pytest.fixture(scope="module")
 def api(db_engine: sa.Engine) -> Iterator[Endpoints]:
     """Both servers over a real Nimbase, on an emptied database and with no table kept in the process."""
-    names = ", ".join(table.name for table in DATA_TABLES)
-    with db_engine.begin() as conn:
-        conn.execute(sa.text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
     chess_game.TABLES.forget_all()
-    service = Nimbase(Settings(admin_token=TOKEN), db_engine)
-    with (
-        running_server(service) as ports,
-        httpx.Client(base_url=f"http://127.0.0.1:{ports.http}", timeout=60) as http,
-        NimbaseClient(f"127.0.0.1:{ports.grpc}", token=TOKEN, timeout=60) as client,
-    ):
-        yield Endpoints(http, client, db_engine, service)
+    with serving_api(db_engine, TOKEN) as endpoints:
+        yield endpoints
     chess_game.TABLES.forget_all()
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -17,12 +16,10 @@ import pytest
 import sqlalchemy as sa
 
 from engine.kernels.retrograde import csr_from_edges, solve_graph_reference
-from nimbase.client import NimbaseClient, NimbaseClientError
-from nimbase.settings import Limits, Settings
-from service.core import Nimbase
-from storage.schema import DATA_TABLES
+from nimbase.client import NimbaseClientError
+from nimbase.settings import Limits
 from storage.sequences import SequenceStore
-from tests.service import running_server
+from tests.service import Endpoints, serving_api
 from worker.runner import Worker
 
 TOKEN = "graph-game-token"
@@ -30,29 +27,12 @@ TOKEN = "graph-game-token"
 LIVE_EDGES = 40
 
 
-@dataclass
-class Endpoints:
-    http: httpx.Client
-    client: NimbaseClient
-    db: sa.Engine
-    service: Nimbase
-
-
 @pytest.fixture(scope="module")
 def api(db_engine: sa.Engine) -> Iterator[Endpoints]:
     """Both servers over a real Nimbase solving graphs of up to LIVE_EDGES edges live, on an emptied
-    database (the worker test runs every job queued)."""
-    names = ", ".join(table.name for table in DATA_TABLES)
-    with db_engine.begin() as conn:
-        conn.execute(sa.text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
-    limits = Limits(graph_live_edges=LIVE_EDGES)
-    service = Nimbase(Settings(admin_token=TOKEN, limits=limits), db_engine)
-    with (
-        running_server(service, limits) as ports,
-        httpx.Client(base_url=f"http://127.0.0.1:{ports.http}", timeout=60) as http,
-        NimbaseClient(f"127.0.0.1:{ports.grpc}", token=TOKEN, timeout=60) as client,
-    ):
-        yield Endpoints(http, client, db_engine, service)
+    database."""
+    with serving_api(db_engine, TOKEN, Limits(graph_live_edges=LIVE_EDGES)) as endpoints:
+        yield endpoints
 
 
 def upload(

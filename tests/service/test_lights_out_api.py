@@ -14,7 +14,6 @@ import math
 import threading
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -22,43 +21,22 @@ import pytest
 import sqlalchemy as sa
 
 from engine.games.lights_out import grid_neighbourhoods_reference
-from nimbase.client import NimbaseClient, NimbaseClientError
+from nimbase.client import NimbaseClientError
 from nimbase.settings import Settings
 from service.core import Nimbase
 from service.errors import PermissionDenied
-from storage.schema import DATA_TABLES
 from tests.facts import load_facts
-from tests.service import running_server
+from tests.service import Endpoints, running_server, serving_api
 from worker.runner import Worker
 
 FACTS = load_facts("lights_out")["lights_out"]
 TOKEN = "lights-out-token"
 
 
-@dataclass
-class Endpoints:
-    http: httpx.Client
-    client: NimbaseClient
-    anonymous: NimbaseClient
-    db: sa.Engine
-    service: Nimbase
-
-
 @pytest.fixture(scope="module")
 def api(db_engine: sa.Engine) -> Iterator[Endpoints]:
-    """Both servers over a real Nimbase, on a database emptied first (uploads need it empty of graphs;
-    the job test runs a worker, which would run any job an earlier test left queued)."""
-    names = ", ".join(table.name for table in DATA_TABLES)
-    with db_engine.begin() as conn:
-        conn.execute(sa.text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
-    service = Nimbase(Settings(admin_token=TOKEN), db_engine)
-    with (
-        running_server(service) as ports,
-        httpx.Client(base_url=f"http://127.0.0.1:{ports.http}", timeout=60) as http,
-        NimbaseClient(f"127.0.0.1:{ports.grpc}", token=TOKEN, timeout=60) as client,
-        NimbaseClient(f"127.0.0.1:{ports.grpc}", timeout=60) as anonymous,
-    ):
-        yield Endpoints(http, client, anonymous, db_engine, service)
+    with serving_api(db_engine, TOKEN) as endpoints:
+        yield endpoints
 
 
 # -- the oracle: the rules, one press at a time --------------------------------------------------------

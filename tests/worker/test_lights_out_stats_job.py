@@ -7,48 +7,25 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
-import httpx
 import pytest
 import sqlalchemy as sa
 
 from engine.games import lights_out
-from nimbase.client import NimbaseClient, NimbaseClientError
-from nimbase.settings import Settings
-from service.core import Nimbase
+from nimbase.client import NimbaseClientError
 from storage.jobs import JobQueue
-from storage.schema import DATA_TABLES
-from tests.service import running_server
+from tests.service import Endpoints, serving_api
 from worker.runner import Worker
 
 TOKEN = "lights-out-stats-token"
 COUNTS_3X3 = [1, 9, 36, 84, 126, 126, 84, 36, 9, 1]
 
 
-@dataclass
-class Endpoints:
-    http: httpx.Client
-    client: NimbaseClient
-    db: sa.Engine
-    service: Nimbase
-
-
 @pytest.fixture(scope="module")
 def api(db_engine: sa.Engine) -> Iterator[Endpoints]:
-    """Both servers over a real Nimbase, on a database emptied first (the worker would run any job an
-    earlier test left queued)."""
-    names = ", ".join(table.name for table in DATA_TABLES)
-    with db_engine.begin() as conn:
-        conn.execute(sa.text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
-    service = Nimbase(Settings(admin_token=TOKEN), db_engine)
-    with (
-        running_server(service) as ports,
-        httpx.Client(base_url=f"http://127.0.0.1:{ports.http}", timeout=60) as http,
-        NimbaseClient(f"127.0.0.1:{ports.grpc}", token=TOKEN, timeout=60) as client,
-    ):
-        yield Endpoints(http, client, db_engine, service)
+    with serving_api(db_engine, TOKEN) as endpoints:
+        yield endpoints
 
 
 def run_worker(api: Endpoints) -> None:
