@@ -22,7 +22,7 @@ import httpx
 import pytest
 import sqlalchemy as sa
 from selenium import webdriver
-from selenium.common.exceptions import WebDriverException
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
@@ -121,7 +121,12 @@ def need(chromium: WebDriver | str) -> WebDriver:
 
 
 def wait_for(browser: WebDriver, condition: Callable[[WebDriver], T], what: str) -> T:
-    result: T = WebDriverWait(browser, WAIT_S, poll_frequency=0.1).until(condition, f"waited for {what}")
+    """`condition` once it holds; an element the page redrew while it was read (the job list redraws
+    every 1.5 s) only means: not yet."""
+    wait = WebDriverWait(
+        browser, WAIT_S, poll_frequency=0.1, ignored_exceptions=(StaleElementReferenceException,)
+    )
+    result: T = wait.until(condition, f"waited for {what}")
     return result
 
 
