@@ -41,12 +41,15 @@ PART = 1_000_000
 TARGET_SECONDS = 60.0
 #: Vertices asked for (GetValue) once the solution is stored.
 QUERIES = 20
+#: Vertices with no move (losses for the player to move, normal play): with none, a random graph of
+#: 100 moves a vertex is all draws and its solve has nothing to propagate.
+MOVELESS = 1_000
 
 
 def main() -> None:
     rng = np.random.default_rng(2024)
     names = [f"v{i}" for i in range(VERTICES)]
-    sources = rng.integers(0, VERTICES, EDGES)
+    sources = rng.integers(0, VERTICES - MOVELESS, EDGES)  # the last MOVELESS vertices have no move
     targets = rng.integers(0, VERTICES, EDGES)
 
     parts = [
