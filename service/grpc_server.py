@@ -7,7 +7,9 @@ its status code.
 
 Each call's deadline travels to the service as a `Deadline`; when the call ends early (the client
 cancels, or its gRPC deadline passes) grpc.aio cancels the handler, and the handler cancels the
-`Deadline`, so the thread's work stops at its next check instead of running on for nobody.
+`Deadline`, so the thread's work stops at its next check instead of running on for nobody. Lookups
+answered from memory on the event loop (GetValue, IsPPosition on stored values) make none: nothing
+there waits or computes.
 """
 
 from __future__ import annotations
