@@ -7,6 +7,7 @@ import importlib
 SCRIPTS = (
     "bench.bench_precompute",
     "bench.bench_service",
+    "bench.bench_grpc_layers",
     "bench.bench_kernels",
     "bench.bench_live",
     "bench.bench_bicolor",

@@ -200,10 +200,10 @@ def wrk_rate(url: str) -> float | None:
 
 @contextlib.contextmanager
 def echo_server() -> Iterator[str]:
-    """A bare grpc.aio echo server (bench.echo_server) on loopback: what Python gRPC itself allows here.
-    Yields the URL of its method."""
+    """A bare grpc.aio echo server (bench.layer_server's `echo`) on loopback: what Python gRPC itself allows
+    here. Yields the URL of its method."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "bench.echo_server", str(port)])
+    process = subprocess.Popen([sys.executable, "-m", "bench.layer_server", "echo", str(port), "-"])
     try:
         time.sleep(2)
         yield f"http://127.0.0.1:{port}/bench.Echo/Echo"
