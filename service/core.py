@@ -109,6 +109,7 @@ class NimbaseService(Protocol):
     def begin_graph_upload(self, token: str | None, name: object) -> GraphBuilder: ...
     def finish_graph_upload(self, upload: GraphBuilder) -> GraphSummary: ...
     def get_graph(self, name: str) -> UploadedGraph: ...
+    def authorize(self, token: str | None, action: str = "job submission") -> None: ...
     def health(self) -> Health: ...
 
 
@@ -329,7 +330,9 @@ class Nimbase:
 
     # -- jobs -----------------------------------------------------------------------------------
 
-    def _authorize(self, token: str | None, action: str = "job submission") -> None:
+    def authorize(self, token: str | None, action: str = "job submission") -> None:
+        """Refuse a call that needs the admin token without it (the transports may ask first, before
+        reading a large body that a caller without the token has no right to make the server parse)."""
         expected = self._settings.admin_token
         if expected is None:
             raise PermissionDenied(f"{action} is disabled: the server has no NIMBASE_ADMIN_TOKEN")
@@ -346,7 +349,7 @@ class Nimbase:
     def submit_job(
         self, token: str | None, game: str, upto: int, fill: bool = False, family: str | None = None
     ) -> JobView:
-        self._authorize(token)
+        self.authorize(token)
         plan = self.game(game).plan_job(upto, fill, family)
         queue = self._queue()
         job = self._gate.call(lambda: queue.submit(plan.game_id, plan.family, plan.values, fill=plan.fill))
@@ -370,7 +373,7 @@ class Nimbase:
         return [job_view(job) for job in self._gate.call(lambda: queue.list(limit=min(limit, 1000)))]
 
     def cancel_job(self, token: str | None, job_id: int) -> JobView:
-        self._authorize(token)
+        self.authorize(token)
         if not 0 < job_id <= MAX_HEAP:  # as in get_job: no job has it
             raise NotFound(f"no job {quote_int(job_id)}: job ids are 1..{MAX_HEAP}")
         queue = self._queue()
@@ -390,14 +393,14 @@ class Nimbase:
         terminals: Mapping[str, object] | None = None,
     ) -> GraphSummary:
         """UploadGraph in one piece (the REST body): needs the admin token; stored all or nothing."""
-        self._authorize(token, "graph upload")
+        self.authorize(token, "graph upload")
         return self.graphs.upload(name, vertices, edges, terminals)
 
     def begin_graph_upload(self, token: str | None, name: object) -> GraphBuilder:
         """The start of a streamed upload (gRPC): the token and the name are checked before anything else
         is read; the transport adds the parts to the builder (each checked as it comes) and ends with
         `finish_graph_upload`."""
-        self._authorize(token, "graph upload")
+        self.authorize(token, "graph upload")
         return self.graphs.begin(name)
 
     def finish_graph_upload(self, upload: GraphBuilder) -> GraphSummary:

@@ -36,7 +36,7 @@ from starlette.staticfiles import NotModifiedResponse, StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine.deadline import Deadline as RequestDeadline
-from engine.errors import InvalidArgument
+from engine.errors import InvalidArgument, NimbaseError
 from engine.positions import parse_decimal
 from nimbase import schema
 from service import columnar, convert, download, http_cache
@@ -868,6 +868,10 @@ def create_app(
         stored all or nothing. 400 quoting what is wrong (an edge naming an unknown vertex, a duplicate
         vertex, a terminal label other than win/loss/draw), 409 ALREADY_EXISTS for a name taken."""
         token = convert.bearer_token(authorization)
+        try:  # before the body is read: without the token, its up to 64 MiB are not even parsed
+            service.authorize(token, "graph upload")
+        except NimbaseError as exc:
+            return failure(request, exc)
         content_type = request.headers.get("content-type")
         try:
             raw = await request.body()

@@ -284,6 +284,18 @@ def test_bad_uploads_are_refused(api: Endpoints, body: dict[str, Any], quoted: s
     assert (status, code) == (404, "NOT_FOUND")  # nothing was stored
 
 
+def test_an_upload_without_the_token_is_refused_before_its_body_is_read(api: Endpoints) -> None:
+    """Without the token the body is not parsed: malformed JSON gets 401 or 403, not 400."""
+    for headers, expected in (
+        ({}, (401, "UNAUTHENTICATED")),
+        ({"authorization": "Bearer no"}, (403, "PERMISSION_DENIED")),
+    ):
+        response = api.http.post(
+            "/v1/graphs", content=b"{not json", headers={"content-type": "application/json", **headers}
+        )
+        assert rest_error(response)[:2] == expected
+
+
 def test_a_name_taken_is_409(api: Endpoints) -> None:
     upload(api, "taken", ["a"], [])
     response = api.http.post(

@@ -194,7 +194,7 @@ class FakeService:
             "nested": {"ok": True, "name": "x"},
         }
 
-    def _authorize(self, token: str | None) -> None:
+    def authorize(self, token: str | None, action: str = "job submission") -> None:
         if token is None:
             raise Unauthenticated("an admin token is required")
         if token != ADMIN_TOKEN:
@@ -203,7 +203,7 @@ class FakeService:
     def submit_job(
         self, token: str | None, game: str, upto: int, fill: bool = False, family: str | None = None
     ) -> JobView:
-        self._authorize(token)
+        self.authorize(token)
         self._check_game(game)
         with self._lock:
             job_id = len(self.jobs) + 1
@@ -222,7 +222,7 @@ class FakeService:
         return sorted(self.jobs.values(), key=lambda j: -j.id)[:limit]
 
     def cancel_job(self, token: str | None, job_id: int) -> JobView:
-        self._authorize(token)
+        self.authorize(token)
         job = self.get_job(job_id)
         done = JobView(
             job.id,
@@ -257,7 +257,7 @@ class FakeService:
         return self.finish_graph_upload(upload)
 
     def begin_graph_upload(self, token: str | None, name: object) -> GraphBuilder:
-        self._authorize(token)
+        self.authorize(token)
         upload = GraphBuilder(name)
         if upload.name in self.graphs:
             raise NameTaken(f"fake: graph {upload.name!r} exists")
