@@ -51,15 +51,17 @@ class Memo:
 
     def get_or_compute(self, key: Hashable, compute: Callable[[], T]) -> T:
         with self._lock:
-            if key in self._cache:
-                found: T = self._cache[key].value
+            kept = self._cache.get(key)
+            if kept is not None:
+                found: T = kept.value
                 return found
             entry = self._computing.setdefault(key, threading.Lock())
         self._may_block()
         with entry:
             with self._lock:
-                if key in self._cache:
-                    again: T = self._cache[key].value
+                kept = self._cache.get(key)
+                if kept is not None:
+                    again: T = kept.value
                     return again
             try:
                 value = compute()

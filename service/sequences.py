@@ -381,7 +381,7 @@ class SequenceTables:
             stored = ns < stored_upto
             for index in np.unique(ns[stored] // CHUNK_VALUES).tolist():
                 try:
-                    chunk = self.chunk(source.game_id, index, source.family)
+                    chunk = self._chunk(source.game_id, index, source.family, stored_upto)
                 except (CorruptChunk, StorageUnavailable):
                     continue
                 mask = stored & (ns // CHUNK_VALUES == index)
@@ -503,7 +503,7 @@ class SequenceTables:
                 )
             group = order[ends[index] - counts[index] : ends[index]]
             try:
-                chunk = self.chunk(game_id, index, family)
+                chunk = self._chunk(game_id, index, family, stored_upto)
             except (CorruptChunk, StorageUnavailable):
                 left[group] = True
                 continue
@@ -563,7 +563,7 @@ class SequenceTables:
         if start < stored_upto:
             try:
                 table_stop = min(stop, stored_upto)
-                part, used = self._stored_range(source, start, table_stop, deadline)
+                part, used = self._stored_range(source, start, table_stop, stored_upto, deadline)
                 out[: table_stop - start] = part
                 sources += used
                 done = table_stop
@@ -603,7 +603,7 @@ class SequenceTables:
         return values.astype(np.uint32), "live"
 
     def _stored_range(
-        self, source: SequenceSource, start: int, stop: int, deadline: float | None
+        self, source: SequenceSource, start: int, stop: int, stored_upto: int, deadline: float | None
     ) -> tuple[NDArray[np.int64], list[Source]]:
         """The stored values for start <= n < stop and the sources used: a damaged chunk's part comes
         from the period or live computation instead, else its refusal is raised (UNAVAILABLE, naming
@@ -614,7 +614,7 @@ class SequenceTables:
             base = index * CHUNK_VALUES
             lo, hi = max(start, base), min(stop, base + CHUNK_VALUES)
             try:
-                chunk = self.chunk(source.game_id, index, source.family)
+                chunk = self._chunk(source.game_id, index, source.family, stored_upto)
             except CorruptChunk:
                 found = self.lookup_many(source, list(range(lo, hi)), deadline)
                 for n in range(lo, hi):
