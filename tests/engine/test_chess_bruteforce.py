@@ -21,14 +21,6 @@ SHOWN = 20
 MIRROR_STRIDE = 7
 
 
-@pytest.fixture(scope="module")
-def tablebase() -> Tablebase:
-    tb = Tablebase()
-    for name in NAMES:
-        tb.solve(name)
-    return tb
-
-
 def _value(outcome: int, remoteness: int) -> str:
     return {1: f"win in {remoteness}", -1: f"loss in {remoteness}", 0: "draw"}.get(
         outcome, f"outcome {outcome}, remoteness {remoteness}"

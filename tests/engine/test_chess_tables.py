@@ -31,16 +31,6 @@ from engine.kernels import chess_movegen as mg
 from engine.kernels.retrograde import Packed
 from engine.kind import Allowance, Context
 
-SMALL = ("KvK", "KQvK", "KRvK", "KBvK", "KNvK", "KPvK")
-
-
-@pytest.fixture(scope="module")
-def tablebase() -> Tablebase:
-    tb = Tablebase()
-    for name in SMALL:
-        tb.solve(name)
-    return tb
-
 
 def context() -> Context:
     limits = SimpleNamespace(
@@ -142,11 +132,13 @@ def test_canonical_slot_is_the_least_symmetric_image(name: str) -> None:
     rng = random.Random(name)
     sq = np.empty(4, np.int64)
     transforms = 2 if material.pawnful else 8
+    checked = 0
     for _ in range(300):
         slot = rng.randrange(material.slots)
         stm = mg.decode(spec, slot, sq)
         if stm < 0:
             continue
+        checked += 1
         ka, kb, s0, s1 = [int(s) for s in sq[: 2 + len(material.pieces)]] + [-1] * (2 - len(material.pieces))
         least = mg.canonical(spec, ka, kb, s0, s1, stm)
         assert least == mg.canonical_by_search(spec, ka, kb, s0, s1, stm)
@@ -156,6 +148,7 @@ def test_canonical_slot_is_the_least_symmetric_image(name: str) -> None:
         for t in range(transforms):
             image = [mg._transform(s, t) if s >= 0 else -1 for s in (ka, kb, s0, s1)]
             assert mg.canonical(spec, image[0], image[1], image[2], image[3], stm) == least
+    assert checked >= 250  # only a pawn on a king's square fails to decode (KPvK: 290 of the 300)
 
 
 # -- the move generator against python-chess ---------------------------------------------------------------
@@ -389,6 +382,7 @@ def test_short_mates_agree_with_a_brute_force_search(tablebase: Tablebase, name:
     rng = random.Random(3)
     for r in (1, 2, 3, 4):
         slots = np.flatnonzero((remoteness == r) & ~broken)
+        assert slots.size, f"no {name} position at remoteness {r}"
         for slot in rng.sample(slots.tolist(), min(4, slots.size)):
             board = table.board_of_slot(slot)
             assert board is not None
@@ -400,7 +394,7 @@ def test_short_mates_agree_with_a_brute_force_search(tablebase: Tablebase, name:
                 assert outcome[slot] == -1
                 assert _forced_loss(board, r) and not _forced_loss(board, r - 2), board.fen()
     # and positions that are not short mates are not found so by the search
-    for slot in rng.sample(np.flatnonzero((remoteness > 4) | (outcome == 0) & ~broken).tolist(), 5):
+    for slot in rng.sample(np.flatnonzero(((remoteness > 4) | (outcome == 0)) & ~broken).tolist(), 5):
         board = table.board_of_slot(slot)
         assert board is not None
         assert not _forced_mate(board, 3) and not _forced_loss(board, 2)

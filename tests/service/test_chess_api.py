@@ -267,5 +267,9 @@ def test_a_worker_stores_the_krvk_table(api: Endpoints) -> None:
 def test_chess_is_listed(api: Endpoints) -> None:
     games = {game["id"]: game for game in api.client.list_games()["games"]}
     assert "chess:KRvK" in games and "graph:NAME" in games
-    for fen in games["chess:KRvK"]["examples"]:
-        api.client.get_value("chess:KRvK", fen)
+    examples = games["chess:KRvK"]["examples"]
+    assert examples
+    for fen in examples:
+        value = api.client.get_value("chess:KRvK", fen)
+        assert value["outcome"] in ("N", "P", "D") and value["position"] == fen
+        assert canonical(chess.Board(fen)) == fen

@@ -153,6 +153,7 @@ def test_a_live_prefix_larger_than_the_budget_still_answers(clean_db: sa.Engine)
         assert values.tolist() == reference(game)
         assert sequences.cached_bytes()["live"] <= budget
         found = sequences.lookup_many(source(game), [5, 1999, 1000])
+        assert set(found) == {5, 1999, 1000}
         for n, answer in found.items():
             assert not isinstance(answer, Exception) and answer[0] == reference(game)[n]
     assert sequences.value(source("subtraction:2,5,7"), 10**15)[1] == "period"
