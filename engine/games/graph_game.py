@@ -43,10 +43,11 @@ from engine.kernels.retrograde import (
     Packed,
     csr_from_edges,
     infinity_set,
-    is_acyclic,
-    loopy_grundy,
+    loopy_grundy_from,
     pack,
-    solve_graph,
+    reverse_csr,
+    solve_reverse,
+    topological_order,
 )
 from engine.kind import Context, GameKind, SequenceKernel
 from engine.moves import MoveTo, check_limit, list_moves, move_rank
@@ -146,12 +147,15 @@ class GraphSolution:
 def solve(
     indptr: I64, indices: I32, terminal: I8, progress: Callable[[int, int], None] | None = None
 ) -> GraphSolution:
-    """Solve a CSR graph: what a worker job runs (progress(done, total) between chunks)."""
-    outcome, remoteness = solve_graph(indptr, indices, terminal, progress=progress)
-    degree = np.diff(indptr)
+    """Solve a CSR graph: what a worker job runs (progress(done, total) between chunks). The reverse
+    graph and the topological order are found once and serve the solve, gamma and acyclicity."""
+    reverse = reverse_csr(indptr, indices)
+    degree = np.diff(indptr).astype(np.int32)
+    outcome, remoteness = solve_reverse(*reverse, degree, terminal, progress=progress)
+    order = topological_order(indptr, indices, reverse)
     normal_play = not np.any((degree == 0) & (terminal != LOSS))
-    gamma = loopy_grundy(indptr, indices) if normal_play else None
-    return GraphSolution(pack(outcome, remoteness), gamma, is_acyclic(indptr, indices))
+    gamma = loopy_grundy_from(indptr, indices, reverse, order) if normal_play else None
+    return GraphSolution(pack(outcome, remoteness), gamma, order is not None)
 
 
 def gamma_text(value: Gamma) -> str:
@@ -185,6 +189,8 @@ class GraphGame(GameKind[int]):
         self._solution = solution
         self.source: Source = source if solution is not None else "live"
         self.live_edges = live_edges
+        #: Held while one request solves the graph live (`StoredGraphGame.prepare`).
+        self._solving = threading.Lock()
 
     # -- building ---------------------------------------------------------------------------------
 
@@ -447,23 +453,6 @@ class StoredGraphGame(GraphGame):
     graph has at most `Limits.graph_live_edges` edges (`source` "live", kept until a stored one
     replaces it), else FAILED_PRECONDITION saying the solve is pending, naming the job queued (or open)
     to solve it."""
-
-    def __init__(
-        self,
-        name: str,
-        vertices: Sequence[str],
-        indptr: I64,
-        indices: I32,
-        terminal: I8,
-        *,
-        solution: GraphSolution | None = None,
-        source: Source = "live",
-        live_edges: int = LIVE_EDGES,
-    ) -> None:
-        super().__init__(
-            name, vertices, indptr, indices, terminal, solution=solution, source=source, live_edges=live_edges
-        )
-        self._solving = threading.Lock()
 
     def prepare(self, ctx: Context) -> None:
         """Make sure the graph has its solution: the stored one where there is one, else a live one."""

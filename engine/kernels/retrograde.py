@@ -504,9 +504,10 @@ def _mex_in_order(indptr: I64, indices: I32, order: I32, out: I32) -> None:
                 seen[g] = False
 
 
-def topological_order(indptr: I64, indices: I32) -> I32 | None:
-    """Every vertex after all its successors, or None when the graph has a cycle."""
-    rev_indptr, rev_indices = reverse_csr(indptr, indices)
+def topological_order(indptr: I64, indices: I32, reverse: tuple[I64, I32] | None = None) -> I32 | None:
+    """Every vertex after all its successors, or None when the graph has a cycle (`reverse`: the graph's
+    `reverse_csr` when the caller has it, else built here)."""
+    rev_indptr, rev_indices = reverse_csr(indptr, indices) if reverse is None else reverse
     n = indptr.shape[0] - 1
     order = np.empty(n, dtype=np.int32)
     return order if _topological(indptr, rev_indptr, rev_indices, order) == n else None
@@ -597,13 +598,19 @@ def _gsg_levels(indptr: I64, indices: I32, rev_indptr: I64, rev_indices: I32, la
 def loopy_grundy(indptr: I64, indices: I32) -> I32:
     """Generalised Sprague-Grundy values gamma of every vertex (normal play): n >= 0, or INFINITE,
     whose set K is `infinity_set` (the finite values of the followers)."""
-    order = topological_order(indptr, indices)
+    reverse = reverse_csr(indptr, indices)
+    return loopy_grundy_from(indptr, indices, reverse, topological_order(indptr, indices, reverse))
+
+
+def loopy_grundy_from(indptr: I64, indices: I32, reverse: tuple[I64, I32], order: I32 | None) -> I32:
+    """`loopy_grundy` given the graph's `reverse_csr` and its `topological_order` (None: it has a
+    cycle), for a caller that needs them too (engine.games.graph_game's solve)."""
     n = indptr.shape[0] - 1
     label = np.full(n, _UNLABELLED, dtype=np.int32)
     if order is not None:
         _mex_in_order(indptr, indices, order, label)
         return label
-    rev_indptr, rev_indices = reverse_csr(indptr, indices)
+    rev_indptr, rev_indices = reverse
     _gsg_levels(indptr, indices, rev_indptr, rev_indices, label)
     return label
 

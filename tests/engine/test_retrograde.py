@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from engine.deadline import Deadline
 from engine.errors import InvalidArgument, InvalidPosition, LimitExceeded
+from engine.games import graph_game
 from engine.games.graph_game import GraphGame, GraphSolution, gamma_text
 from engine.kernels import retrograde as R
 from engine.kind import Allowance, Context
@@ -356,6 +357,49 @@ def test_graph_game_refusals_and_sizes() -> None:
     assert again.gamma is not None and solution.gamma is not None
     assert (again.gamma == solution.gamma).all()
     assert (again.packed.codes == solution.packed.codes).all()
+
+
+@settings(max_examples=150, deadline=None)
+@given(graphs(max_n=15), st.booleans())
+def test_graph_solve_equals_the_separate_kernels(g: Graph, forward_only: bool) -> None:
+    """The solve sharing one reverse graph and one topological order gives what `solve_graph`,
+    `loopy_grundy` and `is_acyclic` give apart (cyclic and acyclic, normal play or not)."""
+    if forward_only:
+        g = Graph(g.n, [(a, b) for a, b in g.edges if a < b], g.terminal)
+    indptr, indices = g.csr()
+    terminal = np.array(g.terminal, dtype=np.int8)
+    solution = graph_game.solve(indptr, indices, terminal)
+    outcome, remoteness = R.solve_graph(indptr, indices, terminal)
+    assert (solution.packed.codes == R.pack(outcome, remoteness).codes).all()
+    assert solution.acyclic == R.is_acyclic(indptr, indices)
+    degree = np.diff(indptr)
+    if np.any((degree == 0) & (terminal != R.LOSS)):
+        assert solution.gamma is None
+    else:
+        assert solution.gamma is not None
+        assert solution.gamma.tolist() == R.loopy_grundy(indptr, indices).tolist()
+
+
+@pytest.mark.parametrize("edges", [[(0, 1), (1, 2), (0, 2)], [(0, 1), (1, 0), (1, 2)]])
+def test_graph_solve_reverses_and_sorts_once(edges: list[tuple[int, int]], monkeypatch: Any) -> None:
+    calls = {"reverse": 0, "sort": 0}
+    reverse, topological = R.reverse_csr, R._topological
+
+    def counted_reverse(*args: Any) -> Any:
+        calls["reverse"] += 1
+        return reverse(*args)
+
+    def counted_sort(*args: Any) -> Any:
+        calls["sort"] += 1
+        return topological(*args)
+
+    monkeypatch.setattr(R, "reverse_csr", counted_reverse)
+    monkeypatch.setattr(graph_game, "reverse_csr", counted_reverse)
+    monkeypatch.setattr(R, "_topological", counted_sort)
+    indptr, indices = Graph(3, edges, [-1] * 3).csr()
+    solution = graph_game.solve(indptr, indices, np.full(3, R.LOSS, np.int8))
+    assert calls == {"reverse": 1, "sort": 1}
+    assert solution.acyclic == (edges[1] != (1, 0)) and solution.gamma is not None
 
 
 def test_graph_game_from_upload() -> None:
