@@ -13,63 +13,16 @@ from __future__ import annotations
 
 import ast
 import inspect
+import sys
+from functools import cache
 from typing import Any
 
 from pydantic import ConfigDict, with_config
 
-from nimbase_client.records import (
-    Batch,
-    BestMove,
-    ErrorBody,
-    ErrorDetail,
-    GameInfo,
-    GameList,
-    Graph,
-    GraphSummary,
-    Health,
-    Job,
-    JobList,
-    JobStatus,
-    Move,
-    Moves,
-    Outcome,
-    Period,
-    PPosition,
-    Progress,
-    Sequence,
-    Source,
-    Stats,
-    TerminalLabel,
-    Value,
-    ValueOrError,
-)
+from nimbase_client import records
+from nimbase_client.records import *  # noqa: F403  (re-exported: the shapes are `records.__all__`)
 
-__all__ = [
-    "Batch",
-    "BestMove",
-    "ErrorBody",
-    "ErrorDetail",
-    "GameInfo",
-    "GameList",
-    "Graph",
-    "GraphSummary",
-    "Health",
-    "Job",
-    "JobList",
-    "JobStatus",
-    "Move",
-    "Moves",
-    "Outcome",
-    "PPosition",
-    "Period",
-    "Progress",
-    "Sequence",
-    "Source",
-    "Stats",
-    "TerminalLabel",
-    "Value",
-    "ValueOrError",
-]
+__all__ = records.__all__
 
 #: Real answers, shown as examples in /openapi.json.
 _VALUE_EXAMPLE: dict[str, Any] = {
@@ -141,33 +94,48 @@ _ERROR_EXAMPLE: dict[str, Any] = {
 
 #: The examples of each shape, and the shapes whose JSON schema is open (a game may add stats).
 _EXAMPLES: dict[type[Any], list[dict[str, Any]]] = {
-    Value: [_VALUE_EXAMPLE, _PUZZLE_VALUE_EXAMPLE],
-    Move: [_HEAP_MOVE_EXAMPLE, _PAIR_MOVE_EXAMPLE, _PRESS_EXAMPLE, _CHESS_MOVE_EXAMPLE],
-    Graph: [_GRAPH_EXAMPLE],
-    BestMove: [_BEST_MOVE_EXAMPLE],
-    PPosition: [{"p_position": True, **_VALUE_EXAMPLE}],
-    ErrorBody: [_ERROR_EXAMPLE],
+    records.Value: [_VALUE_EXAMPLE, _PUZZLE_VALUE_EXAMPLE],
+    records.Move: [_HEAP_MOVE_EXAMPLE, _PAIR_MOVE_EXAMPLE, _PRESS_EXAMPLE, _CHESS_MOVE_EXAMPLE],
+    records.Graph: [_GRAPH_EXAMPLE],
+    records.BestMove: [_BEST_MOVE_EXAMPLE],
+    records.PPosition: [{"p_position": True, **_VALUE_EXAMPLE}],
+    records.ErrorBody: [_ERROR_EXAMPLE],
 }
-_OPEN: frozenset[type[Any]] = frozenset({Stats})
+_OPEN: frozenset[type[Any]] = frozenset({records.Stats})
+
+
+@cache
+def _module_docs(module: str) -> dict[str, dict[str, str]]:
+    """The text under each field of every class of a module, by class name (its source parsed once)."""
+    tree = ast.parse(inspect.getsource(sys.modules[module]))
+    docs: dict[str, dict[str, str]] = {}
+    for body in tree.body:
+        if not isinstance(body, ast.ClassDef):
+            continue
+        fields = docs[body.name] = {}
+        for node, following in zip(body.body, body.body[1:], strict=False):
+            if (
+                isinstance(node, ast.AnnAssign)
+                and isinstance(node.target, ast.Name)
+                and isinstance(following, ast.Expr)
+                and isinstance(following.value, ast.Constant)
+                and isinstance(following.value.value, str)
+            ):
+                fields[node.target.id] = " ".join(following.value.value.split())
+    return docs
+
+
+def _is_typed_dict(obj: object) -> bool:
+    return isinstance(obj, type) and hasattr(obj, "__required_keys__")
 
 
 def field_docs(cls: type[Any]) -> dict[str, str]:
     """The text under each field of a TypedDict, its own fields' and its bases' (whitespace folded)."""
     docs: dict[str, str] = {}
     for base in reversed(getattr(cls, "__orig_bases__", ())):
-        if isinstance(base, type) and hasattr(base, "__required_keys__"):  # a TypedDict base
+        if _is_typed_dict(base):
             docs.update(field_docs(base))
-    body = ast.parse(inspect.getsource(cls)).body[0]
-    assert isinstance(body, ast.ClassDef)
-    for node, following in zip(body.body, body.body[1:], strict=False):
-        if (
-            isinstance(node, ast.AnnAssign)
-            and isinstance(node.target, ast.Name)
-            and isinstance(following, ast.Expr)
-            and isinstance(following.value, ast.Constant)
-            and isinstance(following.value.value, str)
-        ):
-            docs[node.target.id] = " ".join(following.value.value.split())
+    docs.update(_module_docs(cls.__module__).get(cls.__qualname__, {}))
     return docs
 
 
@@ -187,25 +155,7 @@ def _document(cls: type[Any]) -> None:
     with_config(ConfigDict(extra="allow" if cls in _OPEN else "ignore", json_schema_extra=describe))(cls)
 
 
-for _shape in (
-    GameInfo,
-    GameList,
-    Value,
-    Move,
-    Moves,
-    BestMove,
-    PPosition,
-    ErrorDetail,
-    ErrorBody,
-    Batch,
-    Period,
-    Sequence,
-    Stats,
-    Progress,
-    Job,
-    JobList,
-    Health,
-    Graph,
-    GraphSummary,
-):
-    _document(_shape)
+for _name in records.__all__:  # every shape, so a record added there is documented here too
+    _shape = getattr(records, _name)
+    if _is_typed_dict(_shape):  # not the Literal and union aliases
+        _document(_shape)

@@ -37,6 +37,9 @@ READ_METHODS = (
 )
 #: Attempts of a read call (the first one included; gRPC allows at most 5). 1 turns retries off.
 DEFAULT_ATTEMPTS = 4
+#: Seconds each call may take, over gRPC (its deadline) and REST alike; the server caps it at its own
+#: limit (10 s by default).
+DEFAULT_TIMEOUT = 30.0
 
 
 def service_config(attempts: int = DEFAULT_ATTEMPTS) -> str:

@@ -15,7 +15,7 @@ import grpc
 
 from nimbase_client import calls, convert, records
 from nimbase_client.calls import Call
-from nimbase_client.channel import DEFAULT_ATTEMPTS, ChannelSettings
+from nimbase_client.channel import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT, ChannelSettings
 from nimbase_client.errors import NimbaseClientError, from_rpc_error
 from nimbase_client.v1 import nimbase_pb2_grpc
 
@@ -27,8 +27,6 @@ __all__ = ["AsyncNimbaseClient", "NimbaseClient", "NimbaseClientError"]
 
 T = TypeVar("T")
 DEFAULT_TARGET = "localhost:50051"
-#: Seconds each call may take (its gRPC deadline); the server caps it at its own limit (10 s by default).
-DEFAULT_TIMEOUT = 30.0
 
 
 class _Base:

@@ -20,14 +20,13 @@ from urllib.parse import quote
 import httpx
 
 from nimbase_client import records
-from nimbase_client.channel import DEFAULT_ATTEMPTS
+from nimbase_client.channel import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT
 from nimbase_client.errors import NimbaseClientError, from_error_body
 
 __all__ = ["AsyncRestClient", "RestClient"]
 
 T = TypeVar("T")
 DEFAULT_BASE_URL = "http://localhost:8080"
-DEFAULT_TIMEOUT = 30.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,7 @@ from nimbase_client import (
     RestClient,
     calls,
 )
-from nimbase_client.channel import READ_METHODS, service_config
+from nimbase_client.channel import service_config
 from nimbase_client.v1 import nimbase_pb2 as pb
 from nimbase_client.v1 import nimbase_pb2_grpc
 from service.server import BoundPorts
@@ -57,7 +57,7 @@ def test_the_four_clients_give_the_same_records(ports: BoundPorts) -> None:
     assert batches[1]["values"][0]["error"]["code"] == "INVALID_ARGUMENT"  # type: ignore[typeddict-item]
 
 
-def test_the_token_goes_with_job_calls_only(ports: BoundPorts) -> None:
+def test_the_token_goes_with_job_calls_only(ports: BoundPorts, scripted: tuple[Scripted, str]) -> None:
     target, base = f"127.0.0.1:{ports.grpc}", f"http://127.0.0.1:{ports.http}"
     for client in (NimbaseClient(target, token=ADMIN_TOKEN), RestClient(base, token=ADMIN_TOKEN)):
         with client, pytest.raises(NimbaseClientError) as info:
@@ -71,6 +71,15 @@ def test_the_token_goes_with_job_calls_only(ports: BoundPorts) -> None:
         with client, pytest.raises(NimbaseClientError) as info:
             client.submit_job("subtraction:1,2,5", 1000)
         assert info.value.code == "PERMISSION_DENIED"
+    # What goes over the wire: the token with SubmitJob, not with GetValue (nor any of its retries).
+    servicer, scripted_target = scripted
+    with NimbaseClient(scripted_target, token=ADMIN_TOKEN, timeout=10) as client:
+        client.get_value("nim", "3 5 7")
+        with pytest.raises(NimbaseClientError):
+            client.submit_job("nim", 10)
+    assert len(servicer.metadata["GetValue"]) == 3
+    assert all("authorization" not in sent for sent in servicer.metadata["GetValue"])
+    assert [sent.get("authorization") for sent in servicer.metadata["SubmitJob"]] == [f"Bearer {ADMIN_TOKEN}"]
 
 
 def test_tls(tls_ports: BoundPorts, tls_files: TlsFiles) -> None:
@@ -95,23 +104,26 @@ def test_tls(tls_ports: BoundPorts, tls_files: TlsFiles) -> None:
 
 class Scripted(nimbase_pb2_grpc.NimbaseServicer):
     """GetValue fails UNAVAILABLE `failures` times, then answers; SubmitJob always fails UNAVAILABLE;
-    GetStats is refused RESOURCE_EXHAUSTED naming a queued job in its status details."""
+    GetStats is refused RESOURCE_EXHAUSTED naming a queued job in its status details. Each call of the
+    first two is counted, and its metadata kept."""
 
     def __init__(self, failures: int) -> None:
         self.failures = failures
         self.calls: dict[str, int] = {}
+        self.metadata: dict[str, list[dict[str, str | bytes]]] = {}
 
-    def _count(self, method: str) -> int:
+    def _count(self, method: str, context: grpc.ServicerContext) -> int:
         self.calls[method] = self.calls.get(method, 0) + 1
+        self.metadata.setdefault(method, []).append(dict(context.invocation_metadata()))
         return self.calls[method]
 
     def GetValue(self, request: pb.GetValueRequest, context: grpc.ServicerContext) -> pb.Value:
-        if self._count("GetValue") <= self.failures:
+        if self._count("GetValue", context) <= self.failures:
             context.abort(grpc.StatusCode.UNAVAILABLE, "restarting")
         return pb.Value(game=request.game, position=request.position, outcome="N", grundy=1, source="formula")
 
     def SubmitJob(self, request: pb.SubmitJobRequest, context: grpc.ServicerContext) -> pb.Job:
-        self._count("SubmitJob")
+        self._count("SubmitJob", context)
         context.abort(grpc.StatusCode.UNAVAILABLE, "restarting")
 
     def GetStats(self, request: pb.GetStatsRequest, context: grpc.ServicerContext) -> pb.GetStatsResponse:
@@ -200,9 +212,11 @@ def test_a_refusal_names_its_queued_job_without_grpcio_status(scripted: tuple[Sc
 def test_the_retry_policy_covers_exactly_the_read_rpcs() -> None:
     config = json.loads(service_config())
     [method_config] = config["methodConfig"]
+    service = pb.DESCRIPTOR.services_by_name["Nimbase"]
+    assert {name["service"] for name in method_config["name"]} == {service.full_name}
     named = {name["method"] for name in method_config["name"]}
-    assert named == set(READ_METHODS)
-    rpcs = set(pb.DESCRIPTOR.services_by_name["Nimbase"].methods_by_name)
+    rpcs = set(service.methods_by_name)
+    assert named <= rpcs  # every name is an RPC of the service (a typo would retry nothing)
     assert rpcs - named == {"SubmitJob", "CancelJob", "StreamValues", "StreamBatches", "UploadGraph"}
     assert method_config["retryPolicy"]["retryableStatusCodes"] == ["UNAVAILABLE"]
     assert "methodConfig" not in json.loads(service_config(attempts=1))
