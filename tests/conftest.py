@@ -22,7 +22,7 @@ from sqlalchemy.engine import make_url
 
 from storage.database import create_engine, normalize_url
 from storage.migrate import upgrade_head
-from storage.schema import DATA_TABLES
+from tests.database import empty_data_tables
 
 
 def _docker_answers() -> bool:
@@ -88,7 +88,5 @@ def db_engine(database_url: str) -> Iterator[sa.Engine]:
 @pytest.fixture
 def clean_db(db_engine: sa.Engine) -> Iterator[sa.Engine]:
     """The session engine, with every data table emptied before the test."""
-    names = ", ".join(table.name for table in DATA_TABLES)
-    with db_engine.begin() as conn:
-        conn.execute(sa.text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+    empty_data_tables(db_engine)
     yield db_engine

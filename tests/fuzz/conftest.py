@@ -22,7 +22,7 @@ import sqlalchemy as sa
 
 from nimbase.settings import Limits, Settings
 from service.core import Nimbase
-from storage.schema import DATA_TABLES
+from tests.database import empty_data_tables
 from tests.service import running_server
 
 #: Examples per route in `make test`: enough to reach every route's error paths in well under a minute.
@@ -82,7 +82,7 @@ class FuzzTarget:
 def fuzz_target(db_engine: sa.Engine) -> Iterator[FuzzTarget]:
     """A real nimbase server (REST and gRPC on loopback) over the emptied test database, shared by the
     module's routes; no worker runs, so the jobs it is asked for stay queued (and are emptied after)."""
-    empty(db_engine)
+    empty_data_tables(db_engine)
     settings = Settings(admin_token=TOKEN, limits=LIMITS)
     try:
         with running_server(Nimbase(settings, db_engine), settings.limits) as ports:
@@ -90,14 +90,7 @@ def fuzz_target(db_engine: sa.Engine) -> Iterator[FuzzTarget]:
             warm_up(base_url)
             yield FuzzTarget(base_url, settings.limits, TOKEN)
     finally:
-        empty(db_engine)
-
-
-def empty(engine: sa.Engine) -> None:
-    """Every data table emptied, as tests.conftest's clean_db does (that fixture is per test)."""
-    names = ", ".join(table.name for table in DATA_TABLES)
-    with engine.begin() as conn:
-        conn.execute(sa.text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+        empty_data_tables(db_engine)
 
 
 #: Requests that compile the kernels (numba, on first use) before the fuzzer times any answer.

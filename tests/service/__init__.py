@@ -18,7 +18,7 @@ from nimbase.settings import Settings
 from service.core import Nimbase, NimbaseService
 from service.limits import DEFAULT_LIMITS, Limits
 from service.server import BoundPorts, serve
-from storage.schema import DATA_TABLES
+from tests.database import empty_data_tables
 
 
 @contextmanager
@@ -79,9 +79,7 @@ class Endpoints:
 def serving_api(db_engine: sa.Engine, token: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[Endpoints]:
     """Both servers over a real Nimbase with admin `token`, on a database emptied first: a worker a test
     runs would also run any job an earlier test left queued, and uploads need names not taken."""
-    names = ", ".join(table.name for table in DATA_TABLES)
-    with db_engine.begin() as conn:
-        conn.execute(sa.text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+    empty_data_tables(db_engine)
     service = Nimbase(Settings(admin_token=token, limits=limits), db_engine)
     with (
         running_server(service, limits) as ports,

@@ -23,7 +23,7 @@ from nimbase.client import NimbaseClient, NimbaseClientError
 from nimbase.settings import Limits, Settings
 from service.core import Nimbase
 from storage.packing import CHUNK_VALUES
-from storage.schema import DATA_TABLES
+from tests.database import empty_data_tables
 from tests.service import running_server
 from worker.runner import Worker
 
@@ -49,9 +49,7 @@ class Served:
 
 @pytest.fixture(scope="module")
 def served(db_engine: sa.Engine) -> Iterator[Served]:
-    names = ", ".join(table.name for table in DATA_TABLES)
-    with db_engine.begin() as conn:
-        conn.execute(sa.text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+    empty_data_tables(db_engine)
     service = Nimbase(Settings(admin_token=TOKEN, limits=LIMITS), db_engine)
     service.submit_job(TOKEN, PERIODIC, STORED_UPTO, fill=True)
     service.submit_job(TOKEN, APERIODIC, APERIODIC_UPTO)

@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from nimbase.settings import Settings
 from service.core import Nimbase
 from storage.jobs import JobQueue
-from storage.schema import DATA_TABLES
+from tests.database import empty_data_tables
 from tests.transport import running_server
 from worker.runner import Worker
 
@@ -24,9 +24,7 @@ STORED = 150_000
 
 @pytest.fixture(scope="module")
 def http(db_engine: sa.Engine) -> Iterator[httpx.Client]:
-    names = ", ".join(table.name for table in DATA_TABLES)
-    with db_engine.begin() as conn:  # the worker below runs every queued job: start from none
-        conn.execute(sa.text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+    empty_data_tables(db_engine)
     JobQueue(db_engine).submit(GAME, "heap", STORED, fill=True)
     assert Worker(db_engine).run_once()
     settings = Settings.model_validate({"limits": {"sequence_values": 40_000, "download_values": 500_000}})

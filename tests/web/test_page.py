@@ -31,7 +31,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from nimbase.settings import Settings
 from service.core import Nimbase
-from storage.schema import DATA_TABLES
+from tests.database import empty_data_tables
 from tests.service import running_server
 
 TOKEN = "web-page-token"
@@ -60,19 +60,13 @@ def missing_browser(path: str | None = None) -> str | None:
 @pytest.fixture(scope="module")
 def base_url(db_engine: sa.Engine) -> Iterator[str]:
     """A real server over the emptied test database, with the admin token for submitting jobs."""
-    empty(db_engine)
+    empty_data_tables(db_engine)
     settings = Settings(admin_token=TOKEN)
     try:
         with running_server(Nimbase(settings, db_engine), settings.limits) as ports:
             yield f"http://127.0.0.1:{ports.http}"
     finally:
-        empty(db_engine)
-
-
-def empty(engine: sa.Engine) -> None:
-    names = ", ".join(table.name for table in DATA_TABLES)
-    with engine.begin() as conn:
-        conn.execute(sa.text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+        empty_data_tables(db_engine)
 
 
 @pytest.fixture(scope="module")
