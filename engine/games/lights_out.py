@@ -542,8 +542,10 @@ def _best_order(shape: Shape, indptr: I64, indices: I64) -> tuple[I64, int]:
     return candidates[best], k
 
 
-def eliminate_shape(shape: Shape, *, max_unknowns: int = MAX_UNKNOWNS) -> ChaseElimination:
-    """The elimination of a shape's press matrix (not cached: `solver_for` keeps it)."""
+def _chase_plan(shape: Shape, *, max_unknowns: int = MAX_UNKNOWNS) -> tuple[I64, I64, I64, int]:
+    """The shape's flip sets (CSR), the order its elimination chases them in and the free unknowns k
+    that leaves; LimitExceeded, quoting the shape, where k is too wide to eliminate live. Cheap: no
+    elimination (what a job's plan checks before queueing one)."""
     indptr, indices = shape.neighbourhoods()
     order, k = _best_order(shape, indptr, indices)
     if k > max_unknowns or shape.cells * k > MAX_CHASE_BITS:
@@ -551,6 +553,12 @@ def eliminate_shape(shape: Shape, *, max_unknowns: int = MAX_UNKNOWNS) -> ChaseE
             f"{shape.game_id} is too wide to eliminate live: its chase needs {k} free unknowns (at most "
             f"{max_unknowns}, and cells x unknowns at most {MAX_CHASE_BITS})"
         )
+    return indptr, indices, order, k
+
+
+def eliminate_shape(shape: Shape, *, max_unknowns: int = MAX_UNKNOWNS) -> ChaseElimination:
+    """The elimination of a shape's press matrix (not cached: `solver_for` keeps it)."""
+    indptr, indices, order, _ = _chase_plan(shape, max_unknowns=max_unknowns)
     try:
         return chase_eliminate(indptr, indices, order, max_unknowns=max_unknowns)
     except TooWide as error:  # pragma: no cover - the order was checked above
@@ -707,6 +715,23 @@ def encode_elimination(elimination: ChaseElimination) -> NDArray[np.uint32]:
     return encode_words(elimination_bytes(elimination))
 
 
+#: Bytes `elimination_words_bound` allows for the .npz's headers: 1 KiB for each of (at most) 16 arrays
+#: (`ChaseElimination.to_arrays` has 10; each takes a .npy header of about 128 bytes and zip entries of
+#: about 200).
+_NPZ_HEADER_BYTES = 16 * 1024
+
+
+def elimination_words_bound(cells: int, entries: int, k: int) -> int:
+    """At most how many words `encode_elimination` takes for a shape of `cells` cells whose flip sets
+    hold `entries` cells in all and whose chase leaves `k` free unknowns (`_chase_plan`; the nullity is
+    at most k): the arrays of `ChaseElimination.to_arrays` (int64 or packed uint64: the flip sets, the
+    order, definitions and unknowns, the k x k residual elimination, the null basis) and their headers.
+    What a job's plan counts, without eliminating."""
+    int64s = (cells + 1) + entries + 2 * cells + k + 2 + k
+    packed = 2 * k * words_for(k) + k * words_for(cells)
+    return stored_words_for(8 * (int64s + packed) + _NPZ_HEADER_BYTES)
+
+
 def decode_elimination(words: NDArray[np.uint32]) -> dict[str, NDArray[np.generic]]:
     """The arrays `encode_elimination` stored (ValueError when they are not there whole)."""
     return _elimination_arrays(decode_words(words, "a stored elimination"))
@@ -825,7 +850,6 @@ def _stats_record(
     return {
         "rank": rank,
         "nullity": nullity,
-        "solvable_boards": (1 << rank) if rank < 63 else f"2^{rank}",
         "distance_counts": counts,
         "diameter": diameter,
         "method": method,
@@ -857,18 +881,6 @@ class PuzzleAnswer:
     #: Why `remoteness` is absent from a solvable board's answer, when it is.
     note: str | None = None
 
-    def as_dict(self, game_id: str, position: str, source: str = "live") -> dict[str, object]:
-        """The contract's JSON shape of a puzzle's value (no `outcome`; absent fields left out)."""
-        out: dict[str, object] = {"game": game_id, "position": position, "solvable": self.solvable}
-        if self.solution is not None:
-            out["solution"] = list(self.solution)
-        if self.remoteness is not None:
-            out["remoteness"] = self.remoteness
-        if self.note is not None:
-            out["note"] = self.note
-        out["source"] = source
-        return out
-
     def value(self, game_id: str, position: str, source: Source = "live") -> Value:
         """The answer as the service gives it: no outcome, `solvable`, `solution` and `remoteness` (the
         fewest presses, where searched), `note` where it is not."""
@@ -896,13 +908,24 @@ class PressValue:
     answer: PuzzleAnswer
 
 
+@dataclass(frozen=True, slots=True)
+class _Solved:
+    """One board searched (`LightsOut._search`): the shape's solver and a solution `x` (None: the board
+    is unsolvable), with the walk over x's coset (`found`) where it ran, or where the walk is past the
+    search limits x lightened greedily (`light`); neither where the nullity is 0 (x is the only one)."""
+
+    solver: ShapeSolver
+    x: U8 | None
+    found: CosetSearch | None = None
+    light: U8 | None = None
+
+
 class ShapeStats(TypedDict):
-    """GetStats of a shape (None: not known, left out of the answer)."""
+    """GetStats of a shape (None: not known, left out of the answer; `solvable_boards`, 2^rank, is
+    derived where the answer is made: `LightsOut._stats_answer`)."""
 
     rank: int
     nullity: int
-    #: 2^rank: an int below 2^63, else the text "2^rank".
-    solvable_boards: int | str
     #: Boards at each fewest-press distance from 0 (exact, possibly past 2^64), or None.
     distance_counts: list[int] | None
     #: The largest distance (seed 002, exercise 3.1), or None.
@@ -1013,8 +1036,7 @@ class LightsOut(GameKind[Board]):
 
     def flip_set(self, index: int) -> Board:
         """The cells press `index` flips, as a board."""
-        indptr, indices = self._flip_sets()
-        return sum(1 << int(v) for v in indices[indptr[index] : indptr[index + 1]])
+        return _flip_board(*self._flip_sets(), index)
 
     def press(self, board: Board, index: int) -> Board:
         """The board after press `index`."""
@@ -1031,30 +1053,38 @@ class LightsOut(GameKind[Board]):
 
     # -- values -------------------------------------------------------------------------------------
 
-    def _solution(self, board: Board) -> tuple[ShapeSolver, U8 | None]:
+    def _search(self, board: Board, max_nullity: int, max_work: int) -> _Solved:
+        """One chase and at most one walk: what both the board's answer (`_answer_of`) and every
+        press's (`_press_values_of`) are made of."""
         solver = solver_for(self.shape)
-        bits = int_to_bits(board, self.shape.cells)
-        return solver, solver.elimination.solve(bits)
+        x = solver.elimination.solve(int_to_bits(board, self.shape.cells))
+        if x is None or solver.nullity == 0:
+            return _Solved(solver, x)
+        if not solver.searchable(max_nullity, max_work):
+            light = reduce_greedily(pack_bits(x), solver.elimination.null_basis)
+            return _Solved(solver, x, light=unpack_bits(light, self.shape.cells))
+        return _Solved(solver, x, found=solver.search(x))
 
     def solve(
         self, board: Board, *, max_nullity: int = SEARCH_NULLITY, max_work: int = SEARCH_WORK
     ) -> PuzzleAnswer:
         """Whether the board is solvable, the fewest presses that solve it and which (or, past the search
         limits, a solution with `remoteness` absent)."""
-        solver, x = self._solution(board)
+        return self._answer_of(self._search(board, max_nullity, max_work))
+
+    def _answer_of(self, solved: _Solved) -> PuzzleAnswer:
+        """The board's answer from its search (`solve`)."""
+        x = solved.x
         if x is None:
             return PuzzleAnswer(False, None, None, True)
-        if solver.nullity == 0:
+        if solved.light is not None:
+            answer = self._answer(solved.light, searched=False)
+            return PuzzleAnswer(True, answer.solution, None, False, _not_searched_note(solved.solver.nullity))
+        if solved.found is None:
             return self._answer(x, searched=True)
-        if not solver.searchable(max_nullity, max_work):
-            light = reduce_greedily(pack_bits(x), solver.elimination.null_basis)
-            bits = unpack_bits(light, self.shape.cells)
-            answer = self._answer(bits, searched=False)
-            return PuzzleAnswer(True, answer.solution, None, False, _not_searched_note(solver.nullity))
-        found = solver.search(x)
-        cells, _ = solver.support()
+        cells, _ = solved.solver.support()
         best = x.copy()
-        best[cells] = unpack_bits(found.best, int(cells.size))
+        best[cells] = unpack_bits(solved.found.best, int(cells.size))
         return self._answer(best, searched=True)
 
     def _answer(self, x: U8, *, searched: bool) -> PuzzleAnswer:
@@ -1072,14 +1102,17 @@ class LightsOut(GameKind[Board]):
         """Every press (or the first `limit`) with the answer for the board it leads to, best first:
         fewest presses left, then cell order. Where the search does not run, the presses of the
         solution given come first (each undoes one of them), remoteness absent."""
+        return self._press_values_of(self._search(board, max_nullity, max_work), limit)
+
+    def _press_values_of(self, solved: _Solved, limit: int | None) -> list[PressValue]:
+        """Every press's answer from the board's search (`press_values`)."""
         n = self.shape.cells
-        solver, x = self._solution(board)
-        if x is None:
+        if solved.x is None:
             unsolvable = PuzzleAnswer(False, None, None, True)
             count = n if limit is None else min(limit, n)
             return [PressValue(self.press_name(i), i, unsolvable) for i in range(count)]
-        if solver.nullity == 0 or solver.searchable(max_nullity, max_work):
-            weights = self._flip_weights(solver, x)
+        if solved.light is None:
+            weights = self._flip_weights(solved)
             order = np.lexsort((np.arange(n), weights))
             if limit is not None:
                 order = order[:limit]
@@ -1087,20 +1120,22 @@ class LightsOut(GameKind[Board]):
                 PressValue(self.press_name(int(i)), int(i), PuzzleAnswer(True, None, int(weights[i]), True))
                 for i in order
             ]
-        light = unpack_bits(reduce_greedily(pack_bits(x), solver.elimination.null_basis), n)
-        order = np.lexsort((np.arange(n), 1 - light.astype(np.int64)))
+        order = np.lexsort((np.arange(n), 1 - solved.light.astype(np.int64)))
         if limit is not None:
             order = order[:limit]
-        unknown = PuzzleAnswer(True, None, None, False, _not_searched_note(solver.nullity))
+        unknown = PuzzleAnswer(True, None, None, False, _not_searched_note(solved.solver.nullity))
         return [PressValue(self.press_name(int(i)), int(i), unknown) for i in order]
 
-    def _flip_weights(self, solver: ShapeSolver, x: U8) -> I64:
-        """Fewest presses of the board each press leads to (the coset of x + e_j)."""
-        if solver.nullity == 0:
+    def _flip_weights(self, solved: _Solved) -> I64:
+        """Fewest presses of the board each press leads to (the coset of x + e_j), from the walk over
+        the coset of the solution x (or x alone where the nullity is 0)."""
+        x = solved.x
+        assert x is not None
+        found = solved.found
+        if found is None:
             weight = int(x.sum())
             return np.where(x.astype(bool), weight - 1, weight + 1).astype(np.int64)
-        found = solver.search(x)
-        cells, _ = solver.support()
+        cells, _ = solved.solver.support()
         off = np.ones(self.shape.cells, dtype=bool)
         off[cells] = False
         # found.weight counts the support only: every vector of the coset also has x's bits off it
@@ -1112,18 +1147,26 @@ class LightsOut(GameKind[Board]):
 
     # -- the service's questions (GameKind) ---------------------------------------------------------
 
-    def value(self, position: Board, ctx: Context) -> Value:
-        """GetValue: solvable, a solution, and the fewest presses where the search runs (else `note`)."""
+    def _solved(self, position: Board, ctx: Context) -> tuple[str, _Solved]:
+        """The position's text and its search, within the request's context."""
         self._prepare(ctx)
         text = self.format(position)
         ctx.deadline.check(lambda: f"solving {quote_position(text)} of {self.game_id}")
-        return self.solve(position).value(self.game_id, text, self._source)
+        return text, self._search(position, SEARCH_NULLITY, SEARCH_WORK)
+
+    def value(self, position: Board, ctx: Context) -> Value:
+        """GetValue: solvable, a solution, and the fewest presses where the search runs (else `note`)."""
+        text, solved = self._solved(position, ctx)
+        return self._answer_of(solved).value(self.game_id, text, self._source)
 
     def best_moves(self, position: Board, limit: int | None, ctx: Context) -> BestMoveResult:
         """BestMove: every press (or the first `limit`), each with the answer for the board it leads
-        to, best first (fewest presses left, then cell order; boards left unsolvable last)."""
+        to, best first (fewest presses left, then cell order; boards left unsolvable last). The board
+        is solved once: its answer and every press's come from the same chase and walk."""
         check_limit(limit, ctx.limits)
-        value = self.value(position, ctx)
+        text, solved = self._solved(position, ctx)
+        source = self._source
+        value = self._answer_of(solved).value(self.game_id, text, source)
         n = self.shape.cells
         if limit is None and n > ctx.limits.ranked_moves:
             raise LimitExceeded(
@@ -1139,8 +1182,9 @@ class LightsOut(GameKind[Board]):
                 f"{quote_position(value.position)} would hold more than {ctx.limits.answer_chars} characters "
                 f"of positions, the most one answer may; ask for at most {fits} moves (limit)"
             )
+        indptr, indices = self._flip_sets()
         moves: list[MoveValue] = []
-        for press in self.press_values(position, wanted):
+        for press in self._press_values_of(solved, wanted):
             if len(moves) % 256 == 0:
                 ctx.deadline.check(
                     lambda: (
@@ -1148,10 +1192,8 @@ class LightsOut(GameKind[Board]):
                     )
                 )
             answer = press.answer
-            after = self.format(self.press(position, press.index))
-            reached = Value(
-                self.game_id, after, None, None, answer.remoteness, self._source, None, answer.solvable
-            )
+            after = self.format(position ^ _flip_board(indptr, indices, press.index))
+            reached = Value(self.game_id, after, None, None, answer.remoteness, source, None, answer.solvable)
             moves.append(MoveValue(press.press, reached))
         return BestMoveResult(value, moves)
 
@@ -1219,8 +1261,14 @@ class LightsOut(GameKind[Board]):
     def plan_job(self, upto: int, fill: bool = False, family: str | None = None) -> JobPlan:
         """The job storing the shape's elimination (family "elimination", the default), so every server
         reads it instead of eliminating again, or its statistics (family "stats": rank, nullity,
-        diameter and distance counts past the live limits, within STATS_JOB_WORK; the plan counts at
-        most the words they take). `upto` and `fill` do not apply: the whole object is stored."""
+        diameter and distance counts past the live limits, within STATS_JOB_WORK). `upto` and `fill`
+        do not apply: the whole object is stored (the worker stores exactly its words).
+
+        Planning eliminates nothing: the plan counts at most the words the object takes, from the
+        shape's size and its chase (`elimination_words_bound`, `_stats_words_bound`), and refuses what
+        that tells (an unknown family, a shape too wide to eliminate, plane boards past 256 x 256 where
+        they have no elimination). A stats walk past STATS_JOB_WORK shows only once the job has the
+        null space: the job then fails, its error saying so (`job_stats`)."""
         if family not in (None, ELIMINATION, STATS):
             raise InvalidArgument(
                 f"{self.game_id} stores the families {ELIMINATION!r} and {STATS!r}, not "
@@ -1229,18 +1277,16 @@ class LightsOut(GameKind[Board]):
         s = self.shape
         if family == STATS:
             self._refuse_polynomial()
-            elimination = self._stats_elimination()
-            counts_listed = self._stats_job_work(elimination)
-            return JobPlan(
-                self.game_id, STATS, _stats_words_bound(s.cells, elimination.rank, counts_listed), True
-            )
+            self._check_stats_elimination()
+            counts_listed = s.cells <= STATS_JOB_CELLS
+            return JobPlan(self.game_id, STATS, _stats_words_bound(s.cells, s.cells, counts_listed), True)
         if s.graph is None and max(s.rows, s.cols) > MAX_BOARD_SIDE:
             raise NotApplicable(
                 f"{self.game_id}: only shapes whose boards are valued (sides up to {MAX_BOARD_SIDE}) keep an "
                 "elimination to store"
             )
-        words = encode_elimination(solver_for(s).elimination)
-        return JobPlan(self.game_id, ELIMINATION, len(words), True)
+        _, indices, _, k = _chase_plan(s)
+        return JobPlan(self.game_id, ELIMINATION, elimination_words_bound(s.cells, len(indices), k), True)
 
     def kernel_for(self, family: str) -> SequenceKernel | None:
         if family == ELIMINATION:
@@ -1275,9 +1321,9 @@ class LightsOut(GameKind[Board]):
     def shape_stats(
         self, *, distance_cells: int = STATS_DISTANCE_CELLS, max_work: int = STATS_WORK
     ) -> ShapeStats:
-        """GetStats: rank, nullity, solvable_boards (an int below 2^63, else the text '2^rank'),
-        distance_counts (boards at each fewest-press distance from 0, or None where not computed) and
-        diameter (the largest distance, or None), plus `method` ('elimination' or 'polynomial')."""
+        """GetStats' statistics: rank, nullity (the solvable boards are 2^rank), distance_counts (boards
+        at each fewest-press distance from 0, or None where not computed) and diameter (the largest
+        distance, or None), plus `method` ('elimination' or 'polynomial')."""
         s = self.shape
         if self._by_polynomial():
             nullity = plane_nullity(s.rows, s.cols)
@@ -1362,17 +1408,34 @@ class LightsOut(GameKind[Board]):
         past the boards valued live, one made now and not kept (where cells x 2 min(R, C), what its
         chase may need, is within MAX_CHASE_BITS)."""
         s = self.shape
-        if s.graph is not None or max(s.rows, s.cols) <= MAX_BOARD_SIDE:
+        if self._valued():
             if keep or cached(s):
                 return solver_for(s).elimination
             return eliminate_shape(s)
+        self._check_stats_elimination()
+        return eliminate_shape(s)
+
+    def _valued(self) -> bool:
+        """Whether the shape's boards are valued (graphs, grids up to 256 x 256): it keeps its elimination."""
+        s = self.shape
+        return s.graph is not None or max(s.rows, s.cols) <= MAX_BOARD_SIDE
+
+    def _check_stats_elimination(self) -> None:
+        """LimitExceeded, quoting the shape, where the elimination `_stats_elimination` makes would be
+        refused, found without eliminating: a chase too wide (`_chase_plan`), or for grids past the
+        boards valued live, cells x 2 min(R, C) past MAX_CHASE_BITS. Nothing is checked of a shape
+        whose elimination is kept already."""
+        s = self.shape
+        if self._valued():
+            if not cached(s):
+                _chase_plan(s)
+            return
         if s.cells * 2 * min(s.rows, s.cols) > MAX_CHASE_BITS:
             raise LimitExceeded(
                 f"the rank of {s.game_id} needs an elimination too large to run live (cells x "
                 f"2 min(R, C) at most {MAX_CHASE_BITS}); plane boards of any size have it by the "
                 "polynomial method"
             )
-        return eliminate_shape(s)
 
     def memory_bytes(self) -> int:
         """A graph's shape: its names (characters and 64 bytes each: the str and its tuple slot) and
@@ -1386,6 +1449,11 @@ class LightsOut(GameKind[Board]):
         names = sum(map(len, graph.vertices)) + 64 * n
         flips = 8 * (n + 1) + 8 * (int(graph.indices.shape[0]) + n)
         return int(names + graph.indptr.nbytes + graph.indices.nbytes + flips)
+
+
+def _flip_board(indptr: I64, indices: I64, index: int) -> Board:
+    """The cells press `index` flips (flip sets as CSR arrays), as a board."""
+    return sum(1 << int(v) for v in indices[indptr[index] : indptr[index + 1]])
 
 
 def _board_examples(shape: Shape) -> tuple[str, ...]:

@@ -86,16 +86,25 @@ def test_a_shape_past_the_live_limits_gets_its_counts_from_a_job(api: Endpoints)
 
 
 def test_stats_jobs_beyond_reach_are_refused(api: Endpoints) -> None:
-    error = grpc_error(lambda: api.client.submit_job("lights-out:9x9", 0, family="stats"))
-    assert error.code == "RESOURCE_EXHAUSTED" and "lights-out:9x9" in str(error)
     error = grpc_error(lambda: api.client.submit_job("lights-out:300x300", 0, family="stats"))
     assert error.code == "FAILED_PRECONDITION" and "polynomial method" in str(error)
+    error = grpc_error(lambda: api.client.submit_job("lights-out:2000x2000:torus", 0, family="stats"))
+    assert error.code == "RESOURCE_EXHAUSTED" and "lights-out:2000x2000:torus" in str(error)
     error = grpc_error(lambda: api.client.submit_job("lights-out:3x3", 0, family="heap"))
     assert error.code == "INVALID_ARGUMENT" and "'stats'" in str(error)
-    # a job queued past the service's plan (straight into the queue) fails, saying why
-    job = JobQueue(api.db).submit("lights-out:9x9", "stats", 1, fill=True)
+    # 9 x 9's walk (nullity 8) is past a stats job's work, which shows only once the job has the null
+    # space (the plan eliminates nothing): the job is queued, and fails saying why
+    job = api.client.submit_job("lights-out:9x9", 0, family="stats")
+    assert job["status"] == "queued"
     run_worker(api)
-    failed = api.client.get_job(job.id)
+    failed = api.client.get_job(job["id"])
+    assert failed["status"] == "failed"
+    assert failed["error"] is not None and failed["error"].startswith("LimitExceeded: ")
+    assert "lights-out:9x9 (nullity 8) is beyond a stats job" in failed["error"]
+    # so does one queued past the service's plan (straight into the queue)
+    queued = JobQueue(api.db).submit("lights-out:9x9", "stats", 1, fill=True)
+    run_worker(api)
+    failed = api.client.get_job(queued.id)
     assert failed["status"] == "failed" and "lights-out:9x9" in (failed["error"] or "")
     assert both(api, "lights-out:9x9")["source"] == "live"
 
