@@ -283,8 +283,17 @@ def test_bad_input_is_refused_quoting_it(api: Endpoints, game: str, position: st
 def test_lights_out_is_listed(api: Endpoints) -> None:
     games = {g["id"]: g for g in api.client.list_games()["games"]}
     assert "lights-out:5x5" in games and "lights-out:5x5:torus" in games
-    for example in games["lights-out:5x5:torus"]["examples"]:
-        assert api.client.get_value("lights-out:5x5:torus", example)["solvable"] in (True, False)
+    examples = games["lights-out:5x5:torus"]["examples"]
+    assert examples
+    flips = grid_flips(5, 5, "torus")
+    for example in examples:
+        answer = api.client.get_value("lights-out:5x5:torus", example)
+        board = parse_board(example)
+        assert answer["solvable"] == (board in distances(flips))
+        if answer["solvable"]:  # its solution's presses clear the board
+            for press in answer["solution"]:
+                board ^= flips[press_index(press, 5)]
+            assert board == 0
 
 
 # -- graphs -------------------------------------------------------------------------------------------
@@ -356,7 +365,8 @@ def test_get_graph_round_trips_over_both_transports(api: Endpoints) -> None:
     assert upload_rest(api, body).status_code == 200
     assert api.http.get("/v1/graphs/kite").json() == body
     assert api.client.get_graph("kite") == body
-    assert api.client.get_value("lights-out:graph:kite", "11000")["solvable"] in (True, False)
+    kite = graph_flips(5, [(0, 1), (1, 2), (2, 0), (2, 3), (3, 4)])
+    assert api.client.get_value("lights-out:graph:kite", "11000")["solvable"] == (0b00011 in distances(kite))
     response = api.http.get("/v1/graphs/nosuch")
     status, code, message = rest_error(response)
     assert (status, code) == (404, "NOT_FOUND") and "'nosuch'" in message
