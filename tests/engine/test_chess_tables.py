@@ -5,16 +5,12 @@ position, a brute-force search of short mates agreeing with the tables, and the 
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Iterator
-from types import SimpleNamespace
-from typing import Any, cast
 
 import chess
 import numpy as np
 import pytest
 
-from engine.deadline import Deadline
 from engine.errors import InvalidGameId, InvalidPosition, LimitExceeded
 from engine.games.chess_tables import (
     ChessTable,
@@ -29,25 +25,7 @@ from engine.games.chess_tables import (
 )
 from engine.kernels import chess_movegen as mg
 from engine.kernels.retrograde import Packed
-from engine.kind import Allowance, Context
-
-
-def context() -> Context:
-    limits = SimpleNamespace(
-        search_states=10**6,
-        remoteness_states=10**6,
-        ranked_moves=1000,
-        listed_moves=10_000,
-        stats_p_positions=1000,
-        answer_chars=10**7,
-    )
-    return Context(
-        tables=cast(Any, None),
-        limits=cast(Any, limits),
-        deadline=Deadline(time.monotonic() + 60),
-        memo=cast(Any, None),
-        allowance=Allowance(10**6),
-    )
+from tests.engine import engine_context
 
 
 def valid_boards(material: Material, rng: random.Random, count: int) -> Iterator[tuple[int, chess.Board]]:
@@ -425,7 +403,7 @@ def test_bad_positions_are_refused_quoting_them(tablebase: Tablebase) -> None:
 def test_kind_answers(tablebase: Tablebase) -> None:
     krk = tablebase.get("KRvK")
     assert krk is not None and krk.game_id == "chess:KRvK"
-    ctx = context()
+    ctx = engine_context()
     fen = krk.parse("k7/8/1K6/8/8/8/8/7R w - - 12 40")
     assert fen == "k7/8/1K6/8/8/8/8/7R w - - 0 1"
     answer = krk.best_moves(fen, 3, ctx)

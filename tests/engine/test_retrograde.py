@@ -4,7 +4,6 @@ characterisation by sums with nim heaps), kernels of acyclic graphs, and the `gr
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, cast
@@ -15,12 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
-from engine.deadline import Deadline
 from engine.errors import InvalidArgument, InvalidPosition, LimitExceeded
 from engine.games import graph_game
 from engine.games.graph_game import GraphGame, GraphSolution, gamma_text
 from engine.kernels import retrograde as R
-from engine.kind import Allowance, Context
+from tests.engine import engine_context
 
 
 @dataclass
@@ -45,24 +43,6 @@ def solve(g: Graph) -> tuple[list[int], list[int]]:
     indptr, indices = g.csr()
     outcome, remoteness = R.solve_graph(indptr, indices, np.array(g.terminal, dtype=np.int8))
     return outcome.tolist(), remoteness.tolist()
-
-
-def context() -> Context:
-    limits = SimpleNamespace(
-        search_states=10**6,
-        remoteness_states=10**6,
-        ranked_moves=1000,
-        listed_moves=10_000,
-        stats_p_positions=1000,
-        answer_chars=10**7,
-    )
-    return Context(
-        tables=cast(Any, None),
-        limits=cast(Any, limits),
-        deadline=Deadline(time.monotonic() + 60),
-        memo=cast(Any, None),
-        allowance=Allowance(10**6),
-    )
 
 
 # -- win / loss / draw and remoteness -----------------------------------------------------------------
@@ -303,7 +283,7 @@ def test_graph_game_values_moves_and_stats() -> None:
         {"e": "win"},
     )
     assert game.game_id == "graph:demo"
-    ctx = context()
+    ctx = engine_context()
     d = game.parse("d")
     assert game.value(d, ctx).as_dict() == {
         "game": "graph:demo", "position": "d", "outcome": "P", "remoteness": 0, "source": "live",
@@ -327,7 +307,7 @@ def test_graph_game_normal_play_grundy_and_kernel() -> None:
     names = [str(n) for n in range(7)]
     edges = [(str(n), str(n - s)) for n in range(7) for s in (1, 2) if n >= s]
     game = GraphGame.build("sub12", names, edges)
-    ctx = context()
+    ctx = engine_context()
     assert [game.value(n, ctx).grundy for n in range(7)] == [n % 3 for n in range(7)]
     assert [game.value(n, ctx).remoteness for n in range(7)] == [0, 1, 1, 2, 3, 3, 4]
     stats = game.stats(ctx)
@@ -349,9 +329,9 @@ def test_graph_game_refusals_and_sizes() -> None:
     big = GraphGame.build("big", ["a", "b"], [("a", "b"), ("b", "a"), ("a", "a")])
     big.live_edges = 2
     with pytest.raises(LimitExceeded, match="worker"):
-        big.value(0, context())
+        big.value(0, engine_context())
     solution = big.solve()  # the worker's way, whatever the size
-    assert big.value(0, context()).outcome == "D"
+    assert big.value(0, engine_context()).outcome == "D"
     again = GraphSolution.from_bytes(solution.to_bytes())
     assert again.acyclic == solution.acyclic
     assert again.gamma is not None and solution.gamma is not None
@@ -413,6 +393,6 @@ def test_graph_game_from_upload() -> None:
     )
     stored = GraphGame.build("up", ["s", "t", "u"], [("s", "t"), ("t", "u")], {"u": "draw"}).solve()
     game = GraphGame.from_upload(cast(Any, upload), stored)
-    ctx = context()
+    ctx = engine_context()
     assert [game.value(v, ctx).outcome for v in range(3)] == ["D", "D", "D"]
     assert game.value(0, ctx).source == "table"
