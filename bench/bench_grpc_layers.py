@@ -18,13 +18,10 @@ import sys
 import time
 from collections.abc import Iterator
 
-from bench.bench_service import CAPACITY_ROUNDS, GAME, STORED, h2load_rate
-from bench.common import figure, free_port, fresh_database
+from bench.bench_service import CAPACITY_ROUNDS, GAME, h2load_rate, stored_database
+from bench.common import figure, free_port
 from bench.layer_server import LAYERS
 from nimbase.v1 import nimbase_pb2 as pb
-from storage.database import create_engine
-from storage.jobs import JobQueue
-from worker.runner import Worker
 
 
 @contextlib.contextmanager
@@ -54,19 +51,14 @@ def main() -> None:
         print("h2load not installed (Debian package nghttp2-client): the layers are not measured")
         return
     request = pb.GetValueRequest(game=GAME, position="123457").SerializeToString()
-    with fresh_database() as url:
-        engine = create_engine(url)
-        JobQueue(engine).submit(GAME, "heap", STORED, fill=True)
-        Worker(engine).run_once()
-        engine.dispose()
-        with layer_servers(url) as urls:
-            bodies = {layer: b"x" * 32 if layer == "echo" else request for layer in LAYERS}
+    with stored_database() as url, layer_servers(url) as urls:
+        bodies = {layer: b"x" * 32 if layer == "echo" else request for layer in LAYERS}
+        for layer in LAYERS:
+            h2load_rate(urls[layer], bodies[layer], 5_000)  # warm up: connections, chunks, live prefix
+        rates: dict[str, list[float]] = {layer: [] for layer in LAYERS}
+        for _ in range(CAPACITY_ROUNDS):
             for layer in LAYERS:
-                h2load_rate(urls[layer], bodies[layer], 5_000)  # warm up: connections, chunks, live prefix
-            rates: dict[str, list[float]] = {layer: [] for layer in LAYERS}
-            for _ in range(CAPACITY_ROUNDS):
-                for layer in LAYERS:
-                    rates[layer].append(h2load_rate(urls[layer], bodies[layer]) or 0.0)
+                rates[layer].append(h2load_rate(urls[layer], bodies[layer]) or 0.0)
     best = {layer: max(found) for layer, found in rates.items()}
     before = best["echo"]
     for layer in LAYERS:

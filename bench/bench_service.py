@@ -309,13 +309,21 @@ def bulk_stream_batches(target: str, heaps: list[int]) -> float:
         return count / (time.perf_counter() - started)
 
 
-def main() -> None:
-    rng = random.Random(7)
+@contextlib.contextmanager
+def stored_database() -> Iterator[str]:
+    """A fresh database holding GAME's values below STORED, stored by a worker: what the service benches
+    look up."""
     with fresh_database() as url:
         engine = create_engine(url)
         JobQueue(engine).submit(GAME, "heap", STORED, fill=True)
         Worker(engine).run_once()
         engine.dispose()
+        yield url
+
+
+def main() -> None:
+    rng = random.Random(7)
+    with stored_database() as url:
         with running_server(url) as server:
             target, base = server.target, server.base
             heaps = [rng.randrange(STORED) for _ in range(20_000)]
