@@ -317,6 +317,9 @@ class CacheSettings:
     #: `GameKind.memory_bytes()` (names, successor arrays, solution): the game of the largest graph an
     #: upload takes, 10,000,000 edges on 1,000,000 short-named vertices (about 190 MB), fits.
     graph_game_bytes: PositiveInt = 256 << 20
+    #: Uploaded graphs as loaded (names, edge arrays), kept for GetGraph and for binding games to them
+    #: again: the largest graph an upload takes fits.
+    graph_bytes: PositiveInt = 256 << 20
 
 
 DEFAULT_CACHE = CacheSettings()

@@ -147,7 +147,8 @@ class Nimbase:
         self._graph_games: LRU[str, GameKind[Any]] = LRU(
             maxsize=cache.graph_game_bytes, getsizeof=lambda kind: kind.memory_bytes()
         )
-        self.graphs = Graphs(GraphStore(engine) if engine is not None else None, self._gate)
+        graph_store = GraphStore(engine) if engine is not None else None
+        self.graphs = Graphs(graph_store, self._gate, cache.graph_bytes)
         self._games_lock = threading.Lock()
         self._listed: TTLCache[str, list[GameInfo]] = TTLCache(maxsize=1, ttl=LISTING_SECONDS)
 

@@ -5,7 +5,7 @@ for the kinds that play on a graph (`GameKind.graph_name`). Uploads need the adm
 data), checked by core before anything is read. A graph is checked as it arrives
 (engine.graphs.GraphBuilder) and stored in one transaction (storage.graphs): a refused upload stores
 nothing. Stored graphs never change (a name is taken for good), so a loaded one is kept for good too,
-least recently used dropped first past `GRAPH_CACHE_BYTES`.
+least recently used dropped first past their budget (`CacheSettings.graph_bytes`).
 """
 
 from __future__ import annotations
@@ -15,16 +15,13 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from cachetools import LRUCache
-
 from engine.graphs import GraphBuilder, UploadedGraph, check_graph_name
 from nimbase import schema
+from nimbase.settings import DEFAULT_CACHE
 from service.errors import AlreadyExists, NotFound, Unavailable
 from service.gate import DatabaseGate
+from service.lru import LRU
 from storage.graphs import GraphExists, GraphInfo, GraphStore
-
-#: Bytes of loaded graphs kept in memory (names and index arrays, as estimated by `graph_bytes`).
-GRAPH_CACHE_BYTES = 256 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,11 +61,11 @@ class Graphs:
     """Uploads and loads of graphs, over `store` (None: a server without a database has none)."""
 
     def __init__(
-        self, store: GraphStore | None, gate: DatabaseGate, cache_bytes: int = GRAPH_CACHE_BYTES
+        self, store: GraphStore | None, gate: DatabaseGate, cache_bytes: int = DEFAULT_CACHE.graph_bytes
     ) -> None:
         self._store = store
         self._gate = gate
-        self._cache: LRUCache[str, UploadedGraph] = LRUCache(maxsize=cache_bytes, getsizeof=graph_bytes)
+        self._cache: LRU[str, UploadedGraph] = LRU(maxsize=cache_bytes, getsizeof=graph_bytes)
         self._lock = threading.Lock()
 
     def _require_store(self) -> GraphStore:
