@@ -320,6 +320,9 @@ class CacheSettings:
     #: Uploaded graphs as loaded (names, edge arrays), kept for GetGraph and for binding games to them
     #: again: the largest graph an upload takes fits.
     graph_bytes: PositiveInt = 256 << 20
+    #: Answers to repeated lookups kept as the bytes sent (service.answers: formula and table answers
+    #: only, each counted as its length and 768 bytes): about 20,000 single values.
+    answer_bytes: PositiveInt = 16 << 20
 
 
 DEFAULT_CACHE = CacheSettings()

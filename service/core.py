@@ -31,6 +31,7 @@ from engine.moves import check_limit
 from engine.positions import MAX_HEAP, quote_int
 from engine.values import BestMoveResult, GameInfo, MoveValue, SequenceResult, Value
 from service import columnar
+from service.answers import AnswerCache
 from service.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
 from service.gate import DatabaseGate
 from service.graphs import Graphs, GraphSummary
@@ -67,6 +68,9 @@ class Health:
 
 class NimbaseService(Protocol):
     """What the transports call; `Nimbase` below is the implementation."""
+
+    #: Answers the transports keep as the bytes they sent, for requests asked again.
+    answers: AnswerCache
 
     def list_games(self) -> list[GameInfo]: ...
     def get_value(self, game: str, position: str, deadline: float | Deadline | None = None) -> Value: ...
@@ -142,6 +146,7 @@ class Nimbase:
             queue_solve=self._queue_solve,
         )
         self.memo = Memo(cache.memo_bytes, self.tables.may_block)
+        self.answers = AnswerCache(cache.answer_bytes)
         self._games: LRU[str, GameKind[Any]] = LRU(maxsize=GAME_CACHE_SIZE)
         # Kinds bound to an uploaded graph may hold arrays as large as their graph: kept by bytes.
         self._graph_games: LRU[str, GameKind[Any]] = LRU(

@@ -10,6 +10,10 @@ cancels, or its gRPC deadline passes) grpc.aio cancels the handler, and the hand
 `Deadline`, so the thread's work stops at its next check instead of running on for nobody. Lookups
 answered from memory on the event loop (GetValue, IsPPosition on stored values) make none: nothing
 there waits or computes.
+
+GetValue and IsPPosition take their request as bytes (`RAW_METHODS`): a request asked before whose answer
+stays the same is answered with the bytes sent the first time (service.answers), before anything is
+parsed: what a bot asking for its hot positions over and over costs the server.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Any, TypeVar
 
 import grpc
 import numpy as np
+from google.protobuf.message import DecodeError, Message
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
@@ -54,6 +59,8 @@ STREAM_CHUNK = 512
 STREAM_READ_AHEAD = 4 * STREAM_CHUNK
 #: Threads running service calls (they mostly wait on the database or a deadline).
 DEFAULT_WORKERS = 16
+#: Lookups whose handlers take the request's bytes and may send bytes kept from an earlier answer.
+RAW_METHODS = ("GetValue", "IsPPosition")
 
 
 def _add_part(upload: GraphBuilder, part: pb.GraphPart) -> None:
@@ -63,6 +70,52 @@ def _add_part(upload: GraphBuilder, part: pb.GraphPart) -> None:
     upload.add_vertices(part.vertices)
     if part.sources or part.targets:
         upload.add_edges(list(part.sources), list(part.targets))
+
+
+M = TypeVar("M", bound=Message)
+
+
+def _parse(message_type: type[M], request: bytes) -> M:
+    """A request message from the bytes a raw method (`RAW_METHODS`) receives."""
+    try:
+        return message_type.FromString(request)
+    except DecodeError:
+        raise InvalidArgument(
+            f"the request is not a valid {message_type.DESCRIPTOR.name} message ({len(request)} bytes)"
+        ) from None
+
+
+def _serialized(answer: bytes | Message) -> bytes:
+    """What a raw method sends: the bytes it kept or made, or its message serialized."""
+    return answer if isinstance(answer, bytes) else answer.SerializeToString()
+
+
+class _Handlers:
+    """Stands in for a server to collect the method handlers the generated code registers."""
+
+    def __init__(self) -> None:
+        self.handlers: dict[str, Any] = {}
+
+    def add_generic_rpc_handlers(self, handlers: object) -> None:
+        pass  # the same handlers as below, which are what the real server is given
+
+    def add_registered_method_handlers(self, service: str, handlers: dict[str, Any]) -> None:
+        self.handlers.update(handlers)
+
+
+def add_servicer(servicer: NimbaseServicer, server: grpc.aio.Server) -> None:
+    """`add_NimbaseServicer_to_server`, except that the `RAW_METHODS` take the request's bytes and may
+    answer with bytes: they key the answer cache (service.answers) by the request as received, so a
+    repeated lookup is answered without parsing its request or serializing its answer."""
+    collected = _Handlers()
+    nimbase_pb2_grpc.add_NimbaseServicer_to_server(servicer, collected)  # type: ignore[no-untyped-call]
+    handlers = collected.handlers
+    for name in RAW_METHODS:
+        handlers[name] = grpc.unary_unary_rpc_method_handler(
+            getattr(servicer, name), request_deserializer=None, response_serializer=_serialized
+        )
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
+    server.add_registered_method_handlers(SERVICE_NAME, handlers)  # type: ignore[attr-defined]
 
 
 def status_code(code: str) -> grpc.StatusCode:
@@ -95,6 +148,7 @@ class NimbaseServicer:
         self._limits = limits
         self._metrics = metrics if metrics is not None else Metrics()
         self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="nimbase-grpc")
+        self._answers = service.answers
 
     def close(self) -> None:
         """Stop the worker threads (after the server has stopped taking calls)."""
@@ -123,6 +177,7 @@ class NimbaseServicer:
         *,
         timed: bool = False,
         memory_first: bool = False,
+        keep: Callable[[T], None] | None = None,
     ) -> T:
         """Run one service call, `fn(deadline)`, record it, and turn its errors into the status code they
         name.
@@ -131,7 +186,8 @@ class NimbaseServicer:
         get None. With `memory_first`, the call is first tried on the event loop answering from memory
         only, with no deadline (nothing done from memory waits or computes, and making the deadline
         would cost the hot path of lookups as much as the lookup), and runs in a worker thread only if
-        that cannot be.
+        that cannot be. `keep` is given what memory answered, to keep for the request if it stays the same
+        (answers made in a worker thread are not kept: their deadline may have cut them short).
         """
         started = time.perf_counter()
         code = "OK"
@@ -139,6 +195,8 @@ class NimbaseServicer:
             if memory_first:
                 quick = self._service.in_memory(lambda: fn(None))
                 if quick is not None:
+                    if keep is not None:
+                        keep(quick)
                     return quick
             stop = self._deadline(context) if timed else None
             return await self._run(fn, stop, stop=stop)
@@ -176,12 +234,23 @@ class NimbaseServicer:
 
         return await self._unary("ListGames", context, call)
 
-    async def GetValue(self, request: pb.GetValueRequest, context: Context) -> pb.Value:
+    async def GetValue(self, request: bytes, context: Context) -> bytes | pb.Value:
+        """Takes the request's bytes (`RAW_METHODS`): asked again, an answer that stays the same comes from
+        the service's answer cache without the request being parsed."""
+        started = time.perf_counter()
+        kept = self._answers.get("GetValue", request)
+        if kept is not None:
+            self._metrics.observe("grpc", "GetValue", "OK", time.perf_counter() - started)
+            return kept
 
         def call(deadline: Deadline | None) -> pb.Value:
-            return convert.value_to_pb(self._service.get_value(request.game, request.position, deadline))
+            message = _parse(pb.GetValueRequest, request)
+            return convert.value_to_pb(self._service.get_value(message.game, message.position, deadline))
 
-        return await self._unary("GetValue", context, call, timed=True, memory_first=True)
+        def keep(answer: pb.Value) -> None:
+            self._answers.keep("GetValue", request, answer.source, answer.SerializeToString())
+
+        return await self._unary("GetValue", context, call, timed=True, memory_first=True, keep=keep)
 
     async def BestMove(self, request: pb.BestMoveRequest, context: Context) -> pb.BestMoveResponse:
         limit = request.limit if request.HasField("limit") else None
@@ -192,13 +261,23 @@ class NimbaseServicer:
 
         return await self._unary("BestMove", context, call, timed=True)
 
-    async def IsPPosition(self, request: pb.IsPPositionRequest, context: Context) -> pb.IsPPositionResponse:
+    async def IsPPosition(self, request: bytes, context: Context) -> bytes | pb.IsPPositionResponse:
+        """Takes the request's bytes, as GetValue."""
+        started = time.perf_counter()
+        kept = self._answers.get("IsPPosition", request)
+        if kept is not None:
+            self._metrics.observe("grpc", "IsPPosition", "OK", time.perf_counter() - started)
+            return kept
 
         def call(deadline: Deadline | None) -> pb.IsPPositionResponse:
-            value = self._service.is_p_position(request.game, request.position, deadline)
+            message = _parse(pb.IsPPositionRequest, request)
+            value = self._service.is_p_position(message.game, message.position, deadline)
             return pb.IsPPositionResponse(p_position=value.outcome == "P", value=convert.value_to_pb(value))
 
-        return await self._unary("IsPPosition", context, call, timed=True, memory_first=True)
+        def keep(answer: pb.IsPPositionResponse) -> None:
+            self._answers.keep("IsPPosition", request, answer.value.source, answer.SerializeToString())
+
+        return await self._unary("IsPPosition", context, call, timed=True, memory_first=True, keep=keep)
 
     async def BatchGetValues(
         self, request: pb.BatchGetValuesRequest, context: Context
@@ -432,7 +511,7 @@ async def create_grpc_server(
         ],
     )
     servicer = NimbaseServicer(service, metrics, limits=limits)
-    nimbase_pb2_grpc.add_NimbaseServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
+    add_servicer(servicer, server)
 
     health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

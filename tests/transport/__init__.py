@@ -30,6 +30,7 @@ from engine.games.base import GameInfo
 from engine.graphs import GraphBuilder, UploadedGraph
 from engine.periods import Period
 from engine.values import Value
+from service.answers import AnswerCache
 from service.core import BestMoveResult, GraphSummary, Health, JobView, MoveValue, SequenceResult
 from service.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
 from tests.service import running_server as running_server  # one helper for every test package
@@ -78,6 +79,7 @@ class FakeService:
         self.memory_answers = 0
         self.jobs: dict[int, JobView] = {}
         self.graphs: dict[str, UploadedGraph] = {}
+        self.answers = AnswerCache(1 << 20)
         self._lock = threading.Lock()
 
     def list_games(self) -> list[GameInfo]:
