@@ -2,9 +2,10 @@
 adding one piece of nimbase to a bare grpc.aio echo server, in turns, best of CAPACITY_ROUNDS rounds each.
 
 Prints each layer's calls/s, its ratio to the echo server, and what it adds per call over the layer
-before it (µs of the server's time, from the rates). The last layer is nimbase's own GetValue: its ratio
-is the one bench.bench_service judges (target >= 0.8); `minimal` shows what a lookup costs that does only
-what any lookup must.
+before it (µs of the server's time, from the rates). `nimbase` is nimbase's own GetValue: its ratio is
+the one bench.bench_service judges (target >= 0.8), h2load's one request answered from the answer cache;
+`uncached` shows what a call costs when it is looked up, `minimal` what a lookup costs that does only what
+any lookup must.
 
 Run: `python -m bench.bench_grpc_layers` (a fresh database on DATABASE_URL, else the embedded one).
 """

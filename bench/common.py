@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
@@ -67,8 +67,11 @@ class Server(NamedTuple):
 
 
 @contextmanager
-def running_server(url: str, processes: int = 1) -> Iterator[Server]:
-    """`nimbase serve --processes N` on loopback (one process unless told), stopped afterwards."""
+def running_server(
+    url: str, processes: int = 1, settings: Mapping[str, str] | None = None
+) -> Iterator[Server]:
+    """`nimbase serve --processes N` on loopback (one process unless told), with more `settings`
+    (NIMBASE_* variables) if given, stopped afterwards."""
     grpc_port, http_port = free_port(), free_port()
     env = {
         **os.environ,
@@ -78,6 +81,7 @@ def running_server(url: str, processes: int = 1) -> Iterator[Server]:
         "NIMBASE_HOST": "127.0.0.1",
         "NIMBASE_ADMIN_TOKEN": ADMIN_TOKEN,
         "NIMBASE_LOG_LEVEL": "WARNING",
+        **(settings or {}),
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "nimbase", "serve", "--processes", str(processes)], env=env

@@ -8,7 +8,9 @@ Layers (the first argument):
 - `wrapper`: the same through the servicer's call wrapper (`_unary`: memory first, errors, metrics);
 - `minimal`: the wrapper around only what any lookup must do: the game, the parsed heap, one stored value,
   the answer built directly (no request context, no remoteness, no Value record);
-- `nimbase`: nimbase's own GetValue, on its gRPC server alone;
+- `uncached`: nimbase's own GetValue, on its gRPC server alone, with the answer cache off (service.answers
+  keeps nothing): each call is looked up, as distinct positions are;
+- `nimbase`: the same with the answer cache, which answers h2load's repeated request after the first;
 - `serve`: the whole process `nimbase serve` runs (service.server.serve: the REST server in the same event
   loop, the malloc arenas capped, the heap trimmed now and then), as bench.bench_service measures it.
 
@@ -18,6 +20,7 @@ Run: `python -m bench.layer_server LAYER PORT DATABASE_URL`.
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from typing import Any
 
@@ -25,7 +28,7 @@ import grpc
 
 from nimbase.v1 import nimbase_pb2 as pb
 
-LAYERS = ("echo", "protobuf", "server", "wrapper", "minimal", "nimbase", "serve")
+LAYERS = ("echo", "protobuf", "server", "wrapper", "minimal", "uncached", "nimbase", "serve")
 ANSWER = pb.Value(game="subtraction:1,3,4", position="123457", outcome="N", grundy=3, source="table")
 
 
@@ -59,18 +62,21 @@ async def _nimbase_server(layer: str, url: str) -> grpc.aio.Server:
     from service.core import Nimbase
     from storage.database import create_engine
 
+    if layer == "uncached":
+        os.environ["NIMBASE_CACHE_ANSWER_BYTES"] = "1"  # no answer fits
     service = Nimbase(Settings.from_env(), create_engine(url))
 
     class Layered(grpc_server.NimbaseServicer):
-        async def GetValue(self, request: pb.GetValueRequest, context: Any) -> pb.Value:
+        async def GetValue(self, request: bytes, context: Any) -> bytes | pb.Value:
             if layer == "server":
                 return ANSWER
             if layer == "wrapper":
                 return await self._unary("GetValue", context, lambda _: ANSWER, memory_first=True)
 
             def minimal(_: object) -> pb.Value:
-                kind = service.game(request.game)
-                heaps = kind.parse(request.position)
+                message = pb.GetValueRequest.FromString(request)
+                kind = service.game(message.game)
+                heaps = kind.parse(message.position)
                 grundy = service.tables.stored_value(kind.game_id, kind.family, heaps[0])
                 text = kind.format(heaps)
                 outcome = "N" if grundy else "P"
@@ -80,7 +86,7 @@ async def _nimbase_server(layer: str, url: str) -> grpc.aio.Server:
 
             return await self._unary("GetValue", context, minimal, memory_first=True)
 
-    if layer != "nimbase":
+    if layer not in ("uncached", "nimbase"):
         grpc_server.NimbaseServicer = Layered  # type: ignore[misc]  # what create_grpc_server builds
     server, _ = await grpc_server.create_grpc_server(service)
     return server
