@@ -25,6 +25,7 @@ from engine.periods import Period
 from engine.values import Value
 from nimbase import schema
 from nimbase.v1 import nimbase_pb2 as pb
+from nimbase_client.calls import terminal_parts
 from service.core import BestMoveResult, GraphSummary, Health, JobView, MoveValue, SequenceResult
 from service.jobs import job_of
 from service.limits import Limits
@@ -511,9 +512,10 @@ def graph_json(graph: UploadedGraph, batch: int = GRAPH_JSON_BATCH) -> Iterator[
 
 
 def graph_to_pb(graph: UploadedGraph, part_bytes: int = GRAPH_PART_BYTES) -> Iterator[pb.GraphPart]:
-    """The GetGraph stream: the name and terminals, then the vertices, then the edges, each message
-    holding at most about `part_bytes` of names (in batches sized by the longest name)."""
-    yield pb.GraphPart(name=graph.name, terminals=graph.terminals())
+    """The GetGraph stream: the name and terminals (as the client sends them, `terminal_parts`), then
+    the vertices, then the edges, each message holding at most about `part_bytes` of names (in batches
+    sized by the longest name)."""
+    yield from terminal_parts(graph.name, graph.terminals(), part_bytes)
     names = graph.vertices
     longest = max(len(v) for v in names) + 4
     step = max(1, part_bytes // longest)

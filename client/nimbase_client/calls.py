@@ -106,6 +106,8 @@ GRAPH_PART_BYTES = 4 << 20
 #: Bytes counted for each vertex and each edge beyond its names' UTF-8: the fields' tags and lengths.
 VERTEX_OVERHEAD = 4
 EDGE_OVERHEAD = 8
+#: A terminal's map entry: its own tag and length, and its name's and label's.
+TERMINAL_OVERHEAD = 8
 #: Vertices or edges taken from the input at a time.
 GRAPH_BATCH = 4096
 
@@ -117,12 +119,12 @@ def graph_parts(
     terminals: Mapping[str, str] | None = None,
     part_bytes: int = GRAPH_PART_BYTES,
 ) -> Iterator[pb.GraphPart]:
-    """The UploadGraph stream: the name and terminals first, then the vertices, then the edges, in
-    messages of at most `part_bytes` of names each (counted as UTF-8 plus VERTEX_OVERHEAD or
-    EDGE_OVERHEAD; more only for a single name that long). Built lazily, the input may be generators,
+    """The UploadGraph stream: the name and terminals first (`terminal_parts`), then the vertices, then
+    the edges, in messages of at most `part_bytes` of names each (counted as UTF-8 plus VERTEX_OVERHEAD
+    or EDGE_OVERHEAD; more only for a single name that long). Built lazily, the input may be generators,
     and a batch at a time: filling the fields a slice at a time takes less than half the CPU of
     appending one name at a time."""
-    yield pb.GraphPart(name=name, terminals=dict(terminals or {}))
+    yield from terminal_parts(name, terminals or {}, part_bytes)
     parts = _Parts(part_bytes)
     for batch in _batches(vertices):
         yield from parts.add(("vertices",), (batch,), VERTEX_OVERHEAD)
@@ -130,6 +132,24 @@ def graph_parts(
         yield from parts.add(("sources", "targets"), _split_edges(pairs), EDGE_OVERHEAD)
     if parts.size:
         yield parts.part
+
+
+def terminal_parts(
+    name: str, terminals: Mapping[str, str], part_bytes: int = GRAPH_PART_BYTES
+) -> Iterator[pb.GraphPart]:
+    """The first messages of a graph's stream (UploadGraph, and GetGraph's answer): its name, and its
+    terminals in messages of at most `part_bytes` (names and labels in UTF-8 plus TERMINAL_OVERHEAD
+    each), the name's message holding the first. A graph may label every one of its vertices: in one
+    message, so many terminals would pass any message limit."""
+    part, size = pb.GraphPart(name=name), 0
+    for vertex, label in terminals.items():
+        cost = _utf8_bytes((vertex, label)) + TERMINAL_OVERHEAD
+        if size and size + cost > part_bytes:
+            yield part
+            part, size = pb.GraphPart(), 0
+        part.terminals[vertex] = label
+        size += cost
+    yield part
 
 
 class _Parts:

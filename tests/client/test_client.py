@@ -256,6 +256,27 @@ def test_graph_parts_hold_every_name_in_order_within_the_part_size(part_bytes: i
     assert list(calls.graph_parts("g", [], [], part_bytes=part_bytes)) == [pb.GraphPart(name="g")]
 
 
+@pytest.mark.parametrize("part_bytes", [1, 50, 5000])
+def test_graph_parts_split_terminals_within_the_part_size(part_bytes: int) -> None:
+    """Terminals come first, the name's message holding the first of them, then the vertices; each
+    message within the part size (but for one terminal longer than it)."""
+    rng = random.Random(part_bytes)
+    vertices = [
+        "".join(rng.choice("ab€") for _ in range(rng.choice([1, 20, 300]))) + str(i) for i in range(500)
+    ]
+    terminals = {v: rng.choice(["win", "loss", "draw"]) for v in vertices[::2]}
+    parts = list(calls.graph_parts("g", vertices, [], terminals, part_bytes=part_bytes))
+    assert parts[0].name == "g" and not any(part.name for part in parts[1:])
+    labelled = [i for i, part in enumerate(parts) if part.terminals]
+    assert labelled[0] == 0 and labelled == list(range(len(labelled)))  # all before any vertex
+    assert not any(part.vertices for part in parts[: len(labelled)])
+    gathered = {vertex: label for part in parts for vertex, label in part.terminals.items()}
+    assert gathered == terminals
+    for part in parts[1 : len(labelled)]:
+        assert part.ByteSize() <= part_bytes or len(part.terminals) == 1
+    assert [v for part in parts for v in part.vertices] == vertices
+
+
 def test_graph_parts_of_long_names_stay_under_the_message_limit() -> None:
     """Counted in UTF-8, not in characters: 1,000 three-byte characters are 3,000 bytes."""
     vertices = [f"{i:03}" + "€" * 997 for i in range(100)]

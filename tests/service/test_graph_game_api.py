@@ -121,6 +121,19 @@ def test_terminal_labels(api: Endpoints) -> None:
     assert "kernel" not in api.client.get_stats("graph:labels")
 
 
+def test_terminals_past_a_message_limit_go_up_and_come_back_in_parts(api: Endpoints) -> None:
+    """Every vertex of a graph may be labelled: 300,000 terminals of 60-character names take more than
+    the 16 MiB a message may hold, so both streams split them (UploadGraph's and GetGraph's)."""
+    labels = ("win", "loss", "draw")
+    vertices = [f"{i:07}-" + "t" * 52 for i in range(300_000)]
+    terminals = {v: labels[i % 3] for i, v in enumerate(vertices)}
+    upload(api, "labelled", vertices, [], terminals)
+    graph = api.client.get_graph("labelled")
+    assert graph["vertices"] == vertices and graph["edges"] == []
+    assert graph["terminals"] == terminals
+    assert value(api, "graph:labelled", vertices[4])["outcome"] == "P"  # 4 % 3 == 1: "loss"
+
+
 def test_best_move_ranks_fastest_win_then_draw_then_longest_loss(api: Endpoints) -> None:
     names, edges = chain("x", 5)  # x4 lost in 0, x3 won in 1, x2 lost in 2, x1 won in 3, x0 lost in 4
     vertices = [*names, "loop", "win-here", "draw-here", "lose-here"]

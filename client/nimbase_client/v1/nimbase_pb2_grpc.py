@@ -232,8 +232,8 @@ class NimbaseServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetGraph(self, request, context):
-        """A stored graph (REST: GET /v1/graphs/{name}), streamed: first a message with its name and
-        terminals, then its vertices in order, then its edges in order, each in batches of at most 4 MiB.
+        """A stored graph (REST: GET /v1/graphs/{name}), streamed: first its name and terminals, then its
+        vertices in order, then its edges in order, each in batches of at most 4 MiB.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
