@@ -227,6 +227,14 @@ class NimbaseServicer:
         finally:
             self._metrics.observe("grpc", method, code, time.perf_counter() - started)
 
+    def _kept(self, method: str, request: bytes) -> bytes | None:
+        """The answer kept for this request (service.answers), the call recorded, or None."""
+        started = time.perf_counter()
+        kept = self._answers.get(method, request)
+        if kept is not None:
+            self._metrics.observe("grpc", method, "OK", time.perf_counter() - started)
+        return kept
+
     async def ListGames(self, request: pb.ListGamesRequest, context: Context) -> pb.ListGamesResponse:
         def call(_: Deadline | None) -> pb.ListGamesResponse:
             games = [convert.game_info_to_pb(g) for g in self._service.list_games()]
@@ -237,10 +245,8 @@ class NimbaseServicer:
     async def GetValue(self, request: bytes, context: Context) -> bytes | pb.Value:
         """Takes the request's bytes (`RAW_METHODS`): asked again, an answer that stays the same comes from
         the service's answer cache without the request being parsed."""
-        started = time.perf_counter()
-        kept = self._answers.get("GetValue", request)
+        kept = self._kept("GetValue", request)
         if kept is not None:
-            self._metrics.observe("grpc", "GetValue", "OK", time.perf_counter() - started)
             return kept
 
         def call(deadline: Deadline | None) -> pb.Value:
@@ -263,10 +269,8 @@ class NimbaseServicer:
 
     async def IsPPosition(self, request: bytes, context: Context) -> bytes | pb.IsPPositionResponse:
         """Takes the request's bytes, as GetValue."""
-        started = time.perf_counter()
-        kept = self._answers.get("IsPPosition", request)
+        kept = self._kept("IsPPosition", request)
         if kept is not None:
-            self._metrics.observe("grpc", "IsPPosition", "OK", time.perf_counter() - started)
             return kept
 
         def call(deadline: Deadline | None) -> pb.IsPPositionResponse:
