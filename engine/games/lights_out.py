@@ -142,8 +142,12 @@ SEARCH_WORK = 2**27
 #: entry per distance, each up to 2^cells), and at most this much work for them (steps x 2^nullity).
 STATS_DISTANCE_CELLS = 1024
 STATS_WORK = 2**27
-#: Shapes whose elimination is kept in the process.
-CACHED_SHAPES = 16
+#: Bytes of eliminations the process keeps (`solver_bytes` each), least recently used dropped first. The
+#: newest is kept whatever its size, so that a shape's elimination, once made, serves the shape's next
+#: request: the most kept is this or the one largest elimination (bounded through MAX_CHASE_BITS).
+CACHED_SHAPE_BYTES = 128 << 20
+#: What a kept shape weighs besides its arrays (its Python objects).
+SHAPE_ENTRY_BYTES = 4096
 #: The stored family holding a shape's elimination (a worker's job), as uint32 words.
 ELIMINATION = "elimination"
 #: The stored family holding a shape's statistics (a worker's job): JSON (`stats_bytes`) as uint32 words.
@@ -619,7 +623,18 @@ class ShapeSolver:
         return coset_search(pack_bits(x[cells]), basis)
 
 
+def solver_bytes(solver: ShapeSolver) -> int:
+    """What a kept shape weighs: its elimination's arrays, and what its fewest-presses walk may add
+    (`ShapeSolver.support`: the null basis on its cells, and the cells)."""
+    elimination = solver.elimination
+    arrays = sum(int(array.nbytes) for array in elimination.to_arrays().values())
+    return SHAPE_ENTRY_BYTES + arrays + int(elimination.null_basis.nbytes) + 8 * solver.shape.cells
+
+
 _CACHE: OrderedDict[Shape, ShapeSolver] = OrderedDict()
+#: Each kept shape's `solver_bytes`, and their sum.
+_WEIGHTS: dict[Shape, int] = {}
+_kept_bytes = 0
 #: The kept shapes whose elimination was read from storage (`remember`), not made in this process.
 _STORED: set[Shape] = set()
 #: When storage was last looked at for each kept shape whose elimination was made live (time.monotonic()).
@@ -677,14 +692,27 @@ def storage_look_due(shape: Shape) -> bool:
 
 def forget_all() -> None:
     """Empty the cache (tests and benchmarks measuring cold starts)."""
+    global _kept_bytes
     with _CACHE_LOCK:
         _CACHE.clear()
+        _WEIGHTS.clear()
         _STORED.clear()
         _LOOKED.clear()
+        _kept_bytes = 0
+
+
+def kept_bytes() -> int:
+    """The `solver_bytes` of every kept shape together."""
+    with _CACHE_LOCK:
+        return _kept_bytes
 
 
 def _keep(shape: Shape, solver: ShapeSolver, *, stored: bool) -> None:
+    global _kept_bytes
+    weight = solver_bytes(solver)
     with _CACHE_LOCK:
+        _kept_bytes += weight - _WEIGHTS.get(shape, 0)
+        _WEIGHTS[shape] = weight
         _CACHE[shape] = solver
         _CACHE.move_to_end(shape)
         if stored:
@@ -693,8 +721,9 @@ def _keep(shape: Shape, solver: ShapeSolver, *, stored: bool) -> None:
         else:
             _STORED.discard(shape)
             _LOOKED[shape] = time.monotonic()  # made just after storage was looked at (`_prepare`)
-        while len(_CACHE) > CACHED_SHAPES:
+        while _kept_bytes > CACHED_SHAPE_BYTES and len(_CACHE) > 1:
             gone, _ = _CACHE.popitem(last=False)
+            _kept_bytes -= _WEIGHTS.pop(gone)
             _STORED.discard(gone)
             _LOOKED.pop(gone, None)
 
@@ -1440,7 +1469,7 @@ class LightsOut(GameKind[Board]):
     def memory_bytes(self) -> int:
         """A graph's shape: its names (characters and 64 bytes each: the str and its tuple slot) and
         CSR arrays, and the flip sets the kind may build (8 bytes an entry). A grid's holds its sides
-        only. The elimination is not the kind's: the shape cache (`CACHED_SHAPES`) keeps it, shared by
+        only. The elimination is not the kind's: the shape cache (`CACHED_SHAPE_BYTES`) keeps it, shared by
         equal shapes, and counting it here would not free it."""
         graph = self.shape.graph
         if graph is None:

@@ -47,10 +47,12 @@ from engine.games.lights_out import (
     format_board,
     grid_neighbourhoods,
     grid_neighbourhoods_reference,
+    kept_bytes,
     make_graph,
     nullity_by_polynomial,
     parse_lights_out_id,
     remember,
+    solver_bytes,
     solver_for,
     stats_bytes,
     stats_from_bytes,
@@ -423,6 +425,31 @@ def test_a_stored_elimination_is_used() -> None:
     board = apply(game, 0, ("1,1", "7,5", "4,3"))
     answer = game.solve(board)
     assert answer.solvable and answer.solution is not None and apply(game, board, answer.solution) == 0
+
+
+def test_the_kept_eliminations_stay_within_their_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Least recently used dropped first past CACHED_SHAPE_BYTES; the newest kept whatever its size."""
+    shapes = [Shape.grid(n, n) for n in (20, 21, 22, 23)]
+    weights = [solver_bytes(solver_for(shape)) for shape in shapes]
+    forget_all()
+    monkeypatch.setattr(lights_out, "CACHED_SHAPE_BYTES", weights[0] + weights[1] + weights[2])
+    for shape in shapes[:3]:
+        solver_for(shape)
+    assert all(cached(shape) for shape in shapes[:3]) and kept_bytes() == sum(weights[:3])
+    solver_for(shapes[0])  # now the most recently used
+    solver_for(shapes[3])
+    budget = lights_out.CACHED_SHAPE_BYTES
+    # 21x21 goes first; 22x22 too if what is left still passes the budget.
+    fits = weights[0] + weights[2] + weights[3] <= budget
+    assert [cached(shape) for shape in shapes] == [True, False, fits, True]
+    assert kept_bytes() == sum(w for shape, w in zip(shapes, weights, strict=True) if cached(shape))
+    assert kept_bytes() <= budget
+    monkeypatch.setattr(lights_out, "CACHED_SHAPE_BYTES", 1)  # smaller than any elimination
+    solver_for(shapes[1])
+    assert [cached(shape) for shape in shapes] == [False, True, False, False]
+    assert kept_bytes() == weights[1]
+    forget_all()
+    assert kept_bytes() == 0
 
 
 def test_p_positions_do_not_apply() -> None:
