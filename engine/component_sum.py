@@ -287,11 +287,17 @@ class ComponentSum(GameKind[tuple[C, ...]]):
             if known is None and remoteness:
                 known = self.remoteness(position, ctx)
             return Value(self.game_id, self.format(position), outcome, None, known, source)
-        if len(position) == 1:  # the commonest request, a single component: no sum to look up
+        if len(position) == 1:  # the commonest request, a single component: its value is the sum's
             component = position[0]
-            found: dict[C, Found] = {component: self._one(component, ctx)}
-            return self._combine(position, found, ctx, remoteness, [component])
-        found = {}
+            one = self._one(component, ctx)
+            if isinstance(one, Exception):  # `_combine` says what is known without it
+                return self._combine(position, {component: one}, ctx, remoteness, [component])
+            grundy, source = one
+            known = self.remoteness(position, ctx) if remoteness else None
+            return Value(
+                self.game_id, self.format(position), "P" if grundy == 0 else "N", grundy, known, source
+            )
+        found: dict[C, Found] = {}
         odd = odd_components(position)
         self._look_up(odd, found, ctx)
         return self._combine(position, found, ctx, remoteness, odd)
