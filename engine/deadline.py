@@ -7,8 +7,10 @@ answer of a cancelled request, so stopping it frees the core for requests that s
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from engine.errors import Cancelled, DeadlineExceeded
@@ -63,6 +65,18 @@ class Deadline:
     def remaining(self) -> float:
         """Seconds left (0 once past, or once cancelled): what a wait for a lock may take."""
         return 0.0 if self.is_cancelled else max(0.0, self.at - time.monotonic())
+
+    @contextlib.contextmanager
+    def holding(self, lock: threading.Lock, what: str) -> Iterator[None]:
+        """`lock` held while doing `what` (e.g. "solving graph 'g'"), waited for until the deadline at
+        most: a request holding it does the same work, which this one then finds done. Past the
+        deadline, DeadlineExceeded saying so."""
+        if not lock.acquire(timeout=self.remaining()):
+            raise DeadlineExceeded(f"{what}: another request was at it until the deadline")
+        try:
+            yield
+        finally:
+            lock.release()
 
     def check(self, what: str | Callable[[], str]) -> None:
         """Raise if the work described by `what` (text, or a function making it) must stop now.

@@ -11,15 +11,18 @@ sequences' own: chunks, checkpoints, leases, repairs, caches.
   progress), and `length` tells the worker how many words to store: the job ends there whatever `upto`
   it was given.
 - `StoredBytes` is the family as the service's sequence tables see it (read only, never grown live),
-  and `read_stored(game_id, family, ctx)` gives the stored object's bytes through `ctx.tables`, or None
-  where none is stored whole (or what is stored does not read).
+  and `read_stored(game_id, family, ctx, what, decode)` gives the stored object through `ctx.tables`,
+  decoded, or None where none is stored whole or what is stored does not decode.
 """
 
 from __future__ import annotations
 
+import struct
+import zlib
 from abc import abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -29,6 +32,7 @@ from engine.kind import Context, SequenceKernel
 from engine.periods import Period
 
 U32 = NDArray[np.uint32]
+T = TypeVar("T")
 
 
 def encode_words(data: bytes) -> U32:
@@ -109,13 +113,15 @@ class StoredBytes:
         return None
 
 
-def read_stored(game_id: str, family: str, ctx: Context, what: str = "a stored object") -> bytes | None:
-    """The bytes stored as (game_id, family) through `ctx.tables`, or None: nothing stored, not all of it
-    yet (a job still writing), or not readable now (the database down, a damaged chunk)."""
+def read_stored(game_id: str, family: str, ctx: Context, what: str, decode: Callable[[bytes], T]) -> T | None:
+    """The object stored as (game_id, family) through `ctx.tables`, `decode`d from its bytes, or None:
+    nothing stored, not all of it yet (a job still writing), not readable now (the database down, a
+    damaged chunk), or bytes that do not decode (another version's layout: the caller makes it again).
+    `decode` says so by raising ValueError (struct.error and zlib.error count as such)."""
     try:
         if not ctx.tables.stored_size(game_id, family):
             return None
         words, _ = ctx.tables.known_prefix(StoredBytes(game_id, family), ctx.deadline.at)
-        return decode_words(words, what)
-    except (NimbaseError, ValueError):
+        return decode(decode_words(words, what))
+    except (NimbaseError, ValueError, struct.error, zlib.error):
         return None

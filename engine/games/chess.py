@@ -23,15 +23,13 @@ stores only its own (each sub-table is stored by its own job, when asked for).
 from __future__ import annotations
 
 import contextlib
-import struct
 import threading
-import zlib
 from collections.abc import Callable
 
 import chess
 from cachetools import LRUCache
 
-from engine.errors import DeadlineExceeded, InvalidArgument, InvalidGameId
+from engine.errors import InvalidArgument, InvalidGameId
 from engine.games.chess_tables import (
     ChessTable,
     Material,
@@ -229,12 +227,7 @@ class ChessGame(GameKind[str]):
                 f"to {most} men are solved for a request (NIMBASE_LIMITS_CHESS_LIVE_MEN)",
             )
         ctx.tables.may_block()
-        lock = TABLES.lock_for(material.name)
-        if not lock.acquire(timeout=ctx.deadline.remaining()):
-            raise DeadlineExceeded(
-                f"solving the table of {material.name}: another request was solving it until the deadline"
-            )
-        try:
+        with ctx.deadline.holding(TABLES.lock_for(material.name), f"solving the table of {material.name}"):
             kept = TABLES.get(material.name)
             if kept is not None:
                 return kept
@@ -248,20 +241,19 @@ class ChessGame(GameKind[str]):
             table = ChessTable(material, packed, {}, "live")
             TABLES.put(table)
             return table
-        finally:
-            lock.release()
 
 
 def _stored(material: Material, ctx: Context) -> ChessTable | None:
     """The stored table of `material` (kept from now on), if storage holds one that reads."""
-    data = read_stored(material.game_id, TABLE, ctx, "a stored endgame table")
-    if data is None:
-        return None
-    try:
-        table = ChessTable(material, Packed.from_bytes(data), {}, "table")
-    except (ValueError, struct.error, zlib.error):
-        return None  # another version's, or damaged: solved again
-    TABLES.put(table)
+    table = read_stored(
+        material.game_id,
+        TABLE,
+        ctx,
+        "a stored endgame table",
+        lambda data: ChessTable(material, Packed.from_bytes(data), {}, "table"),
+    )
+    if table is not None:
+        TABLES.put(table)
     return table
 
 

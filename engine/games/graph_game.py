@@ -33,7 +33,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from engine.errors import DeadlineExceeded, InvalidArgument, InvalidGameId, InvalidPosition, LimitExceeded
+from engine.errors import InvalidArgument, InvalidGameId, InvalidPosition, LimitExceeded
 from engine.graphs import NeedsGraph, check_graph_name
 from engine.kernels.retrograde import (
     INFINITE,
@@ -458,16 +458,11 @@ class StoredGraphGame(GraphGame):
         """Make sure the graph has its solution: the stored one where there is one, else a live one."""
         if self._solution is not None and self.source == "table":
             return
-        data = read_stored(self.game_id, SOLUTION, ctx, "a stored graph solution")
-        if data is not None:
-            try:
-                stored = GraphSolution.from_bytes(data)
-            except (ValueError, struct.error, zlib.error):
-                stored = None  # another version's, or damaged: solved again
-            if stored is not None and len(stored.packed) == len(self.vertices):
-                self.source = "table"
-                self._solution = stored
-                return
+        stored = read_stored(self.game_id, SOLUTION, ctx, "a stored graph solution", GraphSolution.from_bytes)
+        if stored is not None and len(stored.packed) == len(self.vertices):
+            self.source = "table"
+            self._solution = stored
+            return
         if self._solution is not None:
             return
         most = ctx.limits.graph_live_edges
@@ -481,16 +476,10 @@ class StoredGraphGame(GraphGame):
                 precondition=True,
             )
         ctx.tables.may_block()
-        if not self._solving.acquire(timeout=ctx.deadline.remaining()):
-            raise DeadlineExceeded(
-                f"solving graph {self.name!r}: another request was solving it until the deadline"
-            )
-        try:
+        with ctx.deadline.holding(self._solving, f"solving graph {self.name!r}"):
             if self._solution is None:
                 self.source = "live"
                 self.solve()
-        finally:
-            self._solving.release()
 
     def value(self, position: int, ctx: Context) -> Value:
         self.prepare(ctx)

@@ -791,14 +791,14 @@ class EliminationKernel(BytesKernel):
 def load_stored(shape: Shape, ctx: Context) -> bool:
     """Keep the shape's stored elimination (`remember`), if the tables hold one that reads; whether they
     did. One that does not read (damaged, another version's) is left aside: the shape is eliminated live."""
-    data = read_stored(shape.game_id, ELIMINATION, ctx, "a stored elimination")
-    if data is None:
-        return False
-    try:
-        remember(shape, _elimination_arrays(data))
-    except ValueError:
-        return False
-    return True
+    kept = read_stored(
+        shape.game_id,
+        ELIMINATION,
+        ctx,
+        "a stored elimination",
+        lambda data: remember(shape, _elimination_arrays(data)),  # kept once it reads whole
+    )
+    return kept is not None
 
 
 # -- the stored statistics (a worker's job) ----------------------------------------------------------
@@ -850,13 +850,9 @@ def stats_from_bytes(shape: Shape, data: bytes) -> ShapeStats:
 def load_stored_stats(shape: Shape, ctx: Context) -> ShapeStats | None:
     """The statistics a stats job stored for the shape, if the tables hold them whole and they read
     (others, damaged or another version's, are left aside: the statistics are made live)."""
-    data = read_stored(shape.game_id, STATS, ctx, "stored statistics")
-    if data is None:
-        return None
-    try:
-        return stats_from_bytes(shape, data)
-    except ValueError:
-        return None
+    return read_stored(
+        shape.game_id, STATS, ctx, "stored statistics", lambda data: stats_from_bytes(shape, data)
+    )
 
 
 class StatsKernel(BytesKernel):

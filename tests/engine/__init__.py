@@ -5,8 +5,12 @@ from __future__ import annotations
 import time
 from typing import Any, cast
 
+import numpy as np
+from numpy.typing import NDArray
+
 from engine.deadline import Deadline
 from engine.kind import Allowance, Context
+from engine.stored_bytes import StoredBytes
 from nimbase.settings import Limits
 
 #: Bounds roomy enough that a test's searches and move lists are never cut short.
@@ -23,3 +27,20 @@ def engine_context(tables: object = None, limits: Limits = ROOMY) -> Context:
         memo=cast(Any, None),
         allowance=Allowance(10**6),
     )
+
+
+class StoredWords:
+    """The tables' side of `engine.stored_bytes.read_stored`: words stored per (game, family), nothing
+    else (what a worker's job would have stored)."""
+
+    def __init__(self) -> None:
+        self.words: dict[tuple[str, str], NDArray[np.uint32]] = {}
+
+    def may_block(self) -> None:
+        pass
+
+    def stored_size(self, game_id: str, family: str) -> int:
+        return len(self.words.get((game_id, family), ()))
+
+    def known_prefix(self, source: StoredBytes, deadline: float) -> tuple[NDArray[np.uint32], str]:
+        return self.words[(source.game_id, source.family)], "table"

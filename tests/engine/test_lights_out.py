@@ -19,7 +19,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from numpy.typing import NDArray
 
 from engine.errors import InvalidArgument, InvalidGameId, InvalidPosition, LimitExceeded, NotApplicable
 from engine.games import lights_out
@@ -59,8 +58,8 @@ from engine.games.lights_out import (
 )
 from engine.kernels.gf2 import eliminate, int_to_words, unpack_bits
 from engine.kernels.lights_out_stats import coset_leader_counts, coset_leader_counts_bruteforce
-from engine.stored_bytes import StoredBytes, decode_words
-from tests.engine import engine_context
+from engine.stored_bytes import decode_words
+from tests.engine import StoredWords, engine_context
 from tests.facts import load_facts
 
 FACTS = load_facts("lights_out")["lights_out"]
@@ -709,22 +708,6 @@ def test_planning_a_job_eliminates_nothing_and_counts_enough_words(game: LightsO
 # -- the stored statistics (family "stats") ------------------------------------------------------------
 
 
-class FakeTables:
-    """The tables' side of `read_stored`: words stored per (game, family), nothing else."""
-
-    def __init__(self) -> None:
-        self.words: dict[tuple[str, str], NDArray[np.uint32]] = {}
-
-    def may_block(self) -> None:
-        pass
-
-    def stored_size(self, game_id: str, family: str) -> int:
-        return len(self.words.get((game_id, family), ()))
-
-    def known_prefix(self, source: StoredBytes, deadline: float) -> tuple[NDArray[np.uint32], str]:
-        return self.words[(source.game_id, source.family)], "table"
-
-
 @pytest.mark.parametrize(
     "spec", ["lights-out:3x3", "lights-out:4x4", "lights-out:5x5", "lights-out:3x3:torus"]
 )
@@ -822,7 +805,7 @@ def test_stored_statistics_read_back_only_when_they_add_up() -> None:
 
 
 def test_get_stats_answers_from_the_stored_statistics_first() -> None:
-    tables = FakeTables()
+    tables = StoredWords()
     ctx = engine_context(tables)
     game = kind("lights-out:32x33")
     live = game.stats(ctx)
@@ -846,7 +829,7 @@ def test_get_stats_answers_from_the_stored_statistics_first() -> None:
 
 
 def test_a_live_elimination_gives_way_to_a_stored_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    tables = FakeTables()
+    tables = StoredWords()
     ctx = engine_context(tables)
     monkeypatch.setattr(lights_out, "STORED_RECHECK_SECONDS", 3600.0)
     forget_all()
