@@ -14,7 +14,6 @@ bytes (`NIMBASE_CACHE_ANSWER_BYTES`) bound its memory whatever is asked.
 
 from __future__ import annotations
 
-import contextlib
 import threading
 
 from service.lru import LRU
@@ -50,8 +49,8 @@ class AnswerCache:
         """Keep `answer` to `request` if its `source` is one of `KEPT_SOURCES` and the request is short."""
         if source not in KEPT_SOURCES or len(request) > MAX_REQUEST_BYTES:
             return
-        with self._lock, contextlib.suppress(ValueError):  # an answer larger than the whole budget
-            self._answers[(method, request)] = answer
+        with self._lock:
+            self._answers.keep((method, request), answer)
 
     def clear(self) -> None:
         with self._lock:

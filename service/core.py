@@ -8,7 +8,6 @@ It never asks which game it is serving.
 
 from __future__ import annotations
 
-import contextlib
 import hmac
 import threading
 import time
@@ -172,9 +171,9 @@ class Nimbase:
                 self.tables.may_block()  # the graph may have to be read from the database
                 kind = kind.bind_graph(self.graphs.load(kind.graph_name))
                 cache = self._graph_games
-            # A bound kind larger than its whole budget (ValueError) serves its request and is not kept.
-            with self._games_lock, contextlib.suppress(ValueError):
-                cache[game_id] = kind
+            # A bound kind larger than its whole budget serves its request and is not kept.
+            with self._games_lock:
+                cache.keep(game_id, kind)
         return kind
 
     def list_games(self) -> list[GameInfo]:

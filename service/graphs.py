@@ -10,7 +10,6 @@ least recently used dropped first past their budget (`CacheSettings.graph_bytes`
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -125,9 +124,9 @@ class Graphs:
         return graph
 
     def _keep(self, graph: UploadedGraph) -> None:
-        # A graph larger than the whole cache (ValueError) serves its request and is not kept.
-        with self._lock, contextlib.suppress(ValueError):
-            self._cache[graph.name] = graph
+        # A graph larger than the whole cache serves its request and is not kept.
+        with self._lock:
+            self._cache.keep(graph.name, graph)
 
 
 def _taken(name: str) -> AlreadyExists:

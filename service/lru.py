@@ -4,7 +4,8 @@ Every GetValue reads four or five caches (the game, the table's header, the chun
 memo). cachetools' LRUCache costs about 0.5 µs a read (a membership test, a lookup through two layers
 of methods and the reordering); this one costs a dictionary lookup and a `move_to_end`, a third of
 that, for the same behaviour: least recently used dropped first, and a value larger than the whole
-budget refused with ValueError, the cache left as it was (callers then serve it without keeping it).
+budget refused with ValueError, the cache left as it was (`keep` says so instead: callers then serve
+it without keeping it).
 
 Not thread-safe by itself: the service holds its own lock around every use, as it did with cachetools.
 """
@@ -61,6 +62,15 @@ class LRU(Generic[K, V]):
         if self._sizes is not None:
             self._sizes[key] = size
         self.currsize += size
+
+    def keep(self, key: K, value: V) -> bool:
+        """`self[key] = value`, unless the value alone is larger than the whole budget: then the cache is
+        left as it was (the caller serves the value without keeping it). Whether it was kept."""
+        try:
+            self[key] = value
+        except ValueError:
+            return False
+        return True
 
     def __delitem__(self, key: K) -> None:
         if key not in self._data:

@@ -8,7 +8,6 @@ may not wait (memory-first lookups on the event loop) is told so by `may_block` 
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
@@ -71,8 +70,7 @@ class Memo:
                 raise
             with self._lock:
                 # An entry larger than the whole cache is computed for this caller only.
-                with contextlib.suppress(ValueError):
-                    self._cache[key] = _Entry(value, _weight(key, value))
+                self._cache.keep(key, _Entry(value, _weight(key, value)))
                 self._computing.pop(key, None)
             return value
 

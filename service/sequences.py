@@ -42,8 +42,6 @@ from storage.packing import CHUNK_VALUES
 from storage.sequences import SequenceInfo, SequenceStore
 
 log = logging.getLogger(__name__)
-K = TypeVar("K")
-V = TypeVar("V")
 T = TypeVar("T")
 
 #: Live prefixes grow in steps of at most this many values, checking the deadline between steps.
@@ -270,7 +268,7 @@ class SequenceTables:
             self._report(corrupt, stored, now, known=damage is not None)
             raise
         with self._lock:
-            _put(self._chunks, key, chunk)
+            self._chunks.keep(key, chunk)
             self._damaged.pop(key)
         return chunk
 
@@ -666,7 +664,7 @@ class SequenceTables:
         key = (source.game_id, source.family)
         with self._lock:
             if replacing is None or self._live.get(key) is replacing:
-                _put(self._live, key, live)
+                self._live.keep(key, live)
 
     def _add_remoteness(self, source: SequenceSource, live: _Live, remoteness: NDArray[np.int64]) -> None:
         """Keep the remoteness computed over a cached prefix with it (weighed anew)."""
@@ -840,13 +838,6 @@ def _array_bytes(array: NDArray[Any]) -> int:
 def _live_bytes(live: _Live) -> int:
     """Bytes of a live prefix: its values, and its remoteness where computed."""
     return _array_bytes(live.values) + (0 if live.remoteness is None else _array_bytes(live.remoteness))
-
-
-def _put(cache: LRU[K, V], key: K, value: V) -> None:
-    """cache[key] = value, unless the value alone exceeds the cache's budget: then it serves only the
-    request that made it (the cache refuses it with ValueError, leaving itself as it was)."""
-    with contextlib.suppress(ValueError):
-        cache[key] = value
 
 
 def _soon(deadline: float, share: float = 0.2, most: float = 0.5) -> float:

@@ -25,6 +25,11 @@ def test_sizes_bound_the_cache_and_a_value_too_large_is_refused() -> None:
     with pytest.raises(ValueError, match="size 11"):
         cache["d"] = b"w" * 11
     assert list(cache) == ["b", "c"] and cache.currsize == 8  # left as it was
+    assert not cache.keep("d", b"w" * 11)  # `keep` says so instead of raising
+    assert list(cache) == ["b", "c"] and cache.currsize == 8
+    assert cache.keep("d", b"w")
+    assert list(cache) == ["b", "c", "d"] and cache.currsize == 9
+    del cache["d"]
     cache["b"] = b"v"  # a new value for a key is weighed anew
     assert cache.currsize == 5 and cache["b"] == b"v"
     del cache["c"]
