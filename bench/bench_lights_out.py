@@ -27,12 +27,14 @@ import time
 from bench.common import figure
 from engine.games.chebyshev_f2 import plane_nullity
 from engine.games.lights_out import (
+    CACHED_SHAPE_BYTES,
     STATS_JOB_WORK,
     LightsOut,
     Shape,
     StatsKernel,
     eliminate_shape,
     forget_all,
+    solver_bytes,
     solver_for,
 )
 from engine.kernels.lights_out_stats import coset_leader_counts_bruteforce, type_walk_work
@@ -204,6 +206,7 @@ def big_graph() -> None:
     elapsed = time.perf_counter() - started
     what = f"{solver.elimination.k} unknowns, nullity {solver.nullity}"
     figure(f"lights-out graph of {n:,} vertices: elimination ({what})", elapsed, "s")
+    figure(f"lights-out graph of {n:,} vertices: kept elimination", solver_bytes(solver) / 2**20, "MiB")
     board = 0
     for i in rng.sample(range(n), 100):
         board = game.press(board, i)
@@ -211,6 +214,18 @@ def big_graph() -> None:
     answer = game.solve(board)
     assert answer.solvable
     figure("lights-out graph of 100k vertices: solve a board", (time.perf_counter() - started) * 1e3, "ms")
+
+
+def kept_eliminations() -> None:
+    """What the shape cache weighs each kept elimination (`solver_bytes`), beside its budget."""
+    for topology in ("plane", "torus"):
+        weight = solver_bytes(solver_for(Shape.grid(256, 256, topology)))
+        figure(f"lights-out 256x256 {topology}: kept elimination", weight / 2**20, "MiB")
+        figure(
+            f"  ... such shapes the cache keeps (CACHED_SHAPE_BYTES {CACHED_SHAPE_BYTES >> 20} MiB)",
+            CACHED_SHAPE_BYTES // weight,
+            "shapes",
+        )
 
 
 def main() -> None:
@@ -223,6 +238,7 @@ def main() -> None:
     stats_5x5()
     stats_job()
     polynomial()
+    kept_eliminations()
     big_graph()
 
 
