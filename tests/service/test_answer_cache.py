@@ -96,6 +96,14 @@ def test_a_repeated_lookup_gets_the_bytes_of_its_first_answer(clean_db: sa.Engin
         for _ in range(2):
             assert client.get_value(STORED, " 0012 ")["grundy"] == expected[12]
         assert len(service.answers) == 2 * len(heaps) + 1
+        # What is kept is what is sent: bytes planted for a request come back for it, unparsed.
+        request = pb.GetValueRequest(game=STORED, position="7").SerializeToString()
+        planted = pb.Value(game=STORED, position="7", outcome="N", grundy=99, source="table")
+        service.answers.keep("GetValue", request, "table", planted.SerializeToString())
+        assert raw_get_value(channel, STORED, "7") == planted.SerializeToString()
+        assert client.get_value(STORED, "7")["grundy"] == 99
+        service.answers.clear()
+        assert client.get_value(STORED, "7")["grundy"] == expected[7]
 
 
 def test_only_answers_that_stay_the_same_are_kept(clean_db: sa.Engine) -> None:
