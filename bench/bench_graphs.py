@@ -27,11 +27,14 @@ from bench.common import ADMIN_TOKEN, cpu_seconds, figure, fresh_database, runni
 from engine.games import graph_game
 from engine.graphs import GraphBuilder
 from engine.kernels.retrograde import LOSS, csr_from_edges
+from engine.moves import move_rank
+from engine.values import MoveValue
 from nimbase_client import NimbaseClient, records
 from service.convert import graph_to_pb
 from storage.database import create_engine
 from storage.graphs import GraphStore
 from storage.sequences import SequenceStore
+from tests.engine import engine_context
 from worker.runner import Worker
 
 VERTICES = 100_000
@@ -47,6 +50,7 @@ MOVELESS = 1_000
 
 
 def main() -> None:
+    wide_vertex()
     rng = np.random.default_rng(2024)
     names = [f"v{i}" for i in range(VERTICES)]
     sources = rng.integers(0, VERTICES - MOVELESS, EDGES)  # the last MOVELESS vertices have no move
@@ -198,6 +202,40 @@ def query(
     figure(
         f"end to end: GetValue from the table, median of {QUERIES}", statistics.median(latencies) * 1e3, "ms"
     )
+
+
+#: Moves of the vertex `wide_vertex` ranks.
+WIDE = 1_000_000
+
+
+def wide_vertex() -> None:
+    """BestMove with a limit of 10 at a vertex of WIDE moves (to vertices of every outcome and many
+    remoteness values), beside valuing and ranking every move, as BestMove did before (same run)."""
+    rng = np.random.default_rng(11)
+    n = WIDE + 1
+    # Leaves chained in short paths of random length: their values are wins and losses at many depths.
+    targets = np.arange(1, n, dtype=np.int64)
+    nxt = np.where(rng.random(n - 1) < 0.8, np.minimum(targets + 1, n - 1), 0)
+    sources = np.concatenate([np.zeros(n - 1, dtype=np.int64), targets[nxt > 0]])
+    ends = np.concatenate([targets, nxt[nxt > 0]])
+    indptr, indices = csr_from_edges(n, sources.tolist(), ends.tolist())
+    names = [f"v{i}" for i in range(n)]
+    game = graph_game.GraphGame("wide", names, indptr, indices, np.full(n, LOSS, dtype=np.int8))
+    game.solve()
+    ctx = engine_context()
+    started = time.perf_counter()
+    best = game.best_moves(0, 10, ctx).moves
+    figure(f"BestMove limit 10 at a vertex of {WIDE:,} moves", (time.perf_counter() - started) * 1e3, "ms")
+    started = time.perf_counter()
+    every = sorted(
+        (MoveValue(names[w], game.value_of(w)) for w in game.successors(0).tolist()), key=move_rank
+    )
+    figure(
+        "  ... every move valued and ranked (the previous BestMove)",
+        (time.perf_counter() - started) * 1e3,
+        "ms",
+    )
+    assert [m.move for m in best] == [m.move for m in every[:10]]
 
 
 def warm_up() -> None:

@@ -50,7 +50,7 @@ from engine.kernels.retrograde import (
     topological_order,
 )
 from engine.kind import Context, GameKind, SequenceKernel
-from engine.moves import MoveTo, check_limit, list_moves, move_rank
+from engine.moves import MoveTo, check_limit, list_moves
 from engine.positions import quote_position, quote_token
 from engine.precompute import JobPlan
 from engine.stored_bytes import BytesKernel, read_stored
@@ -312,15 +312,28 @@ class GraphGame(GameKind[int]):
             note=text,
         )
 
-    def successors(self, vertex: int) -> list[int]:
-        """The distinct vertices one move leads to, in edge order."""
-        return list(dict.fromkeys(self.indices[self.indptr[vertex] : self.indptr[vertex + 1]].tolist()))
+    def successors(self, vertex: int) -> I64:
+        """The distinct vertices one move leads to (by index)."""
+        return np.unique(self.indices[self.indptr[vertex] : self.indptr[vertex + 1]]).astype(np.int64)
 
-    def moves_of(self, vertex: int) -> list[MoveValue]:
-        """Every move, best first: the fastest win, then draws, then the slowest loss (ties by name)."""
-        moves = [MoveValue(self.vertices[w], self.value_of(w)) for w in self.successors(vertex)]
-        moves.sort(key=move_rank)
-        return moves
+    def ranked(self, targets: I64, wanted: int) -> I64:
+        """The best `wanted` of the moves to `targets`, best first in `move_rank`'s order (the fastest
+        win, then draws, then the slowest loss; ties by name).
+
+        Ranked on the packed solution's arrays: a vertex may have millions of moves, and only those
+        returned become names and Values. Names are compared only among the moves up to the last one
+        returned and those tied with it."""
+        if wanted <= 0:
+            return targets[:0]
+        outcome, remoteness, _ = self.solution.packed.lookup_many(targets)
+        group = np.where(outcome == LOSS, 0, np.where(outcome == WIN, 2, 1)).astype(np.int64)
+        within = np.where(group == 0, remoteness, np.where(group == 2, -remoteness.astype(np.int64), 0))
+        key = (group << 40) + within  # remoteness < 2^31: the groups never overlap
+        order = np.argsort(key, kind="stable")
+        if wanted < len(order):
+            order = order[: int(np.searchsorted(key[order], key[order[wanted - 1]], side="right"))]
+        names = np.array([self.vertices[v] for v in targets[order].tolist()])
+        return targets[order[np.lexsort((names, key[order]))][:wanted]]
 
     def stats_of(self, kernel_limit: int | None = None) -> dict[str, object]:
         """wins, losses, draws, longest_win (and longest_loss) in plies; kernel for acyclic graphs
@@ -381,8 +394,16 @@ class GraphGame(GameKind[int]):
         return self.value_of(position, note=True)
 
     def best_moves(self, position: int, limit: int | None, ctx: Context) -> BestMoveResult:
+        """The moves ranked in `ranked_successors`, only as many as the answer lists valued (all when
+        they are at most `ranked_moves`, else the first `limit`; none when too many are asked for)."""
         check_limit(limit, ctx.limits)
-        ranked = self.moves_of(position)
+        targets = self.successors(position)
+        count = len(targets)
+        # Every move when there are few; else the first `limit` (none without one: list_moves refuses it).
+        wanted = count if count <= ctx.limits.ranked_moves else min(limit or 0, count)
+        ranked = [
+            MoveValue(self.vertices[w], self.value_of(w)) for w in self.ranked(targets, wanted).tolist()
+        ]
         by_name = {move.move: move.value for move in ranked}
 
         def every() -> Iterator[MoveTo[str]]:
@@ -393,7 +414,7 @@ class GraphGame(GameKind[int]):
 
         return list_moves(
             self.value_of(position, note=True),
-            len(ranked),
+            count,
             every,
             winning,
             lambda name, _ranked: by_name[name],

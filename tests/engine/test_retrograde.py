@@ -18,6 +18,8 @@ from engine.errors import InvalidArgument, InvalidPosition, LimitExceeded
 from engine.games import graph_game
 from engine.games.graph_game import GraphGame, GraphSolution, gamma_text
 from engine.kernels import retrograde as R
+from engine.moves import move_rank
+from engine.values import MoveValue
 from tests.engine import engine_context
 
 
@@ -300,6 +302,26 @@ def test_graph_game_values_moves_and_stats() -> None:
     assert stats["longest_win"] == 1 and "kernel" not in stats and stats["acyclic"] is False
     with pytest.raises(InvalidPosition, match="'zz'"):
         game.parse("zz")
+
+
+@settings(max_examples=150, deadline=None)
+@given(graphs(max_n=14), st.integers(0, 16))
+def test_moves_are_ranked_as_their_values_rank(g: Graph, wanted: int) -> None:
+    """`ranked` (numpy keys on the packed solution, names only near the cut) lists what sorting every
+    move's Value by `move_rank` lists, to any length."""
+    labels = {-1: "loss", 0: "draw", 1: "win"}
+    names = [f"v{(7 * i) % g.n:02}-{i}" for i in range(g.n)]  # name order is not index order
+    movers = {a for a, _ in g.edges}
+    terminals = {names[v]: labels[t] for v, t in enumerate(g.terminal) if v not in movers and t != -1}
+    game = GraphGame.build("g", names, [(names[a], names[b]) for a, b in g.edges], terminals)
+    for vertex in range(g.n):
+        targets = game.successors(vertex)
+        every = sorted(
+            (MoveValue(names[w], game.value_of(w)) for w in {b for a, b in g.edges if a == vertex}),
+            key=move_rank,
+        )
+        assert sorted(targets.tolist()) == sorted({b for a, b in g.edges if a == vertex})
+        assert [names[w] for w in game.ranked(targets, wanted).tolist()] == [m.move for m in every[:wanted]]
 
 
 def test_graph_game_normal_play_grundy_and_kernel() -> None:
