@@ -44,7 +44,7 @@ from engine.kind import Context, GameKind, SequenceKernel
 from engine.moves import check_limit
 from engine.positions import quote_token
 from engine.precompute import JobPlan
-from engine.stored_bytes import BytesKernel, read_stored
+from engine.stored_bytes import BytesKernel, StoredLook, read_stored
 from engine.values import BestMoveResult, GameInfo, Value
 
 FAMILY = "chess"
@@ -61,6 +61,8 @@ class TableCache:
     def __init__(self, max_bytes: int) -> None:
         self._tables: LRUCache[str, ChessTable] = LRUCache(maxsize=max_bytes, getsizeof=_table_bytes)
         self._locks: dict[str, threading.Lock] = {}
+        #: For each table kept live: when to look for a stored one again.
+        self._looks: dict[str, StoredLook] = {}
         self._lock = threading.Lock()
 
     def get(self, name: str) -> ChessTable | None:
@@ -68,9 +70,24 @@ class TableCache:
             return self._tables.get(name)
 
     def put(self, table: ChessTable) -> None:
+        name = table.material.name
         # A table larger than the whole cache (ValueError) serves its request and is not kept.
         with self._lock, contextlib.suppress(ValueError):
-            self._tables[table.material.name] = table
+            self._tables[name] = table
+            if table.source == "table":
+                self._looks.pop(name, None)
+            else:
+                self._looks[name] = StoredLook()
+
+    def kept(self, name: str) -> ChessTable | None:
+        """The table kept for `name` while storage need not be looked at: a stored one, or a live one
+        until its `StoredLook` is due (None then, and when none is kept)."""
+        with self._lock:
+            table = self._tables.get(name)
+            look = self._looks.get(name)
+        if table is None or table.source == "table" or look is None or not look.due():
+            return table
+        return None
 
     def lock_for(self, name: str) -> threading.Lock:
         with self._lock:
@@ -210,9 +227,10 @@ class ChessGame(GameKind[str]):
     def table(self, material: Material, ctx: Context) -> ChessTable:
         """`material`'s table: kept in the process, else stored (read once), else solved live within
         `chess_live_men`, else the refusal naming the job that stores it."""
-        kept = TABLES.get(material.name)
-        if kept is not None and kept.source == "table":
+        kept = TABLES.kept(material.name)
+        if kept is not None:
             return kept
+        kept = TABLES.get(material.name)  # a live one, storage looked at again now
         stored = _stored(material, ctx)
         if stored is not None:
             return stored

@@ -53,7 +53,7 @@ from engine.kind import Context, GameKind, SequenceKernel
 from engine.moves import MoveTo, check_limit, list_moves
 from engine.positions import quote_position, quote_token
 from engine.precompute import JobPlan
-from engine.stored_bytes import BytesKernel, read_stored
+from engine.stored_bytes import BytesKernel, StoredLook, read_stored
 from engine.values import BestMoveResult, GameInfo, MoveValue, Outcome, Source, Value
 
 I8 = NDArray[np.int8]
@@ -191,6 +191,8 @@ class GraphGame(GameKind[int]):
         self.live_edges = live_edges
         #: Held while one request solves the graph live (`StoredGraphGame.prepare`).
         self._solving = threading.Lock()
+        #: When a graph solved live looks for a stored solution again (`StoredGraphGame.prepare`).
+        self._look = StoredLook()
 
     # -- building ---------------------------------------------------------------------------------
 
@@ -477,7 +479,7 @@ class StoredGraphGame(GraphGame):
 
     def prepare(self, ctx: Context) -> None:
         """Make sure the graph has its solution: the stored one where there is one, else a live one."""
-        if self._solution is not None and self.source == "table":
+        if self._solution is not None and (self.source == "table" or not self._look.due()):
             return
         stored = read_stored(self.game_id, SOLUTION, ctx, "a stored graph solution", GraphSolution.from_bytes)
         if stored is not None and len(stored.packed) == len(self.vertices):
@@ -501,6 +503,7 @@ class StoredGraphGame(GraphGame):
             if self._solution is None:
                 self.source = "live"
                 self.solve()
+                self._look = StoredLook()
 
     def value(self, position: int, ctx: Context) -> Value:
         self.prepare(ctx)

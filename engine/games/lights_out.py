@@ -48,8 +48,8 @@ not apply (FAILED_PRECONDITION). `lights-out:graph:NAME` parses to a `NeedsGraph
 to the uploaded graph (`LightsOut.for_uploaded`, edges read as undirected). A worker job stores a
 shape's elimination as the family "elimination" (the default; `plan_job`, `EliminationKernel`: numpy's
 .npz bytes of `ChaseElimination.to_arrays` as uint32 words, engine.stored_bytes), which the kind reads
-through `ctx.tables` before eliminating live, and again every `STORED_RECHECK_SECONDS` while the one it
-keeps was made live (a job may have stored one since); answers from a stored elimination say
+through `ctx.tables` before eliminating live, and again every `STORED_RECHECK_SECONDS` (`StoredLook`)
+while the one it keeps was made live (a job may have stored one since); answers from a stored one say
 `source: "table"`, others `"live"`. The family "stats" stores the shape's statistics (above).
 """
 
@@ -60,7 +60,6 @@ import io
 import json
 import re
 import threading
-import time
 import zipfile
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -105,7 +104,7 @@ from engine.kind import Context, GameKind, SequenceKernel
 from engine.moves import check_limit
 from engine.positions import check_length, parse_decimal, quote_position, quote_token
 from engine.precompute import JobPlan
-from engine.stored_bytes import BytesKernel, decode_words, encode_words, read_stored
+from engine.stored_bytes import BytesKernel, StoredLook, decode_words, encode_words, read_stored
 from engine.stored_bytes import words_for as stored_words_for
 from engine.values import BestMoveResult, GameInfo, MoveValue, Source, Value
 
@@ -165,9 +164,6 @@ STATS_JOB_WORK = 2**37
 STATS_JOB_CELLS = 4096
 #: Layout of the stored statistics (read back only when it matches).
 STATS_VERSION = 1
-#: A shape whose kept elimination was made live looks in storage again after this many seconds: a job
-#: may have stored the elimination since.
-STORED_RECHECK_SECONDS = 5.0
 #: Whole numbers JSON and gRPC's Struct (doubles) hold exactly: GetStats gives larger ones as text.
 EXACT_JSON_BITS = 53
 
@@ -638,7 +634,7 @@ _kept_bytes = 0
 #: The kept shapes whose elimination was read from storage (`remember`), not made in this process.
 _STORED: set[Shape] = set()
 #: When storage was last looked at for each kept shape whose elimination was made live (time.monotonic()).
-_LOOKED: dict[Shape, float] = {}
+_LOOKED: dict[Shape, StoredLook] = {}
 _CACHE_LOCK = threading.Lock()
 
 
@@ -677,17 +673,11 @@ def storage_look_due(shape: Shape) -> bool:
     """Whether to look in storage for the shape's elimination: when none is kept, or when the kept one
     was made live and storage was last looked at STORED_RECHECK_SECONDS ago or more (a job may have
     stored one since; it then replaces the live one). Counts the look as done."""
-    now = time.monotonic()
     with _CACHE_LOCK:
         if shape not in _CACHE:
             return True
-        if shape in _STORED:
-            return False
-        last = _LOOKED.get(shape)
-        if last is not None and now - last < STORED_RECHECK_SECONDS:
-            return False
-        _LOOKED[shape] = now
-        return True
+        look = _LOOKED.get(shape)
+    return look is not None and look.due()
 
 
 def forget_all() -> None:
@@ -720,7 +710,7 @@ def _keep(shape: Shape, solver: ShapeSolver, *, stored: bool) -> None:
             _LOOKED.pop(shape, None)
         else:
             _STORED.discard(shape)
-            _LOOKED[shape] = time.monotonic()  # made just after storage was looked at (`_prepare`)
+            _LOOKED[shape] = StoredLook()  # made just after storage was looked at (`_prepare`)
         while _kept_bytes > CACHED_SHAPE_BYTES and len(_CACHE) > 1:
             gone, _ = _CACHE.popitem(last=False)
             _kept_bytes -= _WEIGHTS.pop(gone)

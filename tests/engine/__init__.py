@@ -44,3 +44,7 @@ class StoredWords:
 
     def known_prefix(self, source: StoredBytes, deadline: float) -> tuple[NDArray[np.uint32], str]:
         return self.words[(source.game_id, source.family)], "table"
+
+    def stored_value(self, game_id: str, family: str, index: int) -> int | None:
+        words = self.words.get((game_id, family), ())
+        return int(words[index]) if index < len(words) else None

@@ -20,6 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine import stored_bytes
 from engine.errors import InvalidArgument, InvalidGameId, InvalidPosition, LimitExceeded, NotApplicable
 from engine.games import lights_out
 from engine.games.chebyshev_f2 import (
@@ -831,7 +832,7 @@ def test_get_stats_answers_from_the_stored_statistics_first() -> None:
 def test_a_live_elimination_gives_way_to_a_stored_one(monkeypatch: pytest.MonkeyPatch) -> None:
     tables = StoredWords()
     ctx = engine_context(tables)
-    monkeypatch.setattr(lights_out, "STORED_RECHECK_SECONDS", 3600.0)
+    monkeypatch.setattr(stored_bytes, "STORED_RECHECK_SECONDS", 3600.0)
     forget_all()
     game = kind("lights-out:6x5:torus")
     board = game.parse("/".join(["10000"] * 6))
@@ -839,7 +840,7 @@ def test_a_live_elimination_gives_way_to_a_stored_one(monkeypatch: pytest.Monkey
     words = encode_elimination(eliminate_shape(game.shape))
     tables.words[(game.game_id, "elimination")] = words
     assert game.value(board, ctx).source == "live"  # storage is looked at again only now and then
-    monkeypatch.setattr(lights_out, "STORED_RECHECK_SECONDS", 0.0)
+    monkeypatch.setattr(stored_bytes, "STORED_RECHECK_SECONDS", 0.0)
     assert game.value(board, ctx).source == "table"
     del tables.words[(game.game_id, "elimination")]
     assert game.value(board, ctx).source == "table"  # a stored one is kept: not looked for again

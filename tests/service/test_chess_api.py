@@ -17,6 +17,7 @@ import chess
 import pytest
 import sqlalchemy as sa
 
+from engine import stored_bytes
 from engine.games import chess as chess_game
 from nimbase.client import NimbaseClientError
 from storage.sequences import SequenceStore
@@ -238,7 +239,7 @@ def test_a_four_man_table_not_stored_names_its_job(api: Endpoints) -> None:
 # -- the stored table ----------------------------------------------------------------------------------
 
 
-def test_a_worker_stores_the_krvk_table(api: Endpoints) -> None:
+def test_a_worker_stores_the_krvk_table(api: Endpoints, monkeypatch: pytest.MonkeyPatch) -> None:
     fen = "8/8/8/8/8/2k5/8/KR6 w - - 0 1"
     before = api.client.get_value("chess:KRvK", fen)
     assert before["source"] == "live"
@@ -252,6 +253,10 @@ def test_a_worker_stores_the_krvk_table(api: Endpoints) -> None:
     stats = api.client.get_stats("chess:KRvK")
     assert info is not None and 4 * info.computed_upto < int(stats["positions"])
     api.service.tables.forget()  # the stored header is seen at once (not after its two seconds)
+    # The live table looks for a stored one only every STORED_RECHECK_SECONDS, not at every request.
+    monkeypatch.setattr(stored_bytes, "STORED_RECHECK_SECONDS", 3600.0)
+    assert api.client.get_value("chess:KRvK", fen) == before
+    monkeypatch.setattr(stored_bytes, "STORED_RECHECK_SECONDS", 0.0)
     after = api.client.get_value("chess:KRvK", fen)
     assert after == {**before, "source": "table"}
     assert api.client.get_stats("chess:KRvK")["source"] == "table"
