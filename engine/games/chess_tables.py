@@ -518,24 +518,27 @@ class ChessTable(GameKind[str]):
 
     def stats_of(self) -> dict[str, object]:
         """wins, losses, draws, longest_win and longest_loss (plies) over every position of the table,
-        either side to move, with a position of each longest line."""
+        either side to move, each counted once (up to the board's symmetries), with a position of each
+        longest line."""
         if self._stats is None:
             self._stats = self._count()
         return dict(self._stats)
 
     def _count(self) -> dict[str, object]:
         outcome, remoteness, broken = self.packed.unpack()
+        # A position whose kings share the diagonal has two slots (both symmetric images): counted once.
+        once = ~broken & mg.canonical_slots(self.material.spec)
         wins = outcome == WIN
         losses = outcome == LOSS
         out: dict[str, object] = {
             "game": self.game_id,
             "material": self.material.name,
-            "positions": int((~broken).sum()),
+            "positions": int(once.sum()),
             "index_slots": len(self.packed),
             "bytes": self.packed.nbytes,
-            "wins": int(wins.sum()),
-            "losses": int(losses.sum()),
-            "draws": int(((outcome == 0) & ~broken).sum()),
+            "wins": int((wins & once).sum()),
+            "losses": int((losses & once).sum()),
+            "draws": int(((outcome == 0) & once).sum()),
             "longest_win": int(remoteness[wins].max(initial=0)),
             "longest_loss": int(remoteness[losses].max(initial=0)),
             "source": self.source,

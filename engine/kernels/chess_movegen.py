@@ -239,6 +239,24 @@ def canonical(spec: I64, ka: int, kb: int, s0: int, s1: int, stm: int) -> int:
 
 
 @numba.njit(cache=True, nogil=True)
+def canonical_slots(spec: I64) -> NDArray[np.bool_]:
+    """Whether each slot is the one `canonical` gives its position (the least of its symmetric images):
+    counting these counts every position once, where both kings on the diagonal give it two slots."""
+    n = 2 * half_size(spec)
+    out = np.zeros(n, dtype=np.bool_)
+    sq = np.full(4, -1, dtype=np.int64)
+    m = spec[0]
+    for slot in range(n):
+        stm = decode(spec, slot, sq)
+        if stm < 0:
+            continue
+        s0 = sq[2] if m >= 1 else -1
+        s1 = sq[3] if m >= 2 else -1
+        out[slot] = canonical(spec, sq[0], sq[1], s0, s1, stm) == slot
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
 def canonical_by_search(spec: I64, ka: int, kb: int, s0: int, s1: int, stm: int) -> int:
     """`canonical` by trying every symmetry of the board (the tests compare the two)."""
     best = -1
