@@ -25,6 +25,7 @@ from engine.games.chess_tables import (
 )
 from engine.kernels import chess_movegen as mg
 from engine.kernels.retrograde import Packed
+from tests import chess_oracle as oracle
 from tests.engine import engine_context
 
 
@@ -244,6 +245,10 @@ def test_kpvk_promotion_leads_into_the_promoted_table(tablebase: Tablebase) -> N
     assert {"e7e8q", "e7e8r", "e7e8b", "e7e8n"} <= set(moves)
     queen = moves["e7e8q"]
     assert queen.value == kqk.value_of(queen.value.position)
+    # the promoted position's value, from the brute-force KQvK (White holding the queen, Black to move)
+    promoted = oracle.solve("KQvK")
+    i = promoted.class_of_board(chess.Board(queen.value.position))
+    assert i >= 0 and (int(promoted.outcome[i]), int(promoted.remoteness[i])) == (-1, queen.value.remoteness)
     assert dict(queen.fields)["san"] == "e8=Q"
     assert moves["e7e8b"].value.outcome == "D"  # KBvK
     value = kpk.value_of(fen)

@@ -418,3 +418,8 @@ def test_graph_game_from_upload() -> None:
     ctx = engine_context()
     assert [game.value(v, ctx).outcome for v in range(3)] == ["D", "D", "D"]
     assert game.value(0, ctx).source == "table"
+    # The upload's label codes (loss 0, win 1, draw 2) decoded, each solved afresh from the upload alone.
+    for code, expected in ((0, ["P", "N", "P"]), (1, ["N", "P", "N"]), (2, ["D", "D", "D"])):
+        upload.terminal_labels = np.array([code], np.uint8)
+        fresh = GraphGame.from_upload(cast(Any, upload))
+        assert [fresh.value_of(v).outcome for v in range(3)] == expected, code
