@@ -12,8 +12,8 @@ counts are the numbers of cosets of N in F2^n by the weight of their lightest ve
   is invertible (the counts are then binomials), a few hundred for 5 x 5 (k = 2), where walking the
   2^25 vectors would take 33 million. The sums are kept modulo primes below 2^31 and rebuilt by the
   Chinese remainder theorem, so they are exact however large (20 x 20 has C(400, 200) boards at
-  distance 200). `type_walk_steps` (steps x 2^k) bounds the live walk; `type_walk_work` also counts the
-  modular sums, which dominate where the null vectors press many cells, and bounds a worker's. With a
+  distance 200). `type_walk_work` (steps x 2^k, and the modular sums, which dominate where the null
+  vectors press many cells) bounds the walk, live and a worker's. With a
   `progress` callback the walk runs in slices (the types with most coordinates held at each value),
   reporting between them, so a long one shows how far it is and can be stopped.
 - `coset_leader_counts_bruteforce` walks all 2^n vectors in Gray-code order with each one's coset index
@@ -137,16 +137,6 @@ def coordinate_types(basis: U64, nbits: int) -> tuple[I64, I64, int]:
     return values[keep].astype(np.int64), counts[keep].astype(np.int64), zero
 
 
-def type_walk_steps(basis: U64, nbits: int) -> int:
-    """Steps `coset_leader_counts` would take times 2^k (what each step costs without the counts): to
-    check against a budget."""
-    if basis.shape[0] > MAX_TYPE_NULLITY:
-        return 2**200
-    _, counts, _ = coordinate_types(basis, nbits)
-    steps: int = math.prod(int(m) + 1 for m in counts)
-    return steps << int(basis.shape[0])
-
-
 def _prime_count(span: int) -> int:
     """Primes below 2^31 whose product exceeds the largest sum kept (2^span vectors of the span)."""
     return (span + 2) // 30 + 1
@@ -155,9 +145,8 @@ def _prime_count(span: int) -> int:
 def type_walk_work(basis: U64, nbits: int, *, counts_wanted: bool = True) -> int:
     """Operations `coset_leader_counts` would do: each step takes the least of 2^k weights and, where the
     counts are wanted, a product of the types' binomials and a sum modulo each prime (types + 1 modular
-    operations a prime). Unlike `type_walk_steps` it sees that the counts of a shape whose null vectors
-    press many cells cost more per step than its 2^k (a k = 2 shape of 1,000 such cells: 140 operations
-    a step, not 4)."""
+    operations a prime): the counts of a shape whose null vectors press many cells cost more per step
+    than its 2^k (a k = 2 shape of 1,000 such cells: 140 operations a step, not 4)."""
     k = int(basis.shape[0])
     if k > MAX_TYPE_NULLITY:
         return 2**200

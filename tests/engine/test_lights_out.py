@@ -35,6 +35,7 @@ from engine.games.chebyshev_f2 import (
 )
 from engine.games.lights_out import (
     STATS,
+    STATS_WORK,
     TOPOLOGIES,
     GraphRef,
     LightsOut,
@@ -58,7 +59,11 @@ from engine.games.lights_out import (
     stats_from_bytes,
 )
 from engine.kernels.gf2 import eliminate, int_to_words, unpack_bits
-from engine.kernels.lights_out_stats import coset_leader_counts, coset_leader_counts_bruteforce
+from engine.kernels.lights_out_stats import (
+    coset_leader_counts,
+    coset_leader_counts_bruteforce,
+    type_walk_work,
+)
 from engine.stored_bytes import decode_words
 from tests.engine import StoredWords, engine_context
 from tests.facts import load_facts
@@ -493,6 +498,15 @@ def test_type_walk_matches_bruteforce(nbits: int, k: int, seed: int) -> None:
     assert counts == coset_leader_counts_bruteforce(basis, nbits)
     assert diameter == len(counts) - 1
     assert sum(counts) == 2 ** (nbits - elimination.rank)
+
+
+def test_the_live_walk_is_bounded_by_its_true_cost() -> None:
+    """30x31 on the torus: its walk has few steps (about 1.2e8 with 2^2 each) but its null vectors press
+    most cells, so the counts' sums cost about 4e9 operations, 12 s here: past STATS_WORK, not done live."""
+    basis = solver_for(Shape.grid(30, 31, "torus")).elimination.null_basis
+    assert type_walk_work(basis, 930, counts_wanted=False) <= STATS_WORK < type_walk_work(basis, 930)
+    stats = LightsOut(Shape.grid(30, 31, "torus")).shape_stats()
+    assert stats["nullity"] == 2 and stats["distance_counts"] is None and stats["diameter"] is None
 
 
 def test_stats_of_large_shapes() -> None:
