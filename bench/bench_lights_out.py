@@ -29,6 +29,7 @@ from engine.games.chebyshev_f2 import plane_nullity
 from engine.games.lights_out import (
     CACHED_SHAPE_BYTES,
     STATS_JOB_WORK,
+    STATS_WORK,
     LightsOut,
     Shape,
     StatsKernel,
@@ -144,6 +145,19 @@ def stats_job() -> None:
         "min",
     )
     figure("lights-out STATS_JOB_WORK: target (within the hour)", 60.0, "min")
+    # The live walk cannot be stopped: its bound (STATS_WORK) must hold for its true cost. 30x31 on the
+    # torus has few steps but costly counts, and is refused live (its counts are a stats job's).
+    torus = Shape.grid(30, 31, "torus")
+    basis = eliminate_shape(torus).null_basis
+    work = type_walk_work(basis, torus.cells)
+    figure(
+        "lights-out 30x31:torus walk, steps x 2^k only",
+        type_walk_work(basis, torus.cells, counts_wanted=False),
+        "ops",
+    )
+    figure("lights-out 30x31:torus walk with its counts (type_walk_work)", work, "ops")
+    figure("  ... at the walk rate above", work / rate, "s")
+    figure(f"  ... the live bound (STATS_WORK = 2^{STATS_WORK.bit_length() - 1})", STATS_WORK, "ops")
 
 
 def polynomial() -> None:
