@@ -17,12 +17,20 @@ import time
 import numpy as np
 
 from bench.common import figure
-from engine.games.chess_tables import Tablebase, all_materials, board_of_slot, parse_material
+from engine.games.chess import TableKernel
+from engine.games.chess_tables import (
+    ChessTable,
+    Material,
+    all_materials,
+    board_of_slot,
+    checked_board,
+    parse_material,
+)
 from engine.kernels import retrograde as R
 
 #: The longest forced mate (in moves, the side to move winning) of materials whose figure is published
 #: for the Thompson / Nalimov distance-to-mate tables (KQvK, KRvK and KPvK with the very positions
-#: `stats_of` gives); KQRvK, KQBvK and KQNvK are left out (this engine finds 6, 8 and 9 moves, every
+#: `ChessTable.stats` gives); KQRvK, KQBvK and KQNvK are left out (this engine finds 6, 8 and 9 moves, every
 #: value checked against python-chess's moves).
 KNOWN_LONGEST_MATE = {
     "KQvK": 10, "KRvK": 16, "KPvK": 28, "KQQvK": 4, "KRRvK": 7, "KRBvK": 16, "KRNvK": 16, "KBBvK": 19,
@@ -37,7 +45,16 @@ def warm_up() -> None:
     R.solve_graph(indptr, indices)
     R.loopy_grundy(indptr, indices)
     R.grundy_acyclic(*R.csr_from_edges(2, [0], [1]))
-    Tablebase().solve("KPvK")
+    TableKernel(parse_material("KPvK")).make()
+
+
+def solve_as_worker(material: Material, tables: dict[str, ChessTable]) -> ChessTable:
+    """`material`'s table as a worker's job makes it (`TableKernel.make`: the tables it leads to solved
+    first, inside, and the result deflated), read back as the service reads it; kept in `tables`, which
+    values its moves out of its material."""
+    table = ChessTable(material, R.Packed.from_bytes(TableKernel(material).make()), tables)
+    tables[material.name] = table
+    return table
 
 
 def bench_graph(vertices: int, edges: int) -> None:
@@ -101,12 +118,12 @@ def bench_naive(vertices: int) -> None:
 
 
 def bench_chess(four_man: str, queries: int) -> None:
-    base = Tablebase()
-    base.solve("KvK")
+    tables: dict[str, ChessTable] = {}
+    solve_as_worker(parse_material("KvK"), tables)
     for name in ("KQvK", "KRvK"):
         t0 = time.perf_counter()
-        base.solve(name)
-        figure(f"chess {name}: solve, both sides to move", time.perf_counter() - t0, "s")
+        solve_as_worker(parse_material(name), tables)
+        figure(f"chess {name}: solve as a worker's job (KvK too, deflated)", time.perf_counter() - t0, "s")
     figure("chess KQvK / KRvK: solve target", 60.0, "s")
     names = [] if four_man == "none" else (["KQvKR"] if four_man == "KQvKR" else None)
     materials = (
@@ -114,9 +131,13 @@ def bench_chess(four_man: str, queries: int) -> None:
     )
     for material in materials:
         t0 = time.perf_counter()
-        table = base.solve(material)  # its three-man sub-tables are solved first, inside this figure
-        figure(f"chess {material.name}: solve (with missing sub-tables)", time.perf_counter() - t0, "s")
-        longest = table.stats_of()["longest_win"]
+        table = solve_as_worker(material, tables)  # its three-man sub-tables are solved first, inside
+        figure(
+            f"chess {material.name}: solve as a worker's job (with its sub-tables)",
+            time.perf_counter() - t0,
+            "s",
+        )
+        longest = table.stats()["longest_win"]
         assert isinstance(longest, int)
         known = KNOWN_LONGEST_MATE.get(material.name)
         label = f"published: {known}" if known is not None else "no published figure here"
@@ -125,8 +146,10 @@ def bench_chess(four_man: str, queries: int) -> None:
         figure("chess four-man material: solve target", 600.0, "s")
     rng = random.Random(2)
     for name in ["KRvK", *[m.name for m in materials[:1]]]:
-        table = base.get(name)
-        assert table is not None
+        table = tables[name]
+        for sub in table.material.sub_materials():  # what its moves lead to, for BestMove
+            if sub.name not in tables:
+                solve_as_worker(sub, tables)
         fens: list[str] = []
         while len(fens) < queries:
             board = board_of_slot(table.material, rng.randrange(table.material.slots))
@@ -134,7 +157,7 @@ def bench_chess(four_man: str, queries: int) -> None:
                 fens.append(board.fen())
         t0 = time.perf_counter()
         for fen in fens:
-            table.value_of(fen)
+            table.value(checked_board(table.material, fen))
         figure(
             f"chess {name}: GetValue per position (FEN parsed and checked)",
             (time.perf_counter() - t0) / queries * 1e3,
@@ -142,11 +165,11 @@ def bench_chess(four_man: str, queries: int) -> None:
         )
         t0 = time.perf_counter()
         for fen in fens[: max(1, queries // 10)]:
-            table.moves_of(fen)
+            table.moves(checked_board(table.material, fen))
         per = (time.perf_counter() - t0) / max(1, queries // 10)
         figure(f"chess {name}: BestMove per position (every move valued, SAN)", per * 1e3, "ms")
         figure("chess: query target", 5.0, "ms")
-        stats = table.stats_of()
+        stats = table.stats()
         positions, longest = stats["positions"], stats["longest_win"]
         assert isinstance(positions, int) and isinstance(longest, int)
         figure(

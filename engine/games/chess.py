@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import chess
 from cachetools import LRUCache
@@ -41,7 +41,7 @@ from engine.games.chess_tables import (
 )
 from engine.kernels.retrograde import Packed
 from engine.kind import Context, GameKind, SequenceKernel
-from engine.moves import check_limit
+from engine.moves import MoveTo, check_limit, list_moves
 from engine.positions import quote_token
 from engine.precompute import JobPlan
 from engine.stored_bytes import BytesKernel, StoredLook, read_stored
@@ -166,9 +166,10 @@ _EXAMPLES: dict[str, tuple[str, ...]] = {
 }
 
 
-class ChessGame(GameKind[str]):
-    """One material's endgame (`chess:KRvK`): positions are FENs, values from its table (cached, stored
-    or solved live); moves in UCI with their SAN and the FEN reached."""
+class ChessGame(GameKind[chess.Board]):
+    """One material's endgame (`chess:KRvK`): a FEN is parsed and checked once per request into a board
+    (`parse`), which the answer is looked up from; values from the material's table (cached, stored or
+    solved live); moves in UCI with their SAN and the FEN reached."""
 
     def __init__(self, material: Material) -> None:
         self.material = material
@@ -189,25 +190,44 @@ class ChessGame(GameKind[str]):
             examples=_EXAMPLES.get(name, (_example(self.material),)),
         )
 
-    def parse(self, text: str) -> str:
-        return canonical_fen(checked_board(self.material, text))
+    def parse(self, text: str) -> chess.Board:
+        return checked_board(self.material, text)
 
-    def format(self, position: str) -> str:
-        return position
+    def format(self, position: chess.Board) -> str:
+        return canonical_fen(position)
 
-    def value(self, position: str, ctx: Context) -> Value:
-        return self.table(self.material, ctx).value_of_board(chess.Board(position))
+    def value(self, position: chess.Board, ctx: Context) -> Value:
+        return self.table(self.material, ctx).value(position)
 
-    def best_moves(self, position: str, limit: int | None, ctx: Context) -> BestMoveResult:
+    def best_moves(self, position: chess.Board, limit: int | None, ctx: Context) -> BestMoveResult:
         check_limit(limit, ctx.limits)
         table = self.table(self.material, ctx)
         subs = {m.name: self.table(m, ctx) for m in self.material.sub_materials() if m != self.material}
-        return ChessTable(self.material, table.packed, subs, table.source).best_moves(position, limit, ctx)
+        with_subs = ChessTable(self.material, table.packed, subs, table.source)
+        ranked = with_subs.moves(position)
+        by_uci = {move.move: move for move in ranked}
+
+        def every() -> Iterator[MoveTo[str]]:
+            return ((move.move, move.fields, move.move) for move in ranked)
+
+        def winning() -> Iterator[MoveTo[str]]:
+            return ((move.move, move.fields, move.move) for move in ranked if move.value.outcome == "P")
+
+        return list_moves(
+            with_subs.value(position),
+            len(ranked),
+            every,
+            winning,
+            lambda uci, _ranked: by_uci[uci].value,
+            limit,
+            ctx.limits,
+            ctx.deadline,
+        )
 
     def stats(self, ctx: Context) -> dict[str, object]:
         """wins, losses, draws, longest_win and longest_loss (plies) of the whole table, either side to
         move, with a position of each longest line, its size and where it came from."""
-        return self.table(self.material, ctx).stats_of()
+        return self.table(self.material, ctx).stats()
 
     def plan_job(self, upto: int, fill: bool = False, family: str | None = None) -> JobPlan:
         """The job storing the material's table (family "table"; `upto` and `fill` do not apply: the whole
@@ -281,7 +301,7 @@ FAMILY_DESCRIPTION = (
 )
 
 
-def parse_chess_kind(params: str | None, text: str) -> GameKind[str]:
+def parse_chess_kind(params: str | None, text: str) -> GameKind[chess.Board]:
     """The kind `chess:MATERIAL` names (InvalidGameId quoting the id when the material is malformed or
     not supported)."""
     if params is None:

@@ -16,16 +16,17 @@ other table, solved first, whose values enter as known external moves (the table
 are packed one byte per slot (`Packed`, what a query reads), and stored deflated (`ChessTable.to_bytes`,
 0.25 to 0.5 bytes per position in the bench; `Packed.from_bytes` reads it back).
 
-`Tablebase` keeps the solved tables and solves a material after the ones its captures and promotions
-lead to (`solve_order`). `ChessTable` is the kind (`GameKind[str]`, positions canonical FENs) and
-answers without a request context too: `value_of(fen)`, `moves_of(fen)` (every legal move, best first,
-in UCI with its SAN and the FEN it leads to), `stats_of()`.
+`solve_material` solves one material given the tables its captures and promotions lead to; what solves a
+material with those tables, in `solve_order`, is the worker's job (engine.games.chess' `TableKernel`),
+which the tests run too. `ChessTable` is a solved table as data and lookups, on boards checked once
+(`checked_board`): `value(board)`, `moves(board)` (every legal move, best first, in UCI with its SAN
+and the FEN it leads to), `stats()`; the kind serving it is engine.games.chess' `ChessGame`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -35,11 +36,10 @@ from numpy.typing import NDArray
 
 from engine.errors import InvalidGameId, InvalidPosition, LimitExceeded
 from engine.kernels import chess_movegen as mg
-from engine.kernels.retrograde import BROKEN, LOSS, WIN, ExternalMoves, Packed, pack, solve_reverse
-from engine.kind import Context, GameKind
-from engine.moves import MoveTo, check_limit, list_moves, move_rank
+from engine.kernels.retrograde import LOSS, WIN, ExternalMoves, Packed, pack, solve_reverse
+from engine.moves import move_rank
 from engine.positions import quote_position
-from engine.values import BestMoveResult, GameInfo, MoveValue, Outcome, Source, Value
+from engine.values import MoveValue, Outcome, Source, Value
 
 I64 = NDArray[np.int64]
 
@@ -323,37 +323,7 @@ def solve_material(
     return pack(outcome, remoteness, graph.broken)
 
 
-class Tablebase:
-    """Solved tables by material name; solving one solves what it leads to first."""
-
-    def __init__(self) -> None:
-        self.tables: dict[str, ChessTable] = {}
-
-    def get(self, material: str | Material) -> ChessTable | None:
-        name = material if isinstance(material, str) else material.name
-        return self.tables.get(name)
-
-    def add(self, material: Material, packed: Packed, source: Source = "table") -> ChessTable:
-        """A stored table (what the worker saved) added as it is."""
-        table = ChessTable(material, packed, self.tables, source)
-        self.tables[material.name] = table
-        return table
-
-    def solve(
-        self, material: str | Material, progress: Callable[[str, int, int], None] | None = None
-    ) -> ChessTable:
-        """The table of `material`, solving it and the tables it leads to where missing;
-        progress(material name, done, total) per table."""
-        target = parse_material(material) if isinstance(material, str) else material
-        for m in solve_order([target]):
-            if m.name in self.tables:
-                continue
-            report = None if progress is None else (lambda d, t, name=m.name: progress(name, d, t))
-            self.add(m, solve_material(m, self.tables, report), "table")
-        return self.tables[target.name]
-
-
-# -- the kind ------------------------------------------------------------------------------------------
+# -- positions ------------------------------------------------------------------------------------------
 
 
 def canonical_fen(board: chess.Board) -> str:
@@ -431,8 +401,11 @@ def board_of_slot(material: Material, slot: int) -> chess.Board | None:
     return board
 
 
-class ChessTable(GameKind[str]):
-    """One material's solved table; positions are canonical FENs."""
+class ChessTable:
+    """One material's solved table as data: the value of a board of its material (or of one its moves
+    lead to, from `tables`, the tables its captures and promotions lead to where they are known), the
+    moves of a board, best first, and the whole table's statistics. Boards come checked (`checked_board`,
+    parsed once per request by the kind, engine.games.chess' `ChessGame`)."""
 
     def __init__(
         self,
@@ -454,13 +427,6 @@ class ChessTable(GameKind[str]):
         """What a worker stores: the packed table deflated (`Packed.from_bytes` reads it back)."""
         return self.packed.to_bytes()
 
-    # -- positions -------------------------------------------------------------------------------------
-
-    def board(self, text: str) -> chess.Board:
-        """The position a FEN names, checked: InvalidPosition quoting it when malformed, illegal or of
-        another material."""
-        return checked_board(self.material, text)
-
     def slot(self, board: chess.Board) -> int:
         """The board's slot in this table (the board must be of its material and legal)."""
         return slot_of_board(self.material, board)
@@ -468,6 +434,19 @@ class ChessTable(GameKind[str]):
     def board_of_slot(self, slot: int) -> chess.Board | None:
         """The position of a slot (side A as White), None for a broken slot."""
         return board_of_slot(self.material, slot)
+
+    def value(self, board: chess.Board) -> Value:
+        """The value of a legal board of this table's material or of one its moves lead to (LimitExceeded
+        naming the table when that one is not in `tables`)."""
+        material, _ = board_material(board)
+        if material == self.material:
+            return self._value(board)
+        table = self.tables.get(material.name)
+        if table is None:
+            raise LimitExceeded(
+                f"the table of {material.name}, which moves of {self.game_id!r} lead to, is not solved yet"
+            )
+        return table._value(board)
 
     def _value(self, board: chess.Board) -> Value:
         found = self.packed.lookup(self.slot(board))
@@ -482,44 +461,28 @@ class ChessTable(GameKind[str]):
             self.source,
         )
 
-    def value_of_board(self, board: chess.Board) -> Value:
-        """The value of a legal board of this table's material or of one its moves lead to."""
-        material, _ = board_material(board)
-        if material == self.material:
-            return self._value(board)
-        table = self.tables.get(material.name)
-        if table is None:
-            raise LimitExceeded(
-                f"the table of {material.name}, which moves of {self.game_id!r} lead to, is not solved yet"
-            )
-        return table._value(board)
-
-    def value_of(self, fen: str) -> Value:
-        return self._value(self.board(fen))
-
-    def moves_of(self, fen: str) -> list[MoveValue]:
-        """Every legal move, best first (fastest win, then draws, then slowest loss): `move` in UCI,
-        fields `uci`, `san`; the value's position is the FEN reached."""
-        return self._moves(self.board(fen))
-
-    def _moves(self, board: chess.Board) -> list[MoveValue]:
+    def moves(self, board: chess.Board) -> list[MoveValue]:
+        """Every legal move of a legal board of this table's material, best first (fastest win, then
+        draws, then slowest loss): `move` in UCI, fields `uci`, `san`; the value's position is the FEN
+        reached. The board is left as it was."""
+        board = board.copy(stack=False)
         moves: list[MoveValue] = []
         for move in list(board.legal_moves):
             san = board.san(move)
             uci = move.uci()
             board.push(move)
             try:
-                value = self.value_of_board(board)
+                value = self.value(board)
             finally:
                 board.pop()
             moves.append(MoveValue(uci, value, (("uci", uci), ("san", san))))
         moves.sort(key=move_rank)
         return moves
 
-    def stats_of(self) -> dict[str, object]:
+    def stats(self) -> dict[str, object]:
         """wins, losses, draws, longest_win and longest_loss (plies) over every position of the table,
         either side to move, each counted once (up to the board's symmetries), with a position of each
-        longest line."""
+        longest line, its size and where it came from."""
         if self._stats is None:
             self._stats = self._count()
         return dict(self._stats)
@@ -550,63 +513,3 @@ class ChessTable(GameKind[str]):
                 assert board is not None
                 out[key] = canonical_fen(board)
         return out
-
-    # -- GameKind --------------------------------------------------------------------------------------
-
-    def info(self) -> GameInfo:
-        return GameInfo(
-            id=self.game_id,
-            name=f"Chess endgame {self.material.name}",
-            description=(
-                f"Every {self.material.name} position, either side to move: win, loss or draw for the side "
-                "to move with remoteness in plies (checkmate loses, stalemate draws; no fifty-move rule, "
-                "no castling). Either colouring of the material."
-            ),
-            position_syntax="a FEN, e.g. '8/8/8/8/8/2k5/8/KQ6 w - - 0 1'",
-            examples=tuple(self._examples()),
-        )
-
-    def _examples(self) -> Iterator[str]:
-        stats = self.stats_of()
-        found = [str(stats[key]) for key in ("longest_win_position", "longest_loss_position") if key in stats]
-        if not found:
-            valid = np.flatnonzero(self.packed.codes != BROKEN)
-            board = self.board_of_slot(int(valid[len(valid) // 2]))
-            assert board is not None
-            found.append(canonical_fen(board))
-        yield from found
-
-    def parse(self, text: str) -> str:
-        return canonical_fen(self.board(text))
-
-    def format(self, position: str) -> str:
-        return position
-
-    def value(self, position: str, ctx: Context) -> Value:
-        return self.value_of(position)
-
-    def best_moves(self, position: str, limit: int | None, ctx: Context) -> BestMoveResult:
-        check_limit(limit, ctx.limits)
-        board = self.board(position)
-        ranked = self._moves(board)
-        by_uci = {move.move: move for move in ranked}
-
-        def every() -> Iterator[MoveTo[str]]:
-            return ((move.move, move.fields, move.move) for move in ranked)
-
-        def winning() -> Iterator[MoveTo[str]]:
-            return ((move.move, move.fields, move.move) for move in ranked if move.value.outcome == "P")
-
-        return list_moves(
-            self._value(board),
-            len(ranked),
-            every,
-            winning,
-            lambda uci, _ranked: by_uci[uci].value,
-            limit,
-            ctx.limits,
-            ctx.deadline,
-        )
-
-    def stats(self, ctx: Context) -> dict[str, object]:
-        return self.stats_of()

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.games.chess_tables import Tablebase
+from engine.games.chess import TableKernel
+from engine.games.chess_tables import ChessTable, parse_material
+from engine.kernels.retrograde import Packed
 
 #: The chess tables the engine tests read: every material of at most three men (KQvK, KRvK and KPvK
 #: for the brute-force comparison, the others for the known results and the tables they lead to).
@@ -12,9 +14,12 @@ SMALL_MATERIALS = ("KvK", "KQvK", "KRvK", "KBvK", "KNvK", "KPvK")
 
 
 @pytest.fixture(scope="session")
-def tablebase() -> Tablebase:
-    """The tables of SMALL_MATERIALS, solved once for the session (tests only read them)."""
-    tb = Tablebase()
+def tablebase() -> dict[str, ChessTable]:
+    """The tables of SMALL_MATERIALS by name, solved once for the session the way a worker's job solves
+    and stores them (`TableKernel.make`) and read back as the service reads them (`Packed.from_bytes`);
+    each holds the others, so that its moves out of its material are valued (tests only read them)."""
+    tables: dict[str, ChessTable] = {}
     for name in SMALL_MATERIALS:
-        tb.solve(name)
-    return tb
+        material = parse_material(name)
+        tables[name] = ChessTable(material, Packed.from_bytes(TableKernel(material).make()), tables)
+    return tables

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from engine.games.chess_tables import Tablebase, board_of_slot, canonical_fen, slot_of_board
+from engine.games.chess_tables import ChessTable, board_of_slot, canonical_fen, slot_of_board
 from tests import chess_oracle as oracle
 
 NAMES = ("KQvK", "KRvK", "KPvK")
@@ -73,10 +73,9 @@ def test_the_brute_force_finds_the_longest_wins() -> None:
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_every_position_agrees_with_the_brute_force(tablebase: Tablebase, name: str) -> None:
+def test_every_position_agrees_with_the_brute_force(tablebase: dict[str, ChessTable], name: str) -> None:
     solved = oracle.solve(name)
-    table = tablebase.get(name)
-    assert table is not None
+    table = tablebase[name]
     material = table.material
     fast_outcome, fast_remoteness, broken = table.packed.unpack()
     everyone = np.arange(len(solved), dtype=np.int64)
@@ -101,7 +100,7 @@ def test_every_position_agrees_with_the_brute_force(tablebase: Tablebase, name: 
     legal = np.flatnonzero(~broken)
     extra = np.setdiff1d(legal, slots)
     assert legal.size == len(solved) + extra.size
-    stats = table.stats_of()  # each position counted once, as the oracle's classes
+    stats = table.stats()  # each position counted once, as the oracle's classes
     assert stats["positions"] == len(solved)
     assert (stats["wins"], stats["losses"], stats["draws"]) == tuple(
         int((solved.outcome == outcome).sum()) for outcome in (1, -1, 0)

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from engine.errors import InvalidGameId, InvalidPosition, LimitExceeded
+from engine.games.chess import TABLE, TABLES, ChessGame
 from engine.games.chess_tables import (
     ChessTable,
     Material,
-    Tablebase,
     all_materials,
     board_material,
     board_of_slot,
@@ -25,8 +25,37 @@ from engine.games.chess_tables import (
 )
 from engine.kernels import chess_movegen as mg
 from engine.kernels.retrograde import Packed
+from engine.kind import Context
+from engine.stored_bytes import encode_words
+from engine.values import MoveValue, Value
 from tests import chess_oracle as oracle
-from tests.engine import engine_context
+from tests.engine import StoredWords, engine_context
+
+Tables = dict[str, ChessTable]
+
+
+@pytest.fixture
+def served(tablebase: Tables) -> Iterator[Context]:
+    """A request's context whose storage holds the tables of `tablebase` as workers' jobs store them, and
+    no table kept in the process before or after: the kind answers from them (`source` "table")."""
+    stored = StoredWords()
+    for table in tablebase.values():
+        stored.words[(table.material.game_id, TABLE)] = encode_words(table.to_bytes())
+    TABLES.forget_all()
+    yield engine_context(stored)
+    TABLES.forget_all()
+
+
+def value_of(ctx: Context, name: str, fen: str) -> Value:
+    """GetValue of `fen` in chess:NAME, as the service asks the kind."""
+    game = ChessGame(parse_material(name))
+    return game.value(game.parse(fen), ctx)
+
+
+def moves_of(ctx: Context, name: str, fen: str) -> list[MoveValue]:
+    """BestMove's moves of `fen` in chess:NAME (every one, best first), as the service asks the kind."""
+    game = ChessGame(parse_material(name))
+    return game.best_moves(game.parse(fen), None, ctx).moves
 
 
 def valid_boards(material: Material, rng: random.Random, count: int) -> Iterator[tuple[int, chess.Board]]:
@@ -194,64 +223,54 @@ def test_move_generator_matches_python_chess(name: str) -> None:
 # -- known results ---------------------------------------------------------------------------------------
 
 
-def test_longest_wins(tablebase: Tablebase) -> None:
+def test_longest_wins(served: Context) -> None:
     """KQvK: mate in 10 moves at most (19 plies for the side to move winning); KRvK: 16 (31)."""
     for name, plies in (("KQvK", 19), ("KRvK", 31)):
-        table = tablebase.get(name)
-        assert table is not None
-        stats = table.stats_of()
+        stats = ChessGame(parse_material(name)).stats(served)
         assert stats["longest_win"] == plies and stats["longest_loss"] == plies + 1
         fen = str(stats["longest_win_position"])
         assert fen.split()[1] == "w"
-        value = table.value_of(fen)
+        value = value_of(served, name, fen)
         assert (value.outcome, value.remoteness) == ("N", plies)
         assert stats["wins"] + stats["losses"] + stats["draws"] == stats["positions"]  # type: ignore[operator]
     for name in ("KvK", "KBvK", "KNvK"):
-        table = tablebase.get(name)
-        assert table is not None
-        stats = table.stats_of()
+        stats = ChessGame(parse_material(name)).stats(served)
         assert stats["wins"] == stats["losses"] == 0 and stats["draws"] == stats["positions"]
 
 
-def test_mates_and_stalemates(tablebase: Tablebase) -> None:
-    kqk = tablebase.get("KQvK")
-    krk = tablebase.get("KRvK")
-    assert kqk is not None and krk is not None
-    mated = kqk.value_of("k7/1Q6/1K6/8/8/8/8/8 b - - 0 1")
+def test_mates_and_stalemates(served: Context) -> None:
+    mated = value_of(served, "KQvK", "k7/1Q6/1K6/8/8/8/8/8 b - - 0 1")
     assert (mated.outcome, mated.remoteness) == ("P", 0)
-    stalemate = kqk.value_of("k7/8/1Q6/8/8/8/8/K7 b - - 0 1")
+    stalemate = value_of(served, "KQvK", "k7/8/1Q6/8/8/8/8/K7 b - - 0 1")
     assert (stalemate.outcome, stalemate.remoteness) == ("D", None)
-    assert kqk.moves_of("k7/8/1Q6/8/8/8/8/K7 b - - 0 1") == []
-    one = krk.value_of("k7/8/1K6/8/8/8/8/7R w - - 0 1")
+    assert moves_of(served, "KQvK", "k7/8/1Q6/8/8/8/8/K7 b - - 0 1") == []
+    one = value_of(served, "KRvK", "k7/8/1K6/8/8/8/8/7R w - - 0 1")
     assert (one.outcome, one.remoteness) == ("N", 1)
-    best = krk.moves_of("k7/8/1K6/8/8/8/8/7R w - - 0 1")[0]
+    best = moves_of(served, "KRvK", "k7/8/1K6/8/8/8/8/7R w - - 0 1")[0]
     assert best.move == "h1h8" and dict(best.fields)["san"] == "Rh8#"
     assert (best.value.outcome, best.value.remoteness) == ("P", 0)
     # the same with the colours the other way round, and mirrored
-    flipped = krk.value_of("7r/8/8/8/8/1k6/8/K7 b - - 0 1")
+    flipped = value_of(served, "KRvK", "7r/8/8/8/8/1k6/8/K7 b - - 0 1")
     assert (flipped.outcome, flipped.remoteness) == ("N", 1)
     # Black to move can take the undefended rook: a draw (KvK).
-    take = krk.value_of("8/8/8/8/8/8/kR6/7K b - - 0 1")
+    take = value_of(served, "KRvK", "8/8/8/8/8/8/kR6/7K b - - 0 1")
     assert take.outcome == "D"
-    assert krk.moves_of("8/8/8/8/8/8/kR6/7K b - - 0 1")[0].move == "a2b2"
+    assert moves_of(served, "KRvK", "8/8/8/8/8/8/kR6/7K b - - 0 1")[0].move == "a2b2"
 
 
-def test_kpvk_promotion_leads_into_the_promoted_table(tablebase: Tablebase) -> None:
-    kpk = tablebase.get("KPvK")
-    kqk = tablebase.get("KQvK")
-    assert kpk is not None and kqk is not None
+def test_kpvk_promotion_leads_into_the_promoted_table(served: Context) -> None:
     fen = "8/4P3/8/8/8/k7/8/4K3 w - - 0 1"
-    moves = {m.move: m for m in kpk.moves_of(fen)}
+    moves = {m.move: m for m in moves_of(served, "KPvK", fen)}
     assert {"e7e8q", "e7e8r", "e7e8b", "e7e8n"} <= set(moves)
     queen = moves["e7e8q"]
-    assert queen.value == kqk.value_of(queen.value.position)
+    assert queen.value == value_of(served, "KQvK", queen.value.position)  # GetValue in chess:KQvK
     # the promoted position's value, from the brute-force KQvK (White holding the queen, Black to move)
     promoted = oracle.solve("KQvK")
     i = promoted.class_of_board(chess.Board(queen.value.position))
     assert i >= 0 and (int(promoted.outcome[i]), int(promoted.remoteness[i])) == (-1, queen.value.remoteness)
     assert dict(queen.fields)["san"] == "e8=Q"
     assert moves["e7e8b"].value.outcome == "D"  # KBvK
-    value = kpk.value_of(fen)
+    value = value_of(served, "KPvK", fen)
     assert value.outcome == "N" and value.remoteness == queen.value.remoteness + 1  # type: ignore[operator]
 
 
@@ -259,12 +278,11 @@ def test_kpvk_promotion_leads_into_the_promoted_table(tablebase: Tablebase) -> N
 
 
 @pytest.mark.parametrize("name", ["KQvK", "KRvK", "KPvK"])
-def test_every_value_satisfies_the_retrograde_equations(tablebase: Tablebase, name: str) -> None:
+def test_every_value_satisfies_the_retrograde_equations(tablebase: Tables, name: str) -> None:
     """Wins are 1 + the quickest move to a loss, losses 1 + the slowest move (all to wins), draws have
     no move to a loss and one not to a win. Holding at every position, these determine the values."""
-    table = tablebase.get(name)
-    assert table is not None
-    graph = material_graph(table.material, tablebase.tables)
+    table = tablebase[name]
+    graph = material_graph(table.material, tablebase)
     outcome, remoteness, broken = table.packed.unpack()
     n = outcome.shape[0]
     child = np.repeat(np.arange(n), np.diff(graph.rev_indptr))
@@ -311,18 +329,16 @@ def oracle_value(board: chess.Board) -> tuple[str, int | None] | None:
 
 
 @pytest.mark.parametrize("name", ["KQvK", "KRvK", "KPvK"])
-def test_sampled_positions_agree_with_python_chess(tablebase: Tablebase, name: str) -> None:
+def test_sampled_positions_agree_with_python_chess(served: Context, name: str) -> None:
     """Every move python-chess lists is reported, and each move's value is the brute force's for the
     position it leads to (tests.chess_oracle: no index, no move generator of the tables'); the value
     follows from the moves' values."""
-    table = tablebase.get(name)
-    assert table is not None
     rng = random.Random(7)
-    for _, board in valid_boards(table.material, rng, 150):
+    for _, board in valid_boards(parse_material(name), rng, 150):
         board = disguise(board, rng)
         fen = board.fen()
-        value = table.value_of(fen)
-        moves = table.moves_of(fen)
+        value = value_of(served, name, fen)
+        moves = moves_of(served, name, fen)
         assert {m.move for m in moves} == {m.uci() for m in board.legal_moves}
         for m in moves:
             move = chess.Move.from_uci(m.move)
@@ -378,9 +394,8 @@ def _forced_loss(board: chess.Board, plies: int) -> bool:
 
 
 @pytest.mark.parametrize("name", ["KQvK", "KRvK", "KPvK"])
-def test_short_mates_agree_with_a_brute_force_search(tablebase: Tablebase, name: str) -> None:
-    table = tablebase.get(name)
-    assert table is not None
+def test_short_mates_agree_with_a_brute_force_search(tablebase: Tables, name: str) -> None:
+    table = tablebase[name]
     outcome, remoteness, broken = table.packed.unpack()
     rng = random.Random(3)
     for r in (1, 2, 3, 4):
@@ -406,9 +421,8 @@ def test_short_mates_agree_with_a_brute_force_search(tablebase: Tablebase, name:
 # -- the kind ----------------------------------------------------------------------------------------
 
 
-def test_bad_positions_are_refused_quoting_them(tablebase: Tablebase) -> None:
-    krk = tablebase.get("KRvK")
-    assert krk is not None
+def test_bad_positions_are_refused_quoting_them() -> None:
+    krk = ChessGame(parse_material("KRvK"))
     cases = {
         "not a fen": "malformed",
         "8/8/8/8/8/8/8/KR5k x - - 0 1": "malformed",
@@ -425,13 +439,13 @@ def test_bad_positions_are_refused_quoting_them(tablebase: Tablebase) -> None:
         assert repr(fen) in str(error.value)
 
 
-def test_kind_answers(tablebase: Tablebase) -> None:
-    krk = tablebase.get("KRvK")
-    assert krk is not None and krk.game_id == "chess:KRvK"
-    ctx = engine_context()
-    fen = krk.parse("k7/8/1K6/8/8/8/8/7R w - - 12 40")
+def test_kind_answers(served: Context) -> None:
+    krk = ChessGame(parse_material("KRvK"))
+    assert krk.game_id == "chess:KRvK"
+    board = krk.parse("k7/8/1K6/8/8/8/8/7R w - - 12 40")
+    fen = krk.format(board)
     assert fen == "k7/8/1K6/8/8/8/8/7R w - - 0 1"
-    answer = krk.best_moves(fen, 3, ctx)
+    answer = krk.best_moves(board, 3, served)
     assert answer.value.as_dict() == {
         "game": "chess:KRvK", "position": fen, "outcome": "N", "remoteness": 1, "source": "table",
     }  # fmt: skip
@@ -439,33 +453,54 @@ def test_kind_answers(tablebase: Tablebase) -> None:
     assert first["move"] == "h1h8" and first["san"] == "Rh8#" and first["uci"] == "h1h8"
     assert first["position"] == "k6R/8/1K6/8/8/8/8/8 b - - 0 1" and first["outcome"] == "P"
     assert len(answer.moves) == 3
-    stats = krk.stats(ctx)
-    assert stats["longest_win"] == 31 and stats["wins"] and stats["draws"]
-    info = krk.info()
-    assert info.id == "chess:KRvK" and info.examples
-    kvk = tablebase.get("KvK")
-    assert kvk is not None and kvk.info().examples
+    assert krk.format(board) == fen  # the board is left as parsed
+    assert krk.value(board, served) == answer.value
+    stats = krk.stats(served)
+    assert stats["longest_win"] == 31 and stats["wins"] and stats["draws"] and stats["source"] == "table"
+    for name in ("KRvK", "KvK", "KPvK"):
+        game = ChessGame(parse_material(name))
+        examples = game.info().examples
+        assert examples
+        for example in examples:
+            assert game.format(game.parse(example)) == example
+            assert game.value(game.parse(example), served).position == example
 
 
-def test_stored_tables_answer_the_same(tablebase: Tablebase) -> None:
-    krk = tablebase.get("KRvK")
-    assert krk is not None
-    other = Tablebase()
-    for name in ("KvK", "KRvK"):
-        table = tablebase.get(name)
-        assert table is not None
-        other.add(table.material, Packed.from_bytes(table.to_bytes()))
-    again = other.get("KRvK")
-    assert isinstance(again, ChessTable)
+def test_a_fen_is_parsed_once_per_request(served: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    """GetValue and BestMove read the FEN once (the kind's `parse`); the tables look the board up."""
+    game = ChessGame(parse_material("KRvK"))
+    fen = "8/8/8/8/8/8/kR6/7K b - - 0 1"  # its moves lead into KvK too
+    game.best_moves(game.parse(fen), None, served)  # the tables read from storage first
+    parsed: list[str] = []
+    set_fen = chess.Board.set_fen
+
+    def counted(board: chess.Board, text: str) -> None:
+        parsed.append(text)
+        set_fen(board, text)
+
+    monkeypatch.setattr(chess.Board, "set_fen", counted)
+    game.best_moves(game.parse(fen), None, served)
+    assert parsed == [fen]
+    parsed.clear()
+    game.value(game.parse(fen), served)
+    assert parsed == [fen]
+
+
+def test_the_kind_answers_as_its_tables(tablebase: Tables, served: Context) -> None:
+    """The kind, reading the tables from storage and parsing FENs, answers as the tables' lookups on
+    the boards; a table's bytes read back as the same table."""
+    krk = tablebase["KRvK"]
+    assert np.array_equal(Packed.from_bytes(krk.to_bytes()).codes, krk.packed.codes)
     rng = random.Random(1)
     for _, board in valid_boards(krk.material, rng, 50):
         fen = board.fen()
-        assert again.value_of(fen) == krk.value_of(fen)
-        assert again.moves_of(fen) == krk.moves_of(fen)
+        assert value_of(served, "KRvK", fen) == krk.value(board)
+        assert moves_of(served, "KRvK", fen) == krk.moves(board)
     with pytest.raises(ValueError):
-        ChessTable(krk.material, Packed.from_bytes(tablebase.tables["KvK"].to_bytes()))
+        ChessTable(krk.material, Packed.from_bytes(tablebase["KvK"].to_bytes()))
     # A table whose sub-tables are not loaded answers values, and refuses moves leading into them.
-    alone = Tablebase().add(krk.material, krk.packed)
-    assert alone.value_of("8/8/8/8/8/8/kR6/7K b - - 0 1").outcome == "D"
+    alone = ChessTable(krk.material, krk.packed)
+    board = chess.Board("8/8/8/8/8/8/kR6/7K b - - 0 1")
+    assert alone.value(board).outcome == "D"
     with pytest.raises(LimitExceeded, match="KvK"):
-        alone.moves_of("8/8/8/8/8/8/kR6/7K b - - 0 1")
+        alone.moves(board)

@@ -274,7 +274,8 @@ def test_a_whole_object_is_stored_whole_with_its_progress(
 ) -> None:
     """A chess table's job stores exactly the table's words whatever its `upto` (and whatever its time
     bound), recording the solve's progress as it goes; the stored words read back as the table."""
-    from engine.games.chess_tables import Tablebase
+    from engine.games.chess import TableKernel
+    from engine.games.chess_tables import parse_material
     from engine.stored_bytes import decode_words
     from worker import runner
 
@@ -301,7 +302,7 @@ def test_a_whole_object_is_stored_whole_with_its_progress(
     assert job is not None and info is not None
     assert (job.status, job.error) == ("done", None) and job.done == job.total == info.computed_upto > 5
     stored = decode_words(SequenceStore(clean_db).read_prefix("chess:KRvK", "table", info.computed_upto))
-    assert stored == Tablebase().solve("KRvK").to_bytes()
+    assert stored == TableKernel(parse_material("KRvK")).make()
 
 
 def test_a_cancelled_solve_stops_at_its_next_progress_report(clean_db: sa.Engine) -> None:
