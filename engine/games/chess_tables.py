@@ -323,7 +323,7 @@ def solve_material(
     return pack(outcome, remoteness, graph.broken)
 
 
-# -- positions ------------------------------------------------------------------------------------------
+# -- positions -----------------------------------------------------------------------------------------
 
 
 def canonical_fen(board: chess.Board) -> str:
@@ -362,7 +362,8 @@ def slot_of_board(material: Material, board: chess.Board) -> int:
 
 
 def checked_board(material: Material, text: str) -> chess.Board:
-    """The position a FEN names, checked: InvalidPosition quoting it when malformed, illegal, with
+    """The position a FEN names, checked, as `canonical_fen` writes it (no en passant square, clocks
+    reset: the tables have no use for them): InvalidPosition quoting it when malformed, illegal, with
     castling rights or of another material than `material`."""
     if len(text) > MAX_FEN_CHARS:
         raise InvalidPosition(f"FEN {quote_position(text)} is longer than {MAX_FEN_CHARS} characters")
@@ -383,6 +384,8 @@ def checked_board(material: Material, text: str) -> chess.Board:
         raise InvalidPosition(
             f"position {quote_position(text)} is {found.name}, not the material of {material.game_id!r}"
         )
+    board.ep_square = None
+    board.halfmove_clock, board.fullmove_number = 0, 1
     return board
 
 
@@ -399,6 +402,9 @@ def board_of_slot(material: Material, slot: int) -> chess.Board | None:
         board.set_piece_at(int(sq[k]), chess.Piece(int(kinds[k]), bool(owners[k] == 0)))
     board.turn = bool(stm == 0)
     return board
+
+
+# -- the solved table ----------------------------------------------------------------------------------
 
 
 class ChessTable:

@@ -444,7 +444,7 @@ def test_kind_answers(served: Context) -> None:
     assert krk.game_id == "chess:KRvK"
     board = krk.parse("k7/8/1K6/8/8/8/8/7R w - - 12 40")
     fen = krk.format(board)
-    assert fen == "k7/8/1K6/8/8/8/8/7R w - - 0 1"
+    assert fen == "k7/8/1K6/8/8/8/8/7R w - - 0 1" == board.fen()  # the board is canonical too
     answer = krk.best_moves(board, 3, served)
     assert answer.value.as_dict() == {
         "game": "chess:KRvK", "position": fen, "outcome": "N", "remoteness": 1, "source": "table",
