@@ -49,6 +49,10 @@ _NAME = re.compile(r"[A-Za-z0-9._~-]+")
 _FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
 
 
+#: Names that a URL path cannot carry as themselves (RFC 3986 removes them as dot-segments).
+DOT_SEGMENTS = frozenset({".", ".."})
+
+
 def check_graph_name(name: object, *, error: type[InvalidArgument | InvalidGameId] = InvalidArgument) -> str:
     """The name, if a graph may have it; `error` quoting it otherwise."""
     if not isinstance(name, str) or not name or len(name) > MAX_NAME_CHARS or not _NAME.fullmatch(name):
@@ -56,6 +60,8 @@ def check_graph_name(name: object, *, error: type[InvalidArgument | InvalidGameI
             f"graph name {quote_token(str(name))} must be 1 to {MAX_NAME_CHARS} characters, each a letter, "
             "a digit, '.', '_', '~' or '-'"
         )
+    if name in DOT_SEGMENTS:  # GET /v1/graphs/.. is read as the parent path by clients that normalise it
+        raise error(f"graph name {name!r} is a path segment ('.' or '..'), which URLs cannot carry as a name")
     return name
 
 

@@ -23,8 +23,14 @@ if TYPE_CHECKING:
 
 #: What estimate_states returns when the bound is at least this large.
 ESTIMATE_CAP = 2**62
-#: How many positions are expanded between two deadline checks.
-_DEADLINE_EVERY = 1024
+#: Work (heap entries copied or hashed) between two deadline checks: an expansion costs in proportion
+#: to the heaps of the position and of each child, so counting expansions let a sum of 100,000 heaps
+#: run seconds past its deadline.
+_DEADLINE_WORK = 1 << 16
+#: Heap entries the positions known to a search may hold, per position of its state budget: a position
+#: of many heaps weighs as many small ones (100,000 heaps of 1 reach 100,000 positions of up to 100,000
+#: heaps each, gigabytes held).
+HEAPS_PER_STATE = 16
 #: Above this many tokens the partition bound exceeds ESTIMATE_CAP (p(400) > 2^62).
 _PARTITION_TOKENS = 400
 
@@ -54,8 +60,8 @@ def _children(game: HeapGame, pos: Heaps) -> Iterator[Heaps]:
 def _limit_error(game: HeapGame, pos: Heaps, max_states: int) -> LimitExceeded:
     text = quote_position(" ".join(map(str, pos)))
     return LimitExceeded(
-        f"solving {game.game_id!r} position {text} needs more than {max_states} positions "
-        f"(the live search state budget)"
+        f"solving {game.game_id!r} position {text} needs more than {max_states} positions, or their "
+        f"{max_states * HEAPS_PER_STATE} heaps (the live search state budget)"
     )
 
 
@@ -77,17 +83,36 @@ def solve(
     if max_states < 1:
         raise _limit_error(game, root, max_states)
 
+    held = len(root)
+    work = 0
+    next_check = 0  # the first child checks: a request may arrive with its deadline gone
+
+    def check_deadline() -> None:
+        nonlocal next_check
+        if stop is not None and work >= next_check:
+            next_check = work + _DEADLINE_WORK
+            stop.check(
+                lambda: (
+                    f"solving {game.game_id!r} position "
+                    f"{quote_position(' '.join(map(str, root)))} ({len(known)} positions visited)"
+                )
+            )
+
     def expand(pos: Heaps) -> list[Heaps]:
+        nonlocal held, work
         kids: list[Heaps] = []
         local: set[Heaps] = set()
         for child in _children(game, pos):
+            work += len(child)
+            check_deadline()
             if child in local:
                 continue
             local.add(child)
             kids.append(child)
             if child not in known:
                 known.add(child)
-                if len(known) > max_states:
+                held += len(child)
+                if len(known) > max_states or held > max_states * HEAPS_PER_STATE:
                     raise _limit_error(game, root, max_states)
         return kids
 
@@ -95,7 +120,6 @@ def solve(
     stack_pos: list[Heaps] = [root]
     stack_kids: list[list[Heaps]] = [expand(root)]
     stack_next: list[int] = [0]
-    expanded = 1
     while stack_pos:
         kids = stack_kids[-1]
         i = stack_next[-1]
@@ -106,14 +130,6 @@ def solve(
             child = kids[i]
             if child in on_stack:
                 raise LoopyGame(f"{game.game_id!r}: position {child!r} repeats along a line of play")
-            expanded += 1
-            if stop is not None and expanded % _DEADLINE_EVERY == 0:
-                stop.check(
-                    lambda: (
-                        f"solving {game.game_id!r} position "
-                        f"{quote_position(' '.join(map(str, root)))} ({len(known)} positions visited)"
-                    )
-                )
             on_stack.add(child)
             stack_pos.append(child)
             stack_kids.append(expand(child))

@@ -212,6 +212,10 @@ class Limits:
     #: Bytes of a request's URL, path and query string (INVALID_ARGUMENT, 400, above): a position of the
     #: longest kind with every space sent as `%20`, and the other parameters.
     url_bytes: PositiveInt = 4 << 20
+    #: Seconds a client may take to send a request's line and headers, from its first byte (or from
+    #: connecting): past it the connection is closed, so connections trickling a head byte by byte cannot
+    #: pile up.
+    head_seconds: PositiveFloat = 10.0
 
 
 DEFAULT_LIMITS = Limits()

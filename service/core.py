@@ -116,6 +116,8 @@ class NimbaseService(Protocol):
     def health(self) -> Health: ...
 
 
+#: The largest value a download's `.npy` of little-endian uint32 holds.
+MAX_DOWNLOAD_VALUE = (1 << 32) - 1
 #: Games resolved from ids are kept this many at a time (ids are user text, so the cache is bounded).
 GAME_CACHE_SIZE = 1024
 #: Stored tables ListGames looks at (most recently updated first), and how long its answer is reused.
@@ -288,16 +290,29 @@ class Nimbase:
         self._check_range(start, stop, self._limits.download_values)
         step = self._limits.sequence_values
         first = self._block(game, family, start, min(stop, start + step))
+        # The range's end too: a stored table, a certified period and a table grown live each hold every
+        # value below one they hold, so a range whose both ends answer is not cut short in the middle.
+        last_start = start + (max(0, stop - start - 1) // step) * step
+        last = self._block(game, family, last_start, stop) if last_start > start else None
 
         def blocks() -> Iterator[NDArray[np.uint32]]:
             yield first
-            for lo in range(start + step, stop, step):
+            for lo in range(start + step, last_start, step):
                 yield self._block(game, family, lo, min(stop, lo + step))
+            if last is not None:
+                yield last
 
         return blocks()
 
     def _block(self, game: str, family: str | None, start: int, stop: int) -> NDArray[np.uint32]:
-        return np.array(self.get_sequence(game, family, start, stop).values, dtype=np.uint32)
+        values = self.get_sequence(game, family, start, stop).values
+        for n, value in enumerate(values, start):
+            if value > MAX_DOWNLOAD_VALUE:
+                raise InvalidArgument(
+                    f"the value at n = {n} of {game!r} is {value}, beyond the download's uint32 (at most "
+                    f"{MAX_DOWNLOAD_VALUE}); ask GET /v1/sequence for it"
+                )
+        return np.array(values, dtype=np.uint32)
 
     def _check_range(self, start: int, stop: int, most: int | None = None) -> None:
         """Refuse a range that runs backwards, is too long, or leaves what a signed 64-bit integer

@@ -58,7 +58,41 @@ class _Uvicorn(uvicorn.Server):
 
 class _H11(H11Protocol):
     """uvicorn's h11 protocol, answering a request h11 refuses (malformed, or a head over its bound) with
-    the contract's error body instead of plain text."""
+    the contract's error body instead of plain text, and closing a connection whose request head is not
+    complete `head_seconds` after it began (uvicorn bounds idle keep-alive connections, not a head sent
+    a byte at a time)."""
+
+    #: Set per server by `_h11_protocol` (`Limits.head_seconds`).
+    head_seconds: float = DEFAULT_LIMITS.head_seconds
+    _head_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm_head_timer()
+
+    def data_received(self, data: bytes) -> None:
+        if self._head_timer is None and self.conn.their_state is h11.IDLE:
+            self._arm_head_timer()  # a request begins on a kept-alive connection
+        super().data_received(data)
+        if self._head_timer is not None and self.conn.their_state is not h11.IDLE:
+            self._disarm_head_timer()  # the head is complete: the request is the app's to time
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm_head_timer()
+        super().connection_lost(exc)
+
+    def _arm_head_timer(self) -> None:
+        self._head_timer = self.loop.call_later(self.head_seconds, self._head_too_slow)
+
+    def _disarm_head_timer(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_too_slow(self) -> None:
+        self._head_timer = None
+        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            self.transport.close()
 
     def send_400_response(self, msg: str) -> None:
         bound = self.config.h11_max_incomplete_event_size
@@ -73,6 +107,11 @@ class _H11(H11Protocol):
         for event in (response, h11.Data(data=body), h11.EndOfMessage()):
             self.transport.write(self.conn.send(event))
         self.transport.close()
+
+
+def _h11_protocol(limits: Limits) -> type[_H11]:
+    """The protocol class of one server, with its head timeout (uvicorn instantiates the class itself)."""
+    return type("H11WithHeadTimeout", (_H11,), {"head_seconds": limits.head_seconds})
 
 
 def _grpc_address(host: str, port: int) -> str:
@@ -135,7 +174,7 @@ async def serve(
 
     config = uvicorn.Config(
         create_app(service, metrics, limits, cors_origins=cors_origins, limiter=limiter),
-        http=_H11,
+        http=_h11_protocol(limits),
         h11_max_incomplete_event_size=limits.url_bytes + HEAD_ALLOWANCE,
         log_config=None,
         access_log=False,

@@ -18,7 +18,7 @@ from engine.errors import InvalidArgument, InvalidPosition, LimitExceeded, NotAp
 from engine.kind import Context, SequenceKernel
 from engine.moves import MoveTo
 from engine.periods import Period
-from engine.positions import MAX_HEAP, MAX_HEAPS, Heaps, parse_heaps
+from engine.positions import MAX_HEAP, MAX_HEAPS, Heaps, parse_heaps, quote_position
 from engine.precompute import MAX_UPTO, JobPlan
 from engine.search import SearchResult, estimate_states, solve
 from engine.values import GameInfo, Outcome, SequenceResult, Source
@@ -156,8 +156,8 @@ class HeapGame(ComponentSum[int]):
         estimate = estimate_states(self, position)
         if estimate > HOPELESS * budget:
             raise LimitExceeded(
-                f"solving {self.game_id!r} position {self.format(position)!r} would visit about "
-                f"{estimate:.3g} positions, beyond the live search budget of {budget}"
+                f"solving {self.game_id!r} position {quote_position(self.format(position))} would visit "
+                f"about {estimate:.3g} positions, beyond the live search budget of {budget}"
             )
         result = self.search(position, budget, ctx)
         return result.outcome, "live", result.remoteness

@@ -32,6 +32,7 @@ from engine.kernels.bicolor import (
     certify_family,
     family_reference,
     family_table,
+    move_count,
     single_heap,
     successors,
     values_reference,
@@ -391,7 +392,6 @@ class BicolorNim(GameKind[Heaps]):
         check_limit(limit, ctx.limits)
         solved = self._solve(position, ctx) if len(position) > 1 else None
         value = self.value(position, ctx) if solved is None else self._value(position, solved.own)
-        moves = list(self._moves(position))
 
         def evaluate(child: Child, ranked: bool = True) -> Value:
             heaps, lost = child
@@ -404,11 +404,23 @@ class BicolorNim(GameKind[Heaps]):
             assert solved is not None
             return self._value(heaps, solved.children[heaps])
 
+        def winning() -> Iterator[MoveTo[Child]]:
+            if len(position) == 1:  # a heap of 2^63 stones has as many moves: never scanned for these
+                yield from self._single_heap_wins(position[0])
+                return
+            for done, move in enumerate(self._moves(position)):
+                if done % 1024 == 0:
+                    ctx.deadline.check(
+                        lambda: f"looking for the winning moves of {quote_position(value.position)}"
+                    )
+                if evaluate(move[2]).outcome == "P":
+                    yield move
+
         return list_moves(
             value,
-            len(moves),
-            lambda: moves,
-            lambda: (move for move in moves if evaluate(move[2]).outcome == "P"),
+            move_count(position),
+            lambda: self._moves(position),
+            winning,
             evaluate,
             limit,
             ctx.limits,
@@ -417,15 +429,27 @@ class BicolorNim(GameKind[Heaps]):
 
     def _moves(self, position: Heaps) -> Iterator[MoveTo[Child]]:
         for i, becomes, child in successors(position):
-            heap = position[i]
-            fields: tuple[tuple[str, object], ...] = (
-                ("colored_heap", list(heap)),
-                ("to", list(becomes)),
-                ("white_taken", heap[0] - becomes[0]),
-                ("black_taken", heap[1] - becomes[1]),
-            )
-            lost = not child and heap[0] == 0
-            yield f"{heap_text(heap)} -> {heap_text(becomes)}", fields, (child, lost)
+            yield self._move(position[i], becomes, child)
+
+    def _move(self, heap: Heap, becomes: Heap, child: Heaps) -> MoveTo[Child]:
+        fields: tuple[tuple[str, object], ...] = (
+            ("colored_heap", list(heap)),
+            ("to", list(becomes)),
+            ("white_taken", heap[0] - becomes[0]),
+            ("black_taken", heap[1] - becomes[1]),
+        )
+        lost = not child and heap[0] == 0
+        return f"{heap_text(heap)} -> {heap_text(becomes)}", fields, (child, lost)
+
+    def _single_heap_wins(self, heap: Heap) -> Iterator[MoveTo[Child]]:
+        """The moves of a lone heap to P-positions, from the single heaps' closed form (a heap of n
+        stones is P only when it is one black stone): emptying it when that takes a white stone, and
+        leaving one black stone."""
+        white, black = heap
+        if white:
+            yield self._move(heap, (0, 0), ())
+        if black and heap != (0, 1):
+            yield self._move(heap, (0, 1), canonical([(0, 1)]))
 
     # -- families -----------------------------------------------------------------------------------
 

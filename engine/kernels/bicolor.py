@@ -232,6 +232,15 @@ def successors(position: Heaps) -> Iterator[tuple[int, Heap, Heaps]]:
                     yield i, (x, y), canonical([*rest, (x, y)])
 
 
+def move_count(position: Heaps) -> int:
+    """How many moves `successors` gives, counted without listing them (a heap of n stones has n)."""
+    return sum(
+        (white + 1) * (black + 1) - 1
+        for i, (white, black) in enumerate(position)
+        if not (i and position[i - 1] == (white, black))
+    )
+
+
 def values_reference(
     position: Heaps,
     memo: dict[Heaps, tuple[int, int, int]] | None = None,

@@ -389,3 +389,43 @@ def test_parse_family_refuses(name: str) -> None:
     with pytest.raises(InvalidArgument) as refused:
         parse_family(name)
     assert refused.value.code == "INVALID_ARGUMENT" and repr(name) in str(refused.value)
+
+
+@pytest.mark.parametrize("text", ["9223372036854775807w", "9223372036854775807b", "300000w", "5w7b"])
+def test_best_moves_of_a_huge_heap_are_listed_without_listing_every_move(text: str) -> None:
+    """A heap of 2^63-1 stones has as many moves: BestMove with a limit values only what it lists (it
+    once built every move first and grew until the kernel killed the server)."""
+    from engine.games.registry import parse_game_id
+    from engine.kernels.bicolor import move_count, successors
+    from tests.engine import engine_context
+
+    game = parse_game_id("bicolor-nim")
+    ctx = engine_context()
+    position = game.parse(text)
+    result = game.best_moves(position, 2, ctx)
+    assert 1 <= len(result.moves) <= 2
+    reached = {move.value.position for move in result.moves}
+    assert len(reached) == len(result.moves)
+    # the count used for ranking is the number of moves `successors` gives (checked where it can be listed)
+    for small in ("3w2b", "2w 2w 1b", "4b 1w1b"):
+        heaps = game.parse(small)
+        assert move_count(heaps) == sum(1 for _ in successors(heaps))
+
+
+def test_a_lone_heaps_winning_moves_are_the_ones_the_ranking_finds() -> None:
+    """The closed-form winning moves of a single heap (used for heaps too large to scan) are exactly the
+    moves to P-positions that valuing every move finds."""
+    from engine.games.registry import parse_game_id
+    from tests.engine import engine_context
+
+    game = parse_game_id("bicolor-nim")
+    ctx = engine_context()
+    for white in range(7):
+        for black in range(7):
+            if white + black == 0:
+                continue
+            heaps = game.parse(f"{white}w{black}b")
+            every = game.best_moves(heaps, None, ctx).moves
+            to_p = sorted(m.move for m in every if m.value.outcome == "P")
+            wins = game._single_heap_wins(heaps[0])  # type: ignore[attr-defined]
+            assert sorted(move[0] for move in wins) == to_p, (white, black)

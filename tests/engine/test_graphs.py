@@ -16,7 +16,7 @@ from engine.positions import quote_token
 def test_names() -> None:
     for name in ("g", "petersen", "K_5", "a.b-c~d", "x" * MAX_NAME_CHARS):
         assert check_graph_name(name) == name
-    for bad in ("", "a b", "a/b", "a:b", "x" * (MAX_NAME_CHARS + 1), "é", "a\x00", 3):
+    for bad in ("", ".", "..", "a b", "a/b", "a:b", "x" * (MAX_NAME_CHARS + 1), "é", "a\x00", 3):
         with pytest.raises(InvalidArgument):
             check_graph_name(bad)
     with pytest.raises(InvalidGameId, match="'a b'"):

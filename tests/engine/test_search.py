@@ -140,3 +140,17 @@ def test_move_helpers() -> None:
     assert apply_move((1, 3, 5), 2, (1, 2)) == (1, 1, 2, 3)
     assert apply_move((1, 3, 5), 0, ()) == (3, 5)
     assert apply_move((1, 3, 5), 1, (0,)) == (1, 5)
+
+
+def test_a_sum_of_many_heaps_stops_at_its_deadline_and_its_memory_bound() -> None:
+    """100,000 heaps of 1: each expansion copies the whole position, so the deadline is checked by work
+    done (it was checked every 1,024 expansions and ran 5 s past a 10 s deadline), and the positions held
+    are bounded by their heaps as well as their count (it held gigabytes)."""
+    game = SubtractionGame((1, 3, 4), misere=True)
+    heaps = (1,) * 100_000
+    with pytest.raises(LimitExceeded, match="heaps"):
+        solve(game, heaps, max_states=10**5)  # 10^5 positions of 10^5 heaps: past the heaps they may hold
+    start = time.monotonic()
+    with pytest.raises(DeadlineExceeded):
+        solve(game, heaps, max_states=10**6, deadline=start + 0.5)
+    assert time.monotonic() - start < 0.5 + 0.5  # stopped at the deadline, not seconds after it

@@ -26,8 +26,11 @@ STORED = 150_000
 def http(db_engine: sa.Engine) -> Iterator[httpx.Client]:
     empty_data_tables(db_engine)
     JobQueue(db_engine).submit(GAME, "heap", STORED, fill=True)
-    assert Worker(db_engine).run_once()
-    settings = Settings.model_validate({"limits": {"sequence_values": 40_000, "download_values": 500_000}})
+    JobQueue(db_engine).submit("grundy", "heap", STORED, fill=True)  # no period: its table ends there
+    assert Worker(db_engine).run_once() and Worker(db_engine).run_once()
+    settings = Settings.model_validate(
+        {"limits": {"sequence_values": 40_000, "download_values": 500_000, "live_values": 100_000}}
+    )
     with (
         running_server(Nimbase(settings, db_engine), settings.limits) as ports,
         httpx.Client(base_url=f"http://127.0.0.1:{ports.http}", timeout=60) as client,
@@ -69,6 +72,12 @@ def test_past_the_table_the_certified_period_answers(http: httpx.Client) -> None
         ({"game": GAME, "start": 10, "stop": 5}, 400, "INVALID_ARGUMENT"),
         ({"game": "nosuchgame", "start": 0, "stop": 10}, 404, "NOT_FOUND"),
         ({"game": "bicolor-nim", "family": "x_3", "start": 0, "stop": 10}, 400, "INVALID_ARGUMENT"),
+        # its first block is stored, its last beyond the table and what may be computed live: refused
+        # before the first byte, not cut short
+        ({"game": "grundy", "start": STORED - 50_000, "stop": STORED + 500}, 422, "RESOURCE_EXHAUSTED"),
+        # values past uint32, the file's type (nim's value of a heap is the heap)
+        ({"game": "nim", "start": 2**63 - 1000, "stop": 2**63 - 1}, 400, "INVALID_ARGUMENT"),
+        ({"game": "nim", "start": 2**32 - 5, "stop": 2**32 + 5}, 400, "INVALID_ARGUMENT"),
     ],
 )
 def test_bad_requests_get_their_error_before_any_byte(

@@ -346,3 +346,37 @@ def test_readme_lists_the_http_settings() -> None:
     readme = (REPO / "README.md").read_text()
     for name in ("NIMBASE_CORS_ORIGINS", "NIMBASE_RATE_LIMIT_PER_SECOND", "NIMBASE_RATE_LIMIT_BURST"):
         assert f"| `{name}` |" in readme
+
+
+# ---- slow request heads -----------------------------------------------------------------------------
+
+
+def test_a_head_sent_a_byte_at_a_time_is_cut_off() -> None:
+    """A connection that has not finished its request line and headers `head_seconds` after it began is
+    closed (connections trickling a head stayed open for a minute and more), on a fresh connection and on
+    a kept-alive one; a request sent whole is answered, and kept-alive connections stay usable."""
+    import socket
+    import time
+
+    limits = Limits(head_seconds=0.5)
+    with running_server(LiveFake(), limits) as ports:
+
+        def closed_within(sock: socket.socket, seconds: float) -> bool:
+            sock.settimeout(seconds)
+            try:
+                return sock.recv(1) == b""
+            except TimeoutError:
+                return False
+
+        with socket.create_connection(("127.0.0.1", ports.http)) as sock:
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nhost: x\r\n")  # and then nothing more
+            start = time.monotonic()
+            assert closed_within(sock, 5.0)
+            assert time.monotonic() - start < 3.0
+        with socket.create_connection(("127.0.0.1", ports.http)) as sock:
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n")
+            sock.settimeout(5.0)
+            assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+            time.sleep(0.8)  # idle between requests is the keep-alive timeout's, not the head's
+            sock.sendall(b"GET /healthz HTTP/1.1\r\n")
+            assert closed_within(sock, 5.0)
