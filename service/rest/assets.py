@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path as FilePath
+from typing import cast
 
 import fastapi_offline
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.responses import Response
 from starlette.datastructures import Headers
 from starlette.responses import FileResponse
@@ -70,3 +71,18 @@ class Assets(StaticFiles):
         if self.is_not_modified(response.headers, request):  # If-Modified-Since
             return NotModifiedResponse(response.headers)
         return response
+
+
+def mount_assets(app: FastAPI) -> None:
+    """The page's assets under /static/ and the docs' under /static/docs/; the page itself is served by
+    `routes.pages` from the same `Assets` (`web_page_assets`)."""
+    page = Assets(WEB_DIR, WEB_CACHE_CONTROL)
+    # The docs' assets first: /static would otherwise take /static/docs/... and find nothing.
+    Assets(DOCS_ASSETS_DIR, DOCS_ASSETS_CACHE_CONTROL).mount_on(app, DOCS_ASSETS_PREFIX, "docs-assets")
+    page.mount_on(app, WEB_PREFIX, "web")
+    app.state.web_page = page
+
+
+def web_page_assets(request: Request) -> Assets:
+    """The web page's files, as `mount_assets` mounted them on the app serving `request`."""
+    return cast(Assets, request.app.state.web_page)

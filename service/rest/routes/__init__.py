@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from service.rest.routes import graphs, jobs, operations, sequences, stats, values
+from service.rest.routes import graphs, jobs, operations, pages, sequences, stats, values
 
-#: The API's routers; the page and the docs (`pages`) are added apart, with the assets they mount.
+#: The page and the docs first (outside the OpenAPI document), then the API's routers.
 ROUTERS: tuple[APIRouter, ...] = (
+    pages.router,
     values.router,
     sequences.router,
     stats.router,

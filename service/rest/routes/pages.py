@@ -1,5 +1,6 @@
-"""The web page at `/` with its assets under /static/, and the interactive docs (/docs, /redoc) from
-locally shipped Swagger UI and ReDoc, so neither needs any other host. None is in the OpenAPI document."""
+"""The web page at `/` (its assets under /static/, `assets.mount_assets`), and the interactive docs
+(/docs, /redoc) from locally shipped Swagger UI and ReDoc, so neither needs any other host. None is in
+the OpenAPI document."""
 
 from __future__ import annotations
 
@@ -9,15 +10,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html, get_swagger_ui_oauth2_redirect_html
 from fastapi.responses import HTMLResponse, Response
 
-from service.rest.assets import (
-    DOCS_ASSETS_CACHE_CONTROL,
-    DOCS_ASSETS_DIR,
-    DOCS_ASSETS_PREFIX,
-    WEB_CACHE_CONTROL,
-    WEB_DIR,
-    WEB_PREFIX,
-    Assets,
-)
+from service.rest.assets import DOCS_ASSETS_PREFIX, web_page_assets
 
 #: Where Swagger UI's OAuth2 login comes back to (FastAPI's default, given to the app by `create_app`).
 OAUTH2_REDIRECT_URL = "/docs/oauth2-redirect"
@@ -26,21 +19,10 @@ FAVICON = f"{DOCS_ASSETS_PREFIX}/favicon.png"
 router = APIRouter(include_in_schema=False)
 
 
-def add_pages(app: FastAPI) -> None:
-    """Mount the assets, then route the page and the docs."""
-    page = Assets(WEB_DIR, WEB_CACHE_CONTROL)
-    # The docs' assets first: /static would otherwise take /static/docs/... and find nothing.
-    Assets(DOCS_ASSETS_DIR, DOCS_ASSETS_CACHE_CONTROL).mount_on(app, DOCS_ASSETS_PREFIX, "docs-assets")
-    page.mount_on(app, WEB_PREFIX, "web")
-    app.state.web_page = page
-    app.include_router(router)
-
-
 @router.api_route("/", methods=["GET", "HEAD"])
 async def web_page(request: Request) -> Response:
     """The page: pick a game, look up positions, play against the service, plot sequences."""
-    page = cast(Assets, request.app.state.web_page)
-    return await page.get_response("index.html", request.scope)
+    return await web_page_assets(request).get_response("index.html", request.scope)
 
 
 @router.get("/docs")
