@@ -20,6 +20,7 @@ _ROUTING_CODES = {400: "INVALID_ARGUMENT", 404: "NOT_FOUND", 405: "UNIMPLEMENTED
 
 
 def error_response(code: str, message: str) -> JSONResponse:
+    """The error body of `code` with the HTTP status API.md gives it."""
     return JSONResponse(convert.error_body(code, message), status_code=convert.http_status(code))
 
 
