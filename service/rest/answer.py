@@ -1,0 +1,92 @@
+"""How a route runs its service call: errors become the contract's body, answers JSON (with cache headers
+where they never change), and calls bounded by the request's deadline run in a worker thread, cancelled
+when the client goes away.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, TypeAlias
+
+from fastapi import Request
+from fastapi.responses import JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from engine.deadline import Deadline
+from engine.errors import InvalidArgument
+from service import http_cache
+from service.rest.context import context_of
+from service.rest.deadline import deadline_at
+from service.rest.errors import failure
+
+#: Whether an answer never changes (http_cache); None: the route's answers are not cached.
+Cache: TypeAlias = Callable[[Any], bool] | None
+
+
+def respond(request: Request, body: Any, cache: Cache) -> Response:
+    """The JSON answer; with its ETag and cache headers (or 304) when `cache` says it never changes."""
+    if cache is None:
+        return JSONResponse(body)
+    return http_cache.respond(body, request.headers.get("if-none-match"), cache(body))
+
+
+def answer(request: Request, call: Callable[[], object], cache: Cache = None) -> Response:
+    """Run one service call; errors become the contract's error body. A call may build its own
+    Response (a binary answer); anything else is the JSON answer."""
+    try:
+        body = call()
+    except Exception as exc:
+        return failure(request, exc)
+    return body if isinstance(body, Response) else respond(request, body, cache)
+
+
+async def answer_memory_first(
+    request: Request, header: str | None, call: Callable[[Deadline], object], cache: Cache = None
+) -> Response:
+    """Answer on the event loop when memory suffices (the hot path of lookups), else in a worker
+    thread, where the call may read the database or compute (`answer_in_thread`)."""
+    context = context_of(request)
+    try:
+        stop = Deadline.cancellable(deadline_at(header, context.limits))
+        body = context.service.in_memory(lambda: call(stop))
+    except Exception as exc:
+        return failure(request, exc)
+    if body is None:
+        return await answer_until_gone(request, stop, call, cache)
+    return respond(request, body, cache)
+
+
+async def answer_in_thread(
+    request: Request, header: str | None, call: Callable[[Deadline], object], cache: Cache = None
+) -> Response:
+    """Run a call bounded by the request's deadline (`x-deadline-ms`) in a worker thread."""
+    try:
+        stop = Deadline.cancellable(deadline_at(header, context_of(request).limits))
+    except InvalidArgument as exc:
+        return failure(request, exc)
+    return await answer_until_gone(request, stop, call, cache)
+
+
+async def answer_until_gone(
+    request: Request, stop: Deadline, call: Callable[[Deadline], object], cache: Cache = None
+) -> Response:
+    """`call(stop)` in a worker thread, with `stop` cancelled if the client disconnects first: the
+    work then ends at its next deadline check instead of running on for nobody."""
+    work = asyncio.ensure_future(run_in_threadpool(answer, request, lambda: call(stop), cache))
+    gone = asyncio.ensure_future(_disconnected(request))
+    try:
+        await asyncio.wait((work, gone), return_when=asyncio.FIRST_COMPLETED)
+    finally:  # the client went away, or this handler was cancelled (the server is stopping)
+        if not work.done():
+            stop.cancel()
+            request.state.code = "CANCELLED"
+        gone.cancel()
+    return await work
+
+
+async def _disconnected(request: Request) -> None:
+    """Returns once the client has closed the connection (the route has read its body by then, so
+    what arrives next is the server's notice that the client is gone)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
