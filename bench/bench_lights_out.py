@@ -26,24 +26,24 @@ import time
 
 from bench.common import figure
 from engine.games.chebyshev_f2 import plane_nullity
-from engine.games.lights_out import (
+from engine.games.lights_out.kind import LightsOut
+from engine.games.lights_out.shape import Shape
+from engine.games.lights_out.solver import (
     CACHED_SHAPE_BYTES,
-    STATS_JOB_WORK,
-    STATS_WORK,
-    LightsOut,
-    Shape,
-    StatsKernel,
     eliminate_shape,
     forget_all,
     solver_bytes,
     solver_for,
 )
+from engine.games.lights_out.stats import STATS_JOB_WORK, STATS_WORK, ShapeStatistics, StatsKernel
 from engine.kernels.lights_out_stats import coset_leader_counts_bruteforce, type_walk_work
 
 COLD = """
 import time
 started = time.perf_counter()
-from engine.games.lights_out import LightsOut, Shape
+from engine.games.lights_out.kind import LightsOut
+from engine.games.lights_out.shape import Shape
+from engine.games.lights_out.stats import ShapeStatistics
 game = LightsOut(Shape.grid(256, 256, {topology!r}))
 board = game.parse({text!r})
 answer = game.solve(board)
@@ -245,7 +245,7 @@ def kept_eliminations() -> None:
 def main() -> None:
     for spec in ((3, 3), (5, 5)):  # load numba's cached kernels outside the measurements
         game = LightsOut(Shape.grid(*spec))
-        game.shape_stats()
+        ShapeStatistics(game.shape).shape_stats()
         game.press_values(game.flip_set(0))
     twenty()
     cold_256()

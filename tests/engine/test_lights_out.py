@@ -22,7 +22,6 @@ from hypothesis import strategies as st
 
 from engine import stored_bytes
 from engine.errors import InvalidArgument, InvalidGameId, InvalidPosition, LimitExceeded, NotApplicable
-from engine.games import lights_out
 from engine.games.chebyshev_f2 import (
     chebyshev,
     chebyshev_reference,
@@ -33,31 +32,27 @@ from engine.games.chebyshev_f2 import (
     shift_by_one_reference,
     square,
 )
-from engine.games.lights_out import (
-    STATS,
-    STATS_WORK,
+from engine.games.lights_out import solver
+from engine.games.lights_out.boards import GraphRef, format_board, parse_lights_out_id
+from engine.games.lights_out.kind import LightsOut
+from engine.games.lights_out.shape import (
     TOPOLOGIES,
-    GraphRef,
-    LightsOut,
     Shape,
-    StatsKernel,
-    cached,
-    eliminate_shape,
-    encode_elimination,
-    forget_all,
-    format_board,
     grid_neighbourhoods,
     grid_neighbourhoods_reference,
-    kept_bytes,
     make_graph,
-    nullity_by_polynomial,
-    parse_lights_out_id,
+)
+from engine.games.lights_out.solver import (
+    cached,
+    eliminate_shape,
+    forget_all,
+    kept_bytes,
     remember,
     solver_bytes,
     solver_for,
-    stats_bytes,
-    stats_from_bytes,
 )
+from engine.games.lights_out.stats import STATS_WORK, ShapeStatistics, StatsKernel, nullity_by_polynomial
+from engine.games.lights_out.stored import STATS, encode_elimination, stats_bytes, stats_from_bytes
 from engine.kernels.gf2 import eliminate, int_to_words, unpack_bits
 from engine.kernels.lights_out_stats import (
     coset_leader_counts,
@@ -174,7 +169,7 @@ def test_relations_among_torus_klein_and_projective_moves() -> None:
     for topology, presses in relations.items():
         game = kind(f"lights-out:3x3:{topology}")
         assert apply(game, 0, presses) == 0, topology
-        stats = game.shape_stats()
+        stats = ShapeStatistics(game.shape).shape_stats()
         assert stats["nullity"] > 0 and stats["rank"] < 9  # not always solvable
     m0 = "000/011/011"  # the seed's M0 = T12 + T13
     torus = kind("lights-out:3x3:torus")
@@ -214,7 +209,7 @@ def test_the_seeds_example_2_1() -> None:
 
 def test_3x3_distance_counts_and_diameter() -> None:
     game = kind("lights-out:3x3")
-    stats = game.shape_stats()
+    stats = ShapeStatistics(game.shape).shape_stats()
     assert FACTS["grid_3x3"]["always_solvable"] and stats["nullity"] == 0
     assert stats["distance_counts"] == FACTS["grid_3x3"]["distance_counts_from_all_white"]
     assert stats["rank"] == 9 and stats["diameter"] == 9
@@ -239,7 +234,7 @@ def test_every_board_of_small_shapes_against_bfs(topology: str) -> None:
 def _check_against_bfs(game: LightsOut) -> None:
     n = game.shape.cells
     distances = bfs_distances(game)
-    stats = game.shape_stats()
+    stats = ShapeStatistics(game.shape).shape_stats()
     assert 2 ** stats["rank"] == len(distances)
     histogram = [0] * (max(distances.values()) + 1)
     for d in distances.values():
@@ -297,7 +292,7 @@ def test_complete_graphs() -> None:
         solvable = {board for board in range(1 << n) if game.solve(board).solvable}
         assert solvable == {0, (1 << n) - 1}
     big = graph_kind(40, list(itertools.combinations(range(40), 2)))
-    assert big.shape_stats()["rank"] == 1  # 2 solvable boards
+    assert ShapeStatistics(big.shape).shape_stats()["rank"] == 1  # 2 solvable boards
 
 
 def test_aksenov_first_theorem() -> None:
@@ -437,19 +432,19 @@ def test_the_kept_eliminations_stay_within_their_bytes(monkeypatch: pytest.Monke
     shapes = [Shape.grid(n, n) for n in (20, 21, 22, 23)]
     weights = [solver_bytes(solver_for(shape)) for shape in shapes]
     forget_all()
-    monkeypatch.setattr(lights_out, "CACHED_SHAPE_BYTES", weights[0] + weights[1] + weights[2])
+    monkeypatch.setattr(solver, "CACHED_SHAPE_BYTES", weights[0] + weights[1] + weights[2])
     for shape in shapes[:3]:
         solver_for(shape)
     assert all(cached(shape) for shape in shapes[:3]) and kept_bytes() == sum(weights[:3])
     solver_for(shapes[0])  # now the most recently used
     solver_for(shapes[3])
-    budget = lights_out.CACHED_SHAPE_BYTES
+    budget = solver.CACHED_SHAPE_BYTES
     # 21x21 goes first; 22x22 too if what is left still passes the budget.
     fits = weights[0] + weights[2] + weights[3] <= budget
     assert [cached(shape) for shape in shapes] == [True, False, fits, True]
     assert kept_bytes() == sum(w for shape, w in zip(shapes, weights, strict=True) if cached(shape))
     assert kept_bytes() <= budget
-    monkeypatch.setattr(lights_out, "CACHED_SHAPE_BYTES", 1)  # smaller than any elimination
+    monkeypatch.setattr(solver, "CACHED_SHAPE_BYTES", 1)  # smaller than any elimination
     solver_for(shapes[1])
     assert [cached(shape) for shape in shapes] == [False, True, False, False]
     assert kept_bytes() == weights[1]
@@ -468,7 +463,7 @@ def test_p_positions_do_not_apply() -> None:
 
 def test_5x5_stats() -> None:
     game = kind("lights-out:5x5")
-    stats = game.shape_stats()
+    stats = ShapeStatistics(game.shape).shape_stats()
     assert stats["rank"] == 23 and stats["nullity"] == 2
     counts = stats["distance_counts"]
     assert isinstance(counts, list) and sum(counts) == 2**23
@@ -480,7 +475,7 @@ def test_5x5_stats() -> None:
 def test_4x4_stats_against_bfs() -> None:
     game = kind("lights-out:4x4")
     distances = bfs_distances(game)
-    stats = game.shape_stats()
+    stats = ShapeStatistics(game.shape).shape_stats()
     histogram = np.bincount(list(distances.values())).tolist()
     assert stats["distance_counts"] == histogram and 2 ** stats["rank"] == len(distances) == 2**12
 
@@ -505,27 +500,29 @@ def test_the_live_walk_is_bounded_by_its_true_cost() -> None:
     most cells, so the counts' sums cost about 4e9 operations, 12 s here: past STATS_WORK, not done live."""
     basis = solver_for(Shape.grid(30, 31, "torus")).elimination.null_basis
     assert type_walk_work(basis, 930, counts_wanted=False) <= STATS_WORK < type_walk_work(basis, 930)
-    stats = LightsOut(Shape.grid(30, 31, "torus")).shape_stats()
+    stats = ShapeStatistics(LightsOut(Shape.grid(30, 31, "torus")).shape).shape_stats()
     assert stats["nullity"] == 2 and stats["distance_counts"] is None and stats["diameter"] is None
 
 
 def test_stats_of_large_shapes() -> None:
-    stats = kind("lights-out:20x20").shape_stats()
+    stats = ShapeStatistics(kind("lights-out:20x20").shape).shape_stats()
     assert stats["nullity"] == 0 and stats["diameter"] == 400
     counts = stats["distance_counts"]
     assert isinstance(counts, list) and counts[200] == math.comb(400, 200)
-    big = kind("lights-out:100000x100000").shape_stats()
+    big = ShapeStatistics(kind("lights-out:100000x100000").shape).shape_stats()
     assert big["method"] == "polynomial" and big["rank"] == 10**10 - big["nullity"]
     assert big["distance_counts"] is None
     # the polynomial method (sides past 256) against elimination, on a shape both reach
-    long = kind("lights-out:300x2").shape_stats()
+    long = ShapeStatistics(kind("lights-out:300x2").shape).shape_stats()
     assert long["method"] == "polynomial"
     assert long["nullity"] == eliminate_shape(Shape.grid(300, 2)).nullity
-    torus = kind("lights-out:300x260:torus").shape_stats()  # past the boards valued live: not kept
+    torus = ShapeStatistics(
+        kind("lights-out:300x260:torus").shape
+    ).shape_stats()  # past the boards valued live: not kept
     assert torus["method"] == "elimination" and not cached(Shape.grid(300, 260, "torus"))
     assert torus["rank"] + torus["nullity"] == 300 * 260
     with pytest.raises(LimitExceeded):
-        kind("lights-out:100000x100000:torus").shape_stats()
+        ShapeStatistics(kind("lights-out:100000x100000:torus").shape).shape_stats()
     with pytest.raises(LimitExceeded):
         kind("lights-out:300x300").parse("0")
 
@@ -679,7 +676,7 @@ def test_presses_rank_by_remoteness_and_unsolvable_last() -> None:
 
 @pytest.mark.parametrize("spec", ["lights-out:3x3", "lights-out:7x5:klein", "lights-out:16x16:torus"])
 def test_an_encoded_elimination_reads_back(spec: str) -> None:
-    from engine.games.lights_out import EliminationKernel, decode_elimination, encode_elimination
+    from engine.games.lights_out.stored import EliminationKernel, decode_elimination, encode_elimination
 
     game = kind(spec)
     elimination = eliminate_shape(game.shape)
@@ -731,7 +728,7 @@ def test_the_stats_kernel_stores_the_live_statistics(spec: str) -> None:
     kernel = game.kernel_for(STATS)
     assert isinstance(kernel, StatsKernel) and kernel.family == "stats"
     words = kernel.words()
-    assert stats_from_bytes(game.shape, decode_words(words)) == game.shape_stats()
+    assert stats_from_bytes(game.shape, decode_words(words)) == ShapeStatistics(game.shape).shape_stats()
     plan = game.plan_job(0, family="stats")
     assert (plan.game_id, plan.family) == (spec, "stats") and plan.values >= len(words)
     # the elimination stays the default family
@@ -740,15 +737,17 @@ def test_the_stats_kernel_stores_the_live_statistics(spec: str) -> None:
 
 def test_the_stats_job_reports_progress_and_goes_past_the_live_limits() -> None:
     game = kind("lights-out:5x5")
-    assert game.shape_stats(max_work=2**10)["distance_counts"] is None  # past a smaller live budget
+    assert (
+        ShapeStatistics(game.shape).shape_stats(max_work=2**10)["distance_counts"] is None
+    )  # past a smaller live budget
     seen: list[tuple[int, int]] = []
-    stats = game.job_stats(progress=lambda done, total: seen.append((done, total)))
-    assert stats == game.shape_stats() and seen and seen[-1][0] == seen[-1][1]
+    stats = ShapeStatistics(game.shape).job_stats(progress=lambda done, total: seen.append((done, total)))
+    assert stats == ShapeStatistics(game.shape).shape_stats() and seen and seen[-1][0] == seen[-1][1]
     # 1,056 cells: the live answer has no counts, the job lists them (one null vector, 374 cells pressed)
     big = kind("lights-out:32x33")
-    live = big.shape_stats()
+    live = ShapeStatistics(big.shape).shape_stats()
     assert live["distance_counts"] is None and live["nullity"] == 1
-    stored = big.job_stats()
+    stored = ShapeStatistics(big.shape).job_stats()
     counts = stored["distance_counts"]
     assert counts is not None and stored["diameter"] == live["diameter"] == len(counts) - 1
     null_vector = unpack_bits(solver_for(big.shape).elimination.null_basis[0], big.shape.cells)
@@ -771,16 +770,16 @@ def test_the_stats_job_refuses_what_it_cannot_walk() -> None:
     nine = kind("lights-out:9x9")
     assert nine.plan_job(0, family="stats").family == "stats"
     with pytest.raises(LimitExceeded, match=r"lights-out:9x9 \(nullity 8\).*2\^77"):
-        nine.job_stats()
+        ShapeStatistics(nine.shape).job_stats()
     with pytest.raises(LimitExceeded, match=r"lights-out:9x9 \(nullity 8\).*2\^77"):
         StatsKernel(nine.shape).make()
     # what is refused without eliminating: a grid whose elimination would be too large
     with pytest.raises(LimitExceeded, match=r"lights-out:2000x2000:torus needs an elimination too large"):
         kind("lights-out:2000x2000:torus").plan_job(0, family="stats")
     with pytest.raises(LimitExceeded, match=r"lights-out:39x39.*dimension 32"):
-        kind("lights-out:39x39").job_stats()
+        ShapeStatistics(kind("lights-out:39x39").shape).job_stats()
     with pytest.raises(LimitExceeded, match="lights-out:5x5"):
-        kind("lights-out:5x5").job_stats(max_work=1000)
+        ShapeStatistics(kind("lights-out:5x5").shape).job_stats(max_work=1000)
     # rank and nullity of large plane boards come from the polynomial method only: nothing to walk
     for spec in ("lights-out:300x300", "lights-out:100000x100000"):
         with pytest.raises(NotApplicable, match=rf"{spec}: .*polynomial method"):
@@ -794,7 +793,7 @@ def test_the_stats_job_refuses_what_it_cannot_walk() -> None:
 
 def test_stored_statistics_read_back_only_when_they_add_up() -> None:
     shape = kind("lights-out:3x3").shape
-    data = stats_bytes(shape, kind("lights-out:3x3").job_stats())
+    data = stats_bytes(shape, ShapeStatistics(kind("lights-out:3x3").shape).job_stats())
     assert json.loads(data)["distance_counts"] == ["1", "9", "36", "84", "126", "126", "84", "36", "9", "1"]
     body = json.loads(data)
     bad = [
@@ -813,8 +812,8 @@ def test_stored_statistics_read_back_only_when_they_add_up() -> None:
     # a graph of the same name with other edges does not read another's statistics
     path = graph_kind(4, [(0, 1), (1, 2), (2, 3)], "p")
     other = graph_kind(4, [(0, 1), (1, 2)], "p")
-    stored = stats_bytes(path.shape, path.job_stats())
-    assert stats_from_bytes(path.shape, stored)["rank"] == path.shape_stats()["rank"]
+    stored = stats_bytes(path.shape, ShapeStatistics(path.shape).job_stats())
+    assert stats_from_bytes(path.shape, stored)["rank"] == ShapeStatistics(path.shape).shape_stats()["rank"]
     with pytest.raises(ValueError, match="another shape"):
         stats_from_bytes(other.shape, stored)
 

@@ -16,7 +16,8 @@ import pytest
 import sqlalchemy as sa
 
 from engine.games.graph_game import StoredGraphGame
-from engine.games.lights_out import LightsOut, Shape
+from engine.games.lights_out.kind import LightsOut
+from engine.games.lights_out.shape import Shape
 from engine.graphs import GraphBuilder, UploadedGraph
 from engine.kind import KIND_BYTES
 from nimbase.settings import DEFAULT_CACHE, CacheSettings, Settings

@@ -20,7 +20,7 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-from engine.games.lights_out import grid_neighbourhoods_reference
+from engine.games.lights_out.shape import grid_neighbourhoods_reference
 from nimbase.client import NimbaseClientError
 from nimbase.settings import Settings
 from service.core import Nimbase
@@ -513,7 +513,7 @@ def test_a_body_over_its_cap_is_refused(db_engine: sa.Engine) -> None:
 
 
 def test_a_worker_stores_the_elimination(api: Endpoints) -> None:
-    from engine.games import lights_out
+    from engine.games.lights_out import solver
 
     game = "lights-out:7x6:klein"
     before = api.client.get_value(game, "/".join(["100000"] * 7))
@@ -523,7 +523,7 @@ def test_a_worker_stores_the_elimination(api: Endpoints) -> None:
     Worker(api.db, poll_seconds=0.05).run_until_idle(threading.Event())
     assert api.client.get_job(job["id"])["status"] == "done"
     # as a server started afresh: the elimination is read from storage
-    lights_out.forget_all()
+    solver.forget_all()
     api.service.tables.forget()
     assert api.client.get_stats(game)["source"] == "table"
     after = api.client.get_value(game, "/".join(["100000"] * 7))
@@ -536,7 +536,7 @@ def test_a_worker_stores_the_elimination(api: Endpoints) -> None:
 
 
 def test_uploaded_graphs_elimination_is_stored_too(api: Endpoints) -> None:
-    from engine.games import lights_out
+    from engine.games.lights_out import solver
 
     vertices, edges = cycle(12)
     api.client.upload_graph("C12w", vertices, edges)
@@ -546,7 +546,7 @@ def test_uploaded_graphs_elimination_is_stored_too(api: Endpoints) -> None:
     job = api.client.submit_job(game, 0)
     Worker(api.db, poll_seconds=0.05).run_until_idle(threading.Event())
     assert api.client.get_job(job["id"])["status"] == "done"
-    lights_out.forget_all()
+    solver.forget_all()
     api.service.tables.forget()
     assert api.client.get_value(game, board) == {**before, "source": "table"}
 
