@@ -37,7 +37,7 @@ _BOARD_CHARS = re.compile(r"[^01/]")
 @dataclass(frozen=True, slots=True)
 class GraphRef:
     """`lights-out:graph:NAME`: the shape is the uploaded graph NAME, which the caller loads
-    (`LightsOut.for_graph`)."""
+    (`LightsOut.for_uploaded`)."""
 
     name: str
 

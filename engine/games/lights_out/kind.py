@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -23,17 +22,15 @@ from engine.games.lights_out.shape import (
     Shape,
     graph_of_edges,
     grid_neighbourhoods_reference,
-    make_graph,
 )
-from engine.games.lights_out.solver import ShapeSolver, chase_plan, solver_for
+from engine.games.lights_out.solver import ShapeSolver, chase_plan
 from engine.games.lights_out.stats import STATS_JOB_CELLS, ShapeStatistics, StatsKernel
 from engine.games.lights_out.stored import (
     ELIMINATION,
     STATS,
     EliminationKernel,
     elimination_words_bound,
-    prepare,
-    source_of,
+    solver_of,
     stats_words_bound,
 )
 from engine.graphs import NeedsGraph, UploadedGraph
@@ -126,12 +123,6 @@ class LightsOut(GameKind[Board]):
     def __init__(self, shape: Shape) -> None:
         self.shape = shape
         self.game_id = shape.game_id
-        self._neighbourhoods: tuple[I64, I64] | None = None
-
-    @classmethod
-    def for_graph(cls, name: str, vertices: Sequence[str], edges: Sequence[Sequence[str]]) -> LightsOut:
-        """The kind of `lights-out:graph:NAME` for a graph given by vertex names."""
-        return cls(Shape.of_graph(make_graph(name, vertices, edges)))
 
     @classmethod
     def for_uploaded(cls, graph: UploadedGraph) -> LightsOut:
@@ -214,28 +205,18 @@ class LightsOut(GameKind[Board]):
         return (r - 1) * s.cols + (c - 1)
 
     def flip_set(self, index: int) -> Board:
-        """The cells press `index` flips, as a board."""
-        return _flip_board(*self._flip_sets(), index)
+        """The cells press `index` flips, as a board (from the shape's flip sets, built for the call)."""
+        return _flip_board(*self.shape.neighbourhoods(), index)
 
     def press(self, board: Board, index: int) -> Board:
         """The board after press `index`."""
         return board ^ self.flip_set(index)
 
-    def _flip_sets(self) -> tuple[I64, I64]:
-        """The flip sets (CSR): the kept elimination's, else the shape's own (too wide to eliminate)."""
-        if self._neighbourhoods is None:
-            try:
-                return solver_for(self.shape).flip_sets
-            except LimitExceeded:
-                self._neighbourhoods = self.shape.neighbourhoods()
-        return self._neighbourhoods
-
     # -- values -------------------------------------------------------------------------------------
 
-    def _search(self, board: Board, max_nullity: int, max_work: int) -> _Solved:
+    def _search(self, board: Board, solver: ShapeSolver, max_nullity: int, max_work: int) -> _Solved:
         """One chase and at most one walk: what both the board's answer (`_answer_of`) and every
         press's (`_press_values_of`) are made of."""
-        solver = solver_for(self.shape)
         x = solver.elimination.solve(int_to_bits(board, self.shape.cells))
         if x is None or solver.nullity == 0:
             return _Solved(solver, x)
@@ -245,11 +226,11 @@ class LightsOut(GameKind[Board]):
         return _Solved(solver, x, found=solver.search(x))
 
     def solve(
-        self, board: Board, *, max_nullity: int = SEARCH_NULLITY, max_work: int = SEARCH_WORK
+        self, board: Board, ctx: Context, *, max_nullity: int = SEARCH_NULLITY, max_work: int = SEARCH_WORK
     ) -> PuzzleAnswer:
         """Whether the board is solvable, the fewest presses that solve it and which (or, past the search
         limits, a solution with `remoteness` absent)."""
-        return self._answer_of(self._search(board, max_nullity, max_work))
+        return self._answer_of(self._search(board, solver_of(self.shape, ctx).value, max_nullity, max_work))
 
     def _answer_of(self, solved: _Solved) -> PuzzleAnswer:
         """The board's answer from its search (`solve`)."""
@@ -273,6 +254,7 @@ class LightsOut(GameKind[Board]):
     def press_values(
         self,
         board: Board,
+        ctx: Context,
         limit: int | None = None,
         *,
         max_nullity: int = SEARCH_NULLITY,
@@ -281,7 +263,8 @@ class LightsOut(GameKind[Board]):
         """Every press (or the first `limit`) with the answer for the board it leads to, best first:
         fewest presses left, then cell order. Where the search does not run, the presses of the
         solution given come first (each undoes one of them), remoteness absent."""
-        return self._press_values_of(self._search(board, max_nullity, max_work), limit)
+        solver = solver_of(self.shape, ctx).value
+        return self._press_values_of(self._search(board, solver, max_nullity, max_work), limit)
 
     def _press_values_of(self, solved: _Solved, limit: int | None) -> list[PressValue]:
         """Every press's answer from the board's search (`press_values`)."""
@@ -326,25 +309,25 @@ class LightsOut(GameKind[Board]):
 
     # -- the service's questions (GameKind) ---------------------------------------------------------
 
-    def _solved(self, position: Board, ctx: Context) -> tuple[str, _Solved]:
-        """The position's text and its search, within the request's context."""
-        prepare(self.shape, ctx)
+    def _solved(self, position: Board, ctx: Context) -> tuple[str, _Solved, Source]:
+        """The position's text, its search and where the elimination came from, within the request's
+        context."""
+        kept = solver_of(self.shape, ctx)
         text = self.format(position)
         ctx.deadline.check(lambda: f"solving {quote_position(text)} of {self.game_id}")
-        return text, self._search(position, SEARCH_NULLITY, SEARCH_WORK)
+        return text, self._search(position, kept.value, SEARCH_NULLITY, SEARCH_WORK), kept.source
 
     def value(self, position: Board, ctx: Context) -> Value:
         """GetValue: solvable, a solution, and the fewest presses where the search runs (else `note`)."""
-        text, solved = self._solved(position, ctx)
-        return self._answer_of(solved).value(self.game_id, text, source_of(self.shape))
+        text, solved, source = self._solved(position, ctx)
+        return self._answer_of(solved).value(self.game_id, text, source)
 
     def best_moves(self, position: Board, limit: int | None, ctx: Context) -> BestMoveResult:
         """BestMove: every press (or the first `limit`), each with the answer for the board it leads
         to, best first (fewest presses left, then cell order; boards left unsolvable last). The board
         is solved once: its answer and every press's come from the same chase and walk."""
         check_limit(limit, ctx.limits)
-        text, solved = self._solved(position, ctx)
-        source = source_of(self.shape)
+        text, solved, source = self._solved(position, ctx)
         value = self._answer_of(solved).value(self.game_id, text, source)
         n = self.shape.cells
         if limit is None and n > ctx.limits.ranked_moves:
@@ -361,7 +344,7 @@ class LightsOut(GameKind[Board]):
                 f"{quote_position(value.position)} would hold more than {ctx.limits.answer_chars} characters "
                 f"of positions, the most one answer may; ask for at most {fits} moves (limit)"
             )
-        indptr, indices = self._flip_sets()
+        indptr, indices = solved.solver.flip_sets
         moves: list[MoveValue] = []
         for press in self._press_values_of(solved, wanted):
             if len(moves) % 256 == 0:
@@ -427,9 +410,9 @@ class LightsOut(GameKind[Board]):
 
     def memory_bytes(self) -> int:
         """A graph's shape: its names (characters and 64 bytes each: the str and its tuple slot) and
-        CSR arrays, and the flip sets the kind may build (8 bytes an entry). A grid's holds its sides
-        only. The elimination is not the kind's: the shape cache (`CACHED_SHAPE_BYTES`) keeps it, shared by
-        equal shapes, and counting it here would not free it."""
+        CSR arrays, and the flip sets a call may build (8 bytes an entry). A grid's holds its sides
+        only. The elimination is not the kind's: the service's keeper (`Context.kept.eliminations`) keeps
+        it, shared by equal shapes, and counting it here would not free it."""
         graph = self.shape.graph
         if graph is None:
             return super().memory_bytes()

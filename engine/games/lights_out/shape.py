@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,47 +61,6 @@ class Graph:
     @property
     def edge_count(self) -> int:
         return int(self.indices.shape[0]) // 2
-
-
-def make_graph(name: str, vertices: Sequence[str], edges: Sequence[Sequence[str]]) -> Graph:
-    """A graph from its upload: InvalidArgument for a bad name, no or too many vertices, duplicate vertex
-    names, edges that are not pairs, name unknown vertices or are self-loops. Repeated edges count once."""
-    if not isinstance(name, str) or not GRAPH_NAME.fullmatch(name) or len(name) > MAX_GRAPH_NAME:
-        raise InvalidArgument(
-            f"graph name {quote_token(str(name))} must be 1 to {MAX_GRAPH_NAME} characters, each a letter, "
-            "a digit, '.', '_', '~' or '-'"
-        )
-    if not 1 <= len(vertices) <= MAX_GRAPH_VERTICES:
-        raise InvalidArgument(
-            f"graph {name!r} has {len(vertices)} vertices: a Lights Out graph has 1 to {MAX_GRAPH_VERTICES}"
-        )
-    if len(edges) > MAX_GRAPH_EDGES:
-        raise InvalidArgument(
-            f"graph {name!r} has {len(edges)} edges, more than the limit of {MAX_GRAPH_EDGES}"
-        )
-    index: dict[str, int] = {}
-    for i, vertex in enumerate(vertices):
-        if not isinstance(vertex, str):
-            raise InvalidArgument(f"vertex {quote_token(repr(vertex))} of graph {name!r} is not a string")
-        if vertex in index:
-            raise InvalidArgument(f"duplicate vertex name {quote_token(vertex)} in graph {name!r}")
-        index[vertex] = i
-    pairs = np.empty((len(edges), 2), dtype=np.int64)
-    for e, edge in enumerate(edges):
-        if not isinstance(edge, list | tuple) or len(edge) != 2:
-            raise InvalidArgument(
-                f"edge {quote_token(repr(edge))} of graph {name!r} is not a pair of vertex names"
-            )
-        a, b = edge
-        for end in (a, b):
-            if not isinstance(end, str) or end not in index:
-                raise InvalidArgument(
-                    f"edge {quote_token(repr(list(edge)))} of graph {name!r} names an unknown vertex "
-                    f"{quote_token(str(end))}"
-                )
-        pairs[e, 0] = index[a]
-        pairs[e, 1] = index[b]
-    return graph_of_edges(name, tuple(vertices), pairs[:, 0], pairs[:, 1])
 
 
 def graph_of_edges(

@@ -1,9 +1,11 @@
-"""A shape's elimination (engine.kernels.gf2.chase_eliminate) and what solving boards needs of it, kept."""
+"""A shape's elimination (engine.kernels.gf2.chase_eliminate) and what solving boards needs of it.
+
+The service keeps one per shape (`Context.kept.eliminations`, engine.keep; `solver_bytes` each): see
+engine.games.lights_out.stored.solver_of, which reads a stored one first."""
 
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 
 import numpy as np
 from numpy.typing import NDArray
@@ -26,7 +28,6 @@ from engine.kernels.gf2 import (
     unpack_bits,
     words_for,
 )
-from engine.stored_bytes import StoredLook
 
 I64 = NDArray[np.int64]
 
@@ -35,14 +36,10 @@ I64 = NDArray[np.int64]
 #: and cells x unknowns of its working matrix (bits).
 MAX_UNKNOWNS = 4096
 MAX_CHASE_BITS = 2**30
-#: Bytes of eliminations the process keeps (`solver_bytes` each), least recently used dropped first. The
-#: newest is kept whatever its size, so that a shape's elimination, once made, serves the shape's next
-#: request: the most kept is this or the one largest elimination (bounded through MAX_CHASE_BITS).
-CACHED_SHAPE_BYTES = 128 << 20
 #: What a kept shape weighs besides its arrays (its Python objects).
 SHAPE_ENTRY_BYTES = 4096
 
-# -- the elimination of a shape, kept ---------------------------------------------------------------
+# -- the elimination of a shape ---------------------------------------------------------------------
 
 
 def _grid_orders(rows: int, cols: int) -> list[I64]:
@@ -91,7 +88,7 @@ def chase_plan(shape: Shape, *, max_unknowns: int = MAX_UNKNOWNS) -> tuple[I64, 
 
 
 def eliminate_shape(shape: Shape, *, max_unknowns: int = MAX_UNKNOWNS) -> ChaseElimination:
-    """The elimination of a shape's press matrix (not cached: `solver_for` keeps it)."""
+    """The elimination of a shape's press matrix (not kept: `stored.solver_of` keeps it)."""
     indptr, indices, order, _ = chase_plan(shape, max_unknowns=max_unknowns)
     try:
         return chase_eliminate(indptr, indices, order, max_unknowns=max_unknowns)
@@ -159,94 +156,3 @@ def solver_bytes(solver: ShapeSolver) -> int:
     elimination = solver.elimination
     arrays = sum(int(array.nbytes) for array in elimination.to_arrays().values())
     return SHAPE_ENTRY_BYTES + arrays + int(elimination.null_basis.nbytes) + 8 * solver.shape.cells
-
-
-_CACHE: OrderedDict[Shape, ShapeSolver] = OrderedDict()
-#: Each kept shape's `solver_bytes`, and their sum.
-_WEIGHTS: dict[Shape, int] = {}
-_kept_bytes = 0
-#: The kept shapes whose elimination was read from storage (`remember`), not made in this process.
-_STORED: set[Shape] = set()
-#: When storage was last looked at for each kept shape whose elimination was made live (time.monotonic()).
-_LOOKED: dict[Shape, StoredLook] = {}
-_CACHE_LOCK = threading.Lock()
-
-
-def solver_for(shape: Shape) -> ShapeSolver:
-    """The shape's solver: from the process's cache, else eliminated now (and kept)."""
-    with _CACHE_LOCK:
-        solver = _CACHE.get(shape)
-        if solver is not None:
-            _CACHE.move_to_end(shape)
-            return solver
-    solver = ShapeSolver(shape, eliminate_shape(shape))
-    _keep(shape, solver, stored=False)
-    return solver
-
-
-def remember(shape: Shape, arrays: dict[str, NDArray[np.generic]]) -> ShapeSolver:
-    """Keep a stored elimination (`ChaseElimination.to_arrays`, e.g. from a worker's job) for `shape`."""
-    solver = ShapeSolver(shape, ChaseElimination.from_arrays(arrays))
-    _keep(shape, solver, stored=True)
-    return solver
-
-
-def cached(shape: Shape) -> bool:
-    """Whether the shape's elimination is kept in the process."""
-    with _CACHE_LOCK:
-        return shape in _CACHE
-
-
-def stored(shape: Shape) -> bool:
-    """Whether the shape's kept elimination was read from storage (answers then say `source: table`)."""
-    with _CACHE_LOCK:
-        return shape in _STORED
-
-
-def storage_look_due(shape: Shape) -> bool:
-    """Whether to look in storage for the shape's elimination: when none is kept, or when the kept one
-    was made live and storage was last looked at STORED_RECHECK_SECONDS ago or more (a job may have
-    stored one since; it then replaces the live one). Counts the look as done."""
-    with _CACHE_LOCK:
-        if shape not in _CACHE:
-            return True
-        look = _LOOKED.get(shape)
-    return look is not None and look.due()
-
-
-def forget_all() -> None:
-    """Empty the cache (tests and benchmarks measuring cold starts)."""
-    global _kept_bytes
-    with _CACHE_LOCK:
-        _CACHE.clear()
-        _WEIGHTS.clear()
-        _STORED.clear()
-        _LOOKED.clear()
-        _kept_bytes = 0
-
-
-def kept_bytes() -> int:
-    """The `solver_bytes` of every kept shape together."""
-    with _CACHE_LOCK:
-        return _kept_bytes
-
-
-def _keep(shape: Shape, solver: ShapeSolver, *, stored: bool) -> None:
-    global _kept_bytes
-    weight = solver_bytes(solver)
-    with _CACHE_LOCK:
-        _kept_bytes += weight - _WEIGHTS.get(shape, 0)
-        _WEIGHTS[shape] = weight
-        _CACHE[shape] = solver
-        _CACHE.move_to_end(shape)
-        if stored:
-            _STORED.add(shape)
-            _LOOKED.pop(shape, None)
-        else:
-            _STORED.discard(shape)
-            _LOOKED[shape] = StoredLook()  # made just after storage was looked at (`_prepare`)
-        while _kept_bytes > CACHED_SHAPE_BYTES and len(_CACHE) > 1:
-            gone, _ = _CACHE.popitem(last=False)
-            _kept_bytes -= _WEIGHTS.pop(gone)
-            _STORED.discard(gone)
-            _LOOKED.pop(gone, None)

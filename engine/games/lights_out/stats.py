@@ -13,15 +13,14 @@ from engine.errors import (
 )
 from engine.games.chebyshev_f2 import plane_nullity
 from engine.games.lights_out.shape import MAX_BOARD_SIDE, Shape
-from engine.games.lights_out.solver import MAX_CHASE_BITS, cached, chase_plan, eliminate_shape, solver_for
+from engine.games.lights_out.solver import MAX_CHASE_BITS, chase_plan, eliminate_shape
 from engine.games.lights_out.stored import (
     STATS,
     ShapeStats,
-    load_stored_stats,
-    prepare,
-    source_of,
+    solver_of,
     stats_bytes,
     stats_record,
+    stored_stats,
 )
 from engine.kernels.gf2 import (
     ChaseElimination,
@@ -92,18 +91,23 @@ class ShapeStatistics:
         ctx.tables.may_block()
         if self.by_polynomial():
             return self.stats_answer(self.shape_stats(), "formula")
-        kept = load_stored_stats(self.shape, ctx)
-        if kept is not None:
-            return self.stats_answer(kept, "table")
-        s = self.shape
-        if s.graph is not None or max(s.rows, s.cols) <= MAX_BOARD_SIDE:
-            prepare(s, ctx)  # the shape keeps its elimination: the stored one, if there is one
-        elimination = self.stats_elimination()
+        stored = stored_stats(self.shape, ctx)
+        if stored is not None:
+            return self.stats_answer(stored, "table")
+        elimination, source = self.live_elimination(ctx)
         stats = self.elimination_stats(elimination, STATS_DISTANCE_CELLS, STATS_WORK)
-        answer = self.stats_answer(stats, source_of(s))
+        answer = self.stats_answer(stats, source)
         if stats["distance_counts"] is None:
             answer["note"] = self.counts_note(elimination, stats["diameter"] is not None)
         return answer
+
+    def live_elimination(self, ctx: Context) -> tuple[ChaseElimination, Source]:
+        """The elimination live statistics come from, and where it came from: the shape's kept one (the
+        stored one, if there is one: `solver_of`) where its boards are valued, else one made now."""
+        if self.valued():
+            kept = solver_of(self.shape, ctx)
+            return kept.value.elimination, kept.source
+        return self.made_elimination(), "live"
 
     def stats_answer(self, stats: ShapeStats, source: Source) -> dict[str, object]:
         """The GetStats answer of `stats` (large numbers as text), a stored job's or made now."""
@@ -153,7 +157,7 @@ class ShapeStatistics:
             return stats_record(
                 s.cells - nullity, nullity, None, s.cells if nullity == 0 else None, "polynomial"
             )
-        return self.elimination_stats(self.stats_elimination(), distance_cells, max_work)
+        return self.elimination_stats(self.made_elimination(), distance_cells, max_work)
 
     def elimination_stats(
         self, elimination: ChaseElimination, distance_cells: int, max_work: int
@@ -181,9 +185,9 @@ class ShapeStatistics:
         cells) the distance counts, whatever the live limits, with the walk's progress. NotApplicable
         for plane boards past 256 x 256 (rank and nullity by the polynomial method only), LimitExceeded
         where the walk would exceed `max_work` (`type_walk_work`) or the elimination the live one's
-        limits. A kept elimination is used; one made for the job is not kept."""
+        limits. The elimination is made for the job (a worker keeps none)."""
         self.refuse_polynomial()
-        elimination = self.stats_elimination(keep=False)
+        elimination = self.made_elimination()
         counts_listed = self.stats_job_work(elimination, max_work, count_cells)
         n = self.shape.cells
         counts, diameter = coset_leader_counts(
@@ -227,17 +231,12 @@ class ShapeStatistics:
                 "come from the polynomial method only; it gives no null space for a stats job to walk"
             )
 
-    def stats_elimination(self, *, keep: bool = True) -> ChaseElimination:
-        """The kept elimination (made and kept now if `keep`, else made for the caller only); for grids
-        past the boards valued live, one made now and not kept (where cells x 2 min(R, C), what its
-        chase may need, is within MAX_CHASE_BITS)."""
-        s = self.shape
-        if self.valued():
-            if keep or cached(s):
-                return solver_for(s).elimination
-            return eliminate_shape(s)
-        self.check_stats_elimination()
-        return eliminate_shape(s)
+    def made_elimination(self) -> ChaseElimination:
+        """The shape's elimination, made now for the caller (not kept); for grids past the boards valued
+        live, where cells x 2 min(R, C), what its chase may need, is within MAX_CHASE_BITS."""
+        if not self.valued():
+            self.check_stats_elimination()
+        return eliminate_shape(self.shape)
 
     def valued(self) -> bool:
         """Whether the shape's boards are valued (graphs, grids up to 256 x 256): it keeps its elimination."""
@@ -245,14 +244,12 @@ class ShapeStatistics:
         return s.graph is not None or max(s.rows, s.cols) <= MAX_BOARD_SIDE
 
     def check_stats_elimination(self) -> None:
-        """LimitExceeded, quoting the shape, where the elimination `stats_elimination` makes would be
+        """LimitExceeded, quoting the shape, where the elimination `made_elimination` makes would be
         refused, found without eliminating: a chase too wide (`chase_plan`), or for grids past the
-        boards valued live, cells x 2 min(R, C) past MAX_CHASE_BITS. Nothing is checked of a shape
-        whose elimination is kept already."""
+        boards valued live, cells x 2 min(R, C) past MAX_CHASE_BITS."""
         s = self.shape
         if self.valued():
-            if not cached(s):
-                chase_plan(s)
+            chase_plan(s)
             return
         if s.cells * 2 * min(s.rows, s.cols) > MAX_CHASE_BITS:
             raise LimitExceeded(

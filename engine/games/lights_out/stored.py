@@ -11,8 +11,9 @@ from typing import TypedDict
 import numpy as np
 from numpy.typing import NDArray
 
-from engine.games.lights_out.shape import Shape
-from engine.games.lights_out.solver import eliminate_shape, remember, storage_look_due, stored
+from engine.games.lights_out.shape import FAMILY, Shape
+from engine.games.lights_out.solver import ShapeSolver, eliminate_shape, solver_bytes
+from engine.keep import Kept
 from engine.kernels.gf2 import (
     ChaseElimination,
     words_for,
@@ -20,7 +21,6 @@ from engine.kernels.gf2 import (
 from engine.kind import Context
 from engine.stored_bytes import BytesKernel, decode_words, encode_words, read_stored
 from engine.stored_bytes import words_for as stored_words_for
-from engine.values import Source
 
 I64 = NDArray[np.int64]
 
@@ -92,17 +92,16 @@ class EliminationKernel(BytesKernel):
         return elimination_bytes(eliminate_shape(self.shape))
 
 
-def load_stored(shape: Shape, ctx: Context) -> bool:
-    """Keep the shape's stored elimination (`remember`), if the tables hold one that reads; whether they
-    did. One that does not read (damaged, another version's) is left aside: the shape is eliminated live."""
-    kept = read_stored(
+def load_stored(shape: Shape, ctx: Context) -> ShapeSolver | None:
+    """The shape's stored elimination as a solver, if the tables hold one that reads. One that does not
+    read (damaged, another version's) is left aside: the shape is eliminated live."""
+    return read_stored(
         shape.game_id,
         ELIMINATION,
         ctx,
         "a stored elimination",
-        lambda data: remember(shape, _elimination_arrays(data)),  # kept once it reads whole
+        lambda data: ShapeSolver(shape, ChaseElimination.from_arrays(_elimination_arrays(data))),
     )
-    return kept is not None
 
 
 # -- the stored statistics (a worker's job) ----------------------------------------------------------
@@ -194,16 +193,32 @@ class ShapeStats(TypedDict):
     method: str
 
 
-def source_of(shape: Shape) -> Source:
-    """Where the elimination answering for the shape comes from: storage ("table") or this process."""
-    return "table" if stored(shape) else "live"
-
-
-def prepare(shape: Shape, ctx: Context) -> None:
-    """Before solving: the work leaves the event loop (the elimination, the walk); the stored
-    elimination is used when the tables hold one (`ctx.tables`), looked for again every
-    STORED_RECHECK_SECONDS while the kept one was made live (`storage_look_due`)."""
+def solver_of(shape: Shape, ctx: Context) -> Kept[ShapeSolver]:
+    """The shape's solver, with where its elimination came from (`Context.kept.eliminations`): kept, else
+    the stored one (`ctx.tables`, looked for again every STORED_RECHECK_SECONDS while the kept one was
+    made live), else eliminated now. The work leaves the event loop first (the elimination, the walk)."""
     ctx.tables.may_block()
-    if storage_look_due(shape):
-        load_stored(shape, ctx)
-        ctx.deadline.check(lambda: f"eliminating {shape.game_id}")
+    kept = ctx.kept.eliminations.get(
+        (FAMILY, shape),
+        ctx.deadline,
+        what=f"eliminating {shape.game_id}",
+        read=lambda: load_stored(shape, ctx),
+        make=lambda: ShapeSolver(shape, eliminate_shape(shape)),
+        weigh=solver_bytes,
+    )
+    ctx.deadline.check(lambda: f"eliminating {shape.game_id}")
+    return kept
+
+
+def stored_stats(shape: Shape, ctx: Context) -> ShapeStats | None:
+    """The statistics a stats job stored for the shape (`Context.kept.statistics`: kept once read), if
+    the tables hold them whole and they read (others, damaged or another version's, are left aside: the
+    statistics are made live)."""
+    kept = ctx.kept.statistics.stored((STATS, shape), lambda: load_stored_stats(shape, ctx), stats_weight)
+    return None if kept is None else kept.value
+
+
+def stats_weight(stats: ShapeStats) -> int:
+    """What kept statistics weigh: their counts as text, and the record (1 KiB)."""
+    counts = stats["distance_counts"] or []
+    return 1024 + sum(c.bit_length() // 3 + 64 for c in counts)
