@@ -317,8 +317,9 @@ class CacheSettings:
     #: size, any other entry counted as 4 KiB (and 4 KiB more per 64 heaps of its position).
     memo_bytes: PositiveInt = 20 << 20
     #: Games bound to an uploaded graph (graph:NAME, lights-out:graph:NAME), each counted as its
-    #: `GameKind.memory_bytes()` (names, successor arrays, solution): the game of the largest graph an
-    #: upload takes, 10,000,000 edges on 1,000,000 short-named vertices (about 190 MB), fits.
+    #: `GameKind.memory_bytes()` (names, successor arrays; solutions count in `graph_solution_bytes`):
+    #: the game of the largest graph an upload takes, 10,000,000 edges on 1,000,000 short-named vertices
+    #: (about 190 MB), fits.
     graph_game_bytes: PositiveInt = 256 << 20
     #: Uploaded graphs as loaded (names, edge arrays), kept for GetGraph and for binding games to them
     #: again: the largest graph an upload takes fits.

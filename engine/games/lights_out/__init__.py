@@ -22,15 +22,16 @@ Presses are named by their cell, rows and columns numbered from 1 as in the seed
 e.g. `12` for row 1, column 2) on boards of at most 9 rows and 9 columns, `r,c` (e.g. `12,3`) on
 larger ones; `parse_press` also reads `r,c` on small boards. On graphs a press is its vertex's name.
 
-The elimination of a shape (engine.kernels.gf2.chase_eliminate) is done once per shape and kept (a
-bounded LRU, which storage can fill: `remember`): its cells are chased in the order that needs the
-fewest free unknowns (row or column order for the plane, rows or columns folded in pairs (1, R),
-(2, R - 1), ... where the gluing joins far rows or columns, breadth-first for graphs), which leaves a
-k x k system, k <= 2 min(R, C). Solving a board is then two O(cells) chases and a k x k product.
-The fewest presses is a Gray-code walk over the null space (2^nullity steps, on the cells some null
-vector presses) where it fits `SEARCH_NULLITY` and `SEARCH_WORK`; past them the answer is a solution
-lightened greedily, `remoteness` absent and `searched` false, with a `note` saying so. The same walk
-gives every press's remoteness for BestMove (`press_values`).
+The elimination of a shape (engine.kernels.gf2.chase_eliminate) is done once per shape and kept (the
+service's keeper, `Context.kept.eliminations`, which storage can fill: `stored.solver_of`): its cells
+are chased in the order that needs the fewest free unknowns (row or column order for the plane, rows or
+columns folded in pairs (1, R), (2, R - 1), ... where the gluing joins far rows or columns,
+breadth-first for graphs), which leaves a k x k system, k <= 2 min(R, C). Solving a board is then two
+O(cells) chases and a k x k product. The fewest presses is a Gray-code walk over the null space
+(2^nullity steps, on the cells some null vector presses) where it fits `SEARCH_NULLITY` and
+`SEARCH_WORK`; past them the answer is a solution lightened greedily, `remoteness` absent and `searched`
+false, with a `note` saying so. The same walk gives every press's remoteness for BestMove
+(`press_values`).
 
 Shape statistics (GetStats) come from the elimination (rank, nullity, and the distance counts by
 engine.kernels.lights_out_stats), made for the purpose and not kept for grids past 256 x 256 while

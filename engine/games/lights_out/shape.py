@@ -94,7 +94,7 @@ class Shape:
     """A Lights Out board: rows x cols cells glued by `topology`, or the vertices of `graph`.
 
     Equal shapes (same sides and topology, or same graph content) compare and hash equal: the key of
-    the elimination cache."""
+    the kept elimination."""
 
     rows: int
     cols: int
