@@ -220,8 +220,8 @@ def wide_vertex() -> None:
     ends = np.concatenate([targets, nxt[nxt > 0]])
     indptr, indices = csr_from_edges(n, sources.tolist(), ends.tolist())
     names = [f"v{i}" for i in range(n)]
-    game = graph_game.GraphGame("wide", names, indptr, indices, np.full(n, LOSS, dtype=np.int8))
-    game.solve()
+    wide = graph_game.GraphGame("wide", names, indptr, indices, np.full(n, LOSS, dtype=np.int8))
+    game = wide.with_solution(wide.solve(), "live")
     ctx = engine_context()
     started = time.perf_counter()
     best = game.best_moves(0, 10, ctx).moves

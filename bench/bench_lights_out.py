@@ -26,39 +26,43 @@ import time
 
 from bench.common import figure
 from engine.games.chebyshev_f2 import plane_nullity
-from engine.games.lights_out import (
-    CACHED_SHAPE_BYTES,
-    STATS_JOB_WORK,
-    STATS_WORK,
-    LightsOut,
-    Shape,
-    StatsKernel,
-    eliminate_shape,
-    forget_all,
-    solver_bytes,
-    solver_for,
-)
+from engine.games.lights_out.kind import LightsOut
+from engine.games.lights_out.shape import Shape
+from engine.games.lights_out.solver import eliminate_shape, solver_bytes
+from engine.games.lights_out.stats import STATS_JOB_WORK, STATS_WORK, ShapeStatistics, StatsKernel
+from engine.games.lights_out.stored import solver_of
+from engine.graphs import build_graph
 from engine.kernels.lights_out_stats import coset_leader_counts_bruteforce, type_walk_work
+from engine.kind import Context
+from nimbase.settings import DEFAULT_CACHE
+from tests.engine import StoredWords, engine_context
 
 COLD = """
 import time
 started = time.perf_counter()
-from engine.games.lights_out import LightsOut, Shape
+from engine.games.lights_out.kind import LightsOut
+from engine.games.lights_out.shape import Shape
+from tests.engine import StoredWords, engine_context
 game = LightsOut(Shape.grid(256, 256, {topology!r}))
 board = game.parse({text!r})
-answer = game.solve(board)
+answer = game.solve(board, engine_context(StoredWords()))
 elapsed = time.perf_counter() - started
 assert answer.solvable and answer.solution
 print(elapsed, len(answer.solution), answer.remoteness)
 """
 
 
+def fresh() -> Context:
+    """A request's context with nothing kept and nothing stored (a cold server)."""
+    return engine_context(StoredWords())
+
+
 def twenty() -> None:
     shape = Shape.grid(20, 20)
-    forget_all()
+    ctx = fresh()
     game = LightsOut(shape)
     started = time.perf_counter()
-    solver_for(shape)
+    solver_of(shape, ctx)
     figure("lights-out 20x20: load the shape (elimination)", (time.perf_counter() - started) * 1e3, "ms")
     rng = random.Random(1)
     samples = []
@@ -66,8 +70,8 @@ def twenty() -> None:
         text = "/".join("".join(rng.choice("01") for _ in range(20)) for _ in range(20))
         started = time.perf_counter()
         board = game.parse(text)
-        answer = game.solve(board)
-        moves = game.press_values(board)
+        answer = game.solve(board, ctx)
+        moves = game.press_values(board, ctx)
         samples.append(time.perf_counter() - started)
         assert answer.solvable and answer.remoteness is not None
         assert moves[0].answer.remoteness == answer.remoteness - 1
@@ -102,15 +106,14 @@ def cold_256() -> None:
 
 def stats_5x5() -> None:
     shape = Shape.grid(5, 5)
-    forget_all()
     started = time.perf_counter()
-    stats = LightsOut(shape).shape_stats()
+    stats = ShapeStatistics(shape).shape_stats()
     elapsed = time.perf_counter() - started
     counts = stats["distance_counts"]
     assert counts is not None and sum(counts) == 2**23
     figure(f"lights-out 5x5 stats (rank {stats['rank']}, diameter {stats['diameter']})", elapsed * 1e3, "ms")
     figure("lights-out 5x5 stats: target", 60_000.0, "ms")
-    basis = solver_for(shape).elimination.null_basis
+    basis = eliminate_shape(shape).null_basis
     coset_leader_counts_bruteforce(basis, 9)  # compile or load outside the measurement
     started = time.perf_counter()
     assert coset_leader_counts_bruteforce(basis, 25) == counts
@@ -126,9 +129,7 @@ def stats_job() -> None:
     rate = 0.0
     for rows, cols, topology, label in ((5, 5, "plane", "5x5"), (33, 33, "cylinder", "33x33:cylinder")):
         shape = Shape.grid(rows, cols, topology)
-        forget_all()
-        live = LightsOut(shape).shape_stats()
-        forget_all()
+        live = ShapeStatistics(shape).shape_stats()
         started = time.perf_counter()
         StatsKernel(shape).words()
         elapsed = time.perf_counter() - started
@@ -209,14 +210,15 @@ def big_graph() -> None:
                 edges.append([names[r * side + c], names[(r + 1) * side + c]])
     vertices = sorted(names)
     started = time.perf_counter()
-    game = LightsOut.for_graph("grid316", vertices, edges)
+    game = LightsOut.for_uploaded(build_graph("grid316", vertices, edges))
     figure(
         f"lights-out graph of {n:,} vertices, {len(edges):,} edges: checks and CSR",
         time.perf_counter() - started,
         "s",
     )
     started = time.perf_counter()
-    solver = solver_for(game.shape)
+    ctx = fresh()
+    solver = solver_of(game.shape, ctx).value
     elapsed = time.perf_counter() - started
     what = f"{solver.elimination.k} unknowns, nullity {solver.nullity}"
     figure(f"lights-out graph of {n:,} vertices: elimination ({what})", elapsed, "s")
@@ -225,19 +227,20 @@ def big_graph() -> None:
     for i in rng.sample(range(n), 100):
         board = game.press(board, i)
     started = time.perf_counter()
-    answer = game.solve(board)
+    answer = game.solve(board, ctx)
     assert answer.solvable
     figure("lights-out graph of 100k vertices: solve a board", (time.perf_counter() - started) * 1e3, "ms")
 
 
 def kept_eliminations() -> None:
-    """What the shape cache weighs each kept elimination (`solver_bytes`), beside its budget."""
+    """What the keeper weighs each kept elimination (`solver_bytes`), beside its budget."""
+    budget = DEFAULT_CACHE.lights_out_elimination_bytes
     for topology in ("plane", "torus"):
-        weight = solver_bytes(solver_for(Shape.grid(256, 256, topology)))
+        weight = solver_bytes(solver_of(Shape.grid(256, 256, topology), fresh()).value)
         figure(f"lights-out 256x256 {topology}: kept elimination", weight / 2**20, "MiB")
         figure(
-            f"  ... such shapes the cache keeps (CACHED_SHAPE_BYTES {CACHED_SHAPE_BYTES >> 20} MiB)",
-            CACHED_SHAPE_BYTES // weight,
+            f"  ... such shapes kept (NIMBASE_CACHE_LIGHTS_OUT_ELIMINATION_BYTES {budget >> 20} MiB)",
+            budget // weight,
             "shapes",
         )
 
@@ -245,8 +248,8 @@ def kept_eliminations() -> None:
 def main() -> None:
     for spec in ((3, 3), (5, 5)):  # load numba's cached kernels outside the measurements
         game = LightsOut(Shape.grid(*spec))
-        game.shape_stats()
-        game.press_values(game.flip_set(0))
+        ShapeStatistics(game.shape).shape_stats()
+        game.press_values(game.flip_set(0), fresh())
     twenty()
     cold_256()
     stats_5x5()

@@ -10,7 +10,9 @@ A kind does no I/O. What it needs from outside comes through the request `Contex
   PostgreSQL and its caches);
 - `limits` and `deadline`, the bounds of this request (a `Deadline`: its time, and whether the client
   has gone away; long loops call `ctx.deadline.check(...)`, and `Tables` take `ctx.deadline.at`);
-- `memo`, a shared cache for answers that are costly to find and cheap to keep.
+- `memo`, a shared cache for answers that are costly to find and cheap to keep;
+- `kept`, the service's keepers of objects stored whole (engine.keep: endgame tables, solved graphs,
+  eliminations), which walk the ladder kept -> stored -> made live -> refused for the kind.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from engine.values import BestMoveResult, GameInfo, SequenceResult, Source, Valu
 
 if TYPE_CHECKING:
     from engine.graphs import UploadedGraph
+    from engine.keep import Keepers
 
 Pos = TypeVar("Pos")
 T = TypeVar("T")
@@ -182,6 +185,11 @@ class RequestLimits(Protocol):
         """Most men of a chess material whose table is solved for a request, before a worker has stored it."""
         ...
 
+    @property
+    def bicolor_live_box_bytes(self) -> int:
+        """Most memory the box kernel may take to value a bicolor-nim position for a request."""
+        ...
+
 
 class Allowance:
     """Search steps (states times moves) one request may still spend on extras it can answer without
@@ -206,7 +214,8 @@ class Allowance:
 
 @dataclass(frozen=True, slots=True)
 class Context:
-    """Everything one request lends a kind: tables, bounds, its deadline (and cancellation) and memo."""
+    """Everything one request lends a kind: tables, bounds, its deadline (and cancellation), memo and
+    the keepers of objects stored whole."""
 
     tables: Tables
     limits: RequestLimits
@@ -214,6 +223,8 @@ class Context:
     memo: Memo
     #: Search steps left for remoteness in this request (see `Allowance`).
     allowance: Allowance
+    #: The service's keepers (engine.keep), shared by every request.
+    kept: Keepers
 
 
 #: What `GameKind.memory_bytes` counts a kind as unless it says otherwise: generous for a kind made from

@@ -193,6 +193,9 @@ class Limits:
     #: worker has stored it: three men take well under a second, four up to a minute (RESOURCE_EXHAUSTED,
     #: naming the job, until it is stored).
     chess_live_men: PositiveInt = 3
+    #: Most memory the box kernel may take to value a bicolor-nim position (every sub-position at once)
+    #: for a request, about a second of work at this size; past it, the position is searched instead.
+    bicolor_live_box_bytes: PositiveInt = 256 << 20
     #: Bytes of a POST /v1/values:batch body (RESOURCE_EXHAUSTED, 413, above): a full batch of
     #: `batch_positions` positions of about 1,600 characters each (80 heaps of 19 digits), or one position
     #: of the longest kind (engine.positions.MAX_POSITION_CHARS, 2,000,000 characters), as JSON.
@@ -318,8 +321,9 @@ class CacheSettings:
     #: size, any other entry counted as 4 KiB (and 4 KiB more per 64 heaps of its position).
     memo_bytes: PositiveInt = 20 << 20
     #: Games bound to an uploaded graph (graph:NAME, lights-out:graph:NAME), each counted as its
-    #: `GameKind.memory_bytes()` (names, successor arrays, solution): the game of the largest graph an
-    #: upload takes, 10,000,000 edges on 1,000,000 short-named vertices (about 190 MB), fits.
+    #: `GameKind.memory_bytes()` (names, successor arrays; solutions count in `graph_solution_bytes`):
+    #: the game of the largest graph an upload takes, 10,000,000 edges on 1,000,000 short-named vertices
+    #: (about 190 MB), fits.
     graph_game_bytes: PositiveInt = 256 << 20
     #: Uploaded graphs as loaded (names, edge arrays), kept for GetGraph and for binding games to them
     #: again: the largest graph an upload takes fits.
@@ -327,6 +331,18 @@ class CacheSettings:
     #: Answers to repeated lookups kept as the bytes sent (service.answers: formula and table answers
     #: only, each counted as its length and 768 bytes): about 20,000 single values.
     answer_bytes: PositiveInt = 16 << 20
+    #: Chess endgame tables kept whole (engine.keep), each counted as its packed bytes: every supported
+    #: table together (about 64 MB) fits.
+    chess_table_bytes: PositiveInt = 128 << 20
+    #: Solved game graphs (`graph:NAME`) kept whole, each counted as its packed outcomes, remoteness and
+    #: gamma (about 5 bytes a vertex): the solution of the largest graph an upload takes (5 MB) fits.
+    graph_solution_bytes: PositiveInt = 64 << 20
+    #: Lights Out eliminations kept whole (one per shape: the flip sets, the chase and the null basis; a
+    #: 256 x 256 board's is about 10 MB).
+    lights_out_elimination_bytes: PositiveInt = 128 << 20
+    #: Lights Out shape statistics kept whole (GetStats: rank, nullity, distance counts), each counted
+    #: as its JSON text.
+    lights_out_stats_bytes: PositiveInt = 16 << 20
 
 
 DEFAULT_CACHE = CacheSettings()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 
-from service.lru import LRU
+from engine.lru import LRU
 
 #: Sources of the answers kept: a stored table only grows, and a closed form never changes.
 KEPT_SOURCES = frozenset({"formula", "table"})

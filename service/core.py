@@ -25,7 +25,9 @@ from engine.deadline import Deadline, within
 from engine.errors import InvalidArgument, NimbaseError
 from engine.games.registry import list_games, parse_game_id
 from engine.graphs import GraphBuilder, UploadedGraph
+from engine.keep import Keepers
 from engine.kind import Allowance, Context, GameKind
+from engine.lru import LRU
 from engine.moves import check_limit
 from engine.positions import MAX_HEAP, quote_int
 from engine.values import BestMoveResult, GameInfo, MoveValue, SequenceResult, Value
@@ -36,7 +38,6 @@ from service.gate import DatabaseGate
 from service.graphs import Graphs, GraphSummary
 from service.jobs import AutomaticJobs, JobView, QueuedWork, job_view
 from service.limits import check_batch_size
-from service.lru import LRU
 from service.memo import Memo
 from service.sequences import SequenceTables
 from service.settings import Settings
@@ -148,6 +149,13 @@ class Nimbase:
         )
         self.memo = Memo(cache.memo_bytes, self.tables.may_block)
         self.answers = AnswerCache(cache.answer_bytes)
+        #: Objects stored whole that kinds keep (engine.keep), lent to every request as `Context.kept`.
+        self.kept = Keepers.of_budgets(
+            chess_table_bytes=cache.chess_table_bytes,
+            graph_solution_bytes=cache.graph_solution_bytes,
+            elimination_bytes=cache.lights_out_elimination_bytes,
+            statistics_bytes=cache.lights_out_stats_bytes,
+        )
         self._games: LRU[str, GameKind[Any]] = LRU(maxsize=GAME_CACHE_SIZE)
         # Kinds bound to an uploaded graph may hold arrays as large as their graph: kept by bytes.
         self._graph_games: LRU[str, GameKind[Any]] = LRU(
@@ -208,14 +216,14 @@ class Nimbase:
             return []
 
     def _context(self, deadline: float | Deadline | None) -> Context:
-        """What one request lends its kind: tables, limits, its deadline (capped) and the memo.
+        """What one request lends its kind: tables, limits, its deadline (capped), the memo and keepers.
 
         The deadline is a time.monotonic() value, or a transport's `Deadline`, which it cancels when
         the client goes away: the capped copy shares that cancellation, so the work stops then too.
         """
         cap = time.monotonic() + self._limits.request_seconds
         allowance = Allowance(self._limits.remoteness_steps)
-        return Context(self.tables, self._limits, within(deadline, cap), self.memo, allowance)
+        return Context(self.tables, self._limits, within(deadline, cap), self.memo, allowance, self.kept)
 
     def in_memory(self, call: Callable[[], T]) -> T | None:
         """`call()` if memory alone answers it (no database, no computation), else None.

@@ -15,11 +15,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from engine.graphs import GraphBuilder, UploadedGraph, check_graph_name
+from engine.lru import LRU
 from nimbase import schema
 from nimbase.settings import DEFAULT_CACHE
 from service.errors import AlreadyExists, NotFound, Unavailable
 from service.gate import DatabaseGate
-from service.lru import LRU
 from storage.graphs import GraphExists, GraphInfo, GraphStore
 
 

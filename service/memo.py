@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
-from service.lru import LRU
+from engine.lru import LRU
 
 T = TypeVar("T")
 

@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 
 from engine.errors import DeadlineExceeded, InvalidArgument, LimitExceeded, NimbaseError, NotApplicable
 from engine.kind import SequenceKernel, SequenceSource
+from engine.lru import LRU
 from engine.periods import Period
 from engine.positions import MAX_HEAP, quote_int
 from engine.values import SOURCE_ORDER, Source
@@ -35,7 +36,6 @@ from service.errors import Unavailable
 from service.gate import DatabaseGate
 from service.jobs import QueuedWork
 from service.limits import Limits
-from service.lru import LRU
 from storage.errors import CorruptChunk, StorageUnavailable
 from storage.jobs import Job
 from storage.packing import CHUNK_VALUES

@@ -46,8 +46,6 @@ from engine.values import BestMoveResult, GameInfo, SequenceResult, Value, costl
 
 GAME_ID = "bicolor-nim"
 
-#: Most memory the box kernel may take for one request (about a second of work at this size).
-LIVE_BOX_BYTES = 256 << 20
 #: Deepest memoised search (one level per stone taken); Python's recursion stays well inside its limit.
 SEARCH_STONES = 400
 #: Families are stored for n (and m) up to this; larger ones are computed live within the limits.
@@ -309,7 +307,7 @@ class BicolorNim(GameKind[Heaps]):
     def _solve(self, position: Heaps, ctx: Context) -> _Solved:
         """The position and its children, by the box kernel when it fits, else by memoised search."""
         ctx.deadline.check(lambda: f"valuing bicolor position {format_heaps(position)!r}")
-        if box_bytes(position) <= LIVE_BOX_BYTES:
+        if box_bytes(position) <= ctx.limits.bicolor_live_box_bytes:
             ctx.tables.may_block()
             return self._from_box(position, *box_values(position))
         return self._search(position, ctx)
@@ -336,8 +334,8 @@ class BicolorNim(GameKind[Heaps]):
         if stones > SEARCH_STONES:
             raise LimitExceeded(
                 f"bicolor position {quote_position(format_heaps(position))} is beyond the live limits: its "
-                f"sub-positions need more than {LIVE_BOX_BYTES >> 20} MiB in a table, and a search over its "
-                f"{stones} stones is deeper than {SEARCH_STONES}"
+                f"sub-positions need more than {ctx.limits.bicolor_live_box_bytes >> 20} MiB in a table, "
+                f"and a search over its {stones} stones is deeper than {SEARCH_STONES}"
             )
         memo: dict[Heaps, tuple[int, int, int]] = {}
         states = ctx.limits.search_states
@@ -365,7 +363,7 @@ class BicolorNim(GameKind[Heaps]):
             found = single_heap(*position[0]) if position else (0, 1, 0)
             g, m, r = found
             return Value(self.game_id, format_heaps(position), "P" if g == 0 else "N", g, r, "formula", m)
-        if len(position) == 2 and box_bytes(position) > LIVE_BOX_BYTES:
+        if len(position) == 2 and box_bytes(position) > ctx.limits.bicolor_live_box_bytes:
             by_family = self._two_heaps(position, ctx)
             if by_family is not None:
                 return by_family
@@ -479,7 +477,7 @@ class BicolorNim(GameKind[Heaps]):
             "game": self.game_id,
             "families_stored": len(stored),
             "computed_upto": max(stored, default=0),
-            "live_box_bytes": LIVE_BOX_BYTES,
+            "live_box_bytes": ctx.limits.bicolor_live_box_bytes,
             "period": None,
         }
 

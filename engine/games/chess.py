@@ -5,8 +5,9 @@ this is the kind the registry gives for `chess:KRvK`, `chess:KQvKR`, ... (`Chess
 stores a table (`TableKernel`, the family "table").
 
 Where a table comes from, cheapest first:
-- the process's cache (`TABLES`, least recently used dropped past `CACHE_BYTES`; every supported table
-  together takes about 64 MB), so a position is then answered in well under 5 ms;
+- the process's keeper (`Context.kept.chess_tables`, engine.keep: least recently used dropped past
+  NIMBASE_CACHE_CHESS_TABLE_BYTES; every supported table together takes about 64 MB), so a position is
+  then answered in well under 5 ms;
 - storage: a worker's job stores a table as the family "table" (its `Packed.to_bytes`, a quarter to half
   a byte per position, through engine.stored_bytes), read once through `ctx.tables` (`source` "table");
 - live: a material of at most `Limits.chess_live_men` men (3: under half a second each) is solved for
@@ -22,12 +23,9 @@ stores only its own (each sub-table is stored by its own job, when asked for).
 
 from __future__ import annotations
 
-import contextlib
-import threading
 from collections.abc import Callable, Iterator
 
 import chess
-from cachetools import LRUCache
 
 from engine.errors import InvalidArgument, InvalidGameId
 from engine.games.chess_tables import (
@@ -44,73 +42,23 @@ from engine.kind import Context, GameKind, SequenceKernel
 from engine.moves import MoveTo, check_limit, list_moves
 from engine.positions import quote_token
 from engine.precompute import JobPlan
-from engine.stored_bytes import BytesKernel, StoredLook, read_stored
+from engine.stored_bytes import BytesKernel, read_stored
 from engine.values import BestMoveResult, GameInfo, Value
 
 FAMILY = "chess"
 #: The stored family holding a material's table.
 TABLE = "table"
-#: Bytes of tables kept in the process (every supported table together: about 64 MB).
-CACHE_BYTES = 128 << 20
-
-
-class TableCache:
-    """Tables kept in the process by material name, least recently used dropped past `max_bytes`, and a
-    lock per material so that a table is solved or loaded by one request at a time."""
-
-    def __init__(self, max_bytes: int) -> None:
-        self._tables: LRUCache[str, ChessTable] = LRUCache(maxsize=max_bytes, getsizeof=_table_bytes)
-        self._locks: dict[str, threading.Lock] = {}
-        #: For each table kept live: when to look for a stored one again.
-        self._looks: dict[str, StoredLook] = {}
-        self._lock = threading.Lock()
-
-    def get(self, name: str) -> ChessTable | None:
-        with self._lock:
-            return self._tables.get(name)
-
-    def put(self, table: ChessTable) -> None:
-        name = table.material.name
-        # A table larger than the whole cache (ValueError) serves its request and is not kept.
-        with self._lock, contextlib.suppress(ValueError):
-            self._tables[name] = table
-            if table.source == "table":
-                self._looks.pop(name, None)
-            else:
-                self._looks[name] = StoredLook()
-
-    def kept(self, name: str) -> ChessTable | None:
-        """The table kept for `name` while storage need not be looked at: a stored one, or a live one
-        until its `StoredLook` is due (None then, and when none is kept)."""
-        with self._lock:
-            table = self._tables.get(name)
-            look = self._looks.get(name)
-        if table is None or table.source == "table" or look is None or not look.due():
-            return table
-        return None
-
-    def lock_for(self, name: str) -> threading.Lock:
-        with self._lock:
-            return self._locks.setdefault(name, threading.Lock())
-
-    def forget_all(self) -> None:
-        """Empty the cache (tests and benchmarks measuring cold starts)."""
-        with self._lock:
-            self._tables.clear()
 
 
 def _table_bytes(table: ChessTable) -> int:
+    """What a kept table weighs (`Context.kept.chess_tables`)."""
     return table.packed.nbytes
-
-
-#: The process's tables.
-TABLES = TableCache(CACHE_BYTES)
 
 
 class TableKernel(BytesKernel):
     """What a worker runs for the family "table" of a material: its table solved (with the tables its
-    captures and promotions lead to, taken from the process's cache or solved first, in `solve_order`),
-    as `Packed.to_bytes`. Progress counts three passes over each table solved."""
+    captures and promotions lead to, solved first, in `solve_order`), as `Packed.to_bytes`. Progress
+    counts three passes over each table solved."""
 
     family = TABLE
 
@@ -120,13 +68,7 @@ class TableKernel(BytesKernel):
 
     def make(self, progress: Callable[[int, int], None] | None = None) -> bytes:
         tables: dict[str, ChessTable] = {}
-        todo: list[Material] = []
-        for material in solve_order([self.material]):
-            cached = TABLES.get(material.name) if material != self.material else None
-            if cached is not None:
-                tables[material.name] = cached
-            else:
-                todo.append(material)
+        todo = solve_order([self.material])
         total = sum(3 * m.slots for m in todo)
         done = 0
         for material in todo:
@@ -245,54 +187,47 @@ class ChessGame(GameKind[chess.Board]):
     # -- where tables come from -------------------------------------------------------------------------
 
     def table(self, material: Material, ctx: Context) -> ChessTable:
-        """`material`'s table: kept in the process, else stored (read once), else solved live within
-        `chess_live_men`, else the refusal naming the job that stores it."""
-        kept = TABLES.kept(material.name)
-        if kept is not None:
-            return kept
-        kept = TABLES.get(material.name)  # a live one, storage looked at again now
-        stored = _stored(material, ctx)
-        if stored is not None:
-            return stored
-        if kept is not None:
-            return kept
-        most = ctx.limits.chess_live_men
-        if material.men > most:
-            raise ctx.tables.refusal(
-                material.game_id,
-                TABLE,
-                f"the table of {material.name} ({material.men} men) is not stored yet, and only tables of up "
-                f"to {most} men are solved for a request (NIMBASE_LIMITS_CHESS_LIVE_MEN)",
-            )
-        ctx.tables.may_block()
-        with ctx.deadline.holding(TABLES.lock_for(material.name), f"solving the table of {material.name}"):
-            kept = TABLES.get(material.name)
-            if kept is not None:
-                return kept
+        """`material`'s table (`Context.kept.chess_tables`): kept in the process, else stored (read once),
+        else solved live within `chess_live_men`, else the refusal naming the job that stores it."""
+        what = f"solving the table of {material.name}"
+
+        def refuse() -> None:
+            most = ctx.limits.chess_live_men
+            if material.men > most:
+                raise ctx.tables.refusal(
+                    material.game_id,
+                    TABLE,
+                    f"the table of {material.name} ({material.men} men) is not stored yet, and only tables "
+                    f"of up to {most} men are solved for a request (NIMBASE_LIMITS_CHESS_LIVE_MEN)",
+                )
+
+        def make() -> ChessTable:
             subs = {m.name: self.table(m, ctx) for m in material.sub_materials() if m != material}
-            ctx.deadline.check(lambda: f"solving the table of {material.name}")
-            packed = solve_material(
-                material,
-                subs,
-                lambda _d, _t: ctx.deadline.check(lambda: f"solving the table of {material.name}"),
-            )
-            table = ChessTable(material, packed, {}, "live")
-            TABLES.put(table)
-            return table
+            ctx.deadline.check(what)
+            packed = solve_material(material, subs, lambda _d, _t: ctx.deadline.check(what))
+            return ChessTable(material, packed, {}, "live")
+
+        return ctx.kept.chess_tables.get(
+            (FAMILY, material.name),
+            ctx.deadline,
+            what=what,
+            read=lambda: _stored(material, ctx),
+            make=make,
+            weigh=_table_bytes,
+            refuse=refuse,
+            before_make=ctx.tables.may_block,
+        ).value
 
 
 def _stored(material: Material, ctx: Context) -> ChessTable | None:
-    """The stored table of `material` (kept from now on), if storage holds one that reads."""
-    table = read_stored(
+    """The stored table of `material`, if storage holds one that reads."""
+    return read_stored(
         material.game_id,
         TABLE,
         ctx,
         "a stored endgame table",
         lambda data: ChessTable(material, Packed.from_bytes(data), {}, "table"),
     )
-    if table is not None:
-        TABLES.put(table)
-    return table
 
 
 FAMILY_DESCRIPTION = (

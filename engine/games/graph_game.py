@@ -9,9 +9,9 @@ of loopy games: `grundy` is gamma where it is finite; an infinite value infinity
 `grundy` and named by the answer's `note` ("∞(0,2)", `gamma_text`; `gamma` gives it), and sums of
 positions of such graphs classify by `sum_outcome`.
 
-The kind does no I/O: it is built from the graph (`GraphGame.build`, or `from_upload` from the
-service's checked upload) and from a stored `GraphSolution` when a worker has solved it (`source`
-"table"), else it solves the graph itself when the graph is small enough (`LIVE_EDGES`, "live").
+The kind does no I/O: it is built from the service's checked upload (`from_upload`), and answers from
+a `GraphSolution` it is given (`with_solution`: a worker's, `source` "table"), else solves the graph
+itself when the graph is small enough (`LIVE_EDGES`, "live").
 `GraphSolution.to_bytes` / `from_bytes` are what a worker stores: about one byte per vertex for outcome
 and remoteness, plus gamma in the narrowest integer type it fits.
 
@@ -24,9 +24,8 @@ request, else refuses with FAILED_PRECONDITION: the solve is pending (naming the
 from __future__ import annotations
 
 import struct
-import threading
 import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -53,7 +52,7 @@ from engine.kind import Context, GameKind, SequenceKernel
 from engine.moves import MoveTo, check_limit, list_moves
 from engine.positions import quote_position, quote_token
 from engine.precompute import JobPlan
-from engine.stored_bytes import BytesKernel, StoredLook, read_stored
+from engine.stored_bytes import BytesKernel, read_stored
 from engine.values import BestMoveResult, GameInfo, MoveValue, Outcome, Source, Value
 
 I8 = NDArray[np.int8]
@@ -71,8 +70,6 @@ SOLUTION = "solution"
 #: Bytes a vertex name costs in memory beyond its characters (`GraphGame.memory_bytes`): the str's
 #: header (49 bytes when ASCII), its slot in the vertex tuple, its entry and int in the index dict.
 NAME_BYTES = 128
-#: Bytes a vertex's solution takes: a byte of outcome and remoteness (`Packed`), 4 of gamma.
-SOLUTION_BYTES = 5
 
 #: Terminal labels as the upload names them, and as the kernel codes them.
 TERMINAL_CODES: dict[str, int] = {"win": WIN, "loss": LOSS, "draw": 0}
@@ -189,51 +186,8 @@ class GraphGame(GameKind[int]):
         self._solution = solution
         self.source: Source = source if solution is not None else "live"
         self.live_edges = live_edges
-        #: Held while one request solves the graph live (`StoredGraphGame.prepare`).
-        self._solving = threading.Lock()
-        #: When a graph solved live looks for a stored solution again (`StoredGraphGame.prepare`).
-        self._look = StoredLook()
 
     # -- building ---------------------------------------------------------------------------------
-
-    @classmethod
-    def build(
-        cls,
-        name: str,
-        vertices: Sequence[str],
-        edges: Sequence[tuple[int, int]] | Sequence[tuple[str, str]] | Sequence[Sequence[int | str]],
-        terminals: Mapping[str, str] | None = None,
-    ) -> GraphGame:
-        """From vertex names, edges (pairs of indices or of names) and terminal labels by name."""
-        index = {v: i for i, v in enumerate(vertices)}
-        if len(index) != len(vertices):
-            raise InvalidArgument(f"graph {name!r} names a vertex twice")
-
-        def at(end: int | str) -> int:
-            if isinstance(end, str):
-                if end not in index:
-                    raise InvalidArgument(f"an edge of graph {name!r} names an unknown vertex {end!r}")
-                return index[end]
-            if not 0 <= end < len(vertices):
-                raise InvalidArgument(f"an edge of graph {name!r} names vertex {end}, out of range")
-            return end
-
-        sources = [at(edge[0]) for edge in edges]
-        targets = [at(edge[1]) for edge in edges]
-        indptr, indices = csr_from_edges(len(vertices), sources, targets)
-        terminal = np.full(len(vertices), LOSS, dtype=np.int8)
-        degree = np.diff(indptr)
-        for vertex, label in (terminals or {}).items():
-            if vertex not in index:
-                raise InvalidArgument(f"terminal {vertex!r} of graph {name!r} names an unknown vertex")
-            if label not in TERMINAL_CODES:
-                raise InvalidArgument(
-                    f"terminal {vertex!r} of graph {name!r}: label {label!r} is not win/loss/draw"
-                )
-            if degree[index[vertex]]:
-                raise InvalidArgument(f"terminal {vertex!r} of graph {name!r} has a move")
-            terminal[index[vertex]] = TERMINAL_CODES[label]
-        return cls(name, vertices, indptr, indices, terminal)
 
     @classmethod
     def from_upload(
@@ -256,23 +210,29 @@ class GraphGame(GameKind[int]):
         return self._solution is not None
 
     def solve(self, progress: Callable[[int, int], None] | None = None) -> GraphSolution:
-        """Solve now (whatever the size: the worker's way), keeping the solution."""
-        if self._solution is None:
-            self._solution = solve(self.indptr, self.indices, self.terminal, progress)
-        return self._solution
+        """Solve now (whatever the size: the worker's way); the solution is the caller's to keep."""
+        return solve(self.indptr, self.indices, self.terminal, progress)
+
+    def with_solution(self, solution: GraphSolution, source: Source) -> GraphGame:
+        """This graph's game answering from `solution` (its arrays shared, nothing copied)."""
+        game = GraphGame.__new__(GraphGame)
+        game.__dict__.update(self.__dict__)
+        game._solution = solution
+        game.source = source
+        return game
 
     @property
     def solution(self) -> GraphSolution:
-        """The stored solution, else one solved live when the graph is small enough."""
-        if self._solution is None:
-            if self.edge_count > self.live_edges:
-                raise LimitExceeded(
-                    f"graph {self.name!r} has {self.edge_count} edges, more than the {self.live_edges} "
-                    "solved live: its values are answered once a worker job has solved it"
-                )
-            self.solve()
-        assert self._solution is not None
-        return self._solution
+        """The solution the game was made with, else one solved now (not kept) when the graph is small
+        enough."""
+        if self._solution is not None:
+            return self._solution
+        if self.edge_count > self.live_edges:
+            raise LimitExceeded(
+                f"graph {self.name!r} has {self.edge_count} edges, more than the {self.live_edges} "
+                "solved live: its values are answered once a worker job has solved it"
+            )
+        return self.solve()
 
     # -- values without a request context ------------------------------------------------------------
 
@@ -441,18 +401,19 @@ class GraphGame(GameKind[int]):
         return SolutionKernel(self) if family == SOLUTION else None
 
     def memory_bytes(self) -> int:
-        """The names (characters and `NAME_BYTES` each), the CSR arrays and the solution: its size once
-        there is one, else what one takes at least (`SOLUTION_BYTES` a vertex), so the count does not
-        grow much when a kept kind is solved for a request."""
+        """The names (characters and `NAME_BYTES` each) and the CSR arrays, and the solution it was made
+        with, if any. A served game's solution is not the kind's: the keeper (`Context.kept`) counts it."""
         n = len(self.vertices)
         names = sum(map(len, self.vertices)) + NAME_BYTES * n
         arrays = self.indptr.nbytes + self.indices.nbytes + self.terminal.nbytes
-        solution = self._solution
-        solved = SOLUTION_BYTES * n
-        if solution is not None:
-            gamma = 0 if solution.gamma is None else solution.gamma.nbytes
-            solved = max(solved, solution.packed.nbytes + gamma)
+        solved = 0 if self._solution is None else solution_bytes(self._solution)
         return int(names + arrays + solved)
+
+
+def solution_bytes(solution: GraphSolution) -> int:
+    """What a solution weighs: its packed outcomes and remoteness, and gamma."""
+    gamma = 0 if solution.gamma is None else solution.gamma.nbytes
+    return int(solution.packed.nbytes + gamma)
 
 
 class SolutionKernel(BytesKernel):
@@ -475,47 +436,51 @@ class StoredGraphGame(GraphGame):
     (read once through `ctx.tables`, `source` "table"), else from one solved for the request when the
     graph has at most `Limits.graph_live_edges` edges (`source` "live", kept until a stored one
     replaces it), else FAILED_PRECONDITION saying the solve is pending, naming the job queued (or open)
-    to solve it."""
+    to solve it. The solution is kept by the service's keeper (`Context.kept.graph_solutions`), not by
+    the kind."""
 
-    def prepare(self, ctx: Context) -> None:
-        """Make sure the graph has its solution: the stored one where there is one, else a live one."""
-        if self._solution is not None and (self.source == "table" or not self._look.due()):
-            return
-        stored = read_stored(self.game_id, SOLUTION, ctx, "a stored graph solution", GraphSolution.from_bytes)
-        if stored is not None and len(stored.packed) == len(self.vertices):
-            self.source = "table"
-            self._solution = stored
-            return
-        if self._solution is not None:
-            return
-        most = ctx.limits.graph_live_edges
-        if self.edge_count > most:
-            raise ctx.tables.refusal(
-                self.game_id,
-                SOLUTION,
-                f"the solve of graph {self.name!r} is pending: it has {self.edge_count} edges, more than the "
-                f"{most} solved for a request (NIMBASE_LIMITS_GRAPH_LIVE_EDGES), so its values are answered "
-                "once a worker job has solved it",
-                precondition=True,
+    def solved_game(self, ctx: Context) -> GraphGame:
+        """The game answering from its solution (`Context.kept.graph_solutions`): kept, else the stored
+        one, else one solved live, else the refusal naming the job queued to solve it."""
+
+        def read() -> GraphSolution | None:
+            stored = read_stored(
+                self.game_id, SOLUTION, ctx, "a stored graph solution", GraphSolution.from_bytes
             )
-        ctx.tables.may_block()
-        with ctx.deadline.holding(self._solving, f"solving graph {self.name!r}"):
-            if self._solution is None:
-                self.source = "live"
-                self.solve()
-                self._look = StoredLook()
+            return stored if stored is not None and len(stored.packed) == len(self.vertices) else None
+
+        def refuse() -> None:
+            most = ctx.limits.graph_live_edges
+            if self.edge_count > most:
+                raise ctx.tables.refusal(
+                    self.game_id,
+                    SOLUTION,
+                    f"the solve of graph {self.name!r} is pending: it has {self.edge_count} edges, more than "
+                    f"the {most} solved for a request (NIMBASE_LIMITS_GRAPH_LIVE_EDGES), so its values are "
+                    "answered once a worker job has solved it",
+                    precondition=True,
+                )
+
+        kept = ctx.kept.graph_solutions.get(
+            (FAMILY, self.game_id, len(self.vertices), self.edge_count),
+            ctx.deadline,
+            what=f"solving graph {self.name!r}",
+            read=read,
+            make=self.solve,
+            weigh=solution_bytes,
+            refuse=refuse,
+            before_make=ctx.tables.may_block,
+        )
+        return self.with_solution(kept.value, kept.source)
 
     def value(self, position: int, ctx: Context) -> Value:
-        self.prepare(ctx)
-        return super().value(position, ctx)
+        return self.solved_game(ctx).value(position, ctx)
 
     def best_moves(self, position: int, limit: int | None, ctx: Context) -> BestMoveResult:
-        self.prepare(ctx)
-        return super().best_moves(position, limit, ctx)
+        return self.solved_game(ctx).best_moves(position, limit, ctx)
 
     def stats(self, ctx: Context) -> dict[str, object]:
-        self.prepare(ctx)
-        return super().stats(ctx)
+        return self.solved_game(ctx).stats(ctx)
 
 
 def parse_graph_kind(params: str | None, text: str) -> GameKind[Any]:

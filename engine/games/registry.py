@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import InvalidGameId, UnknownGame
-from engine.games import chess, graph_game, lights_out, nim, subtraction
+from engine.games import chess, graph_game, nim, subtraction
 from engine.games.base import GameInfo
 from engine.games.bicolor import BicolorNim
 from engine.games.grundy import GrundyGame
+from engine.games.lights_out import kind as lights_out
+from engine.games.lights_out.shape import FAMILY as LIGHTS_OUT
 from engine.games.octal import CLASSICS, OctalGame
 from engine.games.wythoff import WythoffGame
 from engine.kind import GameKind
@@ -89,7 +91,7 @@ FAMILIES: dict[str, Family] = {
     "grundy": Family(parse=_parse_grundy, info=lambda: GrundyGame().info()),
     "wythoff": Family(parse=_parse_wythoff, info=lambda: WythoffGame().info()),
     "bicolor-nim": Family(parse=_parse_bicolor, info=lambda: BicolorNim().info()),
-    lights_out.FAMILY: Family(
+    LIGHTS_OUT: Family(
         parse=lights_out.parse_lights_out_kind,
         info=lights_out.family_info,
         classics=lights_out.family_classics,

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from engine.errors import InvalidGameId, InvalidPosition, LimitExceeded
-from engine.games.chess import TABLE, TABLES, ChessGame
+from engine.games.chess import TABLE, ChessGame
 from engine.games.chess_tables import (
     ChessTable,
     Material,
@@ -37,13 +37,11 @@ Tables = dict[str, ChessTable]
 @pytest.fixture
 def served(tablebase: Tables) -> Iterator[Context]:
     """A request's context whose storage holds the tables of `tablebase` as workers' jobs store them, and
-    no table kept in the process before or after: the kind answers from them (`source` "table")."""
+    fresh keepers (no table kept in the process): the kind answers from them (`source` "table")."""
     stored = StoredWords()
     for table in tablebase.values():
         stored.words[(table.material.game_id, TABLE)] = encode_words(table.to_bytes())
-    TABLES.forget_all()
     yield engine_context(stored)
-    TABLES.forget_all()
 
 
 def value_of(ctx: Context, name: str, fen: str) -> Value:

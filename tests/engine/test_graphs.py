@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 
 from engine.errors import InvalidArgument, InvalidGameId
-from engine.games.lights_out import LightsOut
+from engine.games.lights_out.kind import LightsOut
 from engine.games.registry import parse_game_id
 from engine.graphs import MAX_NAME_CHARS, GraphBuilder, NeedsGraph, build_graph, check_graph_name
 from engine.positions import quote_token
+from tests.engine import StoredWords, engine_context
 
 
 def test_names() -> None:
@@ -74,7 +75,7 @@ def test_a_lights_out_graph_id_needs_its_graph() -> None:
         kind.parse("111")
     bound = kind.bind_graph(build_graph("triangle", ["a", "b", "c"], [["a", "b"], ["b", "c"], ["c", "a"]]))
     assert isinstance(bound, LightsOut) and bound.game_id == "lights-out:graph:triangle"
-    assert bound.solve(bound.parse("111")).remoteness == 1
+    assert bound.solve(bound.parse("111"), engine_context(StoredWords())).remoteness == 1
     assert parse_game_id("lights-out:5x5").graph_name is None
     with pytest.raises(InvalidArgument, match="self-loop"):
         kind.bind_graph(build_graph("triangle", ["a", "b"], [["a", "b"], ["b", "b"]]))

@@ -14,6 +14,7 @@ import json
 import math
 import random
 from collections import deque
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -22,7 +23,6 @@ from hypothesis import strategies as st
 
 from engine import stored_bytes
 from engine.errors import InvalidArgument, InvalidGameId, InvalidPosition, LimitExceeded, NotApplicable
-from engine.games import lights_out
 from engine.games.chebyshev_f2 import (
     chebyshev,
     chebyshev_reference,
@@ -33,37 +33,28 @@ from engine.games.chebyshev_f2 import (
     shift_by_one_reference,
     square,
 )
-from engine.games.lights_out import (
-    STATS,
-    STATS_WORK,
+from engine.games.lights_out import solver as solver_module
+from engine.games.lights_out.boards import GraphRef, format_board, parse_lights_out_id
+from engine.games.lights_out.kind import LightsOut
+from engine.games.lights_out.shape import (
+    FAMILY,
     TOPOLOGIES,
-    GraphRef,
-    LightsOut,
     Shape,
-    StatsKernel,
-    cached,
-    eliminate_shape,
-    encode_elimination,
-    forget_all,
-    format_board,
     grid_neighbourhoods,
     grid_neighbourhoods_reference,
-    kept_bytes,
-    make_graph,
-    nullity_by_polynomial,
-    parse_lights_out_id,
-    remember,
-    solver_bytes,
-    solver_for,
-    stats_bytes,
-    stats_from_bytes,
 )
+from engine.games.lights_out.solver import ShapeSolver, eliminate_shape, solver_bytes
+from engine.games.lights_out.stats import STATS_WORK, ShapeStatistics, StatsKernel, nullity_by_polynomial
+from engine.games.lights_out.stored import STATS, encode_elimination, solver_of, stats_bytes, stats_from_bytes
+from engine.graphs import build_graph
+from engine.keep import Keeper
 from engine.kernels.gf2 import eliminate, int_to_words, unpack_bits
 from engine.kernels.lights_out_stats import (
     coset_leader_counts,
     coset_leader_counts_bruteforce,
     type_walk_work,
 )
+from engine.kind import Context
 from engine.stored_bytes import decode_words
 from tests.engine import StoredWords, engine_context
 from tests.facts import load_facts
@@ -94,7 +85,23 @@ def kind(spec: str) -> LightsOut:
 
 
 def graph_kind(n: int, edges: list[tuple[int, int]], name: str = "g") -> LightsOut:
-    return LightsOut.for_graph(name, [f"v{i}" for i in range(n)], [[f"v{a}", f"v{b}"] for a, b in edges])
+    """The kind of a graph uploaded as the service takes it (engine.graphs.build_graph checks it)."""
+    return upload(name, [f"v{i}" for i in range(n)], [[f"v{a}", f"v{b}"] for a, b in edges])
+
+
+def upload(name: str, vertices: list[str], edges: list[list[str]]) -> LightsOut:
+    return LightsOut.for_uploaded(build_graph(name, vertices, edges))
+
+
+def solver_for(shape: Shape, ctx: Context) -> ShapeSolver:
+    """The shape's solver, as a request gets it (kept by `ctx.kept`)."""
+    return solver_of(shape, ctx).value
+
+
+@pytest.fixture
+def ctx() -> Context:
+    """A request's context with keepers of its own (nothing kept from another test) and nothing stored."""
+    return engine_context(StoredWords())
 
 
 def apply(game: LightsOut, board: int, presses: tuple[str, ...] | list[str]) -> int:
@@ -148,7 +155,7 @@ def test_the_seeds_3x3_matrices() -> None:
         assert torus.format(torus.flip_set(3 * i + j)) == expected
 
 
-def test_a_cell_next_to_another_through_two_sides_flips_once() -> None:
+def test_a_cell_next_to_another_through_two_sides_flips_once(ctx: Context) -> None:
     flips = {  # (game, press): its flip set
         ("lights-out:2x2:torus", "11"): "11/10",  # (1,2) is left and right of (1,1), (2,1) above and below
         ("lights-out:2x2:projective", "11"): "11/11",  # (2,2) is left of and above (1,1)
@@ -161,10 +168,10 @@ def test_a_cell_next_to_another_through_two_sides_flips_once() -> None:
         game = kind(spec)
         assert game.format(game.flip_set(game.parse_press(press))) == board, spec
     # exercise 4.3: on the 2 x 2 torus every board is solvable
-    assert _always_solvable(kind("lights-out:2x2:torus"))
+    assert _always_solvable(kind("lights-out:2x2:torus"), ctx)
 
 
-def test_relations_among_torus_klein_and_projective_moves() -> None:
+def test_relations_among_torus_klein_and_projective_moves(ctx: Context) -> None:
     assert FACTS["torus_3x3_relation"].startswith("T12+T21+T23+T32 = 0")
     relations = {
         "torus": ("12", "21", "23", "32"),
@@ -174,12 +181,12 @@ def test_relations_among_torus_klein_and_projective_moves() -> None:
     for topology, presses in relations.items():
         game = kind(f"lights-out:3x3:{topology}")
         assert apply(game, 0, presses) == 0, topology
-        stats = game.shape_stats()
+        stats = ShapeStatistics(game.shape).shape_stats()
         assert stats["nullity"] > 0 and stats["rank"] < 9  # not always solvable
     m0 = "000/011/011"  # the seed's M0 = T12 + T13
     torus = kind("lights-out:3x3:torus")
     assert torus.format(apply(torus, 0, ("12", "13"))) == m0
-    answer = torus.solve(torus.parse(m0))
+    answer = torus.solve(torus.parse(m0), ctx)
     assert answer.solvable and answer.remoteness == 2
     # The seed also writes M0 = P12 + P13, which its own P11 contradicts: the projective plane maps to
     # itself under the left-right mirror, which takes P11 = 110/100/001 to P13 = 011/001/100, and then
@@ -187,17 +194,17 @@ def test_relations_among_torus_klein_and_projective_moves() -> None:
     projective = kind("lights-out:3x3:projective")
     assert projective.format(projective.flip_set(projective.parse_press("13"))) == "011/001/100"
     assert projective.format(apply(projective, 0, ("12", "13"))) == "100/011/110"
-    assert not projective.solve(projective.parse(m0)).solvable
+    assert not projective.solve(projective.parse(m0), ctx).solvable
 
 
 # -- the 3 x 3 plane board ----------------------------------------------------------------------------
 
 
-def test_the_seeds_example_2_1() -> None:
+def test_the_seeds_example_2_1(ctx: Context) -> None:
     example = FACTS["grid_3x3"]["example"]
     game = kind("lights-out:3x3")
     board = game.parse(example["board"])
-    answer = game.solve(board)
+    answer = game.solve(board, ctx)
     assert answer.solvable and answer.searched
     assert answer.solution is not None and set(answer.solution) == set(example["presses"])
     assert answer.remoteness == len(example["presses"])
@@ -212,14 +219,14 @@ def test_the_seeds_example_2_1() -> None:
     }
 
 
-def test_3x3_distance_counts_and_diameter() -> None:
+def test_3x3_distance_counts_and_diameter(ctx: Context) -> None:
     game = kind("lights-out:3x3")
-    stats = game.shape_stats()
+    stats = ShapeStatistics(game.shape).shape_stats()
     assert FACTS["grid_3x3"]["always_solvable"] and stats["nullity"] == 0
     assert stats["distance_counts"] == FACTS["grid_3x3"]["distance_counts_from_all_white"]
     assert stats["rank"] == 9 and stats["diameter"] == 9
     # exercise 3.1: the farthest board needs all nine presses
-    far = game.solve(game.parse("101/010/101"))
+    far = game.solve(game.parse("101/010/101"), ctx)
     assert far.remoteness == 9
 
 
@@ -230,16 +237,17 @@ SMALL_SHAPES = [(r, c) for r, c in itertools.product(range(1, 4), repeat=2)] + [
 
 
 @pytest.mark.parametrize("topology", TOPOLOGIES)
-def test_every_board_of_small_shapes_against_bfs(topology: str) -> None:
+def test_every_board_of_small_shapes_against_bfs(ctx: Context, topology: str) -> None:
     for rows, cols in SMALL_SHAPES:
         game = kind(f"lights-out:{rows}x{cols}:{topology}")
-        _check_against_bfs(game)
+        _check_against_bfs(game, ctx)
 
 
-def _check_against_bfs(game: LightsOut) -> None:
+def _check_against_bfs(game: LightsOut, ctx: Context) -> None:
     n = game.shape.cells
     distances = bfs_distances(game)
-    stats = game.shape_stats()
+    flips = [game.flip_set(i) for i in range(n)]
+    stats = ShapeStatistics(game.shape).shape_stats()
     assert 2 ** stats["rank"] == len(distances)
     histogram = [0] * (max(distances.values()) + 1)
     for d in distances.values():
@@ -247,71 +255,71 @@ def _check_against_bfs(game: LightsOut) -> None:
     assert stats["distance_counts"] == histogram, game.game_id
     assert stats["diameter"] == len(histogram) - 1
     for board in range(1 << n):
-        answer = game.solve(board)
+        answer = game.solve(board, ctx)
         assert answer.solvable == (board in distances)
         if answer.solvable:
             assert answer.remoteness == distances[board], (game.game_id, game.format(board))
             assert answer.solution is not None and apply(game, board, answer.solution) == 0
-        moves = game.press_values(board)
+        moves = game.press_values(board, ctx)
         assert sorted(m.index for m in moves) == list(range(n))
         for move in moves:
-            after = game.press(board, move.index)
+            after = board ^ flips[move.index]
             assert move.answer.solvable == (after in distances)
             assert move.answer.remoteness == distances.get(after)
         ranked = [(m.answer.remoteness or 0, m.index) for m in moves]
         assert ranked == sorted(ranked)
 
 
-def test_small_graphs_against_bfs() -> None:
+def test_small_graphs_against_bfs(ctx: Context) -> None:
     rng = random.Random(8)
     for n in range(1, 9):
         for _ in range(4):
             edges = [(a, b) for a, b in itertools.combinations(range(n), 2) if rng.random() < 0.4]
-            _check_against_bfs(graph_kind(n, edges))
+            _check_against_bfs(graph_kind(n, edges), ctx)
 
 
 # -- graphs: paths, cycles, complete graphs, Aksenov ------------------------------------------------
 
 
-def _always_solvable(game: LightsOut) -> bool:
-    return solver_for(game.shape).nullity == 0
+def _always_solvable(game: LightsOut, ctx: Context) -> bool:
+    return solver_for(game.shape, ctx).nullity == 0
 
 
-def test_paths_and_cycles() -> None:
+def test_paths_and_cycles(ctx: Context) -> None:
     assert FACTS["path_L_n_always_solvable_iff"] == "n != 3k+2"
     assert FACTS["cycle_C_n_always_solvable_iff"] == "n != 2 and n != 3k"
     for n in range(1, 61):
         path = graph_kind(n, [(i, i + 1) for i in range(n - 1)], name=f"L{n}")
-        assert _always_solvable(path) == (n % 3 != 2), n
+        assert _always_solvable(path, ctx) == (n % 3 != 2), n
         if n >= 3:
             cycle = graph_kind(n, [(i, (i + 1) % n) for i in range(n)], name=f"C{n}")
-            assert _always_solvable(cycle) == (n % 3 != 0), n
+            assert _always_solvable(cycle, ctx) == (n % 3 != 0), n
     # C_2 is one edge (two vertices joined once, however many times it is listed): not always solvable
-    assert not _always_solvable(graph_kind(2, [(0, 1), (1, 0)]))
+    assert not _always_solvable(graph_kind(2, [(0, 1), (1, 0)]), ctx)
 
 
-def test_complete_graphs() -> None:
+def test_complete_graphs(ctx: Context) -> None:
     assert FACTS["complete_graph"] == "only the all-white and all-black boards are solvable"
     for n in range(1, 9):
         game = graph_kind(n, list(itertools.combinations(range(n), 2)))
-        solvable = {board for board in range(1 << n) if game.solve(board).solvable}
+        solvable = {board for board in range(1 << n) if game.solve(board, ctx).solvable}
         assert solvable == {0, (1 << n) - 1}
     big = graph_kind(40, list(itertools.combinations(range(40), 2)))
-    assert big.shape_stats()["rank"] == 1  # 2 solvable boards
+    assert ShapeStatistics(big.shape).shape_stats()["rank"] == 1  # 2 solvable boards
 
 
-def test_aksenov_first_theorem() -> None:
+def test_aksenov_first_theorem(ctx: Context) -> None:
     assert FACTS["aksenov_1"].startswith("if m x n on the torus is always solvable")
     # Sides of at least 2: on a torus of one row a cell is its own vertical neighbour, which the proof's
     # five presses (a0, b, b, c, c) do not allow for; e.g. 1 x 4 is always solvable and 2 x 8 is not.
-    assert _always_solvable(kind("lights-out:1x4:torus"))
-    assert not _always_solvable(kind("lights-out:2x8:torus"))
+    assert _always_solvable(kind("lights-out:1x4:torus"), ctx)
+    assert not _always_solvable(kind("lights-out:2x8:torus"), ctx)
     for m, n in itertools.product(range(2, 11), repeat=2):
-        if _always_solvable(kind(f"lights-out:{m}x{n}:torus")):
-            assert _always_solvable(kind(f"lights-out:{2 * m}x{2 * n}:torus")), (m, n)
+        if _always_solvable(kind(f"lights-out:{m}x{n}:torus"), ctx):
+            assert _always_solvable(kind(f"lights-out:{2 * m}x{2 * n}:torus"), ctx), (m, n)
     for k in range(1, 8):
-        assert _always_solvable(kind(f"lights-out:{2**k}x{2**k}:torus")), k
-        assert _always_solvable(kind(f"lights-out:{2**k - 1}x{2**k - 1}")), k
+        assert _always_solvable(kind(f"lights-out:{2**k}x{2**k}:torus"), ctx), k
+        assert _always_solvable(kind(f"lights-out:{2**k - 1}x{2**k - 1}"), ctx), k
         assert nullity_by_polynomial(2**k - 1) == 0
 
 
@@ -319,10 +327,11 @@ def test_aksenov_first_theorem() -> None:
 @given(st.integers(1, 40), st.floats(0.0, 1.0), st.integers(0, 2**32))
 def test_aksenov_second_theorem(n: int, p: float, seed: int) -> None:
     """On every finite graph the all-black board is solvable."""
+    ctx = engine_context(StoredWords())
     rng = random.Random(seed)
     edges = [(a, b) for a, b in itertools.combinations(range(n), 2) if rng.random() < p]
     game = graph_kind(n, edges)
-    answer = game.solve((1 << n) - 1)
+    answer = game.solve((1 << n) - 1, ctx)
     assert answer.solvable
     assert answer.solution is not None and apply(game, (1 << n) - 1, answer.solution) == 0
 
@@ -333,42 +342,43 @@ def test_aksenov_second_theorem(n: int, p: float, seed: int) -> None:
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 12), st.integers(1, 12), st.sampled_from(TOPOLOGIES), st.integers(0, 2**32))
 def test_random_shapes_against_the_dense_press_matrix(rows: int, cols: int, topology: str, seed: int) -> None:
+    ctx = engine_context(StoredWords())
     shape = Shape.grid(rows, cols, topology)
     game = LightsOut(shape)
     n = shape.cells
     dense = eliminate(shape.press_matrix(), n)
-    assert solver_for(shape).rank == dense.rank
+    assert solver_for(shape, ctx).rank == dense.rank
     rng = random.Random(seed)
     for board in (
         rng.getrandbits(n),
         apply(game, 0, [game.press_name(i) for i in rng.sample(range(n), n // 3)]),
     ):
-        answer = game.solve(board)
+        answer = game.solve(board, ctx)
         assert answer.solvable == (dense.solve(int_to_words(board, n)) is not None)
         if answer.solution is not None:
             assert apply(game, board, answer.solution) == 0
 
 
-def test_graphs_too_wide_to_eliminate() -> None:
+def test_graphs_too_wide_to_eliminate(ctx: Context) -> None:
     rng = random.Random(12)
     n = 300
     edges = [(a, b) for a, b in itertools.combinations(range(n), 2) if rng.random() < 0.05]
     game = graph_kind(n, edges, name="wide")
     with pytest.raises(LimitExceeded):
         eliminate_shape(game.shape, max_unknowns=10)
-    assert game.solve((1 << n) - 1).solvable  # within the default limit it is eliminated
+    assert game.solve((1 << n) - 1, ctx).solvable  # within the default limit it is eliminated
 
 
-def test_elimination_agrees_with_the_dense_press_matrix() -> None:
+def test_elimination_agrees_with_the_dense_press_matrix(ctx: Context) -> None:
     for topology in TOPOLOGIES:
         for rows, cols in [(4, 4), (5, 5), (5, 7), (8, 6), (9, 9), (1, 12), (12, 2)]:
             shape = Shape.grid(rows, cols, topology)
             dense = eliminate(shape.press_matrix(), shape.cells)
-            assert solver_for(shape).rank == dense.rank, (rows, cols, topology)
+            assert solver_for(shape, ctx).rank == dense.rank, (rows, cols, topology)
 
 
 @pytest.mark.parametrize("spec", ["lights-out:20x20", "lights-out:31x17:klein", "lights-out:256x256:torus"])
-def test_random_boards_are_solved(spec: str) -> None:
+def test_random_boards_are_solved(ctx: Context, spec: str) -> None:
     game = kind(spec)
     rng = random.Random(9)
     n = game.shape.cells
@@ -377,84 +387,85 @@ def test_random_boards_are_solved(spec: str) -> None:
         board = 0
         for i in presses:
             board = game.press(board, i)
-        answer = game.solve(board)
+        answer = game.solve(board, ctx)
         assert answer.solvable and answer.solution is not None
         assert apply(game, board, answer.solution) == 0
         if answer.remoteness is not None:
             assert answer.remoteness == len(answer.solution) <= 40
 
 
-def test_20x20_best_moves() -> None:
+def test_20x20_best_moves(ctx: Context) -> None:
     game = kind("lights-out:20x20")
-    assert solver_for(game.shape).nullity == 0
+    assert solver_for(game.shape, ctx).nullity == 0
     board = random.Random(10).getrandbits(400)
-    answer = game.solve(board)
+    answer = game.solve(board, ctx)
     assert answer.remoteness is not None and answer.solution is not None
-    moves = game.press_values(board, limit=5)
+    moves = game.press_values(board, ctx, limit=5)
     assert len(moves) == 5
     assert moves[0].answer.remoteness == answer.remoteness - 1
     assert game.press_name(moves[0].index) in answer.solution
     assert game.press_name(moves[0].index) == moves[0].press
 
 
-def test_past_the_search_limit_a_solution_comes_without_remoteness() -> None:
+def test_past_the_search_limit_a_solution_comes_without_remoteness(ctx: Context) -> None:
     game = kind("lights-out:5x5")
     board = apply(game, 0, ("11", "23", "55", "34"))
-    exact = game.solve(board)
-    rough = game.solve(board, max_nullity=0)
+    exact = game.solve(board, ctx)
+    rough = game.solve(board, ctx, max_nullity=0)
     assert exact.searched and exact.remoteness is not None
     assert not rough.searched and rough.remoteness is None and rough.note is not None
     assert rough.solution is not None and apply(game, board, rough.solution) == 0
     assert "remoteness" not in rough.value(game.game_id, game.format(board)).as_dict()
-    moves = game.press_values(board, max_nullity=0)
+    moves = game.press_values(board, ctx, max_nullity=0)
     assert all(m.answer.remoteness is None and not m.answer.searched for m in moves)
     assert {m.press for m in moves[: len(rough.solution)]} == set(rough.solution)
 
 
-def test_unsolvable_board() -> None:
+def test_unsolvable_board(ctx: Context) -> None:
     game = kind("lights-out:4x4")
     board = game.parse("1000/0000/0000/0000")
-    answer = game.solve(board)
+    answer = game.solve(board, ctx)
     assert not answer.solvable and answer.solution is None and answer.remoteness is None
-    assert all(not m.answer.solvable for m in game.press_values(board))
+    assert all(not m.answer.solvable for m in game.press_values(board, ctx))
 
 
 def test_a_stored_elimination_is_used() -> None:
     shape = Shape.grid(7, 5, "klein")
-    arrays = {k: v.copy() for k, v in eliminate_shape(shape).to_arrays().items()}
-    forget_all()
-    assert not cached(shape)
-    remember(shape, arrays)
-    assert cached(shape)
+    tables = StoredWords()
+    tables.words[(shape.game_id, "elimination")] = encode_elimination(eliminate_shape(shape))
+    ctx = engine_context(tables)
+    assert (FAMILY, shape) not in ctx.kept.eliminations
+    assert solver_of(shape, ctx).source == "table"
+    assert (FAMILY, shape) in ctx.kept.eliminations
     game = LightsOut(shape)
     board = apply(game, 0, ("1,1", "7,5", "4,3"))
-    answer = game.solve(board)
+    answer = game.solve(board, ctx)
     assert answer.solvable and answer.solution is not None and apply(game, board, answer.solution) == 0
 
 
-def test_the_kept_eliminations_stay_within_their_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Least recently used dropped first past CACHED_SHAPE_BYTES; the newest kept whatever its size."""
+def test_the_kept_eliminations_stay_within_their_bytes(ctx: Context) -> None:
+    """Least recently used dropped first past the keeper's budget; one larger than the whole budget
+    serves its request and is not kept."""
     shapes = [Shape.grid(n, n) for n in (20, 21, 22, 23)]
-    weights = [solver_bytes(solver_for(shape)) for shape in shapes]
-    forget_all()
-    monkeypatch.setattr(lights_out, "CACHED_SHAPE_BYTES", weights[0] + weights[1] + weights[2])
+    weights = [solver_bytes(solver_for(shape, ctx)) for shape in shapes]
+    budget = weights[0] + weights[1] + weights[2]
+    small = replace(ctx, kept=replace(ctx.kept, eliminations=Keeper(budget)))
+    keeper = small.kept.eliminations
     for shape in shapes[:3]:
-        solver_for(shape)
-    assert all(cached(shape) for shape in shapes[:3]) and kept_bytes() == sum(weights[:3])
-    solver_for(shapes[0])  # now the most recently used
-    solver_for(shapes[3])
-    budget = lights_out.CACHED_SHAPE_BYTES
+        solver_for(shape, small)
+    assert all((FAMILY, shape) in keeper for shape in shapes[:3]) and keeper.kept_bytes == sum(weights[:3])
+    solver_for(shapes[0], small)  # now the most recently used
+    solver_for(shapes[3], small)
     # 21x21 goes first; 22x22 too if what is left still passes the budget.
     fits = weights[0] + weights[2] + weights[3] <= budget
-    assert [cached(shape) for shape in shapes] == [True, False, fits, True]
-    assert kept_bytes() == sum(w for shape, w in zip(shapes, weights, strict=True) if cached(shape))
-    assert kept_bytes() <= budget
-    monkeypatch.setattr(lights_out, "CACHED_SHAPE_BYTES", 1)  # smaller than any elimination
-    solver_for(shapes[1])
-    assert [cached(shape) for shape in shapes] == [False, True, False, False]
-    assert kept_bytes() == weights[1]
-    forget_all()
-    assert kept_bytes() == 0
+    assert [(FAMILY, shape) in keeper for shape in shapes] == [True, False, fits, True]
+    assert keeper.kept_bytes == sum(
+        w for shape, w in zip(shapes, weights, strict=True) if (FAMILY, shape) in keeper
+    )
+    assert keeper.kept_bytes <= budget
+    tiny = replace(ctx, kept=replace(ctx.kept, eliminations=Keeper(1)))  # smaller than any elimination
+    assert solver_for(shapes[1], tiny).shape == shapes[1]
+    assert (FAMILY, shapes[1]) not in tiny.kept.eliminations and tiny.kept.eliminations.kept_bytes == 0
 
 
 def test_p_positions_do_not_apply() -> None:
@@ -466,13 +477,13 @@ def test_p_positions_do_not_apply() -> None:
 # -- statistics ----------------------------------------------------------------------------------------
 
 
-def test_5x5_stats() -> None:
+def test_5x5_stats(ctx: Context) -> None:
     game = kind("lights-out:5x5")
-    stats = game.shape_stats()
+    stats = ShapeStatistics(game.shape).shape_stats()
     assert stats["rank"] == 23 and stats["nullity"] == 2
     counts = stats["distance_counts"]
     assert isinstance(counts, list) and sum(counts) == 2**23
-    basis = solver_for(game.shape).elimination.null_basis
+    basis = solver_for(game.shape, ctx).elimination.null_basis
     assert counts == coset_leader_counts_bruteforce(basis, 25)
     assert stats["diameter"] == len(counts) - 1 == 15
 
@@ -480,7 +491,7 @@ def test_5x5_stats() -> None:
 def test_4x4_stats_against_bfs() -> None:
     game = kind("lights-out:4x4")
     distances = bfs_distances(game)
-    stats = game.shape_stats()
+    stats = ShapeStatistics(game.shape).shape_stats()
     histogram = np.bincount(list(distances.values())).tolist()
     assert stats["distance_counts"] == histogram and 2 ** stats["rank"] == len(distances) == 2**12
 
@@ -500,32 +511,35 @@ def test_type_walk_matches_bruteforce(nbits: int, k: int, seed: int) -> None:
     assert sum(counts) == 2 ** (nbits - elimination.rank)
 
 
-def test_the_live_walk_is_bounded_by_its_true_cost() -> None:
+def test_the_live_walk_is_bounded_by_its_true_cost(ctx: Context) -> None:
     """30x31 on the torus: its walk has few steps (about 1.2e8 with 2^2 each) but its null vectors press
     most cells, so the counts' sums cost about 4e9 operations, 12 s here: past STATS_WORK, not done live."""
-    basis = solver_for(Shape.grid(30, 31, "torus")).elimination.null_basis
+    basis = solver_for(Shape.grid(30, 31, "torus"), ctx).elimination.null_basis
     assert type_walk_work(basis, 930, counts_wanted=False) <= STATS_WORK < type_walk_work(basis, 930)
-    stats = LightsOut(Shape.grid(30, 31, "torus")).shape_stats()
+    stats = ShapeStatistics(LightsOut(Shape.grid(30, 31, "torus")).shape).shape_stats()
     assert stats["nullity"] == 2 and stats["distance_counts"] is None and stats["diameter"] is None
 
 
-def test_stats_of_large_shapes() -> None:
-    stats = kind("lights-out:20x20").shape_stats()
+def test_stats_of_large_shapes(ctx: Context) -> None:
+    stats = ShapeStatistics(kind("lights-out:20x20").shape).shape_stats()
     assert stats["nullity"] == 0 and stats["diameter"] == 400
     counts = stats["distance_counts"]
     assert isinstance(counts, list) and counts[200] == math.comb(400, 200)
-    big = kind("lights-out:100000x100000").shape_stats()
+    big = ShapeStatistics(kind("lights-out:100000x100000").shape).shape_stats()
     assert big["method"] == "polynomial" and big["rank"] == 10**10 - big["nullity"]
     assert big["distance_counts"] is None
     # the polynomial method (sides past 256) against elimination, on a shape both reach
-    long = kind("lights-out:300x2").shape_stats()
+    long = ShapeStatistics(kind("lights-out:300x2").shape).shape_stats()
     assert long["method"] == "polynomial"
     assert long["nullity"] == eliminate_shape(Shape.grid(300, 2)).nullity
-    torus = kind("lights-out:300x260:torus").shape_stats()  # past the boards valued live: not kept
-    assert torus["method"] == "elimination" and not cached(Shape.grid(300, 260, "torus"))
+    # past the boards valued live: the elimination is made for the answer, not kept
+    torus = kind("lights-out:300x260:torus").stats(ctx)
+    assert torus["method"] == "elimination" and torus["source"] == "live"
+    assert ctx.kept.eliminations.kept_bytes == 0
+    assert isinstance(torus["rank"], int) and isinstance(torus["nullity"], int)
     assert torus["rank"] + torus["nullity"] == 300 * 260
     with pytest.raises(LimitExceeded):
-        kind("lights-out:100000x100000:torus").shape_stats()
+        ShapeStatistics(kind("lights-out:100000x100000:torus").shape).shape_stats()
     with pytest.raises(LimitExceeded):
         kind("lights-out:300x300").parse("0")
 
@@ -545,9 +559,9 @@ def test_chebyshev_polynomials() -> None:
         assert gcd(multiply(p, q), q) == q
 
 
-def test_polynomial_nullity_agrees_with_elimination() -> None:
+def test_polynomial_nullity_agrees_with_elimination(ctx: Context) -> None:
     for n in range(1, 257):
-        assert nullity_by_polynomial(n) == solver_for(Shape.grid(n, n)).nullity, n
+        assert nullity_by_polynomial(n) == solver_for(Shape.grid(n, n), ctx).nullity, n
     for rows, cols in itertools.product(range(1, 25), repeat=2):
         assert plane_nullity(rows, cols) == eliminate_shape(Shape.grid(rows, cols)).nullity, (rows, cols)
 
@@ -555,7 +569,29 @@ def test_polynomial_nullity_agrees_with_elimination() -> None:
 def test_known_nullities() -> None:
     # 4 x 4: 4, 5 x 5: 2 (Anderson and Feil), 9: 8, 11: 6, 19: 16
     assert [nullity_by_polynomial(n) for n in (4, 5, 9, 11, 19)] == [4, 2, 8, 6, 16]
-    assert nullity_by_polynomial(100_000) >= 0
+    # 100,000 x 100,000 against an independent plain-Python reckoning of deg gcd(p_n(x), p_n(x + 1)):
+    # both polynomials by their three-term recurrences (no doubling, no Taylor shift), Euclid bit by bit
+    assert nullity_by_polynomial(100_000) == _nullity_by_recurrence(100_000)
+    assert [_nullity_by_recurrence(n) for n in (4, 5, 9, 11, 19, 256)] == [
+        nullity_by_polynomial(n) for n in (4, 5, 9, 11, 19, 256)
+    ]
+
+
+def _nullity_by_recurrence(n: int) -> int:
+    """deg gcd(p_n(x), p_n(x + 1)) for p_0 = 1, p_1 = x, p_{k+1} = x p_k + p_{k-1} over F2 (ints as
+    polynomials): p_n(x + 1) follows q_0 = 1, q_1 = x + 1, q_{k+1} = (x + 1) q_k + q_{k-1}."""
+    p0, p1 = 1, 0b10
+    q0, q1 = 1, 0b11
+    for _ in range(n - 1):
+        p0, p1 = p1, (p1 << 1) ^ p0
+        q0, q1 = q1, (q1 << 1) ^ q1 ^ q0
+    a, b = (p1, q1) if n >= 1 else (1, 1)
+    while b:
+        top = b.bit_length()
+        while a.bit_length() >= top:
+            a ^= b << (a.bit_length() - top)
+        a, b = b, a
+    return a.bit_length() - 1
 
 
 # -- parsing ----------------------------------------------------------------------------------------------
@@ -624,7 +660,7 @@ def test_press_names() -> None:
 
 
 def test_graphs() -> None:
-    game = LightsOut.for_graph("tri", ["a", "b", "c"], [["a", "b"], ["b", "c"], ["c", "b"]])
+    game = upload("tri", ["a", "b", "c"], [["a", "b"], ["b", "c"], ["c", "b"]])
     assert game.game_id == "lights-out:graph:tri"
     assert game.format(game.flip_set(game.parse_press("b"))) == "111"
     assert game.format(game.flip_set(game.parse_press("a"))) == "110"
@@ -637,23 +673,23 @@ def test_graphs() -> None:
         (["a", "b"], [["a", "a"]], "self-loop"),
         (["a", "b", "a"], [], "duplicate vertex name 'a'"),
         (["a", "b"], [["a", "b", "a"]], "not a pair"),
-        ([], [], "0 vertices"),
+        ([], [], "has no vertex"),
     ]
     for vertices, edges, message in bad:
         with pytest.raises(InvalidArgument) as error:
-            make_graph("g", vertices, edges)
+            upload("g", vertices, edges)
         assert message in str(error.value)
     with pytest.raises(InvalidArgument):
-        make_graph("a b", ["a"], [])
+        upload("a b", ["a"], [])
 
 
 # -- the kind's records and the stored elimination ------------------------------------------------------
 
 
-def test_answers_are_values_without_an_outcome() -> None:
+def test_answers_are_values_without_an_outcome(ctx: Context) -> None:
     game = kind("lights-out:3x3")
     example = FACTS["grid_3x3"]["example"]
-    value = game.solve(game.parse(example["board"])).value(game.game_id, example["board"])
+    value = game.solve(game.parse(example["board"]), ctx).value(game.game_id, example["board"])
     assert value.outcome is None and value.grundy is None and value.solvable is True
     assert value.remoteness == 6 and set(value.solution or ()) == set(example["presses"])
     assert value.as_dict() == {
@@ -679,7 +715,7 @@ def test_presses_rank_by_remoteness_and_unsolvable_last() -> None:
 
 @pytest.mark.parametrize("spec", ["lights-out:3x3", "lights-out:7x5:klein", "lights-out:16x16:torus"])
 def test_an_encoded_elimination_reads_back(spec: str) -> None:
-    from engine.games.lights_out import EliminationKernel, decode_elimination, encode_elimination
+    from engine.games.lights_out.stored import EliminationKernel, decode_elimination, encode_elimination
 
     game = kind(spec)
     elimination = eliminate_shape(game.shape)
@@ -710,11 +746,16 @@ def test_an_encoded_elimination_reads_back(spec: str) -> None:
     ],
     ids=lambda game: game.game_id,
 )
-def test_planning_a_job_eliminates_nothing_and_counts_enough_words(game: LightsOut) -> None:
-    forget_all()
-    elimination_plan = game.plan_job(0)
-    stats_plan = game.plan_job(0, family="stats")
-    assert not cached(game.shape)  # the plan counts from the shape's size and chase only
+def test_planning_a_job_eliminates_nothing_and_counts_enough_words(
+    game: LightsOut, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def forbidden(*args: object, **kwargs: object) -> None:
+        raise AssertionError("planning eliminated")
+
+    with monkeypatch.context() as patch:  # the plan counts from the shape's size and chase only
+        patch.setattr(solver_module, "chase_eliminate", forbidden)
+        elimination_plan = game.plan_job(0)
+        stats_plan = game.plan_job(0, family="stats")
     assert len(encode_elimination(eliminate_shape(game.shape))) <= elimination_plan.values
     if game.shape.cells <= 25:
         assert len(StatsKernel(game.shape).words()) <= stats_plan.values
@@ -731,27 +772,29 @@ def test_the_stats_kernel_stores_the_live_statistics(spec: str) -> None:
     kernel = game.kernel_for(STATS)
     assert isinstance(kernel, StatsKernel) and kernel.family == "stats"
     words = kernel.words()
-    assert stats_from_bytes(game.shape, decode_words(words)) == game.shape_stats()
+    assert stats_from_bytes(game.shape, decode_words(words)) == ShapeStatistics(game.shape).shape_stats()
     plan = game.plan_job(0, family="stats")
     assert (plan.game_id, plan.family) == (spec, "stats") and plan.values >= len(words)
     # the elimination stays the default family
     assert game.plan_job(0).family == game.plan_job(0, family="elimination").family == "elimination"
 
 
-def test_the_stats_job_reports_progress_and_goes_past_the_live_limits() -> None:
+def test_the_stats_job_reports_progress_and_goes_past_the_live_limits(ctx: Context) -> None:
     game = kind("lights-out:5x5")
-    assert game.shape_stats(max_work=2**10)["distance_counts"] is None  # past a smaller live budget
+    assert (
+        ShapeStatistics(game.shape).shape_stats(max_work=2**10)["distance_counts"] is None
+    )  # past a smaller live budget
     seen: list[tuple[int, int]] = []
-    stats = game.job_stats(progress=lambda done, total: seen.append((done, total)))
-    assert stats == game.shape_stats() and seen and seen[-1][0] == seen[-1][1]
+    stats = ShapeStatistics(game.shape).job_stats(progress=lambda done, total: seen.append((done, total)))
+    assert stats == ShapeStatistics(game.shape).shape_stats() and seen and seen[-1][0] == seen[-1][1]
     # 1,056 cells: the live answer has no counts, the job lists them (one null vector, 374 cells pressed)
     big = kind("lights-out:32x33")
-    live = big.shape_stats()
+    live = ShapeStatistics(big.shape).shape_stats()
     assert live["distance_counts"] is None and live["nullity"] == 1
-    stored = big.job_stats()
+    stored = ShapeStatistics(big.shape).job_stats()
     counts = stored["distance_counts"]
     assert counts is not None and stored["diameter"] == live["diameter"] == len(counts) - 1
-    null_vector = unpack_bits(solver_for(big.shape).elimination.null_basis[0], big.shape.cells)
+    null_vector = unpack_bits(solver_for(big.shape, ctx).elimination.null_basis[0], big.shape.cells)
     m = int(null_vector.sum())
     rest = big.shape.cells - m
     # a coset is {x, x + v}: its least weight is min(t, m - t) + z for t ones on v's cells, z off them
@@ -771,16 +814,16 @@ def test_the_stats_job_refuses_what_it_cannot_walk() -> None:
     nine = kind("lights-out:9x9")
     assert nine.plan_job(0, family="stats").family == "stats"
     with pytest.raises(LimitExceeded, match=r"lights-out:9x9 \(nullity 8\).*2\^77"):
-        nine.job_stats()
+        ShapeStatistics(nine.shape).job_stats()
     with pytest.raises(LimitExceeded, match=r"lights-out:9x9 \(nullity 8\).*2\^77"):
         StatsKernel(nine.shape).make()
     # what is refused without eliminating: a grid whose elimination would be too large
     with pytest.raises(LimitExceeded, match=r"lights-out:2000x2000:torus needs an elimination too large"):
         kind("lights-out:2000x2000:torus").plan_job(0, family="stats")
     with pytest.raises(LimitExceeded, match=r"lights-out:39x39.*dimension 32"):
-        kind("lights-out:39x39").job_stats()
+        ShapeStatistics(kind("lights-out:39x39").shape).job_stats()
     with pytest.raises(LimitExceeded, match="lights-out:5x5"):
-        kind("lights-out:5x5").job_stats(max_work=1000)
+        ShapeStatistics(kind("lights-out:5x5").shape).job_stats(max_work=1000)
     # rank and nullity of large plane boards come from the polynomial method only: nothing to walk
     for spec in ("lights-out:300x300", "lights-out:100000x100000"):
         with pytest.raises(NotApplicable, match=rf"{spec}: .*polynomial method"):
@@ -794,7 +837,7 @@ def test_the_stats_job_refuses_what_it_cannot_walk() -> None:
 
 def test_stored_statistics_read_back_only_when_they_add_up() -> None:
     shape = kind("lights-out:3x3").shape
-    data = stats_bytes(shape, kind("lights-out:3x3").job_stats())
+    data = stats_bytes(shape, ShapeStatistics(kind("lights-out:3x3").shape).job_stats())
     assert json.loads(data)["distance_counts"] == ["1", "9", "36", "84", "126", "126", "84", "36", "9", "1"]
     body = json.loads(data)
     bad = [
@@ -813,8 +856,8 @@ def test_stored_statistics_read_back_only_when_they_add_up() -> None:
     # a graph of the same name with other edges does not read another's statistics
     path = graph_kind(4, [(0, 1), (1, 2), (2, 3)], "p")
     other = graph_kind(4, [(0, 1), (1, 2)], "p")
-    stored = stats_bytes(path.shape, path.job_stats())
-    assert stats_from_bytes(path.shape, stored)["rank"] == path.shape_stats()["rank"]
+    stored = stats_bytes(path.shape, ShapeStatistics(path.shape).job_stats())
+    assert stats_from_bytes(path.shape, stored)["rank"] == ShapeStatistics(path.shape).shape_stats()["rank"]
     with pytest.raises(ValueError, match="another shape"):
         stats_from_bytes(other.shape, stored)
 
@@ -834,9 +877,11 @@ def test_get_stats_answers_from_the_stored_statistics_first() -> None:
     assert len(counts) == live["diameter"] + 1 and table["diameter"] == live["diameter"]
     assert counts[:2] == [1, 1056] and all(isinstance(c, str) for c in counts[10:-10])  # past 2^53: text
     assert sum(int(c) for c in counts) == 2**1055 and table["solvable_boards"] == "2^1055"
-    # what is stored whole only: a job still writing (half the words) is not read
+    # stored statistics, once read, are kept: final
     tables.words[(game.game_id, STATS)] = tables.words[(game.game_id, STATS)][:100]
-    assert game.stats(ctx)["source"] == "live"
+    assert game.stats(ctx) == table
+    # what is stored whole only: a job still writing (half the words) is not read (by a fresh server)
+    assert game.stats(engine_context(tables))["source"] == "live"
     # the polynomial method's shapes read nothing and have no note
     poly = kind("lights-out:100000x100000").stats(ctx)
     assert poly["source"] == "formula" and "note" not in poly
@@ -847,7 +892,6 @@ def test_a_live_elimination_gives_way_to_a_stored_one(monkeypatch: pytest.Monkey
     tables = StoredWords()
     ctx = engine_context(tables)
     monkeypatch.setattr(stored_bytes, "STORED_RECHECK_SECONDS", 3600.0)
-    forget_all()
     game = kind("lights-out:6x5:torus")
     board = game.parse("/".join(["10000"] * 6))
     assert game.value(board, ctx).source == "live"
@@ -858,7 +902,6 @@ def test_a_live_elimination_gives_way_to_a_stored_one(monkeypatch: pytest.Monkey
     assert game.value(board, ctx).source == "table"
     del tables.words[(game.game_id, "elimination")]
     assert game.value(board, ctx).source == "table"  # a stored one is kept: not looked for again
-    forget_all()
 
 
 @settings(max_examples=30, deadline=None)
@@ -880,8 +923,8 @@ def test_the_walk_in_slices_agrees_with_the_whole_walk(
     assert seen[-1][0] == seen[-1][1] and [d for d, _ in seen] == sorted(d for d, _ in seen)
 
 
-def test_a_progress_that_raises_stops_the_walk() -> None:
-    basis = solver_for(kind("lights-out:4x4").shape).elimination.null_basis
+def test_a_progress_that_raises_stops_the_walk(ctx: Context) -> None:
+    basis = solver_for(kind("lights-out:4x4").shape, ctx).elimination.null_basis
 
     def stop(done: int, total: int) -> None:
         raise RuntimeError(f"stopped at {done} of {total}")

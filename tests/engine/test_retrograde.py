@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 from engine.errors import InvalidArgument, InvalidPosition, LimitExceeded
 from engine.games import graph_game
 from engine.games.graph_game import GraphGame, GraphSolution, gamma_text
+from engine.graphs import build_graph
 from engine.kernels import retrograde as R
 from engine.moves import move_rank
 from engine.values import MoveValue
@@ -277,8 +278,18 @@ def test_gamma_of_known_loopy_graph() -> None:
 # -- graph:NAME ----------------------------------------------------------------------------------------
 
 
+def uploaded_game(
+    name: str,
+    vertices: list[str],
+    edges: list[tuple[str, str]],
+    terminals: dict[str, str] | None = None,
+) -> GraphGame:
+    """The game of a graph uploaded as the service takes it (engine.graphs.build_graph checks it)."""
+    return GraphGame.from_upload(build_graph(name, vertices, edges, terminals))
+
+
 def test_graph_game_values_moves_and_stats() -> None:
-    game = GraphGame.build(
+    game = uploaded_game(
         "demo",
         ["a", "b", "c", "d", "e", "x", "y"],
         [("a", "b"), ("b", "c"), ("c", "d"), ("a", "d"), ("a", "x"), ("x", "y"), ("y", "x"), ("a", "e")],
@@ -313,7 +324,7 @@ def test_moves_are_ranked_as_their_values_rank(g: Graph, wanted: int) -> None:
     names = [f"v{(7 * i) % g.n:02}-{i}" for i in range(g.n)]  # name order is not index order
     movers = {a for a, _ in g.edges}
     terminals = {names[v]: labels[t] for v, t in enumerate(g.terminal) if v not in movers and t != -1}
-    game = GraphGame.build("g", names, [(names[a], names[b]) for a, b in g.edges], terminals)
+    game = uploaded_game("g", names, [(names[a], names[b]) for a, b in g.edges], terminals)
     for vertex in range(g.n):
         targets = game.successors(vertex)
         every = sorted(
@@ -328,14 +339,14 @@ def test_graph_game_normal_play_grundy_and_kernel() -> None:
     # A subtraction game {1, 2} on heaps 0..6 as a graph: Grundy n mod 3, kernel = multiples of 3.
     names = [str(n) for n in range(7)]
     edges = [(str(n), str(n - s)) for n in range(7) for s in (1, 2) if n >= s]
-    game = GraphGame.build("sub12", names, edges)
+    game = uploaded_game("sub12", names, edges)
     ctx = engine_context()
     assert [game.value(n, ctx).grundy for n in range(7)] == [n % 3 for n in range(7)]
     assert [game.value(n, ctx).remoteness for n in range(7)] == [0, 1, 1, 2, 3, 3, 4]
     stats = game.stats(ctx)
     assert stats["kernel"] == ["0", "3", "6"] and stats["acyclic"] is True and stats["max_grundy"] == 2
     # Loopy, normal play: infinite gamma is absent from `grundy`, given by `gamma`.
-    loopy = GraphGame.build("loop", ["p", "q", "t"], [("p", "q"), ("q", "p"), ("p", "t"), ("q", "q")])
+    loopy = uploaded_game("loop", ["p", "q", "t"], [("p", "q"), ("q", "p"), ("p", "t"), ("q", "q")])
     assert loopy.gamma(0) == (None, frozenset({0}))
     assert loopy.value(0, ctx).grundy is None and loopy.value(0, ctx).outcome == "N"
     assert "kernel" not in loopy.stats(ctx)
@@ -343,17 +354,17 @@ def test_graph_game_normal_play_grundy_and_kernel() -> None:
 
 def test_graph_game_refusals_and_sizes() -> None:
     with pytest.raises(InvalidArgument, match="unknown vertex 'z'"):
-        GraphGame.build("g", ["a"], [("a", "z")])
+        uploaded_game("g", ["a"], [("a", "z")])
     with pytest.raises(InvalidArgument, match="has a move"):
-        GraphGame.build("g", ["a", "b"], [("a", "b")], {"a": "win"})
-    with pytest.raises(InvalidArgument, match="not win/loss/draw"):
-        GraphGame.build("g", ["a"], [], {"a": "tie"})
-    big = GraphGame.build("big", ["a", "b"], [("a", "b"), ("b", "a"), ("a", "a")])
+        uploaded_game("g", ["a", "b"], [("a", "b")], {"a": "win"})
+    with pytest.raises(InvalidArgument, match="a terminal is 'win', 'loss' or 'draw'"):
+        uploaded_game("g", ["a"], [], {"a": "tie"})
+    big = uploaded_game("big", ["a", "b"], [("a", "b"), ("b", "a"), ("a", "a")])
     big.live_edges = 2
     with pytest.raises(LimitExceeded, match="worker"):
         big.value(0, engine_context())
     solution = big.solve()  # the worker's way, whatever the size
-    assert big.value(0, engine_context()).outcome == "D"
+    assert big.with_solution(solution, "live").value(0, engine_context()).outcome == "D"
     again = GraphSolution.from_bytes(solution.to_bytes())
     assert again.acyclic == solution.acyclic
     assert again.gamma is not None and solution.gamma is not None
@@ -413,7 +424,7 @@ def test_graph_game_from_upload() -> None:
         terminal_vertices=np.array([2], np.int32),
         terminal_labels=np.array([2], np.uint8),  # engine.graphs.LABELS: loss, win, draw
     )
-    stored = GraphGame.build("up", ["s", "t", "u"], [("s", "t"), ("t", "u")], {"u": "draw"}).solve()
+    stored = uploaded_game("up", ["s", "t", "u"], [("s", "t"), ("t", "u")], {"u": "draw"}).solve()
     game = GraphGame.from_upload(cast(Any, upload), stored)
     ctx = engine_context()
     assert [game.value(v, ctx).outcome for v in range(3)] == ["D", "D", "D"]

@@ -18,9 +18,9 @@ import pytest
 import sqlalchemy as sa
 
 from engine import stored_bytes
-from engine.games import chess as chess_game
 from nimbase.client import NimbaseClientError
 from storage.sequences import SequenceStore
+from tests.engine import fresh_keepers
 from tests.service import Endpoints, serving_api
 from worker.runner import Worker
 
@@ -32,11 +32,10 @@ KQVK_STALEMATE = "k7/2Q5/1K6/8/8/8/8/8 b - - 0 1"
 
 @pytest.fixture(scope="module")
 def api(db_engine: sa.Engine) -> Iterator[Endpoints]:
-    """Both servers over a real Nimbase, on an emptied database and with no table kept in the process."""
-    chess_game.TABLES.forget_all()
+    """Both servers over a real Nimbase (its own keepers: no table kept in the process), on an emptied
+    database."""
     with serving_api(db_engine, TOKEN) as endpoints:
         yield endpoints
-    chess_game.TABLES.forget_all()
 
 
 def rest(api: Endpoints, route: str, **params: Any) -> Any:
@@ -261,7 +260,7 @@ def test_a_worker_stores_the_krvk_table(api: Endpoints, monkeypatch: pytest.Monk
     assert after == {**before, "source": "table"}
     assert api.client.get_stats("chess:KRvK")["source"] == "table"
     # as a server started afresh: read from storage once, then kept
-    chess_game.TABLES.forget_all()
+    monkeypatch.setattr(api.service, "kept", fresh_keepers())
     assert api.client.get_value("chess:KRvK", fen)["source"] == "table"
     check_moves(api, "chess:KRvK", chess.Board("8/8/8/3k4/8/8/8/KR6 b - - 0 1"))
     with pytest.raises(NimbaseClientError) as info_error:

@@ -20,11 +20,12 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-from engine.games.lights_out import grid_neighbourhoods_reference
+from engine.games.lights_out.shape import grid_neighbourhoods_reference
 from nimbase.client import NimbaseClientError
 from nimbase.settings import Settings
 from service.core import Nimbase
 from service.errors import PermissionDenied
+from tests.engine import fresh_keepers
 from tests.facts import load_facts
 from tests.service import Endpoints, running_server, serving_api
 from worker.runner import Worker
@@ -512,9 +513,7 @@ def test_a_body_over_its_cap_is_refused(db_engine: sa.Engine) -> None:
 # -- the stored elimination ---------------------------------------------------------------------------
 
 
-def test_a_worker_stores_the_elimination(api: Endpoints) -> None:
-    from engine.games import lights_out
-
+def test_a_worker_stores_the_elimination(api: Endpoints, monkeypatch: pytest.MonkeyPatch) -> None:
     game = "lights-out:7x6:klein"
     before = api.client.get_value(game, "/".join(["100000"] * 7))
     assert before["source"] == "live"
@@ -523,7 +522,7 @@ def test_a_worker_stores_the_elimination(api: Endpoints) -> None:
     Worker(api.db, poll_seconds=0.05).run_until_idle(threading.Event())
     assert api.client.get_job(job["id"])["status"] == "done"
     # as a server started afresh: the elimination is read from storage
-    lights_out.forget_all()
+    monkeypatch.setattr(api.service, "kept", fresh_keepers())
     api.service.tables.forget()
     assert api.client.get_stats(game)["source"] == "table"
     after = api.client.get_value(game, "/".join(["100000"] * 7))
@@ -535,9 +534,7 @@ def test_a_worker_stores_the_elimination(api: Endpoints) -> None:
     assert error.code == "INVALID_ARGUMENT"
 
 
-def test_uploaded_graphs_elimination_is_stored_too(api: Endpoints) -> None:
-    from engine.games import lights_out
-
+def test_uploaded_graphs_elimination_is_stored_too(api: Endpoints, monkeypatch: pytest.MonkeyPatch) -> None:
     vertices, edges = cycle(12)
     api.client.upload_graph("C12w", vertices, edges)
     game = "lights-out:graph:C12w"
@@ -546,7 +543,7 @@ def test_uploaded_graphs_elimination_is_stored_too(api: Endpoints) -> None:
     job = api.client.submit_job(game, 0)
     Worker(api.db, poll_seconds=0.05).run_until_idle(threading.Event())
     assert api.client.get_job(job["id"])["status"] == "done"
-    lights_out.forget_all()
+    monkeypatch.setattr(api.service, "kept", fresh_keepers())
     api.service.tables.forget()
     assert api.client.get_value(game, board) == {**before, "source": "table"}
 

@@ -1,4 +1,4 @@
-"""The service's LRU cache (service.lru): what cachetools' LRUCache did, at a third of the cost a read."""
+"""The service's LRU cache (engine.lru): what cachetools' LRUCache did, at a third of the cost a read."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.lru import LRU
+from engine.lru import LRU
 
 
 def test_the_least_recently_used_goes_first() -> None:

@@ -1,4 +1,5 @@
-"""A least-recently-used cache bounded by a count or by bytes, for the service's hot lookups.
+"""A least-recently-used cache bounded by a count or by bytes: the service's hot lookups, and the objects
+the engine keeps whole (engine.keep).
 
 Every GetValue reads four or five caches (the game, the table's header, the chunk, the live prefix, the
 memo). cachetools' LRUCache costs about 0.5 µs a read (a membership test, a lookup through two layers
@@ -7,7 +8,7 @@ that, for the same behaviour: least recently used dropped first, and a value lar
 budget refused with ValueError, the cache left as it was (`keep` says so instead: callers then serve
 it without keeping it).
 
-Not thread-safe by itself: the service holds its own lock around every use, as it did with cachetools.
+Not thread-safe by itself: its users (the service, engine.keep) hold their own lock around every use.
 """
 
 from __future__ import annotations

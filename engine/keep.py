@@ -1,0 +1,198 @@
+"""Objects stored whole (a solved graph, an endgame table, a shape's elimination, its statistics), kept in
+the process: one ladder for every kind that needs one.
+
+A kind asks its `Keeper` (`Context.kept`, owned by the service) for an object by key, and the keeper
+walks the ladder, cheapest first:
+- kept: the object in memory, if one is kept; a stored one is final, one made live is looked up in
+  storage again every STORED_RECHECK_SECONDS (`StoredLook`: a job may have stored it since);
+- stored: the object a worker's job stored, read through the request's `ctx.tables`
+  (engine.stored_bytes.read_stored), kept from then on (`source` "table");
+- made live: where the kind allows it for this request (else its `refuse` raises the refusal naming the
+  queued job), made once per key under the key's own lock (other requests for it wait on that lock
+  until their deadline, `Deadline.holding`, and find it made), kept (`source` "live").
+
+Kept objects are bounded by bytes (an LRU, least recently used dropped first); an object larger than the
+whole budget serves its request and is not kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass
+from typing import Generic, Literal, TypeVar, cast
+
+from engine.deadline import Deadline
+from engine.lru import LRU
+from engine.stored_bytes import StoredLook
+
+T = TypeVar("T")
+
+#: Where a kept object came from: a worker's job ("table") or this process ("live").
+Origin = Literal["table", "live"]
+
+
+@dataclass(frozen=True, slots=True)
+class Kept(Generic[T]):
+    """An object and where it came from (answers say so as their `source`)."""
+
+    value: T
+    source: Origin
+    #: Its bytes, as the keeper counts them.
+    weight: int
+
+
+class _Key:
+    """A key's lock and how many requests hold or wait for it (the lock is dropped when none does)."""
+
+    __slots__ = ("lock", "users")
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.users = 0
+
+
+class Keeper:
+    """Objects stored whole, kept by key within `max_bytes` (each counted as the weight its kind gives).
+
+    Thread-safe. Keys should name what they key (a kind's own tuple, e.g. ("chess", "KRvK")): a keeper
+    may be shared by several uses."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self._kept: LRU[Hashable, Kept[object]] = LRU(max_bytes, getsizeof=lambda kept: kept.weight)
+        #: For each key kept live: when to look in storage again.
+        self._looks: dict[Hashable, StoredLook] = {}
+        self._keys: dict[Hashable, _Key] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def max_bytes(self) -> int:
+        return self._kept.maxsize
+
+    @property
+    def kept_bytes(self) -> int:
+        """The weights of every kept object together."""
+        with self._lock:
+            return self._kept.currsize
+
+    def peek(self, key: Hashable) -> Kept[object] | None:
+        """What is kept for `key` (now the most recently used), if anything: never reads, never makes."""
+        with self._lock:
+            return self._kept.get(key)
+
+    def __contains__(self, key: Hashable) -> bool:
+        with self._lock:
+            return key in self._kept
+
+    def keep(self, key: Hashable, value: T, source: Origin, weight: int) -> Kept[T]:
+        """Keep `value` for `key` (unless it alone is larger than the whole budget); the kept record."""
+        kept = Kept(value, source, weight)
+        with self._lock:
+            if self._kept.keep(key, cast(Kept[object], kept)):
+                if source == "live":
+                    self._looks[key] = StoredLook()  # made just after storage was looked at
+                else:
+                    self._looks.pop(key, None)
+            for gone in [k for k in self._looks if k not in self._kept]:
+                del self._looks[gone]
+        return kept
+
+    def get(
+        self,
+        key: Hashable,
+        deadline: Deadline,
+        *,
+        what: str,
+        read: Callable[[], T | None],
+        make: Callable[[], T],
+        weigh: Callable[[T], int],
+        refuse: Callable[[], None] | None = None,
+        before_make: Callable[[], None] | None = None,
+    ) -> Kept[T]:
+        """The object for `key`: kept, else `read` from storage (None: not stored), else (after `refuse`,
+        which raises where it may not be made for this request, and `before_make`) `make`d once under
+        the key's lock, waited for until `deadline` (`what` names the work in DeadlineExceeded)."""
+        kept = cast("Kept[T] | None", self.peek(key))
+        if kept is not None and (kept.source == "table" or not self._look_due(key)):
+            return kept
+        stored = self._read(key, read, weigh)
+        if stored is not None:
+            return stored
+        if kept is not None:
+            return kept
+        if refuse is not None:
+            refuse()
+        if before_make is not None:
+            before_make()
+        with self._making(key, deadline, what):
+            kept = cast("Kept[T] | None", self.peek(key))
+            if kept is not None:
+                return kept
+            value = make()
+            return self.keep(key, value, "live", weigh(value))
+
+    def stored(
+        self, key: Hashable, read: Callable[[], T | None], weigh: Callable[[T], int]
+    ) -> Kept[T] | None:
+        """The stored object for `key`: kept (a stored one is final), else `read` now and kept; None where
+        nothing is stored (for objects a kind makes live for each request, not kept)."""
+        kept = cast("Kept[T] | None", self.peek(key))
+        if kept is not None and kept.source == "table":
+            return kept
+        return self._read(key, read, weigh)
+
+    def _read(self, key: Hashable, read: Callable[[], T | None], weigh: Callable[[T], int]) -> Kept[T] | None:
+        stored = read()
+        return None if stored is None else self.keep(key, stored, "table", weigh(stored))
+
+    def _look_due(self, key: Hashable) -> bool:
+        with self._lock:
+            look = self._looks.get(key)
+        return look is not None and look.due()
+
+    @contextlib.contextmanager
+    def _making(self, key: Hashable, deadline: Deadline, what: str) -> Iterator[None]:
+        """The key's lock held (waited for until the deadline); dropped once nobody holds or waits for it."""
+        with self._lock:
+            entry = self._keys.setdefault(key, _Key())
+            entry.users += 1
+        try:
+            with deadline.holding(entry.lock, what):
+                yield
+        finally:
+            with self._lock:
+                entry.users -= 1
+                if entry.users == 0:
+                    del self._keys[key]
+
+
+@dataclass(frozen=True, slots=True)
+class Keepers:
+    """The keepers a service owns, one per use, each with its budget (NIMBASE_CACHE_*_BYTES): what a
+    request lends its kind as `Context.kept`."""
+
+    #: Chess endgame tables (engine.games.chess), by material.
+    chess_tables: Keeper
+    #: Solved game graphs (engine.games.graph_game), by graph.
+    graph_solutions: Keeper
+    #: Lights Out eliminations (engine.games.lights_out.solver), by shape.
+    eliminations: Keeper
+    #: Lights Out shape statistics (engine.games.lights_out.stats), by shape.
+    statistics: Keeper
+
+    @classmethod
+    def of_budgets(
+        cls,
+        *,
+        chess_table_bytes: int,
+        graph_solution_bytes: int,
+        elimination_bytes: int,
+        statistics_bytes: int,
+    ) -> Keepers:
+        return cls(
+            Keeper(chess_table_bytes),
+            Keeper(graph_solution_bytes),
+            Keeper(elimination_bytes),
+            Keeper(statistics_bytes),
+        )
