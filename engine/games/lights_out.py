@@ -77,7 +77,7 @@ from engine.errors import (
     NotApplicable,
 )
 from engine.games.chebyshev_f2 import plane_nullity
-from engine.graphs import NeedsGraph, UploadedGraph
+from engine.graphs import UploadedGraph
 from engine.kernels.gf2 import (
     U8,
     U64,
@@ -101,6 +101,7 @@ from engine.kernels.lights_out_stats import (
 )
 from engine.kind import Context, GameKind, SequenceKernel
 from engine.moves import check_limit
+from engine.needs_graph import NeedsGraph
 from engine.positions import check_length, parse_decimal, quote_position, quote_token
 from engine.precompute import JobPlan
 from engine.stored_bytes import BytesKernel, StoredLook, decode_words, encode_words, read_stored
