@@ -15,6 +15,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
+#: For each top-level package, the project packages it must never import.
+FORBIDDEN: dict[str, frozenset[str]] = {
+    "nimbase": frozenset({"engine", "storage", "service", "worker", "cli", "bench", "migrations"}),
+    "engine": frozenset({"storage", "service", "worker", "cli", "bench", "migrations"}),
+    "storage": frozenset({"service", "worker", "cli", "bench"}),
+    "service": frozenset({"worker", "cli", "bench"}),
+    "worker": frozenset({"service", "cli", "bench"}),
+    "migrations": frozenset({"service", "worker", "cli", "bench"}),
+}
+
+
 def module_name(path: Path) -> str:
     """`engine/games/base.py` -> `engine.games.base`; a package's `__init__.py` is the package."""
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
@@ -153,3 +164,14 @@ def test_engine_has_no_import_circle() -> None:
     assert len(graph) > 20, "the engine's modules were not found"
     circles = [" -> ".join(one_cycle(graph, c)) for c in strongly_connected(graph)]
     assert not circles, "import circles in engine/:\n" + "\n".join(circles)
+
+
+def test_each_layer_imports_only_layers_below_it() -> None:
+    crossings = []
+    for package, forbidden in FORBIDDEN.items():
+        modules = modules_of(package)
+        for name, path in modules.items():
+            for target, line in imported(path, name, set(modules)):
+                if target.split(".")[0] in forbidden:
+                    crossings.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
+    assert not crossings, "imports against the layers:\n" + "\n".join(dict.fromkeys(crossings))
