@@ -9,6 +9,7 @@ COPY engine ./engine
 COPY storage ./storage
 COPY service ./service
 COPY worker ./worker
+COPY cli ./cli
 COPY migrations ./migrations
 COPY alembic.ini ./
 RUN pip install --no-cache-dir ./client -e .

@@ -83,9 +83,7 @@ def running_server(
         "NIMBASE_LOG_LEVEL": "WARNING",
         **(settings or {}),
     }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "nimbase", "serve", "--processes", str(processes)], env=env
-    )
+    process = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--processes", str(processes)], env=env)
     http = f"http://127.0.0.1:{http_port}"
     try:
         deadline = time.monotonic() + 60

@@ -254,7 +254,7 @@ class Services:
             [
                 sys.executable,
                 "-m",
-                "nimbase",
+                "cli",
                 "serve",
                 "--processes",
                 "1",
@@ -283,7 +283,7 @@ class Services:
         out = (self.logs / f"worker-{self.worker_starts}.log").open("ab")
         self.log_files.append(out)
         self.worker = subprocess.Popen(
-            [sys.executable, "-m", "nimbase", "worker"],
+            [sys.executable, "-m", "cli", "worker"],
             env=process_env(self.url),
             stdout=out,
             stderr=subprocess.STDOUT,

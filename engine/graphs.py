@@ -1,5 +1,4 @@
-"""Uploaded graphs (UploadGraph, GetGraph): what one is, the checks an upload passes, and how a kind that
-plays on one gets it.
+"""Uploaded graphs (UploadGraph, GetGraph): what one is and the checks an upload passes.
 
 A graph is a name, its vertices (names, in upload order), its edges (pairs of vertex indices, in upload
 order, repeats kept) and its terminals: the result ("win", "loss" or "draw") for the player to move at
@@ -7,9 +6,7 @@ a vertex with no move, "loss" where not given. The same upload serves two famili
 the edges as moves (directed; self-loops and cycles allowed), `lights-out:graph:NAME` reads them as
 undirected (self-loops refused there).
 
-A kind that plays on an uploaded graph parses from its game id alone (the engine does no I/O): it is a
-`NeedsGraph`, whose `graph_name` tells the service which graph to load, and whose `bind_graph` gives the
-playable kind once the service has loaded it (NOT_FOUND naming the graph when there is none).
+A kind that plays on an uploaded graph gets it through `engine.needs_graph.NeedsGraph`.
 
 Limits: names of 1 to 200 characters (letters, digits, '.', '_', '~', '-'), 1 to 1,000,000 vertices of
 1 to 1,000 printable characters each (no tab, newline or other control character, no space at either
@@ -21,18 +18,15 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from engine.errors import InvalidArgument, InvalidGameId
-from engine.kind import Context, GameKind
 from engine.positions import quote_token
-from engine.values import BestMoveResult, GameInfo, Value
 
 I32 = NDArray[np.int32]
 U8 = NDArray[np.uint8]
@@ -259,42 +253,3 @@ def build_graph(
     builder.add_vertices(vertices)
     builder.add_edge_pairs(edges)
     return builder.finish()
-
-
-class NeedsGraph(GameKind[Any]):
-    """A kind playing on the uploaded graph `graph_name`, before the service has loaded it.
-
-    The service loads the graph (`graph_name`) and asks `bind_graph` for the playable kind, once per
-    game id; this placeholder answers nothing itself.
-    """
-
-    def __init__(self, game_id: str, graph_name: str, bind: Callable[[UploadedGraph], GameKind[Any]]) -> None:
-        self.game_id = game_id
-        self.graph_name = graph_name
-        self._bind = bind
-
-    def bind_graph(self, graph: UploadedGraph) -> GameKind[Any]:
-        return self._bind(graph)
-
-    def _unbound(self) -> InvalidArgument:
-        return InvalidArgument(
-            f"{self.game_id!r} plays on the uploaded graph {self.graph_name!r}, not loaded"
-        )
-
-    def info(self) -> GameInfo:
-        raise self._unbound()
-
-    def parse(self, text: str) -> Any:
-        raise self._unbound()
-
-    def format(self, position: Any) -> str:
-        raise self._unbound()
-
-    def value(self, position: Any, ctx: Context) -> Value:
-        raise self._unbound()
-
-    def best_moves(self, position: Any, limit: int | None, ctx: Context) -> BestMoveResult:
-        raise self._unbound()
-
-    def stats(self, ctx: Context) -> dict[str, object]:
-        raise self._unbound()

@@ -19,15 +19,39 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar, cast
 
 from engine.deadline import Deadline
 from engine.lru import LRU
-from engine.stored_bytes import StoredLook
 
 T = TypeVar("T")
+
+#: While a kind answers from an object it made live, it looks for a stored one this often at most: a job
+#: may have stored it since (answers then say `source: "table"`), but looking on every request would cost
+#: each its header read, and a database round trip whenever the header is stale.
+STORED_RECHECK_SECONDS = 5.0
+
+
+class StoredLook:
+    """When to look in storage again for an object made live: `due` once STORED_RECHECK_SECONDS have
+    passed since it was made (just after storage was looked at) or since the last look."""
+
+    __slots__ = ("_at",)
+
+    def __init__(self) -> None:
+        self._at = time.monotonic()
+
+    def due(self) -> bool:
+        """Whether to look now; a look said due counts as done (two threads may both look: harmless)."""
+        now = time.monotonic()
+        if now - self._at < STORED_RECHECK_SECONDS:
+            return False
+        self._at = now
+        return True
+
 
 #: Where a kept object came from: a worker's job ("table") or this process ("live").
 Origin = Literal["table", "live"]

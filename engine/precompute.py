@@ -8,10 +8,7 @@ games and is the side of the square table for Wythoff's game. The CLI and the se
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from engine.kind import GameKind
+from typing import Protocol
 
 #: Largest `upto` a heap-game job may ask for.
 MAX_UPTO = 1 << 36
@@ -29,6 +26,12 @@ class JobPlan:
     fill: bool
 
 
-def plan_job(game: GameKind[Any], upto: int, fill: bool = False, family: str | None = None) -> JobPlan:
+class PlansJobs(Protocol):
+    """What `plan_job` asks of a game: `engine.kind.GameKind` has it (the kinds import this module)."""
+
+    def plan_job(self, upto: int, fill: bool = False, family: str | None = None) -> JobPlan: ...
+
+
+def plan_job(game: PlansJobs, upto: int, fill: bool = False, family: str | None = None) -> JobPlan:
     """The job for `upto`; NotApplicable where nothing is stored, InvalidArgument for a bad size."""
     return game.plan_job(upto, fill, family)

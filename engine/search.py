@@ -11,15 +11,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 
 from engine.component_sum import apply_move
 from engine.deadline import Deadline
 from engine.errors import LimitExceeded
 from engine.positions import Heaps, canonical, quote_position
-
-if TYPE_CHECKING:
-    from engine.games.base import HeapGame
 
 #: What estimate_states returns when the bound is at least this large.
 ESTIMATE_CAP = 2**62
@@ -43,11 +40,28 @@ class SearchResult:
     remoteness: int
 
 
+class HeapRules(Protocol):
+    """What the search reads of a heap game (`engine.games.base.HeapGame` is one): its rules, no more."""
+
+    @property
+    def game_id(self) -> str: ...
+    @property
+    def misere(self) -> bool: ...
+    @property
+    def splits(self) -> bool:
+        """Whether a move may leave two or more heaps (the bound then counts partitions)."""
+        ...
+
+    def heap_options(self, n: int) -> Iterator[Heaps]:
+        """The heaps one move can leave in place of a heap of size n (each sorted, zeros dropped)."""
+        ...
+
+
 class LoopyGame(RuntimeError):
     """A position was reached again while being solved: the game is not acyclic (a rules bug)."""
 
 
-def _children(game: HeapGame, pos: Heaps) -> Iterator[Heaps]:
+def _children(game: HeapRules, pos: Heaps) -> Iterator[Heaps]:
     previous = -1
     for index, h in enumerate(pos):
         if h == previous:
@@ -57,7 +71,7 @@ def _children(game: HeapGame, pos: Heaps) -> Iterator[Heaps]:
             yield apply_move(pos, index, option)
 
 
-def _limit_error(game: HeapGame, pos: Heaps, max_states: int) -> LimitExceeded:
+def _limit_error(game: HeapRules, pos: Heaps, max_states: int) -> LimitExceeded:
     text = quote_position(" ".join(map(str, pos)))
     return LimitExceeded(
         f"solving {game.game_id!r} position {text} needs more than {max_states} positions, or their "
@@ -66,7 +80,7 @@ def _limit_error(game: HeapGame, pos: Heaps, max_states: int) -> LimitExceeded:
 
 
 def solve(
-    game: HeapGame, heaps: Heaps, *, max_states: int, deadline: float | Deadline | None = None
+    game: HeapRules, heaps: Heaps, *, max_states: int, deadline: float | Deadline | None = None
 ) -> SearchResult:
     """Outcome and remoteness of a sum by exhaustive memoised search.
 
@@ -173,7 +187,7 @@ def _partitions_upto(tokens: int) -> int:
     return sum(p)
 
 
-def estimate_states(game: HeapGame, heaps: Heaps) -> int:
+def estimate_states(game: HeapRules, heaps: Heaps) -> int:
     """A cheap upper bound on the positions `solve` may visit (capped at ESTIMATE_CAP).
 
     Moves that shrink one heap: the m heaps of size h reach at most C(h+m, m) multisets, times

@@ -13,13 +13,11 @@ sequences' own: chunks, checkpoints, leases, repairs, caches.
 - `StoredBytes` is the family as the service's sequence tables see it (read only, never grown live),
   and `read_stored(game_id, family, ctx, what, decode)` gives the stored object through `ctx.tables`,
   decoded, or None where none is stored whole or what is stored does not decode.
-- `StoredLook` tells a kind holding an object it made live when to look for a stored one again.
 """
 
 from __future__ import annotations
 
 import struct
-import time
 import zlib
 from abc import abstractmethod
 from collections.abc import Callable
@@ -35,11 +33,6 @@ from engine.periods import Period
 
 U32 = NDArray[np.uint32]
 T = TypeVar("T")
-
-#: While a kind answers from an object it made live, it looks for a stored one this often at most: a job
-#: may have stored it since (answers then say `source: "table"`), but looking on every request would cost
-#: each its header read, and a database round trip whenever the header is stale.
-STORED_RECHECK_SECONDS = 5.0
 
 
 def encode_words(data: bytes) -> U32:
@@ -118,24 +111,6 @@ class StoredBytes:
 
     def kernel(self) -> SequenceKernel | None:
         return None
-
-
-class StoredLook:
-    """When to look in storage again for an object made live: `due` once STORED_RECHECK_SECONDS have
-    passed since it was made (just after storage was looked at) or since the last look."""
-
-    __slots__ = ("_at",)
-
-    def __init__(self) -> None:
-        self._at = time.monotonic()
-
-    def due(self) -> bool:
-        """Whether to look now; a look said due counts as done (two threads may both look: harmless)."""
-        now = time.monotonic()
-        if now - self._at < STORED_RECHECK_SECONDS:
-            return False
-        self._at = now
-        return True
 
 
 def read_stored(game_id: str, family: str, ctx: Context, what: str, decode: Callable[[bytes], T]) -> T | None:

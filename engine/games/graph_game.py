@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.errors import InvalidArgument, InvalidGameId, InvalidPosition, LimitExceeded
-from engine.graphs import NeedsGraph, check_graph_name
+from engine.graphs import check_graph_name
 from engine.kernels.retrograde import (
     INFINITE,
     LOSS,
@@ -50,6 +50,7 @@ from engine.kernels.retrograde import (
 )
 from engine.kind import Context, GameKind, SequenceKernel
 from engine.moves import MoveTo, check_limit, list_moves
+from engine.needs_graph import NeedsGraph
 from engine.positions import quote_position, quote_token
 from engine.precompute import JobPlan
 from engine.stored_bytes import BytesKernel, read_stored

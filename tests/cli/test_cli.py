@@ -23,8 +23,8 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
+from cli.main import text_plot, write_png
 from nimbase import __version__
-from nimbase.cli import text_plot, write_png
 from nimbase.settings import Settings
 from nimbase_client import NimbaseClient, NimbaseClientError, RestClient
 from service.core import Nimbase
@@ -42,10 +42,10 @@ NIM_357 = {
 
 
 def nimbase(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """`python -m nimbase ARGS` in `cwd`, with no nimbase variable but those given."""
+    """`python -m cli ARGS` (the `nimbase` script) in `cwd`, with no nimbase variable but those given."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith("NIMBASE_") and k != "DATABASE_URL"}
     return subprocess.run(
-        [sys.executable, "-m", "nimbase", *args],
+        [sys.executable, "-m", "cli", *args],
         cwd=cwd,
         env={**clean, **env},
         capture_output=True,
@@ -231,7 +231,7 @@ def test_serve_with_tls(elsewhere: Path, tmp_path: Path, database_url: str) -> N
     }
     log = (tmp_path / "serve.log").open("wb")
     server = subprocess.Popen(
-        [sys.executable, "-m", "nimbase", "serve"],
+        [sys.executable, "-m", "cli", "serve"],
         cwd=elsewhere,
         env=env,
         stdout=log,

@@ -74,7 +74,7 @@ def start_server(database_url: str, log_path: Path, **extra: str) -> Server:
     log = log_path.open("wb")
     process = subprocess.Popen(
         # One process: these tests compare answers (and `source`) across calls and kill the server by pid.
-        [sys.executable, "-m", "nimbase", "serve", "--processes", "1"],
+        [sys.executable, "-m", "cli", "serve", "--processes", "1"],
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -98,7 +98,7 @@ def start_server(database_url: str, log_path: Path, **extra: str) -> Server:
 def start_worker(database_url: str, log_path: Path, **extra: str) -> subprocess.Popen[bytes]:
     log = log_path.open("wb")
     return subprocess.Popen(
-        [sys.executable, "-m", "nimbase", "worker"],
+        [sys.executable, "-m", "cli", "worker"],
         env=process_env(database_url, **extra),
         stdout=log,
         stderr=subprocess.STDOUT,

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from engine import stored_bytes
+from engine import keep
 from engine.deadline import Deadline
 from engine.errors import DeadlineExceeded, LimitExceeded
 from engine.keep import Keeper
@@ -20,7 +20,7 @@ def later(seconds: float = 60.0) -> Deadline:
 
 
 def test_the_ladder_kept_stored_live_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(stored_bytes, "STORED_RECHECK_SECONDS", 3600.0)
+    monkeypatch.setattr(keep, "STORED_RECHECK_SECONDS", 3600.0)
     keeper = Keeper(1000)
     stored: dict[str, str] = {}
     made: list[str] = []
@@ -46,7 +46,7 @@ def test_the_ladder_kept_stored_live_refused(monkeypatch: pytest.MonkeyPatch) ->
     assert get("a", allowed=False) == ("live a", "live") and made == ["a"]  # kept: neither made nor refused
     stored["a"] = "stored a"
     assert get("a") == ("live a", "live")  # storage is looked at again only now and then
-    monkeypatch.setattr(stored_bytes, "STORED_RECHECK_SECONDS", 0.0)
+    monkeypatch.setattr(keep, "STORED_RECHECK_SECONDS", 0.0)
     assert get("a") == ("stored a", "table")
     del stored["a"]
     assert get("a") == ("stored a", "table")  # a stored one is final

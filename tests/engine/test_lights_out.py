@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import stored_bytes
+from engine import keep
 from engine.errors import InvalidArgument, InvalidGameId, InvalidPosition, LimitExceeded, NotApplicable
 from engine.games.chebyshev_f2 import (
     chebyshev,
@@ -891,14 +891,14 @@ def test_get_stats_answers_from_the_stored_statistics_first() -> None:
 def test_a_live_elimination_gives_way_to_a_stored_one(monkeypatch: pytest.MonkeyPatch) -> None:
     tables = StoredWords()
     ctx = engine_context(tables)
-    monkeypatch.setattr(stored_bytes, "STORED_RECHECK_SECONDS", 3600.0)
+    monkeypatch.setattr(keep, "STORED_RECHECK_SECONDS", 3600.0)
     game = kind("lights-out:6x5:torus")
     board = game.parse("/".join(["10000"] * 6))
     assert game.value(board, ctx).source == "live"
     words = encode_elimination(eliminate_shape(game.shape))
     tables.words[(game.game_id, "elimination")] = words
     assert game.value(board, ctx).source == "live"  # storage is looked at again only now and then
-    monkeypatch.setattr(stored_bytes, "STORED_RECHECK_SECONDS", 0.0)
+    monkeypatch.setattr(keep, "STORED_RECHECK_SECONDS", 0.0)
     assert game.value(board, ctx).source == "table"
     del tables.words[(game.game_id, "elimination")]
     assert game.value(board, ctx).source == "table"  # a stored one is kept: not looked for again

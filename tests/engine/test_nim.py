@@ -3,27 +3,35 @@
 from __future__ import annotations
 
 import itertools
-from functools import cache
+import sys
+from collections.abc import Iterable
+from functools import cache, reduce
+from operator import xor
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.games.base import MAX_HEAP
-from engine.games.nim import NimGame
+from engine.games.nim import NimGame, misere_nim_is_p
 from engine.search import solve
-from engine.sums import (
-    count_sum_moves,
-    format_move,
-    iter_sum_moves,
-    misere_nim_is_p,
-    nim_sum,
-    winning_moves_normal,
-)
+from tests.engine import heap_context
 from tests.facts import load_facts
 
 LITERATURE = load_facts("literature")
 NIM_FACTS = LITERATURE["nim"]
+#: A limit no move list reaches.
+EVERY = sys.maxsize
+
+
+def nim_sum(values: Iterable[int]) -> int:
+    """Bitwise XOR of the values: the oracle the kind's sums are compared with."""
+    return reduce(xor, values, 0)
+
+
+def outcome_of(game: NimGame, heaps: tuple[int, ...]) -> str | None:
+    """The outcome the kind answers, its single heaps valued by its own closed form."""
+    return game.value(heaps, heap_context(game.formula_value)).outcome
 
 
 @cache
@@ -77,6 +85,7 @@ def test_bouton_misere_against_search_and_oracle(heaps: list[int]) -> None:
     pos = tuple(sorted(h for h in heaps if h))
     expected = oracle_outcome(pos, True)
     assert misere_nim_is_p(pos) == expected
+    assert outcome_of(NimGame(True), pos) == ("P" if expected else "N")
     assert (solve(NimGame(True), pos, max_states=100_000).outcome == "P") == expected
 
 
@@ -85,7 +94,9 @@ def test_bouton_misere_against_search_and_oracle(heaps: list[int]) -> None:
 def test_normal_nim_sum_rule(heaps: list[int]) -> None:
     pos = tuple(sorted(h for h in heaps if h))
     expected = oracle_outcome(pos, False)
-    assert (nim_sum(pos) == 0) == expected
+    value = NimGame(False).value(pos, heap_context(lambda n: n))
+    assert value.grundy == nim_sum(pos)
+    assert (value.outcome == "P") == expected
     assert (solve(NimGame(False), pos, max_states=100_000).outcome == "P") == expected
 
 
@@ -94,8 +105,8 @@ def test_marienbad_counts() -> None:
     positions = list(itertools.product(*(range(h + 1) for h in start)))
     assert len(positions) == NIM_FACTS["marienbad"]["positions_componentwise_below_start"]
     normal = [tuple(sorted(h for h in p if h)) for p in positions]
-    by_formula_normal = sum(1 for p in normal if nim_sum(p) == 0)
-    by_formula_misere = sum(1 for p in normal if misere_nim_is_p(p))
+    by_formula_normal = sum(1 for p in normal if outcome_of(NimGame(False), p) == "P")
+    by_formula_misere = sum(1 for p in normal if outcome_of(NimGame(True), p) == "P")
     assert by_formula_normal == NIM_FACTS["marienbad"]["p_positions_normal"]
     assert by_formula_misere == NIM_FACTS["marienbad"]["p_positions_misere"]
     for misere, expected in ((False, by_formula_normal), (True, by_formula_misere)):
@@ -106,11 +117,15 @@ def test_marienbad_counts() -> None:
 
 def test_literature_examples() -> None:
     examples = NIM_FACTS["examples"]
+    game = NimGame(False)
     for example in examples:
-        assert nim_sum(example["heaps"]) == example["nim_sum"]
+        assert (
+            game.value(tuple(sorted(example["heaps"])), heap_context(lambda n: n)).grundy
+            == example["nim_sum"]
+        )
     with_move = next(e for e in examples if "a_winning_move" in e)
     pos = tuple(sorted(with_move["heaps"]))
-    moves = [m for m, _ in winning_moves_normal(NimGame(False), pos, lambda n: n)]
+    moves = [text for text, _, _ in game.winning_moves(pos, heap_context(lambda n: n), EVERY)]
     assert with_move["a_winning_move"] in moves
 
 
@@ -119,17 +134,19 @@ def test_literature_examples() -> None:
 def test_winning_moves_match_enumeration(heaps: list[int]) -> None:
     game = NimGame(False)
     pos = tuple(sorted(h for h in heaps if h))
-    every = list(iter_sum_moves(game, pos))
-    assert len(every) == count_sum_moves(game, pos)
-    expected = [(m, p) for m, p in every if nim_sum(p) == 0]
-    assert winning_moves_normal(game, pos, lambda n: n) == expected
-    assert winning_moves_normal(game, pos, lambda n: n, limit=1) == expected[:1]
+    every = list(game.every_move(pos))
+    assert len(every) == game.count_moves(pos)
+    expected = [move for move in every if nim_sum(move[2]) == 0]
+    assert game.winning_moves(pos, heap_context(lambda n: n), EVERY) == expected
+    assert game.winning_moves(pos, heap_context(lambda n: n), 1) == expected[:1]
+    misere = NimGame(True)
+    winning = [move for move in misere.every_move(pos) if oracle_outcome(move[2], True)]
+    assert sorted(misere.winning_moves(pos, heap_context(misere.formula_value), EVERY)) == sorted(winning)
 
 
 def test_winning_move_on_huge_heaps() -> None:
     pos = (5, MAX_HEAP)
-    moves = winning_moves_normal(NimGame(False), pos, lambda n: n)
-    assert moves == [(format_move(MAX_HEAP, (5,)), (5, 5))]
-    assert winning_moves_normal(NimGame(False), (7, 7), lambda n: n) == []
-    with pytest.raises(ValueError, match="nim:misere"):
-        winning_moves_normal(NimGame(True), pos, lambda n: n)
+    for game in (NimGame(False), NimGame(True)):  # misère: Bouton's rule, with a heap above 1 left
+        moves = game.winning_moves(pos, heap_context(game.formula_value), EVERY)
+        assert [(text, child) for text, _, child in moves] == [(f"{MAX_HEAP} -> 5", (5, 5))]
+    assert NimGame(False).winning_moves((7, 7), heap_context(lambda n: n), EVERY) == []

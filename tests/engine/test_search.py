@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.component_sum import apply_move
 from engine.errors import DeadlineExceeded, LimitExceeded
 from engine.games.base import GameInfo, HeapGame, Heaps
 from engine.games.nim import NimGame
 from engine.games.subtraction import SubtractionGame
 from engine.search import ESTIMATE_CAP, SearchResult, estimate_states, solve
-from engine.sums import apply_move, format_move
 
 Options = Callable[[int], list[int]]
 
@@ -133,13 +133,15 @@ def test_estimate_for_splitting_games() -> None:
     assert estimate_states(NimGame(False), (1,) * 100_000) == 100_001
 
 
-def test_move_helpers() -> None:
-    assert format_move(7, (3,)) == "7 -> 3"
-    assert format_move(7, (2, 4)) == "7 -> 2+4"
-    assert format_move(7, ()) == "7 -> 0"
+def test_moves_of_heap_sums() -> None:
+    game = _SplitGame()  # a heap game's move text and fields are HeapGame's, whatever the family
+    assert game.move_text(7, (3,)) == "7 -> 3"
+    assert game.move_text(7, (2, 4)) == "7 -> 2+4"
+    assert game.move_text(7, ()) == "7 -> 0"
     assert apply_move((1, 3, 5), 2, (1, 2)) == (1, 1, 2, 3)
     assert apply_move((1, 3, 5), 0, ()) == (3, 5)
-    assert apply_move((1, 3, 5), 1, (0,)) == (1, 5)
+    assert game.move((1, 3, 5), 2, (1, 4)) == ("5 -> 1+4", (("heap", 5), ("to", [1, 4])), (1, 1, 3, 4))
+    assert NimGame(False).move((1, 3, 5), 1, ()) == ("3 -> 0", (("heap", 3), ("to", [])), (1, 5))
 
 
 def test_a_sum_of_many_heaps_stops_at_its_deadline_and_its_memory_bound() -> None:

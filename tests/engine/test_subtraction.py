@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import random
-from functools import cache
+import sys
+from collections.abc import Iterable
+from functools import cache, reduce
+from operator import xor
 
 import numpy as np
 import pytest
@@ -16,7 +19,7 @@ from engine.kernels.periodicity import certify_local, certify_local_reference
 from engine.kernels.subtraction import SubtractionKernel, subtraction_reference, subtraction_values
 from engine.periods import Period
 from engine.search import solve
-from engine.sums import count_sum_moves, iter_sum_moves, nim_sum, winning_moves_normal
+from tests.engine import heap_context
 from tests.facts import load_facts
 
 LITERATURE = load_facts("literature")
@@ -25,6 +28,11 @@ EMPTY = np.empty(0, dtype=np.uint32)
 sets = st.lists(st.integers(min_value=1, max_value=12), min_size=1, max_size=6).map(
     lambda xs: tuple(sorted(set(xs)))
 )
+
+
+def nim_sum(values: Iterable[int]) -> int:
+    """Bitwise XOR of the values: the oracle the kind's sums are compared with."""
+    return reduce(xor, values, 0)
 
 
 def oracle_values(moves: tuple[int, ...], misere: bool, stop: int) -> list[int]:
@@ -183,7 +191,9 @@ def test_sum_is_p_exactly_when_nim_sum_zero(heaps: list[int], moves: tuple[int, 
     pos = tuple(sorted(h for h in heaps if h))
     values = oracle_values(moves, False, 10)
     by_search = solve(game, pos, max_states=100_000).outcome == "P"
-    assert by_search == (nim_sum(values[h] for h in pos) == 0)
+    value = game.value(pos, heap_context(values.__getitem__))
+    assert value.grundy == nim_sum(values[h] for h in pos)
+    assert by_search == (value.outcome == "P")
 
 
 @given(st.lists(st.integers(0, 15), max_size=4), sets)
@@ -192,11 +202,11 @@ def test_subtraction_moves_and_winning_moves(heaps: list[int], moves: tuple[int,
     game = SubtractionGame(moves)
     pos = tuple(sorted(h for h in heaps if h))
     values = oracle_values(moves, False, 16)
-    every = list(iter_sum_moves(game, pos))
-    assert len(every) == count_sum_moves(game, pos)
-    assert len({p for _, p in every}) == len(every)
-    expected = [(m, p) for m, p in every if nim_sum(values[h] for h in p) == 0]
-    assert winning_moves_normal(game, pos, values.__getitem__) == expected
+    every = list(game.every_move(pos))
+    assert len(every) == game.count_moves(pos)
+    assert len({p for _, _, p in every}) == len(every)
+    expected = [move for move in every if nim_sum(values[h] for h in move[2]) == 0]
+    assert game.winning_moves(pos, heap_context(values.__getitem__), sys.maxsize) == expected
 
 
 @given(sets, st.integers(0, 40))

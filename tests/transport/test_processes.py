@@ -75,7 +75,7 @@ def server(
         "NIMBASE_LOG_LEVEL": "WARNING",
     }
     process = subprocess.Popen(
-        [sys.executable, "-m", "nimbase", "serve", "--processes", str(PROCESSES)],
+        [sys.executable, "-m", "cli", "serve", "--processes", str(PROCESSES)],
         env=env,
         cwd=tmp_path_factory.mktemp("elsewhere"),
     )

@@ -33,7 +33,7 @@ from engine.games.lights_out.stored import (
     solver_of,
     stats_words_bound,
 )
-from engine.graphs import NeedsGraph, UploadedGraph
+from engine.graphs import UploadedGraph
 from engine.kernels.gf2 import (
     U8,
     CosetSearch,
@@ -44,6 +44,7 @@ from engine.kernels.gf2 import (
 )
 from engine.kind import Context, GameKind, SequenceKernel
 from engine.moves import check_limit
+from engine.needs_graph import NeedsGraph
 from engine.positions import parse_decimal, quote_position, quote_token
 from engine.precompute import JobPlan
 from engine.values import BestMoveResult, GameInfo, MoveValue, Source, Value

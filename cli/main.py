@@ -226,7 +226,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     _queue_defaults(_engine(url))
     # The worker is a child process: it reads its settings from the environment it is given.
     env = {**os.environ, "DATABASE_URL": url}
-    worker = subprocess.Popen([sys.executable, "-m", "nimbase", "worker"], env=env)
+    worker = subprocess.Popen([sys.executable, "-m", "cli", "worker"], env=env)
     try:
         served = settings.model_copy(update={"database_url": url})
         return cmd_serve(argparse.Namespace(migrate=False, settings=served, processes=args.processes))
