@@ -34,6 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.errors import InvalidGameId, InvalidPosition, LimitExceeded
+from engine.games.chess_records import ChessMove
 from engine.kernels import chess_movegen as mg
 from engine.kernels.retrograde import BROKEN, LOSS, WIN, ExternalMoves, Packed, pack, solve_reverse
 from engine.kind import Context, GameKind
@@ -512,7 +513,7 @@ class ChessTable(GameKind[str]):
                 value = self.value_of_board(board)
             finally:
                 board.pop()
-            moves.append(MoveValue(uci, value, (("uci", uci), ("san", san))))
+            moves.append(MoveValue(uci, value, ChessMove(uci, san)))
         moves.sort(key=move_rank)
         return moves
 
@@ -592,10 +593,10 @@ class ChessTable(GameKind[str]):
         by_uci = {move.move: move for move in ranked}
 
         def every() -> Iterator[MoveTo[str]]:
-            return ((move.move, move.fields, move.move) for move in ranked)
+            return ((move.move, move.kind, move.move) for move in ranked)
 
         def winning() -> Iterator[MoveTo[str]]:
-            return ((move.move, move.fields, move.move) for move in ranked if move.value.outcome == "P")
+            return ((move.move, move.kind, move.move) for move in ranked if move.value.outcome == "P")
 
         return list_moves(
             self._value(board),

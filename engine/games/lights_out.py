@@ -77,6 +77,7 @@ from engine.errors import (
     NotApplicable,
 )
 from engine.games.chebyshev_f2 import plane_nullity
+from engine.games.lights_out_records import LightsOutPress, LightsOutValue
 from engine.graphs import NeedsGraph, UploadedGraph
 from engine.kernels.gf2 import (
     U8,
@@ -906,10 +907,7 @@ class PuzzleAnswer:
             None,
             self.remoteness,
             source,
-            None,
-            self.solvable,
-            self.solution,
-            self.note,
+            LightsOutValue(self.solvable, self.solution, self.note),
         )
 
 
@@ -1208,8 +1206,8 @@ class LightsOut(GameKind[Board]):
                 )
             answer = press.answer
             after = self.format(position ^ _flip_board(indptr, indices, press.index))
-            reached = Value(self.game_id, after, None, None, answer.remoteness, source, None, answer.solvable)
-            moves.append(MoveValue(press.press, reached))
+            reached = Value(self.game_id, after, None, None, answer.remoteness, source)
+            moves.append(MoveValue(press.press, reached, LightsOutPress(answer.solvable)))
         return BestMoveResult(value, moves)
 
     def stats(self, ctx: Context) -> dict[str, object]:

@@ -58,6 +58,7 @@ from engine.games.lights_out import (
     stats_bytes,
     stats_from_bytes,
 )
+from engine.games.lights_out_records import LightsOutPress, LightsOutValue
 from engine.kernels.gf2 import eliminate, int_to_words, unpack_bits
 from engine.kernels.lights_out_stats import (
     coset_leader_counts,
@@ -654,13 +655,15 @@ def test_answers_are_values_without_an_outcome() -> None:
     game = kind("lights-out:3x3")
     example = FACTS["grid_3x3"]["example"]
     value = game.solve(game.parse(example["board"])).value(game.game_id, example["board"])
-    assert value.outcome is None and value.grundy is None and value.solvable is True
-    assert value.remoteness == 6 and set(value.solution or ()) == set(example["presses"])
+    record = value.kind
+    assert isinstance(record, LightsOutValue) and record.solvable is True
+    assert value.outcome is None and value.grundy is None
+    assert value.remoteness == 6 and set(record.solution or ()) == set(example["presses"])
     assert value.as_dict() == {
         "game": "lights-out:3x3",
         "position": example["board"],
         "solvable": True,
-        "solution": list(value.solution or ()),
+        "solution": list(record.solution or ()),
         "remoteness": 6,
         "source": "live",
     }
@@ -671,7 +674,7 @@ def test_presses_rank_by_remoteness_and_unsolvable_last() -> None:
     from engine.values import MoveValue, Value
 
     def press(name: str, solvable: bool, remoteness: int | None) -> MoveValue:
-        return MoveValue(name, Value("g", "", None, None, remoteness, "live", None, solvable))
+        return MoveValue(name, Value("g", "", None, None, remoteness, "live"), LightsOutPress(solvable))
 
     moves = [press("a", False, None), press("b", True, None), press("c", True, 3), press("d", True, 1)]
     assert [m.move for m in sorted(moves, key=move_rank)] == ["d", "c", "b", "a"]
