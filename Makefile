@@ -19,10 +19,12 @@ $(STAMP): $(BIN)/python pyproject.toml client/pyproject.toml
 install: $(STAMP)
 
 ## Regenerates the gRPC/protobuf modules from proto/ (the generated files are committed) into their one
-## home, the client package: client/nimbase_client/v1/ (the server imports them from there, or as nimbase.v1).
+## home, the client package: client/nimbase_client/v1/ (the server imports them from there, or as nimbase.v1),
+## and the client's kind shapes (v1/kind_records.py) from the kind messages of the same .proto.
 proto: $(STAMP)
 	$(BIN)/python -m grpc_tools.protoc -Inimbase_client/v1=proto/nimbase/v1 \
 		--python_out=client --pyi_out=client --grpc_python_out=client nimbase_client/v1/nimbase.proto
+	$(BIN)/python proto/generate_kind_records.py
 
 ## The embedded database (used when DATABASE_URL is unset) lives in ./var/ for every make target;
 ## outside make, nimbase defaults NIMBASE_VAR_DIR to the user data directory.

@@ -22,6 +22,7 @@ from engine.errors import DeadlineExceeded, LimitExceeded, NimbaseError
 from engine.kind import Context, GameKind
 from engine.moves import MoveTo, list_moves
 from engine.positions import quote_position
+from engine.records import MoveRecord
 from engine.values import BestMoveResult, Outcome, Source, Value, costliest
 
 C = TypeVar("C", bound=Any)
@@ -83,9 +84,9 @@ class ComponentSum(GameKind[tuple[C, ...]]):
     def move_text(self, component: C, result: tuple[C, ...]) -> str:
         """The text of the move from `component` to `result`, e.g. `"12 -> 8"`."""
 
-    def move_fields(self, component: C, result: tuple[C, ...]) -> tuple[tuple[str, object], ...]:
-        """Structured fields of the move, beside its text (an addition to the contract's `move`)."""
-        return ()
+    def move_record(self, component: C, result: tuple[C, ...]) -> MoveRecord | None:
+        """What the kind adds to the move beside its text (engine.records), if anything."""
+        return None
 
     @abstractmethod
     def component_value(self, component: C, ctx: Context) -> tuple[int, Source]:
@@ -209,11 +210,11 @@ class ComponentSum(GameKind[tuple[C, ...]]):
                 yield self.move(position, index, option)
 
     def move(self, position: tuple[C, ...], index: int, result: tuple[C, ...]) -> MoveTo[tuple[C, ...]]:
-        """The move replacing position[index] by `result`: text, fields and the position reached."""
+        """The move replacing position[index] by `result`: text, record and the position reached."""
         component = position[index]
         return (
             self.move_text(component, result),
-            self.move_fields(component, result),
+            self.move_record(component, result),
             apply_move(position, index, result),
         )
 

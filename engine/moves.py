@@ -24,12 +24,13 @@ from engine.deadline import Deadline
 from engine.errors import InvalidArgument, LimitExceeded
 from engine.kind import RequestLimits
 from engine.positions import quote_position
+from engine.records import MoveRecord
 from engine.values import BestMoveResult, MoveValue, Value
 
 P = TypeVar("P", bound=Hashable)
 
-#: A move as a kind enumerates it: its text, its structured fields and the position it leads to.
-MoveTo = tuple[str, tuple[tuple[str, object], ...], P]
+#: A move as a kind enumerates it: its text, its kind record (engine.records) and the position it leads to.
+MoveTo = tuple[str, MoveRecord | None, P]
 
 
 def check_limit(limit: int | None, limits: RequestLimits) -> None:
@@ -72,9 +73,9 @@ def list_moves(
             )
 
     if count <= limits.ranked_moves:
-        for text, fields, child in every():
+        for text, record, child in every():
             check()
-            moves.append(MoveValue(text, evaluate(child, True), fields))
+            moves.append(_move(text, evaluate(child, True), record))
             chars += len(moves[-1].value.position)
         moves.sort(key=move_rank)
         return BestMoveResult(value, moves[:limit] if limit is not None else moves)
@@ -84,7 +85,7 @@ def list_moves(
             f"{limits.ranked_moves} listed without a limit; pass limit (at most {limits.listed_moves})"
         )
     seen: set[P] = set()
-    for text, fields, child in itertools.chain(winning(), every()):
+    for text, record, child in itertools.chain(winning(), every()):
         if len(moves) >= limit:
             break
         check()
@@ -92,11 +93,15 @@ def list_moves(
             continue
         seen.add(child)
         try:
-            moves.append(MoveValue(text, evaluate(child, False), fields))
+            moves.append(_move(text, evaluate(child, False), record))
         except LimitExceeded:
             continue  # a move whose value is beyond the limits is left out, not the whole answer
         chars += len(moves[-1].value.position)
     return BestMoveResult(value, moves)
+
+
+def _move(text: str, value: Value, record: MoveRecord | None) -> MoveValue:
+    return MoveValue(text, value, None if record is None else record.reached(value.kind))
 
 
 def _too_long(value: Value, wanted: int, answer_chars: int) -> LimitExceeded:
@@ -110,11 +115,11 @@ def _too_long(value: Value, wanted: int, answer_chars: int) -> LimitExceeded:
 
 def move_rank(move: MoveValue) -> tuple[int, int, str]:
     """Best first: moves to P-positions (fastest win first), then draws, then the slowest loss;
-    ties by text. Puzzles (no outcome): boards left solvable, fewest presses first (those not searched
-    after), then unsolvable ones."""
+    ties by text. Puzzles (no outcome): boards left solvable (as the press's record says), fewest presses
+    first (those not searched after), then unsolvable ones."""
     value = move.value
     if value.outcome is None:
-        if not value.solvable:
+        if not getattr(move.kind, "solvable", False):
             return (4, 0, move.move)
         return (3, value.remoteness if value.remoteness is not None else 1 << 62, move.move)
     if value.outcome == "P":

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 from engine.periods import Period
+from engine.records import MoveRecord, ValueRecord
 
 Outcome = Literal["P", "N", "D"]
 Source = Literal["formula", "table", "period", "live"]
@@ -24,14 +25,14 @@ def costliest(sources: list[Source]) -> Source:
 
 
 class Value(NamedTuple):
-    """What is known of one position: outcome, Grundy value, remoteness and where it came from.
+    """What is known of one position: outcome, Grundy value, remoteness and where it came from, plus
+    what its kind adds (`kind`, a record the kind declares: engine.records).
 
     A named tuple rather than a dataclass: bulk lookups build one per position, and a tuple is the
     cheapest immutable record Python has.
 
-    One-player puzzles (Lights Out) have no `outcome` (None): they say whether the board is `solvable`,
-    and give a `solution` (the presses, in the kind's press names) exactly when it is; `remoteness` is
-    then the fewest presses, None when they were not searched for, and `note` says why.
+    One-player puzzles (Lights Out) have no `outcome` (None); their record says whether the board can be
+    solved, and how.
     """
 
     game: str
@@ -41,60 +42,46 @@ class Value(NamedTuple):
     grundy: int | None
     remoteness: int | None
     source: Source
-    #: bicolor-nim's G- (the black heap that added to the position makes a P-position); else None.
-    grundy_black: int | None = None
-    #: Puzzles: whether the board can be solved; None for two-player games.
-    solvable: bool | None = None
-    #: Puzzles: presses that solve the board (given exactly when `solvable` is true; empty when it is
-    #: solved already); None otherwise.
-    solution: tuple[str, ...] | None = None
-    #: A remark on the answer, e.g. why `remoteness` is absent from a puzzle's answer.
-    note: str | None = None
+    #: What the kind adds to the value, where it adds anything.
+    kind: ValueRecord | None = None
 
     def as_dict(self) -> dict[str, object]:
-        """The JSON shape of the public contract (absent fields are left out)."""
+        """The JSON shape of the public contract (absent fields are left out): the core fields, then
+        the kind record's."""
         out: dict[str, object] = {"game": self.game, "position": self.position}
         if self.outcome is not None:
             out["outcome"] = self.outcome
-        if self.solvable is not None:
-            out["solvable"] = self.solvable
-        if self.solution is not None:
-            out["solution"] = list(self.solution)
         if self.grundy is not None:
             out["grundy"] = self.grundy
-        if self.grundy_black is not None:
-            out["grundy_black"] = self.grundy_black
         if self.remoteness is not None:
             out["remoteness"] = self.remoteness
-        if self.note is not None:
-            out["note"] = self.note
         out["source"] = self.source
+        if self.kind is not None:
+            out.update(self.kind.as_dict())
         return out
 
 
 @dataclass(frozen=True, slots=True)
 class MoveValue:
-    """One legal move and the value of the position it leads to."""
+    """One legal move, the value of the position it leads to, and what the kind adds to the move."""
 
     move: str
     value: Value
-    fields: tuple[tuple[str, object], ...] = ()
+    kind: MoveRecord | None = None
 
     def as_dict(self) -> dict[str, object]:
-        """A move's JSON shape: the text, the value of the position reached (no `solution`, `note` or
-        `source`: those belong to the position asked about), then the kind's fields."""
-        out: dict[str, object] = {"move": self.move, "position": self.value.position}
-        if self.value.outcome is not None:
-            out["outcome"] = self.value.outcome
-        if self.value.solvable is not None:
-            out["solvable"] = self.value.solvable
-        if self.value.grundy is not None:
-            out["grundy"] = self.value.grundy
-        if self.value.grundy_black is not None:
-            out["grundy_black"] = self.value.grundy_black
-        if self.value.remoteness is not None:
-            out["remoteness"] = self.value.remoteness
-        out.update(self.fields)
+        """A move's JSON shape: the text, the core value of the position reached (not its `source`, nor
+        its kind record: those belong to the position asked about), then the move's kind record."""
+        value = self.value
+        out: dict[str, object] = {"move": self.move, "position": value.position}
+        if value.outcome is not None:
+            out["outcome"] = value.outcome
+        if value.grundy is not None:
+            out["grundy"] = value.grundy
+        if value.remoteness is not None:
+            out["remoteness"] = value.remoteness
+        if self.kind is not None:
+            out.update(self.kind.as_dict())
         return out
 
 

@@ -1,12 +1,14 @@
 """The wire shapes of every answer, as the server publishes them.
 
-The shapes are declared once, in the client package (`nimbase_client.records`): each JSON answer of
-the REST routes is one `TypedDict` there, with the text under each field as its documentation, and
-the client returns them. This module re-exports them for the server and adds what only the server
-needs, pydantic's view of them for `/openapi.json`: the field texts as descriptions, examples, and
-which shapes are open (`Stats`). The service builds its answers as these types (mypy checks each
-builder against the declaration) and the REST app declares them as its response models. They are
-plain dicts at run time: nothing is validated per answer.
+The shapes are declared once, in the client package (`nimbase_client.records`): each JSON answer of the
+REST routes is one `TypedDict` there, with the text under each field as its documentation, and the
+client returns them. The fields a kind adds to a value or a move come from nimbase.proto, through the
+generated `nimbase_client.v1.kind_records` (documented by the .proto's comments). This module re-
+exports the shapes for the server and adds what only the server needs, pydantic's view of them for
+`/openapi.json`: the field texts as descriptions, examples, and which shapes are open (`Stats`). The
+service builds its answers as these types (mypy checks each builder against the declaration) and the
+REST app declares them as its response models. They are plain dicts at run time: nothing is validated
+per answer.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import json
 import logging
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from typing import cast
+from typing import Any, cast
 
 import grpc
 from google.protobuf import any_pb2, struct_pb2
@@ -22,10 +22,12 @@ from engine.errors import NimbaseError
 from engine.games.base import GameInfo
 from engine.graphs import UploadedGraph
 from engine.periods import Period
+from engine.records import KindRecord, record_fields
 from engine.values import Value
 from nimbase import schema
 from nimbase.v1 import nimbase_pb2 as pb
 from nimbase_client.calls import terminal_parts
+from nimbase_client.kinds import Member, UndeclaredKind, member, put
 from service.core import BestMoveResult, GraphSummary, Health, JobView, MoveValue, SequenceResult
 from service.jobs import job_of
 from service.limits import Limits
@@ -112,14 +114,8 @@ def jsonable(obj: object) -> JSON:
 def value_as_dict(value: Value) -> schema.Value:
     """The REST shape of a value: grundy and remoteness left out where unknown (one dict literal per
     case, in the contract's key order: this is the bulk path)."""
-    game, position, outcome, grundy, remoteness, source, grundy_black, solvable, solution, note = value
-    if (
-        outcome is None
-        or grundy_black is not None
-        or solvable is not None
-        or solution is not None
-        or note is not None
-    ):  # puzzles, bicolor-nim and notes: the rare paths build the dict key by key (Value.as_dict)
+    game, position, outcome, grundy, remoteness, source, kind = value
+    if outcome is None or kind is not None:  # puzzles and kinds that add fields: key by key (as_dict)
         return cast(schema.Value, value.as_dict())
     if grundy is None:
         if remoteness is None:
@@ -175,15 +171,42 @@ def fill_value(msg: pb.Value, value: Value) -> pb.Value:
         msg.grundy = value.grundy
     if value.remoteness is not None:
         msg.remoteness = value.remoteness
-    if value.grundy_black is not None:
-        msg.grundy_black = value.grundy_black
-    if value.solvable is not None:
-        msg.solvable = value.solvable
-    if value.solution is not None:
-        msg.solution.extend(value.solution)
-    if value.note is not None:
-        msg.note = value.note
+    if value.kind is not None:
+        fill_record(msg, value.kind)
     return msg
+
+
+def fill_record(msg: pb.Value | pb.Move, record: KindRecord) -> None:
+    """Sets the `kind` member of `msg` whose message has the record's class name, field by field; a
+    record (or a field) the message does not declare raises UndeclaredKind, naming it."""
+    found = _member(msg, record)
+    sub: Any = getattr(msg, found.name)
+    sub.SetInParent()  # present even when every field is at its default
+    for name, spec in found.fields.items():
+        value = getattr(record, name)
+        if value is not None:
+            put(sub, name, spec, value)
+
+
+#: The `kind` member of each record class, by message (Value, Move): found, and checked, once.
+_MEMBERS: dict[tuple[str, type[KindRecord]], Member] = {}
+
+
+def _member(msg: pb.Value | pb.Move, record: KindRecord) -> Member:
+    key = (msg.DESCRIPTOR.full_name, type(record))
+    found = _MEMBERS.get(key)
+    if found is None:
+        kind = type(record).__name__
+        found = member(msg.DESCRIPTOR, kind)
+        names = record_fields(type(record))
+        for name in names:
+            if name not in found.fields:
+                raise UndeclaredKind(f"field {name!r} of kind record {kind!r} is not in its message")
+        for name in found.fields:
+            if name not in names:
+                raise UndeclaredKind(f"field {name!r} of message {kind!r} is not in its kind record")
+        _MEMBERS[key] = found
+    return found
 
 
 def fill_error(msg: pb.Error, exc: BaseException) -> pb.Error:
@@ -238,84 +261,23 @@ def batch_to_pb(items: Sequence[Value | BaseException]) -> pb.BatchGetValuesResp
     return response
 
 
-#: The structured move fields a kind may give (`MoveValue.fields`), each declared in schema.Move and
-#: in the gRPC Move message: heaps give `heap` and `to`, Wythoff `pair` and `to`, bicolor-nim
-#: `colored_heap`, `to`, `white_taken` and `black_taken`, chess `uci` and `san`.
-MOVE_FIELDS = frozenset({"heap", "pair", "to", "colored_heap", "white_taken", "black_taken", "uci", "san"})
-
-
-def _undeclared_move_field(name: str) -> ValueError:
-    return ValueError(f"move field {name!r} is declared neither in nimbase.schema.Move nor in the gRPC Move")
-
-
 def move_to_pb(move: MoveValue) -> pb.Move:
-    msg = pb.Move(move=move.move, position=move.value.position)
-    if move.value.outcome is not None:
-        msg.outcome = move.value.outcome
-    if move.value.solvable is not None:
-        msg.solvable = move.value.solvable
-    if move.value.grundy is not None:
-        msg.grundy = move.value.grundy
-    if move.value.remoteness is not None:
-        msg.remoteness = move.value.remoteness
-    if move.value.grundy_black is not None:
-        msg.grundy_black = move.value.grundy_black
-    for name, field in move.fields:
-        if name == "heap":
-            msg.heap = cast(int, field)
-        elif name == "pair":
-            msg.pair.extend(cast(list[int], field))
-        elif name == "to":
-            msg.to.extend(cast(list[int], field))
-        elif name == "colored_heap":
-            msg.colored_heap.extend(cast(list[int], field))
-        elif name == "white_taken":
-            msg.white_taken = cast(int, field)
-        elif name == "black_taken":
-            msg.black_taken = cast(int, field)
-        elif name == "uci":
-            msg.uci = cast(str, field)
-        elif name == "san":
-            msg.san = cast(str, field)
-        else:
-            raise _undeclared_move_field(name)
+    value = move.value
+    msg = pb.Move(move=move.move, position=value.position)
+    if value.outcome is not None:
+        msg.outcome = value.outcome
+    if value.grundy is not None:
+        msg.grundy = value.grundy
+    if value.remoteness is not None:
+        msg.remoteness = value.remoteness
+    if move.kind is not None:
+        fill_record(msg, move.kind)
     return msg
 
 
 def move_as_dict(move: MoveValue) -> schema.Move:
     """The REST shape of a move: the text, the value of the position reached, then the kind's fields."""
-    value = move.value
-    out: schema.Move = {"move": move.move, "position": value.position}
-    if value.outcome is not None:
-        out["outcome"] = value.outcome
-    if value.solvable is not None:
-        out["solvable"] = value.solvable
-    if value.grundy is not None:
-        out["grundy"] = value.grundy
-    if value.grundy_black is not None:
-        out["grundy_black"] = value.grundy_black
-    if value.remoteness is not None:
-        out["remoteness"] = value.remoteness
-    for name, field in move.fields:
-        if name == "heap":
-            out["heap"] = cast(int, field)
-        elif name == "pair":
-            out["pair"] = cast(list[int], field)
-        elif name == "to":
-            out["to"] = cast(list[int], field)
-        elif name == "colored_heap":
-            out["colored_heap"] = cast(list[int], field)
-        elif name == "white_taken":
-            out["white_taken"] = cast(int, field)
-        elif name == "black_taken":
-            out["black_taken"] = cast(int, field)
-        elif name == "uci":
-            out["uci"] = cast(str, field)
-        elif name == "san":
-            out["san"] = cast(str, field)
-        else:
-            raise _undeclared_move_field(name)
-    return out
+    return cast(schema.Move, move.as_dict())
 
 
 def best_move_to_pb(result: BestMoveResult) -> pb.BestMoveResponse:

@@ -11,31 +11,25 @@ from typing import cast
 from google.protobuf import json_format
 
 from nimbase_client import records
+from nimbase_client.kinds import KIND_ONEOF, kind_fields
 from nimbase_client.v1 import nimbase_pb2 as pb
 
 
 def value_dict(msg: pb.Value) -> records.Value:
-    """A Value message as the REST JSON has it (same keys, same order)."""
+    """A Value message as the REST JSON has it (same keys, same order): the core fields, then the kind's."""
     outcome = cast(records.Outcome, msg.outcome)
     source = cast(records.Source, msg.source)
-    if not outcome or msg.HasField("grundy_black") or msg.HasField("solvable") or msg.HasField("note"):
-        # puzzles (no outcome), bicolor-nim and notes: the rare paths, key by key
+    if not outcome or msg.WhichOneof(KIND_ONEOF) is not None:
+        # puzzles (no outcome) and kinds that add fields: the rare paths, key by key
         out: dict[str, object] = {"game": msg.game, "position": msg.position}
         if outcome:
             out["outcome"] = outcome
-        if msg.HasField("solvable"):
-            out["solvable"] = msg.solvable
-            if msg.solvable:  # a solution comes exactly with a solvable board (maybe empty: solved)
-                out["solution"] = list(msg.solution)
         if msg.HasField("grundy"):
             out["grundy"] = msg.grundy
-        if msg.HasField("grundy_black"):
-            out["grundy_black"] = msg.grundy_black
         if msg.HasField("remoteness"):
             out["remoteness"] = msg.remoteness
-        if msg.HasField("note"):
-            out["note"] = msg.note
         out["source"] = source
+        out.update(kind_fields(msg))
         return cast(records.Value, out)
     if msg.HasField("grundy"):
         if msg.HasField("remoteness"):
@@ -83,36 +77,17 @@ def p_position_dict(msg: pb.IsPPositionResponse) -> records.PPosition:
 
 
 def move_dict(msg: pb.Move) -> records.Move:
-    """A Move message as the REST JSON has it: `to` comes with `heap` (heap games), `pair` (Wythoff) or
-    `colored_heap` (bicolor-nim), and is kept when empty (a heap that vanishes); chess gives `uci` and
-    `san`."""
-    out: records.Move = {"move": msg.move, "position": msg.position}
+    """A Move message as the REST JSON has it: the text, the value of the position reached, then the
+    fields the kind adds (`kind_fields`)."""
+    out: dict[str, object] = {"move": msg.move, "position": msg.position}
     if msg.outcome:
-        out["outcome"] = cast(records.Outcome, msg.outcome)
-    if msg.HasField("solvable"):
-        out["solvable"] = msg.solvable
+        out["outcome"] = msg.outcome
     if msg.HasField("grundy"):
         out["grundy"] = msg.grundy
-    if msg.HasField("grundy_black"):
-        out["grundy_black"] = msg.grundy_black
     if msg.HasField("remoteness"):
         out["remoteness"] = msg.remoteness
-    if msg.HasField("heap"):
-        out["heap"] = msg.heap
-        out["to"] = list(msg.to)
-    elif msg.pair:
-        out["pair"] = list(msg.pair)
-        out["to"] = list(msg.to)
-    elif msg.colored_heap:
-        out["colored_heap"] = list(msg.colored_heap)
-        out["to"] = list(msg.to)
-        out["white_taken"] = msg.white_taken
-        out["black_taken"] = msg.black_taken
-    if msg.HasField("uci"):
-        out["uci"] = msg.uci
-    if msg.HasField("san"):
-        out["san"] = msg.san
-    return out
+    out.update(kind_fields(msg))
+    return cast(records.Move, out)
 
 
 def best_move_dict(msg: pb.BestMoveResponse) -> records.BestMove:

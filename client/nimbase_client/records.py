@@ -6,6 +6,8 @@ Each JSON answer of the REST routes, and each dict the clients return (gRPC and 
 
 The text under each field is its documentation: the server's `nimbase.schema` publishes it in
 `/openapi.json`, so these classes are the one declaration of every field's name, type and meaning.
+The fields a kind adds to a value or a move are not written here: `Value` and `Move` take them from
+`nimbase_client.v1.kind_records`, generated from nimbase.proto (its comments are their documentation).
 This module needs nothing but the standard library (and `typing_extensions` when it is there, since
 pydantic reads only its `TypedDict` on Python 3.11).
 """
@@ -13,6 +15,8 @@ pydantic reads only its `TypedDict` on Python 3.11).
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypeAlias
+
+from nimbase_client.v1.kind_records import MoveKinds, ValueKinds
 
 if TYPE_CHECKING:
     from typing import TypedDict
@@ -84,12 +88,8 @@ class GameList(TypedDict):
 # -- values ------------------------------------------------------------------------------------
 
 
-class Value(TypedDict):
-    """The value of one position (`GET /v1/value`, GetValue).
-
-    One-player puzzles (Lights Out) have no `outcome`: they give `solvable`, a `solution` when there is
-    one, and `remoteness`, the fewest presses (or a `note` saying why it is absent).
-    """
+class _CoreValue(TypedDict):
+    """What every game's value has."""
 
     game: str
     """The game id asked about."""
@@ -98,36 +98,27 @@ class Value(TypedDict):
     outcome: NotRequired[Outcome]
     """With best play: "P" the player to move loses, "N" the player to move wins, "D" a draw. Absent for
     one-player puzzles."""
-    solvable: NotRequired[bool]
-    """One-player puzzles only: whether the board can be solved."""
-    solution: NotRequired[list[str]]
-    """One-player puzzles only, when `solvable`: presses that solve the board (the fewest, when
-    `remoteness` is given; empty when it is solved already). Lights Out names a press by its cell, row
-    then column from 1: `RC` (`23`) on boards of at most 9 x 9, else `r,c` (`12,3`); on graphs the
-    vertex."""
     grundy: NotRequired[int]
     """The Sprague-Grundy value; absent where the game is not impartial under normal play."""
-    grundy_black: NotRequired[int]
-    """bicolor-nim only: G-, the size of the black heap that, added to the position, makes it a
-    P-position (`grundy` is G, the same with a white heap)."""
     remoteness: NotRequired[int]
     """Moves to the end under best play (the winner hurries; for puzzles, the fewest presses that solve
     the board); absent where not known exactly."""
-    note: NotRequired[str]
-    """A remark on the answer, e.g. why a solvable board's `remoteness` is absent (its null space is too
-    large to search within the live limits)."""
     source: Source
     """Where the answer came from, cheapest first: "formula" (a closed form), "table" (precomputed),
     "period" (extrapolated from a certified period) or "live" (computed for this request)."""
 
 
-class Move(TypedDict):
-    """One legal move and the value of the position it leads to.
+class Value(_CoreValue, ValueKinds):
+    """The value of one position (`GET /v1/value`, GetValue): the core fields, and those the position's
+    kind adds (flat; each kind gives its own, declared in nimbase.proto).
 
-    Beside the text `move`, heap games give `heap` and `to`, Wythoff gives `pair` and `to`, bicolor-nim
-    `colored_heap`, `to`, `white_taken` and `black_taken`, chess `uci` and `san`. A puzzle's move is a
-    press (its name in `move`): it gives `solvable` and `remoteness` instead of `outcome`.
+    One-player puzzles (Lights Out) have no `outcome`: their kind's fields say whether the board can be
+    solved and how, and `remoteness` is the fewest presses.
     """
+
+
+class _CoreMove(TypedDict):
+    """What every game's move has."""
 
     move: str
     """The move as text: "n -> a", "n -> a+b" (a split), "n -> 0"; Wythoff "a,b -> c,d"; Lights Out the
@@ -137,35 +128,20 @@ class Move(TypedDict):
     outcome: NotRequired[Outcome]
     """Of the position reached. With best play: "P" the player to move loses, "N" the player to move
     wins, "D" a draw. Absent for one-player puzzles."""
-    solvable: NotRequired[bool]
-    """Of the position reached. One-player puzzles only: whether the board can be solved."""
     grundy: NotRequired[int]
     """Of the position reached. The Sprague-Grundy value; absent where the game is not impartial under
     normal play."""
-    grundy_black: NotRequired[int]
-    """Of the position reached. bicolor-nim only: G-, the size of the black heap that, added to the
-    position, makes it a P-position (`grundy` is G, the same with a white heap)."""
     remoteness: NotRequired[int]
     """Of the position reached. Moves to the end under best play (the winner hurries; for puzzles, the
     fewest presses left); absent where not known exactly."""
-    heap: NotRequired[int]
-    """Heap games: the size of the heap moved in."""
-    colored_heap: NotRequired[list[int]]
-    """bicolor-nim: the heap moved in, as [white, black]."""
-    white_taken: NotRequired[int]
-    """bicolor-nim: white stones the move takes."""
-    black_taken: NotRequired[int]
-    """bicolor-nim: black stones the move takes."""
-    pair: NotRequired[list[int]]
-    """Wythoff: the pair moved in, as [a, b]."""
-    to: NotRequired[list[int]]
-    """What the heap or pair becomes: heap games the heaps left ([] when the heap vanishes, two when it
-    splits); Wythoff the pair [c, d] ([0, 0] when both piles are emptied); bicolor-nim the heap
-    [white, black] ([0, 0] when it is taken whole)."""
-    uci: NotRequired[str]
-    """Chess: the move in UCI notation (from and to squares, and the piece promoted to), e.g. "e7e8q"."""
-    san: NotRequired[str]
-    """Chess: the move in Standard Algebraic Notation, e.g. "Ra8#" or "e8=Q+"."""
+
+
+class Move(_CoreMove, MoveKinds):
+    """One legal move and the value of the position it leads to, then the fields the kind adds to the
+    move (flat; each kind gives its own, declared in nimbase.proto): heap games the heap and what it
+    leaves, Wythoff the pair, bicolor-nim the coloured heap, chess the move's notations, a puzzle's press
+    (which has no `outcome`) whether the board it leaves can be solved.
+    """
 
 
 class Moves(TypedDict):
@@ -291,16 +267,16 @@ class Stats(TypedDict, total=False):
     """Lights Out shapes: the rank of the press matrix over F2 (cells less `nullity`)."""
     nullity: int
     """Lights Out shapes: the dimension of the press matrix's null space (sets of presses changing
-    nothing); 0 exactly when every board is solvable."""
+    nothing); 0 exactly when every board can be solved."""
     solvable_boards: int | str
-    """Lights Out shapes: how many boards are solvable, 2^rank: a number up to 2^53, else the text
+    """Lights Out shapes: how many boards can be solved, 2^rank: a number up to 2^53, else the text
     "2^rank"."""
     distance_counts: list[int | str] | None
     """Lights Out shapes: boards at each fewest-press distance from the all-white one, from 0 (exact;
     counts past 2^53 as decimal text); null where not computed (shapes past 1,024 cells, or a null space
     too large to walk)."""
     diameter: int | None
-    """Lights Out shapes: the most presses any solvable board needs; null where not computed."""
+    """Lights Out shapes: the most presses any board that can be solved needs; null where not computed."""
     method: Literal["elimination", "polynomial"]
     """Lights Out shapes: how rank and nullity were found: Gaussian elimination of the press matrix, or
     (plane boards past 256 x 256) the polynomial method over F2."""

@@ -9,6 +9,7 @@ form gives its value, and which kernel computes the sequence of single-heap valu
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -20,6 +21,7 @@ from engine.moves import MoveTo
 from engine.periods import Period
 from engine.positions import MAX_HEAP, MAX_HEAPS, Heaps, parse_heaps, quote_position
 from engine.precompute import MAX_UPTO, JobPlan
+from engine.records import MoveRecord
 from engine.search import SearchResult, estimate_states, solve
 from engine.values import GameInfo, Outcome, SequenceResult, Source
 
@@ -29,6 +31,16 @@ __all__ = ["MAX_HEAP", "MAX_HEAPS", "GameInfo", "HeapGame", "Heaps", "SequenceKe
 HEAP = "heap"
 #: A misère search whose cheap upper bound exceeds its budget this many times over is refused at once.
 HOPELESS = 50
+
+
+@dataclass(frozen=True, slots=True)
+class HeapMove(MoveRecord):
+    """A move of a heap game (nim, subtraction, octal and Grundy's game): the heap and what it leaves."""
+
+    heap: int
+    """Heap games: the size of the heap moved in."""
+    to: tuple[int, ...]
+    """Heap games: the heaps it leaves ([] when the heap vanishes, two when it splits)."""
 
 
 class HeapGame(ComponentSum[int]):
@@ -86,8 +98,8 @@ class HeapGame(ComponentSum[int]):
         """`n -> a`, `n -> a+b` (a split) or `n -> 0` (the heap vanishes)."""
         return f"{component} -> {'+'.join(map(str, result)) if result else 0}"
 
-    def move_fields(self, component: int, result: Heaps) -> tuple[tuple[str, object], ...]:
-        return (("heap", component), ("to", list(result)))
+    def move_record(self, component: int, result: Heaps) -> HeapMove:
+        return HeapMove(component, tuple(result))
 
     def component_value(self, component: int, ctx: Context) -> tuple[int, Source]:
         return ctx.tables.value(self, component, ctx.deadline.at)

@@ -13,10 +13,12 @@ limits, and arithmetic-periodic with a certificate (engine.kernels.bicolor.certi
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Self
 
 import numpy as np
 from numpy.typing import NDArray
@@ -42,6 +44,7 @@ from engine.moves import MoveTo, check_limit, list_moves
 from engine.periods import Period
 from engine.positions import MAX_HEAPS, check_length, parse_decimal, quote_position, quote_token, token_at
 from engine.precompute import JobPlan
+from engine.records import MoveRecord, ValueRecord
 from engine.values import BestMoveResult, GameInfo, SequenceResult, Value, costliest
 
 GAME_ID = "bicolor-nim"
@@ -264,6 +267,37 @@ def _family_kernel(spec: FamilySpec) -> FamilyKernel:
 
 # -- the game ---------------------------------------------------------------------------------------
 
+
+@dataclass(frozen=True, slots=True)
+class BicolorValue(ValueRecord):
+    """What bicolor-nim adds to a value: G- beside G (`grundy`)."""
+
+    grundy_black: int
+    """bicolor-nim: G-, the size of the black heap that, added to the position, makes it a P-position
+    (`grundy` is G, the same with a white heap)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BicolorMove(MoveRecord):
+    """A bicolor-nim move: the heap moved in, what it becomes, the stones of each colour taken, and the
+    G- of the position reached."""
+
+    colored_heap: tuple[int, int]
+    """bicolor-nim: the heap moved in, as [white, black]."""
+    to: tuple[int, int]
+    """bicolor-nim: the heap it becomes, [white, black] ([0, 0] when it is taken whole)."""
+    white_taken: int
+    """bicolor-nim: white stones the move takes."""
+    black_taken: int
+    """bicolor-nim: black stones the move takes."""
+    grundy_black: int | None = None
+    """Of the position reached: its G- (absent where that position has none: an empty board lost)."""
+
+    def reached(self, kind: ValueRecord | None) -> Self:
+        grundy_black = kind.grundy_black if isinstance(kind, BicolorValue) else None
+        return dataclasses.replace(self, grundy_black=grundy_black)
+
+
 #: What a move leads to: the position, and whether the move emptied the board taking no white stone
 #: (the mover then loses at once).
 Child = tuple[Heaps, bool]
@@ -356,13 +390,17 @@ class BicolorNim(GameKind[Heaps]):
 
     def _value(self, position: Heaps, found: tuple[int, int, int]) -> Value:
         g, m, r = found
-        return Value(self.game_id, format_heaps(position), "P" if g == 0 else "N", g, r, "live", m)
+        return Value(
+            self.game_id, format_heaps(position), "P" if g == 0 else "N", g, r, "live", BicolorValue(m)
+        )
 
     def value(self, position: Heaps, ctx: Context) -> Value:
         if len(position) <= 1:
             found = single_heap(*position[0]) if position else (0, 1, 0)
             g, m, r = found
-            return Value(self.game_id, format_heaps(position), "P" if g == 0 else "N", g, r, "formula", m)
+            return Value(
+                self.game_id, format_heaps(position), "P" if g == 0 else "N", g, r, "formula", BicolorValue(m)
+            )
         if len(position) == 2 and box_bytes(position) > ctx.limits.bicolor_live_box_bytes:
             by_family = self._two_heaps(position, ctx)
             if by_family is not None:
@@ -384,7 +422,9 @@ class BicolorNim(GameKind[Heaps]):
             FamilySource(general_family(fixed, black == 0, True)), p, ctx.deadline.at
         )
         source = costliest([g_source, m_source])
-        return Value(self.game_id, format_heaps(position), "P" if g == 0 else "N", g, None, source, m)
+        return Value(
+            self.game_id, format_heaps(position), "P" if g == 0 else "N", g, None, source, BicolorValue(m)
+        )
 
     def best_moves(self, position: Heaps, limit: int | None, ctx: Context) -> BestMoveResult:
         check_limit(limit, ctx.limits)
@@ -395,8 +435,8 @@ class BicolorNim(GameKind[Heaps]):
             heaps, lost = child
             if not heaps:  # the board is empty: lost by the player to move if the move took white
                 if lost:
-                    return Value(self.game_id, "", "N", None, 0, "formula", None)
-                return Value(self.game_id, "", "P", 0, 0, "formula", 1)
+                    return Value(self.game_id, "", "N", None, 0, "formula")
+                return Value(self.game_id, "", "P", 0, 0, "formula", BicolorValue(1))
             if len(heaps) == 1:
                 return self.value(heaps, ctx)
             assert solved is not None
@@ -430,14 +470,9 @@ class BicolorNim(GameKind[Heaps]):
             yield self._move(position[i], becomes, child)
 
     def _move(self, heap: Heap, becomes: Heap, child: Heaps) -> MoveTo[Child]:
-        fields: tuple[tuple[str, object], ...] = (
-            ("colored_heap", list(heap)),
-            ("to", list(becomes)),
-            ("white_taken", heap[0] - becomes[0]),
-            ("black_taken", heap[1] - becomes[1]),
-        )
+        record = BicolorMove(heap, becomes, heap[0] - becomes[0], heap[1] - becomes[1])
         lost = not child and heap[0] == 0
-        return f"{heap_text(heap)} -> {heap_text(becomes)}", fields, (child, lost)
+        return f"{heap_text(heap)} -> {heap_text(becomes)}", record, (child, lost)
 
     def _single_heap_wins(self, heap: Heap) -> Iterator[MoveTo[Child]]:
         """The moves of a lone heap to P-positions, from the single heaps' closed form (a heap of n

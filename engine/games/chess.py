@@ -150,10 +150,10 @@ class ChessGame(GameKind[chess.Board]):
         by_uci = {move.move: move for move in ranked}
 
         def every() -> Iterator[MoveTo[str]]:
-            return ((move.move, move.fields, move.move) for move in ranked)
+            return ((move.move, move.kind, move.move) for move in ranked)
 
         def winning() -> Iterator[MoveTo[str]]:
-            return ((move.move, move.fields, move.move) for move in ranked if move.value.outcome == "P")
+            return ((move.move, move.kind, move.move) for move in ranked if move.value.outcome == "P")
 
         return list_moves(
             with_subs.value(position),

@@ -35,6 +35,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.errors import InvalidGameId, InvalidPosition, LimitExceeded
+from engine.games.chess_records import ChessMove
 from engine.kernels import chess_movegen as mg
 from engine.kernels.retrograde import LOSS, WIN, ExternalMoves, Packed, pack, solve_reverse
 from engine.moves import move_rank
@@ -481,7 +482,7 @@ class ChessTable:
                 value = self.value(board)
             finally:
                 board.pop()
-            moves.append(MoveValue(uci, value, (("uci", uci), ("san", san))))
+            moves.append(MoveValue(uci, value, ChessMove(uci, san)))
         moves.sort(key=move_rank)
         return moves
 

@@ -33,6 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.errors import InvalidArgument, InvalidGameId, InvalidPosition, LimitExceeded
+from engine.games.graph_records import GraphValue
 from engine.graphs import check_graph_name
 from engine.kernels.retrograde import (
     INFINITE,
@@ -272,7 +273,7 @@ class GraphGame(GameKind[int]):
             grundy,
             remoteness if remoteness >= 0 else None,
             self.source,
-            note=text,
+            None if text is None else GraphValue(text),
         )
 
     def successors(self, vertex: int) -> I64:
@@ -370,10 +371,10 @@ class GraphGame(GameKind[int]):
         by_name = {move.move: move.value for move in ranked}
 
         def every() -> Iterator[MoveTo[str]]:
-            return ((move.move, (), move.move) for move in ranked)
+            return ((move.move, None, move.move) for move in ranked)
 
         def winning() -> Iterator[MoveTo[str]]:
-            return ((move.move, (), move.move) for move in ranked if move.value.outcome == "P")
+            return ((move.move, None, move.move) for move in ranked if move.value.outcome == "P")
 
         return list_moves(
             self.value_of(position, note=True),

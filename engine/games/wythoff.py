@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from math import isqrt
 
 import numpy as np
@@ -39,6 +40,7 @@ from engine.positions import (
     token_at,
 )
 from engine.precompute import MAX_WYTHOFF_SIDE, JobPlan
+from engine.records import MoveRecord
 from engine.values import GameInfo, SequenceResult, Source, costliest
 
 Pair = tuple[int, int]
@@ -204,6 +206,16 @@ def _as_components(pair: Pair) -> tuple[Pair, ...]:
     return () if pair == (0, 0) else (pair,)
 
 
+@dataclass(frozen=True, slots=True)
+class WythoffMove(MoveRecord):
+    """A Wythoff move: the pair moved in and the pair it becomes."""
+
+    pair: tuple[int, int]
+    """Wythoff: the pair moved in, [a, b]."""
+    to: tuple[int, int]
+    """Wythoff: the pair it becomes, [c, d] ([0, 0] when both piles are emptied)."""
+
+
 class WythoffGame(ComponentSum[Pair]):
     """Sums of Wythoff pairs, normal play: P-pairs in closed form, Grundy values from the tiled table."""
 
@@ -245,8 +257,8 @@ class WythoffGame(ComponentSum[Pair]):
         to = result[0] if result else (0, 0)
         return f"{component[0]},{component[1]} -> {to[0]},{to[1]}"
 
-    def move_fields(self, component: Pair, result: Pairs) -> tuple[tuple[str, object], ...]:
-        return (("pair", list(component)), ("to", list(result[0] if result else (0, 0))))
+    def move_record(self, component: Pair, result: Pairs) -> WythoffMove:
+        return WythoffMove(component, result[0] if result else (0, 0))
 
     def component_is_p(self, component: Pair) -> bool:
         return is_p_pair(*component)

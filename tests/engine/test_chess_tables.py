@@ -245,7 +245,7 @@ def test_mates_and_stalemates(served: Context) -> None:
     one = value_of(served, "KRvK", "k7/8/1K6/8/8/8/8/7R w - - 0 1")
     assert (one.outcome, one.remoteness) == ("N", 1)
     best = moves_of(served, "KRvK", "k7/8/1K6/8/8/8/8/7R w - - 0 1")[0]
-    assert best.move == "h1h8" and dict(best.fields)["san"] == "Rh8#"
+    assert best.move == "h1h8" and best.as_dict()["san"] == "Rh8#"
     assert (best.value.outcome, best.value.remoteness) == ("P", 0)
     # the same with the colours the other way round, and mirrored
     flipped = value_of(served, "KRvK", "7r/8/8/8/8/1k6/8/K7 b - - 0 1")
@@ -266,7 +266,7 @@ def test_kpvk_promotion_leads_into_the_promoted_table(served: Context) -> None:
     promoted = oracle.solve("KQvK")
     i = promoted.class_of_board(chess.Board(queen.value.position))
     assert i >= 0 and (int(promoted.outcome[i]), int(promoted.remoteness[i])) == (-1, queen.value.remoteness)
-    assert dict(queen.fields)["san"] == "e8=Q"
+    assert queen.as_dict()["san"] == "e8=Q"
     assert moves["e7e8b"].value.outcome == "D"  # KBvK
     value = value_of(served, "KPvK", fen)
     assert value.outcome == "N" and value.remoteness == queen.value.remoteness + 1  # type: ignore[operator]
@@ -340,7 +340,7 @@ def test_sampled_positions_agree_with_python_chess(served: Context, name: str) -
         assert {m.move for m in moves} == {m.uci() for m in board.legal_moves}
         for m in moves:
             move = chess.Move.from_uci(m.move)
-            assert board.san(move) == dict(m.fields)["san"]
+            assert board.san(move) == m.as_dict()["san"]
             after = board.copy()
             after.push(move)
             assert m.value.position == after.board_fen() + (" w" if after.turn else " b") + " - - 0 1"

@@ -36,6 +36,7 @@ from engine.games.chebyshev_f2 import (
 from engine.games.lights_out import solver as solver_module
 from engine.games.lights_out.boards import GraphRef, format_board, parse_lights_out_id
 from engine.games.lights_out.kind import LightsOut
+from engine.games.lights_out.records import LightsOutPress, LightsOutValue
 from engine.games.lights_out.shape import (
     FAMILY,
     TOPOLOGIES,
@@ -690,13 +691,15 @@ def test_answers_are_values_without_an_outcome(ctx: Context) -> None:
     game = kind("lights-out:3x3")
     example = FACTS["grid_3x3"]["example"]
     value = game.solve(game.parse(example["board"]), ctx).value(game.game_id, example["board"])
-    assert value.outcome is None and value.grundy is None and value.solvable is True
-    assert value.remoteness == 6 and set(value.solution or ()) == set(example["presses"])
+    record = value.kind
+    assert isinstance(record, LightsOutValue) and record.solvable is True
+    assert value.outcome is None and value.grundy is None
+    assert value.remoteness == 6 and set(record.solution or ()) == set(example["presses"])
     assert value.as_dict() == {
         "game": "lights-out:3x3",
         "position": example["board"],
         "solvable": True,
-        "solution": list(value.solution or ()),
+        "solution": list(record.solution or ()),
         "remoteness": 6,
         "source": "live",
     }
@@ -707,7 +710,7 @@ def test_presses_rank_by_remoteness_and_unsolvable_last() -> None:
     from engine.values import MoveValue, Value
 
     def press(name: str, solvable: bool, remoteness: int | None) -> MoveValue:
-        return MoveValue(name, Value("g", "", None, None, remoteness, "live", None, solvable))
+        return MoveValue(name, Value("g", "", None, None, remoteness, "live"), LightsOutPress(solvable))
 
     moves = [press("a", False, None), press("b", True, None), press("c", True, 3), press("d", True, 1)]
     assert [m.move for m in sorted(moves, key=move_rank)] == ["d", "c", "b", "a"]

@@ -29,6 +29,8 @@ from engine.errors import (
     UnknownFamily,
     UnknownGame,
 )
+from engine.games.base import HeapMove
+from engine.games.wythoff import WythoffMove
 from engine.periods import Period
 from engine.values import MoveValue, Value
 from nimbase.settings import DEFAULT_LIMITS, Limits, Settings
@@ -221,7 +223,7 @@ def values_only(items: Sequence[Value | NimbaseError]) -> list[Value]:
 
 
 def check_moves(moves: list[MoveValue], expected: dict[str, tuple[int, list[int], int]]) -> None:
-    """Every move once, with its fields and the Grundy value of the position it reaches; winning first.
+    """Every move once, with its record and the Grundy value of the position it reaches; winning first.
 
     `expected` maps the reached position's text to (heap moved, what replaced it, its Grundy value).
     """
@@ -229,8 +231,8 @@ def check_moves(moves: list[MoveValue], expected: dict[str, tuple[int, list[int]
     seen: set[str] = set()
     for move in moves:
         heap, to, grundy = expected[move.value.position]
-        assert dict(move.fields) == {"heap": heap, "to": to}
-        assert move.fields == (("heap", heap), ("to", to))
+        assert move.kind == HeapMove(heap, tuple(to))
+        assert move.as_dict()["heap"] == heap and move.as_dict()["to"] == to
         assert move.move == f"{heap} -> {'+'.join(map(str, to)) if to else 0}"
         assert move.value.grundy == grundy
         assert move.value.outcome == ("P" if grundy == 0 else "N")
@@ -298,7 +300,7 @@ def test_nim_best_move_lists_every_move_with_its_fields(service: Nimbase) -> Non
     limited = service.best_move("nim", f"3 5 {big}", limit=3)
     assert len(limited.moves) == 3
     first = limited.moves[0]
-    assert first.fields == (("heap", big), ("to", [6])) and first.move == f"{big} -> 6"
+    assert first.kind == HeapMove(big, (6,)) and first.move == f"{big} -> 6"
     assert (first.value.position, first.value.outcome, first.value.grundy) == ("3 5 6", "P", 0)
 
 
@@ -431,20 +433,20 @@ def test_wythoff_pairs_and_sums(service: Nimbase, clean_db: sa.Engine) -> None:
     assert service.get_value("wythoff", f"1,2 {low},{low + rank}").outcome == "P"
     win = service.best_move("wythoff", f"{low},{low + rank + 1}", limit=1).moves
     assert len(win) == 1 and win[0].value.outcome == "P"
-    assert win[0].fields[0] == ("pair", [low, low + rank + 1])
-    key, to = win[0].fields[1]
-    assert key == "to" and isinstance(to, list) and is_big_p_pair(to[0], to[1])
+    record = win[0].kind
+    assert isinstance(record, WythoffMove) and record.pair == (low, low + rank + 1)
+    assert is_big_p_pair(*record.to)
 
     result = service.best_move("wythoff", "4,6")
     expected = wythoff_moves(4, 6)
     assert len(result.moves) == len(expected)
     for move in result.moves:
         c, d = map(int, move.move.split(" -> ")[1].split(","))
-        assert move.fields == (("pair", [4, 6]), ("to", [c, d]))
+        assert move.kind == WythoffMove((4, 6), (c, d))
         assert (c, d) in expected and move.value.grundy == g[c][d]
-    assert {tuple(m.fields[1][1]) for m in result.moves} == expected  # type: ignore[arg-type]
+    assert {m.kind.to for m in result.moves if isinstance(m.kind, WythoffMove)} == expected
     assert [m for m in result.moves if m.value.outcome == "P"] == result.moves[:1]
-    assert result.moves[0].fields[1] == ("to", [3, 5])
+    assert result.moves[0].kind == WythoffMove((4, 6), (3, 5))
 
     assert service.get_stats("wythoff")["table_side"] == 0
     job = service.submit_job(TOKEN, "wythoff", 256)

@@ -17,6 +17,7 @@ import sqlalchemy as sa
 
 from engine.games.graph_game import StoredGraphGame, solution_bytes
 from engine.games.lights_out.kind import LightsOut
+from engine.games.lights_out.records import LightsOutValue
 from engine.games.lights_out.shape import Shape
 from engine.graphs import GraphBuilder, UploadedGraph
 from engine.kind import KIND_BYTES
@@ -96,7 +97,7 @@ def test_lights_out_graphs_share_the_budget(clean_db: sa.Engine) -> None:
     for name in ("la", "lb", "lc"):
         # Pressing the first vertex of a path flips it and its one neighbour: one press solves that.
         value = nimbase.get_value(f"lights-out:graph:{name}", "11" + "0" * 38)
-        assert (value.solvable, value.remoteness) == (True, 1)
+        assert isinstance(value.kind, LightsOutValue) and (value.kind.solvable, value.remoteness) == (True, 1)
     assert [kept(nimbase, f"lights-out:graph:{name}") for name in ("la", "lb", "lc")] == [False, True, True]
     assert cached_bytes(nimbase) <= size * 2 + size // 2
 

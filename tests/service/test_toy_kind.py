@@ -1,7 +1,10 @@
-"""A kind that is not a heap game, served end to end: one module (toy_kind) plus one registry entry.
+"""A kind that is not a heap game, served end to end: one module (toy_kind), one registry entry and
+its records' messages in nimbase.proto.
 
 The toy table is registered for this module only, and real gRPC and REST servers over a real
-`Nimbase` (and PostgreSQL) answer it on loopback; nothing in service/ knows about it.
+`Nimbase` (and PostgreSQL) answer it on loopback; nothing in service/ or in the client knows about it,
+yet the fields its answers add (`parity`, and `children` in its moves) reach both transports and
+/openapi.json.
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ def test_values_over_both_transports(endpoints: tuple[httpx.Client, NimbaseClien
         "grundy": grundy,
         "remoteness": remoteness,
         "source": "live",
+        "parity": "odd" if grundy % 2 else "even",
     }
     assert http.get("/v1/value", params={"game": "toy", "position": position}).json() == expected
     assert client.get_value("toy", position) == expected
@@ -68,6 +72,9 @@ def test_best_moves_ranked(endpoints: tuple[httpx.Client, NimbaseClient]) -> Non
     answer = http.get("/v1/best-move", params={"game": "toy", "position": "d"}).json()
     assert [m["move"] for m in answer["moves"]] == ["d -> c", "d -> a", "d -> b"]
     assert answer["best_move"]["position"] == "c" and answer["best_move"]["outcome"] == "P"
+    assert [m["children"] for m in answer["moves"]] == [1, 1, 2]  # c, a, b have that many moves
+    assert answer["parity"] == "odd" and answer["best_move"]["children"] == 1
+    assert client.best_move("toy", "d") == answer
     assert client.best_move("toy", "d")["moves"][0]["move"] == "d -> c"
     limited = http.get("/v1/best-move", params={"game": "toy", "position": "d", "limit": 1}).json()
     assert len(limited["moves"]) == 1
@@ -91,3 +98,14 @@ def test_batch_stats_and_errors(endpoints: tuple[httpx.Client, NimbaseClient]) -
     assert refused.value.code == "FAILED_PRECONDITION"
     bad = http.get("/v1/value", params={"game": "toy:x", "position": "a"})
     assert bad.status_code == 400 and "toy:x" in bad.json()["error"]["message"]
+
+
+def test_the_kind_fields_are_documented(endpoints: tuple[httpx.Client, NimbaseClient]) -> None:
+    http, _ = endpoints
+    schemas = http.get("/openapi.json").json()["components"]["schemas"]
+    parity = schemas["Value"]["properties"]["parity"]
+    children = schemas["Move"]["properties"]["children"]
+    assert parity["type"] == "string" and "parity" in parity["description"]
+    assert children["type"] == "integer" and "moves" in children["description"]
+    assert "parity" not in schemas["Value"].get("required", [])
+    assert "children" not in schemas["Move"].get("required", [])

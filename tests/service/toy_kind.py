@@ -1,18 +1,21 @@
 """A toy kind of game for the tests: a small explicit table of positions and moves, not a heap game.
 
-It shows what a new kind costs: this one module (a `GameKind`) and one registry entry (see
-`toy_family`). Positions are the table's names; a move goes from a name to one it lists. The table
-is acyclic, so every position has a Grundy value, found by the definition (mex of the options).
+It shows what a new kind costs: this one module (a `GameKind` and the records its answers add), one
+registry entry (see `toy_family`) and the records' messages in nimbase.proto (`ToyValue`, `ToyMove`).
+Positions are the table's names; a move goes from a name to one it lists. The table is acyclic, so
+every position has a Grundy value, found by the definition (mex of the options).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 
 from engine.errors import InvalidGameId, InvalidPosition
 from engine.games.registry import Family
 from engine.kind import Context, GameKind
-from engine.moves import list_moves
+from engine.moves import MoveTo, list_moves
+from engine.records import MoveRecord, ValueRecord
 from engine.values import BestMoveResult, GameInfo, Value
 
 #: The toy game: position -> the positions one move reaches.
@@ -46,6 +49,22 @@ def remoteness(position: str) -> int:
     return 1 + (min(to_p) if to_p else max(remoteness(c) for c in children))
 
 
+@dataclass(frozen=True, slots=True)
+class ToyValue(ValueRecord):
+    """What the toy adds to a value."""
+
+    parity: str
+    """"even" or "odd": the parity of the position's Grundy value."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToyMove(MoveRecord):
+    """What the toy adds to a move."""
+
+    children: int
+    """How many moves the position reached has."""
+
+
 class ToyGame(GameKind[str]):
     """The explicit table above, under normal play."""
 
@@ -71,11 +90,14 @@ class ToyGame(GameKind[str]):
 
     def value(self, position: str, ctx: Context) -> Value:
         g = grundy(position)
-        return Value(self.game_id, position, "P" if g == 0 else "N", g, remoteness(position), "live")
+        parity = ToyValue("odd" if g % 2 else "even")
+        return Value(self.game_id, position, "P" if g == 0 else "N", g, remoteness(position), "live", parity)
 
     def best_moves(self, position: str, limit: int | None, ctx: Context) -> BestMoveResult:
-        def every() -> list[tuple[str, tuple[tuple[str, object], ...], str]]:
-            return [(f"{position} -> {child}", (), child) for child in TABLE[position]]
+        def every() -> list[MoveTo[str]]:
+            return [
+                (f"{position} -> {child}", ToyMove(len(TABLE[child])), child) for child in TABLE[position]
+            ]
 
         return list_moves(
             self.value(position, ctx),

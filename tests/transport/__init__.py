@@ -26,7 +26,7 @@ from engine.errors import (
     NotApplicable,
     UnknownGame,
 )
-from engine.games.base import GameInfo
+from engine.games.base import GameInfo, HeapMove
 from engine.graphs import GraphBuilder, UploadedGraph
 from engine.periods import Period
 from engine.values import Value
@@ -131,7 +131,7 @@ class FakeService:
             MoveValue(
                 f"{h} -> {a}",
                 self.get_value(game, " ".join(map(str, [*heaps[:i], a, *heaps[i + 1 :]]))),
-                (("heap", h), ("to", [a] if a else [])),
+                HeapMove(h, (a,) if a else ()),
             )
             for i, h in enumerate(heaps)
             for a in range(h)

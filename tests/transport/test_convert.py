@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import grpc
 import pytest
@@ -10,9 +11,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.errors import InvalidArgument, NimbaseError
+from engine.games.base import HeapMove
+from engine.games.bicolor import BicolorMove, BicolorValue
+from engine.games.chess_records import ChessMove
+from engine.games.graph_records import GraphValue
+from engine.games.lights_out.records import LightsOutPress, LightsOutValue
+from engine.games.wythoff import WythoffMove
 from engine.periods import Period
+from engine.records import MoveRecord
 from engine.values import SOURCE_ORDER, Value
 from nimbase_client import convert as client
+from nimbase_client.kinds import UndeclaredKind
 from service import convert
 from service.core import BestMoveResult, JobView, MoveValue, SequenceResult
 from service.grpc_server import status_code
@@ -23,7 +32,10 @@ from . import ERRORS
 int64 = st.integers(min_value=-(2**63), max_value=2**63 - 1)
 text = st.text(max_size=20)
 optional_text = st.none() | text
-#: Two-player values: an outcome, maybe a Grundy value (and bicolor-nim's G-), maybe a note.
+pairs = st.tuples(int64, int64)
+#: What two-player kinds add to a value: nothing, bicolor-nim's G-, a game graph's note.
+game_records = st.none() | st.builds(BicolorValue, int64) | st.builds(GraphValue, text)
+#: Two-player values: an outcome, maybe a Grundy value, maybe the kind's record.
 game_values = st.builds(
     Value,
     game=text,
@@ -32,10 +44,7 @@ game_values = st.builds(
     grundy=st.none() | int64,
     remoteness=st.none() | int64,
     source=st.sampled_from(SOURCE_ORDER),
-    grundy_black=st.none() | int64,
-    solvable=st.none(),
-    solution=st.none(),
-    note=optional_text,
+    kind=game_records,
 )
 #: One-player puzzles: no outcome; `solvable`, and a solution (maybe empty) exactly when it is true.
 puzzle_values = st.booleans().flatmap(
@@ -47,10 +56,12 @@ puzzle_values = st.booleans().flatmap(
         grundy=st.none(),
         remoteness=st.none() | int64 if solvable else st.none(),
         source=st.sampled_from(SOURCE_ORDER),
-        grundy_black=st.none(),
-        solvable=st.just(solvable),
-        solution=st.lists(text, max_size=5).map(tuple) if solvable else st.none(),
-        note=optional_text,
+        kind=st.builds(
+            LightsOutValue,
+            st.just(solvable),
+            st.lists(text, max_size=5).map(tuple) if solvable else st.none(),
+            optional_text,
+        ),
     )
 )
 values = game_values | puzzle_values
@@ -64,38 +75,24 @@ def test_value_round_trip_equals_rest_json(value: Value) -> None:
     assert list(client.value_dict(convert.value_to_pb(value))) == list(rest)
 
 
-#: Structured move fields as the kinds give them: none, a heap and what it leaves (maybe nothing,
-#: maybe a split), a Wythoff pair and the pair it becomes, a bicolor heap, what it becomes and the
-#: stones of each colour taken, or a chess move in UCI and SAN.
-move_fields = (
-    st.just(())
-    | st.builds(lambda h, to: (("heap", h), ("to", to)), int64, st.lists(int64, max_size=2))
-    | st.builds(
-        lambda pair, to: (("pair", pair), ("to", to)),
-        st.lists(int64, min_size=2, max_size=2),
-        st.lists(int64, min_size=2, max_size=2),
-    )
-    | st.builds(
-        lambda heap, to, white, black: (
-            ("colored_heap", heap),
-            ("to", to),
-            ("white_taken", white),
-            ("black_taken", black),
-        ),
-        st.lists(int64, min_size=2, max_size=2),
-        st.lists(int64, min_size=2, max_size=2),
-        int64,
-        int64,
-    )
-    | st.builds(lambda uci, san: (("uci", uci), ("san", san)), text, text)
+#: Move records as the kinds give them: none, a heap and what it leaves (maybe nothing, maybe a
+#: split), a Wythoff pair and the pair it becomes, a bicolor heap, what it becomes, the stones of each
+#: colour taken and maybe the G- reached, a press, or a chess move in UCI and SAN.
+move_records = (
+    st.none()
+    | st.builds(HeapMove, int64, st.lists(int64, max_size=2).map(tuple))
+    | st.builds(WythoffMove, pairs, pairs)
+    | st.builds(BicolorMove, pairs, pairs, int64, int64, st.none() | int64)
+    | st.builds(LightsOutPress, st.booleans())
+    | st.builds(ChessMove, text, text)
 )
 
 
-@given(values, st.lists(st.tuples(text, values, move_fields), max_size=4))
+@given(values, st.lists(st.tuples(text, values, move_records), max_size=4))
 def test_best_move_round_trip_equals_rest_json(
-    value: Value, moves: list[tuple[str, Value, tuple[tuple[str, object], ...]]]
+    value: Value, moves: list[tuple[str, Value, MoveRecord]]
 ) -> None:
-    result = BestMoveResult(value, [MoveValue(m, v, f) for m, v, f in moves])
+    result = BestMoveResult(value, [MoveValue(m, v, r) for m, v, r in moves])
     msg = convert.best_move_to_pb(result)
     assert client.best_move_dict(msg) == convert.best_move_as_dict(result)
     # The REST JSON is the engine record's own: the typed builder adds nothing and drops nothing.
@@ -105,7 +102,7 @@ def test_best_move_round_trip_equals_rest_json(
 
 
 def test_a_puzzle_value_has_no_outcome() -> None:
-    value = Value("lights-out:3x3", "000/000/000", None, None, 0, "live", None, True, (), None)
+    value = Value("lights-out:3x3", "000/000/000", None, None, 0, "live", LightsOutValue(True, ()))
     rest = convert.value_as_dict(value)
     assert rest == {
         "game": "lights-out:3x3",
@@ -116,19 +113,58 @@ def test_a_puzzle_value_has_no_outcome() -> None:
         "source": "live",
     }
     msg = convert.value_to_pb(value)
-    assert msg.outcome == "" and msg.HasField("solvable") and list(msg.solution) == []
+    assert msg.outcome == "" and msg.WhichOneof("kind") == "lights_out"
+    assert msg.lights_out.HasField("solution") and list(msg.lights_out.solution.values) == []
     assert client.value_dict(msg) == rest
-    unsolvable = value._replace(remoteness=None, solvable=False, solution=None)
+    unsolvable = value._replace(remoteness=None, kind=LightsOutValue(False))
     assert client.value_dict(convert.value_to_pb(unsolvable)) == convert.value_as_dict(unsolvable)
     assert "solution" not in convert.value_as_dict(unsolvable)
 
 
-def test_an_undeclared_move_field_is_refused() -> None:
-    move = MoveValue("1 -> 0", Value("nim", "", "P", 0, 0, "formula"), (("colour", "white"),))
-    with pytest.raises(ValueError, match="'colour'"):
-        convert.move_as_dict(move)
-    with pytest.raises(ValueError, match="'colour'"):
+def test_a_kind_record_rides_in_its_oneof_member_and_flat_in_the_json() -> None:
+    value = Value("bicolor-nim", "2/1", "N", 3, 4, "live", BicolorValue(0))
+    msg = convert.value_to_pb(value)
+    assert msg.WhichOneof("kind") == "bicolor" and msg.bicolor.grundy_black == 0
+    assert convert.value_as_dict(value)["grundy_black"] == 0 == client.value_dict(msg)["grundy_black"]
+    move = MoveValue("3 -> 1", Value("nim", "1", "N", 1, 1, "formula"), HeapMove(3, (1,)))
+    assert convert.move_to_pb(move).heap_game.heap == 3
+    assert convert.move_as_dict(move) == {
+        "move": "3 -> 1",
+        "position": "1",
+        "outcome": "N",
+        "grundy": 1,
+        "remoteness": 1,
+        "heap": 3,
+        "to": [1],
+    }
+    vanishes = MoveValue("3 -> 0", Value("nim", "", "P", 0, 0, "formula"), HeapMove(3, ()))
+    assert client.move_dict(convert.move_to_pb(vanishes))["to"] == []  # kept when empty
+
+
+def test_a_bicolor_move_takes_the_g_minus_of_the_position_reached() -> None:
+    record = BicolorMove((2, 1), (0, 1), 2, 0)
+    assert record.reached(BicolorValue(1)).grundy_black == 1
+    assert record.reached(None).grundy_black is None
+    assert HeapMove(1, ()).reached(None) == HeapMove(1, ())
+
+
+def test_an_undeclared_kind_record_is_refused() -> None:
+    @dataclass(frozen=True, slots=True)
+    class Colour(MoveRecord):
+        colour: str
+        """A record no message declares."""
+
+    move = MoveValue("1 -> 0", Value("nim", "", "P", 0, 0, "formula"), Colour("white"))
+    with pytest.raises(UndeclaredKind, match="'Colour'"):
         convert.move_to_pb(move)
+
+    @dataclass(frozen=True, slots=True)
+    class ToyMove(MoveRecord):  # the toy's message, with a field it does not declare
+        colour: str
+        """A field no message declares."""
+
+    with pytest.raises(UndeclaredKind, match="'colour'"):
+        convert.move_to_pb(MoveValue("1 -> 0", move.value, ToyMove("white")))
 
 
 @given(

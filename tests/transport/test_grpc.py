@@ -115,10 +115,11 @@ def test_best_move(stub: Any) -> None:
     assert reply.moves[0].outcome == "P" and reply.moves[0].position == "1 1"
     assert reply.best_move == reply.moves[0]
     assert len(reply.moves) == 3
-    # Structured fields beside the text: the heap moved in and what it leaves (nothing when it vanishes).
-    assert reply.moves[0].HasField("heap") and (reply.moves[0].heap, list(reply.moves[0].to)) == (2, [1])
+    # The heap game's record beside the text: the heap moved in and what it leaves (nothing when it vanishes).
+    assert reply.moves[0].WhichOneof("kind") == "heap_game"
+    assert (reply.moves[0].heap_game.heap, list(reply.moves[0].heap_game.to)) == (2, [1])
     vanishing = next(m for m in reply.moves if m.move == "1 -> 0")
-    assert (vanishing.heap, list(vanishing.to), list(vanishing.pair)) == (1, [], [])
+    assert (vanishing.heap_game.heap, list(vanishing.heap_game.to)) == (1, [])
     limited = stub.BestMove(pb.BestMoveRequest(game="nim", position="1 2", limit=1))
     assert list(limited.moves) == list(reply.moves[:1])
     terminal = stub.BestMove(pb.BestMoveRequest(game="nim", position=""))

@@ -42,28 +42,28 @@ class GetValueRequest(_message.Message):
     def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ...) -> None: ...
 
 class Value(_message.Message):
-    __slots__ = ("game", "position", "outcome", "grundy", "remoteness", "source", "grundy_black", "solvable", "solution", "note")
+    __slots__ = ("game", "position", "outcome", "grundy", "remoteness", "source", "bicolor", "lights_out", "graph", "toy")
     GAME_FIELD_NUMBER: _ClassVar[int]
     POSITION_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
     GRUNDY_FIELD_NUMBER: _ClassVar[int]
     REMOTENESS_FIELD_NUMBER: _ClassVar[int]
     SOURCE_FIELD_NUMBER: _ClassVar[int]
-    GRUNDY_BLACK_FIELD_NUMBER: _ClassVar[int]
-    SOLVABLE_FIELD_NUMBER: _ClassVar[int]
-    SOLUTION_FIELD_NUMBER: _ClassVar[int]
-    NOTE_FIELD_NUMBER: _ClassVar[int]
+    BICOLOR_FIELD_NUMBER: _ClassVar[int]
+    LIGHTS_OUT_FIELD_NUMBER: _ClassVar[int]
+    GRAPH_FIELD_NUMBER: _ClassVar[int]
+    TOY_FIELD_NUMBER: _ClassVar[int]
     game: str
     position: str
     outcome: str
     grundy: int
     remoteness: int
     source: str
-    grundy_black: int
-    solvable: bool
-    solution: _containers.RepeatedScalarFieldContainer[str]
-    note: str
-    def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ..., source: _Optional[str] = ..., grundy_black: _Optional[int] = ..., solvable: _Optional[bool] = ..., solution: _Optional[_Iterable[str]] = ..., note: _Optional[str] = ...) -> None: ...
+    bicolor: BicolorValue
+    lights_out: LightsOutValue
+    graph: GraphValue
+    toy: ToyValue
+    def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ..., source: _Optional[str] = ..., bicolor: _Optional[_Union[BicolorValue, _Mapping]] = ..., lights_out: _Optional[_Union[LightsOutValue, _Mapping]] = ..., graph: _Optional[_Union[GraphValue, _Mapping]] = ..., toy: _Optional[_Union[ToyValue, _Mapping]] = ...) -> None: ...
 
 class Error(_message.Message):
     __slots__ = ("code", "message", "job")
@@ -94,38 +94,30 @@ class BestMoveRequest(_message.Message):
     def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
 
 class Move(_message.Message):
-    __slots__ = ("move", "position", "outcome", "grundy", "remoteness", "heap", "pair", "to", "grundy_black", "colored_heap", "white_taken", "black_taken", "solvable", "uci", "san")
+    __slots__ = ("move", "position", "outcome", "grundy", "remoteness", "heap_game", "wythoff", "bicolor", "lights_out", "chess", "toy")
     MOVE_FIELD_NUMBER: _ClassVar[int]
     POSITION_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
     GRUNDY_FIELD_NUMBER: _ClassVar[int]
     REMOTENESS_FIELD_NUMBER: _ClassVar[int]
-    HEAP_FIELD_NUMBER: _ClassVar[int]
-    PAIR_FIELD_NUMBER: _ClassVar[int]
-    TO_FIELD_NUMBER: _ClassVar[int]
-    GRUNDY_BLACK_FIELD_NUMBER: _ClassVar[int]
-    COLORED_HEAP_FIELD_NUMBER: _ClassVar[int]
-    WHITE_TAKEN_FIELD_NUMBER: _ClassVar[int]
-    BLACK_TAKEN_FIELD_NUMBER: _ClassVar[int]
-    SOLVABLE_FIELD_NUMBER: _ClassVar[int]
-    UCI_FIELD_NUMBER: _ClassVar[int]
-    SAN_FIELD_NUMBER: _ClassVar[int]
+    HEAP_GAME_FIELD_NUMBER: _ClassVar[int]
+    WYTHOFF_FIELD_NUMBER: _ClassVar[int]
+    BICOLOR_FIELD_NUMBER: _ClassVar[int]
+    LIGHTS_OUT_FIELD_NUMBER: _ClassVar[int]
+    CHESS_FIELD_NUMBER: _ClassVar[int]
+    TOY_FIELD_NUMBER: _ClassVar[int]
     move: str
     position: str
     outcome: str
     grundy: int
     remoteness: int
-    heap: int
-    pair: _containers.RepeatedScalarFieldContainer[int]
-    to: _containers.RepeatedScalarFieldContainer[int]
-    grundy_black: int
-    colored_heap: _containers.RepeatedScalarFieldContainer[int]
-    white_taken: int
-    black_taken: int
-    solvable: bool
-    uci: str
-    san: str
-    def __init__(self, move: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ..., heap: _Optional[int] = ..., pair: _Optional[_Iterable[int]] = ..., to: _Optional[_Iterable[int]] = ..., grundy_black: _Optional[int] = ..., colored_heap: _Optional[_Iterable[int]] = ..., white_taken: _Optional[int] = ..., black_taken: _Optional[int] = ..., solvable: _Optional[bool] = ..., uci: _Optional[str] = ..., san: _Optional[str] = ...) -> None: ...
+    heap_game: HeapMove
+    wythoff: WythoffMove
+    bicolor: BicolorMove
+    lights_out: LightsOutPress
+    chess: ChessMove
+    toy: ToyMove
+    def __init__(self, move: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ..., heap_game: _Optional[_Union[HeapMove, _Mapping]] = ..., wythoff: _Optional[_Union[WythoffMove, _Mapping]] = ..., bicolor: _Optional[_Union[BicolorMove, _Mapping]] = ..., lights_out: _Optional[_Union[LightsOutPress, _Mapping]] = ..., chess: _Optional[_Union[ChessMove, _Mapping]] = ..., toy: _Optional[_Union[ToyMove, _Mapping]] = ...) -> None: ...
 
 class BestMoveResponse(_message.Message):
     __slots__ = ("value", "moves", "best_move")
@@ -355,3 +347,87 @@ class GetGraphRequest(_message.Message):
     NAME_FIELD_NUMBER: _ClassVar[int]
     name: str
     def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class StringList(_message.Message):
+    __slots__ = ("values",)
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    values: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, values: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class HeapMove(_message.Message):
+    __slots__ = ("heap", "to")
+    HEAP_FIELD_NUMBER: _ClassVar[int]
+    TO_FIELD_NUMBER: _ClassVar[int]
+    heap: int
+    to: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, heap: _Optional[int] = ..., to: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class WythoffMove(_message.Message):
+    __slots__ = ("pair", "to")
+    PAIR_FIELD_NUMBER: _ClassVar[int]
+    TO_FIELD_NUMBER: _ClassVar[int]
+    pair: _containers.RepeatedScalarFieldContainer[int]
+    to: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, pair: _Optional[_Iterable[int]] = ..., to: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class BicolorValue(_message.Message):
+    __slots__ = ("grundy_black",)
+    GRUNDY_BLACK_FIELD_NUMBER: _ClassVar[int]
+    grundy_black: int
+    def __init__(self, grundy_black: _Optional[int] = ...) -> None: ...
+
+class BicolorMove(_message.Message):
+    __slots__ = ("colored_heap", "to", "white_taken", "black_taken", "grundy_black")
+    COLORED_HEAP_FIELD_NUMBER: _ClassVar[int]
+    TO_FIELD_NUMBER: _ClassVar[int]
+    WHITE_TAKEN_FIELD_NUMBER: _ClassVar[int]
+    BLACK_TAKEN_FIELD_NUMBER: _ClassVar[int]
+    GRUNDY_BLACK_FIELD_NUMBER: _ClassVar[int]
+    colored_heap: _containers.RepeatedScalarFieldContainer[int]
+    to: _containers.RepeatedScalarFieldContainer[int]
+    white_taken: int
+    black_taken: int
+    grundy_black: int
+    def __init__(self, colored_heap: _Optional[_Iterable[int]] = ..., to: _Optional[_Iterable[int]] = ..., white_taken: _Optional[int] = ..., black_taken: _Optional[int] = ..., grundy_black: _Optional[int] = ...) -> None: ...
+
+class LightsOutValue(_message.Message):
+    __slots__ = ("solvable", "solution", "note")
+    SOLVABLE_FIELD_NUMBER: _ClassVar[int]
+    SOLUTION_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
+    solvable: bool
+    solution: StringList
+    note: str
+    def __init__(self, solvable: _Optional[bool] = ..., solution: _Optional[_Union[StringList, _Mapping]] = ..., note: _Optional[str] = ...) -> None: ...
+
+class LightsOutPress(_message.Message):
+    __slots__ = ("solvable",)
+    SOLVABLE_FIELD_NUMBER: _ClassVar[int]
+    solvable: bool
+    def __init__(self, solvable: _Optional[bool] = ...) -> None: ...
+
+class GraphValue(_message.Message):
+    __slots__ = ("note",)
+    NOTE_FIELD_NUMBER: _ClassVar[int]
+    note: str
+    def __init__(self, note: _Optional[str] = ...) -> None: ...
+
+class ChessMove(_message.Message):
+    __slots__ = ("uci", "san")
+    UCI_FIELD_NUMBER: _ClassVar[int]
+    SAN_FIELD_NUMBER: _ClassVar[int]
+    uci: str
+    san: str
+    def __init__(self, uci: _Optional[str] = ..., san: _Optional[str] = ...) -> None: ...
+
+class ToyValue(_message.Message):
+    __slots__ = ("parity",)
+    PARITY_FIELD_NUMBER: _ClassVar[int]
+    parity: str
+    def __init__(self, parity: _Optional[str] = ...) -> None: ...
+
+class ToyMove(_message.Message):
+    __slots__ = ("children",)
+    CHILDREN_FIELD_NUMBER: _ClassVar[int]
+    children: int
+    def __init__(self, children: _Optional[int] = ...) -> None: ...

@@ -14,6 +14,7 @@ from engine.errors import (
     NotApplicable,
 )
 from engine.games.lights_out.boards import Board, GraphRef, format_board, parse_board, parse_lights_out_id
+from engine.games.lights_out.records import LightsOutPress, LightsOutValue
 from engine.games.lights_out.shape import (
     MAX_BOARD_SIDE,
     MAX_GRAPH_EDGES,
@@ -82,10 +83,7 @@ class PuzzleAnswer:
             None,
             self.remoteness,
             source,
-            None,
-            self.solvable,
-            self.solution,
-            self.note,
+            LightsOutValue(self.solvable, self.solution, self.note),
         )
 
 
@@ -356,8 +354,8 @@ class LightsOut(GameKind[Board]):
                 )
             answer = press.answer
             after = self.format(position ^ _flip_board(indptr, indices, press.index))
-            reached = Value(self.game_id, after, None, None, answer.remoteness, source, None, answer.solvable)
-            moves.append(MoveValue(press.press, reached))
+            reached = Value(self.game_id, after, None, None, answer.remoteness, source)
+            moves.append(MoveValue(press.press, reached, LightsOutPress(answer.solvable)))
         return BestMoveResult(value, moves)
 
     def stats(self, ctx: Context) -> dict[str, object]:

@@ -1,0 +1,206 @@
+"""The fields each kind adds to a value or a move, one TypedDict per kind record of nimbase.proto.
+
+Generated from the .proto by proto/generate_kind_records.py (`make proto`): do not edit. The text under
+each field is the comment of the .proto field; `ValueKinds` and `MoveKinds` are every field a kind may
+add, flat as the JSON answers have them (`nimbase_client.records` adds them to its Value and Move).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NotRequired
+
+if TYPE_CHECKING:
+    from typing import TypedDict
+else:
+    try:
+        from typing_extensions import TypedDict
+    except ImportError:  # a client without typing_extensions: typing's is the same at run time
+        from typing import TypedDict
+
+
+__all__ = [
+    "BicolorMove",
+    "BicolorValue",
+    "ChessMove",
+    "GraphValue",
+    "HeapMove",
+    "LightsOutPress",
+    "LightsOutValue",
+    "MoveKinds",
+    "ToyMove",
+    "ToyValue",
+    "ValueKinds",
+    "WythoffMove",
+]
+
+
+class BicolorValue(TypedDict):
+    """bicolor-nim: G- beside G (`grundy`)."""
+
+    grundy_black: int
+    """bicolor-nim only: G-, the size of the black heap that, added to the position, makes it a P-position
+    (`grundy` is G, the same with a white heap)."""
+
+
+class LightsOutValue(TypedDict):
+    """One-player puzzles (Lights Out), which have no outcome (`outcome` is then empty): whether the board can
+    be solved, and how (`remoteness` is the fewest presses, where they were searched for)."""
+
+    solvable: bool
+    """One-player puzzles only: whether the board can be solved."""
+
+    solution: NotRequired[list[str]]
+    """One-player puzzles only, when `solvable`: presses that solve the board (the fewest, when `remoteness`
+    is given; empty when it is solved already). Lights Out names a press by its cell, row then column from 1:
+    `RC` (`23`) on boards of at most 9 x 9, else `r,c` (`12,3`); on graphs the vertex."""
+
+    note: NotRequired[str]
+    """A remark on the answer, e.g. why a solvable board's `remoteness` is absent (its null space is too large
+    to search within the live limits)."""
+
+
+class GraphValue(TypedDict):
+    """Game graphs: why a loopy position has no `grundy`."""
+
+    note: str
+    """Game graphs: why a loopy position has no `grundy` (its generalised Sprague-Grundy value is
+    infinite)."""
+
+
+class ToyValue(TypedDict):
+    """The toy kind (game id `toy`): the example kind of the tests, a small explicit game table served end to
+    end by one module and one registry entry; no production server lists it."""
+
+    parity: str
+    """Toy game only (tests): "even" or "odd", the parity of the position's Grundy value."""
+
+
+class ValueKinds(TypedDict, total=False):
+    """Every field a kind may add to a value, flat (each kind gives its own)."""
+
+    grundy_black: int
+    """bicolor-nim only: G-, the size of the black heap that, added to the position, makes it a P-position
+    (`grundy` is G, the same with a white heap)."""
+
+    solvable: bool
+    """One-player puzzles only: whether the board can be solved."""
+
+    solution: list[str]
+    """One-player puzzles only, when `solvable`: presses that solve the board (the fewest, when `remoteness`
+    is given; empty when it is solved already). Lights Out names a press by its cell, row then column from 1:
+    `RC` (`23`) on boards of at most 9 x 9, else `r,c` (`12,3`); on graphs the vertex."""
+
+    note: str
+    """A remark on the answer, e.g. why a solvable board's `remoteness` is absent (its null space is too large
+    to search within the live limits). Game graphs: why a loopy position has no `grundy` (its generalised
+    Sprague-Grundy value is infinite)."""
+
+    parity: str
+    """Toy game only (tests): "even" or "odd", the parity of the position's Grundy value."""
+
+
+class HeapMove(TypedDict):
+    """Heap games (nim, subtraction, octal, Grundy's game): the heap a move takes from, and what it leaves."""
+
+    heap: int
+    """Heap games: the size of the heap moved in."""
+
+    to: list[int]
+    """Heap games: the heaps it leaves ([] when the heap vanishes, two when it splits)."""
+
+
+class WythoffMove(TypedDict):
+    """Wythoff: the pair a move takes from, and the pair it becomes."""
+
+    pair: list[int]
+    """Wythoff: the pair moved in, as [a, b]."""
+
+    to: list[int]
+    """Wythoff: the pair it becomes, [c, d] ([0, 0] when both piles are emptied)."""
+
+
+class BicolorMove(TypedDict):
+    """bicolor-nim: the heap a move takes from, what it becomes, the stones of each colour taken, and the G-
+    of the position reached."""
+
+    colored_heap: list[int]
+    """bicolor-nim: the heap moved in, as [white, black]."""
+
+    to: list[int]
+    """bicolor-nim: the heap it becomes, [white, black] ([0, 0] when it is taken whole)."""
+
+    white_taken: int
+    """bicolor-nim: white stones the move takes."""
+
+    black_taken: int
+    """bicolor-nim: black stones the move takes."""
+
+    grundy_black: NotRequired[int]
+    """Of the position reached. bicolor-nim only: G-, the size of the black heap that, added to the position,
+    makes it a P-position (`grundy` is G, the same with a white heap)."""
+
+
+class LightsOutPress(TypedDict):
+    """A press of a one-player puzzle (the move is a press; `outcome` is empty)."""
+
+    solvable: bool
+    """Of the position reached. One-player puzzles only: whether the board can be solved (`remoteness`: the
+    fewest presses then, where searched)."""
+
+
+class ChessMove(TypedDict):
+    """Chess endgames (`move` is the UCI text too; `position` is the FEN it leads to)."""
+
+    uci: str
+    """Chess: the move in UCI notation (from and to squares, and the piece promoted to), e.g. "e7e8q"."""
+
+    san: str
+    """Chess: the move in Standard Algebraic Notation, e.g. "Ra8#" or "e8=Q+"."""
+
+
+class ToyMove(TypedDict):
+    """A move of the toy kind (tests only)."""
+
+    children: int
+    """Toy game only (tests): how many moves the position reached has."""
+
+
+class MoveKinds(TypedDict, total=False):
+    """Every field a kind may add to a move, flat (each kind gives its own)."""
+
+    heap: int
+    """Heap games: the size of the heap moved in."""
+
+    to: list[int]
+    """Heap games: the heaps it leaves ([] when the heap vanishes, two when it splits). Wythoff: the pair it
+    becomes, [c, d] ([0, 0] when both piles are emptied). bicolor-nim: the heap it becomes, [white, black]
+    ([0, 0] when it is taken whole)."""
+
+    pair: list[int]
+    """Wythoff: the pair moved in, as [a, b]."""
+
+    colored_heap: list[int]
+    """bicolor-nim: the heap moved in, as [white, black]."""
+
+    white_taken: int
+    """bicolor-nim: white stones the move takes."""
+
+    black_taken: int
+    """bicolor-nim: black stones the move takes."""
+
+    grundy_black: int
+    """Of the position reached. bicolor-nim only: G-, the size of the black heap that, added to the position,
+    makes it a P-position (`grundy` is G, the same with a white heap)."""
+
+    solvable: bool
+    """Of the position reached. One-player puzzles only: whether the board can be solved (`remoteness`: the
+    fewest presses then, where searched)."""
+
+    uci: str
+    """Chess: the move in UCI notation (from and to squares, and the piece promoted to), e.g. "e7e8q"."""
+
+    san: str
+    """Chess: the move in Standard Algebraic Notation, e.g. "Ra8#" or "e8=Q+"."""
+
+    children: int
+    """Toy game only (tests): how many moves the position reached has."""
