@@ -11,8 +11,10 @@ const FAMILY = /^[a-z][a-z0-9-]*$/;
  * game of a loaded kind is chosen at once (the page loads the listed games' views before it is ready). */
 const loaded = new Map();
 const ready = new Map();
+/** Views whose controls are set up: a view several families share (the heap games') is set up once. */
+const wired = new WeakSet();
 
-export const familyOf = (game) => game.split(":")[0];
+const familyOf = (game) => game.split(":")[0];
 
 export function viewOf(game) {
   const family = familyOf(game);
@@ -31,12 +33,15 @@ async function load(family) {
   let view;
   try {
     view = (await import(`./views/${family}.js`)).default;
-    view.setUp(); // its controls, once
   } catch (error) {
-    // A family without a view is expected (a 404 is a TypeError); a view that fails to run is a bug,
-    // reported, and the game is still shown by the generic view.
+    // A family without a view is expected (its module's fetch fails: a TypeError); a view that fails to
+    // run is a bug, reported, and the game is still shown by the generic view.
     if (!(error instanceof TypeError)) console.error(`the view of ${family} did not load:`, error);
     view = generic;
+  }
+  if (!wired.has(view)) {
+    view.setUp(); // outside the try: a view whose controls fail is a bug to see, not a missing view
+    wired.add(view);
   }
   ready.set(family, view);
   return view;
