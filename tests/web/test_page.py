@@ -198,6 +198,21 @@ return [canvas.width, black, colours.size];
 """
 
 
+#: The pointer over the heat map's cell (a, b) of the first pile and the second, then a click there.
+HEAT_MAP_CLICK = """
+const [a, b] = arguments;
+const canvas = document.getElementById("heatmap");
+const box = canvas.getBoundingClientRect();
+const at = {
+  clientX: box.left + ((a + 0.5) * box.width) / canvas.width,
+  clientY: box.top + ((b + 0.5) * box.height) / canvas.height,
+  bubbles: true,
+};
+canvas.dispatchEvent(new PointerEvent("pointermove", at));
+canvas.dispatchEvent(new MouseEvent("click", at));
+"""
+
+
 def test_wythoff_board_and_heat_map(chromium: WebDriver | str, base_url: str, api: httpx.Client) -> None:
     browser = need(chromium)
     open_page(browser, base_url, "#game=wythoff&position=4,6")
@@ -227,6 +242,18 @@ def test_wythoff_board_and_heat_map(chromium: WebDriver | str, base_url: str, ap
     zeros = sorted([i % side, i // side] for i, v in enumerate(values) if v["grundy"] == 0)
     assert sorted(black) == zeros and [0, 0] in zeros and [1, 2] in zeros and [2, 1] in zeros
     assert colours > 20
+
+    # A click on a cell plays Wythoff from its pair, from whatever game the panel showed.
+    open_page(browser, base_url, "#game=nim&position=3")
+    wait_for(
+        browser, lambda b: b.find_element(By.ID, "heatmap").get_attribute("data-state") == "drawn", "heat map"
+    )
+    browser.execute_script(HEAT_MAP_CLICK, 1, 2)
+    wait_for(browser, shown_position(browser, "1,2"), "the clicked cell's pair")
+    assert browser.find_element(By.ID, "game").get_attribute("value") == "wythoff"
+    assert browser.find_element(By.ID, "wythoff-board").is_displayed()
+    assert text(browser, "heat-readout") == "g(1, 2) = 0"
+    assert javascript_errors(browser) == []
 
 
 def test_stats_and_live_job_progress(chromium: WebDriver | str, base_url: str, api: httpx.Client) -> None:
