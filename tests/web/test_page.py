@@ -10,158 +10,37 @@ write the README's screenshots to docs/.
 from __future__ import annotations
 
 import os
-import re
-import shutil
-from collections.abc import Callable, Iterator
-from html.parser import HTMLParser
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import chess
 import httpx
 import pytest
-import sqlalchemy as sa
-from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
-from selenium.webdriver.support.ui import Select, WebDriverWait
+from selenium.webdriver.support.ui import Select
 
-from nimbase.settings import Settings
-from service.core import Nimbase
-from tests.database import empty_data_tables
-from tests.service import running_server
+from tests.web.browser import (
+    BROWSER_PACKAGES,
+    TOKEN,
+    assert_value_shown,
+    javascript_errors,
+    missing_browser,
+    need,
+    open_page,
+    screenshot,
+    shown_position,
+    text,
+    type_into,
+    wait_for,
+)
 
-TOKEN = "web-page-token"
 REPO = Path(__file__).resolve().parents[2]
 #: Where the README's screenshots go, written only when NIMBASE_WRITE_SCREENSHOTS=1.
 DOCS = REPO / "docs"
 WRITE_SCREENSHOTS = os.environ.get("NIMBASE_WRITE_SCREENSHOTS") == "1"
-BROWSER_PACKAGES = "chromium chromium-driver"
-#: Seconds a page may take to show what a step asked for (live computations included).
-WAIT_S = 30.0
-
-T = TypeVar("T")
-
-
-def missing_browser(path: str | None = None) -> str | None:
-    """What to install when `chromium` or `chromedriver` is not on `path` (default: PATH), else None."""
-    absent = [name for name in ("chromium", "chromedriver") if shutil.which(name, path=path) is None]
-    if not absent:
-        return None
-    return (
-        f"the browser test needs {' and '.join(absent)}: install Debian's {BROWSER_PACKAGES} "
-        f"(`make browser`, which `make test` runs, or `apt-get install -y {BROWSER_PACKAGES}`)"
-    )
-
-
-@pytest.fixture(scope="module")
-def base_url(db_engine: sa.Engine) -> Iterator[str]:
-    """A real server over the emptied test database, with the admin token for submitting jobs."""
-    empty_data_tables(db_engine)
-    settings = Settings(admin_token=TOKEN)
-    try:
-        with running_server(Nimbase(settings, db_engine), settings.limits) as ports:
-            yield f"http://127.0.0.1:{ports.http}"
-    finally:
-        empty_data_tables(db_engine)
-
-
-@pytest.fixture(scope="module")
-def api(base_url: str) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=base_url, timeout=WAIT_S) as client:
-        yield client
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[WebDriver | str]:
-    """One headless Chromium for the module, or why there is none (each test then fails saying so)."""
-    missing = missing_browser()
-    if missing is not None:
-        yield missing
-        return
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(shutil.which("chromium"))
-    for argument in (
-        "--headless=new",
-        "--no-sandbox",  # as root, Chromium refuses to start with its sandbox
-        "--disable-dev-shm-usage",
-        "--disable-gpu",
-        "--window-size=1400,1000",
-        "--lang=en-US",
-    ):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    try:
-        driver = webdriver.Chrome(service=Service(str(shutil.which("chromedriver"))), options=options)
-    except WebDriverException as exc:
-        yield f"headless Chromium did not start: {exc.msg}"
-        return
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
-
-def need(chromium: WebDriver | str) -> WebDriver:
-    """The browser, or this test's failure naming what to install: a missing browser never skips, and
-    fails in the test itself (not as a fixture error)."""
-    if isinstance(chromium, str):
-        pytest.fail(chromium, pytrace=False)
-    chromium.get_log("browser")  # drop what earlier tests logged
-    return chromium
-
-
-def wait_for(browser: WebDriver, condition: Callable[[WebDriver], T], what: str) -> T:
-    """`condition` once it holds; an element the page redrew while it was read (the job list redraws
-    every 1.5 s) only means: not yet."""
-    wait = WebDriverWait(
-        browser, WAIT_S, poll_frequency=0.1, ignored_exceptions=(StaleElementReferenceException,)
-    )
-    result: T = wait.until(condition, f"waited for {what}")
-    return result
-
-
-def text(browser: WebDriver, element_id: str) -> str:
-    return str(browser.find_element(By.ID, element_id).text)
-
-
-def open_page(browser: WebDriver, base_url: str, fragment: str = "") -> None:
-    """Loads the page and waits until its first lookup is shown."""
-    browser.get("about:blank")  # a new document even when only the fragment differs
-    browser.get(f"{base_url}/{fragment}")
-    wait_for(browser, lambda b: b.find_element(By.TAG_NAME, "body").get_attribute("data-ready"), "the page")
-    settled(browser)
-
-
-def settled(browser: WebDriver) -> None:
-    wait_for(
-        browser, lambda b: b.find_element(By.ID, "play").get_attribute("data-busy") == "false", "lookups"
-    )
-
-
-def shown_position(browser: WebDriver, position: str) -> Callable[[WebDriver], bool]:
-    shown = position or "(empty)"
-    return lambda b: (
-        text(b, "value-position") == shown
-        and b.find_element(By.ID, "play").get_attribute("data-busy") == "false"
-    )
-
-
-def assert_value_shown(browser: WebDriver, expected: dict[str, Any]) -> None:
-    assert text(browser, "value-position") == (expected["position"] or "(empty)")
-    assert text(browser, "value-outcome") == expected["outcome"]
-    assert text(browser, "value-grundy") == str(expected["grundy"])
-    assert text(browser, "value-source") == expected["source"]
-    assert text(browser, "value-remoteness") == str(expected.get("remoteness", "—"))
-
-
-def type_into(browser: WebDriver, element_id: str, value: str) -> None:
-    field = browser.find_element(By.ID, element_id)
-    field.clear()
-    field.send_keys(value)
 
 
 def plot(browser: WebDriver, game: str, start: int, stop: int, family: str = "") -> None:
@@ -184,24 +63,6 @@ def plot_drawn(game: str, start: int, stop: int) -> Callable[[WebDriver], bool]:
         )
 
     return drawn
-
-
-def javascript_errors(browser: WebDriver) -> list[str]:
-    return [e["message"] for e in browser.get_log("browser") if e.get("source") == "javascript"]
-
-
-def screenshot(browser: WebDriver, path: Path, element_id: str | None = None) -> None:
-    """A PNG of the whole page, or of one element (the window stretched to the page's height)."""
-    height = browser.execute_script("return document.documentElement.scrollHeight")
-    browser.set_window_size(1400, int(height) + 120)
-    try:
-        if element_id is None:
-            assert browser.save_screenshot(str(path))
-        else:
-            assert browser.find_element(By.ID, element_id).screenshot(str(path))
-    finally:
-        browser.set_window_size(1400, 1000)
-    assert path.stat().st_size > 10_000
 
 
 # ---- the page in the browser ---------------------------------------------------------------------
@@ -337,6 +198,21 @@ return [canvas.width, black, colours.size];
 """
 
 
+#: The pointer over the heat map's cell (a, b) of the first pile and the second, then a click there.
+HEAT_MAP_CLICK = """
+const [a, b] = arguments;
+const canvas = document.getElementById("heatmap");
+const box = canvas.getBoundingClientRect();
+const at = {
+  clientX: box.left + ((a + 0.5) * box.width) / canvas.width,
+  clientY: box.top + ((b + 0.5) * box.height) / canvas.height,
+  bubbles: true,
+};
+canvas.dispatchEvent(new PointerEvent("pointermove", at));
+canvas.dispatchEvent(new MouseEvent("click", at));
+"""
+
+
 def test_wythoff_board_and_heat_map(chromium: WebDriver | str, base_url: str, api: httpx.Client) -> None:
     browser = need(chromium)
     open_page(browser, base_url, "#game=wythoff&position=4,6")
@@ -366,6 +242,18 @@ def test_wythoff_board_and_heat_map(chromium: WebDriver | str, base_url: str, ap
     zeros = sorted([i % side, i // side] for i, v in enumerate(values) if v["grundy"] == 0)
     assert sorted(black) == zeros and [0, 0] in zeros and [1, 2] in zeros and [2, 1] in zeros
     assert colours > 20
+
+    # A click on a cell plays Wythoff from its pair, from whatever game the panel showed.
+    open_page(browser, base_url, "#game=nim&position=3")
+    wait_for(
+        browser, lambda b: b.find_element(By.ID, "heatmap").get_attribute("data-state") == "drawn", "heat map"
+    )
+    browser.execute_script(HEAT_MAP_CLICK, 1, 2)
+    wait_for(browser, shown_position(browser, "1,2"), "the clicked cell's pair")
+    assert browser.find_element(By.ID, "game").get_attribute("value") == "wythoff"
+    assert browser.find_element(By.ID, "wythoff-board").is_displayed()
+    assert text(browser, "heat-readout") == "g(1, 2) = 0"
+    assert javascript_errors(browser) == []
 
 
 def test_stats_and_live_job_progress(chromium: WebDriver | str, base_url: str, api: httpx.Client) -> None:
@@ -848,59 +736,3 @@ def test_a_missing_browser_is_named() -> None:
     message = missing_browser(path="")
     assert message is not None and "chromium and chromedriver" in message
     assert BROWSER_PACKAGES in message and "\n" not in message
-
-
-# ---- the HTML and its assets, over HTTP ----------------------------------------------------------
-
-
-class _Links(HTMLParser):
-    """Every `src` and `href` of a page."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.links: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.links += [value for name, value in attrs if name in ("src", "href") and value]
-
-
-def links(html: str) -> list[str]:
-    parser = _Links()
-    parser.feed(html)
-    return parser.links
-
-
-@pytest.mark.parametrize("path", ["/docs", "/redoc", "/"])
-def test_pages_name_no_other_host_and_their_assets_load(api: httpx.Client, path: str) -> None:
-    page = api.get(path)
-    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
-    assert re.findall(r"(?:https?:)?//[\w.-]+", page.text.replace("http://www.w3.org/2000/svg", "")) == []
-    assets = [link for link in links(page.text) if link.startswith("/static/")]
-    assert len(assets) >= 2
-    for asset in assets:
-        answer = api.get(asset)
-        assert answer.status_code == 200, asset
-        assert answer.headers["cache-control"] and answer.headers["etag"], asset
-    if path == "/docs":
-        assert "/static/docs/swagger-ui-bundle.js" in assets and "/static/docs/swagger-ui.css" in assets
-
-
-def test_static_files_are_cached_and_revalidated(api: httpx.Client) -> None:
-    script = api.get("/static/app.js", headers={"accept-encoding": "identity"})
-    assert script.headers["cache-control"] == "no-cache"  # a new release is seen at once
-    tag = script.headers["etag"]
-    again = api.get("/static/app.js", headers={"if-none-match": tag})
-    assert again.status_code == 304 and again.content == b""
-    gzipped = api.get("/static/app.js", headers={"accept-encoding": "gzip"})
-    assert gzipped.headers["content-encoding"] == "gzip" and gzipped.headers["etag"] == tag[:-1] + '-gzip"'
-    held = api.get(
-        "/static/app.js", headers={"accept-encoding": "gzip", "if-none-match": gzipped.headers["etag"]}
-    )
-    assert held.status_code == 304 and held.headers["etag"] == gzipped.headers["etag"]
-    vendored = api.get("/static/docs/swagger-ui.css")
-    assert vendored.headers["cache-control"] == "public, max-age=86400"
-    assert api.get("/").headers["cache-control"] == "no-cache"
-    missing = api.get("/static/nothing.js")
-    assert missing.status_code == 404 and missing.json()["error"]["code"] == "NOT_FOUND"
-    metrics = api.get("/metrics").text
-    assert 'method="GET /static"' in metrics and 'method="GET /static/docs"' in metrics

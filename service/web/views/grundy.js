@@ -1,0 +1,2 @@
+// grundy is a heap game: shown by the heap games' view.
+export { default } from "./heap.js";

@@ -1,0 +1,2 @@
+// nim is a heap game: shown by the heap games' view.
+export { default } from "./heap.js";
