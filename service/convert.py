@@ -22,6 +22,7 @@ from engine.errors import NimbaseError
 from engine.games.base import GameInfo
 from engine.graphs import UploadedGraph
 from engine.periods import Period
+from engine.positions import quote_position
 from engine.records import KindRecord, record_fields
 from engine.values import Value
 from nimbase import schema
@@ -29,6 +30,7 @@ from nimbase.v1 import nimbase_pb2 as pb
 from nimbase_client.calls import terminal_parts
 from nimbase_client.kinds import Member, UndeclaredKind, member, put
 from service.core import BestMoveResult, GraphSummary, Health, JobView, MoveValue, SequenceResult
+from service.errors import BeyondTheWire
 from service.jobs import job_of
 from service.limits import Limits
 
@@ -163,17 +165,31 @@ def error_body(code: str, message: str) -> schema.ErrorBody:
 
 
 def fill_value(msg: pb.Value, value: Value) -> pb.Value:
-    """Set a Value message's fields in place (bulk answers fill messages already in their list)."""
-    msg.game, msg.position, msg.source = value.game, value.position, value.source
-    if value.outcome is not None:
-        msg.outcome = value.outcome
-    if value.grundy is not None:
-        msg.grundy = value.grundy
-    if value.remoteness is not None:
-        msg.remoteness = value.remoteness
-    if value.kind is not None:
-        fill_record(msg, value.kind)
+    """Set a Value message's fields in place (bulk answers fill messages already in their list).
+
+    A number the message's integer type cannot hold (bicolor-nim's values reach 2^63) raises
+    BeyondTheWire naming it, for the caller to answer that one value with (protobuf's ValueError would
+    otherwise surface as INTERNAL)."""
+    try:
+        msg.game, msg.position, msg.source = value.game, value.position, value.source
+        if value.outcome is not None:
+            msg.outcome = value.outcome
+        if value.grundy is not None:
+            msg.grundy = value.grundy
+        if value.remoteness is not None:
+            msg.remoteness = value.remoteness
+        if value.kind is not None:
+            fill_record(msg, value.kind)
+    except ValueError as exc:
+        raise _beyond_the_wire(value, exc) from None
     return msg
+
+
+def _beyond_the_wire(value: Value, exc: ValueError) -> BeyondTheWire:
+    return BeyondTheWire(
+        f"the value of {quote_position(value.position)} in {value.game!r} holds a number beyond the 64-bit "
+        f"integers of the gRPC message ({exc}); the REST answer (GET /v1/value) carries it"
+    )
 
 
 def fill_record(msg: pb.Value | pb.Move, record: KindRecord) -> None:
@@ -247,9 +263,13 @@ def value_or_error_to_pb(item: Value | BaseException) -> pb.ValueOrError:
 
 def _fill_slot(slot: pb.ValueOrError, item: Value | BaseException) -> None:
     if isinstance(item, Value):
-        fill_value(slot.value, item)
-    else:
-        fill_error(slot.error, item)
+        try:
+            fill_value(slot.value, item)
+            return
+        except BeyondTheWire as exc:  # that slot's error; the other slots are answered
+            slot.Clear()
+            item = exc
+    fill_error(slot.error, item)
 
 
 def batch_to_pb(items: Sequence[Value | BaseException]) -> pb.BatchGetValuesResponse:
@@ -264,14 +284,17 @@ def batch_to_pb(items: Sequence[Value | BaseException]) -> pb.BatchGetValuesResp
 def move_to_pb(move: MoveValue) -> pb.Move:
     value = move.value
     msg = pb.Move(move=move.move, position=value.position)
-    if value.outcome is not None:
-        msg.outcome = value.outcome
-    if value.grundy is not None:
-        msg.grundy = value.grundy
-    if value.remoteness is not None:
-        msg.remoteness = value.remoteness
-    if move.kind is not None:
-        fill_record(msg, move.kind)
+    try:
+        if value.outcome is not None:
+            msg.outcome = value.outcome
+        if value.grundy is not None:
+            msg.grundy = value.grundy
+        if value.remoteness is not None:
+            msg.remoteness = value.remoteness
+        if move.kind is not None:
+            fill_record(msg, move.kind)
+    except ValueError as exc:
+        raise _beyond_the_wire(value, exc) from None
     return msg
 
 

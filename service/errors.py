@@ -33,3 +33,10 @@ class Unavailable(NimbaseError):
     """The database is needed for this answer and cannot be reached (UNAVAILABLE)."""
 
     code = "UNAVAILABLE"
+
+
+class BeyondTheWire(NimbaseError):
+    """A value too large for the gRPC message's integer type (INVALID_ARGUMENT): REST's JSON integers
+    carry it. Raised for the one answer (or batch slot, or stream item) that holds it, never the call."""
+
+    code = "INVALID_ARGUMENT"

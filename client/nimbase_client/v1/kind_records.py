@@ -39,7 +39,7 @@ class BicolorValue(TypedDict):
 
     grundy_black: int
     """bicolor-nim only: G-, the size of the black heap that, added to the position, makes it a P-position
-    (`grundy` is G, the same with a white heap)."""
+    (`grundy` is G, the same with a white heap). Unsigned: it reaches 2^63 (a heap of 2^63-1 white stones)."""
 
 
 class LightsOutValue(TypedDict):
@@ -80,7 +80,7 @@ class ValueKinds(TypedDict, total=False):
 
     grundy_black: int
     """bicolor-nim only: G-, the size of the black heap that, added to the position, makes it a P-position
-    (`grundy` is G, the same with a white heap)."""
+    (`grundy` is G, the same with a white heap). Unsigned: it reaches 2^63 (a heap of 2^63-1 white stones)."""
 
     solvable: bool
     """One-player puzzles only: whether the board can be solved."""
@@ -137,7 +137,7 @@ class BicolorMove(TypedDict):
 
     grundy_black: NotRequired[int]
     """Of the position reached. bicolor-nim only: G-, the size of the black heap that, added to the position,
-    makes it a P-position (`grundy` is G, the same with a white heap)."""
+    makes it a P-position (`grundy` is G, the same with a white heap). Unsigned, up to 2^63."""
 
 
 class LightsOutPress(TypedDict):
@@ -190,7 +190,7 @@ class MoveKinds(TypedDict, total=False):
 
     grundy_black: int
     """Of the position reached. bicolor-nim only: G-, the size of the black heap that, added to the position,
-    makes it a P-position (`grundy` is G, the same with a white heap)."""
+    makes it a P-position (`grundy` is G, the same with a white heap). Unsigned, up to 2^63."""
 
     solvable: bool
     """Of the position reached. One-player puzzles only: whether the board can be solved (`remoteness`: the
