@@ -64,11 +64,20 @@ def http_status(code: str) -> int:
     return HTTP_STATUS.get(code, 500)
 
 
+#: Longest error message sent: messages quote inputs shortened, and this bounds what they add (gRPC
+#: sends the message in a header, and clients refuse headers past 8 to 16 KiB).
+MAX_MESSAGE_CHARS = 4096
+
+
 def public_error(exc: BaseException) -> tuple[str, str]:
-    """(code, message) safe to show a caller: a NimbaseError as it is, anything else as INTERNAL."""
+    """(code, message) safe to show a caller: a NimbaseError as it is (shortened past
+    MAX_MESSAGE_CHARS), anything else as INTERNAL."""
     if isinstance(exc, NimbaseError):
         code = exc.code if exc.code in HTTP_STATUS else "INTERNAL"
-        return code, str(exc) or type(exc).__name__
+        message = str(exc) or type(exc).__name__
+        if len(message) > MAX_MESSAGE_CHARS:
+            message = message[: MAX_MESSAGE_CHARS - 40] + f"... ({len(message)} characters)"
+        return code, message
     log.error("unexpected error answering a request", exc_info=exc)
     return "INTERNAL", INTERNAL_MESSAGE
 
