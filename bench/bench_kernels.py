@@ -31,7 +31,9 @@ from numpy.typing import NDArray
 
 from engine.games.grundy import GRUNDY_RULES, GrundyGame
 from engine.games.octal import OctalGame
-from engine.kernels.rare_common import choose_sparseness, last_rare_at, phase_split, sparse_extend
+from engine.kernels.rare_common import sparse_extend
+from engine.kernels.rare_common_phases import phase_split
+from engine.kernels.rare_mask import choose_sparseness, last_rare_at
 from engine.kernels.wythoff import wythoff_table
 
 EMPTY = np.zeros(0, dtype=np.uint32)

@@ -20,7 +20,8 @@ from engine.errors import InvalidGameId
 from engine.games.base import GameInfo, HeapGame, Heaps, SequenceKernel
 from engine.kernels.guy_smith import certify_octal, observe_period
 from engine.kernels.octal import SplitRules, reference_values
-from engine.kernels.rare_common import choose_sparseness, last_rare_at, rare_count, sparse_extend
+from engine.kernels.rare_common import sparse_extend
+from engine.kernels.rare_mask import choose_sparseness, last_rare_at, rare_count
 from engine.periods import Period
 
 #: Most digits after the point a code may have.

@@ -23,7 +23,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
-from cli.main import text_plot, write_png
+from cli.plots import text_plot, write_png
 from nimbase import __version__
 from nimbase.settings import Settings
 from nimbase_client import NimbaseClient, NimbaseClientError, RestClient

@@ -11,13 +11,8 @@ from hypothesis import strategies as st
 
 from engine.games.grundy import GRUNDY_RULES, GrundyGame
 from engine.kernels.octal import direct_extend
-from engine.kernels.rare_common import (
-    Sparseness,
-    choose_sparseness,
-    last_rare_at,
-    rare_common_chunk,
-    rare_count,
-)
+from engine.kernels.rare_common import rare_common_chunk
+from engine.kernels.rare_mask import Sparseness, choose_sparseness, last_rare_at, rare_count
 from tests.facts import load_facts
 
 EMPTY = np.zeros(0, dtype=np.uint32)

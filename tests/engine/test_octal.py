@@ -13,13 +13,8 @@ from engine.errors import InvalidGameId
 from engine.games.octal import OctalGame, parse_octal_code
 from engine.kernels.guy_smith import certify_octal, certify_octal_reference, observe_period
 from engine.kernels.octal import direct_extend, reference_values
-from engine.kernels.rare_common import (
-    WARMUP,
-    Sparseness,
-    rare_common_chunk,
-    sparse_choice,
-    sparse_extend,
-)
+from engine.kernels.rare_common import WARMUP, rare_common_chunk, sparse_choice, sparse_extend
+from engine.kernels.rare_mask import Sparseness
 from engine.periods import Period
 
 EMPTY = np.zeros(0, dtype=np.uint32)

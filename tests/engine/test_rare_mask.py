@@ -16,15 +16,14 @@ import engine.kernels.rare_common as rc
 from engine.games.grundy import GRUNDY_RULES
 from engine.games.octal import OctalGame
 from engine.kernels.octal import SplitRules, direct_extend, reference_values
-from engine.kernels.rare_common import (
+from engine.kernels.rare_common import rare_common_chunk, sparse_extend
+from engine.kernels.rare_common_phases import phase_split
+from engine.kernels.rare_mask import (
     Sparseness,
     choose_sparseness,
     choose_sparseness_direct,
     odd_counts,
-    phase_split,
-    rare_common_chunk,
     rare_count,
-    sparse_extend,
     walsh_hadamard,
 )
 

@@ -1,0 +1,199 @@
+"""The soak's report: the figures of the run, examples of what went wrong, and whether it passed.
+
+A 5xx counts against the soak unless it is UNAVAILABLE during a database restart (or shortly after) or a
+DEADLINE_EXCEEDED within a client's own short deadline; wrong or lost values, a dead server and RSS
+growth beyond the limit fail it too.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter, defaultdict
+
+from bench.common import figure
+from bench.soak_checks import TableCheck
+from bench.soak_faults import Run
+from bench.soak_load import SLOW_SECONDS, Record
+
+#: UNAVAILABLE is the documented answer while PostgreSQL is down; it is expected from the moment a
+#: restart begins until this many seconds after the database is back.
+OUTAGE_GRACE_SECONDS = 10.0
+#: The server's own cap on a request's time (NIMBASE_LIMITS_REQUEST_SECONDS, default), in ms.
+SERVER_DEADLINE_MS = 10_000
+#: The server's RSS may end at most this much above its value after warm-up.
+RSS_GROWTH_LIMIT = 0.20
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, max(0, int(len(ordered) * q) - 1))]
+
+
+def in_outage(moment: float, outages: list[tuple[float, float]]) -> bool:
+    return any(begun <= moment <= ended + OUTAGE_GRACE_SECONDS for begun, ended in outages)
+
+
+def report(
+    run: Run,
+    record: Record,
+    check: TableCheck,
+    readback: tuple[int, list[str]],
+    observed: tuple[int, int, list[str]],
+    jobs_seen: tuple[Counter[str], list[str], list[str]],
+    corrupt: int,
+) -> bool:
+    """Prints the figures; whether the soak passed."""
+    print()
+    print("== soak: faults and jobs", flush=True)
+    for line in run.faults:
+        print("  " + line)
+    total = sum(record.counts.values())
+    by_transport: Counter[str] = Counter()
+    by_label: dict[str, Counter[str]] = defaultdict(Counter)
+    for (transport, _op, validity, label), n in record.counts.items():
+        by_transport[transport] += n
+        by_label[label][validity] += n
+    print("== soak: figures", flush=True)
+    figure("soak: duration (load, warm-up included)", run.seconds, "s")
+    figure("soak: worker SIGKILLs (each followed by a new worker)", run.worker_kills, "kills")
+    figure("soak: PostgreSQL restarts", run.database_restarts, "restarts")
+    figure("soak: requests served", total, "requests")
+    for transport in sorted(by_transport):
+        figure(f"soak: requests served over {transport}", by_transport[transport], "requests")
+    figure("soak: requests per second", total / run.seconds, "requests/s")
+    for label in sorted(by_label):
+        for validity in ("valid", "invalid"):
+            if by_label[label][validity]:
+                figure(f"answers {label} ({validity} requests)", by_label[label][validity], "answers")
+    for (transport, label), n in sorted(record.slot_errors.items()):
+        figure(f"batch slots {label} ({transport})", n, "slots")
+
+    during_restart, own_deadline, unexpected = [], [], []
+    for failure in record.failures:
+        code = failure[2].split()[-1]
+        if code == "UNAVAILABLE" and in_outage(failure[0], run.outages):
+            during_restart.append(failure)
+        elif code == "DEADLINE_EXCEEDED" and 0 < failure[5] < SERVER_DEADLINE_MS:
+            own_deadline.append(failure)
+        else:
+            unexpected.append(failure)
+    lost_track = record.failure_count - len(record.failures)
+    figure("5xx (and client failures), all", record.failure_count, "answers")
+    figure(
+        f"  UNAVAILABLE during a database restart (+{OUTAGE_GRACE_SECONDS:.0f} s)",
+        len(during_restart),
+        "answers",
+    )
+    figure("  DEADLINE_EXCEEDED within the client's own short x-deadline-ms", len(own_deadline), "answers")
+    figure("5xx and client failures otherwise (must be 0)", len(unexpected) + lost_track, "answers")
+
+    for transport in sorted(record.latencies):
+        samples = list(record.latencies[transport])
+        figure(f"{transport}: p50 latency, all answers", statistics.median(samples) * 1e3, "ms")
+        figure(f"{transport}: p99 latency, all answers", percentile(samples, 0.99) * 1e3, "ms")
+        figure(f"{transport}: max latency", max(samples) * 1e3, "ms")
+    for (transport, op, label, game), n in record.slow.most_common(15):
+        figure(f"slower than {SLOW_SECONDS:.0f} s: {transport} {op} {label} {game}", n, "answers")
+    for (transport, op), op_samples in sorted(record.op_latencies.items()):
+        figure(
+            f"{transport} {op}: p99 latency ({len(op_samples):,} answers)",
+            percentile(list(op_samples), 0.99) * 1e3,
+            "ms",
+        )
+
+    growth = (run.rss_end - run.rss_start) / run.rss_start if run.rss_start else 0.0
+    peak = max((r for _, r in run.rss_samples), default=run.rss_end)
+    figure("server RSS after warm-up", run.rss_start / 2**20, "MiB")
+    figure("server RSS at the end", run.rss_end / 2**20, "MiB")
+    figure("server RSS peak (sampled every 5 s)", peak / 2**20, "MiB")
+    figure("server RSS change, end vs after warm-up", growth * 100, "%")
+    step = max(30.0, run.seconds / 10)
+    next_at = 0.0
+    for at, size in run.rss_samples:
+        if at >= next_at:
+            figure(f"server RSS at t={at:.0f} s", size / 2**20, "MiB")
+            next_at = at + step
+    half = [size for at, size in run.rss_samples if at >= run.seconds / 2]
+    if half and run.rss_end:
+        figure(
+            "server RSS change over the second half of the run", (run.rss_end - half[0]) / half[0] * 100, "%"
+        )
+
+    figure("stored tables checked byte for byte", check.tables, "tables")
+    figure("stored values checked", check.values, "values")
+    figure("certified periods checked", check.periods, "periods")
+    figure("stored tables: mismatches", len(check.mismatches), "tables")
+    figure("recomputation time", check.seconds, "s")
+    figure("values read back through the service (REST sequence)", readback[0], "values")
+    figure("read-back mismatches", len(readback[1]), "ranges")
+    figure("answered values checked (sample of the run)", observed[0], "answers")
+    figure("answered values not checkable (beyond what was recomputed)", observed[1], "answers")
+    figure("answered values wrong", len(observed[2]), "answers")
+    figure("answers inconsistent on the spot", record.inconsistent_count, "answers")
+    figure("invalid requests answered 2xx", record.accepted_invalid_count, "answers")
+    statuses, lost, failed = jobs_seen
+    for status, n in sorted(statuses.items()):
+        figure(f"jobs {status}", n, "jobs")
+    figure("admin jobs done with values missing (lost)", len(lost), "jobs")
+    figure("corruption reports", corrupt, "reports")
+
+    def examples(title: str, lines: list[str], limit: int = 15) -> None:
+        if lines:
+            print(f"-- {title} ({len(lines)}; first {min(limit, len(lines))}):")
+            for line in lines[:limit]:
+                print("   " + line)
+
+    examples(
+        "5xx and client failures, outside database restarts and client deadlines",
+        [
+            f"t={t - run.started:.1f}s {tr} {label}: {req} -> {detail}"
+            for t, tr, label, req, detail, _ in unexpected
+        ],
+        25,
+    )
+    if unexpected:
+        print("   by transport, method and code:")
+    by_kind = Counter((tr, label, req.split()[0]) for _, tr, label, req, _, _ in unexpected)
+    for (tr, label, op), n in by_kind.most_common(20):
+        print(f"   {n:>8,}  {tr} {op} {label}")
+    examples(
+        "UNAVAILABLE during database restarts (expected)",
+        [
+            f"t={t - run.started:.1f}s {tr} {label}: {req} -> {detail}"
+            for t, tr, label, req, detail, _ in during_restart
+        ],
+        5,
+    )
+    examples(
+        "DEADLINE_EXCEEDED within the client's own x-deadline-ms (expected)",
+        [
+            f"t={t - run.started:.1f}s {tr} {label}: {req} -> {detail}"
+            for t, tr, label, req, detail, _ in own_deadline
+        ],
+        5,
+    )
+    examples("table mismatches", check.mismatches)
+    examples("read-back mismatches", readback[1])
+    examples("wrong answered values", observed[2])
+    examples("inconsistent answers", [f"{t} {r}: {w}" for t, r, w in record.inconsistent])
+    examples("invalid requests answered 2xx", [f"{t} {r}" for t, r in record.accepted_invalid])
+    examples(
+        "valid requests refused with 400 (check the request mix)",
+        [f"{t} {r}: {d}" for t, r, d in record.refused_valid],
+    )
+    examples("admin jobs with lost values", lost)
+    examples("failed jobs", failed)
+    if run.server_died:
+        print(f"-- {run.server_died}")
+
+    problems = []
+    if unexpected or lost_track:
+        problems.append(f"{len(unexpected) + lost_track} 5xx or client failures")
+    if check.mismatches or readback[1] or observed[2] or lost or record.inconsistent_count:
+        problems.append("wrong or lost values")
+    if growth > RSS_GROWTH_LIMIT:
+        problems.append(f"server RSS grew {growth * 100:.1f} % (limit {RSS_GROWTH_LIMIT * 100:.0f} %)")
+    if run.server_died:
+        problems.append(run.server_died)
+    print("== soak: " + ("PASSED" if not problems else "FAILED: " + "; ".join(problems)), flush=True)
+    return not problems
