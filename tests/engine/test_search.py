@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from engine.component_sum import apply_move
 from engine.errors import DeadlineExceeded, LimitExceeded
-from engine.games.base import GameInfo, HeapGame, Heaps
+from engine.games.base import GameInfo, HeapGame, HeapMove, Heaps
 from engine.games.nim import NimGame
 from engine.games.subtraction import SubtractionGame
 from engine.search import ESTIMATE_CAP, SearchResult, estimate_states, solve
@@ -140,8 +140,8 @@ def test_moves_of_heap_sums() -> None:
     assert game.move_text(7, ()) == "7 -> 0"
     assert apply_move((1, 3, 5), 2, (1, 2)) == (1, 1, 2, 3)
     assert apply_move((1, 3, 5), 0, ()) == (3, 5)
-    assert game.move((1, 3, 5), 2, (1, 4)) == ("5 -> 1+4", (("heap", 5), ("to", [1, 4])), (1, 1, 3, 4))
-    assert NimGame(False).move((1, 3, 5), 1, ()) == ("3 -> 0", (("heap", 3), ("to", [])), (1, 5))
+    assert game.move((1, 3, 5), 2, (1, 4)) == ("5 -> 1+4", HeapMove(5, (1, 4)), (1, 1, 3, 4))
+    assert NimGame(False).move((1, 3, 5), 1, ()) == ("3 -> 0", HeapMove(3, ()), (1, 5))
 
 
 def test_a_sum_of_many_heaps_stops_at_its_deadline_and_its_memory_bound() -> None:
