@@ -48,7 +48,13 @@ KILL_GRACE_SECONDS = 0.25
 #: A process that dies with its address space within this fraction of its cap died of its memory.
 NEAR_CAP = 0.9
 #: Calls made in each process once it has started, so the cap is measured with the kernels loaded.
-WARM_UP: tuple[tuple[str, str], ...] = (("nim", "3 5 7"), ("subtraction:1,3,4", "20"), ("0.137", "20"))
+WARM_UP: tuple[tuple[str, str], ...] = (
+    ("nim", "3 5 7"),
+    ("subtraction:1,2,3", "3 5 8 13"),
+    ("octal:0.137", "3 5 7"),
+    ("bicolor-nim", "2w1b 3w 4b"),
+    ("lights-out:5x5", "00000/01100/01100/00000/00000"),
+)
 
 CAP_SETTING = "NIMBASE_LIMITS_LIVE_MEMORY_BYTES"
 PROCESSES_SETTING = "NIMBASE_LIMITS_LIVE_PROCESSES"
@@ -85,13 +91,13 @@ class _Current:
             self.cancellation.is_set = True
 
 
-def _pack(error: BaseException) -> tuple[type[BaseException], tuple[Any, ...], dict[str, Any]]:
+def pack_error(error: BaseException) -> tuple[type[BaseException], tuple[Any, ...], dict[str, Any]]:
     """An error as its class, arguments and attributes: errors whose constructor takes more than their
     message (service.jobs.Pending) do not survive pickle's own `cls(*args)`."""
     return type(error), error.args, dict(vars(error))
 
 
-def _unpack(packed: tuple[type[BaseException], tuple[Any, ...], dict[str, Any]]) -> BaseException:
+def unpack_error(packed: tuple[type[BaseException], tuple[Any, ...], dict[str, Any]]) -> BaseException:
     cls, args, attributes = packed
     error = cls.__new__(cls)
     error.args = args
@@ -133,7 +139,7 @@ def _child_main(settings: Settings, database_url: str | None, conn: Connection, 
         except MemoryError:
             reply = ("memory", None)
         except NimbaseError as exc:
-            reply = ("error", _pack(exc))
+            reply = ("error", pack_error(exc))
         except Exception:
             log.exception("unexpected error in a live computation (%s)", method)
             reply = ("internal", None)
@@ -252,6 +258,11 @@ class ProcessPool:
         with self._changed:
             return len(self._idle)
 
+    def pids(self) -> dict[int, bool]:
+        """The running processes' ids, each with whether it is computing for a call now."""
+        with self._changed:
+            return {child.pid: child not in self._idle for child in self._children}
+
     # -- a call ----------------------------------------------------------------------------------
 
     def call(
@@ -282,7 +293,11 @@ class ProcessPool:
                         f"{self._size} live processes ({PROCESSES_SETTING}) to be free"
                     )
                 self._changed.wait(min(left, 10 * POLL_SECONDS))
-            return self._idle.pop()
+            child = self._idle.pop()
+        if not child.process.is_alive():  # died while idle: replaced, and the call takes another
+            self._replace(child)
+            return self._take(stop, method, args)
+        return child
 
     def _wait(self, child: _Child, stop: Deadline, method: str, args: Sequence[Any]) -> object:
         child.seen = 0
@@ -316,7 +331,7 @@ class ProcessPool:
                 return payload
             if kind == "error":
                 self._release(child)
-                raise _unpack(payload)
+                raise unpack_error(payload)
             if kind == "memory":
                 self._replace(child)
                 raise self._over_cap(method, args)
