@@ -39,12 +39,17 @@ START_SECONDS = 180.0
 RESTART_SECONDS = 2.0
 #: How often a waiting call looks at its client's cancellation and its process's memory.
 POLL_SECONDS = 0.02
+#: How often a call waiting for a free process looks at its client's cancellation (many may wait).
+QUEUE_POLL_SECONDS = 0.5
 #: How long past the deadline the parent waits for the process's own answer (which names the step that
 #: ran out of time) before it answers by itself.
 SLACK_SECONDS = 0.05
 #: How long a process whose call was given up (deadline, cancellation) may take to come back by itself
 #: before it is killed: the engine checks its deadline often, and a process restart costs seconds of CPU.
 KILL_GRACE_SECONDS = 0.25
+#: How much lower than the server's the live processes' scheduling priority is: busy with runaway work
+#: on every core, they must not delay the lookups and health checks the server answers itself.
+NICENESS = 10
 #: A process that dies with its address space within this fraction of its cap died of its memory.
 NEAR_CAP = 0.9
 #: Calls made in each process once it has started, so the cap is measured with the kernels loaded.
@@ -108,6 +113,7 @@ def unpack_error(packed: tuple[type[BaseException], tuple[Any, ...], dict[str, A
 def _child_main(settings: Settings, database_url: str | None, conn: Connection, memory_bytes: int) -> None:
     """One live process (in a spawned interpreter): build the service, cap the memory, answer calls."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops it, also on a terminal's Ctrl-C
+    os.nice(NICENESS)  # the server process, which answers cheap lookups, comes first for the cores
     logging.basicConfig(level=settings.log_level, format="%(asctime)s [live] %(name)s %(message)s")
     from service.core import Nimbase
     from storage.database import create_engine
@@ -292,7 +298,7 @@ class ProcessPool:
                         f"{describe(method, args)} ran past the request's deadline waiting for one of the "
                         f"{self._size} live processes ({PROCESSES_SETTING}) to be free"
                     )
-                self._changed.wait(min(left, 10 * POLL_SECONDS))
+                self._changed.wait(min(left, QUEUE_POLL_SECONDS))  # woken at once when one is free
             child = self._idle.pop()
         if not child.process.is_alive():  # died while idle: replaced, and the call takes another
             self._replace(child)
