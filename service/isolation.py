@@ -156,6 +156,11 @@ def _child_main(settings: Settings, database_url: str | None, conn: Connection, 
         except MemoryError:  # the answer itself did not fit
             reply = ("memory", None)
             conn.send(reply)
+        except OSError:  # the parent is gone
+            return
+        except Exception:  # an answer that does not pickle
+            log.exception("the answer of a live computation (%s) could not be sent", method)
+            conn.send(("internal", None))
         if reply[0] == "memory":
             return  # its heap may be left fragmented and large: the parent starts another
 
