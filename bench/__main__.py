@@ -13,6 +13,7 @@ SCRIPTS = (
     "bench.bench_bicolor",
     "bench.bench_lights_out",
     "bench.bench_graphs",
+    "bench.bench_isolation",
     "bench.bench_retrograde",
 )
 

@@ -78,7 +78,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from service.processes import serve_processes
 
         return serve_processes(settings, url, args.processes)
-    run_configured(Nimbase(settings, open_engine(url)), settings)
+    run_configured(Nimbase(settings, open_engine(url)), settings, database_url=url)
     return 0
 
 

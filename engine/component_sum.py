@@ -137,7 +137,7 @@ class ComponentSum(GameKind[tuple[C, ...]]):
 
     def value(self, position: tuple[C, ...], ctx: Context) -> Value:
         if len(position) > QUICK_COMPONENTS:
-            ctx.tables.may_block()  # a long sum is not worth holding the event loop for
+            ctx.tables.may_compute()  # a long sum is not worth holding the event loop for
         return self._value(position, ctx, remoteness=True)
 
     def values(self, texts: Sequence[str], ctx: Context) -> list[Value | NimbaseError]:

@@ -140,7 +140,12 @@ class Tables(Protocol):
         ...
 
     def may_block(self) -> None:
-        """Called before real computation: lets the service move the request off its event loop."""
+        """Called before waiting on storage: lets the service move the request off its event loop."""
+        ...
+
+    def may_compute(self) -> None:
+        """Called before real computation (a search, a solve, a table grown live): lets the service move
+        the request off its event loop, or out of its own process to one that can be stopped."""
         ...
 
     def refusal(self, game_id: str, family: str, message: str, *, precondition: bool = False) -> NimbaseError:

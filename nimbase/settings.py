@@ -219,6 +219,13 @@ class Limits:
     #: connecting): past it the connection is closed, so connections trickling a head byte by byte cannot
     #: pile up.
     head_seconds: PositiveFloat = 10.0
+    #: Worker processes that run live computations (service.isolation), each killed at its request's
+    #: deadline and replaced, so a runaway computation can neither outlive its deadline nor take the
+    #: GIL from cheap lookups; 0 computes in the transports' threads instead.
+    live_processes: NonNegativeInt = 2
+    #: Bytes of address space each of those processes may add to what it maps once started: past it the
+    #: computation is refused with RESOURCE_EXHAUSTED naming this cap, and the process replaced.
+    live_memory_bytes: PositiveInt = 2 << 30
 
 
 DEFAULT_LIMITS = Limits()

@@ -147,7 +147,7 @@ class Nimbase:
             queue_work=self._queue_work,
             queue_solve=self._queue_solve,
         )
-        self.memo = Memo(cache.memo_bytes, self.tables.may_block)
+        self.memo = Memo(cache.memo_bytes, self.tables.may_compute)
         self.answers = AnswerCache(cache.answer_bytes)
         #: Objects stored whole that kinds keep (engine.keep), lent to every request as `Context.kept`.
         self.kept = Keepers.of_budgets(
@@ -231,6 +231,11 @@ class Nimbase:
         Errors in the request are raised as usual: they cost nothing to find.
         """
         return self.tables.from_memory(call)
+
+    def without_computing(self, call: Callable[[], T]) -> T | None:
+        """`call()` if memory and storage answer it (reads, no computation), else None: what a service
+        whose computations run elsewhere (service.pooled) still answers itself."""
+        return self.tables.without_computing(call)
 
     def _queue_work(self, game_id: str, family: str) -> QueuedWork | None:
         """Queue (or find) the job that extends a sequence a request could not reach."""

@@ -64,6 +64,7 @@ def _child(settings: Settings, database_url: str, metrics_dir: str, index: int) 
         settings,
         reuse_port=True,
         metrics=Metrics(shared_dir=metrics_dir),
+        database_url=database_url,
     )
 
 

@@ -121,9 +121,11 @@ class _Live:
 
 
 class _Mode(threading.local):
-    """Per thread: whether the thread's request must answer from memory only (`from_memory`)."""
+    """Per thread: whether the thread's request must answer from memory only (`from_memory`), or from
+    memory and storage without computing (`without_computing`)."""
 
     memory_only = False
+    reads_only = False
 
 
 class SequenceTables:
@@ -182,9 +184,27 @@ class SequenceTables:
         finally:
             mode.memory_only = False
 
+    def without_computing(self, call: Callable[[], T]) -> T | None:
+        """`call()` answered from memory and storage, or None where it would compute (`may_compute`
+        raised WouldBlock in it): reads are cheap for this process to make, computations are not."""
+        mode = self._mode
+        mode.reads_only = True
+        try:
+            return call()
+        except WouldBlock:
+            return None
+        finally:
+            mode.reads_only = False
+
     def may_block(self) -> None:
-        """Raise WouldBlock in memory-only mode (for callers about to wait, search or compute)."""
+        """Raise WouldBlock in memory-only mode (for callers about to wait on storage)."""
         if self._mode.memory_only:
+            raise WouldBlock
+
+    def may_compute(self) -> None:
+        """Raise WouldBlock in memory-only and reads-only modes (for callers about to search or compute)."""
+        mode = self._mode
+        if mode.memory_only or mode.reads_only:
             raise WouldBlock
 
     # -- what is stored -------------------------------------------------------------------------
@@ -642,7 +662,7 @@ class SequenceTables:
             return None
         remoteness = live.remoteness
         if remoteness is None or len(remoteness) < len(live.values):
-            self.may_block()
+            self.may_compute()
             remoteness = kernel.remoteness(live.values)
             if remoteness is None:
                 return None
@@ -727,7 +747,7 @@ class SequenceTables:
         live = self._cached_live(source)
         if live is not None and (len(live.values) >= stop or live.period is not None):
             return live
-        self.may_block()
+        self.may_compute()
         lock = self._sequence_lock(source)
         # Waits end a little before the deadline, so a request refused for time still has time to say
         # why (and name the job queued) instead of running out itself.

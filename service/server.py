@@ -27,10 +27,12 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from nimbase.settings import DEFAULT_RATE_LIMIT, RateLimitSettings, Settings, TlsFiles
 from service import convert, malloc
-from service.core import NimbaseService
+from service.core import Nimbase, NimbaseService
 from service.grpc_server import create_grpc_server
+from service.isolation import ProcessPool
 from service.limits import DEFAULT_LIMITS, Limits
 from service.metrics import Metrics
+from service.pooled import PooledService
 from service.rate_limit import RateLimiter
 from service.rest import create_app
 
@@ -261,19 +263,43 @@ def run_server(
 
 
 def run_configured(
-    service: NimbaseService, settings: Settings, *, reuse_port: bool = False, metrics: Metrics | None = None
+    service: NimbaseService,
+    settings: Settings,
+    *,
+    reuse_port: bool = False,
+    metrics: Metrics | None = None,
+    database_url: str | None = None,
 ) -> None:
     """`run_server` on the settings' ports, host, limits, CORS origins, rate limit and TLS (one process
-    of `nimbase serve`, alone or beside others)."""
-    run_server(
-        service,
-        grpc_port=settings.grpc_port,
-        http_port=settings.http_port,
-        host=settings.host,
-        limits=settings.limits,
-        cors_origins=settings.cors_origins,
-        rate_limit=settings.rate_limit,
-        tls=settings.tls,
-        reuse_port=reuse_port,
-        metrics=metrics,
-    )
+    of `nimbase serve`, alone or beside others). Given the `database_url` the service was built on, its
+    computations run in `Limits.live_processes` processes (service.isolation), unless that is 0."""
+    with isolated(service, settings, database_url) as served:
+        run_server(
+            served,
+            grpc_port=settings.grpc_port,
+            http_port=settings.http_port,
+            host=settings.host,
+            limits=settings.limits,
+            cors_origins=settings.cors_origins,
+            rate_limit=settings.rate_limit,
+            tls=settings.tls,
+            reuse_port=reuse_port,
+            metrics=metrics,
+        )
+
+
+@contextlib.contextmanager
+def isolated(
+    service: NimbaseService, settings: Settings, database_url: str | None
+) -> Iterator[NimbaseService]:
+    """`service` with its computations in a started `ProcessPool` of processes built on the same settings
+    and database (stopped on leaving); `service` itself when the pool is off or no URL is given."""
+    if database_url is None or settings.limits.live_processes == 0 or not isinstance(service, Nimbase):
+        yield service
+        return
+    pool = ProcessPool(settings, database_url)
+    pool.start()
+    try:
+        yield PooledService(service, pool)
+    finally:
+        pool.close()

@@ -152,7 +152,7 @@ class HeapGame(ComponentSum[int]):
         """A bounded search of the sum, its answer kept so a repeated question costs nothing."""
 
         def run() -> SearchResult:
-            ctx.tables.may_block()
+            ctx.tables.may_compute()
             return solve(self, position, max_states=budget, deadline=ctx.deadline)
 
         return ctx.memo.get_or_compute(("solve", self.game_id, position), run)

@@ -342,7 +342,7 @@ class BicolorNim(GameKind[Heaps]):
         """The position and its children, by the box kernel when it fits, else by memoised search."""
         ctx.deadline.check(lambda: f"valuing bicolor position {format_heaps(position)!r}")
         if box_bytes(position) <= ctx.limits.bicolor_live_box_bytes:
-            ctx.tables.may_block()
+            ctx.tables.may_compute()
             return self._from_box(position, *box_values(position))
         return self._search(position, ctx)
 
@@ -383,7 +383,7 @@ class BicolorNim(GameKind[Heaps]):
             if len(memo) % 1024 == 0:
                 ctx.deadline.check(lambda: f"searching bicolor position {format_heaps(position)!r}")
 
-        ctx.tables.may_block()
+        ctx.tables.may_compute()
         own = values_reference(position, memo, budget)
         children = {child: memo[child] for _, _, child in successors(position) if child}
         return _Solved(own, children)

@@ -215,7 +215,7 @@ class ChessGame(GameKind[chess.Board]):
             make=make,
             weigh=_table_bytes,
             refuse=refuse,
-            before_make=ctx.tables.may_block,
+            before_make=ctx.tables.may_compute,
         ).value
 
 

@@ -471,7 +471,7 @@ class StoredGraphGame(GraphGame):
             make=self.solve,
             weigh=solution_bytes,
             refuse=refuse,
-            before_make=ctx.tables.may_block,
+            before_make=ctx.tables.may_compute,
         )
         return self.with_solution(kept.value, kept.source)
 

@@ -306,7 +306,7 @@ class WythoffGame(ComponentSum[Pair]):
         grown = min(grown, LIVE_SIDE)
 
         def compute() -> NDArray[np.uint32]:
-            ctx.tables.may_block()
+            ctx.tables.may_compute()
             return wythoff_table(grown, grown)
 
         return ctx.memo.get_or_compute(("wythoff-live", grown), compute)

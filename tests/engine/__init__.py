@@ -83,6 +83,9 @@ class HeapValues:
     def may_block(self) -> None:
         pass
 
+    def may_compute(self) -> None:
+        pass
+
 
 def heap_context(value_of: Callable[[int], int]) -> Context:
     """A context answering a heap game's single heaps by `value_of`, with a memo for its searches."""
@@ -97,6 +100,9 @@ class StoredWords:
         self.words: dict[tuple[str, str], NDArray[np.uint32]] = {}
 
     def may_block(self) -> None:
+        pass
+
+    def may_compute(self) -> None:
         pass
 
     def stored_size(self, game_id: str, family: str) -> int:

@@ -88,7 +88,7 @@ class ShapeStatistics:
         diameter it stored, past the live limits); else they are made now, the counts and diameter
         within the live limits, and where the counts are absent a `note` says why and whether a stats
         job would store them."""
-        ctx.tables.may_block()
+        ctx.tables.may_compute()
         if self.by_polynomial():
             return self.stats_answer(self.shape_stats(), "formula")
         stored = stored_stats(self.shape, ctx)

@@ -197,7 +197,7 @@ def solver_of(shape: Shape, ctx: Context) -> Kept[ShapeSolver]:
     """The shape's solver, with where its elimination came from (`Context.kept.eliminations`): kept, else
     the stored one (`ctx.tables`, looked for again every STORED_RECHECK_SECONDS while the kept one was
     made live), else eliminated now. The work leaves the event loop first (the elimination, the walk)."""
-    ctx.tables.may_block()
+    ctx.tables.may_compute()
     kept = ctx.kept.eliminations.get(
         (FAMILY, shape),
         ctx.deadline,

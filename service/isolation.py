@@ -1,0 +1,445 @@
+"""Live computations in worker processes that can be stopped: killed past their deadline, capped in memory.
+
+A thread cannot be stopped: a runaway computation in one holds the GIL (so cheap lookups wait), its memory
+and its answer until its next cooperative deadline check. A `ProcessPool` runs each computation in one of
+a few spawned processes (spawned, not forked: the parent runs gRPC and threads), each with its own
+`Nimbase` built once from the `Settings` and the database URL. The parent only waits: at the request's
+deadline it answers DEADLINE_EXCEEDED, and a process that has not come back by itself shortly after is
+killed (SIGKILL) and replaced. Each process caps its address space (RLIMIT_AS) at what it maps once
+started plus `Limits.live_memory_bytes`, so a computation past the cap fails with MemoryError there, which
+becomes RESOURCE_EXHAUSTED naming the cap, and the process is replaced.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import multiprocessing
+import os
+import resource
+import signal
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Any
+
+from engine.deadline import Cancellation, Deadline, within
+from engine.errors import Cancelled, DeadlineExceeded, LimitExceeded, NimbaseError
+from engine.positions import quote_position
+from nimbase.settings import Settings
+
+log = logging.getLogger(__name__)
+
+#: How long a process may take to start (imports, database pool, warm-up) before it counts as failed.
+START_SECONDS = 180.0
+#: A process that fails to start is started again after this long, so a broken set-up does not spin.
+RESTART_SECONDS = 2.0
+#: How often a waiting call looks at its client's cancellation and its process's memory.
+POLL_SECONDS = 0.02
+#: How often a call waiting for a free process looks at its client's cancellation (many may wait).
+QUEUE_POLL_SECONDS = 0.5
+#: How long past the deadline the parent waits for the process's own answer (which names the step that
+#: ran out of time) before it answers by itself.
+SLACK_SECONDS = 0.05
+#: How long a process whose call was given up (deadline, cancellation) may take to come back by itself
+#: before it is killed: the engine checks its deadline often, and a process restart costs seconds of CPU.
+KILL_GRACE_SECONDS = 0.25
+#: How much lower than the server's the live processes' scheduling priority is: busy with runaway work
+#: on every core, they must not delay the lookups and health checks the server answers itself.
+NICENESS = 10
+#: A process that dies with its address space within this fraction of its cap died of its memory.
+NEAR_CAP = 0.9
+#: Calls made in each process once it has started, so the cap is measured with the kernels loaded.
+WARM_UP: tuple[tuple[str, str], ...] = (
+    ("nim", "3 5 7"),
+    ("subtraction:1,2,3", "3 5 8 13"),
+    ("octal:0.137", "3 5 7"),
+    ("bicolor-nim", "2w1b 3w 4b"),
+    ("lights-out:5x5", "00000/01100/01100/00000/00000"),
+)
+
+CAP_SETTING = "NIMBASE_LIMITS_LIVE_MEMORY_BYTES"
+PROCESSES_SETTING = "NIMBASE_LIMITS_LIVE_PROCESSES"
+
+
+class ProcessDied(Exception):
+    """A live process died for a reason other than its memory (INTERNAL: nothing of it is shown)."""
+
+
+class PoolClosed(Exception):
+    """A call reached a pool that is stopping (INTERNAL)."""
+
+
+# ---- the child ----------------------------------------------------------------------------------------
+
+
+def address_space(pid: int | str = "self") -> int:
+    """Bytes of address space a process maps (VmSize); 0 once it is gone."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as statm:
+            return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+@dataclass(slots=True)
+class _Current:
+    """The cancellation of the call a child is running, which SIGUSR1 sets."""
+
+    cancellation: Cancellation | None = None
+
+    def cancel(self, _signum: int, _frame: object) -> None:
+        if self.cancellation is not None:
+            self.cancellation.is_set = True
+
+
+def pack_error(error: BaseException) -> tuple[type[BaseException], tuple[Any, ...], dict[str, Any]]:
+    """An error as its class, arguments and attributes: errors whose constructor takes more than their
+    message (service.jobs.Pending) do not survive pickle's own `cls(*args)`."""
+    return type(error), error.args, dict(vars(error))
+
+
+def unpack_error(packed: tuple[type[BaseException], tuple[Any, ...], dict[str, Any]]) -> BaseException:
+    cls, args, attributes = packed
+    error = cls.__new__(cls)
+    error.args = args
+    vars(error).update(attributes)
+    return error
+
+
+def _child_main(settings: Settings, database_url: str | None, conn: Connection, memory_bytes: int) -> None:
+    """One live process (in a spawned interpreter): build the service, cap the memory, answer calls."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops it, also on a terminal's Ctrl-C
+    os.nice(NICENESS)  # the server process, which answers cheap lookups, comes first for the cores
+    logging.basicConfig(level=settings.log_level, format="%(asctime)s [live] %(name)s %(message)s")
+    from service.core import Nimbase
+    from storage.database import create_engine
+
+    service = Nimbase(settings, create_engine(database_url) if database_url is not None else None)
+    for game, position in WARM_UP:
+        with contextlib.suppress(NimbaseError):
+            service.get_value(game, position)
+    base = address_space()
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    cap = base + memory_bytes
+    resource.setrlimit(resource.RLIMIT_AS, (cap if hard == resource.RLIM_INFINITY else min(cap, hard), hard))
+    current = _Current()
+    signal.signal(signal.SIGUSR1, current.cancel)
+    conn.send(("ready", base))
+    while True:
+        try:
+            method, args, at = conn.recv()
+        except EOFError:  # the parent closed the pipe, or is gone
+            return
+        reply: tuple[str, object]
+        try:
+            if at is None:
+                reply = ("ok", getattr(service, method)(*args))
+            else:
+                deadline = Deadline.cancellable(at)
+                current.cancellation = deadline.cancelled
+                reply = ("ok", getattr(service, method)(*args, deadline=deadline))
+        except MemoryError:
+            reply = ("memory", None)
+        except NimbaseError as exc:
+            reply = ("error", pack_error(exc))
+        except Exception:
+            log.exception("unexpected error in a live computation (%s)", method)
+            reply = ("internal", None)
+        finally:
+            current.cancellation = None
+        try:
+            conn.send(reply)
+        except MemoryError:  # the answer itself did not fit
+            reply = ("memory", None)
+            conn.send(reply)
+        except OSError:  # the parent is gone
+            return
+        except Exception:  # an answer that does not pickle
+            log.exception("the answer of a live computation (%s) could not be sent", method)
+            conn.send(("internal", None))
+        if reply[0] == "memory":
+            return  # its heap may be left fragmented and large: the parent starts another
+
+
+# ---- the parent ---------------------------------------------------------------------------------------
+
+
+@dataclass(eq=False, slots=True)
+class _Child:
+    process: BaseProcess
+    conn: Connection
+    #: Address space once started; the cap is this plus the pool's memory bytes.
+    base: int = 0
+    #: The largest address space seen while it computed for a call.
+    seen: int = 0
+    pid: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.pid = self.process.pid or 0
+
+
+def bytes_text(count: int) -> str:
+    for shift, unit in ((30, "GiB"), (20, "MiB"), (10, "KiB")):
+        if count >= 1 << shift and count % (1 << shift) == 0:
+            return f"{count >> shift} {unit}"
+    return f"{count} bytes"
+
+
+def describe(method: str, args: Sequence[Any]) -> str:
+    """What a call computes, for its error messages (positions and game ids shortened)."""
+    game = quote_position(str(args[0])) if args else "?"
+    if method in ("get_value", "is_p_position", "best_move"):
+        noun = {
+            "get_value": "the value",
+            "is_p_position": "whether it is a P-position",
+            "best_move": "the best moves",
+        }
+        return f"{noun[method]} of position {quote_position(str(args[1]))} of game {game}"
+    if method == "batch_get_values":
+        return f"the values of {len(args[1])} positions of game {game}"
+    if method == "columnar_values":
+        return f"the values of {len(args[1])} heaps of game {game}"
+    if method == "get_sequence":
+        return f"values {args[2]}..{args[3]} of game {game}"
+    if method == "get_stats":
+        return f"the stats of game {game}"
+    return f"{method} of game {game}"
+
+
+class ProcessPool:
+    """Processes that run `Nimbase` methods for many threads at once (see the module's docstring)."""
+
+    def __init__(self, settings: Settings, database_url: str | None) -> None:
+        limits = settings.limits
+        self._settings = settings
+        self._database_url = database_url
+        self._size = max(1, limits.live_processes)
+        self._memory_bytes = limits.live_memory_bytes
+        self._request_seconds = limits.request_seconds
+        self._spawn = multiprocessing.get_context("spawn")
+        self._changed = threading.Condition()
+        self._idle: list[_Child] = []
+        self._children: set[_Child] = set()
+        self._closed = False
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+    @property
+    def memory_bytes(self) -> int:
+        return self._memory_bytes
+
+    def start(self, timeout: float = START_SECONDS) -> None:
+        """Start the processes and wait until they all answer (raises if none does within `timeout`)."""
+        for _ in range(self._size):
+            self._launch()
+        until = time.monotonic() + timeout
+        with self._changed:
+            while len(self._idle) < self._size and not self._closed:
+                left = until - time.monotonic()
+                if left <= 0:
+                    break
+                self._changed.wait(left)
+            started = len(self._idle)
+        if started == 0:
+            raise RuntimeError(f"no live process started within {timeout:.0f} s")
+        log.info("%d live processes started, each capped at %s more", started, bytes_text(self._memory_bytes))
+
+    def close(self) -> None:
+        """Stop every process (idle ones by closing their pipe, busy ones by killing them)."""
+        with self._changed:
+            self._closed = True
+            children = list(self._children)
+            self._children.clear()
+            self._idle.clear()
+            self._changed.notify_all()
+        for child in children:
+            child.process.kill()
+        for child in children:
+            child.process.join(5)
+            child.conn.close()
+
+    def idle(self) -> int:
+        """Processes ready for a call now."""
+        with self._changed:
+            return len(self._idle)
+
+    def pids(self) -> dict[int, bool]:
+        """The running processes' ids, each with whether it is computing for a call now."""
+        with self._changed:
+            return {child.pid: child not in self._idle for child in self._children}
+
+    # -- a call ----------------------------------------------------------------------------------
+
+    def call(
+        self, method: str, args: Sequence[Any], deadline: float | Deadline | None, *, timed: bool = True
+    ) -> object:
+        """`service.<method>(*args, deadline=...)` in an idle process (without the deadline when not
+        `timed`): its result, or its NimbaseError raised unchanged."""
+        stop = within(deadline, time.monotonic() + self._request_seconds)
+        child = self._take(stop, method, args)
+        try:
+            child.conn.send((method, tuple(args), stop.at if timed else None))
+        except (OSError, ValueError) as exc:
+            self._replace(child)
+            raise ProcessDied(f"a live process could not be sent {method}") from exc
+        return self._wait(child, stop, method, args)
+
+    def _take(self, stop: Deadline, method: str, args: Sequence[Any]) -> _Child:
+        with self._changed:
+            while not self._idle:
+                if self._closed:
+                    raise PoolClosed("the server is stopping")
+                if stop.is_cancelled:
+                    raise Cancelled(f"{describe(method, args)} was stopped: the client cancelled the request")
+                left = stop.at - time.monotonic()
+                if left <= 0:
+                    raise DeadlineExceeded(
+                        f"{describe(method, args)} ran past the request's deadline waiting for one of the "
+                        f"{self._size} live processes ({PROCESSES_SETTING}) to be free"
+                    )
+                self._changed.wait(min(left, QUEUE_POLL_SECONDS))  # woken at once when one is free
+            child = self._idle.pop()
+        if not child.process.is_alive():  # died while idle: replaced, and the call takes another
+            self._replace(child)
+            return self._take(stop, method, args)
+        return child
+
+    def _wait(self, child: _Child, stop: Deadline, method: str, args: Sequence[Any]) -> object:
+        child.seen = 0
+        cancelled_at: float | None = None
+        while True:
+            now = time.monotonic()
+            if cancelled_at is None and stop.is_cancelled:
+                cancelled_at = now
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(child.pid, signal.SIGUSR1)  # the child's deadline check stops the work
+            if cancelled_at is not None and now > cancelled_at + KILL_GRACE_SECONDS:
+                self._abandon(child)
+                raise Cancelled(f"{describe(method, args)} was stopped: the client cancelled the request")
+            left = stop.at + SLACK_SECONDS - now
+            if left <= 0:
+                self._abandon(child)
+                raise DeadlineExceeded(f"{describe(method, args)} ran past the request's deadline")
+            try:
+                ready = child.conn.poll(min(left, POLL_SECONDS))
+            except (OSError, EOFError):
+                ready = True  # recv says what happened
+            if not ready:
+                child.seen = max(child.seen, address_space(child.pid))
+                continue
+            try:
+                kind, payload = child.conn.recv()
+            except (EOFError, OSError):
+                raise self._died(child, method, args) from None
+            if kind == "ok":
+                self._release(child)
+                return payload
+            if kind == "error":
+                self._release(child)
+                raise unpack_error(payload)
+            if kind == "memory":
+                self._replace(child)
+                raise self._over_cap(method, args)
+            self._replace(child)
+            raise ProcessDied(f"a live process failed computing {method}")
+
+    def _died(self, child: _Child, method: str, args: Sequence[Any]) -> Exception:
+        child.process.join(1)
+        code = child.process.exitcode
+        self._replace(child)
+        if child.seen >= child.base + NEAR_CAP * self._memory_bytes:
+            return self._over_cap(method, args)
+        return ProcessDied(f"a live process died computing {method} (exit code {code})")
+
+    def _over_cap(self, method: str, args: Sequence[Any]) -> LimitExceeded:
+        return LimitExceeded(
+            f"{describe(method, args)} needed more than the {bytes_text(self._memory_bytes)} of memory a "
+            f"live computation may use ({CAP_SETTING})"
+        )
+
+    # -- the processes ---------------------------------------------------------------------------
+
+    def _release(self, child: _Child) -> None:
+        with self._changed:
+            if self._closed or child not in self._children:
+                return
+            self._idle.append(child)
+            self._changed.notify()
+
+    def _abandon(self, child: _Child) -> None:
+        """The call's answer is given up: the child may come back within the grace, else is killed."""
+
+        def reap() -> None:
+            try:
+                back = child.conn.poll(KILL_GRACE_SECONDS)
+                if back:
+                    kind, _payload = child.conn.recv()
+                    if kind in ("ok", "error"):
+                        self._release(child)
+                        return
+            except (EOFError, OSError):
+                pass
+            self._replace(child)
+
+        threading.Thread(target=reap, name="nimbase-live-reap", daemon=True).start()
+
+    def _replace(self, child: _Child) -> None:
+        """Kill `child` (if it still runs) and start another in its place."""
+        with self._changed:
+            if child in self._idle:
+                self._idle.remove(child)
+            known = child in self._children
+            self._children.discard(child)
+            closed = self._closed
+        child.process.kill()
+        child.process.join(5)
+        child.conn.close()
+        if known and not closed:
+            self._launch()
+
+    def _launch(self) -> None:
+        threading.Thread(target=self._bring_up, name="nimbase-live-start", daemon=True).start()
+
+    def _bring_up(self) -> None:
+        """Start one process and add it to the idle ones once it answers; retried until it does."""
+        while True:
+            with self._changed:
+                if self._closed:
+                    return
+            ours, theirs = self._spawn.Pipe()
+            process = self._spawn.Process(
+                target=_child_main,
+                args=(self._settings, self._database_url, theirs, self._memory_bytes),
+                name="nimbase-live",
+                daemon=True,
+            )
+            process.start()
+            theirs.close()
+            child = _Child(process, ours)
+            try:
+                if ours.poll(START_SECONDS):
+                    kind, base = ours.recv()
+                    if kind == "ready":
+                        child.base = int(base)
+                        with self._changed:
+                            if not self._closed:
+                                self._children.add(child)
+                                self._idle.append(child)
+                                self._changed.notify_all()
+                                return
+            except (EOFError, OSError):
+                pass
+            process.kill()
+            process.join(5)
+            ours.close()
+            with self._changed:
+                if self._closed:
+                    return
+            log.warning("a live process did not start (exit code %s): starting another", process.exitcode)
+            time.sleep(RESTART_SECONDS)
