@@ -40,6 +40,7 @@ from engine.errors import InvalidArgument, NimbaseError
 from engine.positions import parse_decimal
 from nimbase import schema
 from service import columnar, convert, download, http_cache
+from service.client_peers import ClientMiddleware
 from service.core import NimbaseService
 from service.limits import DEFAULT_LIMITS, Limits, check_batch_size
 from service.metrics import Metrics
@@ -590,6 +591,7 @@ def create_app(
     if cors_origins:
         app.add_middleware(_ReadOnlyCors, origins=cors_origins)
     app.add_middleware(_Recorder, meter=meter)
+    app.add_middleware(ClientMiddleware)  # outermost: every request's thread knows its client
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> Response:
