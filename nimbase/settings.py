@@ -248,6 +248,9 @@ class WorkerSettings:
     step: PositiveInt = 16 * 65_536
     #: The worker's name in the jobs table; None: host:pid:random.
     id: OptionalText = None
+    #: Bytes of address space (RLIMIT_AS) the process computing a job may hold: past it the job fails,
+    #: naming this cap; 0: no cap.
+    memory_bytes: NonNegativeInt = 4 << 30
 
 
 DEFAULT_WORKER = WorkerSettings()
@@ -273,6 +276,15 @@ class AutoJobSettings:
     values: PositiveInt = 1 << 24
     #: Most worker seconds an automatic job may run (per attempt); it then stops, keeping what it computed.
     seconds: Annotated[float, Field(gt=0, allow_inf_nan=False)] = 600.0
+    #: Most of those jobs one client (its address, as the rate limit counts it) may have open at once;
+    #: 0: half of `jobs`, at least 1 (`client_share`).
+    client_jobs: NonNegativeInt = 0
+
+    @property
+    def client_share(self) -> int:
+        """The automatic jobs one client may have open at once: `client_jobs`, else half of `jobs` (at
+        least 1)."""
+        return self.client_jobs or max(1, self.jobs // 2)
 
 
 DEFAULT_AUTO = AutoJobSettings()

@@ -36,7 +36,7 @@ from service.answers import AnswerCache
 from service.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
 from service.gate import DatabaseGate
 from service.graphs import Graphs, GraphSummary
-from service.jobs import AutomaticJobs, JobView, QueuedWork, job_view
+from service.jobs import AutomaticJobs, JobView, QueuedWork, Wanted, job_view
 from service.limits import check_batch_size
 from service.memo import Memo
 from service.sequences import SequenceTables
@@ -237,9 +237,9 @@ class Nimbase:
         whose computations run elsewhere (service.pooled) still answers itself."""
         return self.tables.without_computing(call)
 
-    def _queue_work(self, game_id: str, family: str) -> QueuedWork | None:
+    def _queue_work(self, game_id: str, family: str, wanted: Wanted) -> QueuedWork | None:
         """Queue (or find) the job that extends a sequence a request could not reach."""
-        return self.automatic.request(game_id, family, self.tables.stored_size(game_id, family))
+        return self.automatic.request(game_id, family, self.tables.stored_size(game_id, family), wanted)
 
     def _queue_solve(self, game_id: str, family: str) -> QueuedWork | None:
         """Queue (or find) the job that stores an object a request needs whole (a solved graph, an endgame

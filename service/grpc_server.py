@@ -39,6 +39,8 @@ from engine.values import Value
 from nimbase.v1 import nimbase_pb2 as pb
 from nimbase.v1 import nimbase_pb2_grpc
 from service import convert
+from service.client_peers import ClientInterceptor
+from service.clients import in_request_context
 from service.core import NimbaseService
 from service.limits import DEFAULT_LIMITS, Limits, check_batch_size
 from service.metrics import Metrics
@@ -163,7 +165,7 @@ class NimbaseServicer:
         """`fn(*args)` in a worker thread; if the call is cancelled meanwhile, so is `stop`."""
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(self._executor, lambda: fn(*args))
+            return await loop.run_in_executor(self._executor, in_request_context(lambda: fn(*args)))
         except asyncio.CancelledError:
             if stop is not None:
                 stop.cancel()
@@ -507,7 +509,10 @@ async def create_grpc_server(
     Must be called inside the event loop that will run it.
     """
     server = grpc.aio.server(
-        interceptors=[] if limiter is None else [RateLimitInterceptor(limiter, metrics)],
+        interceptors=[
+            ClientInterceptor(),
+            *([] if limiter is None else [RateLimitInterceptor(limiter, metrics)]),
+        ],
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", MAX_SEND_BYTES),

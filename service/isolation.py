@@ -30,6 +30,7 @@ from engine.deadline import Cancellation, Deadline, within
 from engine.errors import Cancelled, DeadlineExceeded, LimitExceeded, NimbaseError
 from engine.positions import quote_position
 from nimbase.settings import Settings
+from service.clients import CLIENT, current_client
 
 log = logging.getLogger(__name__)
 
@@ -131,10 +132,11 @@ def _child_main(settings: Settings, database_url: str | None, conn: Connection, 
     conn.send(("ready", base))
     while True:
         try:
-            method, args, at = conn.recv()
+            method, args, at, client = conn.recv()
         except EOFError:  # the parent closed the pipe, or is gone
             return
         reply: tuple[str, object]
+        CLIENT.set(client)  # the request's client, for the automatic jobs it may queue (service.jobs)
         try:
             if at is None:
                 reply = ("ok", getattr(service, method)(*args))
@@ -284,7 +286,7 @@ class ProcessPool:
         stop = within(deadline, time.monotonic() + self._request_seconds)
         child = self._take(stop, method, args)
         try:
-            child.conn.send((method, tuple(args), stop.at if timed else None))
+            child.conn.send((method, tuple(args), stop.at if timed else None, current_client()))
         except (OSError, ValueError) as exc:
             self._replace(child)
             raise ProcessDied(f"a live process could not be sent {method}") from exc

@@ -4,8 +4,10 @@ When a request needs values that neither the tables nor live computation within 
 the service does not just refuse: it queues a precompute job for that game (bounded in values and in
 worker time) unless one is open already, and its refusal names that job, so the caller knows what to
 wait for (like chessdb queueing unknown positions for its workers). Anonymous requests may keep at most
-NIMBASE_AUTO_JOBS such jobs open at once, so nobody can fill the database or occupy the workers
-through queries.
+NIMBASE_AUTO_JOBS such jobs open at once, and one client (service.clients) at most its share of them
+(NIMBASE_AUTO_CLIENT_JOBS), so nobody can fill the database or occupy the workers through queries. A job
+is queued only where it can answer the request: its values (NIMBASE_AUTO_VALUES) reach the heap asked,
+or the game's period, once certified, answers every heap.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from cachetools import TTLCache
 
 from engine.errors import LimitExceeded, NimbaseError, NotApplicable
 from nimbase import schema
-from nimbase.settings import AutoJobSettings
+from nimbase.settings import AutoJobSettings, variable_name
+from service.clients import current_client
 from service.gate import DatabaseGate
 from storage.errors import StorageUnavailable
 from storage.jobs import Job, JobQueue
@@ -108,6 +111,18 @@ def job_of(error: BaseException) -> JobView | None:
 
 
 @dataclass(frozen=True, slots=True)
+class Wanted:
+    """What a refused request needed of a sequence: whether a job could give it."""
+
+    #: The index asked (a heap, or the last of a range).
+    index: int
+    #: What messages call one index: "heap", or "value" for other families.
+    item: str
+    #: Whether the game's kernel can certify a period (which answers every index, however far).
+    certifies: bool
+
+
+@dataclass(frozen=True, slots=True)
 class QueuedWork:
     """What was done about values that could not be had: the job extending them, or why there is none."""
 
@@ -130,20 +145,33 @@ class AutomaticJobs:
         self._queue = queue
         self._gate = gate
         self._settings = settings
-        self._decisions: TTLCache[tuple[str, str], QueuedWork] = TTLCache(
+        self._decisions: TTLCache[tuple[str, str, str | None], QueuedWork] = TTLCache(
             maxsize=4096, ttl=DECISION_SECONDS, timer=time.monotonic
         )
         self._lock = threading.Lock()
 
-    def request(self, game_id: str, family: str, stored: int) -> QueuedWork | None:
+    def request(
+        self, game_id: str, family: str, stored: int, wanted: Wanted | None = None
+    ) -> QueuedWork | None:
         """The job extending (game_id, family), queued now or already open; None without a database.
 
         `stored` is how many values are stored already: past the automatic bound only an admin's job
-        can extend the table.
+        can extend the table. `wanted` is what the request needed: a job that could not reach it (its
+        index past the automatic bound, and no period to certify) is not queued.
         """
         if self._queue is None:
             return None
         bound = self._settings.values
+        if wanted is not None and wanted.index >= bound and not wanted.certifies:
+            item, n = wanted.item, wanted.index
+            off = "" if self._settings.jobs else "automatic jobs are turned off (NIMBASE_AUTO_JOBS=0), and "
+            return QueuedWork(
+                None,
+                f"no job is queued: {off}automatic jobs compute {item}s below {bound} "
+                f"({variable_name(('auto', 'values'))}) and no period of {game_id!r} can be certified to "
+                f"answer beyond them, so none would reach {item} {n}; an admin job (POST /v1/jobs) "
+                f"computing {n + 1} values would be needed",
+            )
         if stored >= bound:
             return QueuedWork(
                 None,
@@ -163,7 +191,8 @@ class AutomaticJobs:
         return self._submit(game_id, family, upto, f"solving {game_id!r} (its stored {family!r})", "")
 
     def _submit(self, game_id: str, family: str, upto: int, doing: str, unit: str) -> QueuedWork | None:
-        key = (game_id, family)
+        client = current_client()
+        key = (game_id, family, client)  # a client's share refuses that client only
         with self._lock:
             known = self._decisions.get(key)
         if known is not None:
@@ -173,7 +202,13 @@ class AutomaticJobs:
         try:
             outcome = self._gate.call(
                 lambda: queue.submit_automatic(
-                    game_id, family, upto, cap=settings.jobs, max_seconds=settings.seconds
+                    game_id,
+                    family,
+                    upto,
+                    cap=settings.jobs,
+                    max_seconds=settings.seconds,
+                    client=client,
+                    client_cap=settings.client_share,
                 )
             )
         except StorageUnavailable:

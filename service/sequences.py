@@ -34,7 +34,7 @@ from engine.values import SOURCE_ORDER, Source
 from nimbase.settings import DEFAULT_CACHE
 from service.errors import Unavailable
 from service.gate import DatabaseGate
-from service.jobs import QueuedWork
+from service.jobs import QueuedWork, Wanted
 from service.limits import Limits
 from storage.errors import CorruptChunk, StorageUnavailable
 from storage.jobs import Job
@@ -50,6 +50,9 @@ LIVE_STEP = 1 << 18
 FIRST_LIVE = 1024
 #: Steps predicted to take less than this (seconds) run without waiting for a turn.
 QUICK_STEP = 0.02
+#: A request whose deadline gave it less than this share of NIMBASE_LIMITS_REQUEST_SECONDS had a short one
+#: of its own: refused for time, it is told to ask again with more, and no job is queued for it.
+SHORT_DEADLINE_SHARE = 0.9
 #: Values a first GetStats computes live when nothing is stored or computed yet.
 STATS_PREFIX = 4096
 HEAP = "heap"
@@ -140,12 +143,13 @@ class SequenceTables:
         header_ttl: float = 2.0,
         live_bytes: int = DEFAULT_CACHE.live_bytes,
         chunk_bytes: int = DEFAULT_CACHE.chunk_bytes,
-        queue_work: Callable[[str, str], QueuedWork | None] | None = None,
+        queue_work: Callable[[str, str, Wanted], QueuedWork | None] | None = None,
         queue_solve: Callable[[str, str], QueuedWork | None] | None = None,
     ) -> None:
         """`live_bytes` and `chunk_bytes` bound the live prefixes and the stored chunks kept, by their
         arrays' bytes; one larger than its whole budget serves the request that made it, and is not kept."""
-        #: Called when values cannot be had now: queues the job that will store them (None: no queue).
+        #: Called when values cannot be had now, with what the request wanted: queues the job that will
+        #: store them, where one can (None: no queue).
         self.queue_work = queue_work
         #: Called when an object stored whole (a solved graph, an endgame table) is needed and not stored:
         #: queues the job that will store it (None: no queue).
@@ -528,11 +532,18 @@ class SequenceTables:
             out[group] = chunk[ns[group] - index * CHUNK_VALUES]
         return np.flatnonzero(left)
 
-    def _beyond(self, source: SequenceSource, n: int, cause: Exception | None = None) -> Exception:
-        """Why heap n cannot be answered now, with the work queued for it (where the service has a queue)."""
+    def _beyond(
+        self, source: SequenceSource, n: int, cause: Exception | None = None, budget: float | None = None
+    ) -> Exception:
+        """Why heap n cannot be answered now, with the work queued for it (where the service has a queue
+        and a job could answer it). `budget` is the seconds the request had when it began to reach n."""
         damage = self._damage_at(source.game_id, n, source.family)
         if damage is not None:  # n is stored, in a chunk being repaired: no extension job would help
             return damage.error()
+        if isinstance(cause, DeadlineExceeded):
+            short = self._short_deadline(source, n, cause, budget)
+            if short is not None:
+                return short
         item = _item(source)
         if self.database_needed_but_down():
             return Unavailable(
@@ -546,10 +557,45 @@ class SequenceTables:
             f"{why}, the table and live computation reach {item}s below {upto} (largest answerable {item}: "
             f"{upto - 1})"
         )
-        work = self.queue_work(source.game_id, source.family) if self.queue_work is not None else None
+        kernel = source.kernel()
+        wanted = Wanted(n, item, kernel is not None and kernel.certifies)
+        work = self.queue_work(source.game_id, source.family, wanted) if self.queue_work is not None else None
         if work is None:
             return LimitExceeded(message)
         return work.error(message)
+
+    def _short_deadline(
+        self, source: SequenceSource, n: int, cause: DeadlineExceeded, budget: float | None
+    ) -> DeadlineExceeded | None:
+        """The refusal of a request stopped only by its own deadline, shorter than the full one, before
+        live work the full limits allow (n below the live limit, and what is predicted of its cost within
+        NIMBASE_LIMITS_REQUEST_SECONDS): live computation answers it with time, so no job is queued (one
+        client's `x-deadline-ms: 1` queued a worker job of 2^24 values); None otherwise."""
+        full = self._limits.request_seconds
+        if budget is None or budget >= SHORT_DEADLINE_SHARE * full or n >= self._live_limit(source):
+            return None
+        cost = self._live_seconds(source, n + 1)
+        if cost is not None and cost > full:
+            return None
+        about = "" if cost is None else f", about {cost:.2g} s from what is computed"
+        return DeadlineExceeded(
+            f"{cause}; {_item(source)} {n} of {_name(source)} is within what live computation answers within "
+            f"the full deadline of {full:g} s (NIMBASE_LIMITS_REQUEST_SECONDS){about}: ask again with a "
+            "longer deadline; no job is queued for it"
+        )
+
+    def _live_seconds(self, source: SequenceSource, stop: int) -> float | None:
+        """Seconds growing the live prefix to `stop` values should take, predicted as `_grow` predicts its
+        steps from the last one's speed; None before any step was measured."""
+        live = self._cached_live(source)
+        if live is None or live.seconds_per_value is None:
+            return None
+        size, seconds = len(live.values), 0.0
+        while size < stop:
+            step = min(stop, size + max(FIRST_LIVE, min(size, LIVE_STEP)))
+            seconds += live.seconds_per_value * (step - size) * step / max(size, 1)
+            size = step
+        return seconds
 
     def values(
         self, source: SequenceSource, start: int, stop: int, deadline: float | None = None
@@ -710,10 +756,11 @@ class SequenceTables:
         limit = self._live_limit(source)
         if n >= limit and not kernel.certifies:
             raise self._beyond(source, n)
+        budget = None if deadline is None else deadline - time.monotonic()
         try:
             live = self._grow(source, min(n + 1, limit), deadline)
         except DeadlineExceeded as error:
-            raise self._beyond(source, n, error) from None
+            raise self._beyond(source, n, error, budget) from None
         if n < len(live.values) or live.period is not None:
             return live
         raise self._beyond(source, n)

@@ -7,8 +7,9 @@ its lease (or whose job was cancelled) cannot write any more.
 
 Jobs come from an administrator (origin 'admin', `submit`) or from the service itself (origin 'auto',
 `submit_automatic`) when a request's live computation runs out of its deadline. Automatic jobs are
-capped in number (NIMBASE_AUTO_JOBS open at once) and each carries `max_seconds`, the worker time it may
-run before it stops with what it computed.
+capped in number (NIMBASE_AUTO_JOBS open at once, and NIMBASE_AUTO_CLIENT_JOBS of them per client, the
+client stored with each job so the share holds across server processes) and each carries `max_seconds`,
+the worker time it may run before it stops with what it computed.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ class Job:
     An 'extend' job computes values 0..upto-1 (stopping early once the period is certified, unless
     `fill`); a 'repair' job recomputes chunk `chunk_index`. Progress is done/total. `origin` is 'admin'
     (submitted through the API) or 'auto' (queued by the service itself); `max_seconds` bounds the
-    worker time of each attempt (None: no bound).
+    worker time of each attempt (None: no bound); `client` is the address of the client whose request
+    queued an automatic job (None: an admin job, or no client known).
     """
 
     id: int
@@ -69,6 +71,7 @@ class Job:
     finished_at: datetime | None
     origin: str
     max_seconds: float | None
+    client: str | None
 
     @classmethod
     def from_row(cls, row: sa.Row[Any]) -> Job:
@@ -81,7 +84,8 @@ class AutoSubmission:
     """What `JobQueue.submit_automatic` did.
 
     `created` with the new job; or not created, with the open job that already covers the request, or
-    with no job and the `reason` none was queued (automatic jobs off, or the cap reached).
+    with no job and the `reason` none was queued (automatic jobs off, the cap reached, or the client's
+    share of it).
     """
 
     job: Job | None
@@ -137,21 +141,33 @@ class JobQueue:
             return Job.from_row(conn.execute(stmt).one())
 
     def submit_automatic(
-        self, game_id: str, family: str, upto: int, *, cap: int, max_seconds: float
+        self,
+        game_id: str,
+        family: str,
+        upto: int,
+        *,
+        cap: int,
+        max_seconds: float,
+        client: str | None = None,
+        client_cap: int | None = None,
     ) -> AutoSubmission:
         """Queue an automatic extend job (origin 'auto', no fill, bounded by `max_seconds` of worker time)
-        unless one is needed no more or allowed no more.
+        on behalf of `client` unless one is needed no more or allowed no more.
 
         In one transaction, serialised with every other automatic submission by an advisory lock:
         an open (queued or running) extend job of the sequence reaching `upto` or beyond, whatever
         its origin, is returned as it is; otherwise nothing is queued when `cap` is 0 (automatic jobs
-        off) or when `cap` automatic jobs are open already; otherwise the job is queued. The caller
+        off), when `client` already has `client_cap` automatic jobs open (its share: one client cannot
+        take every slot), or when `cap` automatic jobs are open already; otherwise the job is queued,
+        `client` stored with it. Without a client (or a `client_cap`) only `cap` applies. The caller
         bounds `upto` (NIMBASE_AUTO_VALUES).
         """
         if upto < 0:
             raise InvalidArgument(f"upto must be >= 0, got {upto}")
         if cap < 0:
             raise InvalidArgument(f"cap must be >= 0, got {cap}")
+        if client_cap is not None and client_cap < 1:
+            raise InvalidArgument(f"client_cap must be >= 1, got {client_cap}")
         if not max_seconds > 0 or max_seconds == float("inf"):
             raise InvalidArgument(f"max_seconds must be a positive number of seconds, got {max_seconds!r}")
         covering = (
@@ -171,6 +187,7 @@ class JobQueue:
             .select_from(jobs)
             .where(jobs.c.origin == "auto", jobs.c.status.in_(OPEN_STATUSES))
         )
+        own = open_auto.where(jobs.c.client == client)
         insert = (
             jobs.insert()
             .values(
@@ -182,6 +199,7 @@ class JobQueue:
                 total=upto,
                 origin="auto",
                 max_seconds=float(max_seconds),
+                client=client,
             )
             .returning(*jobs.c)
         )
@@ -196,6 +214,15 @@ class JobQueue:
                 return AutoSubmission(
                     job=None, created=False, reason="automatic jobs are turned off (NIMBASE_AUTO_JOBS=0)"
                 )
+            if client is not None and client_cap is not None:
+                held = conn.execute(own).scalar_one()
+                if held >= client_cap:
+                    return AutoSubmission(
+                        job=None,
+                        created=False,
+                        reason=f"client {client} already has {held} automatic jobs queued or running, its "
+                        f"share of them (NIMBASE_AUTO_CLIENT_JOBS={client_cap})",
+                    )
             if conn.execute(open_auto).scalar_one() >= cap:
                 return AutoSubmission(
                     job=None,

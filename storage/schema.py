@@ -73,6 +73,7 @@ jobs = sa.Table(
     sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True),
     sa.Column("origin", sa.Text(), nullable=False, server_default="admin"),
     sa.Column("max_seconds", sa.Double(), nullable=True),
+    sa.Column("client", sa.Text(), nullable=True),
     sa.PrimaryKeyConstraint("id", name="pk_jobs"),
     sa.CheckConstraint(
         "status IN ('queued', 'running', 'done', 'failed', 'cancelled')", name="ck_jobs_status"

@@ -175,7 +175,8 @@ def test_empty_means_unset(monkeypatch: pytest.MonkeyPatch) -> None:
         (
             "NIMBASE_AUTO_JOB",
             "3",
-            "is not a nimbase setting (known: NIMBASE_AUTO_JOBS, NIMBASE_AUTO_VALUES, NIMBASE_AUTO_SECONDS)",
+            "is not a nimbase setting (known: NIMBASE_AUTO_JOBS, NIMBASE_AUTO_VALUES, NIMBASE_AUTO_SECONDS, "
+            "NIMBASE_AUTO_CLIENT_JOBS)",
         ),
     ],
 )

@@ -1,16 +1,23 @@
 """The precompute worker: claims jobs and extends stored sequences with the engine's kernels.
 
-Each step extends the values in memory, then writes the new chunks, the new stored length and the
-job's progress in one transaction fenced by the job lease, so a worker killed at any moment leaves a
-consistent checkpoint from which another worker resumes once the lease runs out. A background thread
-renews the lease; when it is lost or the job is cancelled the worker stops without writing more.
+Each step extends the values, then writes the new chunks, the new stored length and the job's progress
+in one transaction fenced by the job lease, so a worker killed at any moment leaves a consistent
+checkpoint from which another worker resumes once the lease runs out. A background thread renews the
+lease; when it is lost or the job is cancelled the worker stops without writing more.
 
-A job with `max_seconds` (the service's automatic jobs) is bounded in worker time: once that many
-seconds of the attempt have passed, checked between steps after the step's checkpoint is written, the
-job ends as 'done' short of its total, its progress (done/total) showing how far it got and its error
-holding a note ("stopped at its time bound of ..."); the values it computed are stored and served. The
-bound counts per attempt: a job resumed after its worker died or shut down starts a fresh bound. Every
-attempt computes at least one step.
+The kernels run in a child process (worker.compute: under the memory cap NIMBASE_WORKER_MEMORY_BYTES,
+killed as soon as the job must stop), so no step can outlive its job's bounds: a job past the cap fails,
+its error naming the cap.
+
+A job with `max_seconds` (the service's automatic jobs) is bounded in worker time: it ends as 'done'
+short of its total once that many seconds of the attempt have passed, its progress (done/total) showing
+how far it got and its error holding a note saying how long it ran ("stopped at its time bound of ...");
+the values it computed are stored and served. A step is sized by the rate the last one measured so that
+it ends before the bound (if even the smallest would not, the job stops there, saying so), and a step
+still running KILL_GRACE_SECONDS past the bound is killed, losing only that step. The bound counts per
+attempt: a job resumed after its worker died or shut down starts a fresh bound. The first step of an
+attempt, which nothing predicts, may run until KILL_GRACE_SECONDS past its start even when the bound is
+shorter, so every attempt can make progress.
 
 A kernel whose sequence is one object made whole (`SequenceKernel.length`: a solved game graph, a chess
 endgame table, a Lights Out elimination, stored as words by engine.stored_bytes) makes it before the
@@ -35,7 +42,7 @@ import sqlalchemy as sa
 from numpy.typing import NDArray
 
 from engine.games.registry import parse_game_id
-from engine.kind import SequenceKernel
+from engine.graphs import UploadedGraph
 from engine.periods import Period
 from nimbase.settings import DEFAULT_WORKER, WorkerSettings
 from storage.errors import CorruptChunk, LeaseLost, StaleWrite, StorageUnavailable
@@ -43,6 +50,7 @@ from storage.graphs import GraphStore
 from storage.jobs import Job, JobQueue
 from storage.packing import CHUNK_VALUES
 from storage.sequences import SequenceStore
+from worker.compute import Computer, KernelFailed, TimeUp
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +70,9 @@ class _Stopped(Exception):
 FIRST_STEP = 4096
 #: Least seconds between two progress records of a long computation within one step (a solve).
 PROGRESS_SECONDS = 1.0
+#: Seconds past its time bound (or past its start, for an attempt's first step) a step may run before
+#: its process is killed.
+KILL_GRACE_SECONDS = 2.0
 
 
 def default_worker_id() -> str:
@@ -114,11 +125,12 @@ class Worker:
         lease_seconds: float = DEFAULT_WORKER.lease_seconds,
         poll_seconds: float = DEFAULT_WORKER.poll_seconds,
         step_values: int = DEFAULT_WORKER.step,
+        memory_bytes: int = DEFAULT_WORKER.memory_bytes,
     ) -> None:
-        if lease_seconds <= 0 or poll_seconds < 0 or step_values < 1:
+        if lease_seconds <= 0 or poll_seconds < 0 or step_values < 1 or memory_bytes < 0:
             raise ValueError(
                 f"invalid worker settings: lease_seconds={lease_seconds}, poll_seconds={poll_seconds}, "
-                f"step_values={step_values}"
+                f"step_values={step_values}, memory_bytes={memory_bytes}"
             )
         self.worker_id = worker_id or default_worker_id()
         self.lease_seconds = lease_seconds
@@ -127,25 +139,37 @@ class Worker:
         self.queue = JobQueue(engine)
         self.store = SequenceStore(engine)
         self.graphs = GraphStore(engine)
+        self.memory_bytes = memory_bytes
+        self._computer = Computer(memory_bytes)
         self._stop = threading.Event()
 
     def run_forever(self, stop: threading.Event) -> None:
-        """Run jobs until `stop` is set; a job in progress is put back in the queue at its next step."""
+        """Run jobs until `stop` is set; a job in progress is stopped and put back in the queue."""
         self._stop = stop
-        while not stop.is_set():
-            try:
-                worked = self.run_once()
-            except StorageUnavailable as exc:
-                log.warning("worker %s: %s", self.worker_id, exc)
-                worked = False
-            if not worked:
-                stop.wait(self.poll_seconds)
+        try:
+            while not stop.is_set():
+                try:
+                    worked = self.run_once()
+                except StorageUnavailable as exc:
+                    log.warning("worker %s: %s", self.worker_id, exc)
+                    worked = False
+                if not worked:
+                    stop.wait(self.poll_seconds)
+        finally:
+            self.close()
 
     def run_until_idle(self, stop: threading.Event) -> None:
         """Run jobs until none is left to claim (or `stop` is set)."""
         self._stop = stop
-        while not stop.is_set() and self.run_once():
-            pass
+        try:
+            while not stop.is_set() and self.run_once():
+                pass
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Stop the process computing the jobs (one starts again when needed)."""
+        self._computer.close()
 
     def run_once(self) -> bool:
         """Claim and run one job; whether there was one."""
@@ -167,6 +191,9 @@ class Worker:
             except StorageUnavailable as exc:
                 # Nothing can be recorded; the lease runs out and another attempt resumes the job.
                 log.warning("worker %s: job %d: %s", self.worker_id, job.id, exc)
+            except KernelFailed as exc:  # recorded as the kernel's error, as if raised here
+                log.warning("worker %s: job %d failed: %s", self.worker_id, job.id, exc)
+                self.queue.fail(job.id, self.worker_id, str(exc))
             except Exception as exc:
                 log.exception("worker %s: job %d failed", self.worker_id, job.id)
                 self.queue.fail(job.id, self.worker_id, f"{type(exc).__name__}: {exc}")
@@ -178,8 +205,11 @@ class Worker:
         if lost.is_set() or self._stop.is_set():
             raise _Stopped
 
-    def _kernel(self, job: Job) -> SequenceKernel:
+    def _kernel(self, job: Job) -> UploadedGraph | None:
+        """Check that the job's game stores its family (JobError otherwise); the graph its game plays on,
+        for the computing process (None: not a game on a graph)."""
         kind = parse_game_id(job.game_id)
+        graph = None
         if kind.graph_name is not None:  # plays on an uploaded graph: bound to it, as the service does
             graph = self.graphs.load(kind.graph_name)
             if graph is None:
@@ -187,47 +217,50 @@ class Worker:
                     f"game {job.game_id!r} plays on the graph {kind.graph_name!r}, which is not stored"
                 )
             kind = kind.bind_graph(graph)
-        kernel = kind.kernel_for(job.family)
-        if kernel is None:
+        if kind.kernel_for(job.family) is None:
             raise JobError(f"game {job.game_id!r} stores no sequence {job.family!r}: nothing to precompute")
-        return kernel
+        return graph
 
     def _run(self, job: Job, lost: threading.Event) -> None:
         # The time bound counts from the start of this attempt (a resumed job starts a fresh bound).
-        deadline = None if job.max_seconds is None else time.monotonic() + job.max_seconds
-        kernel = self._kernel(job)
+        started = time.monotonic()
+        graph = self._kernel(job)
+        self._computer.use(job.game_id, job.family, graph, lambda: self._check(lost))
         if job.kind == "repair":
             # Reading the prefix through the chunk verifies it and recomputes whatever is corrupt.
             if job.chunk_index is None:
                 raise JobError(f"repair job {job.id} names no chunk")
             info = self.store.info(job.game_id, job.family)
             stored = 0 if info is None else info.computed_upto
-            self._load_prefix(job, kernel, min(stored, (job.chunk_index + 1) * CHUNK_VALUES), lost)
+            self._load_prefix(job, min(stored, (job.chunk_index + 1) * CHUNK_VALUES), lost)
             self.queue.finish(job.id, self.worker_id)
             return
         for _ in range(MAX_STALE_RETRIES):
             try:
-                self._extend(job, kernel, lost, deadline)
+                self._extend(job, lost, started)
                 return
             except StaleWrite as exc:
                 log.info("job %d: %s; reloading", job.id, exc)
         raise JobError(f"job {job.id}: the stored sequence kept changing under it")
 
-    def _extend(
-        self, job: Job, kernel: SequenceKernel, lost: threading.Event, deadline: float | None = None
-    ) -> None:
-        """Extend the stored values to job.upto step by step; past `deadline` (time.monotonic()), the job
-        ends at the checkpoint just written."""
+    def _extend(self, job: Job, lost: threading.Event, started: float) -> None:
+        """Extend the stored values to job.upto step by step; a job with `max_seconds` ends at its time
+        bound (counted from `started`, time.monotonic()) at the checkpoint written last."""
+        deadline = None if job.max_seconds is None else started + job.max_seconds
         info = self.store.info(job.game_id, job.family)
         stored = 0 if info is None else info.computed_upto
         period = None if info is None else _certified(info.period)
         if period is not None and not job.fill:
             self.queue.finish(job.id, self.worker_id)
             return
+
+        def check() -> None:
+            self._check(lost)
+
         # An object made whole (a solved graph, an endgame table) is made first, its progress shown as it
         # goes; then exactly its words are stored, whatever `upto` said, and no time bound cuts them short
         # (the costly part is done, and a part of the object would be of no use).
-        length = kernel.length(self._reporter(job, lost))
+        length = self._computer.length(self._reporter(job, lost), check, f"making {job.game_id!r} whole")
         upto = job.upto if length is None else length
         if length is not None:
             deadline = None
@@ -235,8 +268,10 @@ class Worker:
             self.queue.finish(job.id, self.worker_id)
             return
         log.info("job %d: resuming at %d of %d", job.id, stored, upto)
-        values = self._load_prefix(job, kernel, stored, lost)
+        values = self._load_prefix(job, stored, lost)
+        prefix: NDArray[np.uint32] | None = values  # the computing process is given it with the first step
         start = stored
+        seconds_per_value: float | None = None
         while start < upto:
             self._check(lost)
             # Steps grow with the table (so a period shows after a few thousand values, not after a
@@ -247,8 +282,36 @@ class Worker:
             if stop <= start:
                 stop = start + step
             stop = min(stop, upto)
-            values = kernel.extend(values, stop)
-            new_period = None if period is not None else _certified(kernel.certify(values))
+            now = time.monotonic()
+            until = None
+            if deadline is not None:
+                if prefix is None:  # not the attempt's first step: it must end by the bound
+                    if now >= deadline:
+                        self._stop_at_bound(job, start, started)
+                        return
+                    fitted = _fit_step(start, stop, seconds_per_value, deadline - now)
+                    if fitted is None:
+                        smallest = _predicted(seconds_per_value, start, min(stop, start + FIRST_STEP))
+                        self._stop_at_bound(job, start, started, smallest)
+                        return
+                    stop = fitted
+                until = max(deadline, now) + KILL_GRACE_SECONDS
+            try:
+                new, new_period = self._computer.extend(
+                    stop,
+                    check,
+                    f"extending {job.game_id!r} (family {job.family!r}) from {start} to {stop} values",
+                    prefix=prefix,
+                    certify=period is None,
+                    until=until,
+                )
+            except TimeUp:
+                self._stop_at_bound(job, start, started)
+                return
+            seconds_per_value = (time.monotonic() - now) / (stop - start)
+            values = np.concatenate([values, new])
+            prefix = None
+            new_period = None if period is not None else _certified(new_period)
             finish = stop >= upto or (new_period is not None and not job.fill)
             self._check(lost)
             self.store.write_extension(
@@ -268,7 +331,7 @@ class Worker:
             if finish:
                 return
             if deadline is not None and time.monotonic() >= deadline:
-                self._stop_at_bound(job, stop)
+                self._stop_at_bound(job, stop, started)
                 return
 
     def _reporter(self, job: Job, lost: threading.Event) -> Callable[[int, int], None]:
@@ -292,17 +355,17 @@ class Worker:
 
         return report
 
-    def _stop_at_bound(self, job: Job, done: int) -> None:
-        """End a job that ran out of its time bound, its checkpoint of `done` values written."""
-        note = time_bound_note(job.max_seconds or 0.0, done)
+    def _stop_at_bound(self, job: Job, done: int, started: float, next_step: float | None = None) -> None:
+        """End a job that ran out of its time bound (or whose `next_step`, in seconds, would run past it),
+        its checkpoint of `done` values written."""
+        elapsed = time.monotonic() - started
+        note = time_bound_note(job.max_seconds or 0.0, elapsed, done, next_step)
         if self.queue.finish_at_bound(job.id, self.worker_id, note):
             log.info("job %d: %s", job.id, note)
         else:
             log.info("job %d: lost its lease at its time bound", job.id)
 
-    def _load_prefix(
-        self, job: Job, kernel: SequenceKernel, stop: int, lost: threading.Event
-    ) -> NDArray[np.uint32]:
+    def _load_prefix(self, job: Job, stop: int, lost: threading.Event) -> NDArray[np.uint32]:
         """The verified stored values 0..stop-1, recomputing and rewriting any corrupt chunk."""
         while True:
             self._check(lost)
@@ -312,13 +375,16 @@ class Worker:
                 log.warning("job %d: %s; recomputing it", job.id, exc)
                 if job.kind != "repair" or exc.chunk_index != job.chunk_index:
                     self.store.report_corruption(exc.game_id, exc.family, exc.chunk_index, str(exc))
-                self._recompute_chunk(job, kernel, exc.chunk_index, stop)
+                self._recompute_chunk(job, exc.chunk_index, stop, lost)
 
-    def _recompute_chunk(self, job: Job, kernel: SequenceKernel, index: int, stop: int) -> None:
+    def _recompute_chunk(self, job: Job, index: int, stop: int, lost: threading.Event) -> None:
         lo = index * CHUNK_VALUES
         hi = min(stop, lo + CHUNK_VALUES)
         good = self.store.read_prefix(job.game_id, job.family, lo)  # chunks before are verified
-        self._rewrite(job, index, kernel.extend(good, hi)[lo:hi])
+        values, _ = self._computer.extend(
+            hi, lambda: self._check(lost), f"recomputing chunk {index} of {job.game_id!r}", prefix=good
+        )
+        self._rewrite(job, index, values)
 
     def _rewrite(self, job: Job, index: int, values: NDArray[np.uint32]) -> None:
         self.store.rewrite_chunk(
@@ -340,12 +406,40 @@ def worker_from_settings(engine: sa.Engine, settings: WorkerSettings = DEFAULT_W
         lease_seconds=settings.lease_seconds,
         poll_seconds=settings.poll_seconds,
         step_values=settings.step,
+        memory_bytes=settings.memory_bytes,
     )
 
 
-def time_bound_note(max_seconds: float, done: int) -> str:
-    """The note a job that ran out of its time bound records in its error."""
-    return f"stopped at its time bound of {max_seconds:g} s after {done} values"
+def time_bound_note(max_seconds: float, elapsed: float, done: int, next_step: float | None = None) -> str:
+    """The note a job that ran out of its time bound records in its error: how long it really ran, and
+    with `next_step`, that it stopped short of the bound because its next step would take that long."""
+    if next_step is None:
+        return f"stopped at its time bound of {max_seconds:g} s after {elapsed:.1f} s, with {done} values"
+    return (
+        f"stopped after {elapsed:.1f} s, short of its time bound of {max_seconds:g} s, with {done} values: "
+        f"its next step would take about {next_step:.2g} s"
+    )
+
+
+def _predicted(seconds_per_value: float | None, start: int, stop: int) -> float | None:
+    """Seconds a step from `start` to `stop` values should take, from the last step's rate (scaled as for a
+    quadratic kernel, which is conservative for the others); None before any step was measured."""
+    if seconds_per_value is None:
+        return None
+    return seconds_per_value * (stop - start) * stop / max(start, 1)
+
+
+def _fit_step(start: int, stop: int, seconds_per_value: float | None, left: float) -> int | None:
+    """The end of a step from `start`, at most `stop`, predicted to end within `left` seconds (halved down
+    to FIRST_STEP values at least); None when even that would not."""
+    while True:
+        predicted = _predicted(seconds_per_value, start, stop)
+        if predicted is None or predicted <= left:
+            return stop
+        half = (stop - start) // 2
+        if half < FIRST_STEP:
+            return None
+        stop = start + half
 
 
 def _certified(period: Period | None) -> Period | None:

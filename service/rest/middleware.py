@@ -12,6 +12,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service import http_cache
+from service.client_peers import ClientMiddleware
 from service.limits import Limits
 from service.metrics import Metrics
 from service.rate_limit import RateLimiter, RateLimitMiddleware
@@ -103,3 +104,4 @@ def add_middleware(
     if cors_origins:
         app.add_middleware(ReadOnlyCors, origins=cors_origins)
     app.add_middleware(Recorder, meter=meter)
+    app.add_middleware(ClientMiddleware)  # outermost: every request's thread knows its client

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import sqlalchemy as sa
 
-from engine.errors import LimitExceeded
+from engine.errors import DeadlineExceeded, LimitExceeded
 from engine.games.octal import OctalGame
 from engine.kernels.octal import reference_values
 from nimbase.client import NimbaseClient, NimbaseClientError
@@ -151,3 +151,83 @@ def test_a_flood_of_games_queues_at_most_the_cap_and_lookups_keep_their_latency(
             client.get_value(game, str(10**12))
         assert refused.value.code == "RESOURCE_EXHAUSTED"
         assert refused.value.job is not None and refused.value.job["game"] == game
+
+
+# ---- defect 9: automatic jobs only where they can answer, and a share per client ------------------------
+
+
+def test_a_heap_no_automatic_job_can_reach_queues_nothing(clean_db: sa.Engine) -> None:
+    """Grundy's game has no known period (its kernel certifies none): heap 10^12 queued a job of 2^24 values
+    that could never answer it. Now nothing is queued, and the refusal says what an admin job would need."""
+    service = Nimbase(Settings(admin_token=TOKEN), clean_db)
+    with pytest.raises(LimitExceeded) as refused:
+        service.get_value("grundy", str(10**12))
+    assert not isinstance(refused.value, Pending)
+    message = str(refused.value)
+    assert "no job is queued: automatic jobs compute heaps below 16777216 (NIMBASE_AUTO_VALUES)" in message
+    assert "none would reach heap 1000000000000" in message
+    assert "an admin job (POST /v1/jobs) computing 1000000000001 values would be needed" in message
+    assert auto_jobs(clean_db) == []
+    # Within the bound a job can reach the heap: it is queued as before.
+    with pytest.raises(Pending) as queued:
+        service.get_value("grundy", str(10**7), deadline=time.monotonic() + 10)
+    assert queued.value.job.game == "grundy" and auto_jobs(clean_db) == [("grundy", "queued")]
+
+
+def test_a_short_deadline_of_the_client_queues_nothing(clean_db: sa.Engine) -> None:
+    """`x-deadline-ms: 1` on a small heap of a new octal game queued a job of 2^24 values. Live computation
+    answers that heap within the full deadline: the refusal says to ask again with a longer one (DEADLINE
+    EXCEEDED), nothing is queued, and asked so, the heap is answered live."""
+    service = Nimbase(Settings(admin_token=TOKEN), clean_db)
+    heap = 100_000
+    with pytest.raises(DeadlineExceeded) as refused:
+        service.get_value("octal:0.16", str(heap), deadline=time.monotonic() + 0.001)
+    message = str(refused.value)
+    assert (
+        f"heap {heap} of 'octal:0.16' is within what live computation answers within the full deadline"
+        in message
+    )
+    assert "ask again with a longer deadline; no job is queued for it" in message
+    assert auto_jobs(clean_db) == []
+    value = service.get_value("octal:0.16", str(heap))
+    assert value.source == "live" and value.grundy is not None
+    assert auto_jobs(clean_db) == []
+
+
+def test_one_client_cannot_hold_every_automatic_job_over_either_transport(clean_db: sa.Engine) -> None:
+    """NIMBASE_AUTO_JOBS=2, so each client may hold one. A client flooding new games over REST gets one job
+    and is then refused naming its share, over gRPC too (the same address); another client still gets one.
+    The client is stored with its job."""
+    settings = Settings(admin_token=TOKEN, auto=AutoJobSettings(jobs=2))
+    service = Nimbase(settings, clean_db)
+    far = str(10**12)
+    short = {"x-deadline-ms": "300"}
+    with running_server(service, settings.limits) as ports:
+        base = f"http://127.0.0.1:{ports.http}"
+        mine = httpx.Client(
+            base_url=base, timeout=30, transport=httpx.HTTPTransport(local_address="127.0.0.1")
+        )
+        theirs = httpx.Client(
+            base_url=base, timeout=30, transport=httpx.HTTPTransport(local_address="127.0.0.2")
+        )
+        with mine, theirs, NimbaseClient(f"127.0.0.1:{ports.grpc}", timeout=2.0) as client:
+            answers = [
+                mine.get("/v1/value", params={"game": f"octal:{code}", "position": far}, headers=short)
+                for code in ("0.16", "0.36", "0.64", "0.74")
+            ]
+            errors = [a.json()["error"] for a in answers if a.status_code != 200]
+            assert len(errors) >= 2, [a.text for a in answers]
+            assert sum("job" in e for e in errors) == 1, errors
+            assert any("client 127.0.0.1 already has 1 automatic jobs" in e["message"] for e in errors)
+            assert all("NIMBASE_AUTO_CLIENT_JOBS=1" in e["message"] for e in errors if "job" not in e)
+            with pytest.raises(NimbaseClientError) as refused:
+                client.get_value("octal:0.76", far)
+            assert refused.value.code == "RESOURCE_EXHAUSTED" and refused.value.job is None
+            assert "client 127.0.0.1 already has 1 automatic jobs" in str(refused.value)
+            other = theirs.get("/v1/value", params={"game": "octal:0.6", "position": far}, headers=short)
+            assert other.status_code == 422 and "job" in other.json()["error"], other.text
+    with clean_db.connect() as conn:
+        rows = conn.execute(
+            sa.text("SELECT client, count(*) FROM jobs WHERE origin = 'auto' GROUP BY client")
+        )
+        assert dict(rows.all()) == {"127.0.0.1": 1, "127.0.0.2": 1}

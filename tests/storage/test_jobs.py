@@ -370,3 +370,44 @@ def test_finish_at_bound_keeps_the_progress_and_records_the_note(clean_db: sa.En
     assert (ended.status, ended.done, ended.total, ended.error) == ("done", 0, 100, "stopped")
     assert ended.finished_at is not None and ended.lease_expires_at is None
     assert not queue.finish_at_bound(job.id, "w1", "again")
+
+
+def test_one_client_holds_at_most_its_share_of_the_automatic_jobs(clean_db: sa.Engine) -> None:
+    """Defect 9: one client flooding new games took every slot. Now it gets its share, another client still
+    gets a slot, and the client is stored with its jobs (so the share holds across server processes)."""
+    queue = JobQueue(clean_db)
+    mine = [
+        queue.submit_automatic(
+            f"subtraction:1,{k}", "heap", 100, cap=4, max_seconds=60, client="10.0.0.1", client_cap=2
+        )
+        for k in range(2, 7)
+    ]
+    assert [m.created for m in mine] == [True, True, False, False, False]
+    assert mine[2] == AutoSubmission(
+        job=None,
+        created=False,
+        reason="client 10.0.0.1 already has 2 automatic jobs queued or running, its share of them "
+        "(NIMBASE_AUTO_CLIENT_JOBS=2)",
+    )
+    assert all(m.job is not None and m.job.client == "10.0.0.1" for m in mine[:2])
+    theirs = queue.submit_automatic(
+        "subtraction:2,9", "heap", 100, cap=4, max_seconds=60, client="10.0.0.2", client_cap=2
+    )
+    assert theirs.created and theirs.job is not None and theirs.job.client == "10.0.0.2"
+    # A job the client's request needs that is open already (queued by anyone) is still its answer.
+    assert (
+        queue.submit_automatic(
+            "subtraction:2,9", "heap", 50, cap=4, max_seconds=60, client="10.0.0.1", client_cap=2
+        ).job
+        == theirs.job
+    )
+    # Once one of its jobs is done, the client may queue another; admin jobs carry no client.
+    assert mine[0].job is not None and queue.cancel(mine[0].job.id) is not None
+    assert queue.submit_automatic(
+        "subtraction:1,9", "heap", 100, cap=4, max_seconds=60, client="10.0.0.1", client_cap=2
+    ).created
+    assert queue.submit(GAME, "heap", 10).client is None
+    # Without a known client only the cap applies.
+    assert queue.submit_automatic("subtraction:3,9", "heap", 100, cap=5, max_seconds=60).created
+    with pytest.raises(InvalidArgument, match="client_cap must be >= 1, got 0"):
+        queue.submit_automatic(GAME, "heap", 10, cap=4, max_seconds=60, client="x", client_cap=0)

@@ -7,9 +7,11 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 import sqlalchemy as sa
 
 from engine.games.registry import parse_game_id
@@ -142,3 +144,54 @@ def test_worker_processes_never_share_a_job(clean_db: sa.Engine, database_url: s
         expected = kernel.extend(np.zeros(0, dtype=np.uint32), info.computed_upto)
         assert np.array_equal(store.read_prefix(game, "heap", info.computed_upto), expected)
     assert store.info(GAME, "heap").computed_upto == 400_000  # type: ignore[union-attr]
+
+
+def _children(pid: int) -> list[int]:
+    """The live child processes of `pid` (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc for the worker's processes")
+def test_a_killed_worker_leaves_no_computation_behind(
+    clean_db: sa.Engine, database_url: str, tmp_path: Path
+) -> None:
+    """The worker computes in a child process (started by a fork server): SIGKILL the worker mid-step and
+    the child stops too, instead of computing on for nobody."""
+    queue = JobQueue(clean_db)
+    job = queue.submit("bicolor-nim", "G[20w20b;b]", 1_000_000)
+    worker = start_worker(database_url, tmp_path / "w.log", lease=1.0, step=1 << 20, name="doomed")
+    stop = threading.Event()
+    try:
+        while (seen := queue.get(job.id)) is None or seen.done == 0:
+            assert worker.poll() is None, (tmp_path / "w.log").read_text()
+            stop.wait(0.05)
+        computing = [child for server in _children(worker.pid) for child in _children(server)]
+        assert computing, "no computing process found"
+        worker.send_signal(signal.SIGKILL)
+        worker.wait()
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in computing):
+        assert time.monotonic() < deadline, f"computing processes {computing} outlived their worker"
+        stop.wait(0.1)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"

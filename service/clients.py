@@ -1,0 +1,33 @@
+"""Which client a request comes from, for the service layer: the peer's address, the identity the rate
+limit counts (service.rate_limit), over both transports.
+
+Each transport sets `CLIENT` where it knows the peer (service.client_peers: an ASGI middleware, a gRPC
+interceptor) and the service reads it (`current_client`) without it being passed through every call:
+automatic jobs are shared out per client (service.jobs). A context variable follows the request into the
+thread that answers it only where the thread runs in a copy of the request's context: starlette's
+run_in_threadpool makes one, `loop.run_in_executor` does not (`in_request_context` does).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+#: The address of the client whose request is being answered; None outside a request (tests calling
+#: the service directly, the command line).
+CLIENT: contextvars.ContextVar[str | None] = contextvars.ContextVar("nimbase_client", default=None)
+
+
+def current_client() -> str | None:
+    """The client of the request being answered (None: no transport set one)."""
+    return CLIENT.get()
+
+
+def in_request_context(call: Callable[[], T]) -> Callable[[], T]:
+    """`call` bound to a copy of the current context, for a thread that would not otherwise see it (what
+    `loop.run_in_executor` runs)."""
+    return functools.partial(contextvars.copy_context().run, call)

@@ -1,0 +1,297 @@
+"""A job's computation in a child process, where it can be stopped at any moment and held to a memory cap.
+
+A thread cannot be stopped, and a kernel's step (numba or numpy) checks nothing while it runs: one step of
+an automatic job ran 218 s past the job's time bound while its worker grew to 8 GB. So the worker runs
+its kernels in a child process (one per worker, kept from job to job, started again once killed) whose
+address space is capped (RLIMIT_AS, NIMBASE_WORKER_MEMORY_BYTES), and waits for each answer only until a
+time it chooses: past it, or as soon as the job must stop (lease lost, job cancelled, worker shutting
+down), the child is killed. The child never writes to the database (the worker writes every checkpoint),
+so killing it loses the step in flight and nothing else; and it exits when its worker's end of the pipe
+closes, so a killed worker leaves no computation behind.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import queue
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from engine.graphs import UploadedGraph
+from engine.kind import SequenceKernel
+from engine.periods import Period
+from nimbase.settings import variable_name
+
+#: Longest wait for the child between two checks of whether the job must stop (seconds).
+POLL_SECONDS = 0.1
+#: Least seconds between two progress messages of the child (the first is sent at once).
+CHILD_PROGRESS_SECONDS = 0.1
+#: Modules the fork server imports once, so each child starts with them loaded.
+PRELOAD = ["worker.compute", "engine.games.registry"]
+#: The setting that caps the child's memory, as messages name it.
+MEMORY_SETTING = variable_name(("worker", "memory_bytes"))
+
+
+class ComputeError(Exception):
+    """The computation failed: the kernel raised (its error as `Type: message`), or the child died."""
+
+
+class KernelFailed(ComputeError):
+    """The kernel raised: its error as `Type: message`, as if it had been raised in the worker."""
+
+
+class MemoryCapExceeded(ComputeError):
+    """The computation needed more memory than the worker's cap (the message names the cap and setting)."""
+
+
+class TimeUp(Exception):
+    """No answer came by the time given: the child was killed."""
+
+
+def _context() -> Any:
+    """Fork server where there is one (children start in milliseconds, modules loaded), else spawn."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(PRELOAD)
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+class Computer:
+    """A worker's child process computing its jobs' kernels, started when first needed.
+
+    Every call takes `check`, called about every POLL_SECONDS while it waits: whatever it raises (the job
+    must stop) kills the child and is raised again. A call given `until` (time.monotonic()) kills the
+    child at that time and raises TimeUp. Past its memory cap the call raises MemoryCapExceeded (the
+    child is replaced); a kernel's error is raised as KernelFailed, and a child that died as ComputeError.
+    """
+
+    def __init__(self, memory_bytes: int) -> None:
+        if memory_bytes < 0:
+            raise ValueError(f"memory_bytes must be >= 0, got {memory_bytes}")
+        self.memory_bytes = memory_bytes
+        self._process: BaseProcess | None = None
+        self._conn: Connection | None = None
+
+    def use(self, game_id: str, family: str, graph: UploadedGraph | None, check: Callable[[], None]) -> None:
+        """Make the kernel of (game_id, family) the child's (bound to `graph` for a game on one), with no
+        values computed yet."""
+        self._call(("kernel", game_id, family, graph), check, None, None, f"loading {game_id!r}")
+
+    def length(
+        self, progress: Callable[[int, int], None], check: Callable[[], None], what: str
+    ) -> int | None:
+        """The kernel's `length` (an object made whole: a solve, its progress reported as it goes)."""
+        found: int | None = self._call(("length",), check, None, progress, what)
+        return found
+
+    def extend(
+        self,
+        stop: int,
+        check: Callable[[], None],
+        what: str,
+        *,
+        prefix: NDArray[np.uint32] | None = None,
+        certify: bool = False,
+        until: float | None = None,
+    ) -> tuple[NDArray[np.uint32], Period | None]:
+        """The values from the child's current length (or from `prefix`, which it then holds) to `stop`,
+        and with `certify` the period the values so far certify (None: none)."""
+        values, period = self._call(("extend", prefix, stop, certify), check, until, None, what)
+        return values, period
+
+    def close(self) -> None:
+        """Stop the child (a new one starts when next needed)."""
+        process, conn = self._process, self._conn
+        self._process = self._conn = None
+        if conn is not None:
+            conn.close()
+        if process is not None:
+            process.kill()
+            process.join()
+
+    def _start(self) -> Connection:
+        if self._conn is not None:
+            return self._conn
+        context = _context()
+        pipe: tuple[Connection, Connection] = context.Pipe()
+        mine, theirs = pipe
+        process = context.Process(
+            target=serve, args=(theirs, self.memory_bytes), name="nimbase-compute", daemon=True
+        )
+        process.start()
+        theirs.close()
+        self._process, self._conn = process, mine
+        return mine
+
+    def _call(
+        self,
+        message: tuple[Any, ...],
+        check: Callable[[], None],
+        until: float | None,
+        progress: Callable[[int, int], None] | None,
+        what: str,
+    ) -> Any:
+        try:
+            conn = self._start()
+            try:
+                conn.send(message)
+            except (OSError, ValueError):
+                raise self._died(what) from None
+            while True:
+                check()
+                now = time.monotonic()
+                if until is not None and now >= until:
+                    self.close()
+                    raise TimeUp(what)
+                if not conn.poll(POLL_SECONDS if until is None else min(POLL_SECONDS, until - now)):
+                    process = self._process
+                    if process is not None and not process.is_alive():
+                        raise self._died(what)
+                    continue
+                try:
+                    answer = conn.recv()
+                except (EOFError, OSError):
+                    raise self._died(what) from None
+                kind = answer[0]
+                if kind == "progress":
+                    if progress is not None:
+                        progress(answer[1], answer[2])
+                elif kind == "done":
+                    return answer[1]
+                elif kind == "memory":
+                    self.close()  # a fresh child: the old one may be left fragmented
+                    raise MemoryCapExceeded(
+                        f"{what} needed more memory than the worker's cap of {self.memory_bytes} bytes "
+                        f"({MEMORY_SETTING})"
+                    )
+                else:
+                    raise KernelFailed(answer[1])
+        except (ComputeError, TimeUp):
+            raise
+        except BaseException:  # the job must stop (or the worker failed): nothing may go on computing
+            self.close()
+            raise
+
+    def _died(self, what: str) -> ComputeError:
+        process = self._process
+        if process is not None:
+            process.join(1.0)  # it closed its pipe: give it a moment to be gone, for its exit code
+        code = None if process is None else process.exitcode
+        self.close()
+        if code is None:
+            how = "stopped answering"
+        elif code < 0:
+            how = f"was killed by signal {-code}"
+        else:
+            how = f"exited ({code})"
+        cap = ""
+        if self.memory_bytes:
+            cap = f", under its memory cap of {self.memory_bytes} bytes ({MEMORY_SETTING})"
+        return ComputeError(f"{what}: the process computing it {how}{cap}")
+
+
+# ---- the child --------------------------------------------------------------------------------------
+
+
+def serve(conn: Connection, memory_bytes: int) -> None:
+    """The child: answer the worker's messages until its end of the pipe closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the worker decides when its computation stops
+    inbox: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
+
+    def read() -> None:
+        try:
+            while True:
+                inbox.put(conn.recv())
+        except (EOFError, OSError):
+            pass
+        os._exit(0)  # the worker is gone (or closed the pipe): nobody waits for the rest
+
+    threading.Thread(target=read, name="compute-inbox", daemon=True).start()
+    cap_memory(memory_bytes)
+    state = _State()
+    while True:
+        message = inbox.get()
+        try:
+            conn.send(("done", state.handle(message, conn)))
+        except MemoryError:
+            state.reset()
+            conn.send(("memory",))
+        except Exception as exc:
+            conn.send(("error", f"{type(exc).__name__}: {exc}"))
+
+
+def cap_memory(memory_bytes: int) -> None:
+    """Cap this process's address space at `memory_bytes` (0: no cap), where the platform can."""
+    if memory_bytes <= 0 or sys.platform == "win32":
+        return
+    import resource
+
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = memory_bytes if hard == resource.RLIM_INFINITY else min(memory_bytes, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+class _State:
+    """The child's kernel and the values it has computed."""
+
+    def __init__(self) -> None:
+        self.kernel: SequenceKernel | None = None
+        self.values: NDArray[np.uint32] = np.zeros(0, dtype=np.uint32)
+
+    def reset(self) -> None:
+        self.kernel = None
+        self.values = np.zeros(0, dtype=np.uint32)
+
+    def handle(self, message: tuple[Any, ...], conn: Connection) -> Any:
+        kind = message[0]
+        if kind == "kernel":
+            self.reset()
+            self.kernel = _kernel(message[1], message[2], message[3])
+            return None
+        kernel = self.kernel
+        if kernel is None:
+            raise RuntimeError("no kernel loaded")
+        if kind == "length":
+            return kernel.length(_reporter(conn))
+        _, prefix, stop, certify = message
+        if prefix is not None:
+            self.values = prefix
+        start = len(self.values)
+        self.values = kernel.extend(self.values, stop)
+        period = kernel.certify(self.values) if certify else None
+        return self.values[start:stop], period
+
+
+def _kernel(game_id: str, family: str, graph: UploadedGraph | None) -> SequenceKernel:
+    from engine.games.registry import parse_game_id
+
+    kind = parse_game_id(game_id)
+    if graph is not None:
+        kind = kind.bind_graph(graph)
+    kernel = kind.kernel_for(family)
+    if kernel is None:
+        raise RuntimeError(f"game {game_id!r} stores no sequence {family!r}")
+    return kernel
+
+
+def _reporter(conn: Connection) -> Callable[[int, int], None]:
+    last = [-CHILD_PROGRESS_SECONDS]
+
+    def report(done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - last[0] >= CHILD_PROGRESS_SECONDS:
+            last[0] = now
+            conn.send(("progress", done, total))
+
+    return report
