@@ -161,10 +161,12 @@ def _processes_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from engine.games.registry import kind_settings
     from service.core import Nimbase
     from service.server import run_configured
 
     settings: Settings = args.settings
+    kind_settings(settings.kind_variables)  # each kind's own variables, checked before anything starts
     if args.migrate:
         from storage.migrate import upgrade_head
 
@@ -716,6 +718,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         result: int = args.func(args)
+    except InvalidSetting as error:  # a kind's own variable, checked when the service starts
+        print(f"nimbase: {error}", file=sys.stderr)
+        return 2
     except CommandError as error:
         print(f"nimbase: {error}", file=sys.stderr)
         return 1
