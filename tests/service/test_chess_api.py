@@ -17,7 +17,7 @@ import chess
 import pytest
 import sqlalchemy as sa
 
-from engine import stored_bytes
+from engine import keep
 from nimbase.client import NimbaseClientError
 from storage.sequences import SequenceStore
 from tests.engine import fresh_keepers
@@ -253,9 +253,9 @@ def test_a_worker_stores_the_krvk_table(api: Endpoints, monkeypatch: pytest.Monk
     assert info is not None and 4 * info.computed_upto < int(stats["positions"])
     api.service.tables.forget()  # the stored header is seen at once (not after its two seconds)
     # The live table looks for a stored one only every STORED_RECHECK_SECONDS, not at every request.
-    monkeypatch.setattr(stored_bytes, "STORED_RECHECK_SECONDS", 3600.0)
+    monkeypatch.setattr(keep, "STORED_RECHECK_SECONDS", 3600.0)
     assert api.client.get_value("chess:KRvK", fen) == before
-    monkeypatch.setattr(stored_bytes, "STORED_RECHECK_SECONDS", 0.0)
+    monkeypatch.setattr(keep, "STORED_RECHECK_SECONDS", 0.0)
     after = api.client.get_value("chess:KRvK", fen)
     assert after == {**before, "source": "table"}
     assert api.client.get_stats("chess:KRvK")["source"] == "table"

@@ -15,7 +15,7 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-from engine import stored_bytes
+from engine import keep
 from engine.kernels.retrograde import csr_from_edges, solve_graph_reference
 from nimbase.client import NimbaseClientError
 from storage.sequences import SequenceStore
@@ -222,9 +222,9 @@ def test_a_worker_stores_the_solution(api: Endpoints, monkeypatch: pytest.Monkey
     assert done["status"] == "done" and done["progress"]["done"] == done["progress"]["total"] > 0
     api.service.tables.forget()  # the stored header is seen at once (not after its two seconds)
     # The live solution looks for a stored one only every STORED_RECHECK_SECONDS, not at every request.
-    monkeypatch.setattr(stored_bytes, "STORED_RECHECK_SECONDS", 3600.0)
+    monkeypatch.setattr(keep, "STORED_RECHECK_SECONDS", 3600.0)
     assert value(api, "graph:stored12", "w3") == before
-    monkeypatch.setattr(stored_bytes, "STORED_RECHECK_SECONDS", 0.0)
+    monkeypatch.setattr(keep, "STORED_RECHECK_SECONDS", 0.0)
     assert value(api, "graph:stored12", "w3") == {**before, "source": "table"}
     assert api.client.get_stats("graph:stored12")["source"] == "table"
     with pytest.raises(NimbaseClientError) as info:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from engine import stored_bytes
+from engine import keep
 from nimbase.client import NimbaseClientError
 from storage.jobs import JobQueue
 from tests.service import Endpoints, serving_api
@@ -114,7 +114,7 @@ def test_a_live_elimination_gives_way_to_a_stored_one(
 ) -> None:
     game = "lights-out:7x5:torus"
     board = "/".join(["10000"] * 7)
-    monkeypatch.setattr(stored_bytes, "STORED_RECHECK_SECONDS", 3600.0)
+    monkeypatch.setattr(keep, "STORED_RECHECK_SECONDS", 3600.0)
     before = api.client.get_value(game, board)
     assert before["source"] == "live"
     job = api.client.submit_job(game, 0, family="elimination")
@@ -122,5 +122,5 @@ def test_a_live_elimination_gives_way_to_a_stored_one(
     assert api.client.get_job(job["id"])["status"] == "done"
     # the server keeps the live elimination until it looks in storage again (every few seconds)
     assert api.client.get_value(game, board)["source"] == "live"
-    monkeypatch.setattr(stored_bytes, "STORED_RECHECK_SECONDS", 0.0)
+    monkeypatch.setattr(keep, "STORED_RECHECK_SECONDS", 0.0)
     assert api.client.get_value(game, board) == {**before, "source": "table"}
