@@ -27,6 +27,7 @@ import time
 from bench.common import figure
 from engine.games.chebyshev_f2 import plane_nullity
 from engine.games.lights_out.kind import LightsOut
+from engine.games.lights_out.settings import LightsOutSettings
 from engine.games.lights_out.shape import Shape
 from engine.games.lights_out.solver import eliminate_shape, solver_bytes
 from engine.games.lights_out.stats import STATS_JOB_WORK, STATS_WORK, ShapeStatistics, StatsKernel
@@ -34,13 +35,13 @@ from engine.games.lights_out.stored import solver_of
 from engine.graphs import build_graph
 from engine.kernels.lights_out_stats import coset_leader_counts_bruteforce, type_walk_work
 from engine.kind import Context
-from nimbase.settings import DEFAULT_CACHE
 from tests.engine import StoredWords, engine_context
 
 COLD = """
 import time
 started = time.perf_counter()
 from engine.games.lights_out.kind import LightsOut
+from engine.games.lights_out.settings import LightsOutSettings
 from engine.games.lights_out.shape import Shape
 from tests.engine import StoredWords, engine_context
 game = LightsOut(Shape.grid(256, 256, {topology!r}))
@@ -234,7 +235,7 @@ def big_graph() -> None:
 
 def kept_eliminations() -> None:
     """What the keeper weighs each kept elimination (`solver_bytes`), beside its budget."""
-    budget = DEFAULT_CACHE.lights_out_elimination_bytes
+    budget = LightsOutSettings().elimination_bytes
     for topology in ("plane", "torus"):
         weight = solver_bytes(solver_of(Shape.grid(256, 256, topology), fresh()).value)
         figure(f"lights-out 256x256 {topology}: kept elimination", weight / 2**20, "MiB")

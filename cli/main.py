@@ -237,6 +237,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         result: int = args.func(args)
+    except InvalidSetting as error:  # a kind's own variable, checked when the service starts
+        print(f"nimbase: {error}", file=sys.stderr)
+        return 2
     except CommandError as error:
         print(f"nimbase: {error}", file=sys.stderr)
         return 1

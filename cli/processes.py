@@ -60,10 +60,12 @@ def processes_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from engine.games.registry import kind_settings
     from service.core import Nimbase
     from service.server import run_configured
 
     settings: Settings = args.settings
+    kind_settings(settings.kind_variables)  # each kind's own variables, checked before anything starts
     if args.migrate:
         from storage.migrate import upgrade_head
 

@@ -1,8 +1,9 @@
 """Objects stored whole (a solved graph, an endgame table, a shape's elimination, its statistics), kept in
 the process: one ladder for every kind that needs one.
 
-A kind asks its `Keeper` (`Context.kept`, owned by the service) for an object by key, and the keeper
-walks the ladder, cheapest first:
+A kind asks its `Keeper` (`Context.kept.keeper(SPEC)`, owned by the service; the kind declares SPEC and
+its budget in its own settings, engine.kind_settings) for an object by key, and the keeper walks the
+ladder, cheapest first:
 - kept: the object in memory, if one is kept; a stored one is final, one made live is looked up in
   storage again every STORED_RECHECK_SECONDS (`StoredLook`: a job may have stored it since);
 - stored: the object a worker's job stored, read through the request's `ctx.tables`
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar, cast
 
 from engine.deadline import Deadline
+from engine.kind_settings import KeeperSpec, KindSettings
 from engine.lru import LRU
 
 T = TypeVar("T")
@@ -191,32 +193,20 @@ class Keeper:
                     del self._keys[key]
 
 
-@dataclass(frozen=True, slots=True)
 class Keepers:
-    """The keepers a service owns, one per use, each with its budget (NIMBASE_CACHE_*_BYTES): what a
-    request lends its kind as `Context.kept`."""
+    """The keepers a service owns, lent to each request as `Context.kept`: one per `KeeperSpec` a kind
+    declares, made on first use with the byte budget the kinds' settings give it (NIMBASE_CACHE_*_BYTES).
+    Naming no kind, it needs no edit when a kind that keeps something is added."""
 
-    #: Chess endgame tables (engine.games.chess), by material.
-    chess_tables: Keeper
-    #: Solved game graphs (engine.games.graph_game), by graph.
-    graph_solutions: Keeper
-    #: Lights Out eliminations (engine.games.lights_out.solver), by shape.
-    eliminations: Keeper
-    #: Lights Out shape statistics (engine.games.lights_out.stats), by shape.
-    statistics: Keeper
+    def __init__(self, settings: KindSettings | None = None) -> None:
+        self._settings = KindSettings() if settings is None else settings
+        self._keepers: dict[KeeperSpec, Keeper] = {}
+        self._lock = threading.Lock()
 
-    @classmethod
-    def of_budgets(
-        cls,
-        *,
-        chess_table_bytes: int,
-        graph_solution_bytes: int,
-        elimination_bytes: int,
-        statistics_bytes: int,
-    ) -> Keepers:
-        return cls(
-            Keeper(chess_table_bytes),
-            Keeper(graph_solution_bytes),
-            Keeper(elimination_bytes),
-            Keeper(statistics_bytes),
-        )
+    def keeper(self, spec: KeeperSpec) -> Keeper:
+        """The keeper `spec` declares (made now, empty, if this is its first use)."""
+        with self._lock:
+            keeper = self._keepers.get(spec)
+            if keeper is None:
+                keeper = self._keepers[spec] = Keeper(spec.budget_of(self._settings))
+            return keeper

@@ -12,7 +12,8 @@ A kind does no I/O. What it needs from outside comes through the request `Contex
   has gone away; long loops call `ctx.deadline.check(...)`, and `Tables` take `ctx.deadline.at`);
 - `memo`, a shared cache for answers that are costly to find and cheap to keep;
 - `kept`, the service's keepers of objects stored whole (engine.keep: endgame tables, solved graphs,
-  eliminations), which walk the ladder kept -> stored -> made live -> refused for the kind.
+  eliminations), which walk the ladder kept -> stored -> made live -> refused for the kind;
+- `settings_for(...)`, the kind's own settings (engine.kind_settings: its own bounds and budgets).
 """
 
 from __future__ import annotations
@@ -34,9 +35,11 @@ from engine.values import BestMoveResult, GameInfo, SequenceResult, Source, Valu
 if TYPE_CHECKING:
     from engine.graphs import UploadedGraph
     from engine.keep import Keepers
+    from engine.kind_settings import KindSettings
 
 Pos = TypeVar("Pos")
 T = TypeVar("T")
+S = TypeVar("S")
 
 
 class SequenceKernel(ABC):
@@ -166,7 +169,8 @@ class Memo(Protocol):
 
 
 class RequestLimits(Protocol):
-    """The per-request bounds a kind applies to its own live work."""
+    """The per-request bounds every kind shares (a kind's own bounds are its settings:
+    `Context.settings_for`, engine.kind_settings)."""
 
     @property
     def search_states(self) -> int: ...
@@ -180,20 +184,6 @@ class RequestLimits(Protocol):
     def stats_p_positions(self) -> int: ...
     @property
     def answer_chars(self) -> int: ...
-    @property
-    def graph_live_edges(self) -> int:
-        """Most edges of a game graph (`graph:NAME`) solved for a request, before a worker has solved it."""
-        ...
-
-    @property
-    def chess_live_men(self) -> int:
-        """Most men of a chess material whose table is solved for a request, before a worker has stored it."""
-        ...
-
-    @property
-    def bicolor_live_box_bytes(self) -> int:
-        """Most memory the box kernel may take to value a bicolor-nim position for a request."""
-        ...
 
 
 class Allowance:
@@ -219,8 +209,8 @@ class Allowance:
 
 @dataclass(frozen=True, slots=True)
 class Context:
-    """Everything one request lends a kind: tables, bounds, its deadline (and cancellation), memo and
-    the keepers of objects stored whole."""
+    """Everything one request lends a kind: tables, bounds, its deadline (and cancellation), memo, the
+    keepers of objects stored whole and the kind's own settings."""
 
     tables: Tables
     limits: RequestLimits
@@ -228,8 +218,14 @@ class Context:
     memo: Memo
     #: Search steps left for remoteness in this request (see `Allowance`).
     allowance: Allowance
-    #: The service's keepers (engine.keep), shared by every request.
+    #: The service's keepers (engine.keep), shared by every request: `kept.keeper(SPEC)`.
     kept: Keepers
+    #: Each kind's own settings (engine.kind_settings), as the service read them.
+    settings: KindSettings
+
+    def settings_for(self, cls: type[S]) -> S:
+        """The kind's own settings of class `cls` (its `Family.settings`), as configured."""
+        return self.settings.of(cls)
 
 
 #: What `GameKind.memory_bytes` counts a kind as unless it says otherwise: generous for a kind made from

@@ -21,6 +21,8 @@ cannot use raises `InvalidSetting`, whose message names the variable and quotes 
 | `NIMBASE_AUTO_<FIELD>`   | `auto.<field>` (`AutoJobSettings`)  |
 | `NIMBASE_RATE_LIMIT_<FIELD>` | `rate_limit.<field>` (`RateLimitSettings`) |
 | `NIMBASE_CACHE_<FIELD>`  | `cache.<field>` (`CacheSettings`)   |
+| `NIMBASE_LIMITS_<KIND>_<FIELD>` | `kind_variables`: a kind's own settings (engine.kind_settings) |
+| `NIMBASE_CACHE_<KIND>_<FIELD>` | `kind_variables`: its keepers' budgets (engine.kind_settings) |
 
 README.md ("Configuration") lists every variable with its default and meaning. An empty variable counts
 as unset. This module imports nothing of nimbase's other packages, so storage/ and worker/ may use it.
@@ -33,10 +35,10 @@ import math
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -49,13 +51,23 @@ from pydantic import (
     NonNegativeInt,
     PositiveFloat,
     PositiveInt,
+    TypeAdapter,
     ValidationError,
 )
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    SettingsError,
+)
 
 #: Prefix of every nimbase variable but DATABASE_URL.
 ENV_PREFIX = "NIMBASE_"
 DATABASE_URL_VARIABLE = "DATABASE_URL"
+
+T = TypeVar("T")
 
 
 class InvalidSetting(ValueError):
@@ -185,17 +197,6 @@ class Limits:
     #: Live computations (growing a game's values) running at once; a request waits for a turn only
     #: until its deadline, so a flood of costly requests cannot take every core from cheap lookups.
     live_computations: PositiveInt = 2
-    #: Most edges of an uploaded game graph (`graph:NAME`) solved within a request while no worker has
-    #: stored its solution (about a tenth of a second a million edges); a larger graph is answered once
-    #: its solve job is done (FAILED_PRECONDITION, naming the job, until then).
-    graph_live_edges: PositiveInt = 1_000_000
-    #: Most men of a chess material (`chess:KRvK` has 3) whose table is solved within a request while no
-    #: worker has stored it: three men take well under a second, four up to a minute (RESOURCE_EXHAUSTED,
-    #: naming the job, until it is stored).
-    chess_live_men: PositiveInt = 3
-    #: Most memory the box kernel may take to value a bicolor-nim position (every sub-position at once)
-    #: for a request, about a second of work at this size; past it, the position is searched instead.
-    bicolor_live_box_bytes: PositiveInt = 256 << 20
     #: Bytes of a POST /v1/values:batch body (RESOURCE_EXHAUSTED, 413, above): a full batch of
     #: `batch_positions` positions of about 1,600 characters each (80 heaps of 19 digits), or one position
     #: of the longest kind (engine.positions.MAX_POSITION_CHARS, 2,000,000 characters), as JSON.
@@ -340,7 +341,8 @@ class CacheSettings:
     #: size, any other entry counted as 4 KiB (and 4 KiB more per 64 heaps of its position).
     memo_bytes: PositiveInt = 20 << 20
     #: Games bound to an uploaded graph (graph:NAME, lights-out:graph:NAME), each counted as its
-    #: `GameKind.memory_bytes()` (names, successor arrays; solutions count in `graph_solution_bytes`):
+    #: `GameKind.memory_bytes()` (names, successor arrays; solutions count in the graph kind's own
+    #: budget, NIMBASE_CACHE_GRAPH_SOLUTION_BYTES):
     #: the game of the largest graph an upload takes, 10,000,000 edges on 1,000,000 short-named vertices
     #: (about 190 MB), fits.
     graph_game_bytes: PositiveInt = 256 << 20
@@ -350,21 +352,55 @@ class CacheSettings:
     #: Answers to repeated lookups kept as the bytes sent (service.answers: formula and table answers
     #: only, each counted as its length and 768 bytes): about 20,000 single values.
     answer_bytes: PositiveInt = 16 << 20
-    #: Chess endgame tables kept whole (engine.keep), each counted as its packed bytes: every supported
-    #: table together (about 64 MB) fits.
-    chess_table_bytes: PositiveInt = 128 << 20
-    #: Solved game graphs (`graph:NAME`) kept whole, each counted as its packed outcomes, remoteness and
-    #: gamma (about 5 bytes a vertex): the solution of the largest graph an upload takes (5 MB) fits.
-    graph_solution_bytes: PositiveInt = 64 << 20
-    #: Lights Out eliminations kept whole (one per shape: the flip sets, the chase and the null basis; a
-    #: 256 x 256 board's is about 10 MB).
-    lights_out_elimination_bytes: PositiveInt = 128 << 20
-    #: Lights Out shape statistics kept whole (GetStats: rank, nullity, distance counts), each counted
-    #: as its JSON text.
-    lights_out_stats_bytes: PositiveInt = 16 << 20
 
 
 DEFAULT_CACHE = CacheSettings()
+
+
+# ---- each kind's own settings ----------------------------------------------------------------------
+
+#: The groups a kind's own settings join, by the prefix of their variables: its limits are
+#: NIMBASE_LIMITS_<KIND>_<FIELD>, the byte budgets of what it keeps NIMBASE_CACHE_<KIND>_<FIELD>. The kinds
+#: declare them (engine.kind_settings); this module only reads their text (`Settings.kind_variables`).
+KIND_GROUPS: dict[str, type[Any]] = {"limits": Limits, "cache": CacheSettings}
+
+
+def _kind_variable(name: str) -> bool:
+    """Whether an environment variable (any case) is in a group kinds join without being one of the
+    group's own fields: a kind's setting, or no setting at all (told apart once the kinds are known)."""
+    lowered = name.lower()
+    for group, declared in KIND_GROUPS.items():
+        head = f"{ENV_PREFIX}{group}_".lower()
+        if lowered.startswith(head):
+            return lowered.removeprefix(head) not in {f.name for f in fields(declared)}
+    return False
+
+
+def read_declared(cls: type[T], variables: Mapping[str, str], values: Mapping[str, str]) -> T:
+    """`cls` (a frozen dataclass with a default for each field) from the `values` of its variables
+    (`variables`: field -> its variable): a field whose variable is unset keeps its default.
+    InvalidSetting naming each variable whose value the field cannot take."""
+    given = {field: values[name] for field, name in variables.items() if name in values}
+    try:
+        return TypeAdapter(cls).validate_python(given)
+    except ValidationError as exc:
+        raise InvalidSetting(describe_errors(exc, lambda loc: variables[str(loc[0])])) from None
+
+
+def refuse_unknown(values: Mapping[str, str], known: Collection[str]) -> None:
+    """InvalidSetting naming each variable of `values` (`Settings.kind_variables`) that no kind declares
+    (`known`), with the variables its group does know."""
+    parts: list[str] = []
+    for name, value in values.items():
+        if name in known:
+            continue
+        group = next(g for g in KIND_GROUPS if name.startswith(f"{ENV_PREFIX}{g.upper()}_"))
+        head = f"{ENV_PREFIX}{group.upper()}_"
+        names = [variable_name((group, f.name)) for f in fields(KIND_GROUPS[group])]
+        names += sorted(k for k in known if k.startswith(head))
+        parts.append(f"{name}={value!r} is not a nimbase setting (known: {', '.join(names)})")
+    if parts:
+        raise InvalidSetting("; ".join(parts))
 
 
 # ---- TLS -----------------------------------------------------------------------------------------
@@ -410,6 +446,10 @@ class Settings(BaseModel):
     auto: AutoJobSettings = DEFAULT_AUTO
     rate_limit: RateLimitSettings = DEFAULT_RATE_LIMIT
     cache: CacheSettings = DEFAULT_CACHE
+    #: The text of each kind's own variables (NIMBASE_LIMITS_<KIND>_<FIELD>, NIMBASE_CACHE_<KIND>_<FIELD>),
+    #: by variable name in capitals: validated into each kind's settings by the layer that knows the kinds
+    #: (engine.games.registry.kind_settings), at start-up too. Empty: every kind's defaults.
+    kind_variables: dict[str, str] = Field(default_factory=dict)
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -420,7 +460,9 @@ class Settings(BaseModel):
             raise InvalidSetting(describe_errors(exc)) from None
         except SettingsError as exc:  # a group variable (NIMBASE_WORKER, NIMBASE_LIMITS...) that is not JSON
             raise InvalidSetting(str(exc)) from None
-        settings = cls.model_construct(**{name: getattr(read, name) for name in cls.model_fields})
+        fields_read = {name: getattr(read, name) for name in cls.model_fields if name != "kind_variables"}
+        kinds = {name.upper(): value for name, value in os.environ.items() if value and _kind_variable(name)}
+        settings = cls.model_construct(**fields_read, kind_variables=kinds)
         if (settings.tls_cert is None) != (settings.tls_key is None):
             given, missing = ("CERT", "KEY") if settings.tls_key is None else ("KEY", "CERT")
             raise InvalidSetting(
@@ -453,6 +495,30 @@ class _Environment(BaseSettings, Settings):
         validate_by_alias=True,
     )
 
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, _GroupVariables(settings_cls))
+
+
+class _GroupVariables(EnvSettingsSource):
+    """The environment without the kinds' own variables (`Settings.kind_variables` holds them) nor a
+    variable for `kind_variables` itself."""
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        own = f"{ENV_PREFIX}kind_variables".lower()
+        return {
+            name: value
+            for name, value in super()._load_env_vars().items()
+            if name.lower() != own and not _kind_variable(name)
+        }
+
 
 #: The groups of settings read from NIMBASE_<GROUP>_<FIELD> variables.
 _GROUPS: dict[str, type[Any]] = {
@@ -471,11 +537,14 @@ def variable_name(loc: Sequence[int | str]) -> str:
     return ENV_PREFIX + "_".join(str(part) for part in loc).upper()
 
 
-def describe_errors(exc: ValidationError) -> str:
-    """One clause per invalid variable: its name, its value quoted, and what is wrong with it."""
+def describe_errors(
+    exc: ValidationError, name_of: Callable[[Sequence[int | str]], str] = variable_name
+) -> str:
+    """One clause per invalid variable (`name_of` a setting's location): its name, its value quoted, and
+    what is wrong with it."""
     parts: list[str] = []
     for error in exc.errors():
-        name = variable_name(error["loc"])
+        name = name_of(error["loc"])
         value: Any = error.get("input")
         if error["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
             prefix = str(error["loc"][0])

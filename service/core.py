@@ -23,7 +23,7 @@ from sqlalchemy.exc import OperationalError
 
 from engine.deadline import Deadline, within
 from engine.errors import InvalidArgument, NimbaseError
-from engine.games.registry import list_games, parse_game_id
+from engine.games.registry import kind_settings, list_games, parse_game_id
 from engine.graphs import GraphBuilder, UploadedGraph
 from engine.keep import Keepers
 from engine.kind import Allowance, Context, GameKind
@@ -149,13 +149,11 @@ class Nimbase:
         )
         self.memo = Memo(cache.memo_bytes, self.tables.may_compute)
         self.answers = AnswerCache(cache.answer_bytes)
+        #: Each kind's own settings, read from their variables (InvalidSetting naming a bad one), lent to
+        #: every request (`Context.settings_for`).
+        self.kind_settings = kind_settings(settings.kind_variables)
         #: Objects stored whole that kinds keep (engine.keep), lent to every request as `Context.kept`.
-        self.kept = Keepers.of_budgets(
-            chess_table_bytes=cache.chess_table_bytes,
-            graph_solution_bytes=cache.graph_solution_bytes,
-            elimination_bytes=cache.lights_out_elimination_bytes,
-            statistics_bytes=cache.lights_out_stats_bytes,
-        )
+        self.kept = Keepers(self.kind_settings)
         self._games: LRU[str, GameKind[Any]] = LRU(maxsize=GAME_CACHE_SIZE)
         # Kinds bound to an uploaded graph may hold arrays as large as their graph: kept by bytes.
         self._graph_games: LRU[str, GameKind[Any]] = LRU(
@@ -216,14 +214,23 @@ class Nimbase:
             return []
 
     def _context(self, deadline: float | Deadline | None) -> Context:
-        """What one request lends its kind: tables, limits, its deadline (capped), the memo and keepers.
+        """What one request lends its kind: tables, limits, its deadline (capped), the memo, the keepers and
+        the kinds' own settings.
 
         The deadline is a time.monotonic() value, or a transport's `Deadline`, which it cancels when
         the client goes away: the capped copy shares that cancellation, so the work stops then too.
         """
         cap = time.monotonic() + self._limits.request_seconds
         allowance = Allowance(self._limits.remoteness_steps)
-        return Context(self.tables, self._limits, within(deadline, cap), self.memo, allowance, self.kept)
+        return Context(
+            self.tables,
+            self._limits,
+            within(deadline, cap),
+            self.memo,
+            allowance,
+            self.kept,
+            self.kind_settings,
+        )
 
     def in_memory(self, call: Callable[[], T]) -> T | None:
         """`call()` if memory alone answers it (no database, no computation), else None.

@@ -9,6 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from engine.games.bicolor import BicolorSettings
+from engine.games.chess import ChessSettings
+from engine.games.graph_game import GraphSettings
+from engine.games.lights_out.settings import LightsOutSettings
+from engine.games.registry import declared_settings, kind_settings
+from engine.kind_settings import KindSettings
 from nimbase.settings import (
     DEFAULT_AUTO,
     DEFAULT_CACHE,
@@ -172,6 +178,12 @@ def test_empty_means_unset(monkeypatch: pytest.MonkeyPatch) -> None:
         ("NIMBASE_AUTO_VALUES", "0", "greater than 0"),
         ("NIMBASE_AUTO_SECONDS", "0", "greater than 0"),
         ("NIMBASE_AUTO_SECONDS", "inf", "finite number"),
+        # a kind's own settings: refused once the kinds are known (engine.games.registry.kind_settings)
+        ("NIMBASE_LIMITS_CHESS_LIVE_MEN", "0", "greater than 0"),
+        ("NIMBASE_LIMITS_CHESS_LIVE_MEN", "many", "valid integer"),
+        ("NIMBASE_CACHE_LIGHTS_OUT_ELIMINATION_BYTES", "-1", "greater than 0"),
+        ("NIMBASE_LIMITS_BICOLOR_LIVE_BOX_BYTES", "1.5", "valid integer"),
+        ("NIMBASE_CACHE_CHESS_TABLES", "5", "is not a nimbase setting (known: NIMBASE_CACHE_LIVE_BYTES"),
         (
             "NIMBASE_AUTO_JOB",
             "3",
@@ -185,10 +197,48 @@ def test_bad_values_are_refused_naming_the_variable(
 ) -> None:
     monkeypatch.setenv(name, value)
     with pytest.raises(InvalidSetting) as info:
-        Settings.from_env()
+        start_up()
     message = str(info.value)
     assert f"{name}={value!r}" in message
     assert reason in message
+
+
+def start_up() -> KindSettings:
+    """What a process does at start-up: the settings read, then each kind's own from their variables."""
+    return kind_settings(Settings.from_env().kind_variables)
+
+
+def test_a_misspelt_group_variable_names_the_kinds_variables_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NIMBASE_LIMITS_CHESS_LIVE", "2")
+    with pytest.raises(InvalidSetting) as info:
+        start_up()
+    assert "NIMBASE_LIMITS_CHESS_LIVE='2' is not a nimbase setting (known: NIMBASE_LIMITS_LIVE_VALUES" in str(
+        info.value
+    )
+    assert "NIMBASE_LIMITS_CHESS_LIVE_MEN" in str(info.value)
+
+
+def test_each_kind_reads_its_own_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The variables that existed before kinds declared their own settings keep their names."""
+    assert start_up().of(ChessSettings) == ChessSettings() == ChessSettings(live_men=3, table_bytes=128 << 20)
+    env = {
+        "NIMBASE_LIMITS_CHESS_LIVE_MEN": "2",
+        "NIMBASE_CACHE_CHESS_TABLE_BYTES": "1000",
+        "NIMBASE_LIMITS_BICOLOR_LIVE_BOX_BYTES": "4096",
+        "NIMBASE_LIMITS_GRAPH_LIVE_EDGES": "10",
+        "NIMBASE_CACHE_GRAPH_SOLUTION_BYTES": "2000",
+        "NIMBASE_CACHE_LIGHTS_OUT_ELIMINATION_BYTES": "3000",
+        "nimbase_cache_lights_out_stats_bytes": "4000",  # any case, as every other variable
+    }
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    settings = Settings.from_env()
+    assert settings.limits == DEFAULT_LIMITS and settings.cache == DEFAULT_CACHE
+    kinds = kind_settings(settings.kind_variables)
+    assert kinds.of(ChessSettings) == ChessSettings(live_men=2, table_bytes=1000)
+    assert kinds.of(BicolorSettings) == BicolorSettings(live_box_bytes=4096)
+    assert kinds.of(GraphSettings) == GraphSettings(live_edges=10, solution_bytes=2000)
+    assert kinds.of(LightsOutSettings) == LightsOutSettings(elimination_bytes=3000, stats_bytes=4000)
 
 
 def test_every_bad_variable_is_reported_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -238,6 +288,15 @@ def test_only_the_settings_module_reads_the_environment() -> None:
                 if READS.search(line):
                     offenders.append(f"{path.relative_to(REPO)}:{number}: {line.strip()}")
     assert offenders == []
+
+
+def test_every_kind_setting_is_in_the_readme_with_its_default() -> None:
+    """The README lists each kind's own variables by hand: checked against the kinds' declarations."""
+    readme = (REPO / "README.md").read_text()
+    declared = [(d, f) for d in declared_settings() for f in fields(d.settings)]
+    assert len(declared) >= 7
+    for declaration, field in declared:
+        assert f"| `{declaration.variable(field.name)}` | `{field.default}`" in readme
 
 
 def test_every_group_setting_is_in_the_readme() -> None:

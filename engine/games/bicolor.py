@@ -40,6 +40,7 @@ from engine.kernels.bicolor import (
     values_reference,
 )
 from engine.kind import Context, GameKind, SequenceKernel
+from engine.kind_settings import PositiveInt, SettingsDeclaration
 from engine.moves import MoveTo, check_limit, list_moves
 from engine.periods import Period
 from engine.positions import MAX_HEAPS, check_length, parse_decimal, quote_position, quote_token, token_at
@@ -56,6 +57,19 @@ STORED_PARAMETER = 16
 #: Work (sub-heap pairs) per family value a live family table may cost in all, and memory of the table.
 LIVE_FAMILY_STEPS = 400_000_000
 LIVE_FAMILY_CELLS = 64_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class BicolorSettings:
+    """bicolor-nim's own settings (`SETTINGS`: NIMBASE_LIMITS_BICOLOR_<FIELD>)."""
+
+    live_box_bytes: PositiveInt = 256 << 20
+    """Most memory the box kernel may take to value a position (every sub-position at once) for a
+    request, about a second of work at this size; past it, the position is searched instead."""
+
+
+#: What the registry entry declares (the variable NIMBASE_LIMITS_BICOLOR_LIVE_BOX_BYTES).
+SETTINGS = SettingsDeclaration("bicolor", BicolorSettings)
 
 _HEAP = re.compile(r"(?:(\d+)w)?(?:(\d+)b)?")
 _BAD_CHAR = re.compile(r"[^0-9wb \t\r\n]")
@@ -341,7 +355,7 @@ class BicolorNim(GameKind[Heaps]):
     def _solve(self, position: Heaps, ctx: Context) -> _Solved:
         """The position and its children, by the box kernel when it fits, else by memoised search."""
         ctx.deadline.check(lambda: f"valuing bicolor position {format_heaps(position)!r}")
-        if box_bytes(position) <= ctx.limits.bicolor_live_box_bytes:
+        if box_bytes(position) <= ctx.settings_for(BicolorSettings).live_box_bytes:
             ctx.tables.may_compute()
             return self._from_box(position, *box_values(position))
         return self._search(position, ctx)
@@ -365,10 +379,11 @@ class BicolorNim(GameKind[Heaps]):
 
     def _search(self, position: Heaps, ctx: Context) -> _Solved:
         stones = sum(w + b for w, b in position)
+        box_limit = ctx.settings_for(BicolorSettings).live_box_bytes
         if stones > SEARCH_STONES:
             raise LimitExceeded(
                 f"bicolor position {quote_position(format_heaps(position))} is beyond the live limits: its "
-                f"sub-positions need more than {ctx.limits.bicolor_live_box_bytes >> 20} MiB in a table, "
+                f"sub-positions need more than {box_limit >> 20} MiB in a table, "
                 f"and a search over its {stones} stones is deeper than {SEARCH_STONES}"
             )
         memo: dict[Heaps, tuple[int, int, int]] = {}
@@ -401,7 +416,7 @@ class BicolorNim(GameKind[Heaps]):
             return Value(
                 self.game_id, format_heaps(position), "P" if g == 0 else "N", g, r, "formula", BicolorValue(m)
             )
-        if len(position) == 2 and box_bytes(position) > ctx.limits.bicolor_live_box_bytes:
+        if len(position) == 2 and box_bytes(position) > ctx.settings_for(BicolorSettings).live_box_bytes:
             by_family = self._two_heaps(position, ctx)
             if by_family is not None:
                 return by_family
@@ -512,7 +527,7 @@ class BicolorNim(GameKind[Heaps]):
             "game": self.game_id,
             "families_stored": len(stored),
             "computed_upto": max(stored, default=0),
-            "live_box_bytes": ctx.limits.bicolor_live_box_bytes,
+            "live_box_bytes": ctx.settings_for(BicolorSettings).live_box_bytes,
             "period": None,
         }
 

@@ -5,12 +5,12 @@ this is the kind the registry gives for `chess:KRvK`, `chess:KQvKR`, ... (`Chess
 stores a table (`TableKernel`, the family "table").
 
 Where a table comes from, cheapest first:
-- the process's keeper (`Context.kept.chess_tables`, engine.keep: least recently used dropped past
-  NIMBASE_CACHE_CHESS_TABLE_BYTES; every supported table together takes about 64 MB), so a position is
-  then answered in well under 5 ms;
+- the process's keeper (`TABLES`, engine.keep: least recently used dropped past
+  `ChessSettings.table_bytes`, NIMBASE_CACHE_CHESS_TABLE_BYTES; every supported table together takes
+  about 64 MB), so a position is then answered in well under 5 ms;
 - storage: a worker's job stores a table as the family "table" (its `Packed.to_bytes`, a quarter to half
   a byte per position, through engine.stored_bytes), read once through `ctx.tables` (`source` "table");
-- live: a material of at most `Limits.chess_live_men` men (3: under half a second each) is solved for
+- live: a material of at most `ChessSettings.live_men` men (3: under half a second each) is solved for
   the request, with the tables its captures and promotions lead to (`source` "live"; a stored table
   replaces it once a worker has stored one);
 - else RESOURCE_EXHAUSTED, naming the job queued (or open) to store the table (`Tables.refusal`).
@@ -24,6 +24,7 @@ stores only its own (each sub-table is stored by its own job, when asked for).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import chess
 
@@ -39,6 +40,7 @@ from engine.games.chess_tables import (
 )
 from engine.kernels.retrograde import Packed
 from engine.kind import Context, GameKind, SequenceKernel
+from engine.kind_settings import KeeperSpec, PositiveInt, SettingsDeclaration
 from engine.moves import MoveTo, check_limit, list_moves
 from engine.positions import quote_token
 from engine.precompute import JobPlan
@@ -50,8 +52,28 @@ FAMILY = "chess"
 TABLE = "table"
 
 
+@dataclass(frozen=True, slots=True)
+class ChessSettings:
+    """chess:MATERIAL's own settings (`SETTINGS`: NIMBASE_LIMITS_CHESS_<FIELD>, and
+    NIMBASE_CACHE_CHESS_<FIELD> for its keeper's budget)."""
+
+    live_men: PositiveInt = 3
+    """Most men of a material (`chess:KRvK` has 3) whose table is solved within a request while no worker
+    has stored it: three men take well under a second, four up to a minute (RESOURCE_EXHAUSTED, naming
+    the job, until it is stored)."""
+    table_bytes: PositiveInt = 128 << 20
+    """Bytes of endgame tables kept whole in the process (`TABLES`), each counted as its packed bytes:
+    every supported table together (about 64 MB) fits."""
+
+
+#: The keeper of endgame tables, by material; its budget is `ChessSettings.table_bytes`.
+TABLES = KeeperSpec(ChessSettings, "table_bytes")
+#: What the registry entry declares (NIMBASE_LIMITS_CHESS_LIVE_MEN, NIMBASE_CACHE_CHESS_TABLE_BYTES).
+SETTINGS = SettingsDeclaration("chess", ChessSettings, keepers=(TABLES,))
+
+
 def _table_bytes(table: ChessTable) -> int:
-    """What a kept table weighs (`Context.kept.chess_tables`)."""
+    """What a kept table weighs (`TABLES`)."""
     return table.packed.nbytes
 
 
@@ -187,18 +209,18 @@ class ChessGame(GameKind[chess.Board]):
     # -- where tables come from -------------------------------------------------------------------------
 
     def table(self, material: Material, ctx: Context) -> ChessTable:
-        """`material`'s table (`Context.kept.chess_tables`): kept in the process, else stored (read once),
-        else solved live within `chess_live_men`, else the refusal naming the job that stores it."""
+        """`material`'s table (`TABLES`): kept in the process, else stored (read once), else solved live
+        within `ChessSettings.live_men`, else the refusal naming the job that stores it."""
         what = f"solving the table of {material.name}"
 
         def refuse() -> None:
-            most = ctx.limits.chess_live_men
+            most = ctx.settings_for(ChessSettings).live_men
             if material.men > most:
                 raise ctx.tables.refusal(
                     material.game_id,
                     TABLE,
                     f"the table of {material.name} ({material.men} men) is not stored yet, and only tables "
-                    f"of up to {most} men are solved for a request (NIMBASE_LIMITS_CHESS_LIVE_MEN)",
+                    f"of up to {most} men are solved for a request ({SETTINGS.variable('live_men')})",
                 )
 
         def make() -> ChessTable:
@@ -207,16 +229,20 @@ class ChessGame(GameKind[chess.Board]):
             packed = solve_material(material, subs, lambda _d, _t: ctx.deadline.check(what))
             return ChessTable(material, packed, {}, "live")
 
-        return ctx.kept.chess_tables.get(
-            (FAMILY, material.name),
-            ctx.deadline,
-            what=what,
-            read=lambda: _stored(material, ctx),
-            make=make,
-            weigh=_table_bytes,
-            refuse=refuse,
-            before_make=ctx.tables.may_compute,
-        ).value
+        return (
+            ctx.kept.keeper(TABLES)
+            .get(
+                (FAMILY, material.name),
+                ctx.deadline,
+                what=what,
+                read=lambda: _stored(material, ctx),
+                make=make,
+                weigh=_table_bytes,
+                refuse=refuse,
+                before_make=ctx.tables.may_compute,
+            )
+            .value
+        )
 
 
 def _stored(material: Material, ctx: Context) -> ChessTable | None:

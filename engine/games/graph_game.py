@@ -17,7 +17,7 @@ and remoteness, plus gamma in the narrowest integer type it fits.
 
 Served (`parse_graph_kind`: a `NeedsGraph` the service binds to `StoredGraphGame`), the kind reads the
 solution a worker stored as the family "solution" (`plan_job`, `SolutionKernel`, through
-engine.stored_bytes and `ctx.tables`), else solves graphs of up to `Limits.graph_live_edges` edges for the
+engine.stored_bytes and `ctx.tables`), else solves graphs of up to `GraphSettings.live_edges` edges for the
 request, else refuses with FAILED_PRECONDITION: the solve is pending (naming the job queued for it).
 """
 
@@ -50,6 +50,7 @@ from engine.kernels.retrograde import (
     topological_order,
 )
 from engine.kind import Context, GameKind, SequenceKernel
+from engine.kind_settings import KeeperSpec, PositiveInt, SettingsDeclaration
 from engine.moves import MoveTo, check_limit, list_moves
 from engine.needs_graph import NeedsGraph
 from engine.positions import quote_position, quote_token
@@ -62,12 +63,32 @@ I32 = NDArray[np.int32]
 I64 = NDArray[np.int64]
 
 #: Graphs with at most this many edges are solved within a request (about 0.1 s); larger ones need the
-#: worker's stored solution (LimitExceeded until then; served, `Limits.graph_live_edges` and
+#: worker's stored solution (LimitExceeded until then; served, `GraphSettings.live_edges` and
 #: FAILED_PRECONDITION).
 LIVE_EDGES = 1_000_000
 FAMILY = "graph"
 #: The stored family holding a graph's solution (`GraphSolution.to_bytes`, as words).
 SOLUTION = "solution"
+
+
+@dataclass(frozen=True, slots=True)
+class GraphSettings:
+    """graph:NAME's own settings (`SETTINGS`: NIMBASE_LIMITS_GRAPH_<FIELD>, NIMBASE_CACHE_GRAPH_<FIELD>)."""
+
+    live_edges: PositiveInt = LIVE_EDGES
+    """Most edges of an uploaded game graph solved within a request while no worker has stored its
+    solution (about a tenth of a second a million edges); a larger graph is answered once its solve job
+    is done (FAILED_PRECONDITION, naming the job, until then)."""
+    solution_bytes: PositiveInt = 64 << 20
+    """Bytes of solved game graphs kept whole in the process (`SOLUTIONS`), each counted as its packed
+    outcomes, remoteness and gamma (about 5 bytes a vertex): the solution of the largest graph an upload
+    takes (5 MB) fits."""
+
+
+#: The keeper of solved graphs; its budget is `GraphSettings.solution_bytes`.
+SOLUTIONS = KeeperSpec(GraphSettings, "solution_bytes")
+#: What the registry entry declares (NIMBASE_LIMITS_GRAPH_LIVE_EDGES, NIMBASE_CACHE_GRAPH_SOLUTION_BYTES).
+SETTINGS = SettingsDeclaration("graph", GraphSettings, keepers=(SOLUTIONS,))
 
 #: Bytes a vertex name costs in memory beyond its characters (`GraphGame.memory_bytes`): the str's
 #: header (49 bytes when ASCII), its slot in the vertex tuple, its entry and int in the index dict.
@@ -436,13 +457,13 @@ class SolutionKernel(BytesKernel):
 class StoredGraphGame(GraphGame):
     """`graph:NAME` as served (what `NeedsGraph` binds to): values from the solution a worker stored
     (read once through `ctx.tables`, `source` "table"), else from one solved for the request when the
-    graph has at most `Limits.graph_live_edges` edges (`source` "live", kept until a stored one
+    graph has at most `GraphSettings.live_edges` edges (`source` "live", kept until a stored one
     replaces it), else FAILED_PRECONDITION saying the solve is pending, naming the job queued (or open)
-    to solve it. The solution is kept by the service's keeper (`Context.kept.graph_solutions`), not by
+    to solve it. The solution is kept by the service's keeper (`SOLUTIONS`), not by
     the kind."""
 
     def solved_game(self, ctx: Context) -> GraphGame:
-        """The game answering from its solution (`Context.kept.graph_solutions`): kept, else the stored
+        """The game answering from its solution (`SOLUTIONS`): kept, else the stored
         one, else one solved live, else the refusal naming the job queued to solve it."""
 
         def read() -> GraphSolution | None:
@@ -452,18 +473,18 @@ class StoredGraphGame(GraphGame):
             return stored if stored is not None and len(stored.packed) == len(self.vertices) else None
 
         def refuse() -> None:
-            most = ctx.limits.graph_live_edges
+            most = ctx.settings_for(GraphSettings).live_edges
             if self.edge_count > most:
                 raise ctx.tables.refusal(
                     self.game_id,
                     SOLUTION,
                     f"the solve of graph {self.name!r} is pending: it has {self.edge_count} edges, more than "
-                    f"the {most} solved for a request (NIMBASE_LIMITS_GRAPH_LIVE_EDGES), so its values are "
+                    f"the {most} solved for a request ({SETTINGS.variable('live_edges')}), so its values are "
                     "answered once a worker job has solved it",
                     precondition=True,
                 )
 
-        kept = ctx.kept.graph_solutions.get(
+        kept = ctx.kept.keeper(SOLUTIONS).get(
             (FAMILY, self.game_id, len(self.vertices), self.edge_count),
             ctx.deadline,
             what=f"solving graph {self.name!r}",

@@ -2,26 +2,29 @@
 
 A game id is `FAMILY` or `FAMILY:PARAMS`; the family name picks a parser that receives PARAMS (or
 None) and the whole id for its error messages. Adding a family means adding one `Family` entry to
-`FAMILIES`; nothing else here changes.
+`FAMILIES`; nothing else here changes. The entry also declares the family's own settings and keepers
+(`kind_settings` reads them from their variables for the service, naming no kind).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import InvalidGameId, UnknownGame
-from engine.games import chess, graph_game, nim, subtraction
+from engine.games import bicolor, chess, graph_game, nim, subtraction
 from engine.games.base import GameInfo
 from engine.games.bicolor import BicolorNim
 from engine.games.grundy import GrundyGame
 from engine.games.lights_out import kind as lights_out
+from engine.games.lights_out import settings as lights_out_settings
 from engine.games.lights_out.shape import FAMILY as LIGHTS_OUT
 from engine.games.octal import CLASSICS, OctalGame
 from engine.games.wythoff import WythoffGame
 from engine.kind import GameKind
+from engine.kind_settings import KindSettings, SettingsDeclaration
 
 #: What a game id resolves to: the game's kind, through which every question about it goes.
 Game = GameKind[Any]
@@ -33,12 +36,14 @@ _FAMILY_NAME = re.compile(r"[a-z][a-z0-9-]*")
 
 @dataclass(frozen=True, slots=True)
 class Family:
-    """One family of games: how its ids parse and how ListGames describes it."""
+    """One family of games: how its ids parse, how ListGames describes it and its own settings."""
 
     parse: Callable[[str | None, str], Game]
     info: Callable[[], GameInfo]
     #: Named members of the family that ListGames shows instead of one family entry.
     classics: Callable[[], list[GameInfo]] = list
+    #: The family's own settings and keepers (engine.kind_settings), if it has any.
+    settings: SettingsDeclaration | None = None
 
 
 def _parse_octal(params: str | None, text: str) -> Game:
@@ -90,14 +95,17 @@ FAMILIES: dict[str, Family] = {
     "octal": Family(parse=_parse_octal, info=_octal_info, classics=_octal_classics),  # lists the classics
     "grundy": Family(parse=_parse_grundy, info=lambda: GrundyGame().info()),
     "wythoff": Family(parse=_parse_wythoff, info=lambda: WythoffGame().info()),
-    "bicolor-nim": Family(parse=_parse_bicolor, info=lambda: BicolorNim().info()),
+    "bicolor-nim": Family(parse=_parse_bicolor, info=lambda: BicolorNim().info(), settings=bicolor.SETTINGS),
     LIGHTS_OUT: Family(
         parse=lights_out.parse_lights_out_kind,
         info=lights_out.family_info,
         classics=lights_out.family_classics,
+        settings=lights_out_settings.SETTINGS,
     ),
-    graph_game.FAMILY: Family(parse=graph_game.parse_graph_kind, info=graph_game.family_info),
-    chess.FAMILY: Family(parse=chess.parse_chess_kind, info=chess.family_info),
+    graph_game.FAMILY: Family(
+        parse=graph_game.parse_graph_kind, info=graph_game.family_info, settings=graph_game.SETTINGS
+    ),
+    chess.FAMILY: Family(parse=chess.parse_chess_kind, info=chess.family_info, settings=chess.SETTINGS),
 }
 
 
@@ -127,3 +135,14 @@ def parse_game_id(text: str) -> Game:
 def list_games() -> list[GameInfo]:
     """One ListGames entry per family."""
     return [info for family in FAMILIES.values() for info in (family.classics() or [family.info()])]
+
+
+def declared_settings() -> list[SettingsDeclaration]:
+    """Every family's own settings declaration, in ListGames order."""
+    return [family.settings for family in FAMILIES.values() if family.settings is not None]
+
+
+def kind_settings(values: Mapping[str, str]) -> KindSettings:
+    """Every family's own settings from the text of their variables (`Settings.kind_variables`);
+    InvalidSetting naming each bad value, and each variable no family declares."""
+    return KindSettings.read(declared_settings(), values)

@@ -212,6 +212,14 @@ def free_port() -> int:
         return port
 
 
+def test_serve_refuses_a_bad_kind_setting_at_start(elsewhere: Path) -> None:
+    """A kind's own variable (declared by the kind, engine.kind_settings) is checked before the service
+    starts: exit 2, one line naming it."""
+    line = nimbase(elsewhere, "serve", NIMBASE_LIMITS_CHESS_LIVE_MEN="0")
+    assert line.returncode == 2 and "Traceback" not in line.stderr
+    assert line.stderr.startswith("nimbase: NIMBASE_LIMITS_CHESS_LIVE_MEN='0' is invalid: ")
+
+
 def test_serve_with_tls(elsewhere: Path, tmp_path: Path, database_url: str) -> None:
     """NIMBASE_TLS_CERT and NIMBASE_TLS_KEY make `nimbase serve` speak TLS only; one without the other
     is refused at start, naming both."""

@@ -10,10 +10,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.deadline import Deadline
+from engine.games.registry import kind_settings as registry_kind_settings
 from engine.keep import Keepers
 from engine.kind import Allowance, Context
+from engine.kind_settings import KindSettings
 from engine.stored_bytes import StoredBytes
-from nimbase.settings import DEFAULT_CACHE, Limits
+from nimbase.settings import Limits
 
 #: Bounds roomy enough that a test's searches and move lists are never cut short.
 ROOMY = Limits(search_states=10**6, remoteness_states=10**6, ranked_moves=1000, answer_chars=10**7)
@@ -22,30 +24,37 @@ ROOMY = Limits(search_states=10**6, remoteness_states=10**6, ranked_moves=1000, 
 T = TypeVar("T")
 
 
-def fresh_keepers() -> Keepers:
-    """Empty keepers with the service's default budgets."""
-    cache = DEFAULT_CACHE
-    return Keepers.of_budgets(
-        chess_table_bytes=cache.chess_table_bytes,
-        graph_solution_bytes=cache.graph_solution_bytes,
-        elimination_bytes=cache.lights_out_elimination_bytes,
-        statistics_bytes=cache.lights_out_stats_bytes,
-    )
+def kind_settings(**variables: str) -> KindSettings:
+    """The kinds' own settings as the service reads them (engine.games.registry.kind_settings), from
+    variables given by name (`NIMBASE_LIMITS_CHESS_LIVE_MEN="2"`); none: every kind's defaults."""
+    return registry_kind_settings(variables)
+
+
+def fresh_keepers(settings: KindSettings | None = None) -> Keepers:
+    """Empty keepers with the budgets of `settings` (the defaults unless given), as the service makes them."""
+    return Keepers(kind_settings() if settings is None else settings)
 
 
 def engine_context(
-    tables: object = None, limits: Limits = ROOMY, memo: object = None, kept: Keepers | None = None
+    tables: object = None,
+    limits: Limits = ROOMY,
+    memo: object = None,
+    kept: Keepers | None = None,
+    settings: KindSettings | None = None,
 ) -> Context:
     """What a request lends a kind, without a service: `tables` (None where the kind reads none, or a
-    fake), the real `Limits` (every field a kind may read), a minute's deadline, `memo` (None: none), and
-    `kept` (fresh keepers unless given: nothing kept from another test)."""
+    fake), the real `Limits` (every field a kind may read), a minute's deadline, `memo` (None: none),
+    the kinds' own `settings` (their defaults unless given) and `kept` (fresh keepers with those
+    settings' budgets unless given: nothing kept from another test)."""
+    settings = kind_settings() if settings is None else settings
     return Context(
         tables=cast(Any, tables),
         limits=limits,
         deadline=Deadline(time.monotonic() + 60),
         memo=cast(Any, memo),
         allowance=Allowance(10**6),
-        kept=fresh_keepers() if kept is None else kept,
+        kept=fresh_keepers(settings) if kept is None else kept,
+        settings=settings,
     )
 
 

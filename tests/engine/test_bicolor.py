@@ -429,3 +429,23 @@ def test_a_lone_heaps_winning_moves_are_the_ones_the_ranking_finds() -> None:
             to_p = sorted(m.move for m in every if m.value.outcome == "P")
             wins = game._single_heap_wins(heaps[0])  # type: ignore[attr-defined]
             assert sorted(move[0] for move in wins) == to_p, (white, black)
+
+
+def test_the_kinds_own_box_budget_reaches_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """NIMBASE_LIMITS_BICOLOR_LIVE_BOX_BYTES, read as the service reads it: past it a position is searched
+    instead of boxed, to the same answer, and GetStats says the budget in force."""
+    from engine.games import bicolor
+    from engine.games.registry import parse_game_id
+    from engine.kernels.bicolor import box_bytes
+    from tests.engine import DictMemo, StoredWords, engine_context, kind_settings
+
+    game = parse_game_id("bicolor-nim")
+    position = game.parse("2w1b 2w 1w2b")
+    small = kind_settings(NIMBASE_LIMITS_BICOLOR_LIVE_BOX_BYTES=str(box_bytes(position) - 1))
+    boxed = engine_context(StoredWords(), memo=DictMemo())
+    searched = engine_context(StoredWords(), memo=DictMemo(), settings=small)
+    expected = game.value(position, boxed)
+    monkeypatch.setattr(bicolor, "box_values", None)  # not called past the budget
+    assert game.value(position, searched) == expected
+    assert game.stats(boxed)["live_box_bytes"] == 256 << 20
+    assert game.stats(searched)["live_box_bytes"] == box_bytes(position) - 1

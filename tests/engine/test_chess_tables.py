@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from engine.errors import InvalidGameId, InvalidPosition, LimitExceeded
-from engine.games.chess import TABLE, ChessGame
+from engine.games.chess import TABLE, TABLES, ChessGame
 from engine.games.chess_tables import (
     ChessTable,
     Material,
@@ -29,7 +29,7 @@ from engine.kind import Context
 from engine.stored_bytes import encode_words
 from engine.values import MoveValue, Value
 from tests import chess_oracle as oracle
-from tests.engine import StoredWords, engine_context
+from tests.engine import StoredWords, engine_context, kind_settings
 
 Tables = dict[str, ChessTable]
 
@@ -502,3 +502,28 @@ def test_the_kind_answers_as_its_tables(tablebase: Tables, served: Context) -> N
     assert alone.value(board).outcome == "D"
     with pytest.raises(LimitExceeded, match="KvK"):
         alone.moves(board)
+
+
+class Refusing(StoredWords):
+    """Nothing stored, and a refusal that says what it refuses (the service's names the queued job)."""
+
+    def refusal(
+        self, game_id: str, family: str, message: str, *, precondition: bool = False
+    ) -> LimitExceeded:
+        return LimitExceeded(f"{game_id} {family}: {message}")
+
+
+def test_the_kinds_own_settings_reach_it() -> None:
+    """NIMBASE_LIMITS_CHESS_LIVE_MEN and NIMBASE_CACHE_CHESS_TABLE_BYTES, read as the service reads them:
+    two men refuse a three-man table no worker stored; a one-byte budget keeps no table."""
+    fen = "k7/8/1K6/8/8/8/8/7R w - - 0 1"
+    two = engine_context(Refusing(), settings=kind_settings(NIMBASE_LIMITS_CHESS_LIVE_MEN="2"))
+    with pytest.raises(
+        LimitExceeded, match=r"only tables of up to 2 men .*\(NIMBASE_LIMITS_CHESS_LIVE_MEN\)"
+    ):
+        value_of(two, "KRvK", fen)
+    assert value_of(two, "KvK", "k7/8/1K6/8/8/8/8/8 w - - 0 1").source == "live"  # two men: solved
+    assert value_of(engine_context(Refusing()), "KRvK", fen).source == "live"  # the default, 3
+    tiny = engine_context(Refusing(), settings=kind_settings(NIMBASE_CACHE_CHESS_TABLE_BYTES="1"))
+    assert value_of(tiny, "KRvK", fen).source == "live"
+    assert tiny.kept.keeper(TABLES).max_bytes == 1 and tiny.kept.keeper(TABLES).kept_bytes == 0

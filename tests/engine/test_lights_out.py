@@ -14,7 +14,6 @@ import json
 import math
 import random
 from collections import deque
-from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -37,6 +36,7 @@ from engine.games.lights_out import solver as solver_module
 from engine.games.lights_out.boards import GraphRef, format_board, parse_lights_out_id
 from engine.games.lights_out.kind import LightsOut
 from engine.games.lights_out.records import LightsOutPress, LightsOutValue
+from engine.games.lights_out.settings import ELIMINATIONS
 from engine.games.lights_out.shape import (
     FAMILY,
     TOPOLOGIES,
@@ -48,7 +48,6 @@ from engine.games.lights_out.solver import ShapeSolver, eliminate_shape, solver_
 from engine.games.lights_out.stats import STATS_WORK, ShapeStatistics, StatsKernel, nullity_by_polynomial
 from engine.games.lights_out.stored import STATS, encode_elimination, solver_of, stats_bytes, stats_from_bytes
 from engine.graphs import build_graph
-from engine.keep import Keeper
 from engine.kernels.gf2 import eliminate, int_to_words, unpack_bits
 from engine.kernels.lights_out_stats import (
     coset_leader_counts,
@@ -57,7 +56,7 @@ from engine.kernels.lights_out_stats import (
 )
 from engine.kind import Context
 from engine.stored_bytes import decode_words
-from tests.engine import StoredWords, engine_context
+from tests.engine import StoredWords, engine_context, kind_settings
 from tests.facts import load_facts
 
 FACTS = load_facts("lights_out")["lights_out"]
@@ -435,9 +434,9 @@ def test_a_stored_elimination_is_used() -> None:
     tables = StoredWords()
     tables.words[(shape.game_id, "elimination")] = encode_elimination(eliminate_shape(shape))
     ctx = engine_context(tables)
-    assert (FAMILY, shape) not in ctx.kept.eliminations
+    assert (FAMILY, shape) not in ctx.kept.keeper(ELIMINATIONS)
     assert solver_of(shape, ctx).source == "table"
-    assert (FAMILY, shape) in ctx.kept.eliminations
+    assert (FAMILY, shape) in ctx.kept.keeper(ELIMINATIONS)
     game = LightsOut(shape)
     board = apply(game, 0, ("1,1", "7,5", "4,3"))
     answer = game.solve(board, ctx)
@@ -445,13 +444,14 @@ def test_a_stored_elimination_is_used() -> None:
 
 
 def test_the_kept_eliminations_stay_within_their_bytes(ctx: Context) -> None:
-    """Least recently used dropped first past the keeper's budget; one larger than the whole budget
-    serves its request and is not kept."""
+    """Least recently used dropped first past the keeper's budget (NIMBASE_CACHE_LIGHTS_OUT_ELIMINATION_BYTES,
+    read as the service reads it); one larger than the whole budget serves its request and is not kept."""
     shapes = [Shape.grid(n, n) for n in (20, 21, 22, 23)]
     weights = [solver_bytes(solver_for(shape, ctx)) for shape in shapes]
     budget = weights[0] + weights[1] + weights[2]
-    small = replace(ctx, kept=replace(ctx.kept, eliminations=Keeper(budget)))
-    keeper = small.kept.eliminations
+    small = budgeted(ctx, budget)
+    keeper = small.kept.keeper(ELIMINATIONS)
+    assert keeper.max_bytes == budget
     for shape in shapes[:3]:
         solver_for(shape, small)
     assert all((FAMILY, shape) in keeper for shape in shapes[:3]) and keeper.kept_bytes == sum(weights[:3])
@@ -464,9 +464,17 @@ def test_the_kept_eliminations_stay_within_their_bytes(ctx: Context) -> None:
         w for shape, w in zip(shapes, weights, strict=True) if (FAMILY, shape) in keeper
     )
     assert keeper.kept_bytes <= budget
-    tiny = replace(ctx, kept=replace(ctx.kept, eliminations=Keeper(1)))  # smaller than any elimination
+    tiny = budgeted(ctx, 1)  # smaller than any elimination: nothing is kept
     assert solver_for(shapes[1], tiny).shape == shapes[1]
-    assert (FAMILY, shapes[1]) not in tiny.kept.eliminations and tiny.kept.eliminations.kept_bytes == 0
+    assert (FAMILY, shapes[1]) not in tiny.kept.keeper(ELIMINATIONS)
+    assert tiny.kept.keeper(ELIMINATIONS).kept_bytes == 0
+
+
+def budgeted(ctx: Context, elimination_bytes: int) -> Context:
+    """`ctx` with fresh keepers whose eliminations' budget is set by its variable."""
+    return engine_context(
+        ctx.tables, settings=kind_settings(NIMBASE_CACHE_LIGHTS_OUT_ELIMINATION_BYTES=str(elimination_bytes))
+    )
 
 
 def test_p_positions_do_not_apply() -> None:
@@ -536,7 +544,7 @@ def test_stats_of_large_shapes(ctx: Context) -> None:
     # past the boards valued live: the elimination is made for the answer, not kept
     torus = kind("lights-out:300x260:torus").stats(ctx)
     assert torus["method"] == "elimination" and torus["source"] == "live"
-    assert ctx.kept.eliminations.kept_bytes == 0
+    assert ctx.kept.keeper(ELIMINATIONS).kept_bytes == 0
     assert isinstance(torus["rank"], int) and isinstance(torus["nullity"], int)
     assert torus["rank"] + torus["nullity"] == 300 * 260
     with pytest.raises(LimitExceeded):

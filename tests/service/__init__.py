@@ -76,11 +76,18 @@ class Endpoints:
 
 
 @contextmanager
-def serving_api(db_engine: sa.Engine, token: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[Endpoints]:
-    """Both servers over a real Nimbase with admin `token`, on a database emptied first: a worker a test
-    runs would also run any job an earlier test left queued, and uploads need names not taken."""
+def serving_api(
+    db_engine: sa.Engine,
+    token: str,
+    limits: Limits = DEFAULT_LIMITS,
+    kind_variables: dict[str, str] | None = None,
+) -> Iterator[Endpoints]:
+    """Both servers over a real Nimbase with admin `token` (and the kinds' own variables given), on a
+    database emptied first: a worker a test runs would also run any job an earlier test left queued, and
+    uploads need names not taken."""
     empty_data_tables(db_engine)
-    service = Nimbase(Settings(admin_token=token, limits=limits), db_engine)
+    settings = Settings(admin_token=token, limits=limits, kind_variables=kind_variables or {})
+    service = Nimbase(settings, db_engine)
     with (
         running_server(service, limits) as ports,
         httpx.Client(base_url=f"http://127.0.0.1:{ports.http}", timeout=60) as http,

@@ -18,7 +18,6 @@ import sqlalchemy as sa
 from engine import keep
 from engine.kernels.retrograde import csr_from_edges, solve_graph_reference
 from nimbase.client import NimbaseClientError
-from nimbase.settings import Limits
 from storage.sequences import SequenceStore
 from tests.service import Endpoints, serving_api
 from worker.runner import Worker
@@ -32,7 +31,9 @@ LIVE_EDGES = 40
 def api(db_engine: sa.Engine) -> Iterator[Endpoints]:
     """Both servers over a real Nimbase solving graphs of up to LIVE_EDGES edges live, on an emptied
     database."""
-    with serving_api(db_engine, TOKEN, Limits(graph_live_edges=LIVE_EDGES)) as endpoints:
+    with serving_api(
+        db_engine, TOKEN, kind_variables={"NIMBASE_LIMITS_GRAPH_LIVE_EDGES": str(LIVE_EDGES)}
+    ) as endpoints:
         yield endpoints
 
 

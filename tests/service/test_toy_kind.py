@@ -17,7 +17,7 @@ import sqlalchemy as sa
 
 from engine.games import registry
 from nimbase.client import NimbaseClient, NimbaseClientError
-from nimbase.settings import Settings
+from nimbase.settings import InvalidSetting, Settings
 from service.core import Nimbase
 from tests.service.toy_kind import toy_family
 from tests.transport import running_server
@@ -109,3 +109,22 @@ def test_the_kind_fields_are_documented(endpoints: tuple[httpx.Client, NimbaseCl
     assert children["type"] == "integer" and "moves" in children["description"]
     assert "parity" not in schemas["Value"].get("required", [])
     assert "children" not in schemas["Move"].get("required", [])
+
+
+def test_its_own_setting_reaches_it_through_the_service() -> None:
+    """The toy declares NIMBASE_LIMITS_TOY_LISTED_P_POSITIONS in its module and its registry entry only:
+    the service reads it with the others (a bad value stops it, naming the variable) and lends it."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(registry.FAMILIES, "toy", toy_family())
+        assert Nimbase(Settings(), None).get_stats("toy")["p_positions"] == ["c", "end"]
+        few = Settings(kind_variables={"NIMBASE_LIMITS_TOY_LISTED_P_POSITIONS": "1"})
+        stats = Nimbase(few, None).get_stats("toy")
+        assert stats["p_positions"] is None and stats["p_position_count"] == 2
+        bad = Settings(kind_variables={"NIMBASE_LIMITS_TOY_LISTED_P_POSITIONS": "none"})
+        with pytest.raises(InvalidSetting, match=r"NIMBASE_LIMITS_TOY_LISTED_P_POSITIONS='none' is invalid"):
+            Nimbase(bad, None)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delitem(registry.FAMILIES, "toy", raising=False)
+        unknown = "NIMBASE_LIMITS_TOY_LISTED_P_POSITIONS='1' is not a nimbase setting"
+        with pytest.raises(InvalidSetting, match=unknown):
+            Nimbase(few, None)  # no toy registered: no such setting

@@ -1,7 +1,8 @@
 """A toy kind of game for the tests: a small explicit table of positions and moves, not a heap game.
 
-It shows what a new kind costs: this one module (a `GameKind` and the records its answers add), one
-registry entry (see `toy_family`) and the records' messages in nimbase.proto (`ToyValue`, `ToyMove`).
+It shows what a new kind costs: this one module (a `GameKind`, the records its answers add and its own
+settings), one registry entry (see `toy_family`) and the records' messages in nimbase.proto (`ToyValue`,
+`ToyMove`).
 Positions are the table's names; a move goes from a name to one it lists. The table is acyclic, so
 every position has a Grundy value, found by the definition (mex of the options).
 """
@@ -14,6 +15,7 @@ from functools import cache
 from engine.errors import InvalidGameId, InvalidPosition
 from engine.games.registry import Family
 from engine.kind import Context, GameKind
+from engine.kind_settings import PositiveInt, SettingsDeclaration
 from engine.moves import MoveTo, list_moves
 from engine.records import MoveRecord, ValueRecord
 from engine.values import BestMoveResult, GameInfo, Value
@@ -47,6 +49,18 @@ def remoteness(position: str) -> int:
         return 0
     to_p = [remoteness(c) for c in children if grundy(c) == 0]
     return 1 + (min(to_p) if to_p else max(remoteness(c) for c in children))
+
+
+@dataclass(frozen=True, slots=True)
+class ToySettings:
+    """The toy's own settings (`SETTINGS`: NIMBASE_LIMITS_TOY_<FIELD>)."""
+
+    listed_p_positions: PositiveInt = 100
+    """GetStats lists the P-positions up to this many, else only their count (a table can be long)."""
+
+
+#: What the registry entry declares (the variable NIMBASE_LIMITS_TOY_LISTED_P_POSITIONS).
+SETTINGS = SettingsDeclaration("toy", ToySettings)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,10 +124,13 @@ class ToyGame(GameKind[str]):
         )
 
     def stats(self, ctx: Context) -> dict[str, object]:
+        p_positions = sorted(p for p in TABLE if grundy(p) == 0)
+        listed = len(p_positions) <= ctx.settings_for(ToySettings).listed_p_positions
         return {
             "game": self.game_id,
             "positions": len(TABLE),
-            "p_positions": sorted(p for p in TABLE if grundy(p) == 0),
+            "p_position_count": len(p_positions),
+            "p_positions": p_positions if listed else None,
         }
 
 
@@ -125,4 +142,4 @@ def _parse_toy(params: str | None, text: str) -> ToyGame:
 
 def toy_family() -> Family:
     """The registry entry of the toy kind."""
-    return Family(parse=_parse_toy, info=lambda: ToyGame().info())
+    return Family(parse=_parse_toy, info=lambda: ToyGame().info(), settings=SETTINGS)

@@ -23,7 +23,7 @@ e.g. `12` for row 1, column 2) on boards of at most 9 rows and 9 columns, `r,c` 
 larger ones; `parse_press` also reads `r,c` on small boards. On graphs a press is its vertex's name.
 
 The elimination of a shape (engine.kernels.gf2.chase_eliminate) is done once per shape and kept (the
-service's keeper, `Context.kept.eliminations`, which storage can fill: `stored.solver_of`): its cells
+service's keeper, `settings.ELIMINATIONS`, which storage can fill: `stored.solver_of`): its cells
 are chased in the order that needs the fewest free unknowns (row or column order for the plane, rows or
 columns folded in pairs (1, R), (2, R - 1), ... where the gluing joins far rows or columns,
 breadth-first for graphs), which leaves a k x k system, k <= 2 min(R, C). Solving a board is then two
@@ -55,5 +55,6 @@ while the one it keeps was made live (a job may have stored one since); answers 
 
 Modules: `shape` (shapes, graphs, flip sets), `boards` (game ids and boards as text), `solver` (the
 elimination and what solving boards needs of it), `stored` (what a job stores: eliminations, statistics),
-`stats` (GetStats and the stats job), `kind` (`LightsOut`, the GameKind).
+`stats` (GetStats and the stats job), `kind` (`LightsOut`, the GameKind), `settings` (the budgets of
+what it keeps).
 """

@@ -410,7 +410,7 @@ class LightsOut(GameKind[Board]):
     def memory_bytes(self) -> int:
         """A graph's shape: its names (characters and 64 bytes each: the str and its tuple slot) and
         CSR arrays, and the flip sets a call may build (8 bytes an entry). A grid's holds its sides
-        only. The elimination is not the kind's: the service's keeper (`Context.kept.eliminations`) keeps
+        only. The elimination is not the kind's: the service's keeper (`settings.ELIMINATIONS`) keeps
         it, shared by equal shapes, and counting it here would not free it."""
         graph = self.shape.graph
         if graph is None:

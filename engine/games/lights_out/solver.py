@@ -1,6 +1,6 @@
 """A shape's elimination (engine.kernels.gf2.chase_eliminate) and what solving boards needs of it.
 
-The service keeps one per shape (`Context.kept.eliminations`, engine.keep; `solver_bytes` each): see
+The service keeps one per shape (`settings.ELIMINATIONS`, engine.keep; `solver_bytes` each): see
 engine.games.lights_out.stored.solver_of, which reads a stored one first."""
 
 from __future__ import annotations

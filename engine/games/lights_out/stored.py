@@ -11,6 +11,7 @@ from typing import TypedDict
 import numpy as np
 from numpy.typing import NDArray
 
+from engine.games.lights_out.settings import ELIMINATIONS, STATISTICS
 from engine.games.lights_out.shape import FAMILY, Shape
 from engine.games.lights_out.solver import ShapeSolver, eliminate_shape, solver_bytes
 from engine.keep import Kept
@@ -194,11 +195,11 @@ class ShapeStats(TypedDict):
 
 
 def solver_of(shape: Shape, ctx: Context) -> Kept[ShapeSolver]:
-    """The shape's solver, with where its elimination came from (`Context.kept.eliminations`): kept, else
+    """The shape's solver, with where its elimination came from (`ELIMINATIONS`): kept, else
     the stored one (`ctx.tables`, looked for again every STORED_RECHECK_SECONDS while the kept one was
     made live), else eliminated now. The work leaves the event loop first (the elimination, the walk)."""
     ctx.tables.may_compute()
-    kept = ctx.kept.eliminations.get(
+    kept = ctx.kept.keeper(ELIMINATIONS).get(
         (FAMILY, shape),
         ctx.deadline,
         what=f"eliminating {shape.game_id}",
@@ -211,10 +212,12 @@ def solver_of(shape: Shape, ctx: Context) -> Kept[ShapeSolver]:
 
 
 def stored_stats(shape: Shape, ctx: Context) -> ShapeStats | None:
-    """The statistics a stats job stored for the shape (`Context.kept.statistics`: kept once read), if
+    """The statistics a stats job stored for the shape (`STATISTICS`: kept once read), if
     the tables hold them whole and they read (others, damaged or another version's, are left aside: the
     statistics are made live)."""
-    kept = ctx.kept.statistics.stored((STATS, shape), lambda: load_stored_stats(shape, ctx), stats_weight)
+    kept = ctx.kept.keeper(STATISTICS).stored(
+        (STATS, shape), lambda: load_stored_stats(shape, ctx), stats_weight
+    )
     return None if kept is None else kept.value
 
 
