@@ -35,14 +35,14 @@ from engine.graphs import build_graph
 from engine.kernels.lights_out_stats import coset_leader_counts_bruteforce, type_walk_work
 from engine.kind import Context
 from nimbase.settings import DEFAULT_CACHE
-from tests.engine import StoredWords, engine_context
+from tests.engine.contexts import StoredWords, engine_context
 
 COLD = """
 import time
 started = time.perf_counter()
 from engine.games.lights_out.kind import LightsOut
 from engine.games.lights_out.shape import Shape
-from tests.engine import StoredWords, engine_context
+from tests.engine.contexts import StoredWords, engine_context
 game = LightsOut(Shape.grid(256, 256, {topology!r}))
 board = game.parse({text!r})
 answer = game.solve(board, engine_context(StoredWords()))

@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from engine import stored_bytes
 from nimbase.client import NimbaseClientError
 from storage.sequences import SequenceStore
-from tests.engine import fresh_keepers
+from tests.engine.contexts import fresh_keepers
 from tests.service import Endpoints, serving_api
 from worker.runner import Worker
 

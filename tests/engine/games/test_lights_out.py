@@ -57,7 +57,7 @@ from engine.kernels.lights_out_stats import (
 )
 from engine.kind import Context
 from engine.stored_bytes import decode_words
-from tests.engine import StoredWords, engine_context
+from tests.engine.contexts import StoredWords, engine_context
 from tests.facts import load_facts
 
 FACTS = load_facts("lights_out")["lights_out"]
