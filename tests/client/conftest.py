@@ -15,8 +15,8 @@ import sqlalchemy as sa
 from nimbase.settings import Settings, TlsFiles
 from service.core import Nimbase
 from service.server import BoundPorts
-from tests.client import self_signed_certificate
-from tests.service import running_server
+from tests.servers import running_server
+from tests.tls import self_signed_certificate
 
 REPO = Path(__file__).resolve().parents[2]
 ADMIN_TOKEN = "client-test-token"

@@ -20,7 +20,7 @@ from nimbase.client import NimbaseClientError
 from storage.schema import DATA_TABLES
 from tests import bicolor_oracle as oracle
 from tests.facts import load_facts
-from tests.service import Endpoints, serving_api
+from tests.servers import Endpoints, serving_api
 from worker.runner import Worker
 
 GAME = "bicolor-nim"

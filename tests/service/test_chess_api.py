@@ -21,7 +21,7 @@ from engine import stored_bytes
 from nimbase.client import NimbaseClientError
 from storage.sequences import SequenceStore
 from tests.engine.contexts import fresh_keepers
-from tests.service import Endpoints, serving_api
+from tests.servers import Endpoints, serving_api
 from worker.runner import Worker
 
 TOKEN = "chess-token"
