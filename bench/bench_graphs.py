@@ -34,7 +34,7 @@ from service.convert import graph_to_pb
 from storage.database import create_engine
 from storage.graphs import GraphStore
 from storage.sequences import SequenceStore
-from tests.engine import engine_context
+from tests.engine.contexts import engine_context
 from worker.runner import Worker
 
 VERTICES = 100_000

@@ -35,7 +35,7 @@ from engine.games.lights_out.stored import solver_of
 from engine.graphs import build_graph
 from engine.kernels.lights_out_stats import coset_leader_counts_bruteforce, type_walk_work
 from engine.kind import Context
-from tests.engine import StoredWords, engine_context
+from tests.engine.contexts import StoredWords, engine_context
 
 COLD = """
 import time
@@ -43,7 +43,7 @@ started = time.perf_counter()
 from engine.games.lights_out.kind import LightsOut
 from engine.games.lights_out.settings import LightsOutSettings
 from engine.games.lights_out.shape import Shape
-from tests.engine import StoredWords, engine_context
+from tests.engine.contexts import StoredWords, engine_context
 game = LightsOut(Shape.grid(256, 256, {topology!r}))
 board = game.parse({text!r})
 answer = game.solve(board, engine_context(StoredWords()))

@@ -28,8 +28,8 @@ from nimbase import __version__
 from nimbase.settings import Settings
 from nimbase_client import NimbaseClient, NimbaseClientError, RestClient
 from service.core import Nimbase
-from tests.client import self_signed_certificate
-from tests.service import running_server
+from tests.servers import running_server
+from tests.tls import self_signed_certificate
 
 NIM_357 = {
     "game": "nim",

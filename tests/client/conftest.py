@@ -3,7 +3,6 @@ the client package: the one a user gets from `pip install ./client`."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -15,29 +14,11 @@ import sqlalchemy as sa
 from nimbase.settings import Settings, TlsFiles
 from service.core import Nimbase
 from service.server import BoundPorts
-from tests.client import self_signed_certificate
-from tests.service import running_server
+from tests.servers import running_server
+from tests.tls import self_signed_certificate
 
-REPO = Path(__file__).resolve().parents[2]
-ADMIN_TOKEN = "client-test-token"
-#: What the client package may bring into a virtualenv: itself, its three dependencies and theirs.
-CLIENT_DISTRIBUTIONS = {
-    "nimbase-client",
-    "grpcio",
-    "protobuf",
-    "httpx",
-    "httpcore",
-    "h11",
-    "anyio",
-    "sniffio",
-    "idna",
-    "certifi",
-    "typing-extensions",
-    "exceptiongroup",
-    "pip",
-    "setuptools",
-    "wheel",
-}
+from .served import ADMIN_TOKEN
+from .virtualenv import REPO
 
 
 @pytest.fixture(scope="module")
@@ -81,14 +62,3 @@ def client_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     done = subprocess.run(install, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     return python
-
-
-def installed(python: Path) -> set[str]:
-    """The distributions installed in a virtualenv (`pip list`), by normalized name."""
-    listing = subprocess.run(
-        [str(python), "-m", "pip", "list", "--format", "json", "--disable-pip-version-check"],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return {item["name"].lower().replace("_", "-") for item in json.loads(listing.stdout)}

@@ -10,7 +10,7 @@ from pathlib import Path
 from nimbase_client import NimbaseClient
 from service.server import BoundPorts
 
-from .conftest import REPO
+from .virtualenv import REPO
 
 BOT = REPO / "examples" / "bot.py"
 

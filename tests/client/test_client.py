@@ -29,7 +29,7 @@ from nimbase_client.v1 import nimbase_pb2 as pb
 from nimbase_client.v1 import nimbase_pb2_grpc
 from service.server import BoundPorts
 
-from .conftest import ADMIN_TOKEN
+from .served import ADMIN_TOKEN
 
 
 def test_the_four_clients_give_the_same_records(ports: BoundPorts) -> None:

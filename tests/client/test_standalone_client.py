@@ -12,7 +12,7 @@ from typing import Any
 from nimbase.settings import TlsFiles
 from service.server import BoundPorts
 
-from .conftest import CLIENT_DISTRIBUTIONS, installed
+from .virtualenv import CLIENT_DISTRIBUTIONS, installed
 
 SCRIPT = Path(__file__).with_name("standalone_script.py")
 NIM_357 = {

@@ -24,8 +24,8 @@ from storage.packing import CHUNK_VALUES
 from storage.sequences import SequenceStore
 from tests.facts import load_facts
 
-from .conftest import Server, start_server, start_worker, stop
 from .oracle import subtraction_grundy, sum_outcome
+from .processes import Server, start_server, start_worker, stop
 from .proxy import DatabaseProxy
 
 pytestmark = pytest.mark.e2e

@@ -18,8 +18,8 @@ from storage.database import create_engine
 from storage.packing import CHUNK_VALUES, checksum, encode
 from tests.facts import load_facts
 
-from .conftest import Server
 from .oracle import mex
+from .processes import Server
 
 pytestmark = pytest.mark.e2e
 

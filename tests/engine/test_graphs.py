@@ -12,7 +12,7 @@ from engine.games.registry import parse_game_id
 from engine.graphs import MAX_NAME_CHARS, GraphBuilder, build_graph, check_graph_name
 from engine.needs_graph import NeedsGraph
 from engine.positions import quote_token
-from tests.engine import StoredWords, engine_context
+from tests.engine.contexts import StoredWords, engine_context
 
 
 def test_names() -> None:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 
 from engine.stored_bytes import encode_words, read_stored
-from tests.engine import StoredWords, engine_context
+from tests.engine.contexts import StoredWords, engine_context
 
 GAME, FAMILY = "graph:g", "solution"
 

@@ -23,7 +23,7 @@ import sqlalchemy as sa
 from nimbase.settings import Limits, Settings
 from service.core import Nimbase
 from tests.database import empty_data_tables
-from tests.service import running_server
+from tests.servers import running_server
 
 #: Examples per route in `make test`: enough to reach every route's error paths in well under a minute.
 DEFAULT_EXAMPLES = 25

@@ -25,7 +25,7 @@ from service import convert
 from service.answers import ENTRY_BYTES, MAX_REQUEST_BYTES, AnswerCache
 from service.core import Nimbase
 from storage.packing import CHUNK_VALUES
-from tests.service import running_server
+from tests.servers import running_server
 from tests.service.test_concurrency import stored_oracle
 from worker.runner import Worker
 

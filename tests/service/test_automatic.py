@@ -24,7 +24,7 @@ from nimbase.settings import AutoJobSettings, Limits, Settings
 from service.core import Nimbase
 from service.jobs import Pending
 from storage.jobs import JobQueue
-from tests.service import running_server
+from tests.servers import running_server
 from worker.runner import Worker
 
 TOKEN = "auto-token"

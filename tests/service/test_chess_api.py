@@ -20,8 +20,8 @@ import sqlalchemy as sa
 from engine import keep
 from nimbase.client import NimbaseClientError
 from storage.sequences import SequenceStore
-from tests.engine import fresh_keepers
-from tests.service import Endpoints, serving_api
+from tests.engine.contexts import fresh_keepers
+from tests.servers import Endpoints, serving_api
 from worker.runner import Worker
 
 TOKEN = "chess-token"

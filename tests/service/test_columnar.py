@@ -24,7 +24,7 @@ from nimbase.settings import Limits, Settings
 from service.core import Nimbase
 from storage.packing import CHUNK_VALUES
 from tests.database import empty_data_tables
-from tests.service import running_server
+from tests.servers import running_server
 from worker.runner import Worker
 
 TOKEN = "columnar-test-token"

@@ -22,7 +22,7 @@ from nimbase.client import NimbaseClient
 from nimbase.settings import Limits, Settings
 from service.core import Nimbase
 from storage.packing import CHUNK_VALUES
-from tests.service import running_server
+from tests.servers import running_server
 from worker.runner import Worker
 
 TOKEN = "concurrency-test-token"

@@ -23,7 +23,7 @@ from nimbase.v1 import nimbase_pb2 as pb
 from nimbase.v1 import nimbase_pb2_grpc
 from service.core import Nimbase
 from service.server import BoundPorts
-from tests.service import running_server
+from tests.servers import running_server
 
 GAME = "subtraction:1,3,4"
 #: A misère sum whose moves are each valued by a search of up to a second: BestMove takes seconds.

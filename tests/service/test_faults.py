@@ -27,7 +27,7 @@ from nimbase.client import NimbaseClient, NimbaseClientError
 from nimbase.settings import Limits, Settings
 from service.core import Nimbase
 from storage.packing import CHUNK_VALUES
-from tests.service import running_server
+from tests.servers import running_server
 from tests.storage.helpers import chunk_rows, corruption_reports, delete_chunk, flip_byte, repair_jobs
 from worker.runner import Worker
 

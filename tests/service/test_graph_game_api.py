@@ -19,7 +19,7 @@ from engine import keep
 from engine.kernels.retrograde import csr_from_edges, solve_graph_reference
 from nimbase.client import NimbaseClientError
 from storage.sequences import SequenceStore
-from tests.service import Endpoints, serving_api
+from tests.servers import Endpoints, serving_api
 from worker.runner import Worker
 
 TOKEN = "graph-game-token"

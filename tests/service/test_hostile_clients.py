@@ -16,8 +16,8 @@ from nimbase.settings import Settings
 from nimbase.v1 import nimbase_pb2 as pb
 from nimbase.v1 import nimbase_pb2_grpc
 from service.core import Nimbase
-from tests.service import running_server
-from tests.transport import FakeService
+from tests.servers import running_server
+from tests.service.fake_service import FakeService
 
 HUGE = 2**63 - 1
 TOKEN = "hostile-token"

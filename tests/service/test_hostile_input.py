@@ -34,7 +34,7 @@ from nimbase.v1 import nimbase_pb2_grpc
 from service.core import Nimbase
 from storage.schema import DATA_TABLES, jobs
 from tests import strategies
-from tests.service import running_server
+from tests.servers import running_server
 from worker.runner import Worker
 
 TOKEN = "hostile-test-token"

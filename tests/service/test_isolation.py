@@ -32,7 +32,7 @@ from service.pooled import PooledService
 from service.server import BoundPorts, isolated
 from storage.jobs import JobQueue
 from tests.database import empty_data_tables
-from tests.service import running_server
+from tests.servers import running_server
 from worker.runner import Worker
 
 #: Searches may visit 50 million positions, so the deadline or the memory cap is what stops them; each

@@ -25,9 +25,9 @@ from nimbase.client import NimbaseClientError
 from nimbase.settings import Settings
 from service.core import Nimbase
 from service.errors import PermissionDenied
-from tests.engine import fresh_keepers
+from tests.engine.contexts import fresh_keepers
 from tests.facts import load_facts
-from tests.service import Endpoints, running_server, serving_api
+from tests.servers import Endpoints, running_server, serving_api
 from worker.runner import Worker
 
 FACTS = load_facts("lights_out")["lights_out"]

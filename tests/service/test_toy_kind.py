@@ -19,8 +19,8 @@ from engine.games import registry
 from nimbase.client import NimbaseClient, NimbaseClientError
 from nimbase.settings import InvalidSetting, Settings
 from service.core import Nimbase
+from tests.servers import running_server
 from tests.service.toy_kind import toy_family
-from tests.transport import running_server
 
 TOKEN = "toy-token"
 

@@ -17,7 +17,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from nimbase.settings import Settings
 from service.core import Nimbase
 from tests.database import empty_data_tables
-from tests.service import running_server
+from tests.servers import running_server
 from tests.web.browser import TOKEN, WAIT_S, missing_browser
 
 

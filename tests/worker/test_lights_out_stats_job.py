@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from engine import keep
 from nimbase.client import NimbaseClientError
 from storage.jobs import JobQueue
-from tests.service import Endpoints, serving_api
+from tests.servers import Endpoints, serving_api
 from worker.runner import Worker
 
 TOKEN = "lights-out-stats-token"

@@ -9,8 +9,8 @@ import httpx
 import pytest
 
 from service.limits import DEFAULT_LIMITS, Limits
-
-from . import ADMIN_TOKEN, ERRORS, SECRET, FakeService, running_server
+from tests.servers import running_server
+from tests.service.fake_service import ADMIN_TOKEN, ERRORS, SECRET, FakeService
 
 MAX_BATCH = DEFAULT_LIMITS.batch_positions
 MAX_DEADLINE_S = DEFAULT_LIMITS.request_seconds

@@ -26,8 +26,7 @@ from service import convert
 from service.core import BestMoveResult, JobView, MoveValue, SequenceResult
 from service.grpc_server import status_code
 from service.limits import DEFAULT_LIMITS, Limits, check_batch_size
-
-from . import ERRORS
+from tests.service.fake_service import ERRORS
 
 int64 = st.integers(min_value=-(2**63), max_value=2**63 - 1)
 text = st.text(max_size=20)

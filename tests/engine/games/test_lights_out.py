@@ -56,7 +56,7 @@ from engine.kernels.lights_out_stats import (
 )
 from engine.kind import Context
 from engine.stored_bytes import decode_words
-from tests.engine import StoredWords, engine_context, kind_settings
+from tests.engine.contexts import StoredWords, engine_context, kind_settings
 from tests.facts import load_facts
 
 FACTS = load_facts("lights_out")["lights_out"]

@@ -23,8 +23,8 @@ from service.core import Nimbase
 from service.http_cache import CACHE_CONTROL, GZIP_MINIMUM_BYTES
 from service.limits import DEFAULT_LIMITS, Limits
 from service.rate_limit import RateLimiter
-
-from . import ADMIN_TOKEN, FakeService, running_server
+from tests.servers import running_server
+from tests.service.fake_service import ADMIN_TOKEN, FakeService
 
 REPO = Path(__file__).resolve().parents[2]
 ORIGIN = "https://board.example"

@@ -29,7 +29,7 @@ from engine.kind import Context
 from engine.stored_bytes import encode_words
 from engine.values import MoveValue, Value
 from tests import chess_oracle as oracle
-from tests.engine import StoredWords, engine_context, kind_settings
+from tests.engine.contexts import StoredWords, engine_context, kind_settings
 
 Tables = dict[str, ChessTable]
 

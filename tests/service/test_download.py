@@ -15,7 +15,7 @@ from nimbase.settings import Settings
 from service.core import Nimbase
 from storage.jobs import JobQueue
 from tests.database import empty_data_tables
-from tests.transport import running_server
+from tests.servers import running_server
 from worker.runner import Worker
 
 GAME = "subtraction:1,3,4"

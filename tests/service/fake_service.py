@@ -1,4 +1,4 @@
-"""Transport tests: the real gRPC and REST servers over a fake service with fixed answers.
+"""A fake service with fixed answers, for testing the real gRPC and REST servers (and the client over them).
 
 The fake decides its answers from the position text, so every test can provoke any result:
 `"3 5"` is a heap position (Grundy value = nim-sum), `"err:CODE"` raises the error class of that
@@ -33,7 +33,6 @@ from engine.values import Value
 from service.answers import AnswerCache
 from service.core import BestMoveResult, GraphSummary, Health, JobView, MoveValue, SequenceResult
 from service.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
-from tests.service import running_server as running_server  # one helper for every test package
 
 ADMIN_TOKEN = "s3cret-token"
 CREATED = "2024-01-01T00:00:00+00:00"

@@ -19,7 +19,7 @@ from engine.kernels.periodicity import certify_local, certify_local_reference
 from engine.kernels.subtraction import SubtractionKernel, subtraction_reference, subtraction_values
 from engine.periods import Period
 from engine.search import solve
-from tests.engine import heap_context
+from tests.engine.contexts import heap_context
 from tests.facts import load_facts
 
 LITERATURE = load_facts("literature")

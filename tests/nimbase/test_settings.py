@@ -29,7 +29,7 @@ from nimbase.settings import (
 )
 from storage.packing import CHUNK_VALUES
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from engine.games.base import MAX_HEAP
 from engine.games.nim import NimGame, misere_nim_is_p
 from engine.search import solve
-from tests.engine import heap_context
+from tests.engine.contexts import heap_context
 from tests.facts import load_facts
 
 LITERATURE = load_facts("literature")

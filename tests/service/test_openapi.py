@@ -18,8 +18,8 @@ from pydantic import TypeAdapter
 from nimbase import schema
 from nimbase.client import NimbaseClient
 from service.server import BoundPorts
-
-from . import ADMIN_TOKEN, FakeService, running_server
+from tests.servers import running_server
+from tests.service.fake_service import ADMIN_TOKEN, FakeService
 
 #: Routes whose 200 answer is not JSON, and its media type.
 NOT_JSON = {

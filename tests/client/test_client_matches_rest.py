@@ -9,8 +9,8 @@ import pytest
 
 from nimbase.client import NimbaseClient, NimbaseClientError
 from service.server import BoundPorts
-
-from . import ADMIN_TOKEN, ERRORS, SECRET, FakeService, running_server
+from tests.servers import running_server
+from tests.service.fake_service import ADMIN_TOKEN, ERRORS, SECRET, FakeService
 
 
 @pytest.fixture(scope="module")

@@ -16,8 +16,9 @@ import pytest
 
 from service.limits import DEFAULT_LIMITS, Limits
 from service.server import HEAD_ALLOWANCE
+from tests.servers import running_server
+from tests.service.fake_service import FakeService
 
-from . import FakeService, running_server
 from .test_rest import assert_error
 
 BATCH_CAP = DEFAULT_LIMITS.batch_body_bytes

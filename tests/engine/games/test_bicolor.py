@@ -397,7 +397,7 @@ def test_best_moves_of_a_huge_heap_are_listed_without_listing_every_move(text: s
     once built every move first and grew until the kernel killed the server)."""
     from engine.games.registry import parse_game_id
     from engine.kernels.bicolor import move_count, successors
-    from tests.engine import engine_context
+    from tests.engine.contexts import engine_context
 
     game = parse_game_id("bicolor-nim")
     ctx = engine_context()
@@ -416,7 +416,7 @@ def test_a_lone_heaps_winning_moves_are_the_ones_the_ranking_finds() -> None:
     """The closed-form winning moves of a single heap (used for heaps too large to scan) are exactly the
     moves to P-positions that valuing every move finds."""
     from engine.games.registry import parse_game_id
-    from tests.engine import engine_context
+    from tests.engine.contexts import engine_context
 
     game = parse_game_id("bicolor-nim")
     ctx = engine_context()
@@ -437,7 +437,7 @@ def test_the_kinds_own_box_budget_reaches_it(monkeypatch: pytest.MonkeyPatch) ->
     from engine.games import bicolor
     from engine.games.registry import parse_game_id
     from engine.kernels.bicolor import box_bytes
-    from tests.engine import DictMemo, StoredWords, engine_context, kind_settings
+    from tests.engine.contexts import DictMemo, StoredWords, engine_context, kind_settings
 
     game = parse_game_id("bicolor-nim")
     position = game.parse("2w1b 2w 1w2b")

@@ -16,8 +16,8 @@ from nimbase.v1 import nimbase_pb2 as pb
 from nimbase.v1 import nimbase_pb2_grpc
 from service.grpc_server import MAX_MESSAGE_BYTES, STREAM_CHUNK
 from service.limits import DEFAULT_LIMITS, Limits
-
-from . import ADMIN_TOKEN, ERRORS, SECRET, FakeService, running_server
+from tests.servers import running_server
+from tests.service.fake_service import ADMIN_TOKEN, ERRORS, SECRET, FakeService
 
 MAX_BATCH = DEFAULT_LIMITS.batch_positions
 MAX_DEADLINE_S = DEFAULT_LIMITS.request_seconds

@@ -1,0 +1,1 @@
+"""The kernels (engine.kernels) against their plain references."""

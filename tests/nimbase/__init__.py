@@ -1,0 +1,1 @@
+"""The shared package `nimbase`: its settings, the one reading of the environment."""
