@@ -8,6 +8,7 @@ answer must give it back unchanged, so an undeclared key, a missing one or a wro
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,8 +16,13 @@ import httpx
 import pytest
 from pydantic import TypeAdapter
 
+from engine.errors import InvalidArgument, InvalidGameId, UnknownGame
+from engine.games.registry import FAMILIES, MAX_GAME_ID_CHARS, parse_game_id
+from engine.graphs import MAX_NAME_CHARS, check_graph_name
 from nimbase import schema
 from nimbase.client import NimbaseClient
+from service.limits import Limits
+from service.rest import create_app
 from service.server import BoundPorts
 
 from . import ADMIN_TOKEN, FakeService, running_server
@@ -233,3 +239,57 @@ def test_client_answers_fit_the_same_declarations(ports: BoundPorts, http: httpx
         fits(schema.Sequence, client.get_sequence("nim", 0, 5))
         fits(schema.Stats, client.get_stats("nim"))
         fits(schema.JobList, client.list_jobs())
+
+
+def _parameters(document: dict[str, Any], method: str, path: str) -> dict[str, dict[str, Any]]:
+    return {p["name"]: p["schema"] for p in document["paths"][path][method]["parameters"]}
+
+
+def test_bounds_follow_the_limits_the_app_is_built_with() -> None:
+    """The document declares what the server checks, from the app's own `Limits` (not a copy)."""
+    limits = Limits(listed_moves=77, batch_positions=5)
+    document = create_app(FakeService(), limits=limits).openapi()  # type: ignore[arg-type]
+    best = _parameters(document, "get", "/v1/best-move")
+    assert (best["limit"]["minimum"], best["limit"]["maximum"]) == (1, 77)
+    assert best["x-deadline-ms"] == {**best["x-deadline-ms"], "type": "integer", "minimum": 1}
+    assert _parameters(document, "get", "/v1/jobs")["limit"]["minimum"] == 1
+    sequence = _parameters(document, "get", "/v1/sequence")
+    assert sequence["start"]["minimum"] == 0 and sequence["stop"]["maximum"] == 2**63 - 1
+    batch = document["components"]["schemas"]["BatchRequest"]["properties"]
+    assert batch["positions"]["maxItems"] == 5 and batch["game"]["maxLength"] == MAX_GAME_ID_CHARS
+    for parameter in best.values():  # text on the wire: never JSON null
+        assert "anyOf" not in parameter
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["petersen", "a.b_c~d-e", "...", ".x", "x" * MAX_NAME_CHARS, ".", "..", "", "a/b", "é", "a b", "x" * 201],
+)
+def test_the_graph_name_pattern_is_the_engines(spec: dict[str, Any], name: str) -> None:
+    declared = _parameters(spec, "get", "/v1/graphs/{name}")["name"]
+    fits_schema = declared["minLength"] <= len(name) <= declared["maxLength"] and re.search(
+        declared["pattern"], name
+    )
+    try:
+        check_graph_name(name)
+        accepted = True
+    except InvalidArgument:
+        accepted = False
+    assert bool(fits_schema) == accepted, (name, declared)
+
+
+@pytest.mark.parametrize(
+    "game", ["nim", "nim:misere", "subtraction:1,3,4", "a-b:x", "", "Nim", "1nim", ":x", "ni m"]
+)
+def test_the_game_id_pattern_is_the_registrys(spec: dict[str, Any], game: str) -> None:
+    """A game id the document allows reaches its family (found or not); one it refuses, the server does."""
+    declared = _parameters(spec, "get", "/v1/value")["game"]
+    fits_schema = bool(re.search(declared["pattern"], game)) and len(game) >= declared["minLength"]
+    try:
+        parse_game_id(game)
+        refused_as_malformed = False
+    except InvalidGameId:
+        refused_as_malformed = game.partition(":")[0] not in FAMILIES
+    except UnknownGame:
+        refused_as_malformed = False
+    assert fits_schema != refused_as_malformed, (game, declared)
