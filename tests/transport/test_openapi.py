@@ -17,7 +17,7 @@ import pytest
 from pydantic import TypeAdapter
 
 from engine.errors import InvalidArgument, InvalidGameId, UnknownGame
-from engine.games.registry import FAMILIES, MAX_GAME_ID_CHARS, parse_game_id
+from engine.games.registry import FAMILIES, MAX_GAME_ID_CHARS, list_games, parse_game_id
 from engine.graphs import MAX_NAME_CHARS, check_graph_name
 from nimbase import schema
 from nimbase.client import NimbaseClient
@@ -148,8 +148,17 @@ def test_parameters_are_described(spec: dict[str, Any]) -> None:
             if parameter["name"] in ("game", "position"):
                 assert parameter["schema"]["examples"], (method, path, parameter["name"])
     value = {p["name"]: p for p in spec["paths"]["/v1/value"]["get"]["parameters"]}
-    assert value["game"]["schema"]["examples"] == ["subtraction:1,3,4"]
-    assert value["position"]["schema"]["examples"] == ["10 12"]
+    # The examples are a listed game and one of its own positions (the registry's, not the REST layer's).
+    [game] = value["game"]["schema"]["examples"]
+    [position] = value["position"]["schema"]["examples"]
+    listed = {info.id: info for info in list_games()}
+    assert ":" in game and position in listed[game].examples
+    parse_game_id(game).parse(position)
+    first_of_each_family: dict[str, str] = {}
+    for info in list_games():
+        first_of_each_family.setdefault(info.id.partition(":")[0], info.position_syntax)
+    for family, syntax in first_of_each_family.items():  # every family's position syntax is described
+        assert f"`{family}`: {syntax}" in value["position"]["description"]
     assert value["x-deadline-ms"]["in"] == "header"
     submit = {p["name"]: p for p in spec["paths"]["/v1/jobs"]["post"]["parameters"]}
     assert submit["authorization"]["in"] == "header" and "Bearer" in submit["authorization"]["description"]
