@@ -12,7 +12,15 @@ import re
 from typing import Any
 
 from engine.games.registry import _FAMILY_NAME, MAX_GAME_ID_CHARS
-from engine.graphs import _NAME, DOT_SEGMENTS, MAX_EDGES, MAX_NAME_CHARS, MAX_VERTEX_CHARS, MAX_VERTICES
+from engine.graphs import (
+    _NAME,
+    DOT_SEGMENTS,
+    LABELS,
+    MAX_EDGES,
+    MAX_NAME_CHARS,
+    MAX_VERTEX_CHARS,
+    MAX_VERTICES,
+)
 from engine.positions import MAX_HEAP, MAX_POSITION_CHARS
 from service.limits import Limits
 
@@ -31,6 +39,17 @@ GRAPH_NAME: Schema = {
     "minLength": 1,
     "maxLength": MAX_NAME_CHARS,
     "pattern": rf"^(?!(?:{'|'.join(map(re.escape, sorted(DOT_SEGMENTS)))})$)(?:{_NAME.pattern})$",
+}
+#: A vertex's name (engine.graphs): printable, without blanks at either end. The pattern says what JSON
+#: Schema can (no control character, no blank at either end); the server also refuses the few other
+#: characters Python does not count as printable (format characters, unassigned code points).
+_NOT_CONTROL = r"[^\x00-\x1f\x7f-\x9f]"
+_NEITHER_CONTROL_NOR_BLANK = r"[^\x00-\x1f\x7f-\x9f\s]"
+VERTEX_NAME: Schema = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": MAX_VERTEX_CHARS,
+    "pattern": f"^{_NEITHER_CONTROL_NOR_BLANK}(?:{_NOT_CONTROL}*{_NEITHER_CONTROL_NOR_BLANK})?$",
 }
 #: The route whose `limit` is bounded by `Limits.listed_moves` (the jobs list's takes any, at most 1,000).
 BEST_MOVE_PATH = "/v1/best-move"
@@ -69,13 +88,26 @@ def body_bounds(name: str, limits: Limits) -> dict[str, Schema]:
     if name == "GraphRequest":
         return {
             "name": GRAPH_NAME,
-            "vertices": {
-                "minItems": 1,
-                "maxItems": MAX_VERTICES,
-                "uniqueItems": True,
-                "items": {"type": "string", "minLength": 1, "maxLength": MAX_VERTEX_CHARS},
+            "vertices": {"minItems": 1, "maxItems": MAX_VERTICES, "uniqueItems": True, "items": VERTEX_NAME},
+            "edges": {
+                "maxItems": MAX_EDGES,
+                "items": {
+                    "type": "array",
+                    "prefixItems": [VERTEX_NAME, VERTEX_NAME],
+                    "minItems": 2,
+                    "maxItems": 2,
+                },
             },
-            "edges": {"maxItems": MAX_EDGES},
+            "terminals": {
+                "anyOf": [
+                    {
+                        "type": "object",
+                        "propertyNames": VERTEX_NAME,
+                        "additionalProperties": {"type": "string", "enum": list(LABELS)},
+                    },
+                    {"type": "null"},
+                ]
+            },
         }
     return {}
 
