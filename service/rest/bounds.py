@@ -80,11 +80,10 @@ def parameter_bounds(path: str, location: str, name: str, limits: Limits) -> Sch
 
 def body_bounds(name: str, limits: Limits) -> dict[str, Schema]:
     """The bounds of the properties of a JSON body, by the name of its model."""
-    if name in ("BatchRequest", "JobRequest"):
-        bounds = {"game": GAME_ID}
-        if name == "BatchRequest":
-            bounds["positions"] = {"maxItems": limits.batch_positions}
-        return bounds
+    if name == "BatchRequest":
+        return {"game": GAME_ID, "positions": {"maxItems": limits.batch_positions}}
+    if name == "JobRequest":  # beyond these, how far a job may go is its game's (GameKind.plan_job)
+        return {"game": GAME_ID, "upto": {**_INT64, "minimum": 0}}
     if name == "GraphRequest":
         return {
             "name": GRAPH_NAME,

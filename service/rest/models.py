@@ -2,10 +2,25 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from typing import Annotated
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 from engine.graphs import MAX_EDGES, MAX_NAME_CHARS, MAX_VERTEX_CHARS, MAX_VERTICES
+from engine.positions import MAX_HEAP
 from service.rest.examples import BATCH_EXAMPLE, GRAPH_GAMES, JOB_EXAMPLE
+
+
+def _integral(value: object) -> object:
+    """A JSON number without a fractional part (`10.0`) as the integer it is: JSON Schema's `integer`,
+    which the document declares, counts it as one. Any other float stays one, and is refused."""
+    if isinstance(value, float) and value.is_integer() and abs(value) <= MAX_HEAP:
+        return int(value)
+    return value
+
+
+#: A whole number in a JSON body, written with or without a zero fraction (never a string or a bool).
+JsonInt = Annotated[StrictInt, BeforeValidator(_integral)]
 
 
 class BatchRequest(BaseModel):
@@ -26,7 +41,7 @@ class JobRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [JOB_EXAMPLE]})
     game: StrictStr = Field(description="The game id to precompute.")
-    upto: StrictInt = Field(
+    upto: JsonInt = Field(
         description="Compute values 0..upto-1; for a game of pairs, the side of the square table."
     )
     fill: StrictBool = Field(

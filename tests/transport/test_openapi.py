@@ -266,6 +266,8 @@ def test_bounds_follow_the_limits_the_app_is_built_with() -> None:
     assert sequence["start"]["minimum"] == 0 and sequence["stop"]["maximum"] == 2**63 - 1
     batch = document["components"]["schemas"]["BatchRequest"]["properties"]
     assert batch["positions"]["maxItems"] == 5 and batch["game"]["maxLength"] == MAX_GAME_ID_CHARS
+    job = document["components"]["schemas"]["JobRequest"]["properties"]
+    assert job["upto"]["minimum"] == 0 and job["game"]["pattern"] == batch["game"]["pattern"]
     for parameter in best.values():  # text on the wire: never JSON null
         assert "anyOf" not in parameter
 
