@@ -65,8 +65,9 @@ browser:
 
 test: lint typecheck pytest
 
-## Fuzzes every REST route from /openapi.json at length: FUZZ_EXAMPLES fresh random requests per route
-## and kind (`make test` runs the same tests, tests/fuzz, with 25 fixed ones each).
+## Fuzzes every REST route from /openapi.json at length, under every schemathesis check: FUZZ_EXAMPLES
+## fresh random requests per route and kind, and as many chains of calls (`make test` runs the same
+## tests, tests/fuzz, with 25 fixed ones each).
 FUZZ_EXAMPLES ?= 1000
 fuzz: $(STAMP)
 	$(BIN)/pytest tests/fuzz --fuzz-examples $(FUZZ_EXAMPLES) --fuzz-random

@@ -15,7 +15,7 @@ from service.rest.assets import mount_assets
 from service.rest.context import RestContext, attach
 from service.rest.errors import add_error_handlers
 from service.rest.middleware import add_middleware
-from service.rest.openapi import document_without_validation_errors
+from service.rest.openapi import document
 from service.rest.routes import ROUTERS
 from service.rest.routes.pages import OAUTH2_REDIRECT_URL
 
@@ -46,7 +46,7 @@ def create_app(
     )
     attach(app, RestContext(service, limits, meter))
     mount_assets(app)
-    document_without_validation_errors(app)
+    document(app, limits)
     add_middleware(app, limits, meter, cors_origins, limiter)
     add_error_handlers(app)
     for router in ROUTERS:

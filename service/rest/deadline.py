@@ -22,7 +22,7 @@ DeadlineHeader = Annotated[
         alias="x-deadline-ms",
         description="Milliseconds the request may take, a positive whole number, capped at the server's "
         "NIMBASE_LIMITS_REQUEST_SECONDS (also the default); past it 504 DEADLINE_EXCEEDED.",
-        examples=["2000"],
+        examples=[2000],
     ),
 ]
 

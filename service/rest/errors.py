@@ -11,6 +11,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match, Route
 
 from service import convert
 
@@ -95,7 +96,22 @@ async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
     code = _ROUTING_CODES.get(exc.status_code, "UNKNOWN")
     request.state.code = code
     message = f"{request.method} {request.url.path}: {_http_error_detail(exc)}"
-    return JSONResponse(convert.error_body(code, message), status_code=exc.status_code)
+    headers = {"allow": allowed_methods(request, exc)} if exc.status_code == 405 else None
+    return JSONResponse(convert.error_body(code, message), status_code=exc.status_code, headers=headers)
+
+
+def allowed_methods(request: Request, exc: StarletteHTTPException) -> str:
+    """The `Allow` of a 405 (RFC 9110): every method some route of the app takes at this path. Starlette's
+    own names only the first route matching the path (GET /v1/jobs, not POST); a mount's files say
+    theirs in the exception."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        if isinstance(route, Route) and route.methods and route.matches(request.scope)[0] != Match.NONE:
+            methods |= route.methods
+    for header in (exc.headers or {}).items():
+        if header[0].lower() == "allow":
+            methods |= {method.strip() for method in header[1].split(",") if method.strip()}
+    return ", ".join(sorted(methods))
 
 
 def add_error_handlers(app: FastAPI) -> None:

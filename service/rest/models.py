@@ -2,7 +2,25 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from typing import Annotated
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+
+from engine.graphs import MAX_EDGES, MAX_NAME_CHARS, MAX_VERTEX_CHARS, MAX_VERTICES
+from engine.positions import MAX_HEAP
+from service.rest.examples import BATCH_EXAMPLE, GRAPH_GAMES, JOB_EXAMPLE
+
+
+def _integral(value: object) -> object:
+    """A JSON number without a fractional part (`10.0`) as the integer it is: JSON Schema's `integer`,
+    which the document declares, counts it as one. Any other float stays one, and is refused."""
+    if isinstance(value, float) and value.is_integer() and abs(value) <= MAX_HEAP:
+        return int(value)
+    return value
+
+
+#: A whole number in a JSON body, written with or without a zero fraction (never a string or a bool).
+JsonInt = Annotated[StrictInt, BeforeValidator(_integral)]
 
 
 class BatchRequest(BaseModel):
@@ -10,7 +28,7 @@ class BatchRequest(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
-        json_schema_extra={"examples": [{"game": "subtraction:1,3,4", "positions": ["7", "10 12"]}]},
+        json_schema_extra={"examples": [BATCH_EXAMPLE]},
     )
     game: StrictStr = Field(description="The game id, parameters included.")
     positions: list[StrictStr] = Field(
@@ -21,12 +39,10 @@ class BatchRequest(BaseModel):
 class JobRequest(BaseModel):
     """Body of POST /v1/jobs."""
 
-    model_config = ConfigDict(
-        extra="forbid", json_schema_extra={"examples": [{"game": "subtraction:2,5,7", "upto": 1000000}]}
-    )
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [JOB_EXAMPLE]})
     game: StrictStr = Field(description="The game id to precompute.")
-    upto: StrictInt = Field(
-        description="Compute values 0..upto-1; for wythoff, the side of the square table."
+    upto: JsonInt = Field(
+        description="Compute values 0..upto-1; for a game of pairs, the side of the square table."
     )
     fill: StrictBool = Field(
         default=False, description="Fill the whole range even once the period is certified."
@@ -34,7 +50,8 @@ class JobRequest(BaseModel):
     family: StrictStr | None = Field(
         default=None,
         max_length=64,
-        description="The stored family, for games that store several (bicolor-nim: e.g. `f_3`).",
+        description="The stored family, for games that store several (their description in GET "
+        "/v1/games names them).",
     )
 
 
@@ -55,16 +72,18 @@ class GraphRequest(BaseModel):
         },
     )
     name: StrictStr = Field(
-        description="1 to 200 letters, digits, '.', '_', '~' or '-': the games `graph:NAME` and "
-        "`lights-out:graph:NAME` play on it. A name is taken for good (409 ALREADY_EXISTS)."
+        description=f"1 to {MAX_NAME_CHARS} letters, digits, '.', '_', '~' or '-' (not '.' or '..'): the "
+        f"games that play on a graph name it in their id ({', '.join(f'`{id}`' for id in GRAPH_GAMES)}; "
+        "GET /v1/games). A name is taken for good (409 ALREADY_EXISTS)."
     )
     vertices: list[StrictStr] = Field(
-        description="Vertex names in order (1 to 1,000,000; unique, 1 to 1,000 printable characters each)."
+        description=f"Vertex names in order (1 to {MAX_VERTICES:,}; unique, 1 to {MAX_VERTEX_CHARS:,} "
+        "printable characters each)."
     )
     edges: list[tuple[StrictStr, StrictStr]] = Field(
         default_factory=list,
-        description="`[from, to]` vertex names (at most 10,000,000): moves for `graph:NAME`, read as "
-        "undirected for `lights-out:graph:NAME`.",
+        description=f"`[from, to]` vertex names (at most {MAX_EDGES:,}): the moves of a game played on the "
+        "graph; a puzzle on it reads them as undirected.",
     )
     terminals: dict[StrictStr, StrictStr] | None = Field(
         default=None,

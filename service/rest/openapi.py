@@ -1,4 +1,5 @@
-"""What `/openapi.json` says about failures: each route's error statuses, and no FastAPI default.
+"""What `/openapi.json` says about failures: each route's error statuses, and no FastAPI default; and
+the document itself, with the bounds the server checks (`bounds`).
 
 Every error status a route declares has the contract's body (schema.ErrorBody) and a description of
 what it means; FastAPI's own 422 answer (HTTPValidationError) is dropped from the document, since this
@@ -12,6 +13,8 @@ from typing import Any
 from fastapi import FastAPI
 
 from nimbase import schema
+from service.limits import Limits
+from service.rest.bounds import declare_bounds
 
 #: What each error status of the REST API means (API.md, "Errors"); its body is always schema.ErrorBody.
 ERROR_STATUSES: dict[int, str] = {
@@ -77,13 +80,14 @@ def without_validation_errors(spec: dict[str, Any]) -> dict[str, Any]:
     return spec
 
 
-def document_without_validation_errors(app: FastAPI) -> None:
-    """Serve `app`'s OpenAPI document built once, without FastAPI's default 422 answer."""
+def document(app: FastAPI, limits: Limits) -> None:
+    """Serve `app`'s OpenAPI document built once, without FastAPI's default 422 answer, and with the
+    bounds the server checks (`bounds.declare_bounds`, `limits` those the app is built with)."""
     default_openapi = app.openapi
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = without_validation_errors(default_openapi())
+            app.openapi_schema = declare_bounds(without_validation_errors(default_openapi()), limits)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

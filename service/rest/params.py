@@ -10,6 +10,8 @@ from typing import Annotated
 
 from fastapi import Header, Path, Query
 
+from service.rest.examples import EXAMPLE_GAME, EXAMPLE_POSITION, position_syntaxes
+
 Authorization = Annotated[
     str | None,
     Header(
@@ -22,16 +24,15 @@ Game = Annotated[
     str,
     Query(
         description="The game id, parameters included (GET /v1/games lists the families).",
-        examples=["subtraction:1,3,4"],
+        examples=[EXAMPLE_GAME.id],
     ),
 ]
 Position = Annotated[
     str,
     Query(
-        description="The position: heap sizes separated by spaces (`10 12`), or for wythoff pairs "
-        "(`3,5 4,7`); `0` or empty is the empty position. Lights Out: rows of 0/1 joined by `/` "
-        "(`000/011/011`), or one 0/1 per vertex of an uploaded graph.",
-        examples=["10 12"],
+        description="The position, in the syntax of its game's family (GET /v1/games gives each game's): "
+        f"{position_syntaxes()}.",
+        examples=[EXAMPLE_POSITION],
     ),
 ]
 JobId = Annotated[int, Path(description="The job's id, as SubmitJob returned it.", examples=[1])]

@@ -128,10 +128,11 @@ def warm_up(base_url: str) -> None:
             client.get(path, params=params)
 
 
-def fuzz_config(*, examples_and_coverage: bool = True) -> schemathesis.Config:
+def fuzz_config(*, examples_and_coverage: bool = True, stateful: bool = False) -> schemathesis.Config:
     """Schemathesis' configuration for this run: valid and invalid requests, `OPTIONS.examples` random
     ones per route, derandomized unless `--fuzz-random`; before them the schema's examples and the
-    boundary values of each parameter (the coverage phase) unless `examples_and_coverage` is false."""
+    boundary values of each parameter (the coverage phase) unless `examples_and_coverage` is false; the
+    links between routes that chains of calls follow when `stateful`."""
     data: dict[str, Any] = {
         "generation": {
             "mode": "all",
@@ -143,7 +144,7 @@ def fuzz_config(*, examples_and_coverage: bool = True) -> schemathesis.Config:
             "examples": {"enabled": examples_and_coverage},
             "coverage": {"enabled": examples_and_coverage},
             "fuzzing": {"enabled": True},
-            "stateful": {"enabled": False},
+            "stateful": {"enabled": stateful},
         },
         # A 5xx is a failure, but for 504 DEADLINE_EXCEEDED: the contract's answer to a request that ran
         # out of its deadline (the fuzzer sends short ones; `deadline_kept` checks it came on time).

@@ -8,6 +8,7 @@ answer must give it back unchanged, so an undeclared key, a missing one or a wro
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,8 +16,13 @@ import httpx
 import pytest
 from pydantic import TypeAdapter
 
+from engine.errors import InvalidArgument, InvalidGameId, UnknownGame
+from engine.games.registry import FAMILIES, MAX_GAME_ID_CHARS, list_games, parse_game_id
+from engine.graphs import MAX_NAME_CHARS, check_graph_name
 from nimbase import schema
 from nimbase.client import NimbaseClient
+from service.limits import Limits
+from service.rest import create_app
 from service.server import BoundPorts
 from tests.servers import running_server
 from tests.service.fake_service import ADMIN_TOKEN, FakeService
@@ -142,8 +148,17 @@ def test_parameters_are_described(spec: dict[str, Any]) -> None:
             if parameter["name"] in ("game", "position"):
                 assert parameter["schema"]["examples"], (method, path, parameter["name"])
     value = {p["name"]: p for p in spec["paths"]["/v1/value"]["get"]["parameters"]}
-    assert value["game"]["schema"]["examples"] == ["subtraction:1,3,4"]
-    assert value["position"]["schema"]["examples"] == ["10 12"]
+    # The examples are a listed game and one of its own positions (the registry's, not the REST layer's).
+    [game] = value["game"]["schema"]["examples"]
+    [position] = value["position"]["schema"]["examples"]
+    listed = {info.id: info for info in list_games()}
+    assert ":" in game and position in listed[game].examples
+    parse_game_id(game).parse(position)
+    first_of_each_family: dict[str, str] = {}
+    for info in list_games():
+        first_of_each_family.setdefault(info.id.partition(":")[0], info.position_syntax)
+    for family, syntax in first_of_each_family.items():  # every family's position syntax is described
+        assert f"`{family}`: {syntax}" in value["position"]["description"]
     assert value["x-deadline-ms"]["in"] == "header"
     submit = {p["name"]: p for p in spec["paths"]["/v1/jobs"]["post"]["parameters"]}
     assert submit["authorization"]["in"] == "header" and "Bearer" in submit["authorization"]["description"]
@@ -233,3 +248,59 @@ def test_client_answers_fit_the_same_declarations(ports: BoundPorts, http: httpx
         fits(schema.Sequence, client.get_sequence("nim", 0, 5))
         fits(schema.Stats, client.get_stats("nim"))
         fits(schema.JobList, client.list_jobs())
+
+
+def _parameters(document: dict[str, Any], method: str, path: str) -> dict[str, dict[str, Any]]:
+    return {p["name"]: p["schema"] for p in document["paths"][path][method]["parameters"]}
+
+
+def test_bounds_follow_the_limits_the_app_is_built_with() -> None:
+    """The document declares what the server checks, from the app's own `Limits` (not a copy)."""
+    limits = Limits(listed_moves=77, batch_positions=5)
+    document = create_app(FakeService(), limits=limits).openapi()  # type: ignore[arg-type]
+    best = _parameters(document, "get", "/v1/best-move")
+    assert (best["limit"]["minimum"], best["limit"]["maximum"]) == (1, 77)
+    assert best["x-deadline-ms"] == {**best["x-deadline-ms"], "type": "integer", "minimum": 1}
+    assert _parameters(document, "get", "/v1/jobs")["limit"]["minimum"] == 1
+    sequence = _parameters(document, "get", "/v1/sequence")
+    assert sequence["start"]["minimum"] == 0 and sequence["stop"]["maximum"] == 2**63 - 1
+    batch = document["components"]["schemas"]["BatchRequest"]["properties"]
+    assert batch["positions"]["maxItems"] == 5 and batch["game"]["maxLength"] == MAX_GAME_ID_CHARS
+    job = document["components"]["schemas"]["JobRequest"]["properties"]
+    assert job["upto"]["minimum"] == 0 and job["game"]["pattern"] == batch["game"]["pattern"]
+    for parameter in best.values():  # text on the wire: never JSON null
+        assert "anyOf" not in parameter
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["petersen", "a.b_c~d-e", "...", ".x", "x" * MAX_NAME_CHARS, ".", "..", "", "a/b", "é", "a b", "x" * 201],
+)
+def test_the_graph_name_pattern_is_the_engines(spec: dict[str, Any], name: str) -> None:
+    declared = _parameters(spec, "get", "/v1/graphs/{name}")["name"]
+    fits_schema = declared["minLength"] <= len(name) <= declared["maxLength"] and re.search(
+        declared["pattern"], name
+    )
+    try:
+        check_graph_name(name)
+        accepted = True
+    except InvalidArgument:
+        accepted = False
+    assert bool(fits_schema) == accepted, (name, declared)
+
+
+@pytest.mark.parametrize(
+    "game", ["nim", "nim:misere", "subtraction:1,3,4", "a-b:x", "", "Nim", "1nim", ":x", "ni m"]
+)
+def test_the_game_id_pattern_is_the_registrys(spec: dict[str, Any], game: str) -> None:
+    """A game id the document allows reaches its family (found or not); one it refuses, the server does."""
+    declared = _parameters(spec, "get", "/v1/value")["game"]
+    fits_schema = bool(re.search(declared["pattern"], game)) and len(game) >= declared["minLength"]
+    try:
+        parse_game_id(game)
+        refused_as_malformed = False
+    except InvalidGameId:
+        refused_as_malformed = game.partition(":")[0] not in FAMILIES
+    except UnknownGame:
+        refused_as_malformed = False
+    assert fits_schema != refused_as_malformed, (game, declared)

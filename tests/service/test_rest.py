@@ -316,3 +316,44 @@ def test_limits_given_to_the_server_bound_its_requests() -> None:
         client.get("/v1/value", params={"game": "nim", "position": "1"}, headers={"x-deadline-ms": "30000"})
         deadline = fake.deadlines[-1]
         assert deadline is not None and deadline <= time.monotonic() + 0.25
+
+
+def _route_methods(http: httpx.Client) -> dict[str, set[str]]:
+    """Every path of the API (the document's) and of the page and docs, with the methods it takes."""
+    document = http.get("/openapi.json").json()
+    paths = {
+        path.replace("{job_id}", "1").replace("{name}", "g"): {method.upper() for method in item}
+        for path, item in document["paths"].items()
+    }
+    pages = ("/", "/docs", "/redoc", "/docs/oauth2-redirect", "/openapi.json", "/static/index.html")
+    paths.update({page: {"GET"} for page in pages})
+    paths["/static/docs/favicon.png"] = {"GET"}
+    return paths
+
+
+def test_a_wrong_method_gets_405_with_allow_naming_every_method_of_the_path(http: httpx.Client) -> None:
+    """RFC 9110: a 405 carries `Allow`, here exactly the methods the path takes (Starlette's own named
+    only the first route of a path: GET /v1/jobs, not its POST), on every route, the page's included."""
+    candidates = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE")
+    for path, declared in _route_methods(http).items():
+        refused = {method: http.request(method, path) for method in candidates}
+        taken = {method for method, reply in refused.items() if reply.status_code != 405}
+        assert declared <= taken, (path, declared, taken)
+        for method, reply in refused.items():
+            if method in taken:
+                continue
+            if method != "HEAD":  # an answer to HEAD has no body
+                assert_error(reply, 405, "UNIMPLEMENTED", path)
+            assert set(reply.headers["allow"].split(", ")) == taken, (method, path, reply.headers)
+    assert http.put("/v1/jobs").headers["allow"] == "GET, POST"
+
+
+def test_a_job_s_upto_is_any_json_integer(http: httpx.Client) -> None:
+    """`upto` is JSON Schema's integer, as the document declares it: `10.0` is 10 (the fuzzer sent
+    13279597.0, which the document allows); a fraction, a string or a bool is still refused."""
+    admin = {"authorization": f"Bearer {ADMIN_TOKEN}"}
+    job = http.post("/v1/jobs", json={"game": "nim", "upto": 10.0}, headers=admin).json()
+    assert job["upto"] == 10 and isinstance(job["upto"], int)
+    for upto in (10.5, "10", True, 1e300):
+        refused = http.post("/v1/jobs", json={"game": "nim", "upto": upto}, headers=admin)
+        assert_error(refused, 400, "INVALID_ARGUMENT", "upto")

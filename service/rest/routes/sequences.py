@@ -73,8 +73,8 @@ async def get_sequence(
     family: Annotated[
         str | None,
         Query(
-            description="The one-parameter family; default single heaps of size n (wythoff: `row:0`).",
-            examples=["row:3"],
+            description="The one-parameter family; by default single heaps of size n (a game of pairs: "
+            "its row `row:0`; GET /v1/games describes each game's).",
         ),
     ] = None,
     x_deadline: DeadlineHeader = None,

@@ -72,7 +72,7 @@ async def best_move(
     """The value plus every legal move (or the first `limit`), best first.
 
     Each move carries its text `move`, the position it leads to with its value, and structured
-    fields: heap games `heap` and `to`, Wythoff `pair` and `to`. Cached as GET /v1/value.
+    fields: heap games `heap` and `to`, games of pairs `pair` and `to`. Cached as GET /v1/value.
     """
     service = service_of(request)
     return await answer_in_thread(
