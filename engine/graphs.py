@@ -39,7 +39,7 @@ MAX_EDGES = 10_000_000
 LABELS: tuple[str, ...] = ("loss", "win", "draw")
 LABEL_CODES: dict[str, int] = {label: code for code, label in enumerate(LABELS)}
 
-_NAME = re.compile(r"[A-Za-z0-9._~-]+")
+NAME_PATTERN = re.compile(r"[A-Za-z0-9._~-]+")
 _FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
 
 
@@ -49,7 +49,12 @@ DOT_SEGMENTS = frozenset({".", ".."})
 
 def check_graph_name(name: object, *, error: type[InvalidArgument | InvalidGameId] = InvalidArgument) -> str:
     """The name, if a graph may have it; `error` quoting it otherwise."""
-    if not isinstance(name, str) or not name or len(name) > MAX_NAME_CHARS or not _NAME.fullmatch(name):
+    if (
+        not isinstance(name, str)
+        or not name
+        or len(name) > MAX_NAME_CHARS
+        or not NAME_PATTERN.fullmatch(name)
+    ):
         raise error(
             f"graph name {quote_token(str(name))} must be 1 to {MAX_NAME_CHARS} characters, each a letter, "
             "a digit, '.', '_', '~' or '-'"

@@ -31,7 +31,7 @@ Game = GameKind[Any]
 #: Longest game id accepted (a 64-element set of 7-digit numbers fits easily).
 MAX_GAME_ID_CHARS = 1024
 
-_FAMILY_NAME = re.compile(r"[a-z][a-z0-9-]*")
+FAMILY_NAME = re.compile(r"[a-z][a-z0-9-]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +123,7 @@ def parse_game_id(text: str) -> Game:
             f"{MAX_GAME_ID_CHARS}"
         )
     name, sep, params = text.partition(":")
-    if not _FAMILY_NAME.fullmatch(name):
+    if not FAMILY_NAME.fullmatch(name):
         raise InvalidGameId(f"game id {text!r} does not start with a family name such as 'nim'")
     family = FAMILIES.get(name)
     if family is None:

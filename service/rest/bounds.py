@@ -11,15 +11,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from engine.games.registry import _FAMILY_NAME, MAX_GAME_ID_CHARS
+from engine.games.registry import FAMILY_NAME, MAX_GAME_ID_CHARS
 from engine.graphs import (
-    _NAME,
     DOT_SEGMENTS,
     LABELS,
     MAX_EDGES,
     MAX_NAME_CHARS,
     MAX_VERTEX_CHARS,
     MAX_VERTICES,
+    NAME_PATTERN,
 )
 from engine.positions import MAX_HEAP, MAX_POSITION_CHARS
 from service.limits import Limits
@@ -31,14 +31,14 @@ GAME_ID: Schema = {
     "type": "string",
     "minLength": 1,
     "maxLength": MAX_GAME_ID_CHARS,
-    "pattern": rf"^(?:{_FAMILY_NAME.pattern})(?::[\s\S]*)?$",
+    "pattern": rf"^(?:{FAMILY_NAME.pattern})(?::[\s\S]*)?$",
 }
 #: A graph's name (engine.graphs.check_graph_name): its characters, its length, and not a dot-segment.
 GRAPH_NAME: Schema = {
     "type": "string",
     "minLength": 1,
     "maxLength": MAX_NAME_CHARS,
-    "pattern": rf"^(?!(?:{'|'.join(map(re.escape, sorted(DOT_SEGMENTS)))})$)(?:{_NAME.pattern})$",
+    "pattern": rf"^(?!(?:{'|'.join(map(re.escape, sorted(DOT_SEGMENTS)))})$)(?:{NAME_PATTERN.pattern})$",
 }
 #: A vertex's name (engine.graphs): printable, without blanks at either end. The pattern says what JSON
 #: Schema can (no control character, no blank at either end); the server also refuses the few other
