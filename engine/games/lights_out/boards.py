@@ -16,13 +16,12 @@ from engine.errors import (
 from engine.games.lights_out.shape import (
     FAMILY,
     GLUING,
-    GRAPH_NAME,
     MAX_BOARD_SIDE,
-    MAX_GRAPH_NAME,
     MAX_SIDE,
     TOPOLOGIES,
     Shape,
 )
+from engine.graphs import check_graph_name
 from engine.positions import check_length, parse_decimal, quote_position, quote_token
 
 I64 = NDArray[np.int64]
@@ -57,13 +56,7 @@ def parse_lights_out_id(params: str | None, text: str) -> Shape | GraphRef:
             f"(TOPOLOGY one of {', '.join(TOPOLOGIES)}) or 'lights-out:graph:NAME'"
         )
     if params.startswith("graph:"):
-        name = params[len("graph:") :]
-        if not GRAPH_NAME.fullmatch(name) or len(name) > MAX_GRAPH_NAME:
-            raise InvalidGameId(
-                f"game id {quote_token(text)}: graph name {quote_token(name)} must be 1 to "
-                f"{MAX_GRAPH_NAME} characters, each a letter, a digit, '.', '_', '~' or '-'"
-            )
-        return GraphRef(name)
+        return GraphRef(check_graph_name(params[len("graph:") :], error=InvalidGameId))
     size, glued, topology = params.partition(":")
     match = _SIZE.fullmatch(size)
     if match is None:

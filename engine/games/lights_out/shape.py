@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,8 +40,6 @@ MAX_BOARD_SIDE = 256
 MAX_GRAPH_VERTICES = 100_000
 MAX_GRAPH_EDGES = 2_000_000
 #: Longest graph name in a game id.
-MAX_GRAPH_NAME = 200
-GRAPH_NAME = re.compile(r"[A-Za-z0-9._~-]+")  # engine.graphs.check_graph_name
 
 # -- shapes --------------------------------------------------------------------------------------------
 
