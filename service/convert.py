@@ -189,6 +189,8 @@ def fill_value(msg: pb.Value, value: Value) -> pb.Value:
             msg.remoteness = value.remoteness
         if value.kind is not None:
             fill_record(msg, value.kind)
+    except UndeclaredKind:
+        raise
     except ValueError as exc:
         raise _beyond_the_wire(value, exc) from None
     return msg
@@ -302,6 +304,8 @@ def move_to_pb(move: MoveValue) -> pb.Move:
             msg.remoteness = value.remoteness
         if move.kind is not None:
             fill_record(msg, move.kind)
+    except UndeclaredKind:
+        raise
     except ValueError as exc:
         raise _beyond_the_wire(value, exc) from None
     return msg

@@ -29,11 +29,13 @@ from service.limits import DEFAULT_LIMITS, Limits, check_batch_size
 from tests.service.fake_service import ERRORS
 
 int64 = st.integers(min_value=-(2**63), max_value=2**63 - 1)
+#: bicolor-nim's G- (never negative; up to 2^63, a heap of 2^63-1 white stones): an unsigned field.
+uint64 = st.integers(min_value=0, max_value=2**64 - 1)
 text = st.text(max_size=20)
 optional_text = st.none() | text
 pairs = st.tuples(int64, int64)
 #: What two-player kinds add to a value: nothing, bicolor-nim's G-, a game graph's note.
-game_records = st.none() | st.builds(BicolorValue, int64) | st.builds(GraphValue, text)
+game_records = st.none() | st.builds(BicolorValue, uint64) | st.builds(GraphValue, text)
 #: Two-player values: an outcome, maybe a Grundy value, maybe the kind's record.
 game_values = st.builds(
     Value,
@@ -81,7 +83,7 @@ move_records = (
     st.none()
     | st.builds(HeapMove, int64, st.lists(int64, max_size=2).map(tuple))
     | st.builds(WythoffMove, pairs, pairs)
-    | st.builds(BicolorMove, pairs, pairs, int64, int64, st.none() | int64)
+    | st.builds(BicolorMove, pairs, pairs, int64, int64, st.none() | uint64)
     | st.builds(LightsOutPress, st.booleans())
     | st.builds(ChessMove, text, text)
 )

@@ -231,7 +231,7 @@ TOY = "bicolor-toy"
 def test_two_families_of_one_game_are_cached_apart(clean_db: sa.Engine) -> None:
     queued: list[tuple[str, str]] = []
 
-    def queue_work(game_id: str, family: str) -> QueuedWork | None:
+    def queue_work(game_id: str, family: str, wanted: object) -> QueuedWork | None:
         queued.append((game_id, family))
         return None
 
