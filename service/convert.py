@@ -176,7 +176,7 @@ def error_body(code: str, message: str) -> schema.ErrorBody:
 def fill_value(msg: pb.Value, value: Value) -> pb.Value:
     """Set a Value message's fields in place (bulk answers fill messages already in their list).
 
-    A number the message's integer type cannot hold (bicolor-nim's values reach 2^63) raises
+    A number the message's integer type cannot hold (some kinds' values reach 2^63) raises
     BeyondTheWire naming it, for the caller to answer that one value with (protobuf's ValueError would
     otherwise surface as INTERNAL)."""
     try:

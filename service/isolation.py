@@ -28,6 +28,7 @@ from typing import Any
 
 from engine.deadline import Cancellation, Deadline, within
 from engine.errors import Cancelled, DeadlineExceeded, LimitExceeded, NimbaseError
+from engine.games.registry import list_games
 from engine.positions import quote_position
 from nimbase.settings import Settings
 from service.clients import CLIENT, current_client
@@ -53,14 +54,9 @@ KILL_GRACE_SECONDS = 0.25
 NICENESS = 10
 #: A process that dies with its address space within this fraction of its cap died of its memory.
 NEAR_CAP = 0.9
-#: Calls made in each process once it has started, so the cap is measured with the kernels loaded.
-WARM_UP: tuple[tuple[str, str], ...] = (
-    ("nim", "3 5 7"),
-    ("subtraction:1,2,3", "3 5 8 13"),
-    ("octal:0.137", "3 5 7"),
-    ("bicolor-nim", "2w1b 3w 4b"),
-    ("lights-out:5x5", "00000/01100/01100/00000/00000"),
-)
+#: Each process values every listed game's first example once it has started (each within this many
+#: seconds), so its memory cap is measured with the kinds' kernels loaded.
+WARM_UP_SECONDS = 2.0
 
 CAP_SETTING = "NIMBASE_LIMITS_LIVE_MEMORY_BYTES"
 PROCESSES_SETTING = "NIMBASE_LIMITS_LIVE_PROCESSES"
@@ -120,9 +116,10 @@ def _child_main(settings: Settings, database_url: str | None, conn: Connection, 
     from storage.database import create_engine
 
     service = Nimbase(settings, create_engine(database_url) if database_url is not None else None)
-    for game, position in WARM_UP:
-        with contextlib.suppress(NimbaseError):
-            service.get_value(game, position)
+    for info in list_games():
+        for position in info.examples[:1]:
+            with contextlib.suppress(NimbaseError):
+                service.get_value(info.id, position, time.monotonic() + WARM_UP_SECONDS)
     base = address_space()
     _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     cap = base + memory_bytes

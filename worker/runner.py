@@ -19,7 +19,7 @@ attempt: a job resumed after its worker died or shut down starts a fresh bound. 
 attempt, which nothing predicts, may run until KILL_GRACE_SECONDS past its start even when the bound is
 shorter, so every attempt can make progress.
 
-A kernel whose sequence is one object made whole (`SequenceKernel.length`: a solved game graph, a chess
+A kernel whose sequence is one object made whole (`SequenceKernel.length`: a solved game graph, an
 endgame table, a Lights Out elimination, stored as words by engine.stored_bytes) makes it before the
 first step, its progress recorded in the job as it goes (`JobQueue.progress`, about once a second, in the
 kernel's own units); then exactly its words are stored, whatever `upto` the job was given, and no time

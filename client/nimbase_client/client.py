@@ -154,7 +154,7 @@ class NimbaseClient(_Base):
 
     def submit_job(self, game: str, upto: int, fill: bool = False, family: str | None = None) -> records.Job:
         """Queues a precompute job of values 0..upto-1 (needs the admin token); `family` names one of
-        the game's stored families where it has several (bicolor-nim)."""
+        the game's stored families where it has several (ListGames and GetStats name them)."""
         return self._unary(calls.submit_job(game, upto, fill, family))
 
     def get_job(self, job_id: int) -> records.Job:

@@ -1,10 +1,10 @@
 """The kinds' records on the wire: the `kind` oneof of the Value and Move messages, read and filled from
 the descriptors alone.
 
-A kind (bicolor-nim, Lights Out, chess, ...) adds a few fields to a value or a move; on the wire they are
-one message per kind record, the member of `kind` whose message type has the record's name. The REST
-JSON has the same fields flat, beside the core ones. Nothing here names a kind or a field: how each
-field travels is read from its descriptor once per message type (a scalar set as it is, an `optional`
+A kind (a coloured-heap game, a puzzle, an endgame, ...) adds a few fields to a value or a move; on the
+wire they are one message per kind record, the member of `kind` whose message type has the record's name.
+The REST JSON has the same fields flat, beside the core ones. Nothing here names a kind or a field: how
+each field travels is read from its descriptor once per message type (a scalar set as it is, an `optional`
 one only when present, a repeated one as a list, a `StringList` as a list that may be absent).
 """
 

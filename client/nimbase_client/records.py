@@ -122,7 +122,7 @@ class _CoreMove(TypedDict):
 
     move: str
     """The move as text: "n -> a", "n -> a+b" (a split), "n -> 0"; Wythoff "a,b -> c,d"; Lights Out the
-    press, e.g. "23"; a game graph the vertex reached; chess the move in UCI, e.g. "a1a8"."""
+    press, e.g. "23"; a game graph the vertex reached; an endgame the move in UCI, e.g. "a1a8"."""
     position: str
     """The position the move leads to, in canonical form."""
     outcome: NotRequired[Outcome]
@@ -139,8 +139,8 @@ class _CoreMove(TypedDict):
 class Move(_CoreMove, MoveKinds):
     """One legal move and the value of the position it leads to, then the fields the kind adds to the
     move (flat; each kind gives its own, declared in nimbase.proto): heap games the heap and what it
-    leaves, Wythoff the pair, bicolor-nim the coloured heap, chess the move's notations, a puzzle's press
-    (which has no `outcome`) whether the board it leaves can be solved.
+    leaves, Wythoff the pair, coloured-heap games the coloured heap, endgames the move's notations, a
+    puzzle's press (which has no `outcome`) whether the board it leaves can be solved.
     """
 
 
@@ -232,7 +232,7 @@ class Sequence(TypedDict):
 class Stats(TypedDict, total=False):
     """Answer of `GET /v1/stats` (GetStats): what is known of the game as a whole.
 
-    Open: the fields below are those known today (heap games, Wythoff, Lights Out, game graphs, chess); a
+    Open: the fields below are those known today (heap games, Wythoff, Lights Out, game graphs, endgames); a
     game may add others, and a client must ignore keys it does not know. Null means "not known" (or
     "none", for rarity).
     """
@@ -281,17 +281,17 @@ class Stats(TypedDict, total=False):
     """Lights Out shapes: how rank and nullity were found: Gaussian elimination of the press matrix, or
     (plane boards past 256 x 256) the polynomial method over F2."""
     wins: int
-    """Game graphs and chess materials: positions won for the player to move (chess: either side to
+    """Game graphs and endgame materials: positions won for the player to move (endgames: either side to
     move, either colouring)."""
     losses: int
-    """Game graphs and chess materials: positions lost for the player to move."""
+    """Game graphs and endgame materials: positions lost for the player to move."""
     draws: int
-    """Game graphs and chess materials: positions drawn with best play."""
+    """Game graphs and endgame materials: positions drawn with best play."""
     longest_win: int
-    """Game graphs and chess materials: the greatest remoteness of a won position, in plies (a mate in n
+    """Game graphs and endgame materials: the greatest remoteness of a won position, in plies (a mate in n
     moves is 2n - 1 plies)."""
     longest_loss: int
-    """Game graphs and chess materials: the greatest remoteness of a lost position, in plies."""
+    """Game graphs and endgame materials: the greatest remoteness of a lost position, in plies."""
     kernel: list[str] | int
     """Acyclic game graphs played to normal play: the kernel (the P-positions, gamma = 0), as vertex
     names, or their count where long."""
