@@ -24,6 +24,17 @@ export function svg(tag, attributes = {}, parent = null) {
   return element;
 }
 
+/** A kind's own section of the position panel, made from its markup by its view (once, when the view is
+ * set up) and added hidden where the panel keeps them (`#kind-sections`): the page names no kind. */
+export function kindSection(markup) {
+  const template = document.createElement("template");
+  template.innerHTML = markup.trim();
+  const section = template.content.firstElementChild;
+  section.hidden = true;
+  $("kind-sections").appendChild(section);
+  return section;
+}
+
 /** An SVG drawing replaced by one line of text (a board too large to draw, a graph that cannot be read). */
 export function svgMessage(drawing, width, message) {
   drawing.replaceChildren();

@@ -2,10 +2,25 @@
 // moving to a P-position coloured); a click on one plays that move. A position of several pairs picks the
 // pair drawn. The plot offers its rows.
 
-import { $, show, svg, svgMessage } from "../dom.js";
+import { $, kindSection, show, svg, svgMessage } from "../dom.js";
 import { play } from "../panel.js";
 import { playable, state } from "../state.js";
 import { generic } from "./generic.js";
+
+/** The kind's section of the position panel, made once by `setUp` (`kindSection`). */
+const SECTION = `
+  <div id="wythoff-board" class="board">
+    <h3>Wythoff board <span class="muted">(click a square the queen can reach)</span></h3>
+    <div id="board-pairs" class="pairs"></div>
+    <svg id="board" role="img" aria-label="Wythoff board"></svg>
+    <p class="legend">
+      <span class="swatch cur"></span> current pair
+      <span class="swatch win"></span> move to a P-position
+      <span class="swatch lose"></span> other moves
+      <span class="swatch cold"></span> P-positions of one pair
+    </p>
+  </div>
+`;
 
 /** The largest pile the board draws: beyond it, play from the move list. */
 const BOARD_MAX = 48;
@@ -111,6 +126,9 @@ function renderBoard() {
 
 export default {
   ...generic,
+  setUp() {
+    kindSection(SECTION);
+  },
   sequences: { families: ["row:0", "row:1", "row:2", "row:5"], first: "" },
   clear() {
     $("wythoff-board").hidden = true;
