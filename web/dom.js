@@ -35,6 +35,24 @@ export function kindSection(markup) {
   return section;
 }
 
+/** A kind's own card on the page (shown whatever game the panel plays), made by its view when set up and
+ * added where the page keeps them (`#kind-cards`, between the plot and the stats). */
+export function kindCard(markup) {
+  const template = document.createElement("template");
+  template.innerHTML = markup.trim();
+  const card = template.content.firstElementChild;
+  $("kind-cards").appendChild(card);
+  return card;
+}
+
+/** A kind's style sheet (`url`, beside its view's module), linked once when the view is set up. */
+export function kindStyle(url) {
+  const link = document.createElement("link");
+  link.rel = "stylesheet";
+  link.href = String(url);
+  document.head.appendChild(link);
+}
+
 /** An SVG drawing replaced by one line of text (a board too large to draw, a graph that cannot be read). */
 export function svgMessage(drawing, width, message) {
   drawing.replaceChildren();

@@ -183,8 +183,8 @@ async function lookUp(position) {
   }
 }
 
-/** Switches to the game a lookup was answered in (a chess capture's smaller table), keeping the play
- * so far and the view (the same kind's). */
+/** Switches to the game a lookup was answered in (`view.followsAnswer`: a capture's smaller table),
+ * keeping the play so far and the view (the same kind's). */
 function adoptGame(id) {
   state.game = id;
   describeGame();
@@ -434,7 +434,7 @@ export function setUpPanel() {
   });
 }
 
-/** Plays `game` from `position` (the heat map's click), choosing the game first if need be. */
+/** Plays `game` from `position` (a click on a kind's card), choosing the game first if need be. */
 export async function playFrom(game, position) {
   if (game !== state.game && !(await setGame(game))) return;
   startAt(position);

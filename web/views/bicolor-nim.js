@@ -2,7 +2,7 @@
 // table marks the stones it takes. A value has two Grundy numbers (G with a white heap, G- with a black
 // one), and the plot offers the two-heap families.
 
-import { $, kindSection, show, svg, svgMessage } from "../dom.js";
+import { $, kindSection, kindStyle, show, svg, svgMessage } from "../dom.js";
 import { state } from "../state.js";
 import { column, field, generic } from "./generic.js";
 
@@ -98,6 +98,7 @@ function renderHeaps() {
 export default {
   ...generic,
   setUp() {
+    kindStyle(new URL("./bicolor-nim.css", import.meta.url));
     kindSection(SECTION);
   },
   sequences: {

@@ -2,7 +2,7 @@
 // moves by SAN, best first; a move is played by its button, or by its piece and then its square. A
 // capture leads into a smaller material's table, which the panel then follows.
 
-import { $, kindSection, show } from "../dom.js";
+import { $, kindSection, kindStyle, show } from "../dom.js";
 import { autoReply, examplesOf, play, setGame, startAt } from "../panel.js";
 import { playable, state } from "../state.js";
 import { column, generic } from "./generic.js";
@@ -305,6 +305,7 @@ export default {
   positionClass: "mono fen",
   followsAnswer: true,
   setUp() {
+    kindStyle(new URL("./chess.css", import.meta.url));
     kindSection(SECTION);
     $("chess-material-select").addEventListener("change", chooseMaterial);
   },

@@ -3,7 +3,7 @@
 // entry for the family, names no graph: the page asks which uploaded graph to open.
 
 import { api, BATCH, valuesBatch } from "../api.js";
-import { $, kindSection, showError, svg } from "../dom.js";
+import { $, kindSection, kindStyle, showError, svg } from "../dom.js";
 import { graphOf, knownGraphNames } from "../graphs.js";
 import { play, setGame, startAt } from "../panel.js";
 import { playable, state } from "../state.js";
@@ -321,6 +321,7 @@ export default {
   ...generic,
   analysis: true,
   setUp() {
+    kindStyle(new URL("./graph.css", import.meta.url));
     kindSection(SECTION);
     $("graph-form").addEventListener("submit", openNamed);
   },

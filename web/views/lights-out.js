@@ -4,7 +4,7 @@
 // solvable board, and the shape's statistics with the boards at each fewest-press distance.
 
 import { api, valuesBatch } from "../api.js";
-import { $, kindSection, show, showError, svg, svgMessage, terms } from "../dom.js";
+import { $, kindSection, kindStyle, show, showError, svg, svgMessage, terms } from "../dom.js";
 import { graphOf } from "../graphs.js";
 import { play, startAt } from "../panel.js";
 import { state } from "../state.js";
@@ -422,6 +422,7 @@ export default {
   remotenessLabel: "fewest presses",
   moveHead: "press",
   setUp() {
+    kindStyle(new URL("./lights-out.css", import.meta.url));
     kindSection(SECTION);
     $("lights-solution").addEventListener("change", () => state.value && renderLights());
     $("lights-random").addEventListener("click", randomSolvable);
