@@ -10,6 +10,7 @@ COPY storage ./storage
 COPY service ./service
 COPY worker ./worker
 COPY cli ./cli
+COPY web ./web
 COPY migrations ./migrations
 COPY alembic.ini ./
 RUN pip install --no-cache-dir ./client -e .

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from importlib import resources
 from pathlib import Path as FilePath
 from typing import cast
 
@@ -17,8 +18,8 @@ from starlette.types import Receive, Scope, Send
 
 from service import http_cache
 
-#: The web page (`/`) and its assets, shipped in the package (no build step, nothing from a CDN).
-WEB_DIR = FilePath(__file__).resolve().parent.parent / "web"
+#: The package holding the web page (`/`) and its assets as data (no build step, nothing from a CDN).
+WEB_PACKAGE = "web"
 #: Swagger UI and ReDoc, shipped by the fastapi-offline package, so /docs and /redoc work offline.
 DOCS_ASSETS_DIR = FilePath(fastapi_offline.__file__).resolve().parent / "static"
 WEB_PREFIX = "/static"
@@ -28,6 +29,18 @@ DOCS_ASSETS_PREFIX = "/static/docs"
 WEB_CACHE_CONTROL = "no-cache"
 #: The docs' vendored assets change only with the fastapi-offline version: a day without asking.
 DOCS_ASSETS_CACHE_CONTROL = "public, max-age=86400"
+
+
+class PageNotOnDisk(RuntimeError):
+    """The page's package is not a folder of files (a zipped install): StaticFiles serves only those."""
+
+
+def web_dir() -> FilePath:
+    """The folder of the page's package, wherever it is installed."""
+    root = resources.files(WEB_PACKAGE)
+    if not isinstance(root, FilePath):
+        raise PageNotOnDisk(f"the web page's package {WEB_PACKAGE!r} is not a folder on disk: {root!r}")
+    return root
 
 
 class Assets(StaticFiles):
@@ -76,7 +89,7 @@ class Assets(StaticFiles):
 def mount_assets(app: FastAPI) -> None:
     """The page's assets under /static/ and the docs' under /static/docs/; the page itself is served by
     `routes.pages` from the same `Assets` (`web_page_assets`)."""
-    page = Assets(WEB_DIR, WEB_CACHE_CONTROL)
+    page = Assets(web_dir(), WEB_CACHE_CONTROL)
     # The docs' assets first: /static would otherwise take /static/docs/... and find nothing.
     Assets(DOCS_ASSETS_DIR, DOCS_ASSETS_CACHE_CONTROL).mount_on(app, DOCS_ASSETS_PREFIX, "docs-assets")
     page.mount_on(app, WEB_PREFIX, "web")

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-WEB = REPO / "service" / "web"
+WEB = REPO / "web"
 #: `import {a, b as c} from "./x.js"`, `import x from "./x.js"`, `export {default} from "./x.js"`.
 IMPORT = re.compile(r"^(?:import|export)\s+(?:([\w$]+)|\{([^}]*)\})\s+from\s+\"([^\"]+)\"", re.MULTILINE)
 #: What a module exports by name, and whether it has a default export.
@@ -47,10 +47,10 @@ def test_each_import_names_a_module_and_its_exports(module: Path) -> None:
 
 def test_the_package_ships_every_file_of_the_page() -> None:
     """pyproject's package-data globs (matched as setuptools matches them) cover the web folder."""
-    package_data = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
-    service = REPO / "service"
-    shipped = {path for pattern in package_data["service"] for path in service.glob(pattern)}
-    files = {path for path in WEB.rglob("*") if path.is_file()}
+    setuptools = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert "web" in setuptools["packages"]["find"]["include"]
+    shipped = {path for pattern in setuptools["package-data"]["web"] for path in WEB.glob(pattern)}
+    files = {path for path in WEB.rglob("*") if path.is_file() and path.suffix not in (".py", ".pyc")}
     assert files - shipped == set()
 
 

@@ -1,4 +1,4 @@
-"""The kinds' views of the web page: one module per family, service/web/views/<family>.js, and the generic
+"""The kinds' views of the web page: one module per family, web/views/<family>.js, and the generic
 view for a family without one (a new kind works on the page before it has a view of its own)."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from tests.web.browser import (
     wait_for,
 )
 
-VIEWS = Path(__file__).resolve().parents[2] / "service" / "web" / "views"
+VIEWS = Path(__file__).resolve().parents[2] / "web" / "views"
 #: Views no family is named after: the generic one, and the one the heap games' modules re-export.
 SHARED_VIEWS = {"generic", "heap"}
 

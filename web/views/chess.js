@@ -2,10 +2,36 @@
 // moves by SAN, best first; a move is played by its button, or by its piece and then its square. A
 // capture leads into a smaller material's table, which the panel then follows.
 
-import { $, show } from "../dom.js";
+import { $, kindSection, kindStyle, show } from "../dom.js";
 import { autoReply, examplesOf, play, setGame, startAt } from "../panel.js";
 import { playable, state } from "../state.js";
 import { column, generic } from "./generic.js";
+
+/** The kind's section of the position panel, made once by `setUp` (`kindSection`). */
+const SECTION = `
+  <div id="chess" class="chess">
+    <h3>Chess endgame <span class="muted">(click a move, or a piece and then a marked square)</span></h3>
+    <div class="row wrap">
+      <label for="chess-material-select">material</label>
+      <select id="chess-material-select"></select>
+      <span class="muted">tables of up to 3 men are solved at once, larger ones once a worker has stored them</span>
+    </div>
+    <div id="chess-view" class="chess-view">
+      <div id="chess-board" class="chess-board" role="img" aria-label="chess board"></div>
+      <div class="chess-side">
+        <p id="chess-to-move" class="chess-to-move"></p>
+        <p id="chess-verdict" class="chess-verdict"></p>
+        <p id="chess-moves-note" class="muted"></p>
+        <ol id="chess-moves" class="chess-moves"></ol>
+      </div>
+    </div>
+    <p class="legend">
+      <span class="swatch last"></span> the last move
+      <span class="swatch target"></span> where the picked piece can go;
+      a win or a loss counts the moves to mate, the remoteness plies (half-moves)
+    </p>
+  </div>
+`;
 
 const FILES = "abcdefgh";
 /** Unicode pieces by FEN letter (lower case): the solid ones for both sides, White's filled white by the
@@ -156,7 +182,8 @@ function renderChess() {
     }
   }
   const last = state.history[state.history.length - 1];
-  const lastMove = last && last.uci && last.position === value.position ? [last.uci.slice(0, 2), last.uci.slice(2, 4)] : [];
+  const lastUci = last && last.played.uci && last.position === value.position ? last.played.uci : null;
+  const lastMove = lastUci ? [lastUci.slice(0, 2), lastUci.slice(2, 4)] : [];
   const board = $("chess-board");
   board.dataset.position = value.position;
   board.dataset.side = side;
@@ -278,6 +305,8 @@ export default {
   positionClass: "mono fen",
   followsAnswer: true,
   setUp() {
+    kindStyle(new URL("./chess.css", import.meta.url));
+    kindSection(SECTION);
     $("chess-material-select").addEventListener("change", chooseMaterial);
   },
   describe: describeMaterial,
@@ -292,6 +321,16 @@ export default {
     chessBoard.selected = null;
   },
   looked: renderChess,
+  /** Chess's metrics and flags stay out of the value's list: the verdict beside the board says them. */
+  valueFields() {
+    return [];
+  },
+  moveLabel(move) {
+    return move.san || move.move;
+  },
+  moveTitle(move) {
+    return `play ${move.san || move.move}${move.uci ? ` (${move.uci})` : ""}`;
+  },
   render: renderChess,
   meaning: chessVerdict,
   turn(element) {

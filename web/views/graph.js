@@ -3,11 +3,37 @@
 // entry for the family, names no graph: the page asks which uploaded graph to open.
 
 import { api, BATCH, valuesBatch } from "../api.js";
-import { $, showError, svg } from "../dom.js";
+import { $, kindSection, kindStyle, showError, svg } from "../dom.js";
 import { graphOf, knownGraphNames } from "../graphs.js";
 import { play, setGame, startAt } from "../panel.js";
 import { playable, state } from "../state.js";
 import { generic } from "./generic.js";
+
+/** The kind's section of the position panel, made once by `setUp` (`kindSection`). */
+const SECTION = `
+  <div id="graph-game" class="graph">
+    <h3>Game graph <span id="graph-title" class="muted"></span></h3>
+    <form id="graph-form" class="row wrap" autocomplete="off">
+      <label for="graph-name">graph</label>
+      <input id="graph-name" spellcheck="false" list="graph-names" placeholder="an uploaded graph's name">
+      <datalist id="graph-names"></datalist>
+      <button id="graph-open" type="submit">Open</button>
+    </form>
+    <p id="graph-error" class="error" hidden></p>
+    <p id="graph-info" class="muted"></p>
+    <p id="graph-vertex" class="graph-vertex"></p>
+    <p id="graph-moves-note" class="muted"></p>
+    <ul id="graph-moves" class="graph-moves"></ul>
+    <svg id="graph-board" role="img" aria-label="the game graph" hidden></svg>
+    <div id="graph-vertices" class="graph-vertices"></div>
+    <p class="legend">
+      <span class="swatch v-N"></span> win for the player to move
+      <span class="swatch v-P"></span> loss
+      <span class="swatch v-D"></span> draw
+      <span class="swatch cur-vertex"></span> the chosen vertex (a click on a vertex one move away plays it)
+    </p>
+  </div>
+`;
 
 /** ListGames' entry for the family: its id names no graph, so the page asks which uploaded graph. */
 const GRAPH_TEMPLATE = "graph:NAME";
@@ -295,6 +321,8 @@ export default {
   ...generic,
   analysis: true,
   setUp() {
+    kindStyle(new URL("./graph.css", import.meta.url));
+    kindSection(SECTION);
     $("graph-form").addEventListener("submit", openNamed);
   },
   describe: describeGraphGame,

@@ -24,6 +24,35 @@ export function svg(tag, attributes = {}, parent = null) {
   return element;
 }
 
+/** A kind's own section of the position panel, made from its markup by its view (once, when the view is
+ * set up) and added hidden where the panel keeps them (`#kind-sections`): the page names no kind. */
+export function kindSection(markup) {
+  const template = document.createElement("template");
+  template.innerHTML = markup.trim();
+  const section = template.content.firstElementChild;
+  section.hidden = true;
+  $("kind-sections").appendChild(section);
+  return section;
+}
+
+/** A kind's own card on the page (shown whatever game the panel plays), made by its view when set up and
+ * added where the page keeps them (`#kind-cards`, between the plot and the stats). */
+export function kindCard(markup) {
+  const template = document.createElement("template");
+  template.innerHTML = markup.trim();
+  const card = template.content.firstElementChild;
+  $("kind-cards").appendChild(card);
+  return card;
+}
+
+/** A kind's style sheet (`url`, beside its view's module), linked once when the view is set up. */
+export function kindStyle(url) {
+  const link = document.createElement("link");
+  link.rel = "stylesheet";
+  link.href = String(url);
+  document.head.appendChild(link);
+}
+
 /** An SVG drawing replaced by one line of text (a board too large to draw, a graph that cannot be read). */
 export function svgMessage(drawing, width, message) {
   drawing.replaceChildren();

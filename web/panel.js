@@ -21,8 +21,8 @@ const OUTCOMES = {
   D: "D: a draw with best play",
 };
 
-/** A move as a person reads it: a chess move's SAN, else its text. */
-const moveLabel = (move) => move.san || move.move;
+/** A move as a person reads it: as its kind's view writes it. */
+const moveLabel = (move) => state.view.moveLabel(move);
 export const autoReply = () => $("auto-reply").checked;
 const terminal = (looked) => looked.best !== null && looked.best.moves.length === 0;
 
@@ -183,8 +183,8 @@ async function lookUp(position) {
   }
 }
 
-/** Switches to the game a lookup was answered in (a chess capture's smaller table), keeping the play
- * so far and the view (the same kind's). */
+/** Switches to the game a lookup was answered in (`view.followsAnswer`: a capture's smaller table),
+ * keeping the play so far and the view (the same kind's). */
 function adoptGame(id) {
   state.game = id;
   describeGame();
@@ -235,7 +235,7 @@ export async function play(move) {
   if (!playable()) return;
   const session = state.session;
   state.view.played(move);
-  state.history.push({ who: "you", move: moveLabel(move), uci: move.uci, position: move.position });
+  state.history.push({ who: "you", move: moveLabel(move), played: move, position: move.position });
   renderHistory();
   if (!autoReply() || state.view.puzzle) {
     const looked = await lookUp(move.position);
@@ -254,7 +254,7 @@ export async function play(move) {
   await sleep(REPLY_DELAY_MS);
   if (session !== state.session) return;
   const reply = looked.best.best_move;
-  state.history.push({ who: "nimbase", move: moveLabel(reply), uci: reply.uci, position: reply.position });
+  state.history.push({ who: "nimbase", move: moveLabel(reply), played: reply, position: reply.position });
   renderHistory();
   state.turn = "you";
   const after = await lookUp(reply.position);
@@ -263,12 +263,10 @@ export async function play(move) {
 
 // ---- what the panel shows ------------------------------------------------------------------
 
-/** The value's fields: a puzzle's (`solvable`, no `outcome`) and Bicolor Nim's `grundy_black` are shown
- * where the answer has them; the words and the remoteness' unit are the view's. */
+/** The value's fields: the panel's own (an outcome only where the answer has one, a Grundy number where
+ * the view shows it), then the kind's (`view.valueFields`); the words and the headings are the view's. */
 function renderValue() {
   const { value, view } = state;
-  const puzzle = value.solvable !== undefined && value.outcome === undefined;
-  const bicolor = value.grundy_black !== undefined;
   $("value").hidden = false;
   const long = value.position.length > LONG_POSITION;
   $("value-position").textContent =
@@ -278,23 +276,40 @@ function renderValue() {
         ? `${value.position.slice(0, LONG_POSITION / 2)}… (${value.position.length} characters)`
         : value.position;
   $("value-position").title = long ? value.position : "";
-  $("value-outcome-item").hidden = puzzle;
+  $("value-outcome-item").hidden = value.outcome === undefined;
   $("value-outcome").textContent = show(value.outcome);
   $("value-outcome").className = `outcome-${value.outcome}`;
-  $("value-solvable-item").hidden = !puzzle;
-  $("value-solvable").textContent = value.solvable ? "yes" : "no";
-  $("value-solvable").className = value.solvable ? "outcome-P" : "unsolvable";
-  $("value-grundy-item").hidden = puzzle || !view.showsGrundy;
-  $("value-grundy-label").textContent = bicolor ? "G (grundy)" : "grundy";
+  $("value-grundy-item").hidden = !view.showsGrundy;
+  $("value-grundy-label").textContent = view.grundyLabel;
   $("value-grundy").textContent = show(value.grundy);
-  $("value-grundy-black-item").hidden = !bicolor;
-  $("value-grundy-black").textContent = show(value.grundy_black);
+  renderKindFields(view.valueFields(value));
   $("value-remoteness-label").textContent = view.remotenessLabel;
   $("value-remoteness").textContent = show(value.remoteness);
   $("value-source").textContent = show(value.source);
   $("value-meaning").textContent = view.meaning(value, OUTCOMES[value.outcome] || "");
   $("value-note").hidden = !value.note;
   $("value-note").textContent = value.note || "";
+}
+
+/** The kind's fields of the value, each after the panel's field it names. */
+function renderKindFields(fields) {
+  for (const item of $("value-fields").querySelectorAll(".kind-field")) item.remove();
+  const placed = new Map();
+  for (const { name, text, label, title, className, after } of fields) {
+    const item = document.createElement("div");
+    item.className = "kind-field";
+    item.dataset.field = name;
+    const term = document.createElement("dt");
+    term.textContent = label;
+    if (title) term.title = title;
+    const detail = document.createElement("dd");
+    detail.id = `value-${name.replaceAll("_", "-")}`;
+    detail.textContent = text;
+    if (className) detail.className = className;
+    item.append(term, detail);
+    (placed.get(after) ?? $(`value-${after}-item`)).after(item);
+    placed.set(after, item);
+  }
 }
 
 function renderTurn() {
@@ -376,7 +391,7 @@ function renderMoves() {
           button.textContent = moveLabel(move);
           button.dataset.position = move.position;
           button.disabled = !canPlay;
-          button.title = `play ${moveLabel(move)}${move.uci ? ` (${move.uci})` : ""}`;
+          button.title = view.moveTitle(move);
           button.addEventListener("click", () => play(move));
           cell.appendChild(button);
         } else {
@@ -419,7 +434,7 @@ export function setUpPanel() {
   });
 }
 
-/** Plays `game` from `position` (the heat map's click), choosing the game first if need be. */
+/** Plays `game` from `position` (a click on a kind's card), choosing the game first if need be. */
 export async function playFrom(game, position) {
   if (game !== state.game && !(await setGame(game))) return;
   startAt(position);

@@ -4,12 +4,34 @@
 // solvable board, and the shape's statistics with the boards at each fewest-press distance.
 
 import { api, valuesBatch } from "../api.js";
-import { $, show, showError, svg, svgMessage, terms } from "../dom.js";
+import { $, kindSection, kindStyle, show, showError, svg, svgMessage, terms } from "../dom.js";
 import { graphOf } from "../graphs.js";
 import { play, startAt } from "../panel.js";
 import { state } from "../state.js";
 import { statsOf } from "../stats.js";
-import { column, generic, MOVE_LIMIT } from "./generic.js";
+import { column, field, generic, MOVE_LIMIT } from "./generic.js";
+
+/** The kind's section of the position panel, made once by `setUp` (`kindSection`). */
+const SECTION = `
+  <div id="lights-out" class="lights">
+    <h3>Lights Out <span class="muted">(click a cell to press it: it flips with its neighbours)</span></h3>
+    <div class="row wrap">
+      <label class="check"><input id="lights-solution" type="checkbox"> show solution</label>
+      <button id="lights-random" type="button">random solvable board</button>
+    </div>
+    <p id="lights-status" class="lights-status"></p>
+    <svg id="lights-board" role="img" aria-label="Lights Out board"></svg>
+    <p class="legend">
+      <span class="swatch black"></span> black (1)
+      <span class="swatch white"></span> white (0)
+      <span class="swatch press"></span> a press of the solution (when shown)
+    </p>
+    <h3>The shape <span id="lights-shape" class="muted"></span></h3>
+    <dl id="lights-stats" class="stats"></dl>
+    <svg id="lights-distances" role="img" aria-label="solvable boards at each fewest-press distance"></svg>
+    <p id="lights-distances-note" class="muted"></p>
+  </div>
+`;
 
 /** Boards drawn up to this many cells; every press is listed (and clickable) up to LIGHTS_PRESS_MAX. */
 const LIGHTS_DRAW_MAX = 4096;
@@ -396,9 +418,12 @@ function movesNote() {
 export default {
   ...generic,
   puzzle: true,
+  showsGrundy: false,
   remotenessLabel: "fewest presses",
   moveHead: "press",
   setUp() {
+    kindStyle(new URL("./lights-out.css", import.meta.url));
+    kindSection(SECTION);
     $("lights-solution").addEventListener("change", () => state.value && renderLights());
     $("lights-random").addEventListener("click", randomSolvable);
   },
@@ -411,6 +436,13 @@ export default {
   },
   render: renderLights,
   meaning,
+  /** Whether the board is solvable, after where the outcome of a two-player game would be (the
+   * solution is drawn on the board, on request). */
+  valueFields(value) {
+    if (value.solvable === undefined) return [];
+    const text = value.solvable ? "yes" : "no";
+    return [field("solvable", text, { className: value.solvable ? "outcome-P" : "unsolvable", after: "outcome" })];
+  },
   turn: renderPuzzleTurn,
   moveColumns() {
     return [

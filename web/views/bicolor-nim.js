@@ -2,9 +2,22 @@
 // table marks the stones it takes. A value has two Grundy numbers (G with a white heap, G- with a black
 // one), and the plot offers the two-heap families.
 
-import { $, show, svg, svgMessage } from "../dom.js";
+import { $, kindSection, kindStyle, show, svg, svgMessage } from "../dom.js";
 import { state } from "../state.js";
-import { column, generic } from "./generic.js";
+import { column, field, generic } from "./generic.js";
+
+/** The kind's section of the position panel, made once by `setUp` (`kindSection`). */
+const SECTION = `
+  <div id="bicolor-heaps" class="heaps">
+    <h3>Heaps <span class="muted">(point at a move to see the stones it takes)</span></h3>
+    <svg id="heaps" role="img" aria-label="Bicolor Nim heaps"></svg>
+    <p class="legend">
+      <span class="swatch stone-w"></span> white stone
+      <span class="swatch stone-b"></span> black stone
+      <span class="swatch taken"></span> taken by the move pointed at
+    </p>
+  </div>
+`;
 
 /** Heaps drawn stone by stone up to this many stones, else as two bars with their counts. */
 const STONES_MAX = 30;
@@ -84,6 +97,10 @@ function renderHeaps() {
 
 export default {
   ...generic,
+  setUp() {
+    kindStyle(new URL("./bicolor-nim.css", import.meta.url));
+    kindSection(SECTION);
+  },
   sequences: {
     families: ["f_3", "f_6", "g_1", "g_2", "h_2", "h'_2", "f'_1", "g'_1", "f^(2)_4", "G[3w2b;b]", "G-[3w2b;w]"],
     first: "f_3", // there is no single-heap sequence
@@ -93,6 +110,13 @@ export default {
     heaps.highlight = null;
   },
   render: renderHeaps,
+  grundyLabel: "G (grundy)",
+  /** G-, the value with a black heap, after G. */
+  valueFields(value) {
+    if (value.grundy_black === undefined) return [];
+    const title = "grundy_black: the value with a black heap";
+    return [field("grundy_black", show(value.grundy_black), { label: "G-", title, after: "grundy" })];
+  },
   meaning(value, outcome) {
     if (value.grundy_black === undefined) return outcome;
     return (
