@@ -17,46 +17,23 @@ from nimbase_client.v1 import nimbase_pb2 as pb
 
 def value_dict(msg: pb.Value) -> records.Value:
     """A Value message as the REST JSON has it (same keys, same order): the core fields, then the kind's."""
-    outcome = cast(records.Outcome, msg.outcome)
-    source = cast(records.Source, msg.source)
-    if not outcome or msg.WhichOneof(KIND_ONEOF) is not None:
-        # puzzles (no outcome) and kinds that add fields: the rare paths, key by key
-        out: dict[str, object] = {"game": msg.game, "position": msg.position}
-        if outcome:
-            out["outcome"] = outcome
-        if msg.HasField("grundy"):
-            out["grundy"] = msg.grundy
-        if msg.HasField("remoteness"):
-            out["remoteness"] = msg.remoteness
-        out["source"] = source
+    out: dict[str, object] = {"game": msg.game, "position": msg.position}
+    _add_core(out, msg)
+    out["source"] = msg.source
+    if msg.WhichOneof(KIND_ONEOF) is not None:  # most values have no kind record: skip the lookup
         out.update(kind_fields(msg))
-        return cast(records.Value, out)
+    return cast(records.Value, out)
+
+
+def _add_core(out: dict[str, object], msg: pb.Value | pb.Move) -> None:
+    """The value's fields a value and a move share, each where it is given: outcome, grundy, remoteness
+    (puzzles have no outcome)."""
+    if msg.outcome:
+        out["outcome"] = msg.outcome
     if msg.HasField("grundy"):
-        if msg.HasField("remoteness"):
-            return {
-                "game": msg.game,
-                "position": msg.position,
-                "outcome": outcome,
-                "grundy": msg.grundy,
-                "remoteness": msg.remoteness,
-                "source": source,
-            }
-        return {
-            "game": msg.game,
-            "position": msg.position,
-            "outcome": outcome,
-            "grundy": msg.grundy,
-            "source": source,
-        }
+        out["grundy"] = msg.grundy
     if msg.HasField("remoteness"):
-        return {
-            "game": msg.game,
-            "position": msg.position,
-            "outcome": outcome,
-            "remoteness": msg.remoteness,
-            "source": source,
-        }
-    return {"game": msg.game, "position": msg.position, "outcome": outcome, "source": source}
+        out["remoteness"] = msg.remoteness
 
 
 def value_or_error_dict(msg: pb.ValueOrError) -> records.ValueOrError:
@@ -80,12 +57,7 @@ def move_dict(msg: pb.Move) -> records.Move:
     """A Move message as the REST JSON has it: the text, the value of the position reached, then the
     fields the kind adds (`kind_fields`)."""
     out: dict[str, object] = {"move": msg.move, "position": msg.position}
-    if msg.outcome:
-        out["outcome"] = msg.outcome
-    if msg.HasField("grundy"):
-        out["grundy"] = msg.grundy
-    if msg.HasField("remoteness"):
-        out["remoteness"] = msg.remoteness
+    _add_core(out, msg)
     out.update(kind_fields(msg))
     return cast(records.Move, out)
 
