@@ -105,6 +105,25 @@ class SequenceSource(Protocol):
     def kernel(self) -> SequenceKernel | None: ...
 
 
+class SequenceDefaults:
+    """A `SequenceSource`'s answers where it has no closed form and no kernel: a source overrides those
+    it has (a heap game its formula or kernel; a family stored whole has none)."""
+
+    __slots__ = ()
+
+    def formula_value(self, n: int) -> int | None:
+        """The value of n from a closed form, or None where there is none."""
+        return None
+
+    def formula_period(self) -> Period | None:
+        """The (arithmetic) period a closed form implies, e.g. Nim's g(n+1) = g(n) + 1 from 0."""
+        return None
+
+    def kernel(self) -> SequenceKernel | None:
+        """The kernel computing the sequence, or None where a formula (or storage) covers all of it."""
+        return None
+
+
 class Tables(Protocol):
     """Stored and live one-parameter sequences, cheapest source first: formula, table, period, live.
 

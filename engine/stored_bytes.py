@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.errors import NimbaseError
-from engine.kind import Context, SequenceKernel
+from engine.kind import Context, SequenceDefaults, SequenceKernel
 from engine.periods import Period
 
 U32 = NDArray[np.uint32]
@@ -95,22 +95,13 @@ class BytesKernel(SequenceKernel):
 
 
 @dataclass(frozen=True, slots=True)
-class StoredBytes:
+class StoredBytes(SequenceDefaults):
     """A family stored as words, as the sequence tables see it (`SequenceSource`): read only, never
     computed live (`live_limit` 0, no kernel)."""
 
     game_id: str
     family: str
     live_limit: int | None = 0
-
-    def formula_value(self, n: int) -> int | None:
-        return None
-
-    def formula_period(self) -> Period | None:
-        return None
-
-    def kernel(self) -> SequenceKernel | None:
-        return None
 
 
 def read_stored(game_id: str, family: str, ctx: Context, what: str, decode: Callable[[bytes], T]) -> T | None:

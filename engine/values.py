@@ -49,16 +49,21 @@ class Value(NamedTuple):
         """The JSON shape of the public contract (absent fields are left out): the core fields, then
         the kind record's."""
         out: dict[str, object] = {"game": self.game, "position": self.position}
+        self.add_core(out)
+        out["source"] = self.source
+        if self.kind is not None:
+            out.update(self.kind.as_dict())
+        return out
+
+    def add_core(self, out: dict[str, object]) -> None:
+        """The fields a value and a move's JSON share, each where it is known: outcome, grundy,
+        remoteness."""
         if self.outcome is not None:
             out["outcome"] = self.outcome
         if self.grundy is not None:
             out["grundy"] = self.grundy
         if self.remoteness is not None:
             out["remoteness"] = self.remoteness
-        out["source"] = self.source
-        if self.kind is not None:
-            out.update(self.kind.as_dict())
-        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,12 +79,7 @@ class MoveValue:
         its kind record: those belong to the position asked about), then the move's kind record."""
         value = self.value
         out: dict[str, object] = {"move": self.move, "position": value.position}
-        if value.outcome is not None:
-            out["outcome"] = value.outcome
-        if value.grundy is not None:
-            out["grundy"] = value.grundy
-        if value.remoteness is not None:
-            out["remoteness"] = value.remoteness
+        value.add_core(out)
         if self.kind is not None:
             out.update(self.kind.as_dict())
         return out

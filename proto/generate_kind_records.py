@@ -52,15 +52,9 @@ add, flat as the JSON answers have them (`nimbase_client.records` adds them to i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NotRequired
+from typing import NotRequired
 
-if TYPE_CHECKING:
-    from typing import TypedDict
-else:
-    try:
-        from typing_extensions import TypedDict
-    except ImportError:  # a client without typing_extensions: typing's is the same at run time
-        from typing import TypedDict
+from nimbase_client.typed_dict import TypedDict
 '''
 
 
@@ -160,7 +154,7 @@ def render(files: descriptor_pb2.FileDescriptorSet) -> str:
             out.append(f"    {name}: {annotation}")
             out.extend(_doc(" ".join(docs), "    "))
     exported = "".join(f'    "{name}",\n' for name in sorted([*names, *unions]))
-    out.insert(1, f"\n__all__ = [\n{exported}]")
+    out.insert(1, f"__all__ = [\n{exported}]")
     return "\n".join(out) + "\n"
 
 

@@ -3,14 +3,11 @@ peer, as the rate limit names it (REST: the ASGI scope's client; gRPC: `peer_add
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, Any, cast
-
-import grpc
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from service.call_hooks import BeforeEachCall, Context
 from service.clients import CLIENT
-from service.rate_limit import GRPC_PREFIX, peer_address
+from service.rate_limit import peer_address
 
 
 class ClientMiddleware:
@@ -30,66 +27,9 @@ class ClientMiddleware:
             CLIENT.reset(token)
 
 
-if TYPE_CHECKING:  # grpc's classes are generic in its stubs only
-    Handler = grpc.RpcMethodHandler[Any, Any]
-    Context = grpc.aio.ServicerContext[Any, Any]
-    Interceptor = grpc.aio.ServerInterceptor[Any, Any]
-else:
-    Interceptor = grpc.aio.ServerInterceptor
-
-
-class ClientInterceptor(Interceptor):
+class ClientInterceptor(BeforeEachCall):
     """Sets CLIENT to the gRPC peer's address for each nimbase.v1 call (in the call's own task, so the
     value lasts for the whole call)."""
 
-    def __init__(self) -> None:
-        self._wrapped: dict[str, Handler] = {}
-
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Handler]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> Handler:
-        handler = await continuation(handler_call_details)
-        method: str = handler_call_details.method
-        if handler is None or not method.startswith(GRPC_PREFIX):
-            return handler
-        wrapped = self._wrapped.get(method)
-        if wrapped is None:
-            wrapped = self._wrapped[method] = _wrap(handler)
-        return wrapped
-
-
-def _wrap(handler: Handler) -> Handler:
-    """The same handler, setting CLIENT first (one wrapper per kind of RPC)."""
-    codec: dict[str, Any] = {
-        "request_deserializer": handler.request_deserializer,
-        "response_serializer": handler.response_serializer,
-    }
-    make: Any
-    if handler.unary_unary or handler.stream_unary:
-        inner: Any = handler.unary_unary or handler.stream_unary
-
-        async def unary(request: Any, context: Context) -> Any:
-            CLIENT.set(peer_address(context.peer()))
-            return await inner(request, context)
-
-        make = (
-            grpc.unary_unary_rpc_method_handler
-            if handler.unary_unary
-            else grpc.stream_unary_rpc_method_handler
-        )
-        return cast("Handler", make(unary, **codec))
-    streaming: Any = handler.unary_stream or handler.stream_stream
-
-    async def stream(request: Any, context: Context) -> AsyncIterator[Any]:
+    async def before(self, context: Context, method: str) -> None:
         CLIENT.set(peer_address(context.peer()))
-        async for answer in streaming(request, context):
-            yield answer
-
-    make = (
-        grpc.unary_stream_rpc_method_handler
-        if handler.unary_stream
-        else grpc.stream_stream_rpc_method_handler
-    )
-    return cast("Handler", make(stream, **codec))

@@ -179,21 +179,27 @@ def fill_value(msg: pb.Value, value: Value) -> pb.Value:
     A number the message's integer type cannot hold (some kinds' values reach 2^63) raises
     BeyondTheWire naming it, for the caller to answer that one value with (protobuf's ValueError would
     otherwise surface as INTERNAL)."""
+    msg.game, msg.position, msg.source = value.game, value.position, value.source
+    _fill_core(msg, value, value.kind)
+    return msg
+
+
+def _fill_core(msg: pb.Value | pb.Move, value: Value, record: KindRecord | None) -> None:
+    """The fields a value and a move share (outcome, grundy, remoteness), then the kind's record; a
+    number beyond the message's integers raises BeyondTheWire."""
     try:
-        msg.game, msg.position, msg.source = value.game, value.position, value.source
         if value.outcome is not None:
             msg.outcome = value.outcome
         if value.grundy is not None:
             msg.grundy = value.grundy
         if value.remoteness is not None:
             msg.remoteness = value.remoteness
-        if value.kind is not None:
-            fill_record(msg, value.kind)
+        if record is not None:
+            fill_record(msg, record)
     except UndeclaredKind:
         raise
     except ValueError as exc:
         raise _beyond_the_wire(value, exc) from None
-    return msg
 
 
 def _beyond_the_wire(value: Value, exc: ValueError) -> BeyondTheWire:
@@ -295,19 +301,7 @@ def batch_to_pb(items: Sequence[Value | BaseException]) -> pb.BatchGetValuesResp
 def move_to_pb(move: MoveValue) -> pb.Move:
     value = move.value
     msg = pb.Move(move=move.move, position=value.position)
-    try:
-        if value.outcome is not None:
-            msg.outcome = value.outcome
-        if value.grundy is not None:
-            msg.grundy = value.grundy
-        if value.remoteness is not None:
-            msg.remoteness = value.remoteness
-        if move.kind is not None:
-            fill_record(msg, move.kind)
-    except UndeclaredKind:
-        raise
-    except ValueError as exc:
-        raise _beyond_the_wire(value, exc) from None
+    _fill_core(msg, value, move.kind)
     return msg
 
 

@@ -35,18 +35,28 @@ QUICK_SECONDS = 10.0
 QUICK_FAILURES = 5
 
 
-def reserve_port(host: str, port: int) -> tuple[int, socket.socket]:
-    """Bind `port` (0: a free one) with SO_REUSEPORT without listening, so the children can bind it
-    too and no other program takes it meanwhile; the socket is held until the server stops."""
+def bind_port(host: str, port: int, what: str, reuse_port: bool = False) -> socket.socket:
+    """A TCP socket bound to `port` (0: a free one), not listening yet; with `reuse_port` other processes
+    may bind it too. A port that cannot be bound raises OSError naming `what` and the address."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP explicitly: asyncio only sets TCP_NODELAY on accepted sockets whose protocol says TCP,
+    # and without it every small response waits for a delayed ACK.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    if reuse_port:  # several processes listen on the port; the kernel spreads connections over them
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     try:
         sock.bind((host, port))
     except OSError as exc:
         sock.close()
-        raise OSError(f"cannot bind port {host}:{port}: {exc.strerror}") from exc
+        raise OSError(f"cannot bind {what} {host}:{port}: {exc.strerror}") from exc
+    return sock
+
+
+def reserve_port(host: str, port: int) -> tuple[int, socket.socket]:
+    """Bind `port` (0: a free one) with SO_REUSEPORT without listening, so the children can bind it
+    too and no other program takes it meanwhile; the socket is held until the server stops."""
+    sock = bind_port(host, port, "port", reuse_port=True)
     return sock.getsockname()[1], sock
 
 

@@ -16,14 +16,14 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Callable
 
 import grpc
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from nimbase.settings import RateLimitSettings, variable_name
 from service import convert
+from service.call_hooks import BeforeEachCall, Context
 from service.metrics import Metrics
 
 #: HTTP status of a client over its rate limit (RESOURCE_EXHAUSTED is otherwise 422).
@@ -32,7 +32,6 @@ STATUS = 429
 MAX_CLIENTS = 65_536
 #: Only these are limited: the API, not health checks, metrics, reflection or the docs.
 REST_PREFIX = "/v1/"
-GRPC_PREFIX = "/nimbase.v1.Nimbase/"
 
 
 class RateLimiter:
@@ -122,39 +121,16 @@ def peer_address(peer: str) -> str:
     return peer
 
 
-if TYPE_CHECKING:  # grpc's classes are generic in its stubs only
-    #: A method handler (grpc's stubs type its behaviours as synchronous; grpc.aio's are coroutines).
-    Handler = grpc.RpcMethodHandler[Any, Any]
-    Context = grpc.aio.ServicerContext[Any, Any]
-    Interceptor = grpc.aio.ServerInterceptor[Any, Any]
-else:
-    Interceptor = grpc.aio.ServerInterceptor
-
-
-class RateLimitInterceptor(Interceptor):
+class RateLimitInterceptor(BeforeEachCall):
     """Refuses nimbase.v1 calls past the client's budget with RESOURCE_EXHAUSTED (trailing metadata
     `retry-after`); a stream counts as one call. Health checks and reflection are not limited."""
 
     def __init__(self, limiter: RateLimiter, metrics: Metrics | None = None) -> None:
         self._limiter = limiter
         self._metrics = metrics
-        self._wrapped: dict[str, Handler] = {}
+        super().__init__()
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Handler]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> Handler:
-        handler = await continuation(handler_call_details)
-        method: str = handler_call_details.method
-        if handler is None or not method.startswith(GRPC_PREFIX):
-            return handler
-        wrapped = self._wrapped.get(method)
-        if wrapped is None:
-            wrapped = self._wrapped[method] = self._wrap(handler, method.removeprefix(GRPC_PREFIX))
-        return wrapped
-
-    async def _admit(self, context: Context, method: str) -> None:
+    async def before(self, context: Context, method: str) -> None:
         client = peer_address(context.peer())
         wait = self._limiter.wait(client)
         if not wait:
@@ -165,38 +141,3 @@ class RateLimitInterceptor(Interceptor):
         await context.abort(
             grpc.StatusCode.RESOURCE_EXHAUSTED, message, trailing_metadata=(("retry-after", str(seconds)),)
         )
-
-    def _wrap(self, handler: Handler, method: str) -> Handler:
-        """The same handler, checking the budget first (one wrapper per kind of RPC)."""
-        admit = self._admit
-        codec: dict[str, Any] = {
-            "request_deserializer": handler.request_deserializer,
-            "response_serializer": handler.response_serializer,
-        }
-        make: Any
-        if handler.unary_unary or handler.stream_unary:
-            inner: Any = handler.unary_unary or handler.stream_unary
-
-            async def unary(request: Any, context: Context) -> Any:
-                await admit(context, method)
-                return await inner(request, context)
-
-            make = (
-                grpc.unary_unary_rpc_method_handler
-                if handler.unary_unary
-                else grpc.stream_unary_rpc_method_handler
-            )
-            return cast("Handler", make(unary, **codec))
-        streaming: Any = handler.unary_stream or handler.stream_stream
-
-        async def stream(request: Any, context: Context) -> AsyncIterator[Any]:
-            await admit(context, method)
-            async for answer in streaming(request, context):
-                yield answer
-
-        make = (
-            grpc.unary_stream_rpc_method_handler
-            if handler.unary_stream
-            else grpc.stream_stream_rpc_method_handler
-        )
-        return cast("Handler", make(stream, **codec))

@@ -33,6 +33,7 @@ from service.isolation import ProcessPool
 from service.limits import DEFAULT_LIMITS, Limits
 from service.metrics import Metrics
 from service.pooled import PooledService
+from service.processes import bind_port
 from service.rate_limit import RateLimiter
 from service.rest import create_app
 
@@ -121,18 +122,7 @@ def _grpc_address(host: str, port: int) -> str:
 
 
 def _http_socket(host: str, port: int, reuse_port: bool = False) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    # IPPROTO_TCP explicitly: asyncio only sets TCP_NODELAY on accepted sockets whose protocol says TCP,
-    # and without it every small response waits for a delayed ACK.
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    if reuse_port:  # several processes listen on the port; the kernel spreads connections over them
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        raise OSError(f"cannot bind the HTTP port {host}:{port}: {exc.strerror}") from exc
+    sock = bind_port(host, port, "the HTTP port", reuse_port)
     sock.listen(2048)
     sock.setblocking(False)
     return sock
@@ -224,44 +214,6 @@ async def _trim_now_and_then() -> None:
         malloc.trim()
 
 
-def run_server(
-    service: NimbaseService,
-    grpc_port: int,
-    http_port: int,
-    host: str = "0.0.0.0",
-    *,
-    limits: Limits = DEFAULT_LIMITS,
-    cors_origins: Sequence[str] = ("*",),
-    rate_limit: RateLimitSettings = DEFAULT_RATE_LIMIT,
-    tls: TlsFiles | None = None,
-    reuse_port: bool = False,
-    metrics: Metrics | None = None,
-) -> None:
-    """Serve until SIGINT or SIGTERM, then stop gracefully (the `nimbase serve` entry point, and each
-    process of `nimbase serve --processes N`)."""
-
-    async def main() -> None:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        await serve(
-            service,
-            grpc_port,
-            http_port,
-            host,
-            stop,
-            limits=limits,
-            cors_origins=cors_origins,
-            rate_limit=rate_limit,
-            tls=tls,
-            reuse_port=reuse_port,
-            metrics=metrics,
-        )
-
-    asyncio.run(main())
-
-
 def run_configured(
     service: NimbaseService,
     settings: Settings,
@@ -270,15 +222,22 @@ def run_configured(
     metrics: Metrics | None = None,
     database_url: str | None = None,
 ) -> None:
-    """`run_server` on the settings' ports, host, limits, CORS origins, rate limit and TLS (one process
-    of `nimbase serve`, alone or beside others). Given the `database_url` the service was built on, its
-    computations run in `Limits.live_processes` processes (service.isolation), unless that is 0."""
-    with isolated(service, settings, database_url) as served:
-        run_server(
+    """`serve` on the settings' ports, host, limits, CORS origins, rate limit and TLS until SIGINT or
+    SIGTERM, then stop gracefully (the `nimbase serve` entry point, and each process of `nimbase serve
+    --processes N`). Given the `database_url` the service was built on, its computations run in
+    `Limits.live_processes` processes (service.isolation), unless that is 0."""
+
+    async def main(served: NimbaseService) -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await serve(
             served,
-            grpc_port=settings.grpc_port,
-            http_port=settings.http_port,
-            host=settings.host,
+            settings.grpc_port,
+            settings.http_port,
+            settings.host,
+            stop,
             limits=settings.limits,
             cors_origins=settings.cors_origins,
             rate_limit=settings.rate_limit,
@@ -286,6 +245,9 @@ def run_configured(
             reuse_port=reuse_port,
             metrics=metrics,
         )
+
+    with isolated(service, settings, database_url) as served:
+        asyncio.run(main(served))
 
 
 @contextlib.contextmanager

@@ -10,7 +10,19 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FOLDERS = ("tests", "bench", "engine", "service", "storage", "worker", "nimbase", "cli", "web", "client", "proto")
+FOLDERS = (
+    "tests",
+    "bench",
+    "engine",
+    "service",
+    "storage",
+    "worker",
+    "nimbase",
+    "cli",
+    "web",
+    "client",
+    "proto",
+)
 TOP_FILES = ("Makefile", "Dockerfile", "docker-compose.yml", "pyproject.toml", "alembic.ini")
 SKIP_DIRS = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis"}
 TEXT_SUFFIXES = {".py", ".pyi", ".md", ".json", ".toml", ".ini", ".cfg", ".txt", ".yml", ".yaml", ".sh"}

@@ -8,7 +8,6 @@ itself (`nimbase_client.channel`).
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import grpc
@@ -16,6 +15,7 @@ import grpc
 from nimbase_client import calls, convert, records
 from nimbase_client.calls import Call
 from nimbase_client.channel import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT, ChannelSettings
+from nimbase_client.closing import AsyncClosing, Closing
 from nimbase_client.errors import NimbaseClientError, from_rpc_error
 from nimbase_client.v1 import nimbase_pb2_grpc
 
@@ -30,31 +30,8 @@ DEFAULT_TARGET = "localhost:50051"
 
 
 class _Base:
-    """What both clients keep: the target, the admin token and each call's deadline."""
-
-    def __init__(self, target: str, token: str | None, timeout: float | None) -> None:
-        self.target = target
-        self._token = token
-        self._timeout = timeout
-
-    def _metadata(self, call: Call[Any]) -> list[tuple[str, str]] | None:
-        return self._token_metadata() if call.auth else None
-
-    def _token_metadata(self) -> list[tuple[str, str]] | None:
-        if self._token is not None:
-            return [("authorization", f"Bearer {self._token}")]
-        return None
-
-
-class NimbaseClient(_Base):
-    """Blocking client of a nimbase server's gRPC API.
-
-    `target` is `host:port`. `token` is the admin token sent with SubmitJob and CancelJob. `timeout`
-    (seconds) is the deadline of each call, retries included; None leaves it to the server's maximum.
-    TLS: `tls=True` trusts the system's CAs, `root_certificates` (PEM bytes) the given ones instead;
-    `call_credentials` (e.g. `grpc.access_token_call_credentials`) are sent with every call, over TLS.
-    `attempts` is how often a read call is tried when the server is UNAVAILABLE (1: no retry).
-    """
+    """What both clients keep: the target, the admin token, each call's deadline, and the channel (opened by
+    the client's `_open`) with its stub. The arguments are `NimbaseClient`'s."""
 
     def __init__(
         self,
@@ -69,20 +46,42 @@ class NimbaseClient(_Base):
         options: Sequence[tuple[str, Any]] = (),
     ) -> None:
         settings = ChannelSettings(tls, root_certificates, call_credentials, attempts, tuple(options))
-        super().__init__(target, token, timeout)
-        self._channel = settings.channel(target)
+        self.target = target
+        self._token = token
+        self._timeout = timeout
+        self._channel = self._open(settings, target)
         self._stub: Any = nimbase_pb2_grpc.NimbaseStub(self._channel)  # type: ignore[no-untyped-call]
+
+    def _open(self, settings: ChannelSettings, target: str) -> Any:
+        """The channel to `target`: blocking or asyncio."""
+        raise NotImplementedError
+
+    def _metadata(self, call: Call[Any]) -> list[tuple[str, str]] | None:
+        return self._token_metadata() if call.auth else None
+
+    def _token_metadata(self) -> list[tuple[str, str]] | None:
+        if self._token is not None:
+            return [("authorization", f"Bearer {self._token}")]
+        return None
+
+
+class NimbaseClient(_Base, Closing):
+    """Blocking client of a nimbase server's gRPC API.
+
+    `target` is `host:port`. `token` is the admin token sent with SubmitJob and CancelJob. `timeout`
+    (seconds) is the deadline of each call, retries included; None leaves it to the server's maximum.
+    TLS: `tls=True` trusts the system's CAs, `root_certificates` (PEM bytes) the given ones instead;
+    `call_credentials` (e.g. `grpc.access_token_call_credentials`) are sent with every call, over TLS.
+    `attempts` is how often a read call is tried when the server is UNAVAILABLE (1: no retry).
+    """
+
+    _channel: grpc.Channel
+
+    def _open(self, settings: ChannelSettings, target: str) -> grpc.Channel:
+        return settings.channel(target)
 
     def close(self) -> None:
         self._channel.close()
-
-    def __enter__(self) -> NimbaseClient:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     def _unary(self, call: Call[T]) -> T:
         try:
@@ -194,39 +193,19 @@ class NimbaseClient(_Base):
             raise from_rpc_error(exc) from None
 
 
-class AsyncNimbaseClient(_Base):
+class AsyncNimbaseClient(_Base, AsyncClosing):
     """The asyncio client (grpc.aio): the same methods and arguments as `NimbaseClient`, awaited.
 
     Create it inside the event loop that uses it; `async with` (or `await close()`) closes its channel.
     """
 
-    def __init__(
-        self,
-        target: str = DEFAULT_TARGET,
-        token: str | None = None,
-        timeout: float | None = DEFAULT_TIMEOUT,
-        *,
-        tls: bool = False,
-        root_certificates: bytes | None = None,
-        call_credentials: grpc.CallCredentials | None = None,
-        attempts: int = DEFAULT_ATTEMPTS,
-        options: Sequence[tuple[str, Any]] = (),
-    ) -> None:
-        settings = ChannelSettings(tls, root_certificates, call_credentials, attempts, tuple(options))
-        super().__init__(target, token, timeout)
-        self._channel = settings.aio_channel(target)
-        self._stub: Any = nimbase_pb2_grpc.NimbaseStub(self._channel)  # type: ignore[no-untyped-call]
+    _channel: grpc.aio.Channel
+
+    def _open(self, settings: ChannelSettings, target: str) -> grpc.aio.Channel:
+        return settings.aio_channel(target)
 
     async def close(self) -> None:
         await self._channel.close(grace=None)
-
-    async def __aenter__(self) -> AsyncNimbaseClient:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.close()
 
     async def _unary(self, call: Call[T]) -> T:
         try:

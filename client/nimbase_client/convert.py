@@ -6,9 +6,10 @@ So a program can switch transports without touching its data handling.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import cast
+from typing import Any, cast
 
 from google.protobuf import json_format
+from google.protobuf.message import Message
 
 from nimbase_client import records
 from nimbase_client.kinds import KIND_ONEOF, kind_fields
@@ -17,46 +18,43 @@ from nimbase_client.v1 import nimbase_pb2 as pb
 
 def value_dict(msg: pb.Value) -> records.Value:
     """A Value message as the REST JSON has it (same keys, same order): the core fields, then the kind's."""
-    outcome = cast(records.Outcome, msg.outcome)
-    source = cast(records.Source, msg.source)
-    if not outcome or msg.WhichOneof(KIND_ONEOF) is not None:
-        # puzzles (no outcome) and kinds that add fields: the rare paths, key by key
-        out: dict[str, object] = {"game": msg.game, "position": msg.position}
-        if outcome:
-            out["outcome"] = outcome
-        if msg.HasField("grundy"):
-            out["grundy"] = msg.grundy
-        if msg.HasField("remoteness"):
-            out["remoteness"] = msg.remoteness
-        out["source"] = source
+    out: dict[str, object] = {"game": msg.game, "position": msg.position}
+    _add_core(out, msg)
+    out["source"] = msg.source
+    if msg.WhichOneof(KIND_ONEOF) is not None:  # most values have no kind record: skip the lookup
         out.update(kind_fields(msg))
-        return cast(records.Value, out)
+    return cast(records.Value, out)
+
+
+def _add_core(out: dict[str, object], msg: pb.Value | pb.Move) -> None:
+    """The value's fields a value and a move share, each where it is given: outcome, grundy, remoteness
+    (puzzles have no outcome)."""
+    if msg.outcome:
+        out["outcome"] = msg.outcome
     if msg.HasField("grundy"):
-        if msg.HasField("remoteness"):
-            return {
-                "game": msg.game,
-                "position": msg.position,
-                "outcome": outcome,
-                "grundy": msg.grundy,
-                "remoteness": msg.remoteness,
-                "source": source,
-            }
-        return {
-            "game": msg.game,
-            "position": msg.position,
-            "outcome": outcome,
-            "grundy": msg.grundy,
-            "source": source,
-        }
+        out["grundy"] = msg.grundy
     if msg.HasField("remoteness"):
-        return {
-            "game": msg.game,
-            "position": msg.position,
-            "outcome": outcome,
-            "remoteness": msg.remoteness,
-            "source": source,
-        }
-    return {"game": msg.game, "position": msg.position, "outcome": outcome, "source": source}
+        out["remoteness"] = msg.remoteness
+
+
+def _record(record: Any, msg: Message, **given: object) -> dict[str, object]:
+    """The keys `record` (a TypedDict of nimbase_client.records) declares, in its order (the REST
+    JSON's): each `given` value, else the message's field of that name (a list for a repeated one, None
+    for one it leaves unset). Message fields are given: their conversion is their own record's."""
+    fields = msg.DESCRIPTOR.fields_by_name
+    out: dict[str, object] = {}
+    for key in record.__annotations__:
+        if key in given:
+            out[key] = given[key]
+            continue
+        field = fields[key]
+        if field.is_repeated:
+            out[key] = list(getattr(msg, key))
+        elif field.has_presence and not msg.HasField(key):
+            out[key] = None
+        else:
+            out[key] = getattr(msg, key)
+    return out
 
 
 def value_or_error_dict(msg: pb.ValueOrError) -> records.ValueOrError:
@@ -80,12 +78,7 @@ def move_dict(msg: pb.Move) -> records.Move:
     """A Move message as the REST JSON has it: the text, the value of the position reached, then the
     fields the kind adds (`kind_fields`)."""
     out: dict[str, object] = {"move": msg.move, "position": msg.position}
-    if msg.outcome:
-        out["outcome"] = msg.outcome
-    if msg.HasField("grundy"):
-        out["grundy"] = msg.grundy
-    if msg.HasField("remoteness"):
-        out["remoteness"] = msg.remoteness
+    _add_core(out, msg)
     out.update(kind_fields(msg))
     return cast(records.Move, out)
 
@@ -115,24 +108,12 @@ def game_list_dict(msg: pb.ListGamesResponse) -> records.GameList:
 
 
 def period_dict(msg: pb.Period) -> records.Period:
-    return {
-        "preperiod": msg.preperiod,
-        "period": msg.period,
-        "saltus": msg.saltus,
-        "certified": msg.certified,
-    }
+    return cast(records.Period, _record(records.Period, msg))
 
 
 def sequence_dict(msg: pb.GetSequenceResponse) -> records.Sequence:
-    return {
-        "game": msg.game,
-        "family": msg.family,
-        "start": msg.start,
-        "stop": msg.stop,
-        "values": list(msg.values),
-        "period": period_dict(msg.period) if msg.HasField("period") else None,
-        "source": cast(records.Source, msg.source),
-    }
+    period = period_dict(msg.period) if msg.HasField("period") else None
+    return cast(records.Sequence, _record(records.Sequence, msg, period=period))
 
 
 def stats_dict(msg: pb.GetStatsResponse) -> records.Stats:
@@ -142,19 +123,8 @@ def stats_dict(msg: pb.GetStatsResponse) -> records.Stats:
 
 
 def job_dict(msg: pb.Job) -> records.Job:
-    return {
-        "id": msg.id,
-        "game": msg.game,
-        "family": msg.family,
-        "upto": msg.upto,
-        "fill": msg.fill,
-        "status": cast(records.JobStatus, msg.status),
-        "progress": {"done": msg.progress.done, "total": msg.progress.total},
-        "error": msg.error if msg.HasField("error") else None,
-        "created_at": msg.created_at,
-        "started_at": msg.started_at if msg.HasField("started_at") else None,
-        "finished_at": msg.finished_at if msg.HasField("finished_at") else None,
-    }
+    progress: records.Progress = {"done": msg.progress.done, "total": msg.progress.total}
+    return cast(records.Job, _record(records.Job, msg, progress=progress))
 
 
 def job_list_dict(msg: pb.ListJobsResponse) -> records.JobList:
@@ -173,13 +143,7 @@ def whole_numbers(obj: object) -> object:
 
 
 def graph_summary_dict(msg: pb.GraphSummary) -> records.GraphSummary:
-    return {
-        "name": msg.name,
-        "vertex_count": msg.vertex_count,
-        "edge_count": msg.edge_count,
-        "terminal_count": msg.terminal_count,
-        "created_at": msg.created_at,
-    }
+    return cast(records.GraphSummary, _record(records.GraphSummary, msg))
 
 
 def graph_dict(parts: Iterable[pb.GraphPart]) -> records.Graph:

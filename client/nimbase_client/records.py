@@ -8,23 +8,16 @@ The text under each field is its documentation: the server's `nimbase.schema` pu
 `/openapi.json`, so these classes are the one declaration of every field's name, type and meaning.
 The fields a kind adds to a value or a move are not written here: `Value` and `Move` take them from
 `nimbase_client.v1.kind_records`, generated from nimbase.proto (its comments are their documentation).
-This module needs nothing but the standard library (and `typing_extensions` when it is there, since
-pydantic reads only its `TypedDict` on Python 3.11).
+This module needs nothing but the standard library (and `typing_extensions` when it is there:
+`nimbase_client.typed_dict`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypeAlias
+from typing import Any, Literal, NotRequired, TypeAlias
 
+from nimbase_client.typed_dict import TypedDict
 from nimbase_client.v1.kind_records import MoveKinds, ValueKinds
-
-if TYPE_CHECKING:
-    from typing import TypedDict
-else:
-    try:
-        from typing_extensions import TypedDict
-    except ImportError:  # a client without typing_extensions: typing's is the same at run time
-        from typing import TypedDict
 
 __all__ = [
     "Batch",

@@ -13,7 +13,6 @@ from __future__ import annotations
 import ssl
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import TracebackType
 from typing import Any, Generic, TypeVar, cast
 from urllib.parse import quote
 
@@ -21,6 +20,7 @@ import httpx
 
 from nimbase_client import records
 from nimbase_client.channel import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT
+from nimbase_client.closing import AsyncClosing, Closing
 from nimbase_client.errors import NimbaseClientError, from_error_body
 
 __all__ = ["AsyncRestClient", "RestClient"]
@@ -111,10 +111,26 @@ def _get_graph(name: str) -> Request[records.Graph]:
 
 
 class _Base:
-    def __init__(self, base_url: str, token: str | None, timeout: float | None) -> None:
+    """What both REST clients keep: the base URL, the admin token, each request's deadline, and the httpx
+    client (made by the client's `_open`). The arguments are `RestClient`'s."""
+
+    def __init__(
+        self,
+        base_url: str = DEFAULT_BASE_URL,
+        token: str | None = None,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        *,
+        root_certificates: bytes | None = None,
+        attempts: int = DEFAULT_ATTEMPTS,
+    ) -> None:
         self.base_url = base_url.rstrip("/")
         self._token = token
         self._timeout = timeout
+        self._http = self._open(_verify(root_certificates), attempts - 1)
+
+    def _open(self, verify: ssl.SSLContext | bool, retries: int) -> Any:
+        """The httpx client on `base_url` (blocking or asyncio), retrying a connection `retries` times."""
+        raise NotImplementedError
 
     def _headers(self, request: Request[Any]) -> dict[str, str]:
         headers = {}
@@ -155,7 +171,7 @@ def _transport_error(exc: httpx.TransportError) -> NimbaseClientError:
     return NimbaseClientError(code, f"{type(exc).__name__}: {exc}")
 
 
-class RestClient(_Base):
+class RestClient(_Base, Closing):
     """Blocking client of a nimbase server's REST API.
 
     `base_url` is e.g. `http://localhost:8080` (`https://…` for TLS, trusting the system's CAs, or
@@ -163,29 +179,14 @@ class RestClient(_Base):
     request may take.
     """
 
-    def __init__(
-        self,
-        base_url: str = DEFAULT_BASE_URL,
-        token: str | None = None,
-        timeout: float | None = DEFAULT_TIMEOUT,
-        *,
-        root_certificates: bytes | None = None,
-        attempts: int = DEFAULT_ATTEMPTS,
-    ) -> None:
-        super().__init__(base_url, token, timeout)
-        transport = httpx.HTTPTransport(verify=_verify(root_certificates), retries=attempts - 1)
-        self._http = httpx.Client(base_url=self.base_url, timeout=timeout, transport=transport)
+    _http: httpx.Client
+
+    def _open(self, verify: ssl.SSLContext | bool, retries: int) -> httpx.Client:
+        transport = httpx.HTTPTransport(verify=verify, retries=retries)
+        return httpx.Client(base_url=self.base_url, timeout=self._timeout, transport=transport)
 
     def close(self) -> None:
         self._http.close()
-
-    def __enter__(self) -> RestClient:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     def _call(self, request: Request[T]) -> T:
         try:
@@ -245,32 +246,17 @@ class RestClient(_Base):
         return self._call(_health())
 
 
-class AsyncRestClient(_Base):
+class AsyncRestClient(_Base, AsyncClosing):
     """The asyncio REST client: the same methods and arguments as `RestClient`, awaited."""
 
-    def __init__(
-        self,
-        base_url: str = DEFAULT_BASE_URL,
-        token: str | None = None,
-        timeout: float | None = DEFAULT_TIMEOUT,
-        *,
-        root_certificates: bytes | None = None,
-        attempts: int = DEFAULT_ATTEMPTS,
-    ) -> None:
-        super().__init__(base_url, token, timeout)
-        transport = httpx.AsyncHTTPTransport(verify=_verify(root_certificates), retries=attempts - 1)
-        self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout, transport=transport)
+    _http: httpx.AsyncClient
+
+    def _open(self, verify: ssl.SSLContext | bool, retries: int) -> httpx.AsyncClient:
+        transport = httpx.AsyncHTTPTransport(verify=verify, retries=retries)
+        return httpx.AsyncClient(base_url=self.base_url, timeout=self._timeout, transport=transport)
 
     async def close(self) -> None:
         await self._http.aclose()
-
-    async def __aenter__(self) -> AsyncRestClient:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.close()
 
     async def _call(self, request: Request[T]) -> T:
         try:

@@ -16,9 +16,8 @@ from numpy.typing import NDArray
 
 from engine.component_sum import ComponentSum, Found
 from engine.errors import InvalidArgument, InvalidPosition, LimitExceeded, NotApplicable, UnknownFamily
-from engine.kind import Context, SequenceKernel
+from engine.kind import Context, SequenceDefaults, SequenceKernel
 from engine.moves import MoveTo
-from engine.periods import Period
 from engine.positions import MAX_HEAP, MAX_HEAPS, Heaps, parse_heaps, quote_position
 from engine.precompute import MAX_UPTO, JobPlan
 from engine.records import MoveRecord
@@ -43,8 +42,9 @@ class HeapMove(MoveRecord):
     """Heap games: the heaps it leaves ([] when the heap vanishes, two when it splits)."""
 
 
-class HeapGame(ComponentSum[int]):
-    """One rule set (parameters included) of a heap game family."""
+class HeapGame(ComponentSum[int], SequenceDefaults):
+    """One rule set (parameters included) of a heap game family; the single-heap sequence's formula and
+    kernel, where it has them, are its `SequenceDefaults` overridden."""
 
     #: Canonical game id, e.g. "subtraction:1,3,4:misere".
     game_id: str
@@ -67,18 +67,6 @@ class HeapGame(ComponentSum[int]):
         many: callers iterate lazily and stop at their own limits.
         """
         raise NotImplementedError
-
-    def formula_value(self, n: int) -> int | None:
-        """The single-heap value from a closed form, or None where there is none."""
-        return None
-
-    def formula_period(self) -> Period | None:
-        """The (arithmetic) period a closed form implies, e.g. Nim's g(n+1) = g(n) + 1 from 0."""
-        return None
-
-    def kernel(self) -> SequenceKernel | None:
-        """The kernel computing the single-heap sequence, or None where a formula covers all heaps."""
-        return None
 
     # -- one component: a heap --------------------------------------------------------------------
 

@@ -43,6 +43,23 @@ TAIL = 6
 BATCH_BYTES = 1 << 15
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _split_chunk(
+    xb: Compact, vals: Compact, rev: Compact, lo: int, hi: int, m: int, last: int, side: int
+) -> None:
+    """xb[t] = the value of split t of the chunk read from the low end (side 0: parts lo.., partners
+    descending) or the high end (side 1); both read ascending thanks to the reversed copy `rev`."""
+    if side == 0:
+        p = np.uint64(lo)
+        r = np.uint64(last - m + lo)
+    else:
+        p = np.uint64(m - hi)
+        r = np.uint64(last - hi)
+    for t in range(SPLIT_CHUNK):
+        ut = np.uint64(t)
+        xb[ut] = vals[p + ut] ^ rev[r + ut]
+
+
 @numba.njit(cache=True, nogil=True)
 def _check_nb(
     vals: Compact,
@@ -92,15 +109,7 @@ def _check_nb(
                 # Many values missing: a chunk from each end, every split value's byte set to 0, then
                 # a count of those left (stores only, and a count that vectorizes).
                 for side in range(2):
-                    if side == 0:
-                        p = np.uint64(lo)
-                        r = np.uint64(last - m + lo)
-                    else:
-                        p = np.uint64(m - hi)
-                        r = np.uint64(last - hi)
-                    for t in range(SPLIT_CHUNK):
-                        ut = np.uint64(t)
-                        xb[ut] = vals[p + ut] ^ rev[r + ut]
+                    _split_chunk(xb, vals, rev, lo, hi, m, last, side)
                     for t in range(SPLIT_CHUNK):
                         need[xb[np.uint64(t)]] = 0
                 left = 0
@@ -143,15 +152,7 @@ def _check_nb(
                 # both read ascending thanks to the reversed copy. Each missing value is then looked for
                 # in the chunk a machine word at a time (a lane equal to it is a zero lane of the XOR).
                 for side in range(2):
-                    if side == 0:
-                        p = np.uint64(lo)
-                        r = np.uint64(last - m + lo)
-                    else:
-                        p = np.uint64(m - hi)
-                        r = np.uint64(last - hi)
-                    for t in range(SPLIT_CHUNK):
-                        ut = np.uint64(t)
-                        xb[ut] = vals[p + ut] ^ rev[r + ut]
+                    _split_chunk(xb, vals, rev, lo, hi, m, last, side)
                     j = 0
                     while j < nrem:
                         v = rem[j] * low

@@ -99,26 +99,20 @@ def rare_common_extend_previous_nb(
                 lo = 1
                 hi = last
                 while lo <= hi:
-                    v = out[lo] ^ out[m - lo]
+                    if (lo - 1 + last - hi) & 1:
+                        a = hi
+                        hi -= 1
+                    else:
+                        a = lo
+                        lo += 1
+                    v = out[a] ^ out[m - a]
                     if need[v]:
                         need[v] = 0
                         stamp[v] = n
                         missing -= 1
                         if missing == 0:
-                            read = lo + last - hi
+                            read = lo - 1 + last - hi
                             break
-                    lo += 1
-                    if lo > hi:
-                        break
-                    v = out[hi] ^ out[m - hi]
-                    if need[v]:
-                        need[v] = 0
-                        stamp[v] = n
-                        missing -= 1
-                        if missing == 0:
-                            read = lo + last - hi
-                            break
-                    hi -= 1
                 scanned += read
                 if missing == 0:
                     break

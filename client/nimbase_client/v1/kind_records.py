@@ -7,16 +7,9 @@ add, flat as the JSON answers have them (`nimbase_client.records` adds them to i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NotRequired
+from typing import NotRequired
 
-if TYPE_CHECKING:
-    from typing import TypedDict
-else:
-    try:
-        from typing_extensions import TypedDict
-    except ImportError:  # a client without typing_extensions: typing's is the same at run time
-        from typing import TypedDict
-
+from nimbase_client.typed_dict import TypedDict
 
 __all__ = [
     "BicolorMove",

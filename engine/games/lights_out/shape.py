@@ -190,22 +190,25 @@ def grid_neighbourhoods_reference(rows: int, cols: int, topology: str) -> list[s
         for c in range(cols):
             cells = {(r, c)}
             for dr, dc in ((0, -1), (0, 1), (-1, 0), (1, 0)):
-                rr, cc = r + dr, c + dc
-                if not 0 <= cc < cols:
-                    if lr is None:
-                        continue
-                    cc %= cols
-                    if lr == "reverse":
-                        rr = rows - 1 - rr
-                if not 0 <= rr < rows:
-                    if tb is None:
-                        continue
-                    rr %= rows
-                    if tb == "reverse":
-                        cc = cols - 1 - cc
-                cells.add((rr, cc))
+                across = _glued(c + dc, r + dr, cols, rows, lr)
+                if across is None:
+                    continue
+                cc, rr = across
+                cell = _glued(rr, cc, rows, cols, tb)
+                if cell is not None:
+                    cells.add(cell)
             out.append(cells)
     return out
+
+
+def _glued(i: int, j: int, size_i: int, size_j: int, gluing: str | None) -> tuple[int, int] | None:
+    """(i, j) with i brought back across its edge by the gluing of that pair of edges (None: there is
+    no neighbour past it; "reverse": the other coordinate is mirrored too); i within 0..size_i-1 as is."""
+    if 0 <= i < size_i:
+        return i, j
+    if gluing is None:
+        return None
+    return i % size_i, (size_j - 1 - j if gluing == "reverse" else j)
 
 
 def closed_neighbourhoods(indptr: I64, indices: I64) -> tuple[I64, I64]:

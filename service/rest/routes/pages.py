@@ -4,7 +4,7 @@ the OpenAPI document."""
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html, get_swagger_ui_oauth2_redirect_html
@@ -30,8 +30,7 @@ def swagger_ui(request: Request) -> HTMLResponse:
     """Swagger UI over /openapi.json, its script and style served by this server."""
     app = cast(FastAPI, request.app)
     return get_swagger_ui_html(
-        openapi_url=app.openapi_url or "/openapi.json",
-        title=f"{app.title} - Swagger UI",
+        **_over_openapi(app, "Swagger UI"),
         swagger_js_url=f"{DOCS_ASSETS_PREFIX}/swagger-ui-bundle.js",
         swagger_css_url=f"{DOCS_ASSETS_PREFIX}/swagger-ui.css",
         swagger_favicon_url=FAVICON,
@@ -48,11 +47,14 @@ def swagger_ui_redirect() -> HTMLResponse:
 @router.get("/redoc")
 def redoc(request: Request) -> HTMLResponse:
     """ReDoc over /openapi.json, without Google Fonts or a CDN."""
-    app = cast(FastAPI, request.app)
     return get_redoc_html(
-        openapi_url=app.openapi_url or "/openapi.json",
-        title=f"{app.title} - ReDoc",
+        **_over_openapi(cast(FastAPI, request.app), "ReDoc"),
         redoc_js_url=f"{DOCS_ASSETS_PREFIX}/redoc.standalone.js",
         redoc_favicon_url=FAVICON,
         with_google_fonts=False,
     )
+
+
+def _over_openapi(app: FastAPI, viewer: str) -> dict[str, Any]:
+    """What both viewers are given: the app's OpenAPI document, and a title naming the viewer."""
+    return {"openapi_url": app.openapi_url or "/openapi.json", "title": f"{app.title} - {viewer}"}

@@ -3,7 +3,7 @@ as JSON) and GET /v1/sequence:download (a whole range as one gzipped file)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response, StreamingResponse
@@ -23,16 +23,22 @@ from service.rest.params import Game, Start
 router = APIRouter()
 
 
+def _binary_answer(
+    description: str, media_type: str, failures: dict[int | str, dict[str, Any]]
+) -> dict[int | str, dict[str, Any]]:
+    """The documented answers of a route whose success is a binary body: that body, then its errors."""
+    return {200: binary(description, media_type), **failures}
+
+
 @router.post(
     "/v1/values:columnar",
     tags=["values"],
     response_class=Response,
-    responses={
-        200: binary(
-            "The Grundy value of each heap, in request order, as little-endian uint32.", columnar.MEDIA_TYPE
-        ),
-        **errors(400, 404, 409, 422, 503, 504),
-    },
+    responses=_binary_answer(
+        "The Grundy value of each heap, in request order, as little-endian uint32.",
+        columnar.MEDIA_TYPE,
+        errors(400, 404, 409, 422, 503, 504),
+    ),
     openapi_extra={
         "requestBody": {
             "required": True,
@@ -96,12 +102,11 @@ async def get_sequence(
     "/v1/sequence:download",
     tags=["values"],
     response_class=StreamingResponse,
-    responses={
-        200: binary(
-            "A gzipped .npy of little-endian uint32 values: numpy.load(gzip.open(f)).", "application/gzip"
-        ),
-        **errors(400, 404, 422, 503, 504),
-    },
+    responses=_binary_answer(
+        "A gzipped .npy of little-endian uint32 values: numpy.load(gzip.open(f)).",
+        "application/gzip",
+        errors(400, 404, 422, 503, 504),
+    ),
 )
 async def download_sequence(
     request: Request,
