@@ -25,7 +25,7 @@ from nimbase.settings import DEFAULT_CACHE, CacheSettings, Limits, Settings
 from service.core import Nimbase
 from service.gate import DatabaseGate
 from service.jobs import QueuedWork
-from service.sequences import SequenceTables
+from service.sequences.tables import SequenceTables
 from storage.jobs import JobQueue
 from storage.packing import CHUNK_VALUES
 from storage.sequences import SequenceStore
