@@ -39,7 +39,7 @@ from service.graphs import Graphs, GraphSummary
 from service.jobs import AutomaticJobs, JobView, QueuedWork, Wanted, job_view
 from service.limits import check_batch_size
 from service.memo import Memo
-from service.sequences import SequenceTables
+from service.sequences.tables import SequenceTables
 from service.settings import Settings
 from storage.errors import StorageUnavailable
 from storage.graphs import GraphStore

@@ -24,8 +24,8 @@ from engine.periods import Period
 from nimbase.settings import DEFAULT_CACHE, CacheSettings, Limits, Settings
 from service.core import Nimbase
 from service.gate import DatabaseGate
-from service.jobs import QueuedWork
-from service.sequences import SequenceTables
+from service.jobs import QueuedWork, Wanted
+from service.sequences.tables import SequenceTables
 from storage.jobs import JobQueue
 from storage.packing import CHUNK_VALUES
 from storage.sequences import SequenceStore
@@ -231,7 +231,7 @@ TOY = "bicolor-toy"
 def test_two_families_of_one_game_are_cached_apart(clean_db: sa.Engine) -> None:
     queued: list[tuple[str, str]] = []
 
-    def queue_work(game_id: str, family: str, wanted: object) -> QueuedWork | None:
+    def queue_work(game_id: str, family: str, wanted: Wanted) -> QueuedWork | None:
         queued.append((game_id, family))
         return None
 

@@ -1,0 +1,216 @@
+"""What is stored of the sequences: headers and verified chunks read from PostgreSQL and cached in process,
+so hot lookups never touch the database, and damaged chunks, never served.
+
+Headers are read again every `header_ttl` seconds (a table grows while it is served); chunks are kept
+within a byte budget (NIMBASE_CACHE_CHUNK_BYTES). A chunk found corrupt or missing is reported once,
+its repair queued, and remembered for `header_ttl` seconds, in which reads of it fail without the
+database. One small lock guards the caches, held only for dictionary operations.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from engine.lru import LRU
+from nimbase.settings import DEFAULT_CACHE
+from service.errors import Unavailable
+from service.gate import DatabaseGate
+from service.sequences.modes import Modes
+from service.sequences.names import HEAP
+from service.sequences.weights import array_bytes
+from storage.errors import CorruptChunk, StorageUnavailable
+from storage.jobs import Job
+from storage.packing import CHUNK_VALUES
+from storage.sequences import SequenceInfo, SequenceStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class _Header:
+    info: SequenceInfo | None
+    fetched_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Damage:
+    """A stored chunk found corrupt or missing: never served, reported once, its repair queued (`job`;
+    None when it could not be queued). `stop` ends the stored values it should hold."""
+
+    game_id: str
+    family: str
+    index: int
+    stop: int
+    detail: str
+    job: Job | None
+    found_at: float
+
+    def corrupt(self) -> CorruptChunk:
+        """The damage as the store reported it, raised again while it is remembered."""
+        return CorruptChunk(self.game_id, self.family, self.index, self.detail)
+
+    def error(self) -> Unavailable:
+        """UNAVAILABLE for values of the chunk that no other source gives now, naming its repair."""
+        first = self.index * CHUNK_VALUES
+        what = "heaps" if self.family == HEAP else f"values of family {self.family!r},"
+        repair = (
+            f"repair job {self.job.id} is {self.job.status} (GET /v1/jobs/{self.job.id}); ask again when it "
+            "is done"
+            if self.job is not None
+            else "its repair is queued when the database answers; ask again later"
+        )
+        return Unavailable(
+            f"{what} {first}..{self.stop - 1} of {self.game_id!r} are being repaired: their stored chunk "
+            f"{self.index} is damaged ({self.detail}) and is never served, and neither a certified period "
+            f"nor live computation answers them now; {repair}"
+        )
+
+
+class StoredSequences:
+    """The stored headers and chunks of every sequence, cached (`store` None: nothing is stored)."""
+
+    def __init__(
+        self,
+        store: SequenceStore | None,
+        gate: DatabaseGate,
+        modes: Modes,
+        *,
+        header_ttl: float = 2.0,
+        chunk_bytes: int = DEFAULT_CACHE.chunk_bytes,
+    ) -> None:
+        self._store = store
+        self._gate = gate
+        self._modes = modes
+        self._header_ttl = header_ttl
+        self._headers: LRU[tuple[str, str], _Header] = LRU(maxsize=4096)
+        self._chunks: LRU[tuple[str, str, int], NDArray[np.uint32]] = LRU(
+            maxsize=chunk_bytes, getsizeof=array_bytes
+        )
+        #: Chunks found damaged: not read again (nor reported again) for `header_ttl` seconds.
+        self._damaged: LRU[tuple[str, str, int], Damage] = LRU(maxsize=4096)
+        #: Guards the caches above; held only for dictionary operations.
+        self._lock = threading.Lock()
+
+    def info(self, game_id: str, family: str = HEAP) -> SequenceInfo | None:
+        """The stored header of one sequence, refreshed every few seconds."""
+        now = time.monotonic()
+        with self._lock:
+            cached = self._headers.get((game_id, family))
+        if cached is not None and now - cached.fetched_at < self._header_ttl:
+            return cached.info
+        if self._store is None:
+            return None
+        self._modes.may_block()
+        store = self._store
+        try:
+            info = self._gate.call(lambda: store.info(game_id, family))
+        except StorageUnavailable:
+            return cached.info if cached is not None else None
+        with self._lock:
+            self._headers[(game_id, family)] = _Header(info, now)
+        return info
+
+    def size(self, game_id: str, family: str) -> int:
+        """How many values of (game_id, family) are stored from 0 (0 when none or unreachable)."""
+        info = self.info(game_id, family)
+        return 0 if info is None else info.computed_upto
+
+    def value(self, game_id: str, family: str, index: int) -> int | None:
+        """One stored value, or None where it is not stored or cannot be read now."""
+        stored = self.size(game_id, family)
+        if index >= stored:
+            return None
+        try:
+            chunk = self.chunk_of(game_id, index // CHUNK_VALUES, family, stored)
+        except (CorruptChunk, StorageUnavailable):
+            return None
+        return int(chunk[index % CHUNK_VALUES])
+
+    def database_down(self) -> bool:
+        """Whether the stored tables exist but cannot be read now (the database is unreachable)."""
+        return self._store is not None and not self._gate.is_open
+
+    def chunk(self, game_id: str, index: int, family: str = HEAP) -> NDArray[np.uint32]:
+        """One stored chunk, verified, from the cache or the database.
+
+        A damaged chunk (corrupt, or its row missing: CorruptChunk) is reported and remembered: for the
+        next `header_ttl` seconds reads of it fail at once, without the database, and a later read that
+        finds it still damaged adds no report (the store keeps one per chunk until it is rewritten).
+        A cached chunk that was the partial last one is read again once the table has grown past it.
+        """
+        return self.chunk_of(game_id, index, family, self.size(game_id, family))
+
+    def chunk_of(self, game_id: str, index: int, family: str, stored: int) -> NDArray[np.uint32]:
+        """`chunk`, the table's stored size known already (one header lookup per value, not two)."""
+        key = (game_id, family, index)
+        with self._lock:
+            chunk = self._chunks.get(key)
+        if chunk is not None and len(chunk) >= min(CHUNK_VALUES, stored - index * CHUNK_VALUES):
+            return chunk
+        with self._lock:
+            damage = self._damaged.get(key)
+        now = time.monotonic()
+        if damage is not None and now - damage.found_at < self._header_ttl:
+            raise damage.corrupt()
+        assert self._store is not None
+        self._modes.may_block()
+        store = self._store
+        try:
+            chunk = self._gate.call(lambda: store.read_chunk(game_id, family, index))
+        except CorruptChunk as corrupt:
+            self._report(corrupt, stored, now, known=damage is not None)
+            raise
+        with self._lock:
+            self._chunks.keep(key, chunk)
+            self._damaged.pop(key)
+        return chunk
+
+    def _report(self, corrupt: CorruptChunk, stored: int, now: float, *, known: bool) -> None:
+        """Report a damaged chunk (queueing its repair) and remember it, with the repair job."""
+        game_id, family, index = corrupt.game_id, corrupt.family, corrupt.chunk_index
+        if known:
+            log.info("chunk still damaged: %s", corrupt)
+        else:
+            log.error("damaged chunk detected, never served, queued for repair: %s", corrupt)
+        store = self._store
+        assert store is not None
+        job: Job | None = None
+        with contextlib.suppress(StorageUnavailable):
+            job = self._gate.call(lambda: store.report_corruption(game_id, family, index, str(corrupt)))
+        stop = min((index + 1) * CHUNK_VALUES, max(stored, index * CHUNK_VALUES + 1))
+        damage = Damage(game_id, family, index, stop, corrupt.detail, job, now)
+        with self._lock:
+            self._damaged[(game_id, family, index)] = damage
+
+    def damage_at(self, game_id: str, n: int, family: str = HEAP) -> Damage | None:
+        """The known damage of the stored chunk holding value n, if any."""
+        with self._lock:
+            damage = self._damaged.get((game_id, family, n // CHUNK_VALUES))
+        return damage if damage is not None and n < damage.stop else None
+
+    def forget(self, game_id: str | None = None) -> None:
+        """Drop cached headers and chunks (all, or one game's, of every family)."""
+        with self._lock:
+            if game_id is None:
+                self._headers.clear()
+                self._chunks.clear()
+                self._damaged.clear()
+                return
+            for header in [k for k in self._headers if k[0] == game_id]:
+                del self._headers[header]
+            for key in [k for k in self._chunks if k[0] == game_id]:
+                del self._chunks[key]
+            for key in [k for k in self._damaged if k[0] == game_id]:
+                del self._damaged[key]
+
+    def cached_bytes(self) -> int:
+        """Bytes the stored chunks cached now hold (within their budget)."""
+        with self._lock:
+            return int(self._chunks.currsize)
