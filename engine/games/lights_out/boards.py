@@ -56,7 +56,10 @@ def parse_lights_out_id(params: str | None, text: str) -> Shape | GraphRef:
             f"(TOPOLOGY one of {', '.join(TOPOLOGIES)}) or 'lights-out:graph:NAME'"
         )
     if params.startswith("graph:"):
-        return GraphRef(check_graph_name(params[len("graph:") :], error=InvalidGameId))
+        try:
+            return GraphRef(check_graph_name(params[len("graph:") :], error=InvalidGameId))
+        except InvalidGameId as exc:
+            raise InvalidGameId(f"game id {quote_token(text)}: {exc}") from None
     size, glued, topology = params.partition(":")
     match = _SIZE.fullmatch(size)
     if match is None:

@@ -7,6 +7,8 @@ import pytest
 from engine.games.chess import TableKernel
 from engine.games.chess_tables import ChessTable, parse_material
 from engine.kernels.retrograde import Packed
+from engine.kind import Context
+from tests.engine.contexts import StoredWords, engine_context
 
 #: The chess tables the engine tests read: every material of at most three men (KQvK, KRvK and KPvK
 #: for the brute-force comparison, the others for the known results and the tables they lead to).
@@ -23,3 +25,9 @@ def tablebase() -> dict[str, ChessTable]:
         material = parse_material(name)
         tables[name] = ChessTable(material, Packed.from_bytes(TableKernel(material).make()), tables)
     return tables
+
+
+@pytest.fixture
+def ctx() -> Context:
+    """A request's context with keepers of its own (nothing kept from another test) and nothing stored."""
+    return engine_context(StoredWords())
