@@ -1,6 +1,17 @@
 """Hostile clients, round two: each request a probe of the running service found wrong, reproduced at a
-size `make test` affords, over both transports where both carry it (the runaway and load categories are
-in the isolation tests and `make soak`)."""
+size `make test` affords, over both transports where both carry it.
+
+This file holds defects 1 (a heap of 2^63-1 stones), 2 (values past int64 on gRPC), 6 (refusals quoting
+whole positions) and 10 (graph names '.' and '..'). The others are tested beside the code that mends
+them: 3 and 4 (downloads cut short, values past uint32) in tests/service/test_download.py; 5 (misère
+searches past their deadline and memory) in tests/engine/test_search.py and, over the servers, the
+runaway requests of tests/service/test_isolation.py, which also holds 7 (cheap requests beside expensive
+ones); 8 and 9 (automatic jobs past their bounds, queued when they cannot help, one client holding every
+slot) in tests/worker/test_bounds.py, tests/service/test_automatic.py and tests/storage/test_jobs.py; 11
+(headers sent a byte at a time) in tests/service/test_http.py; 12 (the OpenAPI document looser than the
+server) in tests/fuzz and tests/service/test_rest.py. `make soak` and `bench.bench_isolation` run the
+load at full size.
+"""
 
 from __future__ import annotations
 
