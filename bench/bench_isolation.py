@@ -72,8 +72,9 @@ def expensive_request(rng: random.Random) -> tuple[str, dict[str, str | int]]:
 RUNAWAY_GAME = "bicolor-nim"
 RUNAWAY_POSITION = "9223372036854775807w"
 #: One sample: (wall-clock time it was sent, seconds it took, outcome: an HTTP status, a gRPC code name,
-#: "WRONG" for a cheap answer that is not the right value, or "CLIENT-<error>").
-Sample = tuple[float, float, str]
+#: "WRONG" for a cheap answer that is not the right value, or "CLIENT-<error>"; and for a 5xx or a wrong
+#: value, the request and the answer's start, else "").
+Sample = tuple[float, float, str, str]
 
 
 def _threads(count: int, seconds: float, work: Callable[[int, float], list[Sample]]) -> list[Sample]:
@@ -92,15 +93,23 @@ def _threads(count: int, seconds: float, work: Callable[[int, float], list[Sampl
     return [sample for samples in results for sample in samples]
 
 
-def _rest(http: httpx.Client, route: str, query: dict[str, str | int], headers: dict[str, str]) -> str:
-    """One expensive REST request's outcome."""
+def _detail(route: str, query: dict[str, str | int], answer: str) -> str:
+    return f"{route} {query['game']} {str(query['position'])[:40]!r}: {answer[:200]}"
+
+
+def _rest(
+    http: httpx.Client, route: str, query: dict[str, str | int], headers: dict[str, str]
+) -> tuple[str, str]:
+    """One expensive REST request's outcome, and its detail for a 5xx."""
     try:
         if route == BATCH:
             body = {"game": query["game"], "positions": [query["position"]]}
-            return str(http.post(route, json=body, headers=headers).status_code)
-        return str(http.get(route, params=query, headers=headers).status_code)
+            reply = http.post(route, json=body, headers=headers)
+        else:
+            reply = http.get(route, params=query, headers=headers)
     except httpx.HTTPError as exc:
-        return f"CLIENT-{type(exc).__name__}"
+        return f"CLIENT-{type(exc).__name__}", _detail(route, query, str(exc))
+    return str(reply.status_code), _detail(route, query, reply.text) if reply.status_code >= 500 else ""
 
 
 def expensive_load(
@@ -116,8 +125,8 @@ def expensive_load(
             while time.monotonic() < until:
                 route, query = expensive_request(rng)
                 sent, started = time.time(), time.monotonic()
-                outcome = _rest(http, route, query, headers)
-                samples.append((sent, time.monotonic() - started, outcome))
+                outcome, detail = _rest(http, route, query, headers)
+                samples.append((sent, time.monotonic() - started, outcome, detail))
         return samples
 
     return _threads(clients, seconds, work)
@@ -128,16 +137,16 @@ def runaway_once(base: str, target: str, deadline_s: float = DEADLINE_S) -> tupl
     query: dict[str, str | int] = {"game": RUNAWAY_GAME, "position": RUNAWAY_POSITION, "limit": 2}
     with httpx.Client(base_url=base, timeout=60) as http:
         sent, started = time.time(), time.monotonic()
-        outcome = _rest(http, "/v1/best-move", query, {"x-deadline-ms": str(int(deadline_s * 1000))})
-        rest = (sent, time.monotonic() - started, outcome)
+        outcome, detail = _rest(http, "/v1/best-move", query, {"x-deadline-ms": str(int(deadline_s * 1000))})
+        rest = (sent, time.monotonic() - started, outcome, detail)
     with NimbaseClient(target, timeout=deadline_s) as client:
         sent, started = time.time(), time.monotonic()
         try:
             client.best_move(RUNAWAY_GAME, RUNAWAY_POSITION, limit=2)
-            code = "OK"
+            code, detail = "OK", ""
         except NimbaseClientError as exc:
-            code = exc.code
-        grpc = (sent, time.monotonic() - started, code)
+            code, detail = exc.code, _detail("BestMove", query, str(exc))
+        grpc = (sent, time.monotonic() - started, code, detail)
     return rest, grpc
 
 
@@ -168,14 +177,16 @@ def cheap_rest(base: str, seconds: float, clients: int = CHEAP_CLIENTS, seed: in
             while time.monotonic() < until:
                 position, grundy = _nim_position(rng)
                 sent, started = time.time(), time.monotonic()
+                query: dict[str, str | int] = {"game": "nim", "position": position}
                 try:
-                    reply = http.get("/v1/value", params={"game": "nim", "position": position})
-                    outcome = str(reply.status_code)
-                    if reply.status_code == 200 and reply.json()["grundy"] != grundy:
-                        outcome = "WRONG"
+                    reply = http.get("/v1/value", params=query)
+                    outcome, detail = str(reply.status_code), ""
+                    if reply.status_code != 200 or reply.json()["grundy"] != grundy:
+                        outcome = "WRONG" if reply.status_code == 200 else outcome
+                        detail = _detail("/v1/value", query, reply.text)
                 except httpx.HTTPError as exc:
-                    outcome = f"CLIENT-{type(exc).__name__}"
-                samples.append((sent, time.monotonic() - started, outcome))
+                    outcome, detail = f"CLIENT-{type(exc).__name__}", _detail("/v1/value", query, str(exc))
+                samples.append((sent, time.monotonic() - started, outcome, detail))
         return samples
 
     return _threads(clients, seconds, work)
@@ -191,11 +202,14 @@ def cheap_grpc(target: str, seconds: float, clients: int = CHEAP_CLIENTS, seed: 
             while time.monotonic() < until:
                 position, grundy = _nim_position(rng)
                 sent, started = time.time(), time.monotonic()
+                query: dict[str, str | int] = {"game": "nim", "position": position}
                 try:
-                    outcome = "OK" if client.get_value("nim", position).get("grundy") == grundy else "WRONG"
+                    answer = client.get_value("nim", position)
+                    ok = answer.get("grundy") == grundy
+                    outcome, detail = ("OK", "") if ok else ("WRONG", _detail("GetValue", query, str(answer)))
                 except NimbaseClientError as exc:
-                    outcome = exc.code
-                samples.append((sent, time.monotonic() - started, outcome))
+                    outcome, detail = exc.code, _detail("GetValue", query, str(exc))
+                samples.append((sent, time.monotonic() - started, outcome, detail))
         return samples
 
     return _threads(clients, seconds, work)
@@ -208,10 +222,10 @@ def health(base: str, seconds: float) -> list[Sample]:
             while time.monotonic() < until:
                 sent, started = time.time(), time.monotonic()
                 try:
-                    outcome = str(http.get("/healthz").status_code)
+                    outcome, detail = str(http.get("/healthz").status_code), ""
                 except httpx.HTTPError as exc:
-                    outcome = f"CLIENT-{type(exc).__name__}"
-                samples.append((sent, time.monotonic() - started, outcome))
+                    outcome, detail = f"CLIENT-{type(exc).__name__}", f"/healthz: {exc}"
+                samples.append((sent, time.monotonic() - started, outcome, detail))
                 time.sleep(0.05)
         return samples
 
@@ -231,14 +245,14 @@ def figures(
     rest: list[Sample], grpc: list[Sample], healthz: list[Sample], expensive: list[Sample], deadline_s: float
 ) -> dict[str, float]:
     """The figures of the targets from the samples of one run."""
-    past = [seconds - deadline_s for _, seconds, _ in expensive]
-    rest_s, grpc_s = [s for _, s, _ in rest], [s for _, s, _ in grpc]
+    past = [sample[1] - deadline_s for sample in expensive]
+    rest_s, grpc_s = [sample[1] for sample in rest], [sample[1] for sample in grpc]
     return {
         "cheap REST p50 (ms)": _median(rest_s) * 1e3,
         "cheap REST p99 (ms)": p99(rest_s) * 1e3,
         "cheap gRPC p50 (ms)": _median(grpc_s) * 1e3,
         "cheap gRPC p99 (ms)": p99(grpc_s) * 1e3,
-        "/healthz p99 (ms)": p99([s for _, s, _ in healthz]) * 1e3,
+        "/healthz p99 (ms)": p99([sample[1] for sample in healthz]) * 1e3,
         "expensive requests": float(len(past)),
         "worst expensive request past its deadline (ms)": max(past, default=float("nan")) * 1e3,
         "expensive requests past deadline + 250 ms": float(sum(p * 1e3 > TARGET_PAST_MS for p in past)),
