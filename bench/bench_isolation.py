@@ -6,15 +6,19 @@ clients of cheap lookups (formula values) and one client of /healthz. The same r
 a server computing in its threads (NIMBASE_LIMITS_LIVE_PROCESSES=0) and from one with two live processes,
 and prints each figure beside its target: cheap p99 <= 100 ms, /healthz p99 <= 100 ms, and every expensive
 request answered by its deadline + 250 ms. Each group of clients is its own process, so the clients do
-not share a GIL with each other.
+not share a GIL with each other. With the live processes it then sends the request of defect 1 at full
+size over both transports and prints its answer time, the server's resident growth against the live
+memory cap, and the live processes replaced and killed by the kernel.
+
+The load functions are shared with the soak (bench.soak_hostile), which runs them beside its own load.
 """
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
 import random
 import statistics
+import subprocess
 import threading
 import time
 from collections.abc import Callable
@@ -22,8 +26,9 @@ from concurrent.futures import ProcessPoolExecutor
 
 import httpx
 
-from bench.common import figure, fresh_database, running_server
+from bench.common import Server, figure, fresh_database, process_tree, running_server
 from nimbase.client import NimbaseClient, NimbaseClientError
+from nimbase.settings import Settings
 
 SECONDS = 20.0
 EXPENSIVE_CLIENTS = 24
@@ -63,10 +68,19 @@ def expensive_request(rng: random.Random) -> tuple[str, dict[str, str | int]]:
     return route, query
 
 
-def _threads(count: int, seconds: float, work: Callable[[int, float], list[float]]) -> list[float]:
+#: The request of defect 1 at full size: every move of this position built before `limit` was looked at.
+RUNAWAY_GAME = "bicolor-nim"
+RUNAWAY_POSITION = "9223372036854775807w"
+#: One sample: (wall-clock time it was sent, seconds it took, outcome: an HTTP status, a gRPC code name,
+#: "WRONG" for a cheap answer that is not the right value, or "CLIENT-<error>"; and for a 5xx or a wrong
+#: value, the request and the answer's start, else "").
+Sample = tuple[float, float, str, str]
+
+
+def _threads(count: int, seconds: float, work: Callable[[int, float], list[Sample]]) -> list[Sample]:
     """`work(index, until)` in `count` threads; their samples together."""
     until = time.monotonic() + seconds
-    results: list[list[float]] = [[] for _ in range(count)]
+    results: list[list[Sample]] = [[] for _ in range(count)]
 
     def run(index: int) -> None:
         results[index] = work(index, until)
@@ -79,68 +93,139 @@ def _threads(count: int, seconds: float, work: Callable[[int, float], list[float
     return [sample for samples in results for sample in samples]
 
 
-def expensive_load(base: str, seconds: float) -> list[float]:
-    """Seconds past its deadline of each expensive request (negative: answered before it)."""
+def _detail(route: str, query: dict[str, str | int], answer: str) -> str:
+    return f"{route} {query['game']} {str(query['position'])[:40]!r}: {answer[:200]}"
 
-    def work(index: int, until: float) -> list[float]:
-        rng = random.Random(index)
-        past: list[float] = []
+
+def _rest(
+    http: httpx.Client, route: str, query: dict[str, str | int], headers: dict[str, str]
+) -> tuple[str, str]:
+    """One expensive REST request's outcome, and its detail for a 5xx."""
+    try:
+        if route == BATCH:
+            body = {"game": query["game"], "positions": [query["position"]]}
+            reply = http.post(route, json=body, headers=headers)
+        else:
+            reply = http.get(route, params=query, headers=headers)
+    except httpx.HTTPError as exc:
+        return f"CLIENT-{type(exc).__name__}", _detail(route, query, str(exc))
+    return str(reply.status_code), _detail(route, query, reply.text) if reply.status_code >= 500 else ""
+
+
+def expensive_load(
+    base: str, seconds: float, clients: int = EXPENSIVE_CLIENTS, deadline_s: float = DEADLINE_S, seed: int = 0
+) -> list[Sample]:
+    """`clients` clients of expensive live requests, each with a `deadline_s` deadline (x-deadline-ms)."""
+
+    def work(index: int, until: float) -> list[Sample]:
+        rng = random.Random(seed * 1000 + index)
+        samples: list[Sample] = []
+        headers = {"x-deadline-ms": str(int(deadline_s * 1000))}
         with httpx.Client(base_url=base, timeout=60) as http:
             while time.monotonic() < until:
                 route, query = expensive_request(rng)
-                headers = {"x-deadline-ms": str(int(DEADLINE_S * 1000))}
-                started = time.monotonic()
-                with contextlib.suppress(httpx.HTTPError):
-                    if route == BATCH:
-                        body = {"game": query["game"], "positions": [query["position"]]}
-                        http.post(route, json=body, headers=headers)
-                    else:
-                        http.get(route, params=query, headers=headers)
-                past.append(time.monotonic() - started - DEADLINE_S)
-        return past
-
-    return _threads(EXPENSIVE_CLIENTS, seconds, work)
-
-
-def cheap_rest(base: str, seconds: float) -> list[float]:
-    def work(index: int, until: float) -> list[float]:
-        rng = random.Random(1000 + index)
-        samples: list[float] = []
-        with httpx.Client(base_url=base, timeout=60) as http:
-            while time.monotonic() < until:
-                heaps = " ".join(str(rng.randrange(10**6, 10**12)) for _ in range(3))
-                started = time.monotonic()
-                http.get("/v1/value", params={"game": "nim", "position": heaps})
-                samples.append(time.monotonic() - started)
+                sent, started = time.time(), time.monotonic()
+                outcome, detail = _rest(http, route, query, headers)
+                samples.append((sent, time.monotonic() - started, outcome, detail))
         return samples
 
-    return _threads(CHEAP_CLIENTS, seconds, work)
+    return _threads(clients, seconds, work)
 
 
-def cheap_grpc(target: str, seconds: float) -> list[float]:
-    def work(index: int, until: float) -> list[float]:
-        rng = random.Random(2000 + index)
-        samples: list[float] = []
+def runaway_once(base: str, target: str, deadline_s: float = DEADLINE_S) -> tuple[Sample, Sample]:
+    """The request of defect 1 at full size, over REST then gRPC, each with a `deadline_s` deadline."""
+    query: dict[str, str | int] = {"game": RUNAWAY_GAME, "position": RUNAWAY_POSITION, "limit": 2}
+    with httpx.Client(base_url=base, timeout=60) as http:
+        sent, started = time.time(), time.monotonic()
+        outcome, detail = _rest(http, "/v1/best-move", query, {"x-deadline-ms": str(int(deadline_s * 1000))})
+        rest = (sent, time.monotonic() - started, outcome, detail)
+    with NimbaseClient(target, timeout=deadline_s) as client:
+        sent, started = time.time(), time.monotonic()
+        try:
+            client.best_move(RUNAWAY_GAME, RUNAWAY_POSITION, limit=2)
+            code, detail = "OK", ""
+        except NimbaseClientError as exc:
+            code, detail = exc.code, _detail("BestMove", query, str(exc))
+        grpc = (sent, time.monotonic() - started, code, detail)
+    return rest, grpc
+
+
+def runaway_load(base: str, target: str, seconds: float, every_s: float = 10.0) -> list[Sample]:
+    """The request of defect 1 over both transports every `every_s` seconds (a process past its memory
+    cap is replaced: seconds of CPU each time)."""
+    until = time.monotonic() + seconds
+    samples: list[Sample] = []
+    while time.monotonic() < until:
+        began = time.monotonic()
+        samples.extend(runaway_once(base, target))
+        time.sleep(max(0.0, min(every_s - (time.monotonic() - began), until - time.monotonic())))
+    return samples
+
+
+def _nim_position(rng: random.Random) -> tuple[str, int]:
+    heaps = [rng.randrange(10**6, 10**12) for _ in range(3)]
+    return " ".join(map(str, heaps)), heaps[0] ^ heaps[1] ^ heaps[2]
+
+
+def cheap_rest(base: str, seconds: float, clients: int = CHEAP_CLIENTS, seed: int = 0) -> list[Sample]:
+    """Nim values (from the formula), checked against the nim-sum."""
+
+    def work(index: int, until: float) -> list[Sample]:
+        rng = random.Random(1000 + seed * 1000 + index)
+        samples: list[Sample] = []
+        with httpx.Client(base_url=base, timeout=60) as http:
+            while time.monotonic() < until:
+                position, grundy = _nim_position(rng)
+                sent, started = time.time(), time.monotonic()
+                query: dict[str, str | int] = {"game": "nim", "position": position}
+                try:
+                    reply = http.get("/v1/value", params=query)
+                    outcome, detail = str(reply.status_code), ""
+                    if reply.status_code != 200 or reply.json()["grundy"] != grundy:
+                        outcome = "WRONG" if reply.status_code == 200 else outcome
+                        detail = _detail("/v1/value", query, reply.text)
+                except httpx.HTTPError as exc:
+                    outcome, detail = f"CLIENT-{type(exc).__name__}", _detail("/v1/value", query, str(exc))
+                samples.append((sent, time.monotonic() - started, outcome, detail))
+        return samples
+
+    return _threads(clients, seconds, work)
+
+
+def cheap_grpc(target: str, seconds: float, clients: int = CHEAP_CLIENTS, seed: int = 0) -> list[Sample]:
+    """Nim values over gRPC, checked as over REST."""
+
+    def work(index: int, until: float) -> list[Sample]:
+        rng = random.Random(2000 + seed * 1000 + index)
+        samples: list[Sample] = []
         with NimbaseClient(target, timeout=60) as client:
             while time.monotonic() < until:
-                heaps = " ".join(str(rng.randrange(10**6, 10**12)) for _ in range(3))
-                started = time.monotonic()
-                with contextlib.suppress(NimbaseClientError):
-                    client.get_value("nim", heaps)
-                samples.append(time.monotonic() - started)
+                position, grundy = _nim_position(rng)
+                sent, started = time.time(), time.monotonic()
+                query: dict[str, str | int] = {"game": "nim", "position": position}
+                try:
+                    answer = client.get_value("nim", position)
+                    ok = answer.get("grundy") == grundy
+                    outcome, detail = ("OK", "") if ok else ("WRONG", _detail("GetValue", query, str(answer)))
+                except NimbaseClientError as exc:
+                    outcome, detail = exc.code, _detail("GetValue", query, str(exc))
+                samples.append((sent, time.monotonic() - started, outcome, detail))
         return samples
 
-    return _threads(CHEAP_CLIENTS, seconds, work)
+    return _threads(clients, seconds, work)
 
 
-def health(base: str, seconds: float) -> list[float]:
-    def work(_index: int, until: float) -> list[float]:
-        samples: list[float] = []
+def health(base: str, seconds: float) -> list[Sample]:
+    def work(_index: int, until: float) -> list[Sample]:
+        samples: list[Sample] = []
         with httpx.Client(base_url=base, timeout=60) as http:
             while time.monotonic() < until:
-                started = time.monotonic()
-                http.get("/healthz")
-                samples.append(time.monotonic() - started)
+                sent, started = time.time(), time.monotonic()
+                try:
+                    outcome, detail = str(http.get("/healthz").status_code), ""
+                except httpx.HTTPError as exc:
+                    outcome, detail = f"CLIENT-{type(exc).__name__}", f"/healthz: {exc}"
+                samples.append((sent, time.monotonic() - started, outcome, detail))
                 time.sleep(0.05)
         return samples
 
@@ -152,6 +237,35 @@ def p99(samples: list[float]) -> float:
     return ordered[max(0, int(len(ordered) * 0.99) - 1)] if ordered else float("nan")
 
 
+def _median(samples: list[float]) -> float:
+    return statistics.median(samples) if samples else float("nan")
+
+
+def figures(
+    rest: list[Sample], grpc: list[Sample], healthz: list[Sample], expensive: list[Sample], deadline_s: float
+) -> dict[str, float]:
+    """The figures of the targets from the samples of one run."""
+    past = [sample[1] - deadline_s for sample in expensive]
+    rest_s, grpc_s = [sample[1] for sample in rest], [sample[1] for sample in grpc]
+    return {
+        "cheap REST p50 (ms)": _median(rest_s) * 1e3,
+        "cheap REST p99 (ms)": p99(rest_s) * 1e3,
+        "cheap gRPC p50 (ms)": _median(grpc_s) * 1e3,
+        "cheap gRPC p99 (ms)": p99(grpc_s) * 1e3,
+        "/healthz p99 (ms)": p99([sample[1] for sample in healthz]) * 1e3,
+        "expensive requests": float(len(past)),
+        "worst expensive request past its deadline (ms)": max(past, default=float("nan")) * 1e3,
+        "expensive requests past deadline + 250 ms": float(sum(p * 1e3 > TARGET_PAST_MS for p in past)),
+    }
+
+
+def targets_line() -> str:
+    return (
+        f"targets: cheap p99 <= {TARGET_P99_MS:.0f} ms, /healthz p99 <= {TARGET_P99_MS:.0f} ms, every "
+        f"expensive request answered by its deadline + {TARGET_PAST_MS:.0f} ms"
+    )
+
+
 def measure(url: str, live_processes: str) -> dict[str, float]:
     settings = {"NIMBASE_LIMITS_LIVE_PROCESSES": live_processes}
     spawn = multiprocessing.get_context("spawn")
@@ -161,16 +275,66 @@ def measure(url: str, live_processes: str) -> dict[str, float]:
         rest = pool.submit(cheap_rest, server.base, SECONDS - 4.0)
         grpc = pool.submit(cheap_grpc, server.target, SECONDS - 4.0)
         healthz = pool.submit(health, server.base, SECONDS - 4.0)
-        rest_s, grpc_s, health_s, past = rest.result(), grpc.result(), healthz.result(), expensive.result()
+        results = figures(rest.result(), grpc.result(), healthz.result(), expensive.result(), DEADLINE_S)
+        if live_processes != "0":  # with threads, the request grows the server until the kernel kills it
+            results.update(runaway_figures(server))
+    return results
+
+
+def _resident(pid: int) -> int:
+    """A process's resident bytes (VmRSS); 0 once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def _kernel_kills(pids: set[int]) -> int | None:
+    """How many of `pids` the kernel's log says it killed (out of memory); None if it cannot be read."""
+    try:
+        log = subprocess.run(["dmesg"], capture_output=True, text=True, timeout=10, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return sum(f"Killed process {pid} " in log for pid in pids)
+
+
+def runaway_figures(server: Server) -> dict[str, float]:
+    """The request of defect 1 at full size over both transports: its answer time against its deadline,
+    the server's resident growth against the live memory cap, the live processes replaced, kernel kills."""
+    before = set(process_tree(server.pid))
+    base_rss = _resident(server.pid)
+    peak = base_rss
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.wait(0.02):
+            peak = max(peak, _resident(server.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    try:
+        rest, grpc = runaway_once(server.base, server.target)
+    finally:
+        done.set()
+        sampler.join()
+    time.sleep(1.0)  # a process past its cap is replaced by now
+    after = set(process_tree(server.pid))
+    kills = _kernel_kills(before | after)
+    print(f"defect 1 at full size: REST answered {rest[2]}, gRPC answered {grpc[2]}", flush=True)
+    if kills is None:
+        print("defect 1 at full size: the kernel's log (dmesg) is not readable here", flush=True)
     return {
-        "cheap REST p50 (ms)": statistics.median(rest_s) * 1e3,
-        "cheap REST p99 (ms)": p99(rest_s) * 1e3,
-        "cheap gRPC p50 (ms)": statistics.median(grpc_s) * 1e3,
-        "cheap gRPC p99 (ms)": p99(grpc_s) * 1e3,
-        "/healthz p99 (ms)": p99(health_s) * 1e3,
-        "expensive requests": float(len(past)),
-        "worst expensive request past its deadline (ms)": max(past) * 1e3,
-        "expensive requests past deadline + 250 ms": float(sum(p * 1e3 > TARGET_PAST_MS for p in past)),
+        "defect 1, REST: answered past its deadline (ms)": (rest[1] - DEADLINE_S) * 1e3,
+        "defect 1, gRPC: answered past its deadline (ms)": (grpc[1] - DEADLINE_S) * 1e3,
+        "defect 1: server resident growth, peak (MiB)": (peak - base_rss) / 2**20,
+        "defect 1: live memory cap, each process (MiB)": Settings.from_env().limits.live_memory_bytes / 2**20,
+        "defect 1: live processes replaced": float(len(before - after)),
+        "defect 1: processes the kernel killed (dmesg)": float("nan") if kills is None else float(kills),
     }
 
 
@@ -179,12 +343,14 @@ def main() -> None:
     figure("cheap clients per transport (Nim from its formula), beside /healthz", CHEAP_CLIENTS, "clients")
     with fresh_database() as url:
         results = {name: measure(url, processes) for name, processes in MODES}
-    for key in results[MODES[0][0]]:
+    for key in results[MODES[-1][0]]:
         for name, _ in MODES:
-            figure(f"{key}, {name}", results[name][key], "")
+            if key in results[name]:
+                figure(f"{key}, {name}", results[name][key], "")
+    print(targets_line(), flush=True)
     print(
-        f"targets: cheap p99 <= {TARGET_P99_MS:.0f} ms, /healthz p99 <= {TARGET_P99_MS:.0f} ms, every "
-        f"expensive request answered by its deadline + {TARGET_PAST_MS:.0f} ms",
+        "target for defect 1: answered (or refused) by its deadline, the server growing by less than the "
+        "cap, no process killed by the kernel",
         flush=True,
     )
 

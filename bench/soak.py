@@ -7,6 +7,8 @@ fresh database, and runs one `nimbase serve` and one `nimbase worker` on loopbac
 queued at the start and over time, so the worker has real work while it is killed. Client processes
 send gRPC and REST requests (values, best moves, P-positions, batches, streamed batches, sequences,
 stats, jobs) on stored, periodic, formula and live positions, and invalid ones that must get a 4xx.
+Beside them runs the hostile load of issue 23 (`bench.soak_hostile`): expensive live requests with short
+deadlines, the runaway request of defect 1, and cheap lookups and /healthz timed against their targets.
 
 At the end the load stops, the open jobs are given time to finish (the rest are cancelled), and every
 stored table is compared byte for byte with a recomputation by the engine's kernels; the service reads
@@ -35,9 +37,11 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from bench.bench_isolation import EXPENSIVE_CLIENTS
 from bench.soak_checks import check_observations, check_tables, drain, job_summary, read_back
 from bench.soak_database import EmbeddedPostgres, ExternalPostgres, create_database
 from bench.soak_faults import Run, run_faults
+from bench.soak_hostile import PHASE_SHARE, HostileLoad, HostileSamples, hostile_report
 from bench.soak_load import Record, load_process, merge
 from bench.soak_report import report
 from bench.soak_services import Services, admin_call, log, rss
@@ -56,9 +60,16 @@ INITIAL_JOBS: tuple[tuple[str, int, bool], ...] = (
 
 
 def run_load(
-    run: Run, services: Services, processes: int, threads: int, seed: int, faults: Callable[[], None]
+    run: Run,
+    services: Services,
+    processes: int,
+    threads: int,
+    seed: int,
+    faults: Callable[[], None],
+    hostile: HostileLoad | None = None,
 ) -> Record:
-    """The load for run.seconds (warm-up included); `faults` is started once warm-up is over."""
+    """The load for run.seconds (warm-up included), with the `hostile` load beside it if given; `faults`
+    is started once warm-up is over."""
     context = multiprocessing.get_context("spawn")
     stop = context.Event()
     results = context.Queue()
@@ -73,6 +84,10 @@ def run_load(
     run.started = time.time()
     for process in workers:
         process.start()
+    if hostile is not None:
+        hostile_seconds = run.seconds * PHASE_SHARE
+        run.hostile_until = run.started + hostile_seconds
+        hostile.start(hostile_seconds)
     assert services.server is not None
     time.sleep(run.warmup)
     run.rss_start = rss(services.server.pid)
@@ -112,6 +127,14 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="seconds of load before the start RSS is taken and faults begin (default: 10 %% of it, 10..60)",
     )
+    parser.add_argument(
+        "--hostile-clients",
+        type=int,
+        default=EXPENSIVE_CLIENTS,
+        help="clients of expensive live requests beside the load over its first half, with the runaway "
+        f"request, cheap lookups and /healthz timed against their targets (default {EXPENSIVE_CLIENTS}; "
+        "0: none)",
+    )
     parser.add_argument("--seed", type=int, default=None)
     args = parser.parse_args(argv)
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
@@ -147,7 +170,13 @@ def main(argv: list[str] | None = None) -> int:
         fault_thread = threading.Thread(
             target=run_faults, args=(run, rng, services, database, stop_faults), name="faults", daemon=True
         )
-        record = run_load(run, services, args.processes, args.threads, seed, fault_thread.start)
+        hostile = (
+            HostileLoad(services.http_base, services.grpc_target, args.hostile_clients, seed)
+            if args.hostile_clients > 0
+            else None
+        )
+        record = run_load(run, services, args.processes, args.threads, seed, fault_thread.start, hostile)
+        hostile_samples = hostile.collect() if hostile is not None else None
         stop_faults.set()
         fault_thread.join(timeout=180)
         log(f"load over: {sum(record.counts.values()):,} requests; letting the open jobs finish")
@@ -163,7 +192,8 @@ def main(argv: list[str] | None = None) -> int:
                 conn.execute(sa.select(sa.func.count()).select_from(corruption_reports)).scalar_one()
             )
         engine.dispose()
-        passed = report(run, record, check, readback, observed, jobs_seen, corrupt)
+        more = hostile_report(hostile_samples, run) if isinstance(hostile_samples, HostileSamples) else []
+        passed = report(run, record, check, readback, observed, jobs_seen, corrupt, more)
         return 0 if passed else 1
     finally:
         if services is not None:

@@ -45,6 +45,8 @@ class Run:
     submitted: list[int] = field(default_factory=list)
     cancelled: list[int] = field(default_factory=list)
     server_died: str | None = None
+    #: When the hostile load's phase ends (time.time(); 0: no hostile load).
+    hostile_until: float = 0.0
 
     def note(self, text: str) -> None:
         line = f"t={time.time() - self.started:6.1f} s  {text}"

@@ -1,7 +1,8 @@
 """The soak's report: the figures of the run, examples of what went wrong, and whether it passed.
 
-A 5xx counts against the soak unless it is UNAVAILABLE during a database restart (or shortly after) or a
-DEADLINE_EXCEEDED within a client's own short deadline; wrong or lost values, a dead server and RSS
+A 5xx counts against the soak unless it is UNAVAILABLE during a database restart (or shortly after), a
+DEADLINE_EXCEEDED within a client's own short deadline, or one while the hostile load (bench.soak_hostile)
+held every live process; wrong or lost values, a dead server and RSS
 growth beyond the limit fail it too.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 
 from bench.common import figure
 from bench.soak_checks import TableCheck
@@ -33,6 +35,13 @@ def in_outage(moment: float, outages: list[tuple[float, float]]) -> bool:
     return any(begun <= moment <= ended + OUTAGE_GRACE_SECONDS for begun, ended in outages)
 
 
+def in_hostile_phase(moment: float, run: Run) -> bool:
+    """Answered while the hostile load held every live process (or up to one server deadline after its
+    phase): a live request then waits for a process, and what is left of its deadline may not suffice."""
+    ended = run.hostile_until + SERVER_DEADLINE_MS / 1000 + OUTAGE_GRACE_SECONDS
+    return run.hostile_until > 0 and run.started <= moment <= ended
+
+
 def report(
     run: Run,
     record: Record,
@@ -41,8 +50,9 @@ def report(
     observed: tuple[int, int, list[str]],
     jobs_seen: tuple[Counter[str], list[str], list[str]],
     corrupt: int,
+    more_problems: Sequence[str] = (),
 ) -> bool:
-    """Prints the figures; whether the soak passed."""
+    """Prints the figures; whether the soak passed (`more_problems`: found by the hostile load)."""
     print()
     print("== soak: faults and jobs", flush=True)
     for line in run.faults:
@@ -68,13 +78,15 @@ def report(
     for (transport, label), n in sorted(record.slot_errors.items()):
         figure(f"batch slots {label} ({transport})", n, "slots")
 
-    during_restart, own_deadline, unexpected = [], [], []
+    during_restart, own_deadline, pool_busy, unexpected = [], [], [], []
     for failure in record.failures:
         code = failure[2].split()[-1]
         if code == "UNAVAILABLE" and in_outage(failure[0], run.outages):
             during_restart.append(failure)
         elif code == "DEADLINE_EXCEEDED" and 0 < failure[5] < SERVER_DEADLINE_MS:
             own_deadline.append(failure)
+        elif code == "DEADLINE_EXCEEDED" and in_hostile_phase(failure[0], run):
+            pool_busy.append(failure)
         else:
             unexpected.append(failure)
     lost_track = record.failure_count - len(record.failures)
@@ -85,6 +97,7 @@ def report(
         "answers",
     )
     figure("  DEADLINE_EXCEEDED within the client's own short x-deadline-ms", len(own_deadline), "answers")
+    figure("  DEADLINE_EXCEEDED while the hostile load held the live processes", len(pool_busy), "answers")
     figure("5xx and client failures otherwise (must be 0)", len(unexpected) + lost_track, "answers")
 
     for transport in sorted(record.latencies):
@@ -186,7 +199,7 @@ def report(
     if run.server_died:
         print(f"-- {run.server_died}")
 
-    problems = []
+    problems = list(more_problems)
     if unexpected or lost_track:
         problems.append(f"{len(unexpected) + lost_track} 5xx or client failures")
     if check.mismatches or readback[1] or observed[2] or lost or record.inconsistent_count:

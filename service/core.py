@@ -12,7 +12,7 @@ import hmac
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
@@ -36,6 +36,7 @@ from service.answers import AnswerCache
 from service.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
 from service.gate import DatabaseGate
 from service.graphs import Graphs, GraphSummary
+from service.health import DatabaseHealth, Health
 from service.jobs import AutomaticJobs, JobView, QueuedWork, Wanted, job_view
 from service.limits import check_batch_size
 from service.memo import Memo
@@ -58,12 +59,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-
-
-@dataclass(slots=True)
-class Health:
-    database: bool
-    details: dict[str, object] = field(default_factory=dict)
 
 
 class NimbaseService(Protocol):
@@ -114,7 +109,9 @@ class NimbaseService(Protocol):
     def finish_graph_upload(self, upload: GraphBuilder) -> GraphSummary: ...
     def get_graph(self, name: str) -> UploadedGraph: ...
     def authorize(self, token: str | None, action: str = "job submission") -> None: ...
-    def health(self) -> Health: ...
+    def health(self) -> Health:
+        """Answered from memory (the transports call it on their event loop)."""
+        ...
 
 
 #: The largest value a download's `.npy` of little-endian uint32 holds.
@@ -163,6 +160,7 @@ class Nimbase:
         self.graphs = Graphs(graph_store, self._gate, cache.graph_bytes)
         self._games_lock = threading.Lock()
         self._listed: TTLCache[str, list[GameInfo]] = TTLCache(maxsize=1, ttl=LISTING_SECONDS)
+        self._health = DatabaseHealth(self._ping, self._gate) if engine is not None else None
 
     # -- games and requests ---------------------------------------------------------------------
 
@@ -451,9 +449,16 @@ class Nimbase:
         return self.graphs.load(name)
 
     def health(self) -> Health:
-        engine = self._engine
-        if engine is None:
+        """The database's health as last checked (service.health): answered from memory, so the
+        transports call it on their event loop."""
+        if self._health is None:
             return Health(database=False, details={"database": "not configured"})
+        return self._health.read()
+
+    def _ping(self) -> bool:
+        """One round trip to the database (through the gate, so a failure shuts it for every request)."""
+        engine = self._engine
+        assert engine is not None
 
         def ping() -> bool:
             try:
@@ -464,6 +469,6 @@ class Nimbase:
             return True
 
         try:
-            return Health(database=self._gate.call(ping))
+            return self._gate.call(ping)
         except StorageUnavailable:
-            return Health(database=False, details={"database": "unreachable"})
+            return False

@@ -1,7 +1,9 @@
 """The gRPC transport: `nimbase.v1.Nimbase` over `grpc.aio`, plus health checking and reflection.
 
 Service calls are synchronous (they may wait on the database or compute up to the deadline), so
-each runs on a bounded thread pool while the event loop keeps serving other calls. Every handler
+each runs on a bounded thread pool while the event loop keeps serving other calls: the reads lane, and
+for the calls the service sends to its live processes a compute lane of their own (service.pooled), so
+that threads waiting for a process never hold the ones a read needs. Every handler
 only translates: request message to service call, result to response message, NimbaseError to
 its status code.
 
@@ -44,6 +46,7 @@ from service.clients import in_request_context
 from service.core import NimbaseService
 from service.limits import DEFAULT_LIMITS, Limits, check_batch_size
 from service.metrics import Metrics
+from service.pooled import Moved, compute_lane_threads, reads_only
 from service.rate_limit import RateLimiter, RateLimitInterceptor
 
 log = logging.getLogger(__name__)
@@ -59,7 +62,8 @@ MAX_SEND_BYTES = 64 * 1024 * 1024
 #: StreamValues answers requests in chunks of at most this many, read ahead at most this far.
 STREAM_CHUNK = 512
 STREAM_READ_AHEAD = 4 * STREAM_CHUNK
-#: Threads running service calls (they mostly wait on the database or a deadline).
+#: Threads running service calls in the reads lane (they mostly wait on the database); the calls that wait
+#: for a live process have a compute lane of their own (service.pooled.compute_lane_threads).
 DEFAULT_WORKERS = 16
 #: Lookups whose handlers take the request's bytes and may send bytes kept from an earlier answer.
 RAW_METHODS = ("GetValue", "IsPPosition")
@@ -150,26 +154,50 @@ class NimbaseServicer:
         self._limits = limits
         self._metrics = metrics if metrics is not None else Metrics()
         self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="nimbase-grpc")
+        lane = compute_lane_threads(service)
+        self._computing = (
+            ThreadPoolExecutor(max_workers=lane, thread_name_prefix="nimbase-grpc-compute") if lane else None
+        )
         self._answers = service.answers
 
     def close(self) -> None:
         """Stop the worker threads (after the server has stopped taking calls)."""
         self._executor.shutdown(wait=False, cancel_futures=True)
+        if self._computing is not None:
+            self._computing.shutdown(wait=False, cancel_futures=True)
 
     def _deadline(self, context: Context) -> Deadline:
         """The call's gRPC deadline, capped at `limits.request_seconds` (cancelled if the call ends)."""
         remaining: float | None = context.time_remaining()
         return Deadline.cancellable(convert.deadline_after(remaining, self._limits))
 
-    async def _run(self, fn: Callable[..., T], *args: object, stop: Deadline | None = None) -> T:
-        """`fn(*args)` in a worker thread; if the call is cancelled meanwhile, so is `stop`."""
+    async def _run(
+        self,
+        fn: Callable[..., T],
+        *args: object,
+        stop: Deadline | None = None,
+        executor: ThreadPoolExecutor | None = None,
+    ) -> T:
+        """`fn(*args)` in a worker thread (of the reads lane unless told); if the call is cancelled
+        meanwhile, so is `stop`."""
         loop = asyncio.get_running_loop()
+        work = in_request_context(lambda: fn(*args))
         try:
-            return await loop.run_in_executor(self._executor, in_request_context(lambda: fn(*args)))
+            return await loop.run_in_executor(executor or self._executor, work)
         except asyncio.CancelledError:
             if stop is not None:
                 stop.cancel()
             raise
+
+    async def _run_laned(self, fn: Callable[..., T], *args: object, stop: Deadline | None = None) -> T:
+        """`fn(*args)` in the reads lane, or in the compute lane if the service says it goes to its live
+        processes (service.pooled): threads waiting for a process never hold the ones reads need."""
+        if self._computing is None:
+            return await self._run(fn, *args, stop=stop)
+        read: T | Moved = await self._run(reads_only, lambda: fn(*args), stop=stop)
+        if not isinstance(read, Moved):
+            return read
+        return await self._run(fn, *args, stop=stop, executor=self._computing)
 
     async def _unary(
         self,
@@ -201,7 +229,7 @@ class NimbaseServicer:
                         keep(quick)
                     return quick
             stop = self._deadline(context) if timed else None
-            return await self._run(fn, stop, stop=stop)
+            return await self._run_laned(fn, stop, stop=stop)
         except asyncio.CancelledError:
             code = "CANCELLED"
             raise
@@ -431,7 +459,7 @@ class NimbaseServicer:
                             break
                         chunk.append(item)
                     deadline = self._deadline(context)
-                    answers = await self._run(self._answer_chunk, chunk, deadline, stop=deadline)
+                    answers = await self._run_laned(self._answer_chunk, chunk, deadline, stop=deadline)
                     for answer in answers:
                         yield answer
         finally:
@@ -445,7 +473,7 @@ class NimbaseServicer:
         async with self._observed("StreamBatches", context):
             async for request in request_iterator:
                 deadline = self._deadline(context)
-                yield await self._run(self._answer_batch, request, deadline, stop=deadline)
+                yield await self._run_laned(self._answer_batch, request, deadline, stop=deadline)
 
     def _answer_batch(
         self, request: pb.BatchGetValuesRequest, deadline: Deadline
@@ -478,11 +506,11 @@ class NimbaseServicer:
                 items = [exc] * len(positions)
             except Exception:  # something broke on one item: find it, and answer the others
                 items = [self._answer_one(game, p, deadline) for p in positions]
-            for item in items:
-                answer = convert.value_or_error_to_pb(item)
-                self._metrics.stream_item(answer.error.code if answer.HasField("error") else "OK")
-                answers.append(answer)
+            answers.extend(convert.value_or_error_to_pb(item) for item in items)
             start = stop
+        # Counted once the whole chunk is answered: a chunk moved to the compute lane runs again there.
+        for answer in answers:
+            self._metrics.stream_item(answer.error.code if answer.HasField("error") else "OK")
         return answers
 
     def _answer_one(self, game: str, position: str, deadline: Deadline) -> Value | BaseException:

@@ -107,6 +107,26 @@ def unpack_error(packed: tuple[type[BaseException], tuple[Any, ...], dict[str, A
     return error
 
 
+@dataclass(frozen=True, slots=True)
+class _PackedError:
+    """An error in a batch's slot, packed (`pack_error`) for the pipe."""
+
+    packed: tuple[type[BaseException], tuple[Any, ...], dict[str, Any]]
+
+
+def pack_answer(answer: object) -> object:
+    """An answer for the pipe: the errors in a batch's slots packed as raised errors are."""
+    if isinstance(answer, list) and any(isinstance(item, BaseException) for item in answer):
+        return [_PackedError(pack_error(i)) if isinstance(i, BaseException) else i for i in answer]
+    return answer
+
+
+def unpack_answer(answer: object) -> object:
+    if isinstance(answer, list) and any(isinstance(item, _PackedError) for item in answer):
+        return [unpack_error(item.packed) if isinstance(item, _PackedError) else item for item in answer]
+    return answer
+
+
 def _child_main(settings: Settings, database_url: str | None, conn: Connection, memory_bytes: int) -> None:
     """One live process (in a spawned interpreter): build the service, cap the memory, answer calls."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops it, also on a terminal's Ctrl-C
@@ -136,11 +156,11 @@ def _child_main(settings: Settings, database_url: str | None, conn: Connection, 
         CLIENT.set(client)  # the request's client, for the automatic jobs it may queue (service.jobs)
         try:
             if at is None:
-                reply = ("ok", getattr(service, method)(*args))
+                reply = ("ok", pack_answer(getattr(service, method)(*args)))
             else:
                 deadline = Deadline.cancellable(at)
                 current.cancellation = deadline.cancelled
-                reply = ("ok", getattr(service, method)(*args, deadline=deadline))
+                reply = ("ok", pack_answer(getattr(service, method)(*args, deadline=deadline)))
         except MemoryError:
             reply = ("memory", None)
         except NimbaseError as exc:
@@ -336,9 +356,12 @@ class ProcessPool:
                 kind, payload = child.conn.recv()
             except (EOFError, OSError):
                 raise self._died(child, method, args) from None
+            except Exception as exc:  # a whole answer that does not unpickle: the process is still sound
+                self._release(child)
+                raise ProcessDied(f"the answer of a live process to {method} could not be read") from exc
             if kind == "ok":
                 self._release(child)
-                return payload
+                return unpack_answer(payload)
             if kind == "error":
                 self._release(child)
                 raise unpack_error(payload)

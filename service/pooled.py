@@ -6,6 +6,12 @@ cap. What memory answers (`in_memory`: formulas, cached tables, certified period
 loop of this process; what storage answers (`without_computing`: a stored table's values) is read by this
 process's threads; and so is everything that does not compute: jobs, graphs, health, the games list and
 downloads (which read stored blocks a request at a time).
+
+A transport that lends threads to calls gives the ones that go to the pool a lane of their own
+(`compute_lane_threads` of them), so threads waiting for a live process never hold the ones that reads
+need: it runs each call first in its reads lane inside `reads_only`, which answers what this process
+answers and otherwise says the call must move to the compute lane (`TO_COMPUTE_LANE`). Only this module
+knows which calls compute; any other service answers everything in the reads lane, as before.
 """
 
 from __future__ import annotations
@@ -27,6 +33,52 @@ from service.isolation import ProcessPool
 from service.jobs import JobView
 
 T = TypeVar("T")
+
+#: Threads of a transport's compute lane per live process: the calls running in a process, and the ones
+#: queued for one (which wait, up to their deadline, in `ProcessPool.call`).
+LANE_THREADS_PER_PROCESS = 8
+#: The fewest threads of a compute lane.
+LANE_THREADS_MIN = 16
+
+
+class _ToComputeLane(BaseException):
+    """Raised out of a reads-lane call that would go to the pool (a BaseException: the transports' own
+    `except Exception` of a call that failed must not take it for one)."""
+
+
+class _Lane(threading.local):
+    """Per thread: whether the thread is running a call in a transport's reads lane (inside `reads_only`)."""
+
+    reads = False
+
+
+_lane = _Lane()
+
+
+class Moved:
+    """What `reads_only` returns for a call to run again in the compute lane."""
+
+
+TO_COMPUTE_LANE = Moved()
+
+
+def reads_only(call: Callable[[], T]) -> T | Moved:
+    """`call()` in a transport's reads lane: its answer, or `TO_COMPUTE_LANE` where a `PooledService`
+    would have waited for a live process (the call is then to run again in the compute lane)."""
+    _lane.reads = True
+    try:
+        return call()
+    except _ToComputeLane:
+        return TO_COMPUTE_LANE
+    finally:
+        _lane.reads = False
+
+
+def compute_lane_threads(service: object) -> int:
+    """Threads of the compute lane for `service`: sized from its pool, 0 when nothing moves there."""
+    if not isinstance(service, PooledService):
+        return 0
+    return max(LANE_THREADS_MIN, LANE_THREADS_PER_PROCESS * service.pool.size)
 
 
 class _Mode(threading.local):
@@ -66,6 +118,8 @@ class PooledService:
         read = self.local.without_computing(lambda: call(*args, deadline=deadline))
         if read is not None:
             return read
+        if _lane.reads:
+            raise _ToComputeLane
         return self.pool.call(method, args, deadline)
 
     # -- computing: in the pool ---------------------------------------------------------------------
@@ -105,6 +159,8 @@ class PooledService:
     def get_stats(self, game: str) -> dict[str, object]:
         if self._mode.memory_only:
             return self.local.get_stats(game)
+        if _lane.reads:
+            raise _ToComputeLane
         return cast(dict[str, object], self.pool.call("get_stats", (game,), None, timed=False))
 
     # -- everything else: here ----------------------------------------------------------------------

@@ -17,8 +17,10 @@ router = APIRouter()
 
 
 @router.get("/healthz", tags=["operations"], response_model=schema.Health)
-def healthz(request: Request) -> Response:
-    """Always 200 while the process serves; `database` tells whether PostgreSQL answers."""
+async def healthz(request: Request) -> Response:
+    """Always 200 while the process serves; `database` tells whether PostgreSQL answered its last check.
+    On the event loop, not a worker thread: the service answers from memory (service.health), and the
+    threads may all be lent to computations."""
     try:
         health = service_of(request).health()
     except Exception:

@@ -1,0 +1,113 @@
+"""The compute lane (service.pooled, service.grpc_server; issue 23): gRPC calls waiting for a live process
+hold threads of their own, so reads keep theirs however many calls wait."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+import sqlalchemy as sa
+
+from nimbase.client import NimbaseClient, NimbaseClientError
+from nimbase.settings import Limits, Settings
+from service.core import Nimbase
+from service.grpc_server import DEFAULT_WORKERS
+from service.pooled import TO_COMPUTE_LANE, PooledService, compute_lane_threads, reads_only
+from service.server import BoundPorts, isolated
+from storage.jobs import JobQueue
+from tests.database import empty_data_tables
+from tests.service import running_server
+from worker.runner import Worker
+
+LIMITS = Limits(request_seconds=30.0, search_states=50_000_000, live_processes=1, live_memory_bytes=256 << 20)
+#: BestMove values each move of this misère sum by a search of seconds: it runs past a short deadline.
+RUNAWAY = ("subtraction:1,3,4:misere", "40 41 42 43")
+#: More calls waiting for the one live process than the reads lane has threads.
+WAITING = DEFAULT_WORKERS + 4
+DEADLINE_S = 4.0
+#: How long a read may take while the calls wait (loopback, a loaded 2-core machine).
+PROMPT = 1.0
+
+
+def wait_until(condition: Callable[[], bool], seconds: float, what: str) -> None:
+    until = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < until, f"not within {seconds:.0f} s: {what}"
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def pooled(database_url: str, db_engine: sa.Engine) -> Iterator[PooledService]:
+    empty_data_tables(db_engine)
+    settings = Settings(limits=LIMITS)
+    with isolated(Nimbase(settings, db_engine), settings, database_url) as service:
+        assert isinstance(service, PooledService)
+        wait_until(lambda: service.pool.idle() == service.pool.size, 180, "the live process started")
+        yield service
+
+
+@pytest.fixture(scope="module")
+def ports(pooled: PooledService) -> Iterator[BoundPorts]:
+    with running_server(pooled, LIMITS) as bound:
+        yield bound
+
+
+def test_only_a_pooled_service_has_a_compute_lane(pooled: PooledService) -> None:
+    assert compute_lane_threads(pooled.local) == 0
+    assert compute_lane_threads(pooled) >= pooled.pool.size
+    assert reads_only(lambda: pooled.get_value("nim", "7 10 13 9 3 9")).grundy == 3  # type: ignore[union-attr]
+    assert reads_only(lambda: pooled.get_value("subtraction:1,3,4:misere", "3 4 5")) is TO_COMPUTE_LANE
+
+
+def test_reads_answer_promptly_while_more_calls_wait_for_a_process_than_reads_have_threads(
+    pooled: PooledService, ports: BoundPorts, db_engine: sa.Engine
+) -> None:
+    JobQueue(db_engine).submit("grundy", "heap", 5_000, fill=True)
+    assert Worker(db_engine).run_once()
+    target = f"127.0.0.1:{ports.grpc}"
+    outcomes: list[str] = []
+
+    def runaway(client: NimbaseClient) -> None:
+        try:
+            client.best_move(*RUNAWAY, limit=1)
+            outcomes.append("OK")
+        except NimbaseClientError as error:
+            outcomes.append(error.code)
+
+    with NimbaseClient(target, timeout=DEADLINE_S) as slow, NimbaseClient(target, timeout=30) as client:
+        threads = [threading.Thread(target=runaway, args=(slow,)) for _ in range(WAITING)]
+        for thread in threads:
+            thread.start()
+        wait_until(lambda: pooled.pool.idle() == 0, 3, "the live process busy")
+        time.sleep(0.5)  # every call arrived, and waits for the process
+        for i in range(4):
+            started = time.monotonic()  # a stored table, read by the server itself in a thread
+            value = client.get_value("grundy", str(4_000 + i))
+            assert value["source"] == "table"
+            took = time.monotonic() - started
+            assert took < PROMPT, f"a stored value took {took:.2f} s"
+            started = time.monotonic()
+            client.list_jobs(limit=5)
+            took = time.monotonic() - started
+            assert took < PROMPT, f"ListJobs took {took:.2f} s"
+        assert not outcomes, "the runaway calls ended before the reads were timed"
+        for thread in threads:
+            thread.join()
+    assert set(outcomes) <= {"DEADLINE_EXCEEDED", "OK"}, outcomes
+
+
+def test_streams_moved_to_the_compute_lane_answer_every_item_once(
+    pooled: PooledService, ports: BoundPorts
+) -> None:
+    """A chunk with a live item runs again in the compute lane: its answers are the service's, in order."""
+    requests = [("nim", "3 5"), ("subtraction:1,3,4:misere", "3 4 5"), ("nim", "1 2"), ("octal:0.137", "9")]
+    with NimbaseClient(f"127.0.0.1:{ports.grpc}", timeout=30) as client:
+        answers = list(client.stream_values(requests))
+        batches = list(client.stream_batches([(game, [position]) for game, position in requests]))
+    values = [pooled.local.get_value(game, position) for game, position in requests]
+    expected = [(value.outcome, value.grundy) for value in values]
+    assert [(answer.get("outcome"), answer.get("grundy")) for answer in answers] == expected
+    items = [batch["values"][0] for batch in batches]
+    assert [(item.get("outcome"), item.get("grundy")) for item in items] == expected
