@@ -16,6 +16,8 @@ from starlette.concurrency import run_in_threadpool
 from engine.deadline import Deadline
 from engine.errors import InvalidArgument
 from service import http_cache
+from service.clients import in_request_context
+from service.pooled import Moved, reads_only
 from service.rest.context import context_of
 from service.rest.deadline import deadline_at
 from service.rest.errors import failure
@@ -73,7 +75,7 @@ async def answer_until_gone(
 ) -> Response:
     """`call(stop)` in a worker thread, with `stop` cancelled if the client disconnects first: the
     work then ends at its next deadline check instead of running on for nobody."""
-    work = asyncio.ensure_future(run_in_threadpool(answer, request, lambda: call(stop), cache))
+    work = asyncio.ensure_future(_in_lanes(request, lambda: call(stop), cache))
     gone = asyncio.ensure_future(_disconnected(request))
     try:
         await asyncio.wait((work, gone), return_when=asyncio.FIRST_COMPLETED)
@@ -83,6 +85,20 @@ async def answer_until_gone(
             request.state.code = "CANCELLED"
         gone.cancel()
     return await work
+
+
+async def _in_lanes(request: Request, call: Callable[[], object], cache: Cache) -> Response:
+    """`answer` in starlette's threads (the reads lane), or in the compute lane when the service says the
+    call goes to its live processes (service.pooled): requests waiting for a process never hold the
+    threads that cheap reads need."""
+    computing = context_of(request).computing
+    if computing is None:
+        return await run_in_threadpool(answer, request, call, cache)
+    read = await run_in_threadpool(reads_only, lambda: answer(request, call, cache))
+    if not isinstance(read, Moved):
+        return read
+    work = in_request_context(lambda: answer(request, call, cache))
+    return await asyncio.get_running_loop().run_in_executor(computing, work)
 
 
 async def _disconnected(request: Request) -> None:

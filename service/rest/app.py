@@ -4,12 +4,14 @@ around them."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 from fastapi import APIRouter, FastAPI
 
 from service.core import NimbaseService
 from service.limits import DEFAULT_LIMITS, Limits
 from service.metrics import Metrics
+from service.pooled import compute_lane_threads
 from service.rate_limit import RateLimiter
 from service.rest.assets import mount_assets
 from service.rest.context import RestContext, attach
@@ -44,7 +46,11 @@ def create_app(
         redoc_url=None,
         swagger_ui_oauth2_redirect_url=OAUTH2_REDIRECT_URL,
     )
-    attach(app, RestContext(service, limits, meter))
+    lane = compute_lane_threads(service)
+    computing = (
+        ThreadPoolExecutor(max_workers=lane, thread_name_prefix="nimbase-rest-compute") if lane else None
+    )
+    attach(app, RestContext(service, limits, meter, computing))
     mount_assets(app)
     document(app, limits)
     add_middleware(app, limits, meter, cors_origins, limiter)

@@ -1,4 +1,4 @@
-"""What the routes are handed: the service, the request limits and the metrics.
+"""What the routes are handed: the service, the request limits, the metrics and the compute lane.
 
 They are kept on the app's state, not in module globals or closures, because the routers are built
 once at import while each server (and each test) builds its own app over its own service.
@@ -6,6 +6,7 @@ once at import while each server (and each test) builds its own app over its own
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import cast
 
@@ -23,6 +24,9 @@ class RestContext:
     service: NimbaseService
     limits: Limits
     meter: Metrics
+    #: Threads for the calls that wait for a live process (service.pooled), apart from starlette's, which
+    #: the reads keep; None where the service computes in the calling thread.
+    computing: ThreadPoolExecutor | None = None
 
 
 def attach(app: FastAPI, context: RestContext) -> None:

@@ -18,7 +18,7 @@ from service.health import DatabaseHealth
 from storage.database import create_engine
 from storage.errors import StorageUnavailable
 from tests.e2e.proxy import DatabaseProxy
-from tests.service import running_server
+from tests.servers import running_server
 
 #: Long enough for a background check to notice a change (checks are at most a second apart).
 NOTICE_SECONDS = 10.0

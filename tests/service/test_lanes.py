@@ -1,5 +1,6 @@
-"""The compute lane (service.pooled, service.grpc_server; issue 23): gRPC calls waiting for a live process
-hold threads of their own, so reads keep theirs however many calls wait."""
+"""The compute lane (service.pooled, service.grpc_server, service.rest.answer; issue 23): gRPC calls and
+REST requests waiting for a live process hold threads of their own, so reads keep theirs however many
+calls wait."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
+import httpx
 import pytest
 import sqlalchemy as sa
 
@@ -18,14 +20,16 @@ from service.pooled import TO_COMPUTE_LANE, PooledService, compute_lane_threads,
 from service.server import BoundPorts, isolated
 from storage.jobs import JobQueue
 from tests.database import empty_data_tables
-from tests.service import running_server
+from tests.servers import running_server
 from worker.runner import Worker
 
 LIMITS = Limits(request_seconds=30.0, search_states=50_000_000, live_processes=1, live_memory_bytes=256 << 20)
 #: BestMove values each move of this misère sum by a search of seconds: it runs past a short deadline.
 RUNAWAY = ("subtraction:1,3,4:misere", "40 41 42 43")
-#: More calls waiting for the one live process than the reads lane has threads.
+#: More calls waiting for the one live process than the reads lane has threads (gRPC's executor, and
+#: starlette's threads: anyio's default of 40).
 WAITING = DEFAULT_WORKERS + 4
+WAITING_REST = 44
 DEADLINE_S = 4.0
 #: How long a read may take while the calls wait (loopback, a loaded 2-core machine).
 PROMPT = 1.0
@@ -111,3 +115,39 @@ def test_streams_moved_to_the_compute_lane_answer_every_item_once(
     assert [(answer.get("outcome"), answer.get("grundy")) for answer in answers] == expected
     items = [batch["values"][0] for batch in batches]
     assert [(item.get("outcome"), item.get("grundy")) for item in items] == expected
+
+
+def test_rest_reads_answer_promptly_while_more_requests_wait_for_a_process_than_starlette_has_threads(
+    pooled: PooledService, ports: BoundPorts, db_engine: sa.Engine
+) -> None:
+    JobQueue(db_engine).submit("grundy", "heap", 5_000, fill=True)
+    assert Worker(db_engine).run_once()
+    base = f"http://127.0.0.1:{ports.http}"
+    statuses: list[int] = []
+    game, position = RUNAWAY
+
+    def runaway() -> None:
+        with httpx.Client(base_url=base, timeout=30) as own:
+            answer = own.get(
+                "/v1/best-move",
+                params={"game": game, "position": position, "limit": 1},
+                headers={"x-deadline-ms": str(int(DEADLINE_S * 1000))},
+            )
+            statuses.append(answer.status_code)
+
+    threads = [threading.Thread(target=runaway) for _ in range(WAITING_REST)]
+    for thread in threads:
+        thread.start()
+    wait_until(lambda: pooled.pool.idle() == 0, 3, "the live process busy")
+    time.sleep(0.5)  # every request arrived, and waits for the process
+    with httpx.Client(base_url=base, timeout=30) as http:
+        for i in range(4):
+            started = time.monotonic()  # a stored value, read by the server itself in a thread
+            value = http.get("/v1/value", params={"game": "grundy", "position": str(4_100 + i)})
+            assert value.status_code == 200 and value.json()["source"] == "table", value.text
+            took = time.monotonic() - started
+            assert took < PROMPT, f"a stored value took {took:.2f} s"
+    assert not statuses, "the runaway requests ended before the reads were timed"
+    for thread in threads:
+        thread.join()
+    assert set(statuses) <= {200, 504}, statuses
