@@ -46,7 +46,7 @@ from service.clients import in_request_context
 from service.core import NimbaseService
 from service.limits import DEFAULT_LIMITS, Limits, check_batch_size
 from service.metrics import Metrics
-from service.pooled import Moved, compute_lane_threads, reads_only
+from service.pooled import Moved, compute_lane_threads, computing_only, reads_only
 from service.rate_limit import RateLimiter, RateLimitInterceptor
 
 log = logging.getLogger(__name__)
@@ -197,7 +197,7 @@ class NimbaseServicer:
         read: T | Moved = await self._run(reads_only, lambda: fn(*args), stop=stop)
         if not isinstance(read, Moved):
             return read
-        return await self._run(fn, *args, stop=stop, executor=self._computing)
+        return await self._run(computing_only, lambda: fn(*args), stop=stop, executor=self._computing)
 
     async def _unary(
         self,

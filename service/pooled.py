@@ -47,9 +47,11 @@ class _ToComputeLane(BaseException):
 
 
 class _Lane(threading.local):
-    """Per thread: whether the thread is running a call in a transport's reads lane (inside `reads_only`)."""
+    """Per thread: whether the thread is running a call in a transport's reads lane (inside `reads_only`),
+    or in its compute lane after the reads lane found it must compute (inside `computing_only`)."""
 
     reads = False
+    computing = False
 
 
 _lane = _Lane()
@@ -72,6 +74,16 @@ def reads_only(call: Callable[[], T]) -> T | Moved:
         return TO_COMPUTE_LANE
     finally:
         _lane.reads = False
+
+
+def computing_only(call: Callable[[], T]) -> T:
+    """`call()` in a transport's compute lane, after `reads_only` moved it there: it goes straight to the
+    pool (what this process could read was tried in the reads lane already)."""
+    _lane.computing = True
+    try:
+        return call()
+    finally:
+        _lane.computing = False
 
 
 def compute_lane_threads(service: object) -> int:
@@ -115,6 +127,8 @@ class PooledService:
         call = getattr(self.local, method)
         if self._mode.memory_only:
             return call(*args, deadline=deadline)
+        if _lane.computing:
+            return self.pool.call(method, args, deadline)
         read = self.local.without_computing(lambda: call(*args, deadline=deadline))
         if read is not None:
             return read

@@ -17,7 +17,7 @@ from engine.deadline import Deadline
 from engine.errors import InvalidArgument
 from service import http_cache
 from service.clients import in_request_context
-from service.pooled import Moved, reads_only
+from service.pooled import Moved, computing_only, reads_only
 from service.rest.context import context_of
 from service.rest.deadline import deadline_at
 from service.rest.errors import failure
@@ -97,7 +97,7 @@ async def _in_lanes(request: Request, call: Callable[[], object], cache: Cache) 
     read = await run_in_threadpool(reads_only, lambda: answer(request, call, cache))
     if not isinstance(read, Moved):
         return read
-    work = in_request_context(lambda: answer(request, call, cache))
+    work = in_request_context(lambda: computing_only(lambda: answer(request, call, cache)))
     return await asyncio.get_running_loop().run_in_executor(computing, work)
 
 

@@ -16,7 +16,7 @@ from nimbase.client import NimbaseClient, NimbaseClientError
 from nimbase.settings import Limits, Settings
 from service.core import Nimbase
 from service.grpc_server import DEFAULT_WORKERS
-from service.pooled import TO_COMPUTE_LANE, PooledService, compute_lane_threads, reads_only
+from service.pooled import TO_COMPUTE_LANE, PooledService, compute_lane_threads, computing_only, reads_only
 from service.server import BoundPorts, isolated
 from storage.jobs import JobQueue
 from tests.database import empty_data_tables
@@ -151,3 +151,23 @@ def test_rest_reads_answer_promptly_while_more_requests_wait_for_a_process_than_
     for thread in threads:
         thread.join()
     assert set(statuses) <= {200, 504}, statuses
+
+
+def test_a_call_moved_to_the_compute_lane_goes_straight_to_the_pool(
+    pooled: PooledService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reads lane already tried what this process reads: the compute lane does not read again."""
+    tried: list[object] = []
+    real = pooled.local.without_computing
+
+    def counted(call: Callable[[], object]) -> object:
+        tried.append(call)
+        return real(call)
+
+    monkeypatch.setattr(pooled.local, "without_computing", counted)
+    game, position = "subtraction:1,3,4:misere", "3 4 6"
+    assert reads_only(lambda: pooled.get_value(game, position)) is TO_COMPUTE_LANE
+    assert len(tried) == 1
+    value = computing_only(lambda: pooled.get_value(game, position))
+    assert len(tried) == 1  # no second read
+    assert value == pooled.local.get_value(game, position)
