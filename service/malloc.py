@@ -9,8 +9,10 @@ at first) and unmaps it when freed, but each such block freed raises the thresho
 pickled answers of the live processes) are carved out of the arenas, where what they free stays resident
 and fragments the heap, and the RSS steps up whenever a larger block than before comes and goes (in the
 soak, once by about 40 MiB, after a database outage). Fixing the threshold, which stops glibc from moving
-it, keeps every large block in a mapping of its own, returned to the system the moment it is freed. A
-no-op where the C library is not glibc.
+it, keeps every large block in a mapping of its own, returned to the system the moment it is freed. It
+must stay below the stored chunks' size: with it fixed at 1 MiB the arenas' free memory grew as before.
+The price is a large block's page faults each time it is made (a few hundred microseconds per MiB), small
+beside the work of the answers that make such blocks. A no-op where the C library is not glibc.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ _M_MMAP_THRESHOLD = -3
 #: Arenas the server's threads share: enough that they rarely wait on one another's allocations.
 ARENAS = 2
 #: Allocations of at least this many bytes get a mapping of their own, unmapped when freed (glibc's
-#: initial threshold, kept: a stored chunk of 256 KiB is above it, the objects of a request are below).
+#: initial threshold, kept: a stored chunk of 256 KiB is above it, a request's objects are below).
 MMAP_THRESHOLD_BYTES = 128 << 10
 #: Seconds between two trims of the heap (each takes a few milliseconds).
 TRIM_SECONDS = 30.0

@@ -13,9 +13,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from service import malloc
+from storage.packing import CHUNK_VALUES
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -67,3 +69,8 @@ def test_without_the_setting_a_freed_large_block_moves_large_arrays_into_the_are
 @glibc_only
 def test_configured_large_arrays_keep_a_mapping_of_their_own() -> None:
     assert _mapped_apart("configured") >= 1 << 20
+
+
+def test_a_stored_chunk_is_above_the_threshold() -> None:
+    """The chunks the server caches and drops are the blocks that fragmented the arenas."""
+    assert CHUNK_VALUES * np.dtype(np.uint32).itemsize >= malloc.MMAP_THRESHOLD_BYTES
