@@ -14,8 +14,9 @@ At the end the load stops, the open jobs are given time to finish (the rest are 
 stored table is compared byte for byte with a recomputation by the engine's kernels; the service reads
 every heap table back over REST, and a sample of the values answered during the run is checked too.
 It prints requests served, answers by code, 5xx (those given while PostgreSQL was restarting apart),
-p50/p99 latency per transport, the server's RSS after warm-up and at the end, and the checks; it exits
-non-zero on any 5xx outside a database restart, any wrong or lost value, or RSS growth beyond 20 %.
+p50/p99 latency per transport, the server's RSS after warm-up, at the end and its step across each
+database restart, and the checks; it exits non-zero on any 5xx outside a database restart, any wrong or
+lost value, or RSS growth beyond 20 %.
 Logs (server, workers, PostgreSQL) are kept under NIMBASE_VAR_DIR/soak/<time>/.
 
 This module runs it (`main`, the load over time); the database is in `bench.soak_database`, the server

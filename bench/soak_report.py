@@ -24,6 +24,8 @@ OUTAGE_GRACE_SECONDS = 10.0
 SERVER_DEADLINE_MS = 10_000
 #: The server's RSS may end at most this much above its value after warm-up.
 RSS_GROWTH_LIMIT = 0.20
+#: Seconds of RSS samples compared before a database restart and after it (`restart_steps`).
+RSS_STEP_SECONDS = 30.0
 
 
 def percentile(samples: list[float], q: float) -> float:
@@ -40,6 +42,20 @@ def in_hostile_phase(moment: float, run: Run) -> bool:
     phase): a live request then waits for a process, and what is left of its deadline may not suffice."""
     ended = run.hostile_until + SERVER_DEADLINE_MS / 1000 + OUTAGE_GRACE_SECONDS
     return run.hostile_until > 0 and run.started <= moment <= ended
+
+
+def restart_steps(run: Run) -> list[tuple[float, float]]:
+    """For each database restart (from its start, in run seconds): the median of the RSS samples in the
+    `RSS_STEP_SECONDS` after it is back (from `OUTAGE_GRACE_SECONDS` on) minus the median of those in the
+    `RSS_STEP_SECONDS` before it began, in bytes; so a step the restart leaves is told from the noise."""
+    steps: list[tuple[float, float]] = []
+    for begun, ended in run.outages:
+        start, back = begun - run.started, ended - run.started + OUTAGE_GRACE_SECONDS
+        before = [size for at, size in run.rss_samples if start - RSS_STEP_SECONDS <= at < start]
+        after = [size for at, size in run.rss_samples if back <= at < back + RSS_STEP_SECONDS]
+        if before and after:
+            steps.append((start, statistics.median(after) - statistics.median(before)))
+    return steps
 
 
 def report(
@@ -126,6 +142,8 @@ def report(
         if at >= next_at:
             figure(f"server RSS at t={at:.0f} s", size / 2**20, "MiB")
             next_at = at + step
+    for at, change in restart_steps(run):
+        figure(f"server RSS step across the database restart at t={at:.0f} s", change / 2**20, "MiB")
     half = [size for at, size in run.rss_samples if at >= run.seconds / 2]
     if half and run.rss_end:
         figure(

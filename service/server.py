@@ -175,7 +175,7 @@ async def serve(
         ssl_keyfile=None if tls is None else str(tls.key),
     )
     http_server = _Uvicorn(config)
-    malloc.cap_arenas()
+    malloc.configure()
     await grpc_server.start()
     http_task = asyncio.create_task(http_server.serve(sockets=[sock]))
     trimmer = asyncio.create_task(_trim_now_and_then())

@@ -1,0 +1,76 @@
+"""The server's malloc settings keep large blocks out of the arenas (service.malloc).
+
+glibc raises its mmap threshold to the size of each large mapped block freed, so after one 16 MiB answer
+a 1 MiB array is carved out of an arena, where its memory stays resident once freed; with the threshold
+fixed by `malloc.configure` it gets a mapping of its own. Each case runs in a fresh interpreter, so the
+threshold starts where glibc starts it and this test process's heap is left alone.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from service import malloc
+from storage.packing import CHUNK_VALUES
+
+REPO = Path(__file__).resolve().parents[2]
+
+#: Prints the bytes mapped apart for a 1 MiB block allocated after a 16 MiB one was freed.
+PROBE = """
+import ctypes, sys
+from service import malloc
+
+class MallInfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks",
+        "keepcost")]
+
+libc = malloc._LIBC
+libc.malloc.restype, libc.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
+libc.free.restype, libc.free.argtypes = None, [ctypes.c_void_p]
+libc.mallinfo2.restype = MallInfo2
+if sys.argv[1] == "configured":
+    malloc.configure()
+libc.free(libc.malloc(16 << 20))  # a large answer, come and gone
+before = libc.mallinfo2().hblkhd
+block = libc.malloc(1 << 20)
+print(libc.mallinfo2().hblkhd - before)
+libc.free(block)
+"""
+
+
+def _mapped_apart(mode: str) -> int:
+    path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONPATH": path}
+    for name in [k for k in env if k.startswith("MALLOC_") or k == "GLIBC_TUNABLES"]:
+        del env[name]  # glibc's own settings would fix the threshold too
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, mode], env=env, capture_output=True, text=True, timeout=60, check=True
+    )
+    return int(done.stdout.strip())
+
+
+glibc_only = pytest.mark.skipif(
+    malloc._LIBC is None or not hasattr(malloc._LIBC, "mallinfo2"), reason="glibc 2.33 or later only"
+)
+
+
+@glibc_only
+def test_without_the_setting_a_freed_large_block_moves_large_arrays_into_the_arenas() -> None:
+    assert _mapped_apart("default") == 0
+
+
+@glibc_only
+def test_configured_large_arrays_keep_a_mapping_of_their_own() -> None:
+    assert _mapped_apart("configured") >= 1 << 20
+
+
+def test_a_stored_chunk_is_above_the_threshold() -> None:
+    """The chunks the server caches and drops are the blocks that fragmented the arenas."""
+    assert CHUNK_VALUES * np.dtype(np.uint32).itemsize >= malloc.MMAP_THRESHOLD_BYTES
