@@ -21,7 +21,9 @@ NEEDS = {
 
 
 def planner(name: StoredName) -> JobPlan:
-    return JobPlan(name.game_id, name.family, 10, False, tuple(StoredName("g", n) for n in NEEDS[name.family]))
+    return JobPlan(
+        name.game_id, name.family, 10, False, tuple(StoredName("g", n) for n in NEEDS[name.family])
+    )
 
 
 def plan(family: str) -> JobPlan:
@@ -111,11 +113,21 @@ def test_plans_that_need_each_other_queue_nothing(clean_db: sa.Engine) -> None:
 def test_automatic_caps_count_requests_not_what_they_wait_for(clean_db: sa.Engine) -> None:
     queue = JobQueue(clean_db)
     first = queue.submit_automatic(
-        "g", "top", 10, cap=1, max_seconds=60, client="c", client_cap=1, needs=plan("top").needs, planner=planner
+        "g",
+        "top",
+        10,
+        cap=1,
+        max_seconds=60,
+        client="c",
+        client_cap=1,
+        needs=plan("top").needs,
+        planner=planner,
     )
     assert first.created and first.job is not None
     jobs = queue.list()
-    assert len(jobs) == 4 and {job.origin for job in jobs} == {"auto"} and {job.client for job in jobs} == {"c"}
+    assert (
+        len(jobs) == 4 and {job.origin for job in jobs} == {"auto"} and {job.client for job in jobs} == {"c"}
+    )
     again = queue.submit_automatic("g", "top", 10, cap=1, max_seconds=60, client="c", client_cap=1)
     assert not again.created and again.job is not None and again.job.id == first.job.id
     other = queue.submit_automatic("g2", "x", 10, cap=1, max_seconds=60, client="d")
