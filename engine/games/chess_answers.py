@@ -1,0 +1,312 @@
+"""Chess answers from probes, built the way lila-tablebase builds them, whatever table answers.
+
+A probe (engine.games.chess_probe) gives a position's WDL, DTZ and DTM; this module adds what the board
+itself says (checkmate, stalemate, insufficient material, the halfmove clock) and derives what lila's
+tablebase answers: the `category` of a position, each legal move with the position it leads to, and the
+moves ranked as lila ranks them (lila-tablebase's src/response.rs, `MoveInfo::sort_key`: category, then
+mate, then DTM, then conversion and DTZ). `mainline` follows the best DTZ move as the Syzygy probers do
+(`best_move`), until the game ends or the halfmove clock reaches 100.
+
+A move's position has its halfmove clock advanced (reset by a capture or a pawn move) and, after Black
+moves, its move number: the board python-chess leaves after the move. A move's category is from the
+position it leads to with the clock before the move; the position's own category is lila's too: from
+its own DTZ and clock (`position_info`), or, with its moves, the opposite of its best move's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import chess
+
+from engine.games.chess_probe import ChessProbe
+
+#: Looks a position up: its probe (InvalidPosition, LimitExceeded... when no table answers it).
+Prober = Callable[[chess.Board], ChessProbe]
+
+#: lila's categories, worst first for the side to move (its `Category` enum order).
+CATEGORY_ORDER = (
+    "loss",
+    "unknown",
+    "syzygy-loss",
+    "maybe-loss",
+    "blessed-loss",
+    "draw",
+    "cursed-win",
+    "maybe-win",
+    "syzygy-win",
+    "win",
+)
+_RANK = {name: rank for rank, name in enumerate(CATEGORY_ORDER)}
+#: A category seen from the other side.
+OPPOSITE = {name: CATEGORY_ORDER[len(CATEGORY_ORDER) - 1 - _RANK[name]] for name in CATEGORY_ORDER}
+OPPOSITE["unknown"] = "unknown"
+_POSITIVE = frozenset({"cursed-win", "maybe-win", "syzygy-win", "win"})
+#: The halfmove clock at which the fifty-move rule lets either side claim a draw.
+FIFTY_MOVES = 100
+
+
+@dataclass(frozen=True, slots=True)
+class PositionInfo:
+    """What lila says of one position (its `PositionInfo`), with the probe's WDL behind it."""
+
+    checkmate: bool
+    stalemate: bool
+    insufficient_material: bool
+    dtz: int | None
+    precise_dtz: int | None
+    dtm: int | None
+    category: str
+    wdl: int
+
+    def with_category(self, category: str) -> PositionInfo:
+        return PositionInfo(
+            self.checkmate,
+            self.stalemate,
+            self.insufficient_material,
+            self.dtz,
+            self.precise_dtz,
+            self.dtm,
+            category,
+            self.wdl,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class MoveInfo:
+    """One legal move as lila lists it: its notations, whether it zeroes the clock or changes the
+    material, and the position it leads to (`board`, `info`)."""
+
+    uci: str
+    san: str
+    zeroing: bool
+    conversion: bool
+    capture: int | None
+    promotion: int | None
+    board: chess.Board
+    info: PositionInfo
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A position and its legal moves, ranked as lila ranks them."""
+
+    board: chess.Board
+    info: PositionInfo
+    moves: list[MoveInfo]
+
+
+def _from_dtz(dtz: int) -> str:
+    """Syzygy's `Wdl::from_dtz`: the category of a DTZ counted from a zeroing move."""
+    if dtz < -FIFTY_MOVES:
+        return "blessed-loss"
+    if dtz < 0:
+        return "loss"
+    if dtz == 0:
+        return "draw"
+    return "win" if dtz <= FIFTY_MOVES else "cursed-win"
+
+
+def _add_plies(dtz: int, plies: int) -> int:
+    """DTZ with `plies` more on its absolute value (0 stays 0)."""
+    return 0 if dtz == 0 else dtz + plies if dtz > 0 else dtz - plies
+
+
+def _from_dtz_and_halfmoves(dtz: int, precise: bool, halfmoves: int) -> str:
+    """Syzygy's `AmbiguousWdl::from_dtz_and_halfmoves`, lila's names: a rounded DTZ that lands exactly on
+    the fifty-move edge leaves the result open (`syzygy-win`, `syzygy-loss`)."""
+    if halfmoves == 0:
+        return _from_dtz(dtz)
+    total = _add_plies(dtz, halfmoves)
+    if not precise and total == FIFTY_MOVES:
+        return "syzygy-win"
+    if not precise and total == -FIFTY_MOVES:
+        return "syzygy-loss"
+    return _from_dtz(total)
+
+
+def _from_wdl(wdl: int, halfmoves_before: int) -> str:
+    """The category of a table without DTZ: its WDL, the fifty-move rule only once the clock ran out."""
+    if wdl == 0:
+        return "draw"
+    if halfmoves_before >= FIFTY_MOVES:
+        return "cursed-win" if wdl > 0 else "blessed-loss"
+    return {2: "win", 1: "cursed-win", -1: "blessed-loss", -2: "loss"}[wdl]
+
+
+def category(
+    board: chess.Board, probe: ChessProbe, dtz: int | None, halfmoves_before: int, flags: tuple[bool, ...]
+) -> str:
+    """lila's `PartialPositionInfo::with_dtc` (no DTC): the category of `board` for its side to move,
+    `halfmoves_before` being the clock of the position the question starts from."""
+    checkmate, stalemate, insufficient = flags
+    if stalemate or insufficient or dtz == 0:
+        return "draw"
+    if checkmate:
+        return "loss" if halfmoves_before < FIFTY_MOVES else "blessed-loss"
+    if dtz is None:
+        return _from_wdl(probe.wdl, halfmoves_before)
+    if halfmoves_before < FIFTY_MOVES:
+        return _from_dtz_and_halfmoves(dtz, probe.precise_dtz, board.halfmove_clock)
+    return "blessed-loss" if dtz < 0 else "cursed-win"
+
+
+def position_info(board: chess.Board, probe: ChessProbe, halfmoves_before: int | None = None) -> PositionInfo:
+    """lila's view of `board` from its probe; `halfmoves_before` defaults to the clock before the last
+    move (lila's root position: one less than its own clock)."""
+    if halfmoves_before is None:
+        halfmoves_before = max(board.halfmove_clock - 1, 0)
+    checkmate = board.is_checkmate()
+    stalemate = not checkmate and board.is_stalemate()
+    insufficient = board.is_insufficient_material()
+    dtz = probe.dtz
+    precise = probe.precise_dtz
+    if checkmate:
+        dtz, precise = -1, True  # Syzygy's DTZ of a mated side (a table's probe may say 0: game over)
+    elif stalemate:
+        dtz, precise = 0, True
+    return PositionInfo(
+        checkmate,
+        stalemate,
+        insufficient,
+        dtz,
+        dtz if precise else None,
+        probe.dtm,
+        category(board, probe, dtz, halfmoves_before, (checkmate, stalemate, insufficient)),
+        probe.wdl,
+    )
+
+
+def _tightening(metric: int | None) -> tuple[int, int]:
+    """lila's `tightening_metric_sort_key`: the opponent's losses, nearest first, then unknown or 0, then
+    the opponent's wins, farthest first."""
+    if metric is not None and metric < 0:
+        return (0, -metric)
+    if metric is not None and metric > 0:
+        return (2, -metric)
+    return (1, 0)
+
+
+def sort_key(move: MoveInfo) -> tuple[object, ...]:
+    """lila's `MoveInfo::sort_key` (its categories are of the position reached, the opponent's)."""
+    info = move.info
+    not_positive = info.category not in _POSITIVE
+    return (
+        _RANK[info.category],
+        not info.checkmate,
+        (not info.stalemate, not info.insufficient_material),
+        _tightening(info.dtm),
+        move.conversion ^ not_positive,
+        (move.zeroing ^ not_positive, (0, 0) if info.dtz is None else (1, -info.dtz)),
+        (-(move.capture or 0), -(move.promotion or 0)),
+    )
+
+
+def move_infos(board: chess.Board, probe: Prober) -> list[MoveInfo]:
+    """Every legal move of `board` with the position it leads to, in python-chess's order."""
+    moves: list[MoveInfo] = []
+    before = board.halfmove_clock
+    for move in board.legal_moves:
+        san = board.san(move)
+        zeroing = board.is_zeroing(move)
+        captured = board.piece_type_at(move.to_square) if not board.is_en_passant(move) else chess.PAWN
+        capture = captured if board.is_capture(move) else None
+        after = board.copy(stack=False)
+        after.push(move)
+        info = position_info(after, probe(after), before)
+        conversion = capture is not None or move.promotion is not None
+        moves.append(MoveInfo(move.uci(), san, zeroing, conversion, capture, move.promotion, after, info))
+    return moves
+
+
+#: lila's repair of categories a rounded DTZ left open, from the position's own category: (position's
+#: category, the moves' open category, what it is then).
+_REPAIRS = (
+    ("win", "syzygy-loss", "loss"),
+    ("cursed-win", "syzygy-loss", "blessed-loss"),
+    ("blessed-loss", "syzygy-win", "cursed-win"),
+    ("loss", "syzygy-win", "win"),
+)
+
+
+def answer(board: chess.Board, probe: Prober) -> Answer:
+    """lila's answer for `board`: its view, its moves ranked (lila's `Tablebases::probe`), the open
+    categories of the first moves repaired from the position's own, and the position's category the
+    opposite of its best move's."""
+    moves = sorted(move_infos(board, probe), key=sort_key)
+    info = position_info(board, probe(board))
+    for own, open_category, settled in _REPAIRS:
+        if info.category == own:
+            for k, move in enumerate(moves):
+                if move.info.category != open_category:
+                    break
+                moves[k] = _with_info(move, move.info.with_category(settled))
+    if moves:
+        info = info.with_category(OPPOSITE[moves[0].info.category])
+    return Answer(board, info, moves)
+
+
+def _with_info(move: MoveInfo, info: PositionInfo) -> MoveInfo:
+    return MoveInfo(
+        move.uci, move.san, move.zeroing, move.conversion, move.capture, move.promotion, move.board, info
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class MainlineStep:
+    """One move of the main line and the DTZ of the position it leads to."""
+
+    uci: str
+    san: str
+    dtz: int | None
+    precise_dtz: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Mainline:
+    """lila's `MainlineResponse`: the moves, the winner at its end ('w', 'b' or None), the DTZ asked."""
+
+    steps: list[MainlineStep]
+    winner: str | None
+    dtz: int | None
+    precise_dtz: int | None
+
+
+def best_move(board: chess.Board, probe: Prober) -> MoveInfo | None:
+    """The Syzygy probers' `best_move`: among the moves keeping the best WDL, a mate first, then zeroing
+    when winning (not when losing), then the best DTZ; tables without DTZ: lila's first move."""
+    moves = move_infos(board, probe)
+    if not moves:
+        return None
+    if any(m.info.dtz is None for m in moves):
+        return min(moves, key=sort_key)
+    best_wdl = min(m.info.wdl for m in moves)
+    kept = [m for m in moves if m.info.wdl == best_wdl]
+
+    def key(m: MoveInfo) -> tuple[bool, bool, int]:
+        dtz = m.info.dtz
+        assert dtz is not None
+        immediate_loss = dtz == -1 and m.info.checkmate
+        return (not immediate_loss, m.zeroing ^ (dtz < 0), -dtz)
+
+    return min(kept, key=key)
+
+
+def mainline(board: chess.Board, probe: Prober, most_plies: int) -> Mainline:
+    """lila's main line from `board` (`Tablebases::mainline`): none for a draw; else best moves until the
+    game ends or the halfmove clock reaches 100 (`most_plies` bounds it where no DTZ steers it)."""
+    root = position_info(board, probe(board))
+    steps: list[MainlineStep] = []
+    if root.dtz != 0 and not (root.dtz is None and root.wdl == 0):
+        board = board.copy(stack=False)
+        while board.halfmove_clock < FIFTY_MOVES and len(steps) < most_plies:
+            move = best_move(board, probe)
+            if move is None:
+                break
+            steps.append(MainlineStep(move.uci, move.san, move.info.dtz, move.info.precise_dtz))
+            board = move.board
+    winner = None
+    if board.is_checkmate():
+        winner = "b" if board.turn == chess.WHITE else "w"
+    return Mainline(steps, winner, root.dtz, root.precise_dtz)
