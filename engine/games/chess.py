@@ -31,14 +31,7 @@ import chess
 from pydantic import AfterValidator
 
 from engine.errors import InvalidArgument, InvalidGameId
-from engine.games.chess_answers import (
-    Answer,
-    Mainline,
-    PositionInfo,
-    answer,
-    mainline,
-    position_info,
-)
+from engine.games.chess_answers import PositionInfo, answer, position_info
 from engine.games.chess_fen import position_fen
 from engine.games.chess_probe import ChessProbe
 from engine.games.chess_records import ChessMove, ChessValue
@@ -211,22 +204,6 @@ class ChessGame(GameKind[chess.Board]):
         moves = sorted(listed.moves, key=lambda move: order[move.move])
         return BestMoveResult(listed.value, moves if limit is None else moves[:limit])
 
-    def lila_answer(self, position: chess.Board, ctx: Context) -> tuple[Answer, Source]:
-        """lila-tablebase's answer for the position (engine.games.chess_answers' `answer`), and where its
-        value came from."""
-        look = self.lookup(ctx)
-        return answer(position, lambda board: look(board)[0]), look(position)[1]
-
-    def lila_mainline(self, position: chess.Board, ctx: Context) -> Mainline:
-        """lila-tablebase's main line from the position (`mainline`), at most `MAINLINE_PLIES` plies."""
-        look = self.lookup(ctx)
-
-        def probe(board: chess.Board) -> ChessProbe:
-            ctx.deadline.check("following the main line")
-            return look(board)[0]
-
-        return mainline(position, probe, MAINLINE_PLIES)
-
     def lookup(self, ctx: Context) -> Callable[[chess.Board], tuple[ChessProbe, Source]]:
         """Probes boards of this material and of those its moves lead to: nimbase's own table (kept,
         stored or solved live), else the user's Syzygy files where they hold a material nimbase neither
@@ -319,10 +296,6 @@ def _stored(material: Material, ctx: Context) -> ChessTable | None:
         "a stored endgame table",
         lambda data: ChessTable(material, Packed.from_bytes(data), {}, "table"),
     )
-
-
-#: Most plies of a main line (`ChessGame.lila_mainline`) where no DTZ steers it to a zeroing move.
-MAINLINE_PLIES = 1000
 
 
 def syzygy_files(ctx: Context) -> SyzygyFiles:

@@ -4,8 +4,8 @@ A probe (engine.games.chess_probe) gives a position's WDL, DTZ and DTM; this mod
 itself says (checkmate, stalemate, insufficient material, the halfmove clock) and derives what lila's
 tablebase answers: the `category` of a position, each legal move with the position it leads to, and the
 moves ranked as lila ranks them (lila-tablebase's src/response.rs, `MoveInfo::sort_key`: category, then
-mate, then DTM, then conversion and DTZ). `mainline` follows the best DTZ move as the Syzygy probers do
-(`best_move`), until the game ends or the halfmove clock reaches 100.
+mate, then DTM, then conversion and DTZ); `best_move_key` orders moves as the Syzygy probers' `best_move`
+does (lila's main line follows it).
 
 A move's position has its halfmove clock advanced (reset by a capture or a pawn move) and, after Black
 moves, its move number: the board python-chess leaves after the move. A move's category is from the
@@ -39,9 +39,16 @@ CATEGORY_ORDER = (
     "win",
 )
 _RANK = {name: rank for rank, name in enumerate(CATEGORY_ORDER)}
-#: A category seen from the other side.
-OPPOSITE = {name: CATEGORY_ORDER[len(CATEGORY_ORDER) - 1 - _RANK[name]] for name in CATEGORY_ORDER}
-OPPOSITE["unknown"] = "unknown"
+#: A category seen from the other side (lila's `Neg for Category`).
+_PAIRS = (
+    ("loss", "win"),
+    ("syzygy-loss", "syzygy-win"),
+    ("maybe-loss", "maybe-win"),
+    ("blessed-loss", "cursed-win"),
+    ("draw", "draw"),
+    ("unknown", "unknown"),
+)
+OPPOSITE = {a: b for a, b in _PAIRS} | {b: a for a, b in _PAIRS}
 _POSITIVE = frozenset({"cursed-win", "maybe-win", "syzygy-win", "win"})
 #: The halfmove clock at which the fifty-move rule lets either side claim a draw.
 FIFTY_MOVES = 100
@@ -253,60 +260,24 @@ def _with_info(move: MoveInfo, info: PositionInfo) -> MoveInfo:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class MainlineStep:
-    """One move of the main line and the DTZ of the position it leads to."""
-
-    uci: str
-    san: str
-    dtz: int | None
-    precise_dtz: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class Mainline:
-    """lila's `MainlineResponse`: the moves, the winner at its end ('w', 'b' or None), the DTZ asked."""
-
-    steps: list[MainlineStep]
-    winner: str | None
-    dtz: int | None
-    precise_dtz: int | None
+def wdl_of(outcome: str | None, dtz: int | None) -> int:
+    """A position's WDL counted from a zeroing move (the probe's `wdl`), from its DTZ where known, else
+    from its outcome."""
+    if dtz is None:
+        return {"N": 2, "P": -2}.get(outcome or "D", 0)
+    if dtz == 0:
+        return 0
+    if dtz < 0:
+        return -1 if dtz < -FIFTY_MOVES else -2
+    return 1 if dtz > FIFTY_MOVES else 2
 
 
-def best_move(board: chess.Board, probe: Prober) -> MoveInfo | None:
-    """The Syzygy probers' `best_move`: among the moves keeping the best WDL, a mate first, then zeroing
-    when winning (not when losing), then the best DTZ; tables without DTZ: lila's first move."""
-    moves = move_infos(board, probe)
-    if not moves:
-        return None
-    if any(m.info.dtz is None for m in moves):
-        return min(moves, key=sort_key)
-    best_wdl = min(m.info.wdl for m in moves)
-    kept = [m for m in moves if m.info.wdl == best_wdl]
-
-    def key(m: MoveInfo) -> tuple[bool, bool, int]:
-        dtz = m.info.dtz
-        assert dtz is not None
-        immediate_loss = dtz == -1 and m.info.checkmate
-        return (not immediate_loss, m.zeroing ^ (dtz < 0), -dtz)
-
-    return min(kept, key=key)
-
-
-def mainline(board: chess.Board, probe: Prober, most_plies: int) -> Mainline:
-    """lila's main line from `board` (`Tablebases::mainline`): none for a draw; else best moves until the
-    game ends or the halfmove clock reaches 100 (`most_plies` bounds it where no DTZ steers it)."""
-    root = position_info(board, probe(board))
-    steps: list[MainlineStep] = []
-    if root.dtz != 0 and not (root.dtz is None and root.wdl == 0):
-        board = board.copy(stack=False)
-        while board.halfmove_clock < FIFTY_MOVES and len(steps) < most_plies:
-            move = best_move(board, probe)
-            if move is None:
-                break
-            steps.append(MainlineStep(move.uci, move.san, move.info.dtz, move.info.precise_dtz))
-            board = move.board
-    winner = None
-    if board.is_checkmate():
-        winner = "b" if board.turn == chess.WHITE else "w"
-    return Mainline(steps, winner, root.dtz, root.precise_dtz)
+def best_move_key(outcome: str | None, dtz: int | None, checkmate: bool, zeroing: bool) -> tuple[int, ...]:
+    """The Syzygy probers' `best_move` order of a move, from the position it leads to (its outcome, DTZ
+    and whether it is mate) and whether it zeroes the clock: the least WDL for the opponent, a mate
+    first, then a zeroing move when winning (the last when losing), then the best DTZ. Without DTZ only
+    the WDL and the mate count (the first of moves ranked by `sort_key` wins the tie)."""
+    wdl = wdl_of(outcome, dtz)
+    if dtz is None:
+        return (wdl, int(not checkmate))
+    return (wdl, int(not checkmate), int(zeroing ^ (dtz < 0)), -dtz)
