@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, NamedTuple
 
 import chess
 from pydantic import AfterValidator
@@ -177,18 +177,23 @@ class ChessGame(GameKind[chess.Board]):
 
     def value(self, position: chess.Board, ctx: Context) -> Value:
         """The position's value with lila's view of it (its own DTZ and halfmove clock give `category`)."""
-        look = self.lookup(ctx)
-        probe, source = look(position)
-        return chess_value(self.game_id, position, position_info(position, probe), source)
+        looked = self.lookup(ctx)(position)
+        return chess_value(looked.game, position, position_info(position, looked.probe), looked.source)
 
     def best_moves(self, position: chess.Board, limit: int | None, ctx: Context) -> BestMoveResult:
         """Every legal move, ranked as lila ranks them (category, mate, DTM, DTZ), each with the value of
         the position it leads to (its clocks advanced); the position's category is its best move's."""
         check_limit(limit, ctx.limits)
         look = self.lookup(ctx)
-        found = answer(position, lambda board: look(board)[0])
-        _, source = look(position)
-        value = chess_value(self.game_id, position, found.info, source)
+        seen: dict[int, Looked] = {}  # by board: where each board's probe came from
+
+        def probe(board: chess.Board) -> ChessProbe:
+            looked = seen[id(board)] = look(board)
+            return looked.probe
+
+        found = answer(position, probe)
+        root = seen[id(position)]
+        value = chess_value(root.game, position, found.info, root.source)
         by_uci = {move.uci: move for move in found.moves}
         order = {move.uci: k for k, move in enumerate(found.moves)}
 
@@ -197,36 +202,42 @@ class ChessGame(GameKind[chess.Board]):
 
         def valued(uci: str, _ranked: bool) -> Value:
             move = by_uci[uci]
-            material, _ = board_material(move.board)
-            return chess_value(material.game_id, move.board, move.info, look(move.board)[1])
+            looked = seen[id(move.board)]
+            return chess_value(looked.game, move.board, move.info, looked.source)
 
         listed = list_moves(value, len(found.moves), every, every, valued, None, ctx.limits, ctx.deadline)
         moves = sorted(listed.moves, key=lambda move: order[move.move])
         return BestMoveResult(listed.value, moves if limit is None else moves[:limit])
 
-    def lookup(self, ctx: Context) -> Callable[[chess.Board], tuple[ChessProbe, Source]]:
+    def lookup(self, ctx: Context) -> Callable[[chess.Board], Looked]:
         """Probes boards of this material and of those its moves lead to: nimbase's own table (kept,
         stored or solved live), else the user's Syzygy files where they hold a material nimbase neither
         stored nor may solve for a request, else the refusal naming the job that stores it."""
-        tables: dict[str, ChessTable] = {}
+        tables: dict[tuple[int, ...], tuple[ChessTable | None, str]] = {}  # by the men's counts
         settings = ctx.settings_for(ChessSettings)
         syzygy = syzygy_files(ctx) if settings.syzygy_path is not None else None
 
-        def look(board: chess.Board) -> tuple[ChessProbe, Source]:
+        def find(board: chess.Board) -> tuple[ChessTable | None, str]:
             material, _ = board_material(board)
-            table = tables.get(material.name)
+            if syzygy is not None and material.men > settings.live_men and syzygy.has(material.name):
+                stored = ctx.kept.keeper(TABLES).stored(
+                    (FAMILY, material.name), lambda: _stored(material, ctx), _table_bytes
+                )
+                if stored is None:
+                    return None, material.game_id
+                return stored.value, material.game_id
+            return self.table(material, ctx), material.game_id
+
+        def look(board: chess.Board) -> Looked:
+            key = _men(board)
+            found = tables.get(key)
+            if found is None:
+                found = tables[key] = find(board)
+            table, game = found
             if table is None:
-                if syzygy is not None and material.men > settings.live_men and syzygy.has(material.name):
-                    stored = ctx.kept.keeper(TABLES).stored(
-                        (FAMILY, material.name), lambda: _stored(material, ctx), _table_bytes
-                    )
-                    if stored is None:
-                        return syzygy.probe(board), "syzygy"
-                    table = stored.value
-                else:
-                    table = self.table(material, ctx)
-                tables[material.name] = table
-            return probe_own_table(table, board), table.source
+                assert syzygy is not None
+                return Looked(syzygy.probe(board), "syzygy", game)
+            return Looked(probe_own_table(table, board), table.source, game)
 
         return look
 
@@ -295,6 +306,23 @@ def _stored(material: Material, ctx: Context) -> ChessTable | None:
         ctx,
         "a stored endgame table",
         lambda data: ChessTable(material, Packed.from_bytes(data), {}, "table"),
+    )
+
+
+class Looked(NamedTuple):
+    """A board looked up: its probe, where it came from, and its material's game id."""
+
+    probe: ChessProbe
+    source: Source
+    game: str
+
+
+def _men(board: chess.Board) -> tuple[int, ...]:
+    """How many men of each kind and colour a board has: its material, cheaply."""
+    return tuple(
+        chess.popcount(board.pieces_mask(kind, colour))
+        for colour in (chess.WHITE, chess.BLACK)
+        for kind in (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
     )
 
 

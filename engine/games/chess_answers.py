@@ -164,8 +164,9 @@ def position_info(board: chess.Board, probe: ChessProbe, halfmoves_before: int |
     move (lila's root position: one less than its own clock)."""
     if halfmoves_before is None:
         halfmoves_before = max(board.halfmove_clock - 1, 0)
-    checkmate = board.is_checkmate()
-    stalemate = not checkmate and board.is_stalemate()
+    moves = any(True for _ in board.generate_legal_moves())
+    checkmate = not moves and board.is_check()
+    stalemate = not moves and not checkmate
     insufficient = board.is_insufficient_material()
     dtz = probe.dtz
     precise = probe.precise_dtz
