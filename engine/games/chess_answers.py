@@ -143,17 +143,24 @@ def _from_wdl(wdl: int, halfmoves_before: int) -> str:
 
 
 def category(
-    board: chess.Board, probe: ChessProbe, dtz: int | None, halfmoves_before: int, flags: tuple[bool, ...]
+    board: chess.Board,
+    probe: ChessProbe,
+    dtz: int | None,
+    halfmoves_before: int,
+    flags: tuple[bool, ...],
+    root: bool = False,
 ) -> str:
     """lila's `PartialPositionInfo::with_dtc` (no DTC): the category of `board` for its side to move,
-    `halfmoves_before` being the clock of the position the question starts from."""
+    `halfmoves_before` being the clock of the position the question starts from. A table without DTZ
+    gives its WDL, cursed once the clock of the position asked (`root`: its own) has run out, so that
+    the position's category and the opposite of its best move's agree."""
     checkmate, stalemate, insufficient = flags
     if stalemate or insufficient or dtz == 0:
         return "draw"
     if checkmate:
         return "loss" if halfmoves_before < FIFTY_MOVES else "blessed-loss"
     if dtz is None:
-        return _from_wdl(probe.wdl, halfmoves_before)
+        return _from_wdl(probe.wdl, board.halfmove_clock if root else halfmoves_before)
     if halfmoves_before < FIFTY_MOVES:
         return _from_dtz_and_halfmoves(dtz, probe.precise_dtz, board.halfmove_clock)
     return "blessed-loss" if dtz < 0 else "cursed-win"
@@ -162,6 +169,7 @@ def category(
 def position_info(board: chess.Board, probe: ChessProbe, halfmoves_before: int | None = None) -> PositionInfo:
     """lila's view of `board` from its probe; `halfmoves_before` defaults to the clock before the last
     move (lila's root position: one less than its own clock)."""
+    root = halfmoves_before is None
     if halfmoves_before is None:
         halfmoves_before = max(board.halfmove_clock - 1, 0)
     moves = any(True for _ in board.generate_legal_moves())
@@ -181,7 +189,7 @@ def position_info(board: chess.Board, probe: ChessProbe, halfmoves_before: int |
         dtz,
         dtz if precise else None,
         probe.dtm,
-        category(board, probe, dtz, halfmoves_before, (checkmate, stalemate, insufficient)),
+        category(board, probe, dtz, halfmoves_before, (checkmate, stalemate, insufficient), root),
         probe.wdl,
     )
 

@@ -140,3 +140,15 @@ def test_files_that_do_not_open_are_named_at_start_up(files: Path, tmp_path: Pat
     with pytest.raises(InvalidSetting, match="is not a directory"):
         kind_settings(NIMBASE_SYZYGY_PATH=str(tmp_path / "missing"))
     assert kind_settings(NIMBASE_SYZYGY_PATH=str(files)) is not None
+
+
+def test_getvalue_and_lila_agree_on_the_category(api: Endpoints) -> None:
+    """A position's own category (GetValue) is the opposite of its best move's (lila's answer), whatever
+    its halfmove clock."""
+    for k, board in enumerate(random_boards("Qr", 20, seed=11)):
+        board.halfmove_clock = (k * 37) % 110
+        fen = board.fen()
+        assert (
+            api.client.get_value("chess:KQvKR", fen)["category"]
+            == rest(api, "/standard", fen=fen)["category"]
+        ), fen

@@ -145,8 +145,10 @@ def test_a_mate_and_a_stalemate(api: Endpoints) -> None:
     ],
 )
 def test_the_halfmove_clock_curses_a_win(api: Endpoints, clock: int, position: str, best_move: str) -> None:
-    answer = lichess(api).probe(f"8/8/8/8/8/2k5/8/KR6 w - - {clock} 70")
+    fen = f"8/8/8/8/8/2k5/8/KR6 w - - {clock} 70"
+    answer = lichess(api).probe(fen)
     assert (answer["category"], answer["moves"][0]["category"]) == (position, best_move)
+    assert api.client.get_value("chess:KRvK", fen)["category"] == position  # GetValue agrees
 
 
 @pytest.mark.parametrize(("clock", "category"), [(0, "loss"), (100, "loss"), (101, "blessed-loss")])
