@@ -152,3 +152,25 @@ def test_getvalue_and_lila_agree_on_the_category(api: Endpoints) -> None:
             api.client.get_value("chess:KQvKR", fen)["category"]
             == rest(api, "/standard", fen=fen)["category"]
         ), fen
+
+
+def test_the_mainline_keeps_the_fifty_move_rule(api: Endpoints, tablebase: chess.syzygy.Tablebase) -> None:
+    """lila's main line from a won KQvKR position: each move's DTZ is the files' for the position it
+    reaches, counting down by one a ply until the zeroing move (a capture), which comes within the DTZ
+    of the start; then nimbase's own three-man table mates."""
+    board = next(b for b in random_boards("Qr", 200, seed=13) if 6 < tablebase.probe_dtz(b) < 40)
+    dtz = tablebase.probe_dtz(board)
+    line = rest(api, "/standard/mainline", fen=board.fen())
+    assert line["dtz"] == dtz and line["winner"] == ("w" if board.turn == chess.WHITE else "b")
+    for ply, step in enumerate(line["mainline"]):
+        move = chess.Move.from_uci(step["uci"])
+        zeroing = board.is_zeroing(move)
+        board.push(move)
+        if chess.popcount(board.occupied) == 4:
+            assert step["dtz"] == tablebase.probe_dtz(board)
+            assert abs(step["dtz"]) == dtz - ply - 1
+        if zeroing:
+            assert ply < dtz
+            break
+    else:
+        pytest.fail("no zeroing move in the main line")
