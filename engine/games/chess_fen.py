@@ -114,5 +114,27 @@ def check_material(material: TableMaterial, found: str, board: chess.Board, text
 
 def position_fen(board: chess.Board) -> str:
     """The FEN answers give: no castling rights, the en passant square only where a capture can use it,
-    the halfmove clock and the move number as they are."""
-    return board.fen(en_passant="legal")
+    the halfmove clock and the move number as they are (python-chess's `board.fen(en_passant="legal")`
+    of a board without castling rights, written rank by rank from the few men there are: BestMove writes
+    one for every move)."""
+    placed = board.piece_map()
+    rows: list[str] = []
+    for rank in range(7, -1, -1):
+        if not board.occupied & chess.BB_RANKS[rank]:
+            rows.append("8")
+            continue
+        row, empty = "", 0
+        for square in range(8 * rank, 8 * rank + 8):
+            piece = placed.get(square)
+            if piece is None:
+                empty += 1
+                continue
+            if empty:
+                row, empty = row + str(empty), 0
+            row += piece.symbol()
+        rows.append(row + str(empty) if empty else row)
+    ep = "-"
+    if board.ep_square is not None and board.has_legal_en_passant():
+        ep = chess.square_name(board.ep_square)
+    turn = "w" if board.turn == chess.WHITE else "b"
+    return f"{'/'.join(rows)} {turn} - {ep} {board.halfmove_clock} {board.fullmove_number}"

@@ -126,3 +126,25 @@ def test_fens_the_tables_refuse(fen: str, why: str) -> None:
 def test_a_double_step_keeps_its_en_passant_square() -> None:
     board = parse_fen("4k3/8/8/8/4P3/8/8/4K3 b - e3 0 1")
     assert board.ep_square == chess.E3 and board.halfmove_clock == 0
+
+
+def test_the_answers_fen_is_python_chess_fen() -> None:
+    """`position_fen` writes what `board.fen(en_passant="legal")` writes (boards without castling)."""
+    import random
+
+    rng = random.Random(4)
+    kinds = "PNBRQpnbrq"
+    for _ in range(2000):
+        board = chess.Board(None)
+        for square in rng.sample(chess.SQUARES, rng.randrange(2, 9)):
+            board.set_piece_at(square, chess.Piece.from_symbol(rng.choice(kinds)))
+        board.turn = rng.random() < 0.5
+        board.halfmove_clock, board.fullmove_number = rng.randrange(120), rng.randrange(1, 300)
+        assert position_fen(board) == board.fen(en_passant="legal")
+    double_step = chess.Board("4k3/8/8/8/3p4/8/4P3/4K3 w - - 0 1")
+    double_step.push_uci("e2e4")
+    assert (
+        position_fen(double_step)
+        == double_step.fen(en_passant="legal")
+        == "4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 1"
+    )
