@@ -78,6 +78,13 @@ def main() -> None:
                 assert response.status_code == 200, response.text
             latency_figures("lila: GET /standard over HTTP (stored KRvK)", samples)
             figure("lila: GET /standard over HTTP, mean", statistics.fmean(samples) * 1e3, "ms")
+            beside: list[float] = []
+            for fen in fens:
+                started = time.perf_counter()
+                response = http.get("/v1/best-move", params={"game": f"chess:{MATERIAL}", "position": fen})
+                beside.append(time.perf_counter() - started)
+                assert response.status_code == 200, response.text
+            figure("lila: GET /v1/best-move beside it over HTTP, mean", statistics.fmean(beside) * 1e3, "ms")
     figure("lila: GET /standard target", TARGET_MS, "ms")
 
 
