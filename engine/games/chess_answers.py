@@ -224,12 +224,11 @@ def move_infos(board: chess.Board, probe: Prober) -> list[MoveInfo]:
     moves: list[MoveInfo] = []
     before = board.halfmove_clock
     for move in board.legal_moves:
-        san = board.san(move)
         zeroing = board.is_zeroing(move)
         captured = board.piece_type_at(move.to_square) if not board.is_en_passant(move) else chess.PAWN
         capture = captured if board.is_capture(move) else None
         after = board.copy(stack=False)
-        after.push(move)
+        san = after.san_and_push(move)
         info = position_info(after, probe(after), before)
         conversion = capture is not None or move.promotion is not None
         moves.append(MoveInfo(move.uci(), san, zeroing, conversion, capture, move.promotion, after, info))
