@@ -2,8 +2,9 @@
 
 Materials beyond nimbase's own tables (neither stored nor solved for a request) are answered from these
 files where they hold the material's WDL and DTZ tables: WDL and DTZ, no DTM. python-chess's prober does
-not say which DTZ values its files store rounded, so every one counts as possibly one ply off
-(`precise_dtz` False), as lila-tablebase marks a rounded value.
+not say which DTZ values its files store rounded (the 3- and 4-man files store every decisive value in
+moves, which lila-tablebase marks rounded), so every decisive one counts as possibly one ply off
+(`precise_dtz` False); a draw's 0 is exact.
 
 The path is one directory or several joined by the system's path separator. `check_path` opens every
 table file once (the settings check at start-up: InvalidSetting naming each file that does not open);
@@ -82,7 +83,7 @@ class SyzygyFiles:
         files hold (chess.syzygy.MissingTableError otherwise)."""
         wdl = self._tablebase.probe_wdl(board)
         dtz = self._tablebase.probe_dtz(board)
-        return ChessProbe(wdl, dtz, None, precise_dtz=False)
+        return ChessProbe(wdl, dtz, None, precise_dtz=dtz == 0)
 
     def close(self) -> None:
         self._tablebase.close()
