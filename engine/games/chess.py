@@ -13,7 +13,14 @@ Where a table comes from, cheapest first:
 - live: a material of at most `ChessSettings.live_men` men (3: under half a second each) is solved for
   the request, with the tables its captures and promotions lead to (`source` "live"; a stored table
   replaces it once a worker has stored one);
+- the user's Syzygy files (`ChessSettings.syzygy_path`, NIMBASE_SYZYGY_PATH; engine.games.chess_syzygy,
+  kept in `TABLES` too) where they hold a material neither stored nor solvable for the request
+  (`source` "syzygy": WDL and DTZ, no DTM);
 - else RESOURCE_EXHAUSTED, naming the job queued (or open) to store the table (`Tables.refusal`).
+
+Answers are built from each board's probe (engine.games.chess_probe; `probe_own_table` adapts a table of
+today's) by engine.games.chess_answers, as lila-tablebase builds them: the value adds `ChessValue` (DTZ,
+DTM, lila's category from the halfmove clock, the game-end flags), BestMove ranks moves as lila does.
 
 Sub-tables: a table's captures lead into smaller materials' tables, KPvK's promotions into KQvK, KRvK,
 KBvK and KNvK, all of at most three men, so always within reach: BestMove loads (or solves) them beside
