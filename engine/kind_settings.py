@@ -52,9 +52,15 @@ class SettingsDeclaration:
     #: The keepers it uses; their budgets are NIMBASE_CACHE_<PREFIX>_<FIELD>, its other fields
     #: NIMBASE_LIMITS_<PREFIX>_<FIELD>.
     keepers: tuple[KeeperSpec, ...] = ()
+    #: (field, variable) of fields named on their own rather than in a group (NIMBASE_SYZYGY_PATH; each
+    #: listed in nimbase.settings' `NAMED_KIND_VARIABLES`, which reads it).
+    named: tuple[tuple[str, str], ...] = ()
 
     def variable(self, field: str) -> str:
         """The environment variable of one of its fields."""
+        for name, variable in self.named:
+            if name == field:
+                return variable
         group = "cache" if any(keeper.budget == field for keeper in self.keepers) else "limits"
         return variable_name((group, f"{self.prefix}_{field}"))
 

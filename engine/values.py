@@ -9,10 +9,10 @@ from engine.periods import Period
 from engine.records import MoveRecord, ValueRecord
 
 Outcome = Literal["P", "N", "D"]
-Source = Literal["formula", "table", "period", "live"]
+Source = Literal["formula", "table", "period", "live", "syzygy"]
 
 #: Cheapest first; a value computed from several heaps reports the costliest source it used.
-SOURCE_ORDER: tuple[Source, ...] = ("formula", "table", "period", "live")
+SOURCE_ORDER: tuple[Source, ...] = ("formula", "table", "period", "live", "syzygy")
 
 
 def costliest(sources: list[Source]) -> Source:

@@ -23,6 +23,7 @@ cannot use raises `InvalidSetting`, whose message names the variable and quotes 
 | `NIMBASE_CACHE_<FIELD>`  | `cache.<field>` (`CacheSettings`)   |
 | `NIMBASE_LIMITS_<KIND>_<FIELD>` | `kind_variables`: a kind's own settings (engine.kind_settings) |
 | `NIMBASE_CACHE_<KIND>_<FIELD>` | `kind_variables`: its keepers' budgets (engine.kind_settings) |
+| `NIMBASE_SYZYGY_PATH`    | `kind_variables`: a kind's setting named on its own (`NAMED_KIND_VARIABLES`) |
 
 README.md ("Configuration") lists every variable with its default and meaning. An empty variable counts
 as unset. This module imports nothing of nimbase's other packages, so storage/ and worker/ may use it.
@@ -363,12 +364,17 @@ DEFAULT_CACHE = CacheSettings()
 #: NIMBASE_LIMITS_<KIND>_<FIELD>, the byte budgets of what it keeps NIMBASE_CACHE_<KIND>_<FIELD>. The kinds
 #: declare them (engine.kind_settings); this module only reads their text (`Settings.kind_variables`).
 KIND_GROUPS: dict[str, type[Any]] = {"limits": Limits, "cache": CacheSettings}
+#: Kinds' own settings named on their own rather than in a group (`SettingsDeclaration.named`): the chess
+#: kind's Syzygy files.
+NAMED_KIND_VARIABLES = frozenset({f"{ENV_PREFIX}SYZYGY_PATH"})
 
 
 def _kind_variable(name: str) -> bool:
     """Whether an environment variable (any case) is in a group kinds join without being one of the
     group's own fields: a kind's setting, or no setting at all (told apart once the kinds are known)."""
     lowered = name.lower()
+    if name.upper() in NAMED_KIND_VARIABLES:
+        return True
     for group, declared in KIND_GROUPS.items():
         head = f"{ENV_PREFIX}{group}_".lower()
         if lowered.startswith(head):

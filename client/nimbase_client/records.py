@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 Outcome = Literal["P", "N", "D"]
-Source = Literal["formula", "table", "period", "live"]
+Source = Literal["formula", "table", "period", "live", "syzygy"]
 JobStatus = Literal["queued", "running", "done", "failed", "cancelled"]
 TerminalLabel = Literal["win", "loss", "draw"]
 
@@ -98,7 +98,8 @@ class _CoreValue(TypedDict):
     the board); absent where not known exactly."""
     source: Source
     """Where the answer came from, cheapest first: "formula" (a closed form), "table" (precomputed),
-    "period" (extrapolated from a certified period) or "live" (computed for this request)."""
+    "period" (extrapolated from a certified period), "live" (computed for this request) or "syzygy" (read
+    from the user's Syzygy files)."""
 
 
 class Value(_CoreValue, ValueKinds):
@@ -219,7 +220,8 @@ class Sequence(TypedDict):
     """The family's period, or null when none is known."""
     source: Source
     """Where the answer came from, cheapest first: "formula" (a closed form), "table" (precomputed),
-    "period" (extrapolated from a certified period) or "live" (computed for this request)."""
+    "period" (extrapolated from a certified period), "live" (computed for this request) or "syzygy" (read
+    from the user's Syzygy files)."""
 
 
 class Stats(TypedDict, total=False):
@@ -233,7 +235,8 @@ class Stats(TypedDict, total=False):
     game: str
     source: Source
     """Where the answer came from, cheapest first: "formula" (a closed form), "table" (precomputed),
-    "period" (extrapolated from a certified period) or "live" (computed for this request)."""
+    "period" (extrapolated from a certified period), "live" (computed for this request) or "syzygy" (read
+    from the user's Syzygy files)."""
     period: Period | None
     """The period of single heaps, or null."""
     computed_upto: int | None

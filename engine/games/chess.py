@@ -13,7 +13,14 @@ Where a table comes from, cheapest first:
 - live: a material of at most `ChessSettings.live_men` men (3: under half a second each) is solved for
   the request, with the tables its captures and promotions lead to (`source` "live"; a stored table
   replaces it once a worker has stored one);
+- the user's Syzygy files (`ChessSettings.syzygy_path`, NIMBASE_SYZYGY_PATH; engine.games.chess_syzygy,
+  kept in `TABLES` too) where they hold a material neither stored nor solvable for the request
+  (`source` "syzygy": WDL and DTZ, no DTM);
 - else RESOURCE_EXHAUSTED, naming the job queued (or open) to store the table (`Tables.refusal`).
+
+Answers are built from each board's probe (engine.games.chess_probe; `probe_own_table` adapts a table of
+today's) by engine.games.chess_answers, as lila-tablebase builds them: the value adds `ChessValue` (DTZ,
+DTM, lila's category from the halfmove clock, the game-end flags), BestMove ranks moves as lila does.
 
 Sub-tables: a table's captures lead into smaller materials' tables, KPvK's promotions into KQvK, KRvK,
 KBvK and KNvK, all of at most three men, so always within reach: BestMove loads (or solves) them beside
@@ -25,27 +32,35 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Annotated, NamedTuple
 
 import chess
+from pydantic import AfterValidator
 
 from engine.errors import InvalidArgument, InvalidGameId
+from engine.games.chess_answers import PositionInfo, answer, position_info
+from engine.games.chess_fen import position_fen
+from engine.games.chess_probe import ChessProbe
+from engine.games.chess_records import ChessMove, ChessValue
+from engine.games.chess_syzygy import PROBER_BYTES, SyzygyFiles, check_path
 from engine.games.chess_tables import (
     ChessTable,
     Material,
+    board_material,
     canonical_fen,
     checked_board,
     parse_material,
     solve_material,
     solve_order,
 )
-from engine.kernels.retrograde import Packed
+from engine.kernels.retrograde import LOSS, WIN, Packed
 from engine.kind import Context, GameKind, SequenceKernel
 from engine.kind_settings import KeeperSpec, PositiveInt, SettingsDeclaration
 from engine.moves import MoveTo, check_limit, list_moves
 from engine.positions import quote_token
 from engine.precompute import JobPlan
 from engine.stored_bytes import BytesKernel, read_stored
-from engine.values import BestMoveResult, GameInfo, Value
+from engine.values import BestMoveResult, GameInfo, Outcome, Source, Value
 
 FAMILY = "chess"
 #: The stored family holding a material's table.
@@ -64,12 +79,18 @@ class ChessSettings:
     table_bytes: PositiveInt = 128 << 20
     """Bytes of endgame tables kept whole in the process (`TABLES`), each counted as its packed bytes:
     every supported table together (about 64 MB) fits."""
+    syzygy_path: Annotated[str | None, AfterValidator(check_path)] = None
+    """Directories of the user's Syzygy files (NIMBASE_SYZYGY_PATH, several joined by the path separator;
+    unset: none): materials beyond nimbase's own tables (neither stored nor solved for a request) are
+    answered from them (`source` "syzygy": WDL, category and DTZ, no DTM). Every file must open."""
 
 
 #: The keeper of endgame tables, by material; its budget is `ChessSettings.table_bytes`.
 TABLES = KeeperSpec(ChessSettings, "table_bytes")
 #: What the registry entry declares (NIMBASE_LIMITS_CHESS_LIVE_MEN, NIMBASE_CACHE_CHESS_TABLE_BYTES).
-SETTINGS = SettingsDeclaration("chess", ChessSettings, keepers=(TABLES,))
+SETTINGS = SettingsDeclaration(
+    "chess", ChessSettings, keepers=(TABLES,), named=(("syzygy_path", "NIMBASE_SYZYGY_PATH"),)
+)
 
 
 def _table_bytes(table: ChessTable) -> int:
@@ -146,9 +167,10 @@ class ChessGame(GameKind[chess.Board]):
             name=f"Chess endgame {name}",
             description=(
                 f"Every {name} position, either side to move and either colouring: win, loss or draw for "
-                "the side to move, remoteness in plies (checkmate loses at 0, stalemate draws; no "
-                "fifty-move rule, no castling). chess:MATERIAL for every pawnless material of up to four "
-                "men (KQvK, KRvK, KQvKR, KBNvK...) and KPvK. Moves in UCI, with SAN."
+                "the side to move, remoteness in plies (DTM: checkmate loses at 0, stalemate draws; no "
+                "castling), and lila's category from DTZ and the FEN's halfmove clock (the fifty-move "
+                "rule). chess:MATERIAL for every pawnless material of up to four men (KQvK, KRvK, KQvKR, "
+                "KBNvK...) and KPvK. Moves in UCI, with SAN, ranked as lila ranks them."
             ),
             position_syntax="a FEN, e.g. '8/8/8/8/8/2k5/8/KR6 w - - 0 1' (no castling rights)",
             examples=_EXAMPLES.get(name, (_example(self.material),)),
@@ -158,35 +180,73 @@ class ChessGame(GameKind[chess.Board]):
         return checked_board(self.material, text)
 
     def format(self, position: chess.Board) -> str:
-        return canonical_fen(position)
+        return position_fen(position)
 
     def value(self, position: chess.Board, ctx: Context) -> Value:
-        return self.table(self.material, ctx).value(position)
+        """The position's value with lila's view of it (its own DTZ and halfmove clock give `category`)."""
+        looked = self.lookup(ctx)(position)
+        return chess_value(looked.game, position, position_info(position, looked.probe), looked.source)
 
     def best_moves(self, position: chess.Board, limit: int | None, ctx: Context) -> BestMoveResult:
+        """Every legal move, ranked as lila ranks them (category, mate, DTM, DTZ), each with the value of
+        the position it leads to (its clocks advanced); the position's category is its best move's."""
         check_limit(limit, ctx.limits)
-        table = self.table(self.material, ctx)
-        subs = {m.name: self.table(m, ctx) for m in self.material.sub_materials() if m != self.material}
-        with_subs = ChessTable(self.material, table.packed, subs, table.source)
-        ranked = with_subs.moves(position)
-        by_uci = {move.move: move for move in ranked}
+        look = self.lookup(ctx)
+        seen: dict[int, Looked] = {}  # by board: where each board's probe came from
+
+        def probe(board: chess.Board) -> ChessProbe:
+            looked = seen[id(board)] = look(board)
+            return looked.probe
+
+        found = answer(position, probe)
+        root = seen[id(position)]
+        value = chess_value(root.game, position, found.info, root.source)
+        by_uci = {move.uci: move for move in found.moves}
+        order = {move.uci: k for k, move in enumerate(found.moves)}
 
         def every() -> Iterator[MoveTo[str]]:
-            return ((move.move, move.kind, move.move) for move in ranked)
+            return ((m.uci, ChessMove(m.uci, m.san, m.zeroing, m.conversion), m.uci) for m in found.moves)
 
-        def winning() -> Iterator[MoveTo[str]]:
-            return ((move.move, move.kind, move.move) for move in ranked if move.value.outcome == "P")
+        def valued(uci: str, _ranked: bool) -> Value:
+            move = by_uci[uci]
+            looked = seen[id(move.board)]
+            return chess_value(looked.game, move.board, move.info, looked.source)
 
-        return list_moves(
-            with_subs.value(position),
-            len(ranked),
-            every,
-            winning,
-            lambda uci, _ranked: by_uci[uci].value,
-            limit,
-            ctx.limits,
-            ctx.deadline,
-        )
+        listed = list_moves(value, len(found.moves), every, every, valued, None, ctx.limits, ctx.deadline)
+        moves = sorted(listed.moves, key=lambda move: order[move.move])
+        return BestMoveResult(listed.value, moves if limit is None else moves[:limit])
+
+    def lookup(self, ctx: Context) -> Callable[[chess.Board], Looked]:
+        """Probes boards of this material and of those its moves lead to: nimbase's own table (kept,
+        stored or solved live), else the user's Syzygy files where they hold a material nimbase neither
+        stored nor may solve for a request, else the refusal naming the job that stores it."""
+        tables: dict[tuple[int, ...], tuple[ChessTable | None, str]] = {}  # by the men's counts
+        settings = ctx.settings_for(ChessSettings)
+        syzygy = syzygy_files(ctx) if settings.syzygy_path is not None else None
+
+        def find(board: chess.Board) -> tuple[ChessTable | None, str]:
+            material, _ = board_material(board)
+            if syzygy is not None and material.men > settings.live_men and syzygy.has(material.name):
+                stored = ctx.kept.keeper(TABLES).stored(
+                    (FAMILY, material.name), lambda: _stored(material, ctx), _table_bytes
+                )
+                if stored is None:
+                    return None, material.game_id
+                return stored.value, material.game_id
+            return self.table(material, ctx), material.game_id
+
+        def look(board: chess.Board) -> Looked:
+            key = _men(board)
+            found = tables.get(key)
+            if found is None:
+                found = tables[key] = find(board)
+            table, game = found
+            if table is None:
+                assert syzygy is not None
+                return Looked(syzygy.probe(board), "syzygy", game)
+            return Looked(probe_own_table(table, board), table.source, game)
+
+        return look
 
     def stats(self, ctx: Context) -> dict[str, object]:
         """wins, losses, draws, longest_win and longest_loss (plies) of the whole table, either side to
@@ -254,6 +314,72 @@ def _stored(material: Material, ctx: Context) -> ChessTable | None:
         "a stored endgame table",
         lambda data: ChessTable(material, Packed.from_bytes(data), {}, "table"),
     )
+
+
+class Looked(NamedTuple):
+    """A board looked up: its probe, where it came from, and its material's game id."""
+
+    probe: ChessProbe
+    source: Source
+    game: str
+
+
+def _men(board: chess.Board) -> tuple[int, ...]:
+    """How many men of each kind and colour a board has: its material, cheaply."""
+    return tuple(
+        chess.popcount(board.pieces_mask(kind, colour))
+        for colour in (chess.WHITE, chess.BLACK)
+        for kind in (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
+    )
+
+
+def syzygy_files(ctx: Context) -> SyzygyFiles:
+    """The user's Syzygy files (`ChessSettings.syzygy_path`, which must be set), opened once and kept in
+    the tables' keeper."""
+    path = ctx.settings_for(ChessSettings).syzygy_path
+    assert path is not None
+    return (
+        ctx.kept.keeper(TABLES)
+        .get(
+            ("syzygy", path),
+            ctx.deadline,
+            what="opening the Syzygy files",
+            read=lambda: None,
+            make=lambda: SyzygyFiles(path),
+            weigh=lambda _files: PROBER_BYTES,
+        )
+        .value
+    )
+
+
+def probe_own_table(table: ChessTable, board: chess.Board) -> ChessProbe:
+    """A board's probe in one of nimbase's tables (its material's): WDL +-2 or 0 from the outcome, DTM
+    from the remoteness (signed for the side to move, 0 for a draw), no DTZ."""
+    found = table.packed.lookup(table.slot(board))
+    assert found is not None, "a legal position has a slot"
+    outcome, remoteness = found
+    if outcome == WIN:
+        return ChessProbe(2, None, remoteness)
+    if outcome == LOSS:
+        return ChessProbe(-2, None, -remoteness)
+    return ChessProbe(0, None, 0)
+
+
+def chess_value(game_id: str, board: chess.Board, info: PositionInfo, source: Source) -> Value:
+    """A board's value: outcome from its WDL (no fifty-move rule: a cursed win is still "N"),
+    remoteness its DTM in plies where known, and lila's view of it as the kind's record."""
+    outcome: Outcome = "N" if info.wdl > 0 else "P" if info.wdl < 0 else "D"
+    remoteness = None if outcome == "D" or info.dtm is None else abs(info.dtm)
+    record = ChessValue(
+        info.dtz,
+        info.precise_dtz,
+        info.dtm,
+        info.category,
+        info.checkmate,
+        info.stalemate,
+        info.insufficient_material,
+    )
+    return Value(game_id, position_fen(board), outcome, None, remoteness, source, record)
 
 
 FAMILY_DESCRIPTION = (

@@ -34,7 +34,8 @@ import chess
 import numpy as np
 from numpy.typing import NDArray
 
-from engine.errors import InvalidGameId, InvalidPosition, LimitExceeded
+from engine.errors import InvalidGameId, LimitExceeded
+from engine.games.chess_fen import check_material, parse_fen
 from engine.games.chess_records import ChessMove
 from engine.kernels import chess_movegen as mg
 from engine.kernels.retrograde import LOSS, WIN, ExternalMoves, Packed, pack, solve_reverse
@@ -55,17 +56,6 @@ CHUNK = 1 << 18
 MAX_FEN_CHARS = 120
 
 _OUTCOMES: dict[int, Outcome] = {WIN: "N", LOSS: "P", 0: "D"}
-_ACCEPTED_STATUS = chess.STATUS_IMPOSSIBLE_CHECK | chess.STATUS_TOO_MANY_CHECKERS
-_STATUS_TEXT = (
-    (chess.STATUS_NO_WHITE_KING, "White has no king"),
-    (chess.STATUS_NO_BLACK_KING, "Black has no king"),
-    (chess.STATUS_TOO_MANY_KINGS, "too many kings"),
-    (chess.STATUS_EMPTY, "the board is empty"),
-    (chess.STATUS_PAWNS_ON_BACKRANK, "a pawn stands on the first or last rank"),
-    (chess.STATUS_OPPOSITE_CHECK, "the side not to move is in check (or the kings are adjacent)"),
-    (chess.STATUS_BAD_CASTLING_RIGHTS, "its castling rights do not match the board"),
-    (chess.STATUS_INVALID_EP_SQUARE, "its en passant square is impossible"),
-)
 
 
 def _side_key(side: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
@@ -363,31 +353,11 @@ def slot_of_board(material: Material, board: chess.Board) -> int:
 
 
 def checked_board(material: Material, text: str) -> chess.Board:
-    """The position a FEN names, checked, as `canonical_fen` writes it (no en passant square, clocks
-    reset: the tables have no use for them): InvalidPosition quoting it when malformed, illegal, with
-    castling rights or of another material than `material`."""
-    if len(text) > MAX_FEN_CHARS:
-        raise InvalidPosition(f"FEN {quote_position(text)} is longer than {MAX_FEN_CHARS} characters")
-    try:
-        board = chess.Board(text)
-    except ValueError as error:
-        raise InvalidPosition(f"malformed FEN {quote_position(text)}: {error}") from None
-    status = board.status() & ~_ACCEPTED_STATUS
-    if status:
-        reasons = [why for flag, why in _STATUS_TEXT if status & flag] or ["it is not a legal position"]
-        raise InvalidPosition(f"illegal position {quote_position(text)}: {'; '.join(reasons)}")
-    if board.castling_rights:
-        raise InvalidPosition(
-            f"position {quote_position(text)} has castling rights, which endgame tables do not play (use '-')"
-        )
-    found, _ = board_material(board)
-    if found != material:
-        raise InvalidPosition(
-            f"position {quote_position(text)} is {found.name}, not the material of {material.game_id!r}"
-        )
-    board.ep_square = None
-    board.halfmove_clock, board.fullmove_number = 0, 1
-    return board
+    """The position a FEN names, checked (engine.games.chess_fen: InvalidPosition quoting it when
+    malformed, illegal, with castling rights or of another material than `material`), with its en
+    passant square and clocks."""
+    board = parse_fen(text)
+    return check_material(material, board_material(board)[0].name, board, text)
 
 
 def board_of_slot(material: Material, slot: int) -> chess.Board | None:
@@ -482,7 +452,8 @@ class ChessTable:
                 value = self.value(board)
             finally:
                 board.pop()
-            moves.append(MoveValue(uci, value, ChessMove(uci, san)))
+            zeroing, conversion = board.is_zeroing(move), board.is_capture(move) or move.promotion is not None
+            moves.append(MoveValue(uci, value, ChessMove(uci, san, zeroing, conversion)))
         moves.sort(key=move_rank)
         return moves
 

@@ -15,6 +15,7 @@ __all__ = [
     "BicolorMove",
     "BicolorValue",
     "ChessMove",
+    "ChessValue",
     "GraphValue",
     "HeapMove",
     "LightsOutPress",
@@ -68,6 +69,38 @@ class ToyValue(TypedDict):
     """Toy game only (tests): "even" or "odd", the parity of the position's Grundy value."""
 
 
+class ChessValue(TypedDict):
+    """Chess endgames: a position's metrics, lila's category and the game-end flags, as lila-tablebase names
+    them."""
+
+    dtz: NotRequired[int]
+    """Chess: plies to the next capture or pawn move under best play (the winner keeping the fifty-move rule),
+    positive when the side to move wins, negative when it loses, 0 for a draw (Syzygy's DTZ; a checkmated side
+    has -1); absent where the table has no DTZ."""
+
+    precise_dtz: NotRequired[int]
+    """Chess: `dtz` where it is exact; absent where it may be one ply off (Syzygy stores some DTZ values
+    rounded)."""
+
+    dtm: NotRequired[int]
+    """Chess: plies to mate under best play, positive when the side to move wins, negative when it loses (0
+    when mated, and for a draw); absent where the table has no DTM (Syzygy files)."""
+
+    category: str
+    """Chess: lila's category for the side to move, from DTZ and the FEN's halfmove clock: "win", "cursed-win"
+    (won, but not within the fifty-move rule), "draw", "blessed-loss", "loss" (and lila's "syzygy-win" or
+    "syzygy-loss" where a rounded DTZ leaves it open)."""
+
+    checkmate: bool
+    """Chess: the side to move is checkmated."""
+
+    stalemate: bool
+    """Chess: the side to move is stalemated."""
+
+    insufficient_material: bool
+    """Chess: neither side has the material to mate."""
+
+
 class ValueKinds(TypedDict, total=False):
     """Every field a kind may add to a value, flat (each kind gives its own)."""
 
@@ -90,6 +123,33 @@ class ValueKinds(TypedDict, total=False):
 
     parity: str
     """Toy game only (tests): "even" or "odd", the parity of the position's Grundy value."""
+
+    dtz: int
+    """Chess: plies to the next capture or pawn move under best play (the winner keeping the fifty-move rule),
+    positive when the side to move wins, negative when it loses, 0 for a draw (Syzygy's DTZ; a checkmated side
+    has -1); absent where the table has no DTZ."""
+
+    precise_dtz: int
+    """Chess: `dtz` where it is exact; absent where it may be one ply off (Syzygy stores some DTZ values
+    rounded)."""
+
+    dtm: int
+    """Chess: plies to mate under best play, positive when the side to move wins, negative when it loses (0
+    when mated, and for a draw); absent where the table has no DTM (Syzygy files)."""
+
+    category: str
+    """Chess: lila's category for the side to move, from DTZ and the FEN's halfmove clock: "win", "cursed-win"
+    (won, but not within the fifty-move rule), "draw", "blessed-loss", "loss" (and lila's "syzygy-win" or
+    "syzygy-loss" where a rounded DTZ leaves it open)."""
+
+    checkmate: bool
+    """Chess: the side to move is checkmated."""
+
+    stalemate: bool
+    """Chess: the side to move is stalemated."""
+
+    insufficient_material: bool
+    """Chess: neither side has the material to mate."""
 
 
 class HeapMove(TypedDict):
@@ -150,6 +210,12 @@ class ChessMove(TypedDict):
     san: str
     """Chess: the move in Standard Algebraic Notation, e.g. "Ra8#" or "e8=Q+"."""
 
+    zeroing: bool
+    """Chess: the move is a capture or a pawn move (it resets the halfmove clock)."""
+
+    conversion: bool
+    """Chess: the move is a capture or a promotion (it changes the material)."""
+
 
 class ToyMove(TypedDict):
     """A move of the toy kind (tests only)."""
@@ -194,6 +260,12 @@ class MoveKinds(TypedDict, total=False):
 
     san: str
     """Chess: the move in Standard Algebraic Notation, e.g. "Ra8#" or "e8=Q+"."""
+
+    zeroing: bool
+    """Chess: the move is a capture or a pawn move (it resets the halfmove clock)."""
+
+    conversion: bool
+    """Chess: the move is a capture or a promotion (it changes the material)."""
 
     children: int
     """Toy game only (tests): how many moves the position reached has."""

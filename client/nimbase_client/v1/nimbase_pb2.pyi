@@ -42,7 +42,7 @@ class GetValueRequest(_message.Message):
     def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ...) -> None: ...
 
 class Value(_message.Message):
-    __slots__ = ("game", "position", "outcome", "grundy", "remoteness", "source", "bicolor", "lights_out", "graph", "toy")
+    __slots__ = ("game", "position", "outcome", "grundy", "remoteness", "source", "bicolor", "lights_out", "graph", "toy", "chess")
     GAME_FIELD_NUMBER: _ClassVar[int]
     POSITION_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
@@ -53,6 +53,7 @@ class Value(_message.Message):
     LIGHTS_OUT_FIELD_NUMBER: _ClassVar[int]
     GRAPH_FIELD_NUMBER: _ClassVar[int]
     TOY_FIELD_NUMBER: _ClassVar[int]
+    CHESS_FIELD_NUMBER: _ClassVar[int]
     game: str
     position: str
     outcome: str
@@ -63,7 +64,8 @@ class Value(_message.Message):
     lights_out: LightsOutValue
     graph: GraphValue
     toy: ToyValue
-    def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ..., source: _Optional[str] = ..., bicolor: _Optional[_Union[BicolorValue, _Mapping]] = ..., lights_out: _Optional[_Union[LightsOutValue, _Mapping]] = ..., graph: _Optional[_Union[GraphValue, _Mapping]] = ..., toy: _Optional[_Union[ToyValue, _Mapping]] = ...) -> None: ...
+    chess: ChessValue
+    def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ..., source: _Optional[str] = ..., bicolor: _Optional[_Union[BicolorValue, _Mapping]] = ..., lights_out: _Optional[_Union[LightsOutValue, _Mapping]] = ..., graph: _Optional[_Union[GraphValue, _Mapping]] = ..., toy: _Optional[_Union[ToyValue, _Mapping]] = ..., chess: _Optional[_Union[ChessValue, _Mapping]] = ...) -> None: ...
 
 class Error(_message.Message):
     __slots__ = ("code", "message", "job")
@@ -414,13 +416,35 @@ class GraphValue(_message.Message):
     note: str
     def __init__(self, note: _Optional[str] = ...) -> None: ...
 
+class ChessValue(_message.Message):
+    __slots__ = ("dtz", "precise_dtz", "dtm", "category", "checkmate", "stalemate", "insufficient_material")
+    DTZ_FIELD_NUMBER: _ClassVar[int]
+    PRECISE_DTZ_FIELD_NUMBER: _ClassVar[int]
+    DTM_FIELD_NUMBER: _ClassVar[int]
+    CATEGORY_FIELD_NUMBER: _ClassVar[int]
+    CHECKMATE_FIELD_NUMBER: _ClassVar[int]
+    STALEMATE_FIELD_NUMBER: _ClassVar[int]
+    INSUFFICIENT_MATERIAL_FIELD_NUMBER: _ClassVar[int]
+    dtz: int
+    precise_dtz: int
+    dtm: int
+    category: str
+    checkmate: bool
+    stalemate: bool
+    insufficient_material: bool
+    def __init__(self, dtz: _Optional[int] = ..., precise_dtz: _Optional[int] = ..., dtm: _Optional[int] = ..., category: _Optional[str] = ..., checkmate: _Optional[bool] = ..., stalemate: _Optional[bool] = ..., insufficient_material: _Optional[bool] = ...) -> None: ...
+
 class ChessMove(_message.Message):
-    __slots__ = ("uci", "san")
+    __slots__ = ("uci", "san", "zeroing", "conversion")
     UCI_FIELD_NUMBER: _ClassVar[int]
     SAN_FIELD_NUMBER: _ClassVar[int]
+    ZEROING_FIELD_NUMBER: _ClassVar[int]
+    CONVERSION_FIELD_NUMBER: _ClassVar[int]
     uci: str
     san: str
-    def __init__(self, uci: _Optional[str] = ..., san: _Optional[str] = ...) -> None: ...
+    zeroing: bool
+    conversion: bool
+    def __init__(self, uci: _Optional[str] = ..., san: _Optional[str] = ..., zeroing: _Optional[bool] = ..., conversion: _Optional[bool] = ...) -> None: ...
 
 class ToyValue(_message.Message):
     __slots__ = ("parity",)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from service.rest.routes import graphs, jobs, operations, pages, sequences, stats, values
+from service.rest.routes import graphs, jobs, lila, operations, pages, sequences, stats, values
 
 #: The page and the docs first (outside the OpenAPI document), then the API's routers.
 ROUTERS: tuple[APIRouter, ...] = (
@@ -15,4 +15,5 @@ ROUTERS: tuple[APIRouter, ...] = (
     jobs.router,
     graphs.router,
     operations.router,
+    lila.router,
 )

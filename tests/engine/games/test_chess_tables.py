@@ -343,7 +343,7 @@ def test_sampled_positions_agree_with_python_chess(served: Context, name: str) -
             assert board.san(move) == m.as_dict()["san"]
             after = board.copy()
             after.push(move)
-            assert m.value.position == after.board_fen() + (" w" if after.turn else " b") + " - - 0 1"
+            assert m.value.position == after.fen(en_passant="legal")  # the clocks advanced
             known = oracle_value(after)
             if known is not None:  # the brute force has it: KQvK, KRvK, KPvK, or a bare KvK
                 assert (m.value.outcome, m.value.remoteness) == known, (fen, m.move)
@@ -442,14 +442,17 @@ def test_kind_answers(served: Context) -> None:
     assert krk.game_id == "chess:KRvK"
     board = krk.parse("k7/8/1K6/8/8/8/8/7R w - - 12 40")
     fen = krk.format(board)
-    assert fen == "k7/8/1K6/8/8/8/8/7R w - - 0 1" == board.fen()  # the board is canonical too
+    assert fen == "k7/8/1K6/8/8/8/8/7R w - - 12 40" == board.fen()  # the clocks are kept
     answer = krk.best_moves(board, 3, served)
     assert answer.value.as_dict() == {
         "game": "chess:KRvK", "position": fen, "outcome": "N", "remoteness": 1, "source": "table",
+        "dtm": 1, "category": "win", "checkmate": False, "stalemate": False,
+        "insufficient_material": False,
     }  # fmt: skip
     first = answer.moves[0].as_dict()
     assert first["move"] == "h1h8" and first["san"] == "Rh8#" and first["uci"] == "h1h8"
-    assert first["position"] == "k6R/8/1K6/8/8/8/8/8 b - - 0 1" and first["outcome"] == "P"
+    assert first["zeroing"] is False and first["conversion"] is False
+    assert first["position"] == "k6R/8/1K6/8/8/8/8/8 b - - 13 40" and first["outcome"] == "P"
     assert len(answer.moves) == 3
     assert krk.format(board) == fen  # the board is left as parsed
     assert krk.value(board, served) == answer.value
@@ -492,8 +495,17 @@ def test_the_kind_answers_as_its_tables(tablebase: Tables, served: Context) -> N
     rng = random.Random(1)
     for _, board in valid_boards(krk.material, rng, 50):
         fen = board.fen()
-        assert value_of(served, "KRvK", fen) == krk.value(board)
-        assert moves_of(served, "KRvK", fen) == krk.moves(board)
+        assert value_of(served, "KRvK", fen)._replace(kind=None) == krk.value(board)
+        served_moves = {m.move: m for m in moves_of(served, "KRvK", fen)}
+        table_moves = {m.move: m for m in krk.moves(board)}
+        assert served_moves.keys() == table_moves.keys()
+        for uci, move in table_moves.items():  # the same values; the kind's positions count the clocks on
+            served_value, table_value = served_moves[uci].value, move.value
+            assert (served_value.outcome, served_value.remoteness) == (
+                table_value.outcome,
+                table_value.remoteness,
+            )
+            assert served_value.position.split()[:2] == table_value.position.split()[:2]
     with pytest.raises(ValueError):
         ChessTable(krk.material, Packed.from_bytes(tablebase["KvK"].to_bytes()))
     # A table whose sub-tables are not loaded answers values, and refuses moves leading into them.

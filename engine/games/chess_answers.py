@@ -1,0 +1,291 @@
+"""Chess answers from probes, built the way lila-tablebase builds them, whatever table answers.
+
+A probe (engine.games.chess_probe) gives a position's WDL, DTZ and DTM; this module adds what the board
+itself says (checkmate, stalemate, insufficient material, the halfmove clock) and derives what lila's
+tablebase answers: the `category` of a position, each legal move with the position it leads to, and the
+moves ranked as lila ranks them (lila-tablebase's src/response.rs, `MoveInfo::sort_key`: category, then
+mate, then DTM, then conversion and DTZ); `best_move_key` orders moves as the Syzygy probers' `best_move`
+does (lila's main line follows it).
+
+A move's position has its halfmove clock advanced (reset by a capture or a pawn move) and, after Black
+moves, its move number: the board python-chess leaves after the move. A move's category is from the
+position it leads to with the clock before the move; the position's own category is lila's too: from
+its own DTZ and clock (`position_info`), or, with its moves, the opposite of its best move's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import chess
+
+from engine.games.chess_probe import ChessProbe
+
+#: Looks a position up: its probe (InvalidPosition, LimitExceeded... when no table answers it).
+Prober = Callable[[chess.Board], ChessProbe]
+
+#: lila's categories, worst first for the side to move (its `Category` enum order).
+CATEGORY_ORDER = (
+    "loss",
+    "unknown",
+    "syzygy-loss",
+    "maybe-loss",
+    "blessed-loss",
+    "draw",
+    "cursed-win",
+    "maybe-win",
+    "syzygy-win",
+    "win",
+)
+_RANK = {name: rank for rank, name in enumerate(CATEGORY_ORDER)}
+#: A category seen from the other side (lila's `Neg for Category`).
+_PAIRS = (
+    ("loss", "win"),
+    ("syzygy-loss", "syzygy-win"),
+    ("maybe-loss", "maybe-win"),
+    ("blessed-loss", "cursed-win"),
+    ("draw", "draw"),
+    ("unknown", "unknown"),
+)
+OPPOSITE = {a: b for a, b in _PAIRS} | {b: a for a, b in _PAIRS}
+_POSITIVE = frozenset({"cursed-win", "maybe-win", "syzygy-win", "win"})
+#: The halfmove clock at which the fifty-move rule lets either side claim a draw.
+FIFTY_MOVES = 100
+
+
+@dataclass(frozen=True, slots=True)
+class PositionInfo:
+    """What lila says of one position (its `PositionInfo`), with the probe's WDL behind it."""
+
+    checkmate: bool
+    stalemate: bool
+    insufficient_material: bool
+    dtz: int | None
+    precise_dtz: int | None
+    dtm: int | None
+    category: str
+    wdl: int
+
+    def with_category(self, category: str) -> PositionInfo:
+        return PositionInfo(
+            self.checkmate,
+            self.stalemate,
+            self.insufficient_material,
+            self.dtz,
+            self.precise_dtz,
+            self.dtm,
+            category,
+            self.wdl,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class MoveInfo:
+    """One legal move as lila lists it: its notations, whether it zeroes the clock or changes the
+    material, and the position it leads to (`board`, `info`)."""
+
+    uci: str
+    san: str
+    zeroing: bool
+    conversion: bool
+    capture: int | None
+    promotion: int | None
+    board: chess.Board
+    info: PositionInfo
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A position and its legal moves, ranked as lila ranks them."""
+
+    board: chess.Board
+    info: PositionInfo
+    moves: list[MoveInfo]
+
+
+def _from_dtz(dtz: int) -> str:
+    """Syzygy's `Wdl::from_dtz`: the category of a DTZ counted from a zeroing move."""
+    if dtz < -FIFTY_MOVES:
+        return "blessed-loss"
+    if dtz < 0:
+        return "loss"
+    if dtz == 0:
+        return "draw"
+    return "win" if dtz <= FIFTY_MOVES else "cursed-win"
+
+
+def _add_plies(dtz: int, plies: int) -> int:
+    """DTZ with `plies` more on its absolute value (0 stays 0)."""
+    return 0 if dtz == 0 else dtz + plies if dtz > 0 else dtz - plies
+
+
+def _from_dtz_and_halfmoves(dtz: int, precise: bool, halfmoves: int) -> str:
+    """Syzygy's `AmbiguousWdl::from_dtz_and_halfmoves`, lila's names: a rounded DTZ that lands exactly on
+    the fifty-move edge leaves the result open (`syzygy-win`, `syzygy-loss`)."""
+    if halfmoves == 0:
+        return _from_dtz(dtz)
+    total = _add_plies(dtz, halfmoves)
+    if not precise and total == FIFTY_MOVES:
+        return "syzygy-win"
+    if not precise and total == -FIFTY_MOVES:
+        return "syzygy-loss"
+    return _from_dtz(total)
+
+
+def _from_wdl(wdl: int, halfmoves_before: int) -> str:
+    """The category of a table without DTZ: its WDL, the fifty-move rule only once the clock ran out."""
+    if wdl == 0:
+        return "draw"
+    if halfmoves_before >= FIFTY_MOVES:
+        return "cursed-win" if wdl > 0 else "blessed-loss"
+    return {2: "win", 1: "cursed-win", -1: "blessed-loss", -2: "loss"}[wdl]
+
+
+def category(
+    board: chess.Board,
+    probe: ChessProbe,
+    dtz: int | None,
+    halfmoves_before: int,
+    flags: tuple[bool, ...],
+    root: bool = False,
+) -> str:
+    """lila's `PartialPositionInfo::with_dtc` (no DTC): the category of `board` for its side to move,
+    `halfmoves_before` being the clock of the position the question starts from. A table without DTZ
+    gives its WDL, cursed once the clock of the position asked (`root`: its own) has run out, so that
+    the position's category and the opposite of its best move's agree."""
+    checkmate, stalemate, insufficient = flags
+    if stalemate or insufficient or dtz == 0:
+        return "draw"
+    if checkmate:
+        return "loss" if halfmoves_before < FIFTY_MOVES else "blessed-loss"
+    if dtz is None:
+        return _from_wdl(probe.wdl, board.halfmove_clock if root else halfmoves_before)
+    if halfmoves_before < FIFTY_MOVES:
+        return _from_dtz_and_halfmoves(dtz, probe.precise_dtz, board.halfmove_clock)
+    return "blessed-loss" if dtz < 0 else "cursed-win"
+
+
+def position_info(board: chess.Board, probe: ChessProbe, halfmoves_before: int | None = None) -> PositionInfo:
+    """lila's view of `board` from its probe; `halfmoves_before` defaults to the clock before the last
+    move (lila's root position: one less than its own clock)."""
+    root = halfmoves_before is None
+    if halfmoves_before is None:
+        halfmoves_before = max(board.halfmove_clock - 1, 0)
+    moves = any(True for _ in board.generate_legal_moves())
+    checkmate = not moves and board.is_check()
+    stalemate = not moves and not checkmate
+    insufficient = board.is_insufficient_material()
+    dtz = probe.dtz
+    precise = probe.precise_dtz
+    if checkmate:
+        dtz, precise = -1, True  # Syzygy's DTZ of a mated side (a table's probe may say 0: game over)
+    elif stalemate:
+        dtz, precise = 0, True
+    return PositionInfo(
+        checkmate,
+        stalemate,
+        insufficient,
+        dtz,
+        dtz if precise else None,
+        probe.dtm,
+        category(board, probe, dtz, halfmoves_before, (checkmate, stalemate, insufficient), root),
+        probe.wdl,
+    )
+
+
+def _tightening(metric: int | None) -> tuple[int, int]:
+    """lila's `tightening_metric_sort_key`: the opponent's losses, nearest first, then unknown or 0, then
+    the opponent's wins, farthest first."""
+    if metric is not None and metric < 0:
+        return (0, -metric)
+    if metric is not None and metric > 0:
+        return (2, -metric)
+    return (1, 0)
+
+
+def sort_key(move: MoveInfo) -> tuple[object, ...]:
+    """lila's `MoveInfo::sort_key` (its categories are of the position reached, the opponent's)."""
+    info = move.info
+    not_positive = info.category not in _POSITIVE
+    return (
+        _RANK[info.category],
+        not info.checkmate,
+        (not info.stalemate, not info.insufficient_material),
+        _tightening(info.dtm),
+        move.conversion ^ not_positive,
+        (move.zeroing ^ not_positive, (0, 0) if info.dtz is None else (1, -info.dtz)),
+        (-(move.capture or 0), -(move.promotion or 0)),
+    )
+
+
+def move_infos(board: chess.Board, probe: Prober) -> list[MoveInfo]:
+    """Every legal move of `board` with the position it leads to, in python-chess's order."""
+    moves: list[MoveInfo] = []
+    before = board.halfmove_clock
+    for move in board.legal_moves:
+        zeroing = board.is_zeroing(move)
+        captured = board.piece_type_at(move.to_square) if not board.is_en_passant(move) else chess.PAWN
+        capture = captured if board.is_capture(move) else None
+        after = board.copy(stack=False)
+        san = after.san_and_push(move)
+        info = position_info(after, probe(after), before)
+        conversion = capture is not None or move.promotion is not None
+        moves.append(MoveInfo(move.uci(), san, zeroing, conversion, capture, move.promotion, after, info))
+    return moves
+
+
+#: lila's repair of categories a rounded DTZ left open, from the position's own category: (position's
+#: category, the moves' open category, what it is then).
+_REPAIRS = (
+    ("win", "syzygy-loss", "loss"),
+    ("cursed-win", "syzygy-loss", "blessed-loss"),
+    ("blessed-loss", "syzygy-win", "cursed-win"),
+    ("loss", "syzygy-win", "win"),
+)
+
+
+def answer(board: chess.Board, probe: Prober) -> Answer:
+    """lila's answer for `board`: its view, its moves ranked (lila's `Tablebases::probe`), the open
+    categories of the first moves repaired from the position's own, and the position's category the
+    opposite of its best move's."""
+    moves = sorted(move_infos(board, probe), key=sort_key)
+    info = position_info(board, probe(board))
+    for own, open_category, settled in _REPAIRS:
+        if info.category == own:
+            for k, move in enumerate(moves):
+                if move.info.category != open_category:
+                    break
+                moves[k] = _with_info(move, move.info.with_category(settled))
+    if moves:
+        info = info.with_category(OPPOSITE[moves[0].info.category])
+    return Answer(board, info, moves)
+
+
+def _with_info(move: MoveInfo, info: PositionInfo) -> MoveInfo:
+    return MoveInfo(
+        move.uci, move.san, move.zeroing, move.conversion, move.capture, move.promotion, move.board, info
+    )
+
+
+def wdl_of(outcome: str | None, dtz: int | None) -> int:
+    """A position's WDL counted from a zeroing move (the probe's `wdl`), from its DTZ where known, else
+    from its outcome."""
+    if dtz is None:
+        return {"N": 2, "P": -2}.get(outcome or "D", 0)
+    if dtz == 0:
+        return 0
+    if dtz < 0:
+        return -1 if dtz < -FIFTY_MOVES else -2
+    return 1 if dtz > FIFTY_MOVES else 2
+
+
+def best_move_key(outcome: str | None, dtz: int | None, checkmate: bool, zeroing: bool) -> tuple[int, ...]:
+    """The Syzygy probers' `best_move` order of a move, from the position it leads to (its outcome, DTZ
+    and whether it is mate) and whether it zeroes the clock: the least WDL for the opponent, a mate
+    first, then a zeroing move when winning (the last when losing), then the best DTZ. Without DTZ only
+    the WDL and the mate count (the first of moves ranked by `sort_key` wins the tie)."""
+    wdl = wdl_of(outcome, dtz)
+    if dtz is None:
+        return (wdl, int(not checkmate))
+    return (wdl, int(not checkmate), int(zeroing ^ (dtz < 0)), -dtz)

@@ -1,0 +1,175 @@
+"""lichess's tablebase API (`GET /standard?fen=`, `GET /standard/mainline?fen=`), answered as
+lila-tablebase answers it, so that a client of lichess's tablebase works by changing its base URL.
+
+The answers are the chess kind's (BestMove: lila's view of the position and its moves, ranked as lila
+ranks them; engine.games.chess_answers) in lila's JSON shape: its field names and order, `null` for what
+is unknown (`dtw` and `dtc`, which standard chess has not, always), `variant_win` and `variant_loss`
+always false. lila's errors: a FEN it cannot read, or an illegal position, is 400 with the reason as
+plain text; castling rights, too many men, or a material no table answers (here: one nimbase neither has
+stored nor may solve for the request, nor finds in the Syzygy files) is 404; like lila, castling rights
+or an en passant square the board contradicts are ignored, not refused. Other failures (the deadline,
+the server stopping) keep the status the rest of the API gives, with the message as plain text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import chess
+
+from engine.deadline import Deadline
+from engine.errors import InvalidGameId, InvalidPosition, LimitExceeded, NimbaseError
+from engine.games.chess_answers import FIFTY_MOVES, best_move_key
+from engine.games.chess_fen import MAX_TABLE_MEN, material_name, parse_fen
+from engine.games.chess_records import ChessMove, ChessValue
+from engine.games.chess_tables import parse_material
+from engine.positions import quote_position
+from engine.values import BestMoveResult, MoveValue
+from service.convert import http_status, public_error
+from service.core import NimbaseService
+
+#: Most plies of a main line: lila stops at the fifty-move rule, which a main line of DTZ moves never
+#: reaches; this bounds one without DTZ.
+MAINLINE_PLIES = 1000
+
+
+class LilaError(Exception):
+    """An answer lila gives as an error: its HTTP status and its plain-text message."""
+
+    def __init__(self, status: int, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        #: The API's code name of the status (the metrics count answers by it).
+        self.code = code or {400: "INVALID_ARGUMENT", 404: "NOT_FOUND"}.get(status, "INTERNAL")
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """A FEN as lila reads it: the board (castling rights and en passant square the board contradicts
+    dropped), its FEN for the chess kind, and the kind's game id."""
+
+    board: chess.Board
+    fen: str
+    game: str
+
+
+def read(fen: str | None) -> Asked:
+    """The position lila would probe (LilaError 400 for a FEN it cannot read or an illegal position,
+    404 for castling rights, too many men or a material no table of nimbase's covers)."""
+    if fen is None:
+        raise LilaError(400, "Failed to deserialize query string: missing field `fen`")
+    text = fen.replace("_", " ").strip()
+    try:
+        board = chess.Board(text)
+    except ValueError as error:
+        raise LilaError(400, f"invalid fen {quote_position(fen)}: {error}") from None
+    board.castling_rights = board.clean_castling_rights()
+    if board.castling_rights:
+        raise LilaError(404, "syzygy tables do not contain position with castling rights")
+    if board.ep_square is not None and not board.has_legal_en_passant():
+        board.ep_square = None
+    men = chess.popcount(board.occupied)
+    if men > MAX_TABLE_MEN:
+        raise LilaError(
+            404, f"too many pieces: tables hold at most {MAX_TABLE_MEN} men, the position has {men}"
+        )
+    canonical = board.fen(en_passant="legal")
+    try:
+        parse_fen(canonical)
+    except InvalidPosition as error:
+        raise LilaError(400, str(error)) from None
+    try:
+        material = parse_material(material_name(board))
+    except InvalidGameId as error:
+        raise LilaError(404, f"required table not found: {material_name(board)} ({error})") from None
+    return Asked(board, canonical, material.game_id)
+
+
+def _failure(exc: NimbaseError) -> LilaError:
+    """A service error as lila would give it: a table not stored (nor in the Syzygy files) is lila's
+    missing table, 404; anything else keeps the API's status."""
+    if isinstance(exc, LimitExceeded) and exc.code == "RESOURCE_EXHAUSTED":
+        return LilaError(404, f"required table not found: {exc}")
+    if isinstance(exc, InvalidPosition | InvalidGameId):
+        return LilaError(400, str(exc))
+    code, message = public_error(exc)
+    return LilaError(http_status(code), message, code)
+
+
+def _probe(service: NimbaseService, asked: Asked, deadline: Deadline) -> BestMoveResult:
+    try:
+        return service.best_move(asked.game, asked.fen, None, deadline)
+    except NimbaseError as exc:
+        raise _failure(exc) from None
+
+
+def _position(record: ChessValue) -> dict[str, Any]:
+    """lila's `PositionInfo`, its fields in its order."""
+    return {
+        "checkmate": record.checkmate,
+        "stalemate": record.stalemate,
+        "variant_win": False,
+        "variant_loss": False,
+        "insufficient_material": record.insufficient_material,
+        "dtz": record.dtz,
+        "precise_dtz": record.precise_dtz,
+        "dtm": record.dtm,
+        "dtw": None,
+        "dtc": None,
+        "category": record.category,
+    }
+
+
+def _records(move: MoveValue) -> tuple[ChessMove, ChessValue]:
+    kind, reached = move.kind, move.value.kind
+    assert isinstance(kind, ChessMove) and isinstance(reached, ChessValue), "a chess move"
+    return kind, reached
+
+
+def standard(service: NimbaseService, fen: str | None, deadline: Deadline) -> dict[str, Any]:
+    """`GET /standard?fen=`: lila's `TablebaseResponse` (LilaError as lila answers errors)."""
+    asked = read(fen)
+    result = _probe(service, asked, deadline)
+    root = result.value.kind
+    assert isinstance(root, ChessValue), "a chess value"
+    moves = []
+    for move in result.moves:
+        kind, reached = _records(move)
+        moves.append(
+            {"uci": kind.uci, "san": kind.san, "zeroing": kind.zeroing, "conversion": kind.conversion}
+            | _position(reached)
+        )
+    return _position(root) | {"moves": moves}
+
+
+def mainline(service: NimbaseService, fen: str | None, deadline: Deadline) -> dict[str, Any]:
+    """`GET /standard/mainline?fen=`: lila's `MainlineResponse`, the moves the Syzygy probers' best move
+    chooses (the best WDL, a mate first, zeroing when winning, the best DTZ), from the position asked
+    until the game ends or the halfmove clock reaches 100; none for a draw."""
+    asked = read(fen)
+    result = _probe(service, asked, deadline)
+    root = result.value.kind
+    assert isinstance(root, ChessValue), "a chess value"
+    board = asked.board
+    steps: list[dict[str, Any]] = []
+    drawn = root.dtz == 0 or (root.dtz is None and result.value.outcome == "D")
+    while not drawn and result.moves and board.halfmove_clock < FIFTY_MOVES and len(steps) < MAINLINE_PLIES:
+        move = min(result.moves, key=lambda m: best_move_key(m.value.outcome, *_flags(m)))
+        kind, reached = _records(move)
+        steps.append(
+            {"uci": kind.uci, "san": kind.san, "dtz": reached.dtz, "precise_dtz": reached.precise_dtz}
+        )
+        board.push_uci(kind.uci)
+        asked = Asked(board, move.value.position, move.value.game)
+        result = _probe(service, asked, deadline)
+    winner = None
+    if board.is_checkmate():
+        winner = "b" if board.turn == chess.WHITE else "w"
+    return {"mainline": steps, "winner": winner, "dtz": root.dtz, "precise_dtz": root.precise_dtz}
+
+
+def _flags(move: MoveValue) -> tuple[int | None, bool, bool]:
+    kind, reached = _records(move)
+    return reached.dtz, reached.checkmate, kind.zeroing

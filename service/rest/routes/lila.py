@@ -1,0 +1,63 @@
+"""lichess's tablebase API: GET /standard and GET /standard/mainline, in lila-tablebase's shape
+(service.lila): a client of lichess's tablebase works by changing its base URL. Not in nimbase's
+OpenAPI document: lila-tablebase's shape is lichess's to document, not nimbase's contract."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
+
+from engine.deadline import Deadline
+from service import lila
+from service.core import NimbaseService
+from service.rest.answer import answer_in_thread
+from service.rest.context import service_of
+from service.rest.deadline import DeadlineHeader
+
+router = APIRouter()
+
+Fen = Annotated[
+    str | None,
+    Query(
+        description="The position as a FEN (spaces may be written `_`, as lichess does).",
+        examples=["4k3/8/8/8/8/8/8/4K2R_w_-_-_0_1"],
+    ),
+]
+Dtc = Annotated[str | None, Query(description="lila's DTC mode (never, auxiliary, always): no DTC here.")]
+
+
+def _lila(
+    call: Callable[[NimbaseService, str | None, Deadline], dict[str, Any]], request: Request, fen: str | None
+) -> Callable[[Deadline], Response]:
+    """The route's call: lila's JSON, or its error as plain text with its status."""
+    service = service_of(request)
+
+    def run(stop: Deadline) -> Response:
+        try:
+            return JSONResponse(call(service, fen, stop))
+        except lila.LilaError as error:
+            request.state.code = error.code
+            return PlainTextResponse(error.message, status_code=error.status)
+
+    return run
+
+
+@router.get("/standard", include_in_schema=False)
+async def standard(
+    request: Request, fen: Fen = None, dtc: Dtc = None, x_deadline: DeadlineHeader = None
+) -> Response:
+    """lila-tablebase's answer for a standard chess position: `category`, `dtz`, `precise_dtz`, `dtm`,
+    the game-end flags, and every legal move with the same fields, ranked as lila ranks them."""
+    return await answer_in_thread(request, x_deadline, _lila(lila.standard, request, fen))
+
+
+@router.get("/standard/mainline", include_in_schema=False)
+async def standard_mainline(
+    request: Request, fen: Fen = None, dtc: Dtc = None, x_deadline: DeadlineHeader = None
+) -> Response:
+    """lila-tablebase's main line: the moves of best play under the fifty-move rule (DTZ), each with the
+    DTZ it leads to, and the winner at its end."""
+    return await answer_in_thread(request, x_deadline, _lila(lila.mainline, request, fen))

@@ -1,0 +1,177 @@
+"""The user's Syzygy files (NIMBASE_SYZYGY_PATH) through the public API: nimbase's own tables held to three
+men (none of four stored, `live_men` 3), every 3- and 4-man Syzygy file of python-chess's source
+distribution (tests.reference.chess_files), real servers on loopback.
+
+Four-man answers come from the files (`source: "syzygy"`, WDL, DTZ and lila's category, no DTM) and agree
+with python-chess probing the same files, over REST and gRPC, for GetValue, BestMove and lila's
+`/standard`; three-man ones stay nimbase's own. A material the files lack keeps today's refusal, and
+files that do not open stop the start-up, named.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import chess
+import chess.syzygy
+import pytest
+import sqlalchemy as sa
+
+from nimbase.settings import InvalidSetting
+from tests.engine.contexts import kind_settings
+from tests.reference.chess_files import syzygy_dir
+from tests.servers import Endpoints, serving_api
+from tests.service.test_chess_api import random_boards
+
+MATERIALS = {"chess:KQvKR": "Qr", "chess:KRvKB": "Rb", "chess:KBNvK": "BN", "chess:KRvKN": "Rn"}
+
+
+@pytest.fixture(scope="module")
+def files() -> Path:
+    return syzygy_dir()
+
+
+@pytest.fixture(scope="module")
+def tablebase(files: Path) -> Iterator[chess.syzygy.Tablebase]:
+    with chess.syzygy.open_tablebase(str(files)) as opened:
+        yield opened
+
+
+@pytest.fixture(scope="module")
+def api(db_engine: sa.Engine, files: Path) -> Iterator[Endpoints]:
+    variables = {"NIMBASE_SYZYGY_PATH": str(files), "NIMBASE_LIMITS_CHESS_LIVE_MEN": "3"}
+    with serving_api(db_engine, "syzygy-token", kind_variables=variables) as endpoints:
+        yield endpoints
+
+
+def rest(api: Endpoints, route: str, **params: Any) -> Any:
+    response = api.http.get(route, params=params)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def expected(tablebase: chess.syzygy.Tablebase, board: chess.Board) -> dict[str, Any]:
+    wdl, dtz = tablebase.probe_wdl(board), tablebase.probe_dtz(board)
+    category = {2: "win", 1: "cursed-win", 0: "draw", -1: "blessed-loss", -2: "loss"}[wdl]
+    outcome = "N" if wdl > 0 else "P" if wdl < 0 else "D"
+    return {"outcome": outcome, "dtz": dtz, "category": category}
+
+
+@pytest.mark.parametrize("game", sorted(MATERIALS))
+def test_four_men_from_the_files(api: Endpoints, tablebase: chess.syzygy.Tablebase, game: str) -> None:
+    for board in random_boards(MATERIALS[game], 12, seed=len(game)):
+        fen = board.fen()
+        value = api.client.get_value(game, fen)
+        assert rest(api, "/v1/value", game=game, position=fen) == value
+        want = expected(tablebase, board)
+        assert {k: value.get(k) for k in want} == want, fen
+        assert value["source"] == "syzygy" and "remoteness" not in value and "dtm" not in value
+        # python-chess does not say which values are rounded: only a draw's 0 is known exact
+        assert value.get("precise_dtz") == (0 if value["dtz"] == 0 else None)
+        if board.is_checkmate() or board.is_stalemate():
+            continue
+        answer = api.client.best_move(game, fen)
+        assert rest(api, "/v1/best-move", game=game, position=fen) == answer
+        reached = {m["uci"]: m for m in answer["moves"]}
+        assert set(reached) == {m.uci() for m in board.legal_moves}
+        for move in board.legal_moves:
+            after = board.copy()
+            after.push(move)
+            outcome = expected(tablebase, after)["outcome"]
+            assert reached[move.uci()]["outcome"] == outcome, (fen, move.uci())
+
+
+def test_lilas_answer_from_the_files(api: Endpoints, tablebase: chess.syzygy.Tablebase) -> None:
+    for board in random_boards("Qr", 15, seed=3):
+        answer = rest(api, "/standard", fen=board.fen())
+        assert answer["dtz"] == tablebase.probe_dtz(board) and answer["dtm"] is None
+        for move in answer["moves"]:
+            after = board.copy()
+            after.push(chess.Move.from_uci(move["uci"]))
+            if chess.popcount(after.occupied) == 4:  # still KQvKR: from the files
+                assert move["dtz"] == tablebase.probe_dtz(after), (board.fen(), move["uci"])
+            else:  # a capture into three men: nimbase's own table (DTM, no DTZ yet)
+                assert move["dtm"] is not None
+
+
+def test_the_fifty_move_rule_from_the_files(api: Endpoints, tablebase: chess.syzygy.Tablebase) -> None:
+    """A win with DTZ d: a win while d + clock stays within 100 plies, cursed past it (lila's rule; at
+    exactly 100 a possibly rounded DTZ leaves it open, `syzygy-win`)."""
+    board = next(b for b in random_boards("Qr", 200, seed=5) if 5 < tablebase.probe_dtz(b) < 60)
+    dtz = tablebase.probe_dtz(board)
+    for clock, category in (
+        (0, "win"),
+        (99 - dtz, "win"),
+        (100 - dtz, "syzygy-win"),
+        (101 - dtz, "cursed-win"),
+    ):
+        board.halfmove_clock = clock
+        value = api.client.get_value("chess:KQvKR", board.fen())
+        assert value["category"] == category and value["outcome"] == "N", (board.fen(), dtz)
+
+
+def test_three_men_stay_nimbases_own(api: Endpoints) -> None:
+    value = api.client.get_value("chess:KRvK", "8/8/8/8/8/2k5/8/KR6 w - - 0 1")
+    assert value["source"] == "live" and value["remoteness"] == 27
+
+
+def test_a_material_the_files_lack_keeps_the_refusal(
+    db_engine: sa.Engine, files: Path, tmp_path: Path
+) -> None:
+    for name in ("KRvK", "KQvK", "KvK"):
+        for suffix in (".rtbw", ".rtbz"):
+            if (files / f"{name}{suffix}").exists():
+                shutil.copy(files / f"{name}{suffix}", tmp_path)
+    variables = {"NIMBASE_SYZYGY_PATH": str(tmp_path)}
+    with serving_api(db_engine, "syzygy-token", kind_variables=variables) as api:
+        response = api.http.get(
+            "/v1/value", params={"game": "chess:KQvKR", "position": "8/8/8/8/8/2k5/8/KQ3r2 w - - 0 1"}
+        )
+        assert response.status_code == 422 and response.json()["error"]["code"] == "RESOURCE_EXHAUSTED"
+
+
+def test_files_that_do_not_open_are_named_at_start_up(files: Path, tmp_path: Path) -> None:
+    shutil.copy(files / "KRvK.rtbw", tmp_path)
+    (tmp_path / "KQvK.rtbw").write_bytes(b"not a table")
+    with pytest.raises(InvalidSetting, match=r"NIMBASE_SYZYGY_PATH.*KQvK\.rtbw"):
+        kind_settings(NIMBASE_SYZYGY_PATH=str(tmp_path))
+    with pytest.raises(InvalidSetting, match="is not a directory"):
+        kind_settings(NIMBASE_SYZYGY_PATH=str(tmp_path / "missing"))
+    assert kind_settings(NIMBASE_SYZYGY_PATH=str(files)) is not None
+
+
+def test_getvalue_and_lila_agree_on_the_category(api: Endpoints) -> None:
+    """A position's own category (GetValue) is the opposite of its best move's (lila's answer), whatever
+    its halfmove clock."""
+    for k, board in enumerate(random_boards("Qr", 20, seed=11)):
+        board.halfmove_clock = (k * 37) % 110
+        fen = board.fen()
+        assert (
+            api.client.get_value("chess:KQvKR", fen)["category"]
+            == rest(api, "/standard", fen=fen)["category"]
+        ), fen
+
+
+def test_the_mainline_keeps_the_fifty_move_rule(api: Endpoints, tablebase: chess.syzygy.Tablebase) -> None:
+    """lila's main line from a won KQvKR position: each move's DTZ is the files' for the position it
+    reaches, counting down by one a ply until the zeroing move (a capture), which comes within the DTZ
+    of the start; then nimbase's own three-man table mates."""
+    board = next(b for b in random_boards("Qr", 200, seed=13) if 6 < tablebase.probe_dtz(b) < 40)
+    dtz = tablebase.probe_dtz(board)
+    line = rest(api, "/standard/mainline", fen=board.fen())
+    assert line["dtz"] == dtz and line["winner"] == ("w" if board.turn == chess.WHITE else "b")
+    for ply, step in enumerate(line["mainline"]):
+        move = chess.Move.from_uci(step["uci"])
+        zeroing = board.is_zeroing(move)
+        board.push(move)
+        if chess.popcount(board.occupied) == 4:
+            assert step["dtz"] == tablebase.probe_dtz(board)
+            assert abs(step["dtz"]) == dtz - ply - 1
+        if zeroing:
+            assert ply < dtz
+            break
+    else:
+        pytest.fail("no zeroing move in the main line")
