@@ -183,6 +183,12 @@ class Limits:
     ranked_moves: PositiveInt = 2_000
     #: Most moves one BestMove call may list.
     listed_moves: PositiveInt = 10_000
+    #: Moves of a main line (Mainline, GET /v1/mainline) when the request names no `max_plies`: longer
+    #: than any five-man endgame's longest win.
+    mainline_plies: PositiveInt = 300
+    #: Most moves one main line may hold (`max_plies` above it: INVALID_ARGUMENT); each move costs one
+    #: ranking of a position's moves, all of them within the request's deadline.
+    mainline_plies_max: PositiveInt = 1_000
     #: Longest a request may compute, whatever deadline the client sent (seconds): the transports cap
     #: `x-deadline-ms` and the gRPC deadline at it, and the service caps every computation at it.
     request_seconds: PositiveFloat = 10.0
