@@ -17,6 +17,7 @@ request's deadline, checked before each step.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -60,10 +61,17 @@ def check_metric(kind: GameKind[Any], metric: str | None) -> str | None:
 
 
 def mainline(
-    kind: GameKind[Any], position: Any, max_plies: int, metric: str | None, ctx: Context
+    kind: GameKind[Any],
+    position: Any,
+    max_plies: int,
+    metric: str | None,
+    ctx: Context,
+    kind_of: Callable[[str], GameKind[Any]],
 ) -> Mainline:
     """Best play from `position` for at most `max_plies` moves (at least 1), ranked by `metric` (checked
-    with `check_metric`)."""
+    with `check_metric`). A move may reach a position of another game (a capture in an endgame leaves
+    another material: the value it reaches names its game), whose kind `kind_of` gives (the service's
+    resolution of game ids)."""
     metric = check_metric(kind, metric)
     allowance = ctx.allowance.steps
     start = kind.format(position)
@@ -95,6 +103,8 @@ def mainline(
         if len(moves) == max_plies:
             return Mainline(first, moves, _end_of(move.value) or "max_plies")
         seen.add(reached)
+        if move.value.game != kind.game_id:
+            kind = kind_of(move.value.game)
         position = kind.parse(reached)
 
 

@@ -326,7 +326,7 @@ class Nimbase:
         """Best play from the position (engine.mainline), at most `max_plies` moves."""
         plies = check_plies(max_plies, self._limits)
         kind = self.game(game)
-        return mainline(kind, kind.parse(position), plies, metric, self._context(deadline))
+        return mainline(kind, kind.parse(position), plies, metric, self._context(deadline), self.game)
 
     # -- sequences and stats --------------------------------------------------------------------
 

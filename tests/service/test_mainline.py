@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+from engine.errors import InvalidArgument
 from nimbase.client import NimbaseClientError
 from service.limits import Limits
 from tests.servers import Endpoints, serving_api
@@ -90,6 +91,14 @@ def test_a_chess_line_mates_in_the_remoteness(api: Endpoints) -> None:
     assert line["moves"][-1]["outcome"] == "P" and line["moves"][-1]["san"].endswith("#")
 
 
+def test_a_capture_carries_the_line_into_the_material_it_leaves(api: Endpoints) -> None:
+    """Black takes the undefended rook: the line goes on in KvK (a draw) until it repeats a position."""
+    line = rest(api, "/v1/mainline", game="chess:KRvK", position="8/8/8/8/8/8/1k6/1R2K3 b - - 0 1")
+    assert line["outcome"] == "D" and line["end"] == "repetition"
+    assert line["moves"][0]["san"] == "Kxb1" and {m["outcome"] for m in line["moves"]} == {"D"}
+    assert line["moves"][-1]["position"] in [m["position"] for m in line["moves"][:-1]]
+
+
 def test_a_drawn_line_ends_at_a_repetition(api: Endpoints) -> None:
     line = check_line(api, "graph:cycle", "a")
     assert line["outcome"] == "D" and line["end"] == "repetition"
@@ -166,3 +175,29 @@ def test_lines_of_formulas_and_tables_are_cached_like_values(api: Endpoints) -> 
     assert again.status_code == 304
     live = api.http.get("/v1/mainline", params={"game": "lights-out:3x3", "position": "000/011/011"})
     assert live.json()["source"] == "live" and live.headers["cache-control"] == "no-store"
+
+
+def test_the_live_processes_answer_lines_and_draws(db_engine: sa.Engine, database_url: str) -> None:
+    """Through the pool of live processes (service.pooled) as `nimbase serve` runs: a line computed live
+    comes back whole, and BestMove's draw is made in the server from the moves the process marked."""
+    from nimbase.settings import Settings
+    from service.core import Nimbase
+    from service.server import isolated
+
+    settings = Settings(limits=Limits(live_processes=1, request_seconds=120.0))
+    plain = Nimbase(settings, db_engine)
+    with isolated(Nimbase(settings, db_engine), settings, database_url) as pooled:
+        assert type(pooled).__name__ == "PooledService"
+        line = pooled.mainline("grundy", "12")
+        assert [m.move for m in line.moves] == [m.move for m in plain.mainline("grundy", "12").moves]
+        assert line.end == "terminal" and all(m.best for m in line.moves)
+        ranked = plain.best_move("nim", "3 5 7")
+        best = {m.move for m in ranked.moves if m.best}
+        drawn = {
+            pooled.best_move("nim", "3 5 7", None, None, "random", seed).moves[0].move for seed in range(30)
+        }
+        assert drawn == best
+        with pytest.raises(InvalidArgument):
+            pooled.best_move("nim", "3 5 7", None, None, "worst")
+        with pytest.raises(InvalidArgument):
+            pooled.mainline("nim", "3 5 7", 0)
