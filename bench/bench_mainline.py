@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 
 from bench.common import ADMIN_TOKEN, figure, fresh_database
-from nimbase.settings import Limits, Settings
+from nimbase.settings import Settings
 from service.core import Nimbase
 from storage.database import create_engine
 from worker.runner import Worker
@@ -32,7 +33,10 @@ REPEATS = 5
 
 
 def main() -> None:
-    settings = Settings(admin_token=ADMIN_TOKEN, limits=Limits(request_seconds=3600.0))
+    found = Settings.from_env()  # the database server: DATABASE_URL, else the embedded one (make: ./var/)
+    settings = found.model_copy(
+        update={"admin_token": ADMIN_TOKEN, "limits": replace(found.limits, request_seconds=3600.0)}
+    )
     with fresh_database(settings) as url:
         engine = create_engine(url)
         try:
