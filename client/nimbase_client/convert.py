@@ -93,7 +93,8 @@ def best_move_dict(msg: pb.BestMoveResponse) -> records.BestMove:
 
 
 def mainline_dict(msg: pb.MainlineResponse) -> records.Mainline:
-    return {**value_dict(msg.value), "moves": [move_dict(m) for m in msg.moves], "end": msg.end}
+    end = cast(records.LineEnd, msg.end)
+    return {**value_dict(msg.value), "moves": [move_dict(m) for m in msg.moves], "end": end}
 
 
 def game_info_dict(msg: pb.GameInfo) -> records.GameInfo:

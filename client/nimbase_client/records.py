@@ -32,6 +32,7 @@ __all__ = [
     "Job",
     "JobList",
     "JobStatus",
+    "LineEnd",
     "Mainline",
     "Move",
     "Moves",
@@ -48,6 +49,8 @@ __all__ = [
 ]
 
 Outcome = Literal["P", "N", "D"]
+#: Why a main line ends (Mainline's `end`).
+LineEnd = Literal["terminal", "solved", "repetition", "max_plies", "unknown"]
 Source = Literal["formula", "table", "period", "live"]
 JobStatus = Literal["queued", "running", "done", "failed", "cancelled"]
 TerminalLabel = Literal["win", "loss", "draw"]
@@ -160,7 +163,7 @@ class _LineMoves(TypedDict):
     moves: list[Move]
     """The moves of best play from the position, in order, each with the value of the position it
     leads to."""
-    end: str
+    end: LineEnd
     """Why the line ends: "terminal" (no move left), "solved" (a puzzle's board), "repetition" (the last
     move reaches a position seen before: a drawn line), "max_plies", or "unknown" (a puzzle whose fewest
     presses are not known)."""
