@@ -26,9 +26,11 @@ proto: $(STAMP)
 		--python_out=client --pyi_out=client --grpc_python_out=client nimbase_client/v1/nimbase.proto
 	$(BIN)/python proto/generate_kind_records.py
 
-## The embedded database (used when DATABASE_URL is unset) lives in ./var/ for every make target;
-## outside make, nimbase defaults NIMBASE_VAR_DIR to the user data directory.
-run migrate bench soak: export NIMBASE_VAR_DIR ?= var
+## The embedded database (used when DATABASE_URL is unset) lives under NIMBASE_VAR_DIR, by default the
+## user data directory (~/.local/share/nimbase on Linux) for `make run`, `make migrate` and the `nimbase`
+## command run from anywhere alike, so each finds what the other started. The benchmarks keep theirs in
+## ./var/ (set NIMBASE_VAR_DIR to choose another for any of them).
+bench soak: export NIMBASE_VAR_DIR ?= var
 
 ## Applies every Alembic migration to DATABASE_URL (or the embedded database).
 migrate: $(STAMP)

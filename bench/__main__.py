@@ -16,6 +16,7 @@ SCRIPTS = (
     "bench.bench_isolation",
     "bench.bench_retrograde",
     "bench.bench_lila",
+    "bench.bench_mainline",
 )
 
 for name in SCRIPTS:

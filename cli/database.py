@@ -34,16 +34,25 @@ def _where(settings: Settings) -> str:
     return str(settings.var_dir.resolve())
 
 
+def missing_database(settings: Settings) -> CommandError | None:
+    """The error of a command that needs the database when there is none (no DATABASE_URL, no embedded
+    data under NIMBASE_VAR_DIR), else None."""
+    embedded = settings.var_dir / "postgres"
+    if settings.database_url is None and not (embedded / "PG_VERSION").is_file():
+        return CommandError(
+            f"no nimbase database at {_where(settings)}: run `nimbase migrate` (or `make run`) first"
+        )
+    return None
+
+
 def database_url(settings: Settings, *, create: bool = False) -> str:
     """DATABASE_URL, else the embedded server under NIMBASE_VAR_DIR: started when its data exists, and
     created only when `create` (migrate, run), never just to find it empty."""
     from storage.embedded import database_url as embedded_database_url
 
-    embedded = settings.var_dir / "postgres"
-    if settings.database_url is None and not create and not (embedded / "PG_VERSION").is_file():
-        raise CommandError(
-            f"no nimbase database at {_where(settings)}: run `nimbase migrate` (or `make run`) first"
-        )
+    missing = None if create else missing_database(settings)
+    if missing is not None:
+        raise missing
     return embedded_database_url(settings.database_url, settings.var_dir)
 
 

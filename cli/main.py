@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import nimbase_client
-from cli.answers import cmd_best_move, cmd_games, cmd_sequence, cmd_stats, cmd_value
+from cli.answers import cmd_best_move, cmd_games, cmd_mainline, cmd_sequence, cmd_stats, cmd_value
 from cli.database import CommandError
 from cli.jobs import cmd_jobs, cmd_precompute
 from cli.processes import cmd_migrate, cmd_run, cmd_serve, cmd_worker, processes_argument
@@ -38,13 +38,17 @@ examples:
   nimbase sequence grundy --stop 5000 --png grundy.png
   nimbase stats subtraction:1,3,4
   nimbase games
+  nimbase mainline chess:KRvK "8/8/8/4k3/8/8/8/R3K3 w - - 0 1"
+  nimbase best-move nim 3 5 7 --choose random --seed 42
   nimbase value nim 3 5 7 --server localhost:50051
+  nimbase value nim 3 5 7 --server http://localhost:8080
   nimbase precompute subtraction:2,5,7 --upto 1000000
 
 The database is DATABASE_URL, else the embedded PostgreSQL under NIMBASE_VAR_DIR (default: the user
-data directory, e.g. ~/.local/share/nimbase); `nimbase migrate` or `nimbase run` creates it.
-The questions (value, best-move, sequence, stats, games) are answered on it by the same service layer
-as the server's, or by a running server with --server HOST:PORT.
+data directory, e.g. ~/.local/share/nimbase, the same for `make run`); `nimbase migrate` or `nimbase run`
+creates it. The questions (value, best-move, mainline, sequence, stats, games) are answered on it by the
+same service layer as the server's (answers from a closed form need no database), or by a running
+server with --server (or NIMBASE_SERVER): HOST:PORT for gRPC, http://HOST:PORT for REST.
 """
 
 
@@ -73,8 +77,9 @@ def _server_options() -> argparse.ArgumentParser:
     group.add_argument(
         "--server",
         "--target",
-        metavar="HOST:PORT",
-        help="ask the nimbase server at HOST:PORT (gRPC) instead",
+        metavar="URL",
+        help="ask the running nimbase server at URL instead: HOST:PORT for gRPC, http(s)://HOST:PORT for "
+        "REST (default: NIMBASE_SERVER)",
     )
     group.add_argument(
         "--tls", action="store_true", help="connect to the server with TLS, trusting the system's CAs"
@@ -171,7 +176,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_position(best)
     best.add_argument("--limit", type=int, help="list only the first LIMIT moves (default: every move)")
+    best.add_argument(
+        "--choose",
+        metavar="best|random",
+        help="which best move comes first: best (the ranking's first, the default) or random (one drawn "
+        "from the moves marked best)",
+    )
+    best.add_argument("--seed", type=int, help="with --choose random: the same seed draws the same move")
     best.set_defaults(func=cmd_best_move)
+
+    line = _command(
+        commands,
+        "mainline",
+        "print best play from a position: its value, the moves of the line, and why it ends (JSON)",
+        "  nimbase mainline nim 3 5 7\n  nimbase mainline lights-out:3x3 000/011/011\n"
+        "  nimbase mainline chess:KRvK 8/8/8/4k3/8/8/8/R3K3 w - - 0 1 --max-plies 10\n",
+        [server],
+    )
+    _add_position(line)
+    line.add_argument("--max-plies", type=int, help="at most this many moves (default: the server's)")
+    line.add_argument("--metric", help="how the game ranks its moves, for games that know several (dtm, dtz)")
+    line.set_defaults(func=cmd_mainline)
 
     sequence = _command(
         commands,

@@ -270,6 +270,9 @@ class GameKind(ABC, Generic[Pos]):
     #: The uploaded graph this kind plays on (`lights-out:graph:NAME`, `graph:NAME`), else None. The
     #: service loads it (NOT_FOUND naming it when there is none) and serves `bind_graph(graph)` instead.
     graph_name: str | None = None
+    #: The metrics a main line of this kind may follow (`metric=`; an endgame's "dtm", "dtz"): each a way
+    #: of ranking the moves `line_moves` knows. None by default: the line follows BestMove's order.
+    metrics: tuple[str, ...] = ()
 
     def bind_graph(self, graph: UploadedGraph) -> GameKind[Any]:
         """The kind playing on `graph`, once the service has loaded the graph `graph_name` names."""
@@ -319,6 +322,13 @@ class GameKind(ABC, Generic[Pos]):
     @abstractmethod
     def best_moves(self, position: Pos, limit: int | None, ctx: Context) -> BestMoveResult:
         """The value and the moves (every one, or the first `limit`), best first."""
+
+    def line_moves(self, position: Pos, metric: str | None, ctx: Context) -> BestMoveResult:
+        """The value of `position` and its best move first, ranked by `metric` (one of `metrics`, or None:
+        the kind's own order), for one step of a main line (engine.mainline). By default BestMove's
+        ranking, listing one move (a position with more moves than are ranked takes its first winning
+        one)."""
+        return self.best_moves(position, 1, ctx)
 
     def sequence(self, family: str | None, start: int, stop: int, ctx: Context) -> SequenceResult:
         """Values of a one-parameter family for start <= n < stop."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Hashable, Iterable
+from dataclasses import replace
 from typing import TypeVar
 
 from engine.deadline import Deadline
@@ -127,3 +128,18 @@ def move_rank(move: MoveValue) -> tuple[int, int, str]:
     if value.outcome == "D":
         return (1, 0, move.move)
     return (2, -(value.remoteness if value.remoteness is not None else -1), move.move)
+
+
+def ties(move: MoveValue, first: MoveValue) -> bool:
+    """Whether `move` is as good as `first`: the same rank but for the text that breaks ties (the same
+    outcome, and the same remoteness where it counts)."""
+    return move_rank(move)[:2] == move_rank(first)[:2]
+
+
+def mark_best(moves: list[MoveValue]) -> list[MoveValue]:
+    """The moves, each that ties with the first marked `best` (the first included): the moves a player
+    may choose between without giving anything away."""
+    if not moves:
+        return moves
+    first = moves[0]
+    return [replace(move, best=True) if ties(move, first) else move for move in moves]

@@ -73,13 +73,19 @@ class MoveValue:
     move: str
     value: Value
     kind: MoveRecord | None = None
+    #: Whether the move ties with the first of its ranked list (engine.moves.mark_best): a bot may play
+    #: any of these and keep the result best play gives.
+    best: bool = False
 
     def as_dict(self) -> dict[str, object]:
         """A move's JSON shape: the text, the core value of the position reached (not its `source`, nor
-        its kind record: those belong to the position asked about), then the move's kind record."""
+        its kind record: those belong to the position asked about), `best` where it holds, then the
+        move's kind record."""
         value = self.value
         out: dict[str, object] = {"move": self.move, "position": value.position}
         value.add_core(out)
+        if self.best:
+            out["best"] = True
         if self.kind is not None:
             out.update(self.kind.as_dict())
         return out

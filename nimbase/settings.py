@@ -13,6 +13,7 @@ cannot use raises `InvalidSetting`, whose message names the variable and quotes 
 | `NIMBASE_GRPC_PORT`      | `grpc_port`                         |
 | `NIMBASE_HTTP_PORT`      | `http_port`                         |
 | `NIMBASE_ADMIN_TOKEN`    | `admin_token`                       |
+| `NIMBASE_SERVER`         | `server`                            |
 | `NIMBASE_LOG_LEVEL`      | `log_level`                         |
 | `NIMBASE_CORS_ORIGINS`   | `cors_origins`                      |
 | `NIMBASE_TLS_CERT`, `NIMBASE_TLS_KEY` | `tls_cert`, `tls_key` (`Settings.tls`) |
@@ -139,7 +140,8 @@ def _directory(value: Path) -> Path:
 
 def default_var_dir() -> Path:
     """Where the embedded PostgreSQL lives when NIMBASE_VAR_DIR is unset: the platform's user data
-    directory (`make run` sets NIMBASE_VAR_DIR=var, so the repository's ./var/ instead)."""
+    directory, whatever the working directory, so `make run` and the CLI run from anywhere find one
+    database (`make bench` and `make soak` set NIMBASE_VAR_DIR=var, keeping theirs in ./var/)."""
     home = Path.home()
     if sys.platform == "win32":
         base = os.environ.get("LOCALAPPDATA") or str(home / "AppData" / "Local")
@@ -184,6 +186,12 @@ class Limits:
     ranked_moves: PositiveInt = 2_000
     #: Most moves one BestMove call may list.
     listed_moves: PositiveInt = 10_000
+    #: Moves of a main line (Mainline, GET /v1/mainline) when the request names no `max_plies`: longer
+    #: than any five-man endgame's longest win.
+    mainline_plies: PositiveInt = 300
+    #: Most moves one main line may hold (`max_plies` above it: INVALID_ARGUMENT); each move costs one
+    #: ranking of a position's moves, all of them within the request's deadline.
+    mainline_plies_max: PositiveInt = 1_000
     #: Longest a request may compute, whatever deadline the client sent (seconds): the transports cap
     #: `x-deadline-ms` and the gRPC deadline at it, and the service caps every computation at it.
     request_seconds: PositiveFloat = 10.0
@@ -441,6 +449,9 @@ class Settings(BaseModel):
     http_port: Port = 8080
     #: Bearer token for submitting and cancelling jobs; None: job submission is refused.
     admin_token: OptionalText = Field(default=None, repr=False)
+    #: The running nimbase server the CLI's questions go to (`--server`): `http(s)://HOST:PORT` for its
+    #: REST API, `HOST:PORT` for gRPC; None: they are answered here, on the local database.
+    server: OptionalText = None
     log_level: Annotated[str, BeforeValidator(_log_level)] = "INFO"
     #: Origins whose web pages may call the read-only REST routes (CORS); `*`: any, empty: none.
     cors_origins: Annotated[tuple[str, ...], NoDecode, BeforeValidator(_origins)] = ("*",)

@@ -29,7 +29,7 @@ from nimbase import schema
 from nimbase.v1 import nimbase_pb2 as pb
 from nimbase_client.calls import terminal_parts
 from nimbase_client.kinds import Member, UndeclaredKind, member, put
-from service.core import BestMoveResult, GraphSummary, Health, JobView, MoveValue, SequenceResult
+from service.core import BestMoveResult, GraphSummary, Health, JobView, Mainline, MoveValue, SequenceResult
 from service.errors import BeyondTheWire
 from service.jobs import job_of
 from service.limits import Limits
@@ -300,7 +300,7 @@ def batch_to_pb(items: Sequence[Value | BaseException]) -> pb.BatchGetValuesResp
 
 def move_to_pb(move: MoveValue) -> pb.Move:
     value = move.value
-    msg = pb.Move(move=move.move, position=value.position)
+    msg = pb.Move(move=move.move, position=value.position, best=move.best)
     _fill_core(msg, value, move.kind)
     return msg
 
@@ -324,6 +324,18 @@ def best_move_as_dict(result: BestMoveResult) -> schema.BestMove:
     if result.moves:
         moves["best_move"] = move_as_dict(result.moves[0])
     return {**value_as_dict(result.value), **moves}
+
+
+def mainline_to_pb(line: Mainline) -> pb.MainlineResponse:
+    """The main line's message: the position's value (with the line's source), its moves, its end."""
+    value = value_to_pb(line.value._replace(source=line.source))
+    return pb.MainlineResponse(value=value, moves=[move_to_pb(m) for m in line.moves], end=line.end)
+
+
+def mainline_as_dict(line: Mainline) -> schema.Mainline:
+    """The REST shape: the value's fields (with the line's source), then `moves` and `end`."""
+    value = value_as_dict(line.value._replace(source=line.source))
+    return {**value, "moves": [move_as_dict(m) for m in line.moves], "end": line.end}
 
 
 def game_info_to_pb(info: GameInfo) -> pb.GameInfo:

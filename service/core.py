@@ -28,7 +28,8 @@ from engine.graphs import GraphBuilder, UploadedGraph
 from engine.keep import Keepers
 from engine.kind import Allowance, Context, GameKind
 from engine.lru import LRU
-from engine.moves import check_limit
+from engine.mainline import Mainline, mainline
+from engine.moves import check_limit, mark_best
 from engine.positions import MAX_HEAP, quote_int
 from engine.values import BestMoveResult, GameInfo, MoveValue, SequenceResult, Value
 from service import columnar
@@ -39,7 +40,9 @@ from service.graphs import Graphs, GraphSummary
 from service.health import DatabaseHealth, Health
 from service.jobs import AutomaticJobs, JobView, QueuedWork, Wanted, job_view
 from service.limits import check_batch_size
+from service.mainline import check_plies
 from service.memo import Memo
+from service.move_choice import parse_choice
 from service.sequences.tables import SequenceTables
 from service.settings import Settings
 from storage.errors import StorageUnavailable
@@ -52,6 +55,7 @@ __all__ = [
     "GraphSummary",
     "Health",
     "JobView",
+    "Mainline",
     "MoveValue",
     "Nimbase",
     "NimbaseService",
@@ -71,8 +75,22 @@ class NimbaseService(Protocol):
     def get_value(self, game: str, position: str, deadline: float | Deadline | None = None) -> Value: ...
     def in_memory(self, call: Callable[[], T]) -> T | None: ...
     def best_move(
-        self, game: str, position: str, limit: int | None = None, deadline: float | Deadline | None = None
+        self,
+        game: str,
+        position: str,
+        limit: int | None = None,
+        deadline: float | Deadline | None = None,
+        choose: str | None = None,
+        seed: int | None = None,
     ) -> BestMoveResult: ...
+    def mainline(
+        self,
+        game: str,
+        position: str,
+        max_plies: int | None = None,
+        metric: str | None = None,
+        deadline: float | Deadline | None = None,
+    ) -> Mainline: ...
     def is_p_position(self, game: str, position: str, deadline: float | Deadline | None = None) -> Value: ...
     def batch_get_values(
         self, game: str, positions: Sequence[str], deadline: float | Deadline | None = None
@@ -281,11 +299,34 @@ class Nimbase:
         return columnar.grundy_values(self.game(game), heaps, offsets, self._context(deadline))
 
     def best_move(
-        self, game: str, position: str, limit: int | None = None, deadline: float | Deadline | None = None
+        self,
+        game: str,
+        position: str,
+        limit: int | None = None,
+        deadline: float | Deadline | None = None,
+        choose: str | None = None,
+        seed: int | None = None,
     ) -> BestMoveResult:
+        """The moves best first, those tying with the first marked best, one of them drawn first with
+        `choose=random` (service.move_choice)."""
         check_limit(limit, self._limits)
+        choice = parse_choice(choose, seed)
         kind = self.game(game)
-        return kind.best_moves(kind.parse(position), limit, self._context(deadline))
+        ranked = kind.best_moves(kind.parse(position), limit, self._context(deadline))
+        return choice.apply(BestMoveResult(ranked.value, mark_best(ranked.moves)))
+
+    def mainline(
+        self,
+        game: str,
+        position: str,
+        max_plies: int | None = None,
+        metric: str | None = None,
+        deadline: float | Deadline | None = None,
+    ) -> Mainline:
+        """Best play from the position (engine.mainline), at most `max_plies` moves."""
+        plies = check_plies(max_plies, self._limits)
+        kind = self.game(game)
+        return mainline(kind, kind.parse(position), plies, metric, self._context(deadline), self.game)
 
     # -- sequences and stats --------------------------------------------------------------------
 

@@ -290,12 +290,25 @@ class NimbaseServicer:
 
     async def BestMove(self, request: pb.BestMoveRequest, context: Context) -> pb.BestMoveResponse:
         limit = request.limit if request.HasField("limit") else None
+        seed = request.seed if request.HasField("seed") else None
 
         def call(deadline: Deadline | None) -> pb.BestMoveResponse:
-            result = self._service.best_move(request.game, request.position, limit, deadline)
+            result = self._service.best_move(
+                request.game, request.position, limit, deadline, request.choose, seed
+            )
             return convert.best_move_to_pb(result)
 
         return await self._unary("BestMove", context, call, timed=True)
+
+    async def Mainline(self, request: pb.MainlineRequest, context: Context) -> pb.MainlineResponse:
+        max_plies = request.max_plies if request.HasField("max_plies") else None
+        metric = request.metric if request.HasField("metric") else None
+
+        def call(deadline: Deadline | None) -> pb.MainlineResponse:
+            line = self._service.mainline(request.game, request.position, max_plies, metric, deadline)
+            return convert.mainline_to_pb(line)
+
+        return await self._unary("Mainline", context, call, timed=True)
 
     async def IsPPosition(self, request: bytes, context: Context) -> bytes | pb.IsPPositionResponse:
         """Takes the request's bytes, as GetValue."""

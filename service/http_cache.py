@@ -38,6 +38,11 @@ def value_is_immutable(body: Mapping[str, Any]) -> bool:
     return body.get("source") in IMMUTABLE_SOURCES
 
 
+def never(body: Mapping[str, Any]) -> bool:
+    """An answer drawn anew each time (BestMove's `choose=random` without a seed): never cached."""
+    return False
+
+
 def sequence_is_immutable(body: Mapping[str, Any]) -> bool:
     """GetSequence: its values are facts, but a `period` not yet known (or not certified) may be later,
     so only a closed form or a certified period makes the whole answer final."""

@@ -211,11 +211,12 @@ def bytes_text(count: int) -> str:
 def describe(method: str, args: Sequence[Any]) -> str:
     """What a call computes, for its error messages (positions and game ids shortened)."""
     game = quote_position(str(args[0])) if args else "?"
-    if method in ("get_value", "is_p_position", "best_move"):
+    if method in ("get_value", "is_p_position", "best_move", "mainline"):
         noun = {
             "get_value": "the value",
             "is_p_position": "whether it is a P-position",
             "best_move": "the best moves",
+            "mainline": "the main line",
         }
         return f"{noun[method]} of position {quote_position(str(args[1]))} of game {game}"
     if method == "batch_get_values":

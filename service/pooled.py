@@ -26,11 +26,13 @@ from numpy.typing import NDArray
 from engine.deadline import Deadline
 from engine.errors import NimbaseError
 from engine.graphs import GraphBuilder, UploadedGraph
+from engine.mainline import Mainline
 from engine.values import BestMoveResult, GameInfo, SequenceResult, Value
 from service.core import Health, Nimbase
 from service.graphs import GraphSummary
 from service.isolation import ProcessPool
 from service.jobs import JobView
+from service.move_choice import parse_choice
 
 T = TypeVar("T")
 
@@ -145,9 +147,29 @@ class PooledService:
         return cast(Value, self._compute("is_p_position", (game, position), deadline))
 
     def best_move(
-        self, game: str, position: str, limit: int | None = None, deadline: float | Deadline | None = None
+        self,
+        game: str,
+        position: str,
+        limit: int | None = None,
+        deadline: float | Deadline | None = None,
+        choose: str | None = None,
+        seed: int | None = None,
     ) -> BestMoveResult:
-        return cast(BestMoveResult, self._compute("best_move", (game, position, limit), deadline))
+        """Ranked (its best moves marked) where `_compute` says; the draw, if any, here."""
+        choice = parse_choice(choose, seed)
+        return choice.apply(
+            cast(BestMoveResult, self._compute("best_move", (game, position, limit), deadline))
+        )
+
+    def mainline(
+        self,
+        game: str,
+        position: str,
+        max_plies: int | None = None,
+        metric: str | None = None,
+        deadline: float | Deadline | None = None,
+    ) -> Mainline:
+        return cast(Mainline, self._compute("mainline", (game, position, max_plies, metric), deadline))
 
     def batch_get_values(
         self, game: str, positions: Sequence[str], deadline: float | Deadline | None = None

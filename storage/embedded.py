@@ -1,7 +1,8 @@
 """The embedded local PostgreSQL used when DATABASE_URL is unset.
 
 The server outlives the process that started it (cleanup_mode=None), so the service, the workers and
-the CLI started one after another all share one database under NIMBASE_VAR_DIR (`make run`: ./var/).
+the CLI started one after another all share one database under NIMBASE_VAR_DIR (by default the user data
+directory, `make run` included, whatever the working directory).
 Both values come from `nimbase.settings.Settings`; this module reads no environment.
 """
 

@@ -42,11 +42,26 @@ def get_value(game: str, position: str) -> Call[records.Value]:
     return Call("GetValue", pb.GetValueRequest(game=game, position=position), convert.value_dict)
 
 
-def best_move(game: str, position: str, limit: int | None) -> Call[records.BestMove]:
-    request = pb.BestMoveRequest(game=game, position=position)
+def best_move(
+    game: str, position: str, limit: int | None, choose: str | None = None, seed: int | None = None
+) -> Call[records.BestMove]:
+    request = pb.BestMoveRequest(game=game, position=position, choose=choose or "")
     if limit is not None:
         request.limit = limit
+    if seed is not None:
+        request.seed = seed
     return Call("BestMove", request, convert.best_move_dict)
+
+
+def mainline(
+    game: str, position: str, max_plies: int | None = None, metric: str | None = None
+) -> Call[records.Mainline]:
+    request = pb.MainlineRequest(game=game, position=position)
+    if max_plies is not None:
+        request.max_plies = max_plies
+    if metric is not None:
+        request.metric = metric
+    return Call("Mainline", request, convert.mainline_dict)
 
 
 def is_p_position(game: str, position: str) -> Call[records.PPosition]:

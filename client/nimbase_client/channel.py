@@ -26,6 +26,7 @@ READ_METHODS = (
     "ListGames",
     "GetValue",
     "BestMove",
+    "Mainline",
     "IsPPosition",
     "BatchGetValues",
     "ColumnarValues",

@@ -100,9 +100,27 @@ class NimbaseClient(_Base, Closing):
         """The value of a position, e.g. `get_value("nim", "3 5 7")`."""
         return self._unary(calls.get_value(game, position))
 
-    def best_move(self, game: str, position: str, limit: int | None = None) -> records.BestMove:
-        """The value, every move (or the first `limit`) best first, and `best_move` unless terminal."""
-        return self._unary(calls.best_move(game, position, limit))
+    def best_move(
+        self,
+        game: str,
+        position: str,
+        limit: int | None = None,
+        choose: str | None = None,
+        seed: int | None = None,
+    ) -> records.BestMove:
+        """The value, every move (or the first `limit`) best first, and `best_move` unless terminal.
+
+        Every move as good as the first says `best: True`; `choose="random"` puts one of them, drawn
+        uniformly, first (the same `seed` at the same position draws the same move; no seed, a fresh draw).
+        """
+        return self._unary(calls.best_move(game, position, limit, choose, seed))
+
+    def mainline(
+        self, game: str, position: str, max_plies: int | None = None, metric: str | None = None
+    ) -> records.Mainline:
+        """Best play from the position: its value, the moves of the line (each with the value of the
+        position it reaches) and why it ends (`end`), at most `max_plies` moves."""
+        return self._unary(calls.mainline(game, position, max_plies, metric))
 
     def is_p_position(self, game: str, position: str) -> records.PPosition:
         """Whether the player to move loses with best play, plus the value."""
@@ -222,8 +240,20 @@ class AsyncNimbaseClient(_Base, AsyncClosing):
     async def get_value(self, game: str, position: str) -> records.Value:
         return await self._unary(calls.get_value(game, position))
 
-    async def best_move(self, game: str, position: str, limit: int | None = None) -> records.BestMove:
-        return await self._unary(calls.best_move(game, position, limit))
+    async def best_move(
+        self,
+        game: str,
+        position: str,
+        limit: int | None = None,
+        choose: str | None = None,
+        seed: int | None = None,
+    ) -> records.BestMove:
+        return await self._unary(calls.best_move(game, position, limit, choose, seed))
+
+    async def mainline(
+        self, game: str, position: str, max_plies: int | None = None, metric: str | None = None
+    ) -> records.Mainline:
+        return await self._unary(calls.mainline(game, position, max_plies, metric))
 
     async def is_p_position(self, game: str, position: str) -> records.PPosition:
         return await self._unary(calls.is_p_position(game, position))

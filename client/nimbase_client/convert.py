@@ -79,6 +79,8 @@ def move_dict(msg: pb.Move) -> records.Move:
     fields the kind adds (`kind_fields`)."""
     out: dict[str, object] = {"move": msg.move, "position": msg.position}
     _add_core(out, msg)
+    if msg.best:
+        out["best"] = True
     out.update(kind_fields(msg))
     return cast(records.Move, out)
 
@@ -88,6 +90,11 @@ def best_move_dict(msg: pb.BestMoveResponse) -> records.BestMove:
     if msg.HasField("best_move"):
         moves["best_move"] = move_dict(msg.best_move)
     return {**value_dict(msg.value), **moves}
+
+
+def mainline_dict(msg: pb.MainlineResponse) -> records.Mainline:
+    end = cast(records.LineEnd, msg.end)
+    return {**value_dict(msg.value), "moves": [move_dict(m) for m in msg.moves], "end": end}
 
 
 def game_info_dict(msg: pb.GameInfo) -> records.GameInfo:

@@ -32,6 +32,8 @@ __all__ = [
     "Job",
     "JobList",
     "JobStatus",
+    "LineEnd",
+    "Mainline",
     "Move",
     "Moves",
     "Outcome",
@@ -47,6 +49,8 @@ __all__ = [
 ]
 
 Outcome = Literal["P", "N", "D"]
+#: Why a main line ends (Mainline's `end`).
+LineEnd = Literal["terminal", "solved", "repetition", "max_plies", "unknown"]
 Source = Literal["formula", "table", "period", "live", "syzygy"]
 JobStatus = Literal["queued", "running", "done", "failed", "cancelled"]
 TerminalLabel = Literal["win", "loss", "draw"]
@@ -128,6 +132,9 @@ class _CoreMove(TypedDict):
     remoteness: NotRequired[int]
     """Of the position reached. Moves to the end under best play (the winner hurries; for puzzles, the
     fewest presses left); absent where not known exactly."""
+    best: NotRequired[bool]
+    """True on every move that ties with the first (the same outcome and remoteness): a bot may play
+    any of them and keep the result of best play. Absent on the others."""
 
 
 class Move(_CoreMove, MoveKinds):
@@ -149,6 +156,23 @@ class Moves(TypedDict):
 
 class BestMove(Value, Moves):
     """Answer of `GET /v1/best-move` (BestMove): the value plus the moves, best first."""
+
+
+class _LineMoves(TypedDict):
+    """The moves part of a Mainline answer."""
+
+    moves: list[Move]
+    """The moves of best play from the position, in order, each with the value of the position it
+    leads to."""
+    end: LineEnd
+    """Why the line ends: "terminal" (no move left), "solved" (a puzzle's board), "repetition" (the last
+    move reaches a position seen before: a drawn line), "max_plies", or "unknown" (a puzzle whose fewest
+    presses are not known)."""
+
+
+class Mainline(Value, _LineMoves):
+    """Answer of `GET /v1/mainline` (Mainline): the value of the position asked about (its `source` the
+    costliest of the line's values), then the line."""
 
 
 class PPosition(Value):

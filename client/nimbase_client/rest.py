@@ -48,11 +48,28 @@ def _get_value(game: str, position: str) -> Request[records.Value]:
     return Request("GET", "/v1/value", {"game": game, "position": position})
 
 
-def _best_move(game: str, position: str, limit: int | None) -> Request[records.BestMove]:
+def _best_move(
+    game: str, position: str, limit: int | None, choose: str | None, seed: int | None
+) -> Request[records.BestMove]:
     params: dict[str, str | int] = {"game": game, "position": position}
     if limit is not None:
         params["limit"] = limit
+    if choose is not None:
+        params["choose"] = choose
+    if seed is not None:
+        params["seed"] = seed
     return Request("GET", "/v1/best-move", params)
+
+
+def _mainline(
+    game: str, position: str, max_plies: int | None, metric: str | None
+) -> Request[records.Mainline]:
+    params: dict[str, str | int] = {"game": game, "position": position}
+    if max_plies is not None:
+        params["max_plies"] = max_plies
+    if metric is not None:
+        params["metric"] = metric
+    return Request("GET", "/v1/mainline", params)
 
 
 def _is_p_position(game: str, position: str) -> Request[records.PPosition]:
@@ -201,8 +218,20 @@ class RestClient(_Base, Closing):
     def get_value(self, game: str, position: str) -> records.Value:
         return self._call(_get_value(game, position))
 
-    def best_move(self, game: str, position: str, limit: int | None = None) -> records.BestMove:
-        return self._call(_best_move(game, position, limit))
+    def best_move(
+        self,
+        game: str,
+        position: str,
+        limit: int | None = None,
+        choose: str | None = None,
+        seed: int | None = None,
+    ) -> records.BestMove:
+        return self._call(_best_move(game, position, limit, choose, seed))
+
+    def mainline(
+        self, game: str, position: str, max_plies: int | None = None, metric: str | None = None
+    ) -> records.Mainline:
+        return self._call(_mainline(game, position, max_plies, metric))
 
     def is_p_position(self, game: str, position: str) -> records.PPosition:
         return self._call(_is_p_position(game, position))
@@ -271,8 +300,20 @@ class AsyncRestClient(_Base, AsyncClosing):
     async def get_value(self, game: str, position: str) -> records.Value:
         return await self._call(_get_value(game, position))
 
-    async def best_move(self, game: str, position: str, limit: int | None = None) -> records.BestMove:
-        return await self._call(_best_move(game, position, limit))
+    async def best_move(
+        self,
+        game: str,
+        position: str,
+        limit: int | None = None,
+        choose: str | None = None,
+        seed: int | None = None,
+    ) -> records.BestMove:
+        return await self._call(_best_move(game, position, limit, choose, seed))
+
+    async def mainline(
+        self, game: str, position: str, max_plies: int | None = None, metric: str | None = None
+    ) -> records.Mainline:
+        return await self._call(_mainline(game, position, max_plies, metric))
 
     async def is_p_position(self, game: str, position: str) -> records.PPosition:
         return await self._call(_is_p_position(game, position))

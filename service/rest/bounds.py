@@ -23,6 +23,7 @@ from engine.graphs import (
 )
 from engine.positions import MAX_HEAP, MAX_POSITION_CHARS
 from service.limits import Limits
+from service.move_choice import CHOICES
 
 Schema = dict[str, Any]
 
@@ -72,6 +73,12 @@ def parameter_bounds(path: str, location: str, name: str, limits: Limits) -> Sch
         return {**_INT64, "minimum": 1}
     if location == "header" and name == "x-deadline-ms":  # read as text (service.rest.deadline)
         return {**_INT64, "minimum": 1}
+    if location == "query" and name == "max_plies":
+        return {"type": "integer", "minimum": 1, "maximum": limits.mainline_plies_max}
+    if location == "query" and name == "seed":
+        return {**_INT64, "minimum": -MAX_HEAP - 1}
+    if location == "query" and name == "choose":
+        return {"type": "string", "enum": list(CHOICES)}
     if location == "query" and name == "limit":
         most = {"maximum": limits.listed_moves} if path == BEST_MOVE_PATH else {}  # GET /v1/jobs: any, capped
         return {"type": "integer", "minimum": 1, **most}

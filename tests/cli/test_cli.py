@@ -73,9 +73,10 @@ def elsewhere(tmp_path: Path) -> Path:
 @pytest.mark.parametrize(
     "command",
     [
-        ["value", "nim", "3", "5", "7"],
-        ["best-move", "nim", "3 5 7"],
-        ["sequence", "nim", "--plot"],
+        ["value", "octal:0.77", "100"],  # a formula's answer needs none (test_cli_finds_its_database)
+        ["best-move", "octal:0.77", "100"],
+        ["mainline", "octal:0.77", "100"],
+        ["sequence", "octal:0.77", "--plot"],
         ["stats", "nim"],
         ["games"],
         ["jobs"],
@@ -274,9 +275,10 @@ def test_version_and_help(elsewhere: Path) -> None:
     assert version.stdout.strip() == f"nimbase {__version__} (nimbase-client {__version__})"
     top = nimbase(elsewhere, "--help").stdout
     assert "examples:" in top and "nimbase value nim 3 5 7" in top and "NIMBASE_VAR_DIR" in top
-    for command in ("value", "best-move", "sequence", "stats", "games"):
+    for command in ("value", "best-move", "mainline", "sequence", "stats", "games"):
         text = nimbase(elsewhere, command, "--help").stdout
-        assert "examples:" in text and "--server HOST:PORT" in text, command
+        assert "examples:" in text and "--server URL" in text and "HOST:PORT for gRPC" in text, command
+        assert "NIMBASE_SERVER" in text, command
 
 
 # -- the plots, in process ------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from functools import reduce
 from itertools import pairwise
 from typing import TypeVar
@@ -28,6 +29,7 @@ from engine.errors import (
 )
 from engine.games.base import GameInfo, HeapMove
 from engine.graphs import GraphBuilder, UploadedGraph
+from engine.mainline import Mainline
 from engine.periods import Period
 from engine.values import Value
 from service.answers import AnswerCache
@@ -120,7 +122,13 @@ class FakeService:
         )
 
     def best_move(
-        self, game: str, position: str, limit: int | None = None, deadline: float | Deadline | None = None
+        self,
+        game: str,
+        position: str,
+        limit: int | None = None,
+        deadline: float | Deadline | None = None,
+        choose: str | None = None,
+        seed: int | None = None,
     ) -> BestMoveResult:
         if limit is not None and limit < 1:
             raise InvalidArgument(f"limit must be at least 1; got {limit}")
@@ -137,6 +145,24 @@ class FakeService:
         ]
         moves.sort(key=lambda m: (m.value.outcome != "P", m.move))
         return BestMoveResult(value, moves if limit is None else moves[:limit])
+
+    def mainline(
+        self,
+        game: str,
+        position: str,
+        max_plies: int | None = None,
+        metric: str | None = None,
+        deadline: float | Deadline | None = None,
+    ) -> Mainline:
+        """The first listed move each time (a winning one where there is one), until no heap is left."""
+        if metric is not None:
+            raise InvalidArgument(f"fake: no metric {metric!r}")
+        ranked = self.best_move(game, position, None, deadline)
+        moves: list[MoveValue] = []
+        while ranked.moves and len(moves) < (max_plies or 100):
+            moves.append(replace(ranked.moves[0], best=True))
+            ranked = self.best_move(game, moves[-1].value.position, None, deadline)
+        return Mainline(self.get_value(game, position), moves, "max_plies" if ranked.moves else "terminal")
 
     def is_p_position(self, game: str, position: str, deadline: float | Deadline | None = None) -> Value:
         if game == "nim:misere" and position == "1":

@@ -26,6 +26,7 @@ RPCS = {
     "ListGames",
     "GetValue",
     "BestMove",
+    "Mainline",
     "IsPPosition",
     "BatchGetValues",
     "StreamValues",

@@ -39,6 +39,7 @@ MODELS: dict[tuple[str, str], str] = {
     ("get", "/v1/games"): "GameList",
     ("get", "/v1/value"): "Value",
     ("get", "/v1/best-move"): "BestMove",
+    ("get", "/v1/mainline"): "Mainline",
     ("get", "/v1/is-p-position"): "PPosition",
     ("post", "/v1/values:batch"): "Batch",
     ("get", "/v1/sequence"): "Sequence",
@@ -56,6 +57,7 @@ MODELS: dict[tuple[str, str], str] = {
 ERRORS_AT_LEAST: dict[tuple[str, str], set[str]] = {
     ("get", "/v1/value"): {"400", "404", "422", "503", "504"},
     ("get", "/v1/best-move"): {"400", "404", "422", "503", "504"},
+    ("get", "/v1/mainline"): {"400", "404", "422", "503", "504"},
     ("get", "/v1/is-p-position"): {"400", "404", "409", "422", "503", "504"},
     ("post", "/v1/values:batch"): {"400", "404", "422", "503", "504"},
     ("post", "/v1/values:columnar"): {"400", "404", "409", "413", "422", "503", "504"},
@@ -189,6 +191,7 @@ def test_values_fit_their_declarations(http: httpx.Client) -> None:
         fits(schema.PPosition, http.get("/v1/is-p-position", params=params).json())
         best = http.get("/v1/best-move", params=params).json()
         fits(schema.BestMove, best)
+        fits(schema.Mainline, http.get("/v1/mainline", params=params).json())
     best = http.get("/v1/best-move", params={"game": "nim", "position": "1 2"}).json()
     assert {"heap", "to"} <= set(best["best_move"]) and all("heap" in m for m in best["moves"])
     batch = http.post("/v1/values:batch", json={"game": "nim", "positions": ["1 2", "x", "err:NOT_FOUND"]})
@@ -244,6 +247,9 @@ def test_client_answers_fit_the_same_declarations(ports: BoundPorts, http: httpx
         assert best == http.get("/v1/best-move", params={"game": "nim", "position": "1 2"}).json()
         assert {(m["heap"], tuple(m["to"])) for m in best["moves"]} == {(2, (1,)), (2, ()), (1, ())}
         fits(schema.Value, client.get_value("nim", "3 5"))
+        line = client.mainline("nim", "1 2")
+        fits(schema.Mainline, line)
+        assert line == http.get("/v1/mainline", params={"game": "nim", "position": "1 2"}).json()
         fits(schema.Batch, client.batch_get_values("nim", ["1", "x"]))
         fits(schema.Sequence, client.get_sequence("nim", 0, 5))
         fits(schema.Stats, client.get_stats("nim"))
@@ -270,6 +276,10 @@ def test_bounds_follow_the_limits_the_app_is_built_with() -> None:
     assert job["upto"]["minimum"] == 0 and job["game"]["pattern"] == batch["game"]["pattern"]
     for parameter in best.values():  # text on the wire: never JSON null
         assert "anyOf" not in parameter
+    assert best["choose"]["enum"] == ["best", "random"] and best["seed"]["maximum"] == 2**63 - 1
+    lines = create_app(FakeService(), limits=Limits(mainline_plies_max=9)).openapi()  # type: ignore[arg-type]
+    line = _parameters(lines, "get", "/v1/mainline")
+    assert (line["max_plies"]["minimum"], line["max_plies"]["maximum"]) == (1, 9)
 
 
 @pytest.mark.parametrize(

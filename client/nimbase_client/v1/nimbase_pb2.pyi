@@ -86,17 +86,21 @@ class ValueOrError(_message.Message):
     def __init__(self, value: _Optional[_Union[Value, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ...) -> None: ...
 
 class BestMoveRequest(_message.Message):
-    __slots__ = ("game", "position", "limit")
+    __slots__ = ("game", "position", "limit", "choose", "seed")
     GAME_FIELD_NUMBER: _ClassVar[int]
     POSITION_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
+    CHOOSE_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
     game: str
     position: str
     limit: int
-    def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+    choose: str
+    seed: int
+    def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ..., limit: _Optional[int] = ..., choose: _Optional[str] = ..., seed: _Optional[int] = ...) -> None: ...
 
 class Move(_message.Message):
-    __slots__ = ("move", "position", "outcome", "grundy", "remoteness", "heap_game", "wythoff", "bicolor", "lights_out", "chess", "toy")
+    __slots__ = ("move", "position", "outcome", "grundy", "remoteness", "heap_game", "wythoff", "bicolor", "lights_out", "chess", "toy", "best")
     MOVE_FIELD_NUMBER: _ClassVar[int]
     POSITION_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
@@ -108,6 +112,7 @@ class Move(_message.Message):
     LIGHTS_OUT_FIELD_NUMBER: _ClassVar[int]
     CHESS_FIELD_NUMBER: _ClassVar[int]
     TOY_FIELD_NUMBER: _ClassVar[int]
+    BEST_FIELD_NUMBER: _ClassVar[int]
     move: str
     position: str
     outcome: str
@@ -119,7 +124,8 @@ class Move(_message.Message):
     lights_out: LightsOutPress
     chess: ChessMove
     toy: ToyMove
-    def __init__(self, move: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ..., heap_game: _Optional[_Union[HeapMove, _Mapping]] = ..., wythoff: _Optional[_Union[WythoffMove, _Mapping]] = ..., bicolor: _Optional[_Union[BicolorMove, _Mapping]] = ..., lights_out: _Optional[_Union[LightsOutPress, _Mapping]] = ..., chess: _Optional[_Union[ChessMove, _Mapping]] = ..., toy: _Optional[_Union[ToyMove, _Mapping]] = ...) -> None: ...
+    best: bool
+    def __init__(self, move: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ..., heap_game: _Optional[_Union[HeapMove, _Mapping]] = ..., wythoff: _Optional[_Union[WythoffMove, _Mapping]] = ..., bicolor: _Optional[_Union[BicolorMove, _Mapping]] = ..., lights_out: _Optional[_Union[LightsOutPress, _Mapping]] = ..., chess: _Optional[_Union[ChessMove, _Mapping]] = ..., toy: _Optional[_Union[ToyMove, _Mapping]] = ..., best: _Optional[bool] = ...) -> None: ...
 
 class BestMoveResponse(_message.Message):
     __slots__ = ("value", "moves", "best_move")
@@ -130,6 +136,28 @@ class BestMoveResponse(_message.Message):
     moves: _containers.RepeatedCompositeFieldContainer[Move]
     best_move: Move
     def __init__(self, value: _Optional[_Union[Value, _Mapping]] = ..., moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., best_move: _Optional[_Union[Move, _Mapping]] = ...) -> None: ...
+
+class MainlineRequest(_message.Message):
+    __slots__ = ("game", "position", "max_plies", "metric")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    MAX_PLIES_FIELD_NUMBER: _ClassVar[int]
+    METRIC_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    position: str
+    max_plies: int
+    metric: str
+    def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ..., max_plies: _Optional[int] = ..., metric: _Optional[str] = ...) -> None: ...
+
+class MainlineResponse(_message.Message):
+    __slots__ = ("value", "moves", "end")
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    MOVES_FIELD_NUMBER: _ClassVar[int]
+    END_FIELD_NUMBER: _ClassVar[int]
+    value: Value
+    moves: _containers.RepeatedCompositeFieldContainer[Move]
+    end: str
+    def __init__(self, value: _Optional[_Union[Value, _Mapping]] = ..., moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., end: _Optional[str] = ...) -> None: ...
 
 class IsPPositionRequest(_message.Message):
     __slots__ = ("game", "position")

@@ -50,6 +50,11 @@ class NimbaseStub:
                 request_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.BestMoveRequest.SerializeToString,
                 response_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.BestMoveResponse.FromString,
                 _registered_method=True)
+        self.Mainline = channel.unary_unary(
+                '/nimbase.v1.Nimbase/Mainline',
+                request_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.MainlineRequest.SerializeToString,
+                response_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.MainlineResponse.FromString,
+                _registered_method=True)
         self.IsPPosition = channel.unary_unary(
                 '/nimbase.v1.Nimbase/IsPPosition',
                 request_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.IsPPositionRequest.SerializeToString,
@@ -137,6 +142,14 @@ class NimbaseServicer:
 
     def BestMove(self, request, context):
         """The value of a position and every legal move (or the first `limit`), best first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Mainline(self, request, context):
+        """Best play from a position: each move with the value of the position it leads to, until the end of
+        the game (a puzzle's solved board), a repetition in a drawn line, or `max_plies` moves.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -256,6 +269,11 @@ def add_NimbaseServicer_to_server(servicer, server):
                     servicer.BestMove,
                     request_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.BestMoveRequest.FromString,
                     response_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.BestMoveResponse.SerializeToString,
+            ),
+            'Mainline': grpc.unary_unary_rpc_method_handler(
+                    servicer.Mainline,
+                    request_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.MainlineRequest.FromString,
+                    response_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.MainlineResponse.SerializeToString,
             ),
             'IsPPosition': grpc.unary_unary_rpc_method_handler(
                     servicer.IsPPosition,
@@ -405,6 +423,33 @@ class Nimbase:
             '/nimbase.v1.Nimbase/BestMove',
             nimbase__client_dot_v1_dot_nimbase__pb2.BestMoveRequest.SerializeToString,
             nimbase__client_dot_v1_dot_nimbase__pb2.BestMoveResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Mainline(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/nimbase.v1.Nimbase/Mainline',
+            nimbase__client_dot_v1_dot_nimbase__pb2.MainlineRequest.SerializeToString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.MainlineResponse.FromString,
             options,
             channel_credentials,
             insecure,

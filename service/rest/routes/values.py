@@ -10,7 +10,7 @@ from fastapi.responses import Response
 
 from engine.deadline import Deadline
 from nimbase import schema
-from service import convert, http_cache
+from service import convert, http_cache, move_choice
 from service.limits import check_batch_size
 from service.rest.answer import answer, answer_in_thread, answer_memory_first
 from service.rest.context import context_of, service_of
@@ -29,6 +29,39 @@ Limit = Annotated[
         "Without it every move is ranked; a position with more than NIMBASE_LIMITS_RANKED_MOVES "
         "moves needs a limit (else 422 RESOURCE_EXHAUSTED).",
         examples=[3],
+    ),
+]
+
+Choose = Annotated[
+    str | None,
+    Query(
+        description="Which best move comes first: `best` (the default) the ranking's first, `random` one "
+        "drawn uniformly from the moves marked `best` (400 for anything else).",
+        examples=["random"],
+    ),
+]
+Seed = Annotated[
+    int | None,
+    Query(
+        description="With `choose=random`: the same seed at the same position draws the same move (a "
+        "signed 64-bit integer). Without it each answer draws anew, and is not cached.",
+        examples=[42],
+    ),
+]
+MaxPlies = Annotated[
+    int | None,
+    Query(
+        description="Most moves of the line (1 up to NIMBASE_LIMITS_MAINLINE_PLIES_MAX; default "
+        "NIMBASE_LIMITS_MAINLINE_PLIES).",
+        examples=[20],
+    ),
+]
+Metric = Annotated[
+    str | None,
+    Query(
+        description="How a kind that knows several ranks the moves (an endgame: `dtm`, `dtz`); a game "
+        "that takes none answers 400.",
+        examples=["dtm"],
     ),
 ]
 
@@ -67,18 +100,48 @@ async def best_move(
     game: Game,
     position: Position,
     limit: Limit = None,
+    choose: Choose = None,
+    seed: Seed = None,
     x_deadline: DeadlineHeader = None,
 ) -> Response:
     """The value plus every legal move (or the first `limit`), best first.
 
-    Each move carries its text `move`, the position it leads to with its value, and structured
-    fields: heap games `heap` and `to`, games of pairs `pair` and `to`. Cached as GET /v1/value.
+    Each move carries its text `move`, the position it leads to with its value, structured fields
+    (heap games `heap` and `to`, games of pairs `pair` and `to`), and `best: true` when it ties with the
+    first. `choose=random` puts a best move drawn uniformly first (`seed` makes the draw reproducible).
+    Cached as GET /v1/value, except a draw without a seed (`no-store`).
+    """
+    service = service_of(request)
+    fresh = move_choice.draws_anew(choose, seed)
+    return await answer_in_thread(
+        request,
+        x_deadline,
+        lambda stop: convert.best_move_as_dict(service.best_move(game, position, limit, stop, choose, seed)),
+        http_cache.never if fresh else http_cache.value_is_immutable,
+    )
+
+
+@router.get("/v1/mainline", tags=["values"], response_model=schema.Mainline, responses=CACHED)
+async def mainline(
+    request: Request,
+    game: Game,
+    position: Position,
+    max_plies: MaxPlies = None,
+    metric: Metric = None,
+    x_deadline: DeadlineHeader = None,
+) -> Response:
+    """Best play from the position: its value, then each move of the line with the value of the position
+    it leads to, and why the line ends (`end`: `terminal`, `solved`, `repetition`, `max_plies` or
+    `unknown`). A one-player puzzle's line is the presses of a fewest-press solution.
+
+    `source` is the costliest of the line's values: a line of formula, table or period values is cached
+    as GET /v1/value.
     """
     service = service_of(request)
     return await answer_in_thread(
         request,
         x_deadline,
-        lambda stop: convert.best_move_as_dict(service.best_move(game, position, limit, stop)),
+        lambda stop: convert.mainline_as_dict(service.mainline(game, position, max_plies, metric, stop)),
         http_cache.value_is_immutable,
     )
 
