@@ -330,6 +330,11 @@ class GameKind(ABC, Generic[Pos]):
         one)."""
         return self.best_moves(position, 1, ctx)
 
+    def repetition_key(self, text: str) -> str:
+        """What a main line compares to find a repetition: the canonical text of a position, less what
+        does not make it another position (a FEN's move counters)."""
+        return text
+
     def sequence(self, family: str | None, start: int, stop: int, ctx: Context) -> SequenceResult:
         """Values of a one-parameter family for start <= n < stop."""
         raise UnknownFamily(f"{self.game_id!r} has no sequence family {family or ''!r}")

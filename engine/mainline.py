@@ -75,7 +75,7 @@ def mainline(
     metric = check_metric(kind, metric)
     allowance = ctx.allowance.steps
     start = kind.format(position)
-    seen = {start}
+    seen = {kind.repetition_key(start)}
     moves: list[MoveValue] = []
     chars = 0
     first: Value | None = None
@@ -98,13 +98,14 @@ def mainline(
                 f"characters of positions after {len(moves)} moves, the most one answer may; ask for fewer "
                 "(max_plies)"
             )
-        if reached in seen:
+        if move.value.game != kind.game_id:
+            kind = kind_of(move.value.game)
+        key = kind.repetition_key(reached)
+        if key in seen:
             return Mainline(first, moves, "repetition")
         if len(moves) == max_plies:
             return Mainline(first, moves, _end_of(move.value) or "max_plies")
-        seen.add(reached)
-        if move.value.game != kind.game_id:
-            kind = kind_of(move.value.game)
+        seen.add(key)
         position = kind.parse(reached)
 
 

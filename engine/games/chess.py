@@ -160,6 +160,10 @@ class ChessGame(GameKind[chess.Board]):
         self.material = material
         self.game_id = material.game_id
 
+    def repetition_key(self, text: str) -> str:
+        """A FEN less its halfmove clock and move number: the same position, whenever it is reached."""
+        return " ".join(text.split()[:4])
+
     def info(self) -> GameInfo:
         name = self.material.name
         return GameInfo(
