@@ -1,0 +1,345 @@
+"""Solving one tier of a game defined by its rules, given the solved tiers its moves lead to.
+
+1. The tier's positions (`Rules.tier_positions`, or the numba scan of every code) and their moves are
+   expanded into a graph: a move to a position of the tier is an edge, a move to a solved later tier is
+   an external move with a known value, a move anywhere else breaks the rules (RulesError naming the
+   position and the move: a tier going the wrong way, a move to an illegal code).
+2. Win/loss games: the retrograde kernel (engine.kernels.retrograde.solve_reverse) finds wins and losses
+   with their remoteness, external moves applied at their level and finished ties counted as draws (a
+   tie is no win for either side). Every other position is drawn; among them, those from which a tie can
+   be reached through drawn positions are ties, with 1 + the least remoteness of the ties their moves
+   reach (a breadth-first pass from the finished ties, in order of remoteness); the rest are endless
+   draws (no remoteness). Cycles are allowed.
+3. Score games (acyclic: RulesError naming the tier otherwise): positions in topological order, each
+   worth the best of gain + (the margin of the position reached, negated when the turn passes); the
+   remoteness is 1 + the least among the moves reaching that margin.
+
+Numba rules (`Rules.kernels`) are expanded by compiled loops calling the rules' own kernels; plain rules
+by Python calls. Both then share the same compiled solve.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numba
+import numpy as np
+
+from engine.kernels.retrograde import ExternalMoves, reverse_csr, solve_reverse, topological_order
+from engine.rules.tables import DRAW, I8, I32, I64, LOSS, TIE, WIN, TierTable
+from nimbase_rules import NOT_OVER, Rules, RulesError
+
+Progress = Callable[[int, int], None]
+
+
+# -- the tier's positions and moves ---------------------------------------------------------------------
+
+
+@numba.njit(nogil=True)
+def _scan(size: int, tier: int, legal, canonical, tier_of) -> I64:  # type: ignore[no-untyped-def]
+    count = 0
+    for c in range(size):
+        if legal(c) and canonical(c) == c and tier_of(c) == tier:
+            count += 1
+    out = np.empty(count, np.int64)
+    k = 0
+    for c in range(size):
+        if legal(c) and canonical(c) == c and tier_of(c) == tier:
+            out[k] = c
+            k += 1
+    return out
+
+
+@numba.njit(nogil=True)
+def _expand(codes: I64, max_moves: int, moves, canonical, end):  # type: ignore[no-untyped-def]
+    n = codes.shape[0]
+    to = np.empty(max_moves, np.int64)
+    info = np.empty(max_moves, np.int64)
+    indptr = np.zeros(n + 1, np.int64)
+    for i in range(n):
+        indptr[i + 1] = indptr[i] + moves(codes[i], to, info)
+    child = np.empty(indptr[n], np.int64)
+    flags = np.empty(indptr[n], np.int64)
+    ends = np.full(n, NOT_OVER, np.int64)
+    for i in range(n):
+        k = moves(codes[i], to, info)
+        if k == 0:
+            ends[i] = end(codes[i])
+        for j in range(k):
+            child[indptr[i] + j] = canonical(to[j])
+            flags[indptr[i] + j] = info[j]
+    return indptr, child, flags, ends
+
+
+def positions(rules: Rules, tier: int) -> I64:
+    """The tier's canonical legal codes, ascending."""
+    kernels = rules.kernels()
+    if kernels is not None and type(rules).tier_positions is Rules.tier_positions:
+        return _scan(rules.size, tier, kernels.legal, kernels.canonical, kernels.tier)
+    given = rules.tier_positions(tier)
+    if isinstance(given, np.ndarray):
+        return np.ascontiguousarray(given, dtype=np.int64)
+    return np.fromiter(given, np.int64)
+
+
+def expand(rules: Rules, codes: I64) -> tuple[I64, I64, I64, I64]:
+    """(indptr, child codes (canonical), move info `gain << 1 | again`, end values (NOT_OVER where the
+    position has moves)) of the positions `codes`."""
+    kernels = rules.kernels()
+    if kernels is not None:
+        return _expand(codes, rules.max_moves, kernels.moves, kernels.canonical, kernels.end)  # type: ignore[no-any-return]
+    indptr = [0]
+    child: list[int] = []
+    info: list[int] = []
+    ends = np.full(codes.shape[0], NOT_OVER, np.int64)
+    for i, code in enumerate(codes.tolist()):
+        moves = rules.moves(code)
+        if not moves:
+            ends[i] = rules.end(code)
+        for move in moves:
+            child.append(rules.canonical(move.to))
+            info.append(move.gain << 1 | int(move.again))
+        indptr.append(len(child))
+    return (
+        np.array(indptr, np.int64),
+        np.array(child, np.int64),
+        np.array(info, np.int64),
+        ends,
+    )
+
+
+# -- solving ---------------------------------------------------------------------------------------
+
+
+def solve_tier(rules: Rules, tier: int, later: TierTable, progress: Progress | None = None) -> TierTable:
+    """The tier solved; `later` holds (at least) every position its moves lead to outside it."""
+    codes = positions(rules, tier)
+    indptr, child, info, ends = expand(rules, codes)
+    where = np.searchsorted(codes, child)
+    inside = (where < codes.shape[0]) & (codes[np.minimum(where, max(codes.shape[0] - 1, 0))] == child)
+    if codes.shape[0] == 0:
+        inside = np.zeros(child.shape[0], bool)
+    ext_at = np.searchsorted(later.codes, child)
+    outside = ~inside
+    found = outside & (ext_at < later.codes.shape[0])
+    found[found] = later.codes[ext_at[found]] == child[found]
+    lost = np.flatnonzero(outside & ~found)
+    source = np.repeat(np.arange(codes.shape[0]), np.diff(indptr))
+    if lost.size:
+        e = int(lost[0])
+        raise RulesError(
+            f"{rules.game_id}: a move of position {_name(rules, int(codes[source[e]]))} (tier {tier}) "
+            f"leads to code {int(child[e])}, which is neither in its tier nor in a later solved tier "
+            "(an illegal code, or a tier going the wrong way)"
+        )
+    if rules.score_game:
+        table = _solve_score(rules, tier, codes, indptr, child, info, ends, where, inside, ext_at, later)
+    else:
+        if np.any(info != 0):
+            e = int(np.flatnonzero(info != 0)[0])
+            raise RulesError(
+                f"{rules.game_id}: a move of position {_name(rules, int(codes[source[e]]))} scores or "
+                "keeps the turn, which only score games' moves may"
+            )
+        table = _solve_wl(rules, tier, codes, indptr, where, inside, ext_at, ends, source, later)
+    if progress is not None:
+        progress(len(codes), len(codes))
+    return table
+
+
+def _name(rules: Rules, code: int) -> str:
+    try:
+        return repr(rules.format(code))
+    except Exception:  # rules broken enough not to write their own position
+        return f"code {code}"
+
+
+def _check_ends(rules: Rules, codes: I64, ends: I64, allowed: tuple[int, ...] | None) -> None:
+    over = ends != NOT_OVER
+    bad = over & ~np.isin(ends, allowed) if allowed is not None else np.zeros_like(over)
+    if np.any(bad):
+        i = int(np.flatnonzero(bad)[0])
+        raise RulesError(
+            f"{rules.game_id}: finished position {_name(rules, int(codes[i]))} has value {int(ends[i])}, "
+            "not WIN, LOSS or TIE"
+        )
+
+
+def _solve_wl(
+    rules: Rules,
+    tier: int,
+    codes: I64,
+    indptr: I64,
+    where: I64,
+    inside: np.ndarray,
+    ext_at: I64,
+    ends: I64,
+    source: I64,
+    later: TierTable,
+) -> TierTable:
+    n = codes.shape[0]
+    _check_ends(rules, codes, ends, (WIN, LOSS, TIE))
+    # The graph inside the tier.
+    src_in = source[inside]
+    dst_in = where[inside].astype(np.int32)
+    in_indptr = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(src_in, minlength=n), out=in_indptr[1:])
+    in_indices = dst_in  # edges are listed by source already, in order
+    # Moves into later tiers, by their value for the player to move there.
+    src_ex = source[~inside]
+    at = ext_at[~inside]
+    ex_result = later.result[at]
+    ex_rem = later.remoteness[at]
+    count = np.bincount(src_ex, minlength=n).astype(np.int32)
+    lost_min = np.full(n, np.iinfo(np.int32).max, np.int32)
+    np.minimum.at(lost_min, src_ex[ex_result == LOSS], ex_rem[ex_result == LOSS])
+    lost_min[lost_min == np.iinfo(np.int32).max] = -1
+    won = ex_result == WIN
+    won_count = np.bincount(src_ex[won], minlength=n).astype(np.int32)
+    won_max = np.full(n, -1, np.int32)
+    np.maximum.at(won_max, src_ex[won], ex_rem[won])
+    tie_min = np.full(n, np.iinfo(np.int32).max, np.int32)
+    ties = ex_result == TIE
+    np.minimum.at(tie_min, src_ex[ties], ex_rem[ties])
+    terminal = np.where(ends == WIN, 1, np.where(ends == LOSS, -1, 0)).astype(np.int8)
+    rev_indptr, rev_indices = reverse_csr(in_indptr, in_indices)
+    degree = np.diff(in_indptr).astype(np.int32)
+    external = ExternalMoves(count, lost_min, won_count, won_max)
+    outcome, remoteness = solve_reverse(rev_indptr, rev_indices, degree, terminal, external)
+    # Ties among the drawn positions.
+    tie_rem = np.full(n, -1, np.int32)
+    seeds = np.flatnonzero((outcome == 0) & (ends == TIE)).astype(np.int32)
+    has_ext = np.flatnonzero((outcome == 0) & (tie_min < np.iinfo(np.int32).max)).astype(np.int32)
+    ev_level = (tie_min[has_ext] + 1).astype(np.int32)
+    order = np.argsort(ev_level, kind="stable")
+    _ties(rev_indptr, rev_indices, outcome, tie_rem, seeds, has_ext[order], ev_level[order])
+    result = np.where(outcome == 1, WIN, np.where(outcome == -1, LOSS, DRAW)).astype(np.int8)
+    result[tie_rem >= 0] = TIE
+    remoteness = np.where(tie_rem >= 0, tie_rem, remoteness).astype(np.int32)
+    return TierTable(tier, codes, result, remoteness, None)
+
+
+@numba.njit(cache=True, nogil=True)
+def _ties(
+    rev_indptr: I64, rev_indices: I32, outcome: I8, tie_rem: I32, seeds: I32, ev_vertex: I32, ev_level: I32
+) -> None:
+    """Breadth-first from the finished ties (level 0) and the moves to ties of later tiers (events at
+    their level), through drawn positions only: the first level reaching a position is its remoteness."""
+    n = outcome.shape[0]
+    queue = np.empty(n, np.int32)
+    head = 0
+    tail = 0
+    for s in seeds:
+        tie_rem[s] = 0
+        queue[tail] = s
+        tail += 1
+    ev = 0
+    while True:
+        if ev < ev_vertex.shape[0] and (head == tail or ev_level[ev] <= tie_rem[queue[head]] + 1):
+            v = ev_vertex[ev]
+            if tie_rem[v] < 0:
+                tie_rem[v] = ev_level[ev]
+                queue[tail] = v
+                tail += 1
+            ev += 1
+            continue
+        if head == tail:
+            break
+        u = queue[head]
+        head += 1
+        for e in range(rev_indptr[u], rev_indptr[u + 1]):
+            p = rev_indices[e]
+            if outcome[p] == 0 and tie_rem[p] < 0:
+                tie_rem[p] = tie_rem[u] + 1
+                queue[tail] = p
+                tail += 1
+
+
+def _solve_score(
+    rules: Rules,
+    tier: int,
+    codes: I64,
+    indptr: I64,
+    child: I64,
+    info: I64,
+    ends: I64,
+    where: I64,
+    inside: np.ndarray,
+    ext_at: I64,
+    later: TierTable,
+) -> TierTable:
+    n = codes.shape[0]
+    source = np.repeat(np.arange(n), np.diff(indptr))
+    in_indptr = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(source[inside], minlength=n), out=in_indptr[1:])
+    order = topological_order(in_indptr, where[inside].astype(np.int32))
+    if order is None:
+        raise RulesError(f"{rules.game_id}: tier {tier} has a cycle, which a score game may not have")
+    ext_margin = np.zeros(child.shape[0], np.int32)
+    ext_rem = np.zeros(child.shape[0], np.int32)
+    outside = ~inside
+    if later.margin is None and np.any(outside):
+        raise RulesError(f"{rules.game_id}: tier {tier} moves into tiers solved without margins")
+    if np.any(outside):
+        assert later.margin is not None
+        ext_margin[outside] = later.margin[ext_at[outside]]
+        ext_rem[outside] = later.remoteness[ext_at[outside]]
+    margin = np.zeros(n, np.int32)
+    remoteness = np.zeros(n, np.int32)
+    _score_run(order, indptr, where, inside, info, ends, ext_margin, ext_rem, margin, remoteness)
+    result = np.sign(margin).astype(np.int8)
+    return TierTable(tier, codes, result, remoteness, margin)
+
+
+@numba.njit(cache=True, nogil=True)
+def _score_run(
+    order: I32,
+    indptr: I64,
+    where: I64,
+    inside: np.ndarray,
+    info: I64,
+    ends: I64,
+    ext_margin: I32,
+    ext_rem: I32,
+    margin: I32,
+    remoteness: I32,
+) -> None:
+    for k in range(order.shape[0]):
+        v = order[k]
+        if indptr[v] == indptr[v + 1]:
+            margin[v] = ends[v]
+            remoteness[v] = 0
+            continue
+        best = -(1 << 30)
+        best_rem = 1 << 30
+        for e in range(indptr[v], indptr[v + 1]):
+            if inside[e]:
+                m = margin[where[e]]
+                r = remoteness[where[e]]
+            else:
+                m = ext_margin[e]
+                r = ext_rem[e]
+            value = (info[e] >> 1) + (m if info[e] & 1 else -m)
+            if value > best or (value == best and r < best_rem):
+                best = value
+                best_rem = r
+        margin[v] = best
+        remoteness[v] = best_rem + 1
+
+
+def solve_all(
+    rules: Rules, progress: Progress | None = None, check: Callable[[], None] | None = None
+) -> dict[int, TierTable]:
+    """Every tier, in order (what a request small enough has solved live)."""
+    from engine.rules.tables import merged
+
+    solved: dict[int, TierTable] = {}
+    tiers = rules.tiers()
+    for k, tier in enumerate(tiers):
+        if check is not None:
+            check()
+        later = merged([solved[t] for t in rules.tier_moves_to(tier) if t in solved])
+        solved[tier] = solve_tier(rules, tier, later)
+        if progress is not None:
+            progress(k + 1, len(tiers))
+    return solved

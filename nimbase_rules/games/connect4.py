@@ -1,0 +1,304 @@
+"""Connect Four on a board of W columns and H rows (`connect4:WxH`), as numba rules.
+
+A position is H rows of `x`, `o`, `.` joined by `/`, top row first; pieces rest at the bottom; `x` moves
+first. A move drops a piece in a column, named by its number from 1 (left). Whoever makes four in a row
+(across, up or diagonally) wins; a full board without one is a tie.
+
+The code: each column is a state s = 2^h - 1 + b (h pieces, bit j of b set where the j-th piece from the
+bottom is `o`), and the code is sum s_c R^c with R = 2^(H+1) - 1. A legal position has as many x as o or
+one more, and a line for at most the player who moved last. Tiers: the pieces on the board (growing by
+one a move). Positions and their mirror images are one (`canonical`: the smaller code).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numba
+import numpy as np
+
+from nimbase_rules import LOSS, NOT_OVER, TIE, Family, Grid, Kernels, Move, Rules
+
+#: Largest board the id accepts (the code must fit 63 bits).
+MAX_CELLS = 64
+_ID = re.compile(r"([1-9][0-9]?)x([1-9][0-9]?)")
+
+
+def _make_kernels(width: int, height: int) -> tuple[Kernels, Any]:
+    """The rules of one board as numba functions (compiled on first use), and the decoder."""
+    W = width
+    H = height
+    R = (1 << (H + 1)) - 1
+    STEP = H + 1
+    POW = np.array([R**c for c in range(W)], dtype=np.int64)
+    SIZE = R**W
+
+    @numba.njit(nogil=True)
+    def decode(code):  # type: ignore[no-untyped-def]
+        """(x mask, o mask, pieces of x, pieces of o) on Tromp's layout: column c in bits c*(H+1)..."""
+        x = 0
+        o = 0
+        xs = 0
+        os = 0
+        for c in range(W):
+            s = code % R
+            code //= R
+            h = 0
+            while (2 << h) - 1 <= s:
+                h += 1
+            b = s - ((1 << h) - 1)
+            for j in range(h):
+                bit = 1 << (c * STEP + j)
+                if (b >> j) & 1:
+                    o |= bit
+                    os += 1
+                else:
+                    x |= bit
+                    xs += 1
+        return x, o, xs, os
+
+    @numba.njit(nogil=True)
+    def line(m):  # type: ignore[no-untyped-def]
+        for shift in (1, STEP, STEP - 1, STEP + 1):
+            y = m & (m >> shift)
+            if y & (y >> (2 * shift)):
+                return True
+        return False
+
+    @numba.njit(nogil=True)
+    def legal(code):  # type: ignore[no-untyped-def]
+        if code < 0 or code >= SIZE:
+            return False
+        x, o, xs, os = decode(code)
+        if xs - os != 0 and xs - os != 1:
+            return False
+        lx = line(x)
+        lo = line(o)
+        if lx and lo:
+            return False
+        if lx and xs == os:
+            return False
+        return not (lo and xs != os)
+
+    @numba.njit(nogil=True)
+    def moves(code, to, info):  # type: ignore[no-untyped-def]
+        x, o, xs, os = decode(code)
+        if line(x) or line(o):
+            return 0
+        k = 0
+        rest = code
+        for c in range(W):
+            s = rest % R
+            rest //= R
+            h = 0
+            while (2 << h) - 1 <= s:
+                h += 1
+            if h < H:
+                b = s - ((1 << h) - 1)
+                if xs != os:
+                    b |= 1 << h
+                t = (1 << (h + 1)) - 1 + b
+                to[k] = code + (t - s) * POW[c]
+                info[k] = 0
+                k += 1
+        return k
+
+    @numba.njit(nogil=True)
+    def end(code):  # type: ignore[no-untyped-def]
+        x, o, xs, os = decode(code)
+        if line(x) or line(o):
+            return LOSS
+        if xs + os == W * H:
+            return TIE
+        return NOT_OVER
+
+    @numba.njit(nogil=True)
+    def canonical(code):  # type: ignore[no-untyped-def]
+        mirror = 0
+        rest = code
+        for c in range(W):
+            mirror += (rest % R) * POW[W - 1 - c]
+            rest //= R
+        return min(code, mirror)
+
+    @numba.njit(nogil=True)
+    def tier(code):  # type: ignore[no-untyped-def]
+        _x, _o, xs, os = decode(code)
+        return xs + os
+
+    @numba.njit(nogil=True)
+    def enumerate_tier(t):  # type: ignore[no-untyped-def]
+        """The canonical legal codes with t pieces, ascending: every split of t pieces into columns,
+        every choice of which t // 2 of them are o."""
+        found = np.empty(1024, np.int64)
+        n = 0
+        heights = np.zeros(W, np.int64)
+        while True:
+            if heights.sum() == t:
+                need = t // 2
+                b = (1 << need) - 1
+                while b < (1 << t) or (t == 0 and b == 0):
+                    code = 0
+                    used = 0
+                    for c in range(W):
+                        h = heights[c]
+                        col = (b >> used) & ((1 << h) - 1)
+                        used += h
+                        code += ((1 << h) - 1 + col) * POW[c]
+                    if legal(code) and canonical(code) == code:
+                        if n == found.shape[0]:
+                            grown = np.empty(2 * n, np.int64)
+                            grown[:n] = found
+                            found = grown
+                        found[n] = code
+                        n += 1
+                    if b == 0:
+                        break
+                    low = b & -b  # Gosper's hack: the next larger number with as many bits
+                    r = b + low
+                    b = (((r ^ b) >> 2) // low) | r
+            c = 0
+            while c < W and heights[c] == H:
+                heights[c] = 0
+                c += 1
+            if c == W:
+                break
+            heights[c] += 1
+        out = np.sort(found[:n])
+        return out
+
+    return Kernels(legal, moves, end, canonical, tier), enumerate_tier
+
+
+_KERNELS: dict[tuple[int, int], tuple[Kernels, Any]] = {}
+
+
+class Connect4(Rules):
+    """Connect Four on W x H; with `compiled` false the same rules as plain Python (the bench's other
+    path: the solver then calls the methods)."""
+
+    tier_order = 1
+
+    def __init__(self, width: int, height: int, compiled: bool = True) -> None:
+        self.width = width
+        self.height = height
+        self.compiled = compiled
+        self.radix = (1 << (height + 1)) - 1
+        self.size = self.radix**width
+        self.max_moves = width
+        self.game_id = f"connect4:{width}x{height}"
+        self.name = f"Connect Four {width} x {height}"
+        self.description = (
+            f"Drop pieces into {width} columns of {height}; four in a row (across, up or diagonally) "
+            "wins, a full board without one is a tie; x moves first. A game defined by its rules."
+        )
+        self.position_syntax = (
+            f"{height} rows of x, o, . joined by /, top row first (pieces rest at the bottom); moves are "
+            f"column numbers 1-{width}"
+        )
+        empty = "/".join(["." * width] * height)
+        self.examples = (empty,)
+        key = (width, height)
+        if key not in _KERNELS:
+            _KERNELS[key] = _make_kernels(width, height)
+        self._kernels, self._enumerate = _KERNELS[key]
+        self._to = np.empty(width, np.int64)
+        self._info = np.empty(width, np.int64)
+
+    def kernels(self) -> Kernels | None:
+        return self._kernels if self.compiled else None
+
+    def initial(self) -> int:
+        return 0
+
+    def columns(self, code: int) -> list[str]:
+        """Each column's pieces from the bottom, as text."""
+        out = []
+        for _ in range(self.width):
+            s = code % self.radix
+            code //= self.radix
+            h = (s + 1).bit_length() - 1
+            b = s - ((1 << h) - 1)
+            out.append("".join("o" if b >> j & 1 else "x" for j in range(h)))
+        return out
+
+    def parse(self, text: str) -> int:
+        rows = text.split("/")
+        if len(rows) != self.height or any(len(r) != self.width for r in rows):
+            raise ValueError(
+                f"a {self.width} x {self.height} board is {self.height} rows of {self.width} cells"
+            )
+        code = 0
+        for c in range(self.width):
+            column = "".join(rows[self.height - 1 - j][c] for j in range(self.height))
+            pieces = column.rstrip(".")
+            if any(ch not in "xo" for ch in pieces) or any(ch not in "xo." for ch in column):
+                raise ValueError(f"column {c + 1} has a piece with nothing below it, or a cell not x, o, .")
+            b = sum(1 << j for j, ch in enumerate(pieces) if ch == "o")
+            code += ((1 << len(pieces)) - 1 + b) * self.radix**c
+        return code
+
+    def format(self, code: int) -> str:
+        cols = [col.ljust(self.height, ".") for col in self.columns(code)]
+        return "/".join("".join(col[j] for col in cols) for j in range(self.height - 1, -1, -1))
+
+    def legal(self, code: int) -> bool:
+        return bool(self._kernels.legal(code))
+
+    def moves(self, code: int) -> list[Move]:
+        k = self._kernels.moves(code, self._to, self._info)
+        before = self.columns(code)
+        out = []
+        for i in range(k):
+            to = int(self._to[i])
+            after = self.columns(to)
+            column = next(c for c in range(self.width) if after[c] != before[c])
+            out.append(Move(str(column + 1), to))
+        return out
+
+    def end(self, code: int) -> int:
+        return int(self._kernels.end(code))
+
+    def canonical(self, code: int) -> int:
+        return int(self._kernels.canonical(code))
+
+    def tier(self, code: int) -> int:
+        return int(self._kernels.tier(code))
+
+    def tiers(self) -> list[int]:
+        return list(range(self.width * self.height, -1, -1))
+
+    def tier_moves_to(self, tier: int) -> list[int]:
+        return [tier + 1] if tier < self.width * self.height else []
+
+    def tier_positions(self, tier: int) -> np.ndarray:
+        return self._enumerate(tier)  # type: ignore[no-any-return]
+
+    def grid(self) -> Grid:
+        def pieces(code: int) -> list[str]:
+            cols = [col.ljust(self.height, ".") for col in self.columns(code)]
+            return [
+                "" if cols[c][j] == "." else cols[c][j]
+                for j in range(self.height - 1, -1, -1)
+                for c in range(self.width)
+            ]
+
+        def click(code: int, row: int, col: int) -> str | None:
+            move = str(col + 1)
+            return move if any(m.text == move for m in self.moves(code)) else None
+
+        return Grid(self.height, self.width, pieces, click)
+
+
+def _make(params: str | None) -> Rules:
+    match = _ID.fullmatch(params or "")
+    if match is None:
+        raise ValueError("Connect Four needs its board as WxH (columns x rows), e.g. 'connect4:7x6'")
+    width, height = int(match[1]), int(match[2])
+    if width < 1 or height < 1 or width * (height + 1) > 62 or (1 << (height + 1)) ** width > 1 << 62:
+        raise ValueError(f"a {width} x {height} board is beyond what a code of 63 bits holds")
+    return Connect4(width, height)
+
+
+FAMILY = Family("connect4", _make, examples=("4x4", "5x4", "7x6"))
