@@ -20,6 +20,8 @@ __all__ = [
     "LightsOutPress",
     "LightsOutValue",
     "MoveKinds",
+    "ScoreMove",
+    "ScoreValue",
     "ToyMove",
     "ToyValue",
     "ValueKinds",
@@ -68,6 +70,15 @@ class ToyValue(TypedDict):
     """Toy game only (tests): "even" or "odd", the parity of the position's Grundy value."""
 
 
+class ScoreValue(TypedDict):
+    """Score games defined by their rules (Dots and Boxes): the margin with best play (`outcome` follows its
+    sign: "N" ahead, "P" behind, "D" level)."""
+
+    margin: int
+    """Score games: the points the player to move scores beyond the opponent from here on, with best play on
+    both sides (negative when behind)."""
+
+
 class ValueKinds(TypedDict, total=False):
     """Every field a kind may add to a value, flat (each kind gives its own)."""
 
@@ -90,6 +101,10 @@ class ValueKinds(TypedDict, total=False):
 
     parity: str
     """Toy game only (tests): "even" or "odd", the parity of the position's Grundy value."""
+
+    margin: int
+    """Score games: the points the player to move scores beyond the opponent from here on, with best play on
+    both sides (negative when behind)."""
 
 
 class HeapMove(TypedDict):
@@ -158,6 +173,14 @@ class ToyMove(TypedDict):
     """Toy game only (tests): how many moves the position reached has."""
 
 
+class ScoreMove(TypedDict):
+    """A move of a score game: the margin it gets the player making it."""
+
+    margin: int
+    """Score games: the margin the player making the move gets by it (its points, plus the margin of the
+    position reached when the same player moves again, minus it when the turn passes)."""
+
+
 class MoveKinds(TypedDict, total=False):
     """Every field a kind may add to a move, flat (each kind gives its own)."""
 
@@ -197,3 +220,7 @@ class MoveKinds(TypedDict, total=False):
 
     children: int
     """Toy game only (tests): how many moves the position reached has."""
+
+    margin: int
+    """Score games: the margin the player making the move gets by it (its points, plus the margin of the
+    position reached when the same player moves again, minus it when the turn passes)."""
