@@ -11,7 +11,7 @@ from cli.database import open_engine, ready_database
 
 def cmd_precompute(args: argparse.Namespace) -> int:
     from engine.errors import NimbaseError
-    from engine.games.registry import parse_game_id
+    from engine.games.registry import parse_game_id, plan_stored
     from engine.precompute import plan_job
     from storage.graphs import GraphStore
     from storage.jobs import JobQueue
@@ -31,8 +31,14 @@ def cmd_precompute(args: argparse.Namespace) -> int:
         print(f"nimbase: {error}", file=sys.stderr)
         return 2
     queue = JobQueue(engine or open_engine(ready_database(args.settings)))
-    job = queue.submit(plan.game_id, plan.family, plan.values, fill=plan.fill)
+    try:
+        job = queue.submit_plan(plan, plan_stored)
+    except NimbaseError as error:
+        print(f"nimbase: {error}", file=sys.stderr)
+        return 2
     print(f"queued job {job.id}: {plan.game_id} up to {args.upto}" + (" (fill)" if plan.fill else ""))
+    if job.waits_for:
+        print(f"it waits for job(s) {', '.join(map(str, job.waits_for))}, storing what it reads")
     if args.detach:
         return 0
     try:

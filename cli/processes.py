@@ -98,7 +98,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 def _queue_defaults(engine: Engine) -> None:
     """Queue the default precompute set for games that are neither stored nor queued yet."""
     from engine.errors import NimbaseError
-    from engine.games.registry import parse_game_id
+    from engine.games.registry import parse_game_id, plan_stored
     from engine.precompute import plan_job
     from storage.jobs import JobQueue
     from storage.sequences import SequenceStore
@@ -113,7 +113,7 @@ def _queue_defaults(engine: Engine) -> None:
         info = store.info(plan.game_id, plan.family)
         stored = info is not None and (info.computed_upto >= plan.values or info.period is not None)
         if not stored and (plan.game_id, plan.values) not in pending:
-            queue.submit(plan.game_id, plan.family, plan.values, fill=plan.fill)
+            queue.submit_plan(plan, plan_stored)
             log.info("queued default precompute %s up to %d", plan.game_id, upto)
 
 

@@ -19,7 +19,7 @@ A kind does no I/O. What it needs from outside comes through the request `Contex
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 from engine.deadline import Deadline
 from engine.errors import NimbaseError, NotApplicable, UnknownFamily
 from engine.periods import Period
-from engine.precompute import JobPlan
+from engine.precompute import JobPlan, StoredName
 from engine.values import BestMoveResult, GameInfo, SequenceResult, Source, Value
 
 if TYPE_CHECKING:
@@ -86,6 +86,16 @@ class SequenceKernel(ABC):
         table, an elimination): makes it, reporting progress(done, total) as it goes, and gives its
         length, which a job stores whatever `upto` it was given. None for the open-ended sequences."""
         return None
+
+    def needs(self) -> tuple[StoredName, ...]:
+        """The stored objects this kernel reads (engine.precompute: its job waits until they are stored);
+        the worker reads them and hands them over through `give` before anything else."""
+        return ()
+
+    def give(self, inputs: Mapping[StoredName, bytes]) -> None:
+        """Receive the stored bytes of every object `needs` named (what their kernels' `make` gave)."""
+        if inputs:
+            raise TypeError(f"{type(self).__name__} needs no stored objects, and was given {len(inputs)}")
 
 
 class SequenceSource(Protocol):

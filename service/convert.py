@@ -417,6 +417,7 @@ def job_to_pb(job: JobView) -> pb.Job:
         status=job.status,
         progress=pb.Progress(done=job.done, total=job.total),
         created_at=job.created_at,
+        waits_for=list(job.waits_for),
     )
     if job.error is not None:
         msg.error = job.error

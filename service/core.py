@@ -23,7 +23,7 @@ from sqlalchemy.exc import OperationalError
 
 from engine.deadline import Deadline, within
 from engine.errors import InvalidArgument, NimbaseError
-from engine.games.registry import kind_settings, list_games, parse_game_id
+from engine.games.registry import kind_settings, list_games, parse_game_id, plan_stored
 from engine.graphs import GraphBuilder, UploadedGraph
 from engine.keep import Keepers
 from engine.kind import Allowance, Context, GameKind
@@ -250,7 +250,7 @@ class Nimbase:
         """Queue (or find) the job that stores an object a request needs whole (a solved graph, an endgame
         table), as the kind plans it."""
         plan = self.game(game_id).plan_job(0, False, family)
-        return self.automatic.request_solve(plan.game_id, plan.family, plan.values)
+        return self.automatic.request_solve(plan)
 
     # -- positions ------------------------------------------------------------------------------
 
@@ -390,7 +390,7 @@ class Nimbase:
         self.authorize(token)
         plan = self.game(game).plan_job(upto, fill, family)
         queue = self._queue()
-        job = self._gate.call(lambda: queue.submit(plan.game_id, plan.family, plan.values, fill=plan.fill))
+        job = self._gate.call(lambda: queue.submit_plan(plan, plan_stored))
         return job_view(job)
 
     def get_job(self, job_id: int) -> JobView:

@@ -21,6 +21,8 @@ from typing import cast
 from cachetools import TTLCache
 
 from engine.errors import LimitExceeded, NimbaseError, NotApplicable
+from engine.games.registry import plan_stored
+from engine.precompute import JobPlan, StoredName
 from nimbase import schema
 from nimbase.settings import AutoJobSettings, variable_name
 from service.clients import current_client
@@ -49,6 +51,7 @@ class JobView:
     created_at: str
     started_at: str | None
     finished_at: str | None
+    waits_for: tuple[int, ...] = ()
 
     def as_dict(self) -> schema.Job:
         """The wire shape (REST JSON, client dicts, the `job` of a refusal, GetStats' `pending`)."""
@@ -64,6 +67,7 @@ class JobView:
             "created_at": self.created_at,
             "started_at": self.started_at,
             "finished_at": self.finished_at,
+            "waits_for": list(self.waits_for),
         }
 
 
@@ -85,6 +89,7 @@ def job_view(job: Job) -> JobView:
         created_at=_as_iso(job.created_at) or "",
         started_at=_as_iso(job.started_at),
         finished_at=_as_iso(job.finished_at),
+        waits_for=job.waits_for,
     )
 
 
@@ -182,15 +187,18 @@ class AutomaticJobs:
             game_id, family, bound, f"extending the table of {game_id!r} to {{upto}} values", " values"
         )
 
-    def request_solve(self, game_id: str, family: str, upto: int) -> QueuedWork | None:
-        """The job storing (game_id, family) whole (a solved graph or endgame table: `upto` is what the
-        kind's plan says, the job stores the whole object whatever it is), queued now or already open;
-        None without a database."""
+    def request_solve(self, plan: JobPlan) -> QueuedWork | None:
+        """The job storing `plan`'s object whole (a solved graph or endgame table: the job stores the
+        whole object whatever `plan.values` says), queued now (after the jobs of what it needs) or already
+        open; None without a database."""
         if self._queue is None:
             return None
-        return self._submit(game_id, family, upto, f"solving {game_id!r} (its stored {family!r})", "")
+        doing = f"solving {plan.game_id!r} (its stored {plan.family!r})"
+        return self._submit(plan.game_id, plan.family, plan.values, doing, "", plan.needs)
 
-    def _submit(self, game_id: str, family: str, upto: int, doing: str, unit: str) -> QueuedWork | None:
+    def _submit(
+        self, game_id: str, family: str, upto: int, doing: str, unit: str, needs: tuple[StoredName, ...] = ()
+    ) -> QueuedWork | None:
         client = current_client()
         key = (game_id, family, client)  # a client's share refuses that client only
         with self._lock:
@@ -209,6 +217,8 @@ class AutomaticJobs:
                     max_seconds=settings.seconds,
                     client=client,
                     client_cap=settings.client_share,
+                    needs=needs,
+                    planner=plan_stored,
                 )
             )
         except StorageUnavailable:

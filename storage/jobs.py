@@ -10,6 +10,10 @@ Jobs come from an administrator (origin 'admin', `submit`) or from the service i
 capped in number (NIMBASE_AUTO_JOBS open at once, and NIMBASE_AUTO_CLIENT_JOBS of them per client, the
 client stored with each job so the share holds across server processes) and each carries `max_seconds`,
 the worker time it may run before it stops with what it computed.
+
+A job may wait for others (`waits_for`, storage.job_needs queues them with it): it is claimed only once
+each is done, and fails, naming it, when one fails or is cancelled. The automatic caps count the jobs
+requests asked for, not those queued for them to wait for.
 """
 
 from __future__ import annotations
@@ -23,7 +27,9 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
 from engine.errors import InvalidArgument
+from engine.precompute import JobPlan, StoredName
 from storage.database import unavailable_on_disconnect
+from storage.job_needs import Planner, closure, insert_closure, lock_submissions
 from storage.schema import jobs
 
 JobStatus = Literal["queued", "running", "done", "failed", "cancelled"]
@@ -48,7 +54,8 @@ class Job:
     `fill`); a 'repair' job recomputes chunk `chunk_index`. Progress is done/total. `origin` is 'admin'
     (submitted through the API) or 'auto' (queued by the service itself); `max_seconds` bounds the
     worker time of each attempt (None: no bound); `client` is the address of the client whose request
-    queued an automatic job (None: an admin job, or no client known).
+    queued an automatic job (None: an admin job, or no client known); `waits_for` holds the jobs that
+    must be done before this one runs.
     """
 
     id: int
@@ -72,11 +79,14 @@ class Job:
     origin: str
     max_seconds: float | None
     client: str | None
+    waits_for: tuple[int, ...] = ()
 
     @classmethod
     def from_row(cls, row: sa.Row[Any]) -> Job:
         m = row._mapping
-        return cls(**{name: m[name] for name in cls.__dataclass_fields__})
+        fields = {name: m[name] for name in cls.__dataclass_fields__}
+        fields["waits_for"] = tuple(int(i) for i in fields["waits_for"] or ())
+        return cls(**fields)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +101,10 @@ class AutoSubmission:
     job: Job | None
     created: bool
     reason: str | None
+
+
+def _no_planner(name: StoredName) -> JobPlan:
+    raise InvalidArgument(f"no planner for the job storing {name.game_id}/{name.family}")
 
 
 def _lease_until(lease_seconds: float) -> sa.ColumnElement[Any]:
@@ -140,6 +154,26 @@ class JobQueue:
         with unavailable_on_disconnect(), self._engine.begin() as conn:
             return Job.from_row(conn.execute(stmt).one())
 
+    def submit_plan(self, plan: JobPlan, planner: Planner) -> Job:
+        """Queue `plan`'s job (origin 'admin') after the jobs of what it needs that is neither stored nor
+        queued (storage.job_needs), all in one transaction; the job of `plan` itself."""
+        if plan.values < 0:
+            raise InvalidArgument(f"upto must be >= 0, got {plan.values}")
+
+        def admin_row(p: JobPlan) -> dict[str, object]:
+            return {
+                "game_id": p.game_id,
+                "family": p.family,
+                "upto": p.values,
+                "fill": p.fill,
+                "total": p.values,
+            }
+
+        with unavailable_on_disconnect(), self._engine.begin() as conn:
+            lock_submissions(conn)
+            ids = insert_closure(conn, closure(conn, plan, planner), admin_row)
+            return Job.from_row(conn.execute(sa.select(jobs).where(jobs.c.id == ids[-1])).one())
+
     def submit_automatic(
         self,
         game_id: str,
@@ -150,6 +184,8 @@ class JobQueue:
         max_seconds: float,
         client: str | None = None,
         client_cap: int | None = None,
+        needs: tuple[StoredName, ...] = (),
+        planner: Planner | None = None,
     ) -> AutoSubmission:
         """Queue an automatic extend job (origin 'auto', no fill, bounded by `max_seconds` of worker time)
         on behalf of `client` unless one is needed no more or allowed no more.
@@ -160,7 +196,9 @@ class JobQueue:
         off), when `client` already has `client_cap` automatic jobs open (its share: one client cannot
         take every slot), or when `cap` automatic jobs are open already; otherwise the job is queued,
         `client` stored with it. Without a client (or a `client_cap`) only `cap` applies. The caller
-        bounds `upto` (NIMBASE_AUTO_VALUES).
+        bounds `upto` (NIMBASE_AUTO_VALUES). A job with `needs` is queued after the jobs of those not yet
+        stored nor queued, planned by `planner` (storage.job_needs), on the same terms; the caps count
+        the jobs requests asked for, not those queued for them to wait for.
         """
         if upto < 0:
             raise InvalidArgument(f"upto must be >= 0, got {upto}")
@@ -182,27 +220,36 @@ class JobQueue:
             .order_by(jobs.c.id)
             .limit(1)
         )
+        waiter = jobs.alias("waiter")
+        waited_for = (
+            sa.select(waiter.c.id)
+            .where(
+                waiter.c.status.in_(OPEN_STATUSES), waiter.c.waits_for.contains(postgresql.array([jobs.c.id]))
+            )
+            .exists()
+        )
         open_auto = (
             sa.select(sa.func.count())
             .select_from(jobs)
-            .where(jobs.c.origin == "auto", jobs.c.status.in_(OPEN_STATUSES))
+            .where(jobs.c.origin == "auto", jobs.c.status.in_(OPEN_STATUSES), ~waited_for)
         )
         own = open_auto.where(jobs.c.client == client)
-        insert = (
-            jobs.insert()
-            .values(
-                game_id=game_id,
-                family=family,
-                upto=upto,
-                fill=False,
-                kind="extend",
-                total=upto,
-                origin="auto",
-                max_seconds=float(max_seconds),
-                client=client,
-            )
-            .returning(*jobs.c)
-        )
+        if needs and planner is None:
+            raise InvalidArgument(f"{game_id}/{family} needs stored objects, and no planner was given")
+
+        def auto_row(p: JobPlan) -> dict[str, object]:
+            return {
+                "game_id": p.game_id,
+                "family": p.family,
+                "upto": p.values,
+                "fill": False,
+                "kind": "extend",
+                "total": p.values,
+                "origin": "auto",
+                "max_seconds": float(max_seconds),
+                "client": client,
+            }
+
         with unavailable_on_disconnect(), self._engine.begin() as conn:
             # Held to the end of the transaction; under READ COMMITTED every statement after it sees
             # the jobs the previous holder committed.
@@ -229,7 +276,12 @@ class JobQueue:
                     created=False,
                     reason=f"{cap} automatic jobs are already queued or running (NIMBASE_AUTO_JOBS)",
                 )
-            return AutoSubmission(job=Job.from_row(conn.execute(insert).one()), created=True, reason=None)
+            plan = JobPlan(game_id, family, upto, False, needs)
+            if needs:
+                lock_submissions(conn)
+            ids = insert_closure(conn, closure(conn, plan, planner or _no_planner), auto_row)
+            job = Job.from_row(conn.execute(sa.select(jobs).where(jobs.c.id == ids[-1])).one())
+            return AutoSubmission(job=job, created=True, reason=None)
 
     def open_jobs(self, game_id: str) -> builtins.list[Job]:
         """The queued and running jobs of `game_id` (every family and kind), oldest first."""
@@ -275,7 +327,8 @@ class JobQueue:
         """Take the oldest claimable job: queued, or running under an expired lease.
 
         A job is skipped while another job of the same sequence runs under a live lease, so two
-        workers do not compute the same values side by side.
+        workers do not compute the same values side by side, and while a job it waits for is not done.
+        Queued jobs waiting for a job that failed or was cancelled fail first, naming it.
         """
         cand = jobs.alias("cand")
         other = jobs.alias("other")
@@ -290,6 +343,12 @@ class JobQueue:
             )
             .exists()
         )
+        dependency = jobs.alias("dependency")
+        waiting = (
+            sa.select(dependency.c.id)
+            .where(dependency.c.id == sa.any_(cand.c.waits_for), dependency.c.status != "done")
+            .exists()
+        )
         candidate = (
             sa.select(cand.c.id)
             .where(
@@ -298,6 +357,7 @@ class JobQueue:
                     sa.and_(cand.c.status == "running", cand.c.lease_expires_at < sa.func.now()),
                 ),
                 ~busy,
+                ~waiting,
             )
             .order_by(cand.c.id)
             .limit(1)
@@ -337,6 +397,7 @@ class JobQueue:
             # a job of the same sequence, and would take a second one to run side by side with it.
             conn.execute(sa.select(sa.func.pg_advisory_xact_lock(CLAIM_LOCK_KEY)))
             conn.execute(give_up)
+            _fail_orphans(conn)
             row = conn.execute(stmt).first()
         return None if row is None else Job.from_row(row)
 
@@ -397,6 +458,41 @@ class JobQueue:
         )
         with unavailable_on_disconnect(), self._engine.begin() as conn:
             return conn.execute(stmt).rowcount == 1
+
+
+#: Most rounds of failing the jobs waiting for a failed job per claim (each round reaches one job further
+#: along a chain of waits; the rest follow at the next claims).
+ORPHAN_ROUNDS = 64
+
+
+def _fail_orphans(conn: sa.Connection) -> None:
+    """Fail the queued jobs that wait for a failed or cancelled job (they can never run), naming it."""
+    dependency = jobs.alias("dependency")
+    orphans = (
+        jobs.update()
+        .where(
+            jobs.c.status == "queued",
+            dependency.c.id == sa.any_(jobs.c.waits_for),
+            dependency.c.status.in_(("failed", "cancelled")),
+        )
+        .values(
+            status="failed",
+            error=sa.func.concat(
+                "job ",
+                dependency.c.id,
+                " it waits for (",
+                dependency.c.game_id,
+                "/",
+                dependency.c.family,
+                ") ",
+                dependency.c.status,
+            ),
+            finished_at=sa.func.now(),
+        )
+    )
+    for _ in range(ORPHAN_ROUNDS):
+        if conn.execute(orphans).rowcount == 0:
+            return
 
 
 def open_repair_insert(game_id: str, family: str, chunk_index: int, upto: int) -> sa.Insert:

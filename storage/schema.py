@@ -7,6 +7,7 @@ Core, and a test compares them with a freshly migrated database so the two canno
 from __future__ import annotations
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
 
 metadata = sa.MetaData()
 
@@ -74,6 +75,7 @@ jobs = sa.Table(
     sa.Column("origin", sa.Text(), nullable=False, server_default="admin"),
     sa.Column("max_seconds", sa.Double(), nullable=True),
     sa.Column("client", sa.Text(), nullable=True),
+    sa.Column("waits_for", postgresql.ARRAY(sa.BigInteger()), nullable=False, server_default="{}"),
     sa.PrimaryKeyConstraint("id", name="pk_jobs"),
     sa.CheckConstraint(
         "status IN ('queued', 'running', 'done', 'failed', 'cancelled')", name="ck_jobs_status"
@@ -92,6 +94,7 @@ jobs = sa.Table(
         unique=True,
         postgresql_where=sa.text("kind = 'repair' AND status IN ('queued', 'running')"),
     ),
+    sa.Index("ix_jobs_waits_for", "waits_for", postgresql_using="gin"),
 )
 
 corruption_reports = sa.Table(

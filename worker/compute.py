@@ -19,7 +19,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
@@ -30,6 +30,7 @@ from numpy.typing import NDArray
 from engine.graphs import UploadedGraph
 from engine.kind import SequenceKernel
 from engine.periods import Period
+from engine.precompute import StoredName
 from nimbase.settings import variable_name
 
 #: Longest wait for the child between two checks of whether the job must stop (seconds).
@@ -83,10 +84,18 @@ class Computer:
         self._process: BaseProcess | None = None
         self._conn: Connection | None = None
 
-    def use(self, game_id: str, family: str, graph: UploadedGraph | None, check: Callable[[], None]) -> None:
-        """Make the kernel of (game_id, family) the child's (bound to `graph` for a game on one), with no
-        values computed yet."""
-        self._call(("kernel", game_id, family, graph), check, None, None, f"loading {game_id!r}")
+    def use(
+        self,
+        game_id: str,
+        family: str,
+        graph: UploadedGraph | None,
+        check: Callable[[], None],
+        inputs: Mapping[StoredName, bytes] | None = None,
+    ) -> None:
+        """Make the kernel of (game_id, family) the child's (bound to `graph` for a game on one, given the
+        stored objects it reads), with no values computed yet."""
+        message = ("kernel", game_id, family, graph, dict(inputs or {}))
+        self._call(message, check, None, None, f"loading {game_id!r}")
 
     def length(
         self, progress: Callable[[int, int], None], check: Callable[[], None], what: str
@@ -258,6 +267,7 @@ class _State:
         if kind == "kernel":
             self.reset()
             self.kernel = _kernel(message[1], message[2], message[3])
+            self.kernel.give(message[4])
             return None
         kernel = self.kernel
         if kernel is None:

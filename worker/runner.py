@@ -44,6 +44,8 @@ from numpy.typing import NDArray
 from engine.games.registry import parse_game_id
 from engine.graphs import UploadedGraph
 from engine.periods import Period
+from engine.precompute import StoredName
+from engine.stored_bytes import decode_words
 from nimbase.settings import DEFAULT_WORKER, WorkerSettings
 from storage.errors import CorruptChunk, LeaseLost, StaleWrite, StorageUnavailable
 from storage.graphs import GraphStore
@@ -205,9 +207,10 @@ class Worker:
         if lost.is_set() or self._stop.is_set():
             raise _Stopped
 
-    def _kernel(self, job: Job) -> UploadedGraph | None:
+    def _kernel(self, job: Job) -> tuple[UploadedGraph | None, dict[StoredName, bytes]]:
         """Check that the job's game stores its family (JobError otherwise); the graph its game plays on,
-        for the computing process (None: not a game on a graph)."""
+        for the computing process (None: not a game on a graph), and the stored objects its kernel
+        reads."""
         kind = parse_game_id(job.game_id)
         graph = None
         if kind.graph_name is not None:  # plays on an uploaded graph: bound to it, as the service does
@@ -217,15 +220,33 @@ class Worker:
                     f"game {job.game_id!r} plays on the graph {kind.graph_name!r}, which is not stored"
                 )
             kind = kind.bind_graph(graph)
-        if kind.kernel_for(job.family) is None:
+        kernel = kind.kernel_for(job.family)
+        if kernel is None:
             raise JobError(f"game {job.game_id!r} stores no sequence {job.family!r}: nothing to precompute")
-        return graph
+        return graph, self._inputs(job, kernel.needs())
+
+    def _inputs(self, job: Job, needs: tuple[StoredName, ...]) -> dict[StoredName, bytes]:
+        """The stored bytes of every object the job's kernel reads (JobError naming one not stored whole:
+        its job stopped short, or was never queued)."""
+        inputs: dict[StoredName, bytes] = {}
+        for need in needs:
+            info = self.store.info(need.game_id, need.family)
+            words = self.store.read_prefix(
+                need.game_id, need.family, 0 if info is None else info.computed_upto
+            )
+            try:
+                inputs[need] = decode_words(words, f"the stored {need.family!r} of {need.game_id!r}")
+            except ValueError as exc:
+                raise JobError(
+                    f"job {job.id} reads {need.game_id}/{need.family}, not stored whole: {exc}"
+                ) from exc
+        return inputs
 
     def _run(self, job: Job, lost: threading.Event) -> None:
         # The time bound counts from the start of this attempt (a resumed job starts a fresh bound).
         started = time.monotonic()
-        graph = self._kernel(job)
-        self._computer.use(job.game_id, job.family, graph, lambda: self._check(lost))
+        graph, inputs = self._kernel(job)
+        self._computer.use(job.game_id, job.family, graph, lambda: self._check(lost), inputs)
         if job.kind == "repair":
             # Reading the prefix through the chunk verifies it and recomputes whatever is corrupt.
             if job.chunk_index is None:

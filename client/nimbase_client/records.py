@@ -320,6 +320,8 @@ class Job(TypedDict):
     """ISO 8601 timestamp, or null."""
     finished_at: str | None
     """ISO 8601 timestamp, or null."""
+    waits_for: list[int]
+    """The jobs that must be done before this one runs (the stored objects it reads)."""
 
 
 class JobList(TypedDict):

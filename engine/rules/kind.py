@@ -14,9 +14,8 @@ draws, then losses by most; score games by margin.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -25,7 +24,7 @@ from engine.kind import Context, GameKind, SequenceKernel
 from engine.kind_settings import KeeperSpec, PositiveInt, SettingsDeclaration
 from engine.moves import check_limit
 from engine.positions import quote_position, quote_token
-from engine.precompute import JobPlan
+from engine.precompute import JobPlan, StoredName
 from engine.records import MoveRecord, ValueRecord
 from engine.rules.solve import positions, solve_all, solve_tier
 from engine.rules.tables import DRAW, LOSS, TIE, WIN, TierTable, merged
@@ -263,12 +262,17 @@ class RulesGame(GameKind[int]):
         """The job storing one tier (family `tier:T`; by default the initial position's tier, whose
         job waits for every tier it leads to). `upto` and `fill` do not apply."""
         tier = self.rules.tier(self.rules.initial()) if family is None else family_tier(self.rules, family)
-        return JobPlan(self.game_id, tier_family(tier), self.rules.size, True)
+        return JobPlan(self.game_id, tier_family(tier), self.rules.size, True, tier_needs(self.rules, tier))
 
     def kernel_for(self, family: str) -> SequenceKernel | None:
         if not family.startswith(TIER_PREFIX):
             return None
         return TierKernel(self.rules, family_tier(self.rules, family))
+
+
+def tier_needs(rules: Rules, tier: int) -> tuple[StoredName, ...]:
+    """The stored tiers the job of `tier` reads: those its moves lead to."""
+    return tuple(StoredName(rules.game_id, tier_family(t)) for t in rules.tier_moves_to(tier))
 
 
 def _rank(value: Value, text: str) -> tuple[int, int, str]:
@@ -293,14 +297,10 @@ class TierKernel(BytesKernel):
         self.family = tier_family(tier)
         self._given: dict[int, TierTable] | None = None
 
-    def needs(self) -> tuple[Any, ...]:
-        from engine.precompute import StoredName  # type: ignore[attr-defined]
+    def needs(self) -> tuple[StoredName, ...]:
+        return tier_needs(self.rules, self.tier)
 
-        return tuple(
-            StoredName(self.rules.game_id, tier_family(t)) for t in self.rules.tier_moves_to(self.tier)
-        )
-
-    def give(self, inputs: Any) -> None:
+    def give(self, inputs: Mapping[StoredName, bytes]) -> None:
         given: dict[int, TierTable] = {}
         for name, data in inputs.items():
             tier = family_tier(self.rules, name.family)

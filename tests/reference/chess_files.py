@@ -16,7 +16,6 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-
 #: The python-chess release whose source distribution carries the files.
 CHESS_SDIST = "chess==1.11.2"
 _ROOT_IN_SDIST = "chess-1.11.2/data/"

@@ -229,7 +229,9 @@ def test_jobs(http: httpx.Client, fake: FakeService) -> None:
         "created_at",
         "started_at",
         "finished_at",
+        "waits_for",
     }
+    assert job["waits_for"] == []
     assert http.get(f"/v1/jobs/{job['id']}").json() == job
     assert job in http.get("/v1/jobs").json()["jobs"]
     assert len(http.get("/v1/jobs", params={"limit": 1}).json()["jobs"]) == 1

@@ -250,7 +250,7 @@ class Progress(_message.Message):
     def __init__(self, done: _Optional[int] = ..., total: _Optional[int] = ...) -> None: ...
 
 class Job(_message.Message):
-    __slots__ = ("id", "game", "family", "upto", "fill", "status", "progress", "error", "created_at", "started_at", "finished_at")
+    __slots__ = ("id", "game", "family", "upto", "fill", "status", "progress", "error", "created_at", "started_at", "finished_at", "waits_for")
     ID_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     FAMILY_FIELD_NUMBER: _ClassVar[int]
@@ -262,6 +262,7 @@ class Job(_message.Message):
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     STARTED_AT_FIELD_NUMBER: _ClassVar[int]
     FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    WAITS_FOR_FIELD_NUMBER: _ClassVar[int]
     id: int
     game: str
     family: str
@@ -273,7 +274,8 @@ class Job(_message.Message):
     created_at: str
     started_at: str
     finished_at: str
-    def __init__(self, id: _Optional[int] = ..., game: _Optional[str] = ..., family: _Optional[str] = ..., upto: _Optional[int] = ..., fill: _Optional[bool] = ..., status: _Optional[str] = ..., progress: _Optional[_Union[Progress, _Mapping]] = ..., error: _Optional[str] = ..., created_at: _Optional[str] = ..., started_at: _Optional[str] = ..., finished_at: _Optional[str] = ...) -> None: ...
+    waits_for: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, id: _Optional[int] = ..., game: _Optional[str] = ..., family: _Optional[str] = ..., upto: _Optional[int] = ..., fill: _Optional[bool] = ..., status: _Optional[str] = ..., progress: _Optional[_Union[Progress, _Mapping]] = ..., error: _Optional[str] = ..., created_at: _Optional[str] = ..., started_at: _Optional[str] = ..., finished_at: _Optional[str] = ..., waits_for: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class SubmitJobRequest(_message.Message):
     __slots__ = ("game", "upto", "fill", "family")

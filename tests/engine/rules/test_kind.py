@@ -104,7 +104,8 @@ def test_tiers_stored_by_jobs_are_read_back() -> None:
     for tier in game.rules.tiers():  # the last tier first: each job given the tiers it waits for
         kernel = game.kernel_for(tier_family(tier))
         assert isinstance(kernel, TierKernel)
-        kernel.give({_Name(game.game_id, f): data for f, data in given.items() if f in _needed(kernel)})
+        assert game.plan_job(0, family=tier_family(tier)).needs == kernel.needs()
+        kernel.give({name: given[name.family] for name in kernel.needs()})
         data = kernel.make()
         given[tier_family(tier)] = data
         stored.words[(game.game_id, tier_family(tier))] = encode_words(data)
@@ -117,16 +118,6 @@ def test_tiers_stored_by_jobs_are_read_back() -> None:
         code = game.parse(text)
         assert game.value(code, ctx).source == "table"
         assert game.value(code, ctx)._replace(source="live") == game.value(code, live)
-
-
-class _Name:
-    def __init__(self, game_id: str, family: str) -> None:
-        self.game_id = game_id
-        self.family = family
-
-
-def _needed(kernel: TierKernel) -> set[str]:
-    return {tier_family(t) for t in kernel.rules.tier_moves_to(kernel.tier)}
 
 
 class _Broken(Rules):
