@@ -35,7 +35,7 @@ Progress = Callable[[int, int], None]
 # -- the tier's positions and moves ---------------------------------------------------------------------
 
 
-@numba.njit(nogil=True)
+@numba.njit(cache=True, nogil=True)
 def _scan(size: int, tier: int, legal, canonical, tier_of) -> I64:  # type: ignore[no-untyped-def]
     count = 0
     for c in range(size):
@@ -50,7 +50,7 @@ def _scan(size: int, tier: int, legal, canonical, tier_of) -> I64:  # type: igno
     return out
 
 
-@numba.njit(nogil=True)
+@numba.njit(cache=True, nogil=True)
 def _expand(codes: I64, max_moves: int, moves, canonical, end):  # type: ignore[no-untyped-def]
     n = codes.shape[0]
     to = np.empty(max_moves, np.int64)

@@ -25,153 +25,185 @@ MAX_CELLS = 64
 _ID = re.compile(r"([1-9][0-9]?)x([1-9][0-9]?)")
 
 
-def _make_kernels(width: int, height: int) -> tuple[Kernels, Any]:
-    """The rules of one board as numba functions (compiled on first use), and the decoder."""
+@numba.njit(cache=True, nogil=True)
+def _decode(code: int, W: int, H: int) -> tuple[int, int, int, int]:
+    """(x mask, o mask, pieces of x, pieces of o) on Tromp's layout: column c in bits c*(H+1)..."""
+    R = (1 << (H + 1)) - 1
+    x = 0
+    o = 0
+    xs = 0
+    os = 0
+    for c in range(W):
+        s = code % R
+        code //= R
+        h = 0
+        while (2 << h) - 1 <= s:
+            h += 1
+        b = s - ((1 << h) - 1)
+        for j in range(h):
+            bit = 1 << (c * (H + 1) + j)
+            if (b >> j) & 1:
+                o |= bit
+                os += 1
+            else:
+                x |= bit
+                xs += 1
+    return x, o, xs, os
+
+
+@numba.njit(cache=True, nogil=True)
+def _line(m: int, H: int) -> bool:
+    step = H + 1
+    for shift in (1, step, step - 1, step + 1):
+        y = m & (m >> shift)
+        if y & (y >> (2 * shift)):
+            return True
+    return False
+
+
+@numba.njit(cache=True, nogil=True)
+def _legal(code: int, W: int, H: int) -> bool:
+    R = (1 << (H + 1)) - 1
+    if code < 0 or code >= R**W:
+        return False
+    x, o, xs, os = _decode(code, W, H)
+    if xs - os != 0 and xs - os != 1:
+        return False
+    lx = _line(x, H)
+    lo = _line(o, H)
+    if lx and lo:
+        return False
+    if lx and xs == os:
+        return False
+    return not (lo and xs != os)
+
+
+@numba.njit(cache=True, nogil=True)
+def _moves(code: int, to: Any, info: Any, W: int, H: int) -> int:
+    R = (1 << (H + 1)) - 1
+    x, o, xs, os = _decode(code, W, H)
+    if _line(x, H) or _line(o, H):
+        return 0
+    k = 0
+    rest = code
+    power = 1
+    for _c in range(W):
+        s = rest % R
+        rest //= R
+        h = 0
+        while (2 << h) - 1 <= s:
+            h += 1
+        if h < H:
+            b = s - ((1 << h) - 1)
+            if xs != os:
+                b |= 1 << h
+            t = (1 << (h + 1)) - 1 + b
+            to[k] = code + (t - s) * power
+            info[k] = 0
+            k += 1
+        power *= R
+    return k
+
+
+@numba.njit(cache=True, nogil=True)
+def _end(code: int, W: int, H: int) -> int:
+    x, o, xs, os = _decode(code, W, H)
+    if _line(x, H) or _line(o, H):
+        return LOSS
+    if xs + os == W * H:
+        return TIE
+    return NOT_OVER
+
+
+@numba.njit(cache=True, nogil=True)
+def _canonical(code: int, W: int, H: int) -> int:
+    R = (1 << (H + 1)) - 1
+    mirror = 0
+    rest = code
+    for c in range(W):
+        mirror += (rest % R) * R ** (W - 1 - c)
+        rest //= R
+    return min(code, mirror)
+
+
+@numba.njit(cache=True, nogil=True)
+def _tier(code: int, W: int, H: int) -> int:
+    _x, _o, xs, os = _decode(code, W, H)
+    return xs + os
+
+
+@numba.njit(cache=True, nogil=True)
+def _enumerate(t: int, W: int, H: int) -> Any:
+    """The canonical legal codes with t pieces, ascending: every split of t pieces into columns, every
+    choice of which t // 2 of them are o (Gosper's hack)."""
+    R = (1 << (H + 1)) - 1
+    found = np.empty(1024, np.int64)
+    n = 0
+    heights = np.zeros(W, np.int64)
+    while True:
+        if heights.sum() == t:
+            b = (1 << (t // 2)) - 1
+            while b < (1 << t) or b == 0:
+                code = 0
+                used = 0
+                power = 1
+                for c in range(W):
+                    h = heights[c]
+                    col = (b >> used) & ((1 << h) - 1)
+                    used += h
+                    code += ((1 << h) - 1 + col) * power
+                    power *= R
+                if _legal(code, W, H) and _canonical(code, W, H) == code:
+                    if n == found.shape[0]:
+                        grown = np.empty(2 * n, np.int64)
+                        grown[:n] = found
+                        found = grown
+                    found[n] = code
+                    n += 1
+                if b == 0:
+                    break
+                low = b & -b
+                r = b + low
+                b = (((r ^ b) >> 2) // low) | r
+        c = 0
+        while c < W and heights[c] == H:
+            heights[c] = 0
+            c += 1
+        if c == W:
+            break
+        heights[c] += 1
+    return np.sort(found[:n])
+
+
+def _make_kernels(width: int, height: int) -> Kernels:
+    """The rules of one board as numba functions: the module's kernels with the board's sizes bound."""
     W = width
     H = height
-    R = (1 << (H + 1)) - 1
-    STEP = H + 1
-    POW = np.array([R**c for c in range(W)], dtype=np.int64)
-    SIZE = R**W
 
-    @numba.njit(nogil=True)
-    def decode(code):  # type: ignore[no-untyped-def]
-        """(x mask, o mask, pieces of x, pieces of o) on Tromp's layout: column c in bits c*(H+1)..."""
-        x = 0
-        o = 0
-        xs = 0
-        os = 0
-        for c in range(W):
-            s = code % R
-            code //= R
-            h = 0
-            while (2 << h) - 1 <= s:
-                h += 1
-            b = s - ((1 << h) - 1)
-            for j in range(h):
-                bit = 1 << (c * STEP + j)
-                if (b >> j) & 1:
-                    o |= bit
-                    os += 1
-                else:
-                    x |= bit
-                    xs += 1
-        return x, o, xs, os
-
-    @numba.njit(nogil=True)
-    def line(m):  # type: ignore[no-untyped-def]
-        for shift in (1, STEP, STEP - 1, STEP + 1):
-            y = m & (m >> shift)
-            if y & (y >> (2 * shift)):
-                return True
-        return False
-
-    @numba.njit(nogil=True)
+    @numba.njit(cache=True, nogil=True)
     def legal(code):  # type: ignore[no-untyped-def]
-        if code < 0 or code >= SIZE:
-            return False
-        x, o, xs, os = decode(code)
-        if xs - os != 0 and xs - os != 1:
-            return False
-        lx = line(x)
-        lo = line(o)
-        if lx and lo:
-            return False
-        if lx and xs == os:
-            return False
-        return not (lo and xs != os)
+        return _legal(code, W, H)
 
-    @numba.njit(nogil=True)
+    @numba.njit(cache=True, nogil=True)
     def moves(code, to, info):  # type: ignore[no-untyped-def]
-        x, o, xs, os = decode(code)
-        if line(x) or line(o):
-            return 0
-        k = 0
-        rest = code
-        for c in range(W):
-            s = rest % R
-            rest //= R
-            h = 0
-            while (2 << h) - 1 <= s:
-                h += 1
-            if h < H:
-                b = s - ((1 << h) - 1)
-                if xs != os:
-                    b |= 1 << h
-                t = (1 << (h + 1)) - 1 + b
-                to[k] = code + (t - s) * POW[c]
-                info[k] = 0
-                k += 1
-        return k
+        return _moves(code, to, info, W, H)
 
-    @numba.njit(nogil=True)
+    @numba.njit(cache=True, nogil=True)
     def end(code):  # type: ignore[no-untyped-def]
-        x, o, xs, os = decode(code)
-        if line(x) or line(o):
-            return LOSS
-        if xs + os == W * H:
-            return TIE
-        return NOT_OVER
+        return _end(code, W, H)
 
-    @numba.njit(nogil=True)
+    @numba.njit(cache=True, nogil=True)
     def canonical(code):  # type: ignore[no-untyped-def]
-        mirror = 0
-        rest = code
-        for c in range(W):
-            mirror += (rest % R) * POW[W - 1 - c]
-            rest //= R
-        return min(code, mirror)
+        return _canonical(code, W, H)
 
-    @numba.njit(nogil=True)
+    @numba.njit(cache=True, nogil=True)
     def tier(code):  # type: ignore[no-untyped-def]
-        _x, _o, xs, os = decode(code)
-        return xs + os
+        return _tier(code, W, H)
 
-    @numba.njit(nogil=True)
-    def enumerate_tier(t):  # type: ignore[no-untyped-def]
-        """The canonical legal codes with t pieces, ascending: every split of t pieces into columns,
-        every choice of which t // 2 of them are o."""
-        found = np.empty(1024, np.int64)
-        n = 0
-        heights = np.zeros(W, np.int64)
-        while True:
-            if heights.sum() == t:
-                need = t // 2
-                b = (1 << need) - 1
-                while b < (1 << t) or (t == 0 and b == 0):
-                    code = 0
-                    used = 0
-                    for c in range(W):
-                        h = heights[c]
-                        col = (b >> used) & ((1 << h) - 1)
-                        used += h
-                        code += ((1 << h) - 1 + col) * POW[c]
-                    if legal(code) and canonical(code) == code:
-                        if n == found.shape[0]:
-                            grown = np.empty(2 * n, np.int64)
-                            grown[:n] = found
-                            found = grown
-                        found[n] = code
-                        n += 1
-                    if b == 0:
-                        break
-                    low = b & -b  # Gosper's hack: the next larger number with as many bits
-                    r = b + low
-                    b = (((r ^ b) >> 2) // low) | r
-            c = 0
-            while c < W and heights[c] == H:
-                heights[c] = 0
-                c += 1
-            if c == W:
-                break
-            heights[c] += 1
-        out = np.sort(found[:n])
-        return out
-
-    return Kernels(legal, moves, end, canonical, tier), enumerate_tier
+    return Kernels(legal, moves, end, canonical, tier)
 
 
-_KERNELS: dict[tuple[int, int], tuple[Kernels, Any]] = {}
+_KERNELS: dict[tuple[int, int], Kernels] = {}
 
 
 class Connect4(Rules):
@@ -202,7 +234,7 @@ class Connect4(Rules):
         key = (width, height)
         if key not in _KERNELS:
             _KERNELS[key] = _make_kernels(width, height)
-        self._kernels, self._enumerate = _KERNELS[key]
+        self._kernels = _KERNELS[key]
         self._to = np.empty(width, np.int64)
         self._info = np.empty(width, np.int64)
 
@@ -273,7 +305,7 @@ class Connect4(Rules):
         return [tier + 1] if tier < self.width * self.height else []
 
     def tier_positions(self, tier: int) -> np.ndarray:
-        return self._enumerate(tier)  # type: ignore[no-any-return]
+        return _enumerate(tier, self.width, self.height)  # type: ignore[no-any-return]
 
     def grid(self) -> Grid:
         def pieces(code: int) -> list[str]:
