@@ -29,6 +29,7 @@ class TicTacToe(Rules):
     size = 3**9
     tier_order = 1
     max_moves = 9
+    _by_tier: dict[int, list[int]] = {}  # noqa: RUF012 (filled once, read only)
 
     def __init__(self, misere: bool = False) -> None:
         self.misere = misere
@@ -91,6 +92,14 @@ class TicTacToe(Rules):
 
     def tier_moves_to(self, tier: int) -> list[int]:
         return [tier + 1] if tier < 9 else []
+
+    def tier_positions(self, tier: int) -> list[int]:
+        """Every legal code grouped by marks once (a class attribute: the same for both forms)."""
+        if not TicTacToe._by_tier:
+            for code in range(self.size):
+                if self.legal(code):
+                    TicTacToe._by_tier.setdefault(self.tier(code), []).append(code)
+        return TicTacToe._by_tier.get(tier, [])
 
     def grid(self) -> Grid:
         def pieces(code: int) -> list[str]:
