@@ -1,15 +1,16 @@
 """The solver against the truth: a brute-force negamax (tests/engine/rules/negamax.py) on every position
 of tic-tac-toe (both forms), Connect Four 4 x 4 and the smallest Dots and Boxes board, and the known
-facts (tic-tac-toe's 5,478 positions, a tie)."""
+facts (tic-tac-toe's 5,478 positions, a tie); on larger boards, random positions near the end."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
-from engine.rules.solve import solve_all
-from engine.rules.tables import DRAW, TierTable
+from engine.rules.solve import solve_all, solve_tier
+from engine.rules.tables import DRAW, TierTable, merged
 from nimbase_rules.games.connect4 import Connect4
 from nimbase_rules.games.dots_and_boxes import DotsAndBoxes
 from nimbase_rules.games.tictactoe import TicTacToe
@@ -68,3 +69,17 @@ def test_dots_and_boxes_2x2_every_position() -> None:
     rules = DotsAndBoxes(2, 2)
     tables = solve_all(rules)
     assert _agree(rules, tables, list(range(rules.size))) == 4096
+
+
+@pytest.mark.parametrize(("rules", "deepest"), [(Connect4(5, 4), 13), (DotsAndBoxes(2, 3), 9)])
+def test_larger_boards_agree_near_the_end(rules: Any, deepest: int) -> None:
+    """Random positions near the end of the game (tiers from `deepest` on, solved from the last tier
+    down, as their jobs would) against the negamax."""
+    tables: dict[int, TierTable] = {}
+    for tier in rules.tiers():
+        if tier < deepest:
+            break
+        tables[tier] = solve_tier(rules, tier, merged([tables[t] for t in rules.tier_moves_to(tier)]))
+    rng = np.random.default_rng(22)
+    picked = [int(c) for t in tables.values() for c in rng.choice(t.codes, min(200, len(t)), replace=False)]
+    assert _agree(rules, tables, picked) == len(picked)
