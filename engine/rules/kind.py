@@ -4,7 +4,8 @@ Each tier is stored by its own job as the family `tier:T` (`TierKernel`: it wait
 moves lead to, given to it as their stored bytes). A request reads a position's tier through the keeper
 ladder (engine.keep, `TIERS`): kept, else stored (`source` "table"), else, for a game of at most
 `RulesSettings.live_codes` codes, the whole game solved for the request (`source` "live"), else the
-refusal naming the job that stores the tier (RESOURCE_EXHAUSTED).
+refusal naming the job that stores the tier (RESOURCE_EXHAUSTED). Plain Python rules have a lower bound
+(`live_codes_plain`): they solve some fifty times slower.
 
 Values are for the player to move: "N" a win, "P" a loss, "D" a tie (with remoteness) or an endless draw
 (without); score games add the margin with best play (`ScoreValue`), their moves the margin the mover
@@ -42,10 +43,13 @@ class RulesSettings:
     NIMBASE_CACHE_RULES_<FIELD>)."""
 
     live_codes: PositiveInt = 1_000_000
-    """Most codes (`Rules.size`) of a game defined by its rules solved whole within a request while no
-    worker has stored its tiers (tic-tac-toe has 19,683, Connect Four 4 x 4 923,521: about a second);
-    a larger game is answered tier by tier once its jobs have stored them (RESOURCE_EXHAUSTED, naming
-    the job, until then)."""
+    """Most codes (`Rules.size`) of a game defined by numba rules solved whole within a request while no
+    worker has stored its tiers (Connect Four 4 x 4 has 923,521: about a second once its kernels are
+    compiled); a larger game is answered tier by tier once its jobs have stored them
+    (RESOURCE_EXHAUSTED, naming the job, until then)."""
+    live_codes_plain: PositiveInt = 100_000
+    """The same for plain Python rules, some fifty times slower a position (tic-tac-toe has 19,683 codes,
+    solved in a fraction of a second; Dots and Boxes 2 x 3 131,072, about ten seconds: left to a job)."""
     table_bytes: PositiveInt = 256 << 20
     """Bytes of solved tiers kept whole in the process (`TIERS`), each counted as its codes and values
     (about 13 bytes a position)."""
@@ -135,13 +139,15 @@ class RulesGame(GameKind[int]):
             )
 
         def refuse() -> None:
-            most = ctx.settings_for(RulesSettings).live_codes
+            settings = ctx.settings_for(RulesSettings)
+            field = "live_codes" if rules.kernels() is not None else "live_codes_plain"
+            most = getattr(settings, field)
             if rules.size > most:
                 raise ctx.tables.refusal(
                     self.game_id,
                     family,
                     f"tier {tier} of {self.game_id} is not stored yet, and only games of up to {most} "
-                    f"codes are solved for a request ({SETTINGS.variable('live_codes')}); this one has "
+                    f"codes are solved for a request ({SETTINGS.variable(field)}); this one has "
                     f"{rules.size}",
                 )
 

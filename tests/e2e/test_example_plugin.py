@@ -45,7 +45,7 @@ def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> str:
 def server(database_url: str, plugin_path: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     logs = tmp_path_factory.mktemp("plugin-server")
     running = start_server(
-        database_url, logs / "server.log", PYTHONPATH=plugin_path, NIMBASE_LIMITS_RULES_LIVE_CODES="4"
+        database_url, logs / "server.log", PYTHONPATH=plugin_path, NIMBASE_LIMITS_RULES_LIVE_CODES_PLAIN="4"
     )
     yield running
     stop(running.process)

@@ -89,7 +89,7 @@ def test_bad_input(api: Endpoints, game: str, position: str, status: int, quoted
 @pytest.fixture
 def limited(db_engine: sa.Engine) -> Iterator[Endpoints]:
     with serving_api(
-        db_engine, TOKEN, kind_variables={"NIMBASE_LIMITS_RULES_LIVE_CODES": "1000"}
+        db_engine, TOKEN, kind_variables={"NIMBASE_LIMITS_RULES_LIVE_CODES_PLAIN": "1000"}
     ) as endpoints:
         yield endpoints
 

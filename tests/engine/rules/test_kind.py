@@ -92,6 +92,9 @@ def test_large_games_are_refused_naming_their_tier_job() -> None:
     with pytest.raises(LimitExceeded, match=r"connect4:7x6 tier:0\]"):
         game.value(game.parse("/".join(["......."] * 6)), ctx)
     assert game.plan_job(0).family == "tier:0"
+    plain = parse_game_id("dots-and-boxes:2x3")  # plain Python rules: a lower live bound
+    with pytest.raises(LimitExceeded, match="NIMBASE_LIMITS_RULES_LIVE_CODES_PLAIN"):
+        plain.value(plain.parse("0" * 17), ctx)
     with pytest.raises(InvalidArgument):
         game.plan_job(0, family="tier:99")
 
