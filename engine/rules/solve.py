@@ -115,6 +115,11 @@ def solve_tier(rules: Rules, tier: int, later: TierTable, progress: Progress | N
     """The tier solved; `later` holds (at least) every position its moves lead to outside it."""
     codes = positions(rules, tier)
     indptr, child, info, ends = expand(rules, codes)
+    if not rules.score_game:
+        table = _solve_wl_fused(rules, tier, codes, indptr, child, info, ends, later)
+        if progress is not None:
+            progress(len(codes), len(codes))
+        return table
     where = np.searchsorted(codes, child)
     inside = (where < codes.shape[0]) & (codes[np.minimum(where, max(codes.shape[0] - 1, 0))] == child)
     if codes.shape[0] == 0:
@@ -132,19 +137,137 @@ def solve_tier(rules: Rules, tier: int, later: TierTable, progress: Progress | N
             f"leads to code {int(child[e])}, which is neither in its tier nor in a later solved tier "
             "(an illegal code, or a tier going the wrong way)"
         )
-    if rules.score_game:
-        table = _solve_score(rules, tier, codes, indptr, child, info, ends, where, inside, ext_at, later)
-    else:
-        if np.any(info != 0):
-            e = int(np.flatnonzero(info != 0)[0])
-            raise RulesError(
-                f"{rules.game_id}: a move of position {_name(rules, int(codes[source[e]]))} scores or "
-                "keeps the turn, which only score games' moves may"
-            )
-        table = _solve_wl(rules, tier, codes, indptr, where, inside, ext_at, ends, source, later)
+    table = _solve_score(rules, tier, codes, indptr, child, info, ends, where, inside, ext_at, later)
     if progress is not None:
         progress(len(codes), len(codes))
     return table
+
+
+def _solve_wl_fused(
+    rules: Rules, tier: int, codes: I64, indptr: I64, child: I64, info: I64, ends: I64, later: TierTable
+) -> TierTable:
+    """A win/loss tier: its moves sorted into the tier's graph and the values of the later tiers they
+    reach in one compiled pass (no array per move beyond the graph's), then the retrograde passes."""
+    n = codes.shape[0]
+    _check_ends(rules, codes, ends, (WIN, LOSS, TIE))
+    in_indptr = np.zeros(n + 1, np.int64)
+    in_indices = np.empty(child.shape[0], np.int32)
+    count = np.zeros(n, np.int32)
+    lost_min = np.full(n, -1, np.int32)
+    won_count = np.zeros(n, np.int32)
+    won_max = np.full(n, -1, np.int32)
+    tie_min = np.full(n, -1, np.int32)
+    bad = _classify(
+        codes, indptr, child, info, later.codes, later.result, later.remoteness,
+        in_indptr, in_indices, count, lost_min, won_count, won_max, tie_min,
+    )  # fmt: skip
+    if bad >= 0:
+        v = int(np.searchsorted(indptr, bad, side="right") - 1)
+        if info[bad] != 0:
+            raise RulesError(
+                f"{rules.game_id}: a move of position {_name(rules, int(codes[v]))} scores or keeps the "
+                "turn, which only score games' moves may"
+            )
+        raise RulesError(
+            f"{rules.game_id}: a move of position {_name(rules, int(codes[v]))} (tier {tier}) leads to code "
+            f"{int(child[bad])}, which is neither in its tier nor in a later solved tier (an illegal code, "
+            "or a tier going the wrong way)"
+        )
+    in_indices = in_indices[: in_indptr[n]]
+    terminal = np.where(ends == WIN, 1, np.where(ends == LOSS, -1, 0)).astype(np.int8)
+    rev_indptr, rev_indices = reverse_csr(in_indptr, in_indices)
+    degree = np.diff(in_indptr).astype(np.int32)
+    outcome, remoteness = solve_reverse(
+        rev_indptr, rev_indices, degree, terminal, ExternalMoves(count, lost_min, won_count, won_max)
+    )
+    return _with_ties(tier, codes, outcome, remoteness, ends, tie_min, rev_indptr, rev_indices)
+
+
+@numba.njit(cache=True, nogil=True)
+def _find(sorted_codes: I64, code: int) -> int:
+    lo = 0
+    hi = sorted_codes.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if sorted_codes[mid] < code:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo if lo < sorted_codes.shape[0] and sorted_codes[lo] == code else -1
+
+
+@numba.njit(cache=True, nogil=True)
+def _classify(
+    codes: I64,
+    indptr: I64,
+    child: I64,
+    info: I64,
+    later_codes: I64,
+    later_result: I8,
+    later_rem: I32,
+    in_indptr: I64,
+    in_indices: I32,
+    count: I32,
+    lost_min: I32,
+    won_count: I32,
+    won_max: I32,
+    tie_min: I32,
+) -> int:
+    """Each move of each position: to a position of the tier (an edge of its graph), or to one of a later
+    tier (its value counted per position: the least remoteness of lost ones, the number and greatest
+    remoteness of won ones, the least of ties); the first move that scores or reaches neither, or -1."""
+    k = 0
+    for v in range(codes.shape[0]):
+        for e in range(indptr[v], indptr[v + 1]):
+            if info[e] != 0:
+                return e
+            c = child[e]
+            i = _find(codes, c)
+            if i >= 0:
+                in_indices[k] = i
+                k += 1
+                continue
+            j = _find(later_codes, c)
+            if j < 0:
+                return e
+            count[v] += 1
+            r = later_rem[j]
+            res = later_result[j]
+            if res == -1:
+                if lost_min[v] < 0 or r < lost_min[v]:
+                    lost_min[v] = r
+            elif res == 1:
+                won_count[v] += 1
+                if r > won_max[v]:
+                    won_max[v] = r
+            elif res == 0 and (tie_min[v] < 0 or r < tie_min[v]):
+                tie_min[v] = r
+        in_indptr[v + 1] = k
+    return -1
+
+
+def _with_ties(
+    tier: int,
+    codes: I64,
+    outcome: I8,
+    remoteness: I32,
+    ends: I64,
+    tie_min: I32,
+    rev_indptr: I64,
+    rev_indices: I32,
+) -> TierTable:
+    """The drawn positions sorted into ties (with their remoteness) and endless draws."""
+    n = codes.shape[0]
+    tie_rem = np.full(n, -1, np.int32)
+    seeds = np.flatnonzero((outcome == 0) & (ends == TIE)).astype(np.int32)
+    has_ext = np.flatnonzero((outcome == 0) & (tie_min >= 0)).astype(np.int32)
+    ev_level = (tie_min[has_ext] + 1).astype(np.int32)
+    order = np.argsort(ev_level, kind="stable")
+    _ties(rev_indptr, rev_indices, outcome, tie_rem, seeds, has_ext[order], ev_level[order])
+    result = np.where(outcome == 1, WIN, np.where(outcome == -1, LOSS, DRAW)).astype(np.int8)
+    result[tie_rem >= 0] = TIE
+    remoteness = np.where(tie_rem >= 0, tie_rem, remoteness).astype(np.int32)
+    return TierTable(tier, codes, result, remoteness, None)
 
 
 def _name(rules: Rules, code: int) -> str:
@@ -163,60 +286,6 @@ def _check_ends(rules: Rules, codes: I64, ends: I64, allowed: tuple[int, ...] | 
             f"{rules.game_id}: finished position {_name(rules, int(codes[i]))} has value {int(ends[i])}, "
             "not WIN, LOSS or TIE"
         )
-
-
-def _solve_wl(
-    rules: Rules,
-    tier: int,
-    codes: I64,
-    indptr: I64,
-    where: I64,
-    inside: np.ndarray,
-    ext_at: I64,
-    ends: I64,
-    source: I64,
-    later: TierTable,
-) -> TierTable:
-    n = codes.shape[0]
-    _check_ends(rules, codes, ends, (WIN, LOSS, TIE))
-    # The graph inside the tier.
-    src_in = source[inside]
-    dst_in = where[inside].astype(np.int32)
-    in_indptr = np.zeros(n + 1, np.int64)
-    np.cumsum(np.bincount(src_in, minlength=n), out=in_indptr[1:])
-    in_indices = dst_in  # edges are listed by source already, in order
-    # Moves into later tiers, by their value for the player to move there.
-    src_ex = source[~inside]
-    at = ext_at[~inside]
-    ex_result = later.result[at]
-    ex_rem = later.remoteness[at]
-    count = np.bincount(src_ex, minlength=n).astype(np.int32)
-    lost_min = np.full(n, np.iinfo(np.int32).max, np.int32)
-    np.minimum.at(lost_min, src_ex[ex_result == LOSS], ex_rem[ex_result == LOSS])
-    lost_min[lost_min == np.iinfo(np.int32).max] = -1
-    won = ex_result == WIN
-    won_count = np.bincount(src_ex[won], minlength=n).astype(np.int32)
-    won_max = np.full(n, -1, np.int32)
-    np.maximum.at(won_max, src_ex[won], ex_rem[won])
-    tie_min = np.full(n, np.iinfo(np.int32).max, np.int32)
-    ties = ex_result == TIE
-    np.minimum.at(tie_min, src_ex[ties], ex_rem[ties])
-    terminal = np.where(ends == WIN, 1, np.where(ends == LOSS, -1, 0)).astype(np.int8)
-    rev_indptr, rev_indices = reverse_csr(in_indptr, in_indices)
-    degree = np.diff(in_indptr).astype(np.int32)
-    external = ExternalMoves(count, lost_min, won_count, won_max)
-    outcome, remoteness = solve_reverse(rev_indptr, rev_indices, degree, terminal, external)
-    # Ties among the drawn positions.
-    tie_rem = np.full(n, -1, np.int32)
-    seeds = np.flatnonzero((outcome == 0) & (ends == TIE)).astype(np.int32)
-    has_ext = np.flatnonzero((outcome == 0) & (tie_min < np.iinfo(np.int32).max)).astype(np.int32)
-    ev_level = (tie_min[has_ext] + 1).astype(np.int32)
-    order = np.argsort(ev_level, kind="stable")
-    _ties(rev_indptr, rev_indices, outcome, tie_rem, seeds, has_ext[order], ev_level[order])
-    result = np.where(outcome == 1, WIN, np.where(outcome == -1, LOSS, DRAW)).astype(np.int8)
-    result[tie_rem >= 0] = TIE
-    remoteness = np.where(tie_rem >= 0, tie_rem, remoteness).astype(np.int32)
-    return TierTable(tier, codes, result, remoteness, None)
 
 
 @numba.njit(cache=True, nogil=True)
