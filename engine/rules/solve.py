@@ -31,6 +31,11 @@ from nimbase_rules import NOT_OVER, Rules, RulesError
 
 Progress = Callable[[int, int], None]
 
+#: Win/loss tiers of at most this many positions are solved by the plain reference (`_solve_wl_plain`):
+#: a small game (tic-tac-toe) is then solved without loading a compiled kernel, which alone costs a fresh
+#: process about a second.
+PLAIN_POSITIONS = 4096
+
 
 # -- the tier's positions and moves ---------------------------------------------------------------------
 
@@ -111,12 +116,20 @@ def expand(rules: Rules, codes: I64) -> tuple[I64, I64, I64, I64]:
 # -- solving ---------------------------------------------------------------------------------------
 
 
-def solve_tier(rules: Rules, tier: int, later: TierTable, progress: Progress | None = None) -> TierTable:
-    """The tier solved; `later` holds (at least) every position its moves lead to outside it."""
+def solve_tier(
+    rules: Rules,
+    tier: int,
+    later: TierTable,
+    progress: Progress | None = None,
+    plain_positions: int = PLAIN_POSITIONS,
+) -> TierTable:
+    """The tier solved; `later` holds (at least) every position its moves lead to outside it. Win/loss
+    tiers of at most `plain_positions` positions are solved by the plain reference."""
     codes = positions(rules, tier)
     indptr, child, info, ends = expand(rules, codes)
     if not rules.score_game:
-        table = _solve_wl_fused(rules, tier, codes, indptr, child, info, ends, later)
+        solve = _solve_wl_plain if codes.shape[0] <= plain_positions else _solve_wl_fused
+        table = solve(rules, tier, codes, indptr, child, info, ends, later)
         if progress is not None:
             progress(len(codes), len(codes))
         return table
@@ -181,6 +194,80 @@ def _solve_wl_fused(
         rev_indptr, rev_indices, degree, terminal, ExternalMoves(count, lost_min, won_count, won_max)
     )
     return _with_ties(tier, codes, outcome, remoteness, ends, tie_min, rev_indptr, rev_indices)
+
+
+def _solve_wl_plain(
+    rules: Rules, tier: int, codes: I64, indptr: I64, child: I64, info: I64, ends: I64, later: TierTable
+) -> TierTable:
+    """The plain reference of `_solve_wl_fused` (no compiled kernel): the naive fixed point by levels.
+
+    Level k decides a win where a move reaches a loss decided at k - 1 (in the tier, or of a later tier),
+    a loss where every move reaches a win and the slowest at k - 1; then, among the drawn positions, a
+    tie at level k where a move reaches a tie at k - 1. What is never decided is an endless draw."""
+    n = codes.shape[0]
+    _check_ends(rules, codes, ends, (WIN, LOSS, TIE))
+    index = {c: i for i, c in enumerate(codes.tolist())}
+    at = np.searchsorted(later.codes, child)
+    moves: list[list[tuple[int, int, int]]] = []  # per position: (index in the tier or -1, result, rem)
+    for v in range(n):
+        mine = []
+        for e in range(int(indptr[v]), int(indptr[v + 1])):
+            c = int(child[e])
+            i = index.get(c, -1)
+            j = int(at[e])
+            if info[e] != 0 or (i < 0 and (j >= later.codes.shape[0] or int(later.codes[j]) != c)):
+                what = "scores or keeps the turn" if info[e] != 0 else f"leads to code {c}, in no solved tier"
+                raise RulesError(
+                    f"{rules.game_id}: a move of position {_name(rules, int(codes[v]))} (tier {tier}) {what}"
+                )
+            mine.append((i, 0, 0) if i >= 0 else (-1, int(later.result[j]), int(later.remoteness[j])))
+        moves.append(mine)
+    result = [DRAW] * n
+    rem = [-1] * n
+    for v in range(n):
+        if not moves[v] and ends[v] in (WIN, LOSS):
+            result[v], rem[v] = int(ends[v]), 0
+    top = int(later.remoteness.max(initial=0)) + 2
+    k = 0
+    while True:
+        k += 1
+        decided = []
+        for v in range(n):
+            if result[v] != DRAW or not moves[v]:
+                continue
+            seen = [(result[i], rem[i]) if i >= 0 else (r, m) for i, r, m in moves[v]]
+            if any(r == LOSS and m == k - 1 for r, m in seen):
+                decided.append((v, WIN))
+            elif all(r == WIN and m <= k - 1 for r, m in seen) and max(m for _, m in seen) == k - 1:
+                decided.append((v, LOSS))
+        for v, r in decided:
+            result[v], rem[v] = r, k
+        if not decided and k > top:  # nothing at level k, nor later: no move reaches a level >= k
+            break
+    tie = [0 if not moves[v] and ends[v] == TIE else -1 for v in range(n)]
+    k = 0
+    while True:
+        k += 1
+        found = [
+            v
+            for v in range(n)
+            if result[v] == DRAW
+            and tie[v] < 0
+            and any(
+                (i >= 0 and result[i] == DRAW and tie[i] == k - 1) or (i < 0 and r == TIE and m == k - 1)
+                for i, r, m in moves[v]
+            )
+        ]
+        for v in found:
+            tie[v] = k
+        if not found and k > top:
+            break
+    out = np.array(result, np.int8)
+    rems = np.array(rem, np.int32)
+    ties = np.array(tie, np.int32) >= 0
+    out[ties] = TIE
+    rems[ties] = np.array(tie, np.int32)[ties]
+    return TierTable(tier, codes, out, rems, None)
 
 
 @numba.njit(cache=True, nogil=True)
