@@ -111,4 +111,4 @@ def _make(params: str | None) -> Rules:
     return DotsAndBoxes(rows, cols)
 
 
-FAMILY = Family("dots-and-boxes", _make, examples=("2x2", "2x3"))
+FAMILY = Family("dots-and-boxes", _make, examples=("2x2",))  # solved live (2x3 is left to jobs)
