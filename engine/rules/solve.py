@@ -55,17 +55,33 @@ def _scan(size: int, tier: int, legal, canonical, tier_of) -> I64:  # type: igno
     return out
 
 
+#: Moves the expansion buffers at once (16 bytes each) before it counts them in a pass of its own.
+ONE_PASS_MOVES = 1 << 24
+
+
 @numba.njit(cache=True, nogil=True)
 def _expand(codes: I64, max_moves: int, moves, canonical, end):  # type: ignore[no-untyped-def]
     n = codes.shape[0]
     to = np.empty(max_moves, np.int64)
     info = np.empty(max_moves, np.int64)
     indptr = np.zeros(n + 1, np.int64)
+    ends = np.full(n, NOT_OVER, np.int64)
+    if n * max_moves <= ONE_PASS_MOVES:  # one call of the rules a position, the arrays cut to size
+        child = np.empty(n * max_moves, np.int64)
+        flags = np.empty(n * max_moves, np.int64)
+        for i in range(n):
+            k = moves(codes[i], to, info)
+            if k == 0:
+                ends[i] = end(codes[i])
+            for j in range(k):
+                child[indptr[i] + j] = canonical(to[j])
+                flags[indptr[i] + j] = info[j]
+            indptr[i + 1] = indptr[i] + k
+        return indptr, child[: indptr[n]].copy(), flags[: indptr[n]].copy(), ends
     for i in range(n):
         indptr[i + 1] = indptr[i] + moves(codes[i], to, info)
     child = np.empty(indptr[n], np.int64)
     flags = np.empty(indptr[n], np.int64)
-    ends = np.full(n, NOT_OVER, np.int64)
     for i in range(n):
         k = moves(codes[i], to, info)
         if k == 0:
@@ -309,14 +325,14 @@ def _classify(
             if info[e] != 0:
                 return e
             c = child[e]
-            i = _find(codes, c)
-            if i >= 0:
+            j = _find(later_codes, c)  # first: in a tiered game most moves leave the tier
+            if j < 0:
+                i = _find(codes, c)
+                if i < 0:
+                    return e
                 in_indices[k] = i
                 k += 1
                 continue
-            j = _find(later_codes, c)
-            if j < 0:
-                return e
             count[v] += 1
             r = later_rem[j]
             res = later_result[j]
