@@ -31,9 +31,9 @@ from nimbase_rules import NOT_OVER, Rules, RulesError
 
 Progress = Callable[[int, int], None]
 
-#: Win/loss tiers of at most this many positions are solved by the plain reference (`_solve_wl_plain`):
-#: a small game (tic-tac-toe) is then solved without loading a compiled kernel, which alone costs a fresh
-#: process about a second.
+#: Win/loss tiers of plain rules of at most this many positions are solved by the plain reference
+#: (`_solve_wl_plain`): a small game (tic-tac-toe) is then solved without loading a compiled kernel, which
+#: alone costs a fresh process about a second (numba rules have loaded theirs: they take the kernels).
 PLAIN_POSITIONS = 4096
 
 
@@ -140,11 +140,12 @@ def solve_tier(
     plain_positions: int = PLAIN_POSITIONS,
 ) -> TierTable:
     """The tier solved; `later` holds (at least) every position its moves lead to outside it. Win/loss
-    tiers of at most `plain_positions` positions are solved by the plain reference."""
+    tiers of plain rules of at most `plain_positions` positions are solved by the plain reference."""
     codes = positions(rules, tier)
     indptr, child, info, ends = expand(rules, codes)
     if not rules.score_game:
-        solve = _solve_wl_plain if codes.shape[0] <= plain_positions else _solve_wl_fused
+        small = codes.shape[0] <= plain_positions and rules.kernels() is None
+        solve = _solve_wl_plain if small else _solve_wl_fused
         table = solve(rules, tier, codes, indptr, child, info, ends, later)
         if progress is not None:
             progress(len(codes), len(codes))
