@@ -137,6 +137,11 @@ def _enumerate(t: int, W: int, H: int) -> Any:
     """The canonical legal codes with t pieces, ascending: every split of t pieces into columns, every
     choice of which t // 2 of them are o (Gosper's hack)."""
     R = (1 << (H + 1)) - 1
+    pw = np.empty(W, np.int64)
+    pw[0] = 1
+    for c in range(1, W):
+        pw[c] = pw[c - 1] * R
+    odd = t % 2 == 1  # x moved last
     found = np.empty(1024, np.int64)
     n = 0
     heights = np.zeros(W, np.int64)
@@ -144,16 +149,31 @@ def _enumerate(t: int, W: int, H: int) -> Any:
         if heights.sum() == t:
             b = (1 << (t // 2)) - 1
             while b < (1 << t) or b == 0:
+                # The code, its mirror image's and the two players' pieces, in one pass; then the rule
+                # of `_legal` (the counts hold by construction) and the canonical form.
                 code = 0
+                mirror = 0
                 used = 0
-                power = 1
+                x = 0
+                o = 0
                 for c in range(W):
                     h = heights[c]
                     col = (b >> used) & ((1 << h) - 1)
                     used += h
-                    code += ((1 << h) - 1 + col) * power
-                    power *= R
-                if _legal(code, W, H) and _canonical(code, W, H) == code:
+                    s = (1 << h) - 1 + col
+                    code += s * pw[c]
+                    mirror += s * pw[W - 1 - c]
+                    for j in range(h):
+                        if (col >> j) & 1:
+                            o |= 1 << (c * (H + 1) + j)
+                        else:
+                            x |= 1 << (c * (H + 1) + j)
+                keep = code <= mirror
+                if keep:
+                    lx = _line(x, H)
+                    lo = _line(o, H)
+                    keep = not (lx and lo) and not (lx and not odd) and not (lo and odd)
+                if keep:
                     if n == found.shape[0]:
                         grown = np.empty(2 * n, np.int64)
                         grown[:n] = found

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from engine.kernels.retrograde import csr_from_edges, solve_graph_reference
-from engine.rules.solve import solve_all, solve_tier
+from engine.rules.solve import _scan, solve_all, solve_tier
 from engine.rules.tables import DRAW, TierTable, merged
 from nimbase_rules import LOSS, TIE, Move, Rules
 from nimbase_rules.games.connect4 import Connect4
@@ -165,3 +165,14 @@ def test_loopy_games_agree_with_the_graph_solver(seed: int) -> None:
             assert (int(table.result[v]), int(table.remoteness[v])) == (
                 (0, level[v]) if v in level else (2, -1)
             )
+
+
+def test_connect4_enumerates_each_tier_as_a_scan_of_every_code_would() -> None:
+    """Connect Four's own enumeration of a tier's positions (`tier_positions`) against the default: every
+    code tried with the rules' legal, canonical and tier kernels."""
+    rules = Connect4(4, 4)
+    kernels = rules.kernels()
+    assert kernels is not None
+    for tier in rules.tiers():
+        scanned = _scan(rules.size, tier, kernels.legal, kernels.canonical, kernels.tier)
+        assert np.array_equal(np.asarray(rules.tier_positions(tier)), scanned), tier
