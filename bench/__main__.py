@@ -17,6 +17,7 @@ SCRIPTS = (
     "bench.bench_retrograde",
     "bench.bench_lila",
     "bench.bench_mainline",
+    "bench.bench_rules",
 )
 
 for name in SCRIPTS:

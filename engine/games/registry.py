@@ -4,6 +4,10 @@ A game id is `FAMILY` or `FAMILY:PARAMS`; the family name picks a parser that re
 None) and the whole id for its error messages. Adding a family means adding one `Family` entry to
 `FAMILIES`; nothing else here changes. The entry also declares the family's own settings and keepers
 (`kind_settings` reads them from their variables for the service, naming no kind).
+
+Games defined by their rules (nimbase_rules) come from the entry-point group `nimbase.games`, read once
+here at start-up (engine.rules.plugins): each family becomes an entry like the built-in ones, and a
+broken plugin is logged by name and left out (`BROKEN_PLUGINS`).
 """
 
 from __future__ import annotations
@@ -26,6 +30,9 @@ from engine.games.wythoff import WythoffGame
 from engine.kind import GameKind
 from engine.kind_settings import KindSettings, SettingsDeclaration
 from engine.precompute import JobPlan, StoredName
+from engine.rules import kind as rules_kind
+from engine.rules import plugins
+from nimbase_rules import Family as RulesFamily
 
 #: What a game id resolves to: the game's kind, through which every question about it goes.
 Game = GameKind[Any]
@@ -110,6 +117,34 @@ FAMILIES: dict[str, Family] = {
 }
 
 
+def rules_family(family: RulesFamily) -> Family:
+    """The registry entry of a family of games defined by their rules (a plugin's)."""
+
+    def parse(params: str | None, text: str) -> Game:
+        try:
+            rules = family.make(params)
+        except ValueError as error:
+            raise InvalidGameId(f"game id {text!r}: {error}") from None
+        return rules_kind.RulesGame(rules)
+
+    def infos() -> list[GameInfo]:
+        return [rules_kind.RulesGame(family.make(params)).info() for params in family.examples]
+
+    return Family(parse=parse, info=lambda: infos()[0], classics=infos, settings=rules_kind.SETTINGS)
+
+
+def add_plugins(loaded: plugins.Loaded) -> None:
+    """Registers the plugins' families (after the built-in ones, in the order found)."""
+    for name, family in loaded.families.items():
+        FAMILIES[name] = rules_family(family)
+    BROKEN_PLUGINS.update(loaded.broken)
+
+
+#: Plugins left out at start-up, by entry-point name, with why.
+BROKEN_PLUGINS: dict[str, str] = {}
+add_plugins(plugins.load(plugins.installed(), taken=FAMILIES))
+
+
 def _quote(text: str) -> str:
     if len(text) <= 100:
         return repr(text)
@@ -146,7 +181,11 @@ def list_games() -> list[GameInfo]:
 
 def declared_settings() -> list[SettingsDeclaration]:
     """Every family's own settings declaration, in ListGames order."""
-    return [family.settings for family in FAMILIES.values() if family.settings is not None]
+    found: list[SettingsDeclaration] = []
+    for family in FAMILIES.values():
+        if family.settings is not None and family.settings not in found:  # plugin families share theirs
+            found.append(family.settings)
+    return found
 
 
 def kind_settings(values: Mapping[str, str]) -> KindSettings:

@@ -22,8 +22,9 @@ from tests.web.browser import (
 )
 
 VIEWS = Path(__file__).resolve().parents[2] / "web" / "views"
-#: Views no family is named after: the generic one, and the one the heap games' modules re-export.
-SHARED_VIEWS = {"generic", "heap"}
+#: Views no family is named after: the generic one, and those several families' modules re-export (the
+#: heap games', the grid games').
+SHARED_VIEWS = {"generic", "heap", "grid"}
 
 
 def test_views_are_named_after_the_service_families() -> None:

@@ -21,6 +21,8 @@ __all__ = [
     "LightsOutPress",
     "LightsOutValue",
     "MoveKinds",
+    "ScoreMove",
+    "ScoreValue",
     "ToyMove",
     "ToyValue",
     "ValueKinds",
@@ -101,6 +103,15 @@ class ChessValue(TypedDict):
     """Chess: neither side has the material to mate."""
 
 
+class ScoreValue(TypedDict):
+    """Score games defined by their rules (Dots and Boxes): the margin with best play (`outcome` follows its
+    sign: "N" ahead, "P" behind, "D" level)."""
+
+    margin: int
+    """Score games: the points the player to move scores beyond the opponent from here on, with best play on
+    both sides (negative when behind)."""
+
+
 class ValueKinds(TypedDict, total=False):
     """Every field a kind may add to a value, flat (each kind gives its own)."""
 
@@ -150,6 +161,10 @@ class ValueKinds(TypedDict, total=False):
 
     insufficient_material: bool
     """Chess: neither side has the material to mate."""
+
+    margin: int
+    """Score games: the points the player to move scores beyond the opponent from here on, with best play on
+    both sides (negative when behind)."""
 
 
 class HeapMove(TypedDict):
@@ -224,6 +239,14 @@ class ToyMove(TypedDict):
     """Toy game only (tests): how many moves the position reached has."""
 
 
+class ScoreMove(TypedDict):
+    """A move of a score game: the margin it gets the player making it."""
+
+    margin: int
+    """Score games: the margin the player making the move gets by it (its points, plus the margin of the
+    position reached when the same player moves again, minus it when the turn passes)."""
+
+
 class MoveKinds(TypedDict, total=False):
     """Every field a kind may add to a move, flat (each kind gives its own)."""
 
@@ -269,3 +292,7 @@ class MoveKinds(TypedDict, total=False):
 
     children: int
     """Toy game only (tests): how many moves the position reached has."""
+
+    margin: int
+    """Score games: the margin the player making the move gets by it (its points, plus the margin of the
+    position reached when the same player moves again, minus it when the turn passes)."""

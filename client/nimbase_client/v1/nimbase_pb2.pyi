@@ -42,7 +42,7 @@ class GetValueRequest(_message.Message):
     def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ...) -> None: ...
 
 class Value(_message.Message):
-    __slots__ = ("game", "position", "outcome", "grundy", "remoteness", "source", "bicolor", "lights_out", "graph", "toy", "chess")
+    __slots__ = ("game", "position", "outcome", "grundy", "remoteness", "source", "bicolor", "lights_out", "graph", "toy", "chess", "score")
     GAME_FIELD_NUMBER: _ClassVar[int]
     POSITION_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
@@ -54,6 +54,7 @@ class Value(_message.Message):
     GRAPH_FIELD_NUMBER: _ClassVar[int]
     TOY_FIELD_NUMBER: _ClassVar[int]
     CHESS_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
     game: str
     position: str
     outcome: str
@@ -65,7 +66,8 @@ class Value(_message.Message):
     graph: GraphValue
     toy: ToyValue
     chess: ChessValue
-    def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ..., source: _Optional[str] = ..., bicolor: _Optional[_Union[BicolorValue, _Mapping]] = ..., lights_out: _Optional[_Union[LightsOutValue, _Mapping]] = ..., graph: _Optional[_Union[GraphValue, _Mapping]] = ..., toy: _Optional[_Union[ToyValue, _Mapping]] = ..., chess: _Optional[_Union[ChessValue, _Mapping]] = ...) -> None: ...
+    score: ScoreValue
+    def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ..., source: _Optional[str] = ..., bicolor: _Optional[_Union[BicolorValue, _Mapping]] = ..., lights_out: _Optional[_Union[LightsOutValue, _Mapping]] = ..., graph: _Optional[_Union[GraphValue, _Mapping]] = ..., toy: _Optional[_Union[ToyValue, _Mapping]] = ..., chess: _Optional[_Union[ChessValue, _Mapping]] = ..., score: _Optional[_Union[ScoreValue, _Mapping]] = ...) -> None: ...
 
 class Error(_message.Message):
     __slots__ = ("code", "message", "job")
@@ -100,7 +102,7 @@ class BestMoveRequest(_message.Message):
     def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ..., limit: _Optional[int] = ..., choose: _Optional[str] = ..., seed: _Optional[int] = ...) -> None: ...
 
 class Move(_message.Message):
-    __slots__ = ("move", "position", "outcome", "grundy", "remoteness", "heap_game", "wythoff", "bicolor", "lights_out", "chess", "toy", "best")
+    __slots__ = ("move", "position", "outcome", "grundy", "remoteness", "heap_game", "wythoff", "bicolor", "lights_out", "chess", "toy", "score", "best")
     MOVE_FIELD_NUMBER: _ClassVar[int]
     POSITION_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
@@ -112,6 +114,7 @@ class Move(_message.Message):
     LIGHTS_OUT_FIELD_NUMBER: _ClassVar[int]
     CHESS_FIELD_NUMBER: _ClassVar[int]
     TOY_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
     BEST_FIELD_NUMBER: _ClassVar[int]
     move: str
     position: str
@@ -124,8 +127,9 @@ class Move(_message.Message):
     lights_out: LightsOutPress
     chess: ChessMove
     toy: ToyMove
+    score: ScoreMove
     best: bool
-    def __init__(self, move: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ..., heap_game: _Optional[_Union[HeapMove, _Mapping]] = ..., wythoff: _Optional[_Union[WythoffMove, _Mapping]] = ..., bicolor: _Optional[_Union[BicolorMove, _Mapping]] = ..., lights_out: _Optional[_Union[LightsOutPress, _Mapping]] = ..., chess: _Optional[_Union[ChessMove, _Mapping]] = ..., toy: _Optional[_Union[ToyMove, _Mapping]] = ..., best: _Optional[bool] = ...) -> None: ...
+    def __init__(self, move: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ..., heap_game: _Optional[_Union[HeapMove, _Mapping]] = ..., wythoff: _Optional[_Union[WythoffMove, _Mapping]] = ..., bicolor: _Optional[_Union[BicolorMove, _Mapping]] = ..., lights_out: _Optional[_Union[LightsOutPress, _Mapping]] = ..., chess: _Optional[_Union[ChessMove, _Mapping]] = ..., toy: _Optional[_Union[ToyMove, _Mapping]] = ..., score: _Optional[_Union[ScoreMove, _Mapping]] = ..., best: _Optional[bool] = ...) -> None: ...
 
 class BestMoveResponse(_message.Message):
     __slots__ = ("value", "moves", "best_move")
@@ -473,6 +477,18 @@ class ChessMove(_message.Message):
     zeroing: bool
     conversion: bool
     def __init__(self, uci: _Optional[str] = ..., san: _Optional[str] = ..., zeroing: _Optional[bool] = ..., conversion: _Optional[bool] = ...) -> None: ...
+
+class ScoreValue(_message.Message):
+    __slots__ = ("margin",)
+    MARGIN_FIELD_NUMBER: _ClassVar[int]
+    margin: int
+    def __init__(self, margin: _Optional[int] = ...) -> None: ...
+
+class ScoreMove(_message.Message):
+    __slots__ = ("margin",)
+    MARGIN_FIELD_NUMBER: _ClassVar[int]
+    margin: int
+    def __init__(self, margin: _Optional[int] = ...) -> None: ...
 
 class ToyValue(_message.Message):
     __slots__ = ("parity",)

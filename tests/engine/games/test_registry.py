@@ -106,6 +106,13 @@ def test_list_games() -> None:
         "lights-out:5x5:torus",
         "graph:NAME",
         "chess:KRvK",
+        # the games shipped as plugins of the rules interface (entry-point group nimbase.games)
+        "tictactoe",
+        "tictactoe:misere",
+        "connect4:4x4",
+        "dots-and-boxes:2x2",
+        "rules-nim:3,4,5",
+        "rules-kayles:8",
     ]
     for info in games:
         assert info.name and info.description and info.position_syntax and info.examples
@@ -125,7 +132,7 @@ def test_a_family_is_one_table_entry(monkeypatch: pytest.MonkeyPatch) -> None:
     families["fake"] = Family(parse=parse_fake, info=lambda: NimGame(False).info())
     monkeypatch.setattr(registry, "FAMILIES", families)
     assert isinstance(parse_game_id("fake"), NimGame)
-    # octal lists its six classics, lights-out two shapes
-    assert len(list_games()) == len(list(registry.FAMILIES.values())) + 6
+    # octal lists its six classics, lights-out two shapes, tic-tac-toe two
+    assert len(list_games()) == len(list(registry.FAMILIES.values())) + 6 + 1
     with pytest.raises(InvalidGameId, match="'fake:x'"):
         parse_game_id("fake:x")

@@ -1,0 +1,1 @@
+"""Games defined by their rules (nimbase_rules): solved tier by tier, stored, and served as a kind."""

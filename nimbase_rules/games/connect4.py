@@ -1,0 +1,358 @@
+"""Connect Four on a board of W columns and H rows (`connect4:WxH`), as numba rules.
+
+A position is H rows of `x`, `o`, `.` joined by `/`, top row first; pieces rest at the bottom; `x` moves
+first. A move drops a piece in a column, named by its number from 1 (left). Whoever makes four in a row
+(across, up or diagonally) wins; a full board without one is a tie.
+
+The code: each column is a state s = 2^h - 1 + b (h pieces, bit j of b set where the j-th piece from the
+bottom is `o`), and the code is sum s_c R^c with R = 2^(H+1) - 1. A legal position has as many x as o or
+one more, and a line for at most the player who moved last. Tiers: the pieces on the board (growing by
+one a move). Positions and their mirror images are one (`canonical`: the smaller code).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numba
+import numpy as np
+
+from nimbase_rules import LOSS, NOT_OVER, TIE, Family, Grid, Kernels, Move, Rules
+
+#: Largest board the id accepts (the code must fit 63 bits).
+MAX_CELLS = 64
+_ID = re.compile(r"([1-9][0-9]?)x([1-9][0-9]?)")
+
+
+@numba.njit(cache=True, nogil=True)
+def _decode(code: int, W: int, H: int) -> tuple[int, int, int, int]:
+    """(x mask, o mask, pieces of x, pieces of o) on Tromp's layout: column c in bits c*(H+1)..."""
+    R = (1 << (H + 1)) - 1
+    x = 0
+    o = 0
+    xs = 0
+    os = 0
+    for c in range(W):
+        s = code % R
+        code //= R
+        h = 0
+        while (2 << h) - 1 <= s:
+            h += 1
+        b = s - ((1 << h) - 1)
+        for j in range(h):
+            bit = 1 << (c * (H + 1) + j)
+            if (b >> j) & 1:
+                o |= bit
+                os += 1
+            else:
+                x |= bit
+                xs += 1
+    return x, o, xs, os
+
+
+@numba.njit(cache=True, nogil=True)
+def _line(m: int, H: int) -> bool:
+    step = H + 1
+    for shift in (1, step, step - 1, step + 1):
+        y = m & (m >> shift)
+        if y & (y >> (2 * shift)):
+            return True
+    return False
+
+
+@numba.njit(cache=True, nogil=True)
+def _legal(code: int, W: int, H: int) -> bool:
+    R = (1 << (H + 1)) - 1
+    if code < 0 or code >= R**W:
+        return False
+    x, o, xs, os = _decode(code, W, H)
+    if xs - os != 0 and xs - os != 1:
+        return False
+    lx = _line(x, H)
+    lo = _line(o, H)
+    if lx and lo:
+        return False
+    if lx and xs == os:
+        return False
+    return not (lo and xs != os)
+
+
+@numba.njit(cache=True, nogil=True)
+def _moves(code: int, to: Any, info: Any, W: int, H: int) -> int:
+    R = (1 << (H + 1)) - 1
+    x, o, xs, os = _decode(code, W, H)
+    if _line(x, H) or _line(o, H):
+        return 0
+    k = 0
+    rest = code
+    power = 1
+    for _c in range(W):
+        s = rest % R
+        rest //= R
+        h = 0
+        while (2 << h) - 1 <= s:
+            h += 1
+        if h < H:
+            b = s - ((1 << h) - 1)
+            if xs != os:
+                b |= 1 << h
+            t = (1 << (h + 1)) - 1 + b
+            to[k] = code + (t - s) * power
+            info[k] = 0
+            k += 1
+        power *= R
+    return k
+
+
+@numba.njit(cache=True, nogil=True)
+def _end(code: int, W: int, H: int) -> int:
+    x, o, xs, os = _decode(code, W, H)
+    if _line(x, H) or _line(o, H):
+        return LOSS
+    if xs + os == W * H:
+        return TIE
+    return NOT_OVER
+
+
+@numba.njit(cache=True, nogil=True)
+def _canonical(code: int, W: int, H: int) -> int:
+    R = (1 << (H + 1)) - 1
+    mirror = 0
+    rest = code
+    for c in range(W):
+        mirror += (rest % R) * R ** (W - 1 - c)
+        rest //= R
+    return min(code, mirror)
+
+
+@numba.njit(cache=True, nogil=True)
+def _tier(code: int, W: int, H: int) -> int:
+    _x, _o, xs, os = _decode(code, W, H)
+    return xs + os
+
+
+@numba.njit(cache=True, nogil=True)
+def _enumerate(t: int, W: int, H: int) -> Any:
+    """The canonical legal codes with t pieces, ascending: every split of t pieces into columns, every
+    choice of which t // 2 of them are o (Gosper's hack)."""
+    R = (1 << (H + 1)) - 1
+    pw = np.empty(W, np.int64)
+    pw[0] = 1
+    for c in range(1, W):
+        pw[c] = pw[c - 1] * R
+    odd = t % 2 == 1  # x moved last
+    found = np.empty(1024, np.int64)
+    n = 0
+    heights = np.zeros(W, np.int64)
+    while True:
+        if heights.sum() == t:
+            b = (1 << (t // 2)) - 1
+            while b < (1 << t) or b == 0:
+                # The code, its mirror image's and the two players' pieces, in one pass; then the rule
+                # of `_legal` (the counts hold by construction) and the canonical form.
+                code = 0
+                mirror = 0
+                used = 0
+                x = 0
+                o = 0
+                for c in range(W):
+                    h = heights[c]
+                    col = (b >> used) & ((1 << h) - 1)
+                    used += h
+                    s = (1 << h) - 1 + col
+                    code += s * pw[c]
+                    mirror += s * pw[W - 1 - c]
+                    for j in range(h):
+                        if (col >> j) & 1:
+                            o |= 1 << (c * (H + 1) + j)
+                        else:
+                            x |= 1 << (c * (H + 1) + j)
+                keep = code <= mirror
+                if keep:
+                    lx = _line(x, H)
+                    lo = _line(o, H)
+                    keep = not (lx and lo) and not (lx and not odd) and not (lo and odd)
+                if keep:
+                    if n == found.shape[0]:
+                        grown = np.empty(2 * n, np.int64)
+                        grown[:n] = found
+                        found = grown
+                    found[n] = code
+                    n += 1
+                if b == 0:
+                    break
+                low = b & -b
+                r = b + low
+                b = (((r ^ b) >> 2) // low) | r
+        c = 0
+        while c < W and heights[c] == H:
+            heights[c] = 0
+            c += 1
+        if c == W:
+            break
+        heights[c] += 1
+    return np.sort(found[:n])
+
+
+def _make_kernels(width: int, height: int) -> Kernels:
+    """The rules of one board as numba functions: the module's kernels with the board's sizes bound."""
+    W = width
+    H = height
+
+    @numba.njit(cache=True, nogil=True)
+    def legal(code):  # type: ignore[no-untyped-def]
+        return _legal(code, W, H)
+
+    @numba.njit(cache=True, nogil=True)
+    def moves(code, to, info):  # type: ignore[no-untyped-def]
+        return _moves(code, to, info, W, H)
+
+    @numba.njit(cache=True, nogil=True)
+    def end(code):  # type: ignore[no-untyped-def]
+        return _end(code, W, H)
+
+    @numba.njit(cache=True, nogil=True)
+    def canonical(code):  # type: ignore[no-untyped-def]
+        return _canonical(code, W, H)
+
+    @numba.njit(cache=True, nogil=True)
+    def tier(code):  # type: ignore[no-untyped-def]
+        return _tier(code, W, H)
+
+    return Kernels(legal, moves, end, canonical, tier)
+
+
+_KERNELS: dict[tuple[int, int], Kernels] = {}
+
+
+class Connect4(Rules):
+    """Connect Four on W x H; with `compiled` false the same rules as plain Python (the bench's other
+    path: the solver then calls the methods)."""
+
+    tier_order = 1
+
+    def __init__(self, width: int, height: int, compiled: bool = True) -> None:
+        self.width = width
+        self.height = height
+        self.compiled = compiled
+        self.radix = (1 << (height + 1)) - 1
+        self.size = self.radix**width
+        self.max_moves = width
+        self.game_id = f"connect4:{width}x{height}"
+        self.name = f"Connect Four {width} x {height}"
+        self.description = (
+            f"Drop pieces into {width} columns of {height}; four in a row (across, up or diagonally) "
+            "wins, a full board without one is a tie; x moves first. A game defined by its rules."
+        )
+        self.position_syntax = (
+            f"{height} rows of x, o, . joined by /, top row first (pieces rest at the bottom); moves are "
+            f"column numbers 1-{width}"
+        )
+        empty = "/".join(["." * width] * height)
+        self.examples = (empty,)
+        key = (width, height)
+        if key not in _KERNELS:
+            _KERNELS[key] = _make_kernels(width, height)
+        self._kernels = _KERNELS[key]
+        self._to = np.empty(width, np.int64)
+        self._info = np.empty(width, np.int64)
+
+    def kernels(self) -> Kernels | None:
+        return self._kernels if self.compiled else None
+
+    def initial(self) -> int:
+        return 0
+
+    def columns(self, code: int) -> list[str]:
+        """Each column's pieces from the bottom, as text."""
+        out = []
+        for _ in range(self.width):
+            s = code % self.radix
+            code //= self.radix
+            h = (s + 1).bit_length() - 1
+            b = s - ((1 << h) - 1)
+            out.append("".join("o" if b >> j & 1 else "x" for j in range(h)))
+        return out
+
+    def parse(self, text: str) -> int:
+        rows = text.split("/")
+        if len(rows) != self.height or any(len(r) != self.width for r in rows):
+            raise ValueError(
+                f"a {self.width} x {self.height} board is {self.height} rows of {self.width} cells"
+            )
+        code = 0
+        for c in range(self.width):
+            column = "".join(rows[self.height - 1 - j][c] for j in range(self.height))
+            pieces = column.rstrip(".")
+            if any(ch not in "xo" for ch in pieces) or any(ch not in "xo." for ch in column):
+                raise ValueError(f"column {c + 1} has a piece with nothing below it, or a cell not x, o, .")
+            b = sum(1 << j for j, ch in enumerate(pieces) if ch == "o")
+            code += ((1 << len(pieces)) - 1 + b) * self.radix**c
+        return code
+
+    def format(self, code: int) -> str:
+        cols = [col.ljust(self.height, ".") for col in self.columns(code)]
+        return "/".join("".join(col[j] for col in cols) for j in range(self.height - 1, -1, -1))
+
+    def legal(self, code: int) -> bool:
+        return bool(self._kernels.legal(code))
+
+    def moves(self, code: int) -> list[Move]:
+        k = self._kernels.moves(code, self._to, self._info)
+        before = self.columns(code)
+        out = []
+        for i in range(k):
+            to = int(self._to[i])
+            after = self.columns(to)
+            column = next(c for c in range(self.width) if after[c] != before[c])
+            out.append(Move(str(column + 1), to))
+        return out
+
+    def end(self, code: int) -> int:
+        return int(self._kernels.end(code))
+
+    def canonical(self, code: int) -> int:
+        return int(self._kernels.canonical(code))
+
+    def tier(self, code: int) -> int:
+        return int(self._kernels.tier(code))
+
+    def tiers(self) -> list[int]:
+        return list(range(self.width * self.height, -1, -1))
+
+    def tier_moves_to(self, tier: int) -> list[int]:
+        return [tier + 1] if tier < self.width * self.height else []
+
+    def tier_positions(self, tier: int) -> np.ndarray:
+        return _enumerate(tier, self.width, self.height)  # type: ignore[no-any-return]
+
+    def grid(self) -> Grid:
+        def pieces(code: int) -> list[str]:
+            cols = [col.ljust(self.height, ".") for col in self.columns(code)]
+            return [
+                "" if cols[c][j] == "." else cols[c][j]
+                for j in range(self.height - 1, -1, -1)
+                for c in range(self.width)
+            ]
+
+        def click(code: int, row: int, col: int) -> str | None:
+            move = str(col + 1)
+            return move if any(m.text == move for m in self.moves(code)) else None
+
+        return Grid(self.height, self.width, pieces, click)
+
+
+def _make(params: str | None) -> Rules:
+    match = _ID.fullmatch(params or "")
+    if match is None:
+        raise ValueError("Connect Four needs its board as WxH (columns x rows), e.g. 'connect4:7x6'")
+    width, height = int(match[1]), int(match[2])
+    if width < 1 or height < 1 or width * (height + 1) > 62 or (1 << (height + 1)) ** width > 1 << 62:
+        raise ValueError(f"a {width} x {height} board is beyond what a code of 63 bits holds")
+    return Connect4(width, height)
+
+
+# ListGames shows boards solved live: a listed example is valued when a live process starts (its
+# refusal would queue jobs for a board nobody asked about).
+FAMILY = Family("connect4", _make, examples=("4x4",))
