@@ -41,11 +41,11 @@ class Loaded:
 
 
 def installed() -> list[EntryPoint]:
-    """The group's entry points, with the shipped games the installed metadata lacks."""
-    found = list(entry_points(group=GROUP))
-    names = {ep.name for ep in found}
-    found += [EntryPoint(name, value, GROUP) for name, value in SHIPPED.items() if name not in names]
-    return found
+    """The group's entry points, with the shipped games the installed metadata lacks: the shipped games
+    first in SHIPPED's order, then the others by name (ListGames' order does not depend on the install)."""
+    found = {ep.name: ep for ep in entry_points(group=GROUP)}
+    shipped = [found.pop(name, EntryPoint(name, value, GROUP)) for name, value in SHIPPED.items()]
+    return shipped + [found[name] for name in sorted(found)]
 
 
 def load(points: Iterable[EntryPoint], taken: Iterable[str] = ()) -> Loaded:

@@ -50,7 +50,13 @@ def test_tictactoe_over_both_transports(api: Endpoints) -> None:
         "source": "live",
     }
     moves = both(api, "/v1/best-move", "best_move", game="tictactoe", position="xx./oo./...")
-    assert moves["best_move"] == {"move": "c1", "position": "xxx/oo./...", "outcome": "P", "remoteness": 0}
+    assert moves["best_move"] == {
+        "move": "c1",
+        "position": "xxx/oo./...",
+        "outcome": "P",
+        "remoteness": 0,
+        "best": True,
+    }
     assert [m["outcome"] for m in moves["moves"]][:1] == ["P"]
     p = both(api, "/v1/is-p-position", "is_p_position", game="tictactoe", position="xxx/oo./...")
     assert p["p_position"] is True
@@ -64,7 +70,7 @@ def test_score_games_carry_their_margin(api: Endpoints) -> None:
     assert value["margin"] == 1 and value["outcome"] == "N"
     moves = both(api, "/v1/best-move", "best_move", game="dots-and-boxes:2x2", position="1" * 11 + "0")
     assert moves["moves"] == [
-        {"move": "v1,2", "position": "1" * 12, "outcome": "D", "remoteness": 0, "margin": 1}
+        {"move": "v1,2", "position": "1" * 12, "outcome": "D", "remoteness": 0, "margin": 1, "best": True}
     ]
 
 
