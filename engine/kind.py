@@ -273,6 +273,11 @@ class GameKind(ABC, Generic[Pos]):
     #: The metrics a main line of this kind may follow (`metric=`; an endgame's "dtm", "dtz"): each a way
     #: of ranking the moves `line_moves` knows. None by default: the line follows BestMove's order.
     metrics: tuple[str, ...] = ()
+    #: Whether a live process values this game's first example when it starts, loading the kernels its
+    #: memory is then measured with. False where the kernels are compiled per instance of the game as it
+    #: is first solved (a rules game's board): there is nothing to load ahead, and the solve would cost
+    #: every process start seconds.
+    warms_up: bool = True
 
     def bind_graph(self, graph: UploadedGraph) -> GameKind[Any]:
         """The kind playing on `graph`, once the service has loaded the graph `graph_name` names."""

@@ -139,7 +139,8 @@ def _child_main(settings: Settings, database_url: str | None, conn: Connection, 
     for info in list_games():
         for position in info.examples[:1]:
             with contextlib.suppress(NimbaseError):
-                service.get_value(info.id, position, time.monotonic() + WARM_UP_SECONDS)
+                if service.game(info.id).warms_up:
+                    service.get_value(info.id, position, time.monotonic() + WARM_UP_SECONDS)
     base = address_space()
     _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     cap = base + memory_bytes

@@ -100,6 +100,9 @@ def _weigh(solved: dict[int, TierTable]) -> int:
 class RulesGame(GameKind[int]):
     """A plugin's game; positions are the rules' codes, written as the rules write them."""
 
+    #: Boards compile their rules' kernels when first solved: nothing for a live process to load ahead.
+    warms_up = False
+
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
         self.game_id = rules.game_id

@@ -40,7 +40,7 @@ PLAIN_POSITIONS = 4096
 # -- the tier's positions and moves ---------------------------------------------------------------------
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(nogil=True)  # takes the rules' functions: compiled per process (see _expand)
 def _scan(size: int, tier: int, legal, canonical, tier_of) -> I64:  # type: ignore[no-untyped-def]
     count = 0
     for c in range(size):
@@ -59,7 +59,7 @@ def _scan(size: int, tier: int, legal, canonical, tier_of) -> I64:  # type: igno
 ONE_PASS_MOVES = 1 << 24
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(nogil=True)  # takes the rules' functions, which cannot be cached on disk: compiled per process
 def _expand(codes: I64, max_moves: int, moves, canonical, end):  # type: ignore[no-untyped-def]
     n = codes.shape[0]
     to = np.empty(max_moves, np.int64)

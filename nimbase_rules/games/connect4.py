@@ -196,27 +196,31 @@ def _enumerate(t: int, W: int, H: int) -> Any:
 
 
 def _make_kernels(width: int, height: int) -> Kernels:
-    """The rules of one board as numba functions: the module's kernels with the board's sizes bound."""
+    """The rules of one board as numba functions: the module's kernels with the board's sizes bound.
+
+    The wrappers are compiled in each process, never cached on disk: a closure's cache entry does not
+    tell one board's sizes from another's, and numba fails saving an index that names closures of
+    another process."""
     W = width
     H = height
 
-    @numba.njit(cache=True, nogil=True)
+    @numba.njit(nogil=True)
     def legal(code):  # type: ignore[no-untyped-def]
         return _legal(code, W, H)
 
-    @numba.njit(cache=True, nogil=True)
+    @numba.njit(nogil=True)
     def moves(code, to, info):  # type: ignore[no-untyped-def]
         return _moves(code, to, info, W, H)
 
-    @numba.njit(cache=True, nogil=True)
+    @numba.njit(nogil=True)
     def end(code):  # type: ignore[no-untyped-def]
         return _end(code, W, H)
 
-    @numba.njit(cache=True, nogil=True)
+    @numba.njit(nogil=True)
     def canonical(code):  # type: ignore[no-untyped-def]
         return _canonical(code, W, H)
 
-    @numba.njit(cache=True, nogil=True)
+    @numba.njit(nogil=True)
     def tier(code):  # type: ignore[no-untyped-def]
         return _tier(code, W, H)
 
