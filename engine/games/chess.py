@@ -1,34 +1,36 @@
 """`chess:MATERIAL` as served: endgame tables stored by workers, kept in the process, solved live when small.
 
 The tables themselves (materials, the index, the solve, `ChessTable`) are engine.games.chess_tables';
-this is the kind the registry gives for `chess:KRvK`, `chess:KQvKR`, ... (`ChessGame`), and the job that
+this is the kind the registry gives for `chess:KRvK`, `chess:KRPvKR`, ... (`ChessGame`), and the job that
 stores a table (`TableKernel`, the family "table").
 
 Where a table comes from, cheapest first:
 - the process's keeper (`TABLES`, engine.keep: least recently used dropped past
-  `ChessSettings.table_bytes`, NIMBASE_CACHE_CHESS_TABLE_BYTES; every supported table together takes
-  about 64 MB), so a position is then answered in well under 5 ms;
-- storage: a worker's job stores a table as the family "table" (its `Packed.to_bytes`, a quarter to half
-  a byte per position, through engine.stored_bytes), read once through `ctx.tables` (`source` "table");
-- live: a material of at most `ChessSettings.live_men` men (3: under half a second each) is solved for
+  `ChessSettings.table_bytes`, NIMBASE_CACHE_CHESS_TABLE_BYTES), so a position is then answered in well
+  under 5 ms;
+- storage: a worker's job stores a table as the family "table" (`ChessValues.to_bytes`, through
+  engine.stored_bytes), read once through `ctx.tables` (`source` "table");
+- live: a material of at most `ChessSettings.live_men` men (3: well under a second each) is solved for
   the request, with the tables its captures and promotions lead to (`source` "live"; a stored table
   replaces it once a worker has stored one);
-- else RESOURCE_EXHAUSTED, naming the job queued (or open) to store the table (`Tables.refusal`).
+- else RESOURCE_EXHAUSTED, naming the job queued (or open) to store the table (`Tables.refusal`); that
+  job needs the stored tables of its sub-materials, whose jobs are queued with it.
 
-Sub-tables: a table's captures lead into smaller materials' tables, KPvK's promotions into KQvK, KRvK,
-KBvK and KNvK, all of at most three men, so always within reach: BestMove loads (or solves) them beside
-the table, and a worker's job for a material solves the ones it lacks itself, in `solve_order`, and
-stores only its own (each sub-table is stored by its own job, when asked for).
+Sub-tables: a table's captures and promotions lead into other materials' tables. A worker's job for a
+material never solves them: it names them (`TableKernel.needs`), waits until their own jobs have stored
+them, and is given their stored bytes (`TableKernel.give`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 import chess
 
 from engine.errors import InvalidArgument, InvalidGameId
+from engine.games.chess_format import ChessValues
+from engine.games.chess_material import MAX_MEN, materials_of
 from engine.games.chess_tables import (
     ChessTable,
     Material,
@@ -36,14 +38,12 @@ from engine.games.chess_tables import (
     checked_board,
     parse_material,
     solve_material,
-    solve_order,
 )
-from engine.kernels.retrograde import Packed
 from engine.kind import Context, GameKind, SequenceKernel
 from engine.kind_settings import KeeperSpec, PositiveInt, SettingsDeclaration
 from engine.moves import MoveTo, check_limit, list_moves
 from engine.positions import quote_token
-from engine.precompute import JobPlan
+from engine.precompute import JobPlan, StoredName
 from engine.stored_bytes import BytesKernel, read_stored
 from engine.values import BestMoveResult, GameInfo, Value
 
@@ -77,45 +77,60 @@ def _table_bytes(table: ChessTable) -> int:
     return table.packed.nbytes
 
 
+class MissingSubTables(RuntimeError):
+    """A table's job ran without the stored tables its captures and promotions lead to."""
+
+
 class TableKernel(BytesKernel):
-    """What a worker runs for the family "table" of a material: its table solved (with the tables its
-    captures and promotions lead to, solved first, in `solve_order`), as `Packed.to_bytes`. Progress
-    counts three passes over each table solved."""
+    """What a worker runs for the family "table" of a material: its table solved from the stored tables
+    its captures and promotions lead to (`needs`, handed over by `give`), as `ChessValues.to_bytes`.
+    Progress counts three passes over the table's slots."""
 
     family = TABLE
 
     def __init__(self, material: Material) -> None:
         super().__init__()
         self.material = material
+        self._given: dict[str, ChessValues] = {}
+
+    def needs(self) -> tuple[StoredName, ...]:
+        return tuple(StoredName(sub.game_id, TABLE) for sub in self.material.sub_materials())
+
+    def give(self, inputs: Mapping[StoredName, bytes]) -> None:
+        for name, data in inputs.items():
+            material = parse_material(name.game_id.partition(":")[2])
+            self._given[material.name] = ChessValues.from_bytes(data)
 
     def make(self, progress: Callable[[int, int], None] | None = None) -> bytes:
-        tables: dict[str, ChessTable] = {}
-        todo = solve_order([self.material])
-        total = sum(3 * m.slots for m in todo)
-        done = 0
-        for material in todo:
-            report = None
-            if progress is not None:
-                report = _offset(progress, done, total)
-            tables[material.name] = ChessTable(material, solve_material(material, tables, report), tables)
-            done += 3 * material.slots
-        return tables[self.material.name].to_bytes()
+        missing = [sub.name for sub in self.material.sub_materials() if sub.name not in self._given]
+        if missing:
+            raise MissingSubTables(
+                f"the table of {self.material.name} needs the stored tables of {', '.join(missing)}"
+            )
+        return solve_material(self.material, self._given, progress).to_bytes()
 
 
-def _offset(progress: Callable[[int, int], None], base: int, total: int) -> Callable[[int, int], None]:
-    return lambda done, _total: progress(base + done, total)
+def bulk_ids(men: int) -> list[str]:
+    """The ids a bulk precompute of every table of up to `men` men covers, each after those it reads
+    (InvalidArgument past MAX_MEN)."""
+    if not 2 <= men <= MAX_MEN:
+        raise InvalidArgument(f"chess tables hold from 2 to {MAX_MEN} men, not {men}")
+    return [material.game_id for material in materials_of(men)]
 
 
 def _example(material: Material) -> str:
-    """A legal position of `material`, White (side A) to move: kings on a1 and h8, side A's men on d1
-    and e1 (a pawn on e2), side B's on d8 and e8."""
+    """A legal position of `material`, White (side A) to move: kings on a1 and h8, side A's pieces from
+    c1 on and pawns from d2 on, side B's pieces from c8 on and pawns from d7 on."""
     board = chess.Board(None)
     board.set_piece_at(chess.A1, chess.Piece(chess.KING, chess.WHITE))
     board.set_piece_at(chess.H8, chess.Piece(chess.KING, chess.BLACK))
-    for kind, square in zip(material.a, (chess.D1, chess.E1), strict=False):
-        board.set_piece_at(chess.E2 if kind == chess.PAWN else square, chess.Piece(kind, chess.WHITE))
-    for kind, square in zip(material.b, (chess.D8, chess.E8), strict=False):
-        board.set_piece_at(square, chess.Piece(kind, chess.BLACK))
+    for side, colour, rank in ((material.a, chess.WHITE, 0), (material.b, chess.BLACK, 7)):
+        pieces = [kind for kind in side if kind != chess.PAWN]
+        pawns = [kind for kind in side if kind == chess.PAWN]
+        for file, kind in enumerate(pieces, start=2):
+            board.set_piece_at(chess.square(file, rank), chess.Piece(kind, colour))
+        for file, kind in enumerate(pawns, start=3):
+            board.set_piece_at(chess.square(file, 1 if rank == 0 else 6), chess.Piece(kind, colour))
     return canonical_fen(board)
 
 
@@ -147,8 +162,8 @@ class ChessGame(GameKind[chess.Board]):
             description=(
                 f"Every {name} position, either side to move and either colouring: win, loss or draw for "
                 "the side to move, remoteness in plies (checkmate loses at 0, stalemate draws; no "
-                "fifty-move rule, no castling). chess:MATERIAL for every pawnless material of up to four "
-                "men (KQvK, KRvK, KQvKR, KBNvK...) and KPvK. Moves in UCI, with SAN."
+                "fifty-move rule, no castling). chess:MATERIAL for every material of up to five men, "
+                "pawns included (KQvK, KPvK, KQvKR, KRPvKR...). Moves in UCI, with SAN."
             ),
             position_syntax="a FEN, e.g. '8/8/8/8/8/2k5/8/KR6 w - - 0 1' (no castling rights)",
             examples=_EXAMPLES.get(name, (_example(self.material),)),
@@ -195,13 +210,12 @@ class ChessGame(GameKind[chess.Board]):
 
     def plan_job(self, upto: int, fill: bool = False, family: str | None = None) -> JobPlan:
         """The job storing the material's table (family "table"; `upto` and `fill` do not apply: the whole
-        table is stored). Its sub-tables are solved by the job as it needs them, and stored by their own
-        jobs."""
+        table is stored). It needs its sub-tables stored first, each by its own job."""
         if family not in (None, TABLE):
             raise InvalidArgument(
                 f"{self.game_id} stores only the family {TABLE!r}, not {quote_token(family or '')}"
             )
-        return JobPlan(self.game_id, TABLE, self.material.slots, True)
+        return JobPlan(self.game_id, TABLE, self.material.slots, True, TableKernel(self.material).needs())
 
     def kernel_for(self, family: str) -> SequenceKernel | None:
         return TableKernel(self.material) if family == TABLE else None
@@ -226,7 +240,8 @@ class ChessGame(GameKind[chess.Board]):
         def make() -> ChessTable:
             subs = {m.name: self.table(m, ctx) for m in material.sub_materials() if m != material}
             ctx.deadline.check(what)
-            packed = solve_material(material, subs, lambda _d, _t: ctx.deadline.check(what))
+            values = {name: table.packed for name, table in subs.items()}
+            packed = solve_material(material, values, lambda _d, _t: ctx.deadline.check(what))
             return ChessTable(material, packed, {}, "live")
 
         return (
@@ -252,13 +267,13 @@ def _stored(material: Material, ctx: Context) -> ChessTable | None:
         TABLE,
         ctx,
         "a stored endgame table",
-        lambda data: ChessTable(material, Packed.from_bytes(data), {}, "table"),
+        lambda data: ChessTable(material, ChessValues.from_bytes(data), {}, "table"),
     )
 
 
 FAMILY_DESCRIPTION = (
-    "chess:MATERIAL, the material in the usual tablebase naming (stronger side first): every pawnless "
-    "material of up to four men (KQvK, KRvK, KQvKR, KBNvK...) and KPvK"
+    "chess:MATERIAL, the material in the usual tablebase naming (stronger side first): every material "
+    "of up to five men, pawns included (KQvK, KPvK, KQvKR, KRPvKR...)"
 )
 
 
