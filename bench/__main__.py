@@ -15,6 +15,7 @@ SCRIPTS = (
     "bench.bench_graphs",
     "bench.bench_isolation",
     "bench.bench_retrograde",
+    "bench.bench_chess",
 )
 
 for name in SCRIPTS:
