@@ -1,9 +1,12 @@
 """A solved chess table as data (`ChessValues`: DTM and DTZ per slot) and its stored bytes.
 
-Stored: a header (magic, format version, slot count, CRC-32 of the values) and the values deflated,
-each metric as two byte planes (low bytes, then high bytes, of its zigzag-coded int16), which deflate
-far better than interleaved words: the high planes are nearly all zero. Slots naming no position hold
-0 like draws. The storage layer checksums its chunks too; the CRC here guards the decoding.
+Stored: a header (magic, format version, slot count, how DTZ is written, CRC-32 of the values) and the
+values deflated, each metric as two byte planes (low bytes, then high bytes, of its zigzag-coded
+int16), which deflate far better than interleaved words: the high planes are nearly all zero. Without
+pawns DTZ is written as DTM - DTZ (`delta`: zero wherever the quickest mate zeroes nothing before it,
+common there), with pawns as it is (pawn moves zero often, DTZ is small). The solver gives slots naming
+no position the values of the slot before (runs). The storage layer checksums its chunks too; the CRC
+here guards the decoding.
 """
 
 from __future__ import annotations
@@ -18,8 +21,8 @@ from numpy.typing import NDArray
 I16 = NDArray[np.int16]
 
 _MAGIC = b"NBCHESS"
-_VERSION = 1
-_HEADER = struct.Struct("<7sBQI")
+_VERSION = 2
+_HEADER = struct.Struct("<7sBQBI")
 _LEVEL = 6
 
 
@@ -43,6 +46,8 @@ class ChessValues:
 
     dtm: I16
     dtz: I16
+    #: Whether to store DTZ as DTM - DTZ (better without pawns).
+    delta: bool = False
 
     def __len__(self) -> int:
         return int(self.dtm.shape[0])
@@ -56,12 +61,13 @@ class ChessValues:
 
     def to_bytes(self) -> bytes:
         planes = []
-        for values in (self.dtm, self.dtz):
+        second = (self.dtm.astype(np.int32) - self.dtz).astype(np.int16) if self.delta else self.dtz
+        for values in (self.dtm, second):
             codes = _zigzag(values)
             planes.append((codes & 0xFF).astype(np.uint8).tobytes())
             planes.append((codes >> 8).astype(np.uint8).tobytes())
         raw = b"".join(planes)
-        header = _HEADER.pack(_MAGIC, _VERSION, len(self), zlib.crc32(raw))
+        header = _HEADER.pack(_MAGIC, _VERSION, len(self), int(self.delta), zlib.crc32(raw))
         return header + zlib.compress(raw, _LEVEL)
 
     @staticmethod
@@ -69,7 +75,7 @@ class ChessValues:
         """The values `to_bytes` wrote; CorruptTable when they are not."""
         if len(data) < _HEADER.size:
             raise CorruptTable(f"a chess table of {len(data)} bytes is shorter than its header")
-        magic, version, n, crc = _HEADER.unpack_from(data)
+        magic, version, n, delta, crc = _HEADER.unpack_from(data)
         if magic != _MAGIC or version != _VERSION:
             raise CorruptTable(f"not a chess table of format {_VERSION} (header {data[:8]!r})")
         try:
@@ -81,4 +87,6 @@ class ChessValues:
         planes = np.frombuffer(raw, dtype=np.uint8).reshape(4, n).astype(np.uint16)
         dtm = _unzigzag(planes[0] | (planes[1] << 8))
         dtz = _unzigzag(planes[2] | (planes[3] << 8))
-        return ChessValues(dtm, dtz)
+        if delta:
+            dtz = (dtm.astype(np.int32) - dtz).astype(np.int16)
+        return ChessValues(dtm, dtz, bool(delta))

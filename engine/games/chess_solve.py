@@ -61,7 +61,8 @@ def solve_material(
     progress: Callable[[int, int], None] | None = None,
 ) -> ChessValues:
     """`material`'s DTM and DTZ; `tables` holds (at least) the values of every material its captures
-    and promotions lead to. progress(done, total) counts slots, three passes each (moves, DTM, DTZ)."""
+    and promotions lead to. progress(done, total) counts slots, three passes each (moves, DTM, DTZ).
+    Slots naming no position hold the values of the slot before them (they deflate to nothing)."""
     spec = material.spec
     subs = material.sub_materials()
     bases: dict[Material, int] = {}
@@ -100,7 +101,8 @@ def solve_material(
         if progress is not None:
             progress(done, total)
         retro.retro(spec, lo, lo + block, dtz, deg, exz, MAX_LEVEL)
+        retro.fill_invalid(dtm, dtz, lo, deg)
         done += block
         if progress is not None:
             progress(done, total)
-    return ChessValues(dtm, dtz)
+    return ChessValues(dtm, dtz, delta=not material.pawnful)

@@ -408,3 +408,18 @@ def retro(spec: I64, lo: int, hi: int, val: I16, deg: U8, ex: I16, max_level: in
         level += 1
         if marked == 0 and level > top:
             return level - 1
+
+
+@numba.njit(cache=True, nogil=True)
+def fill_invalid(dtm: I16, dtz: I16, lo: int, deg: U8) -> None:
+    """Give each slot of lo.. naming no position (INVALID in `deg`) the values of the slot before it:
+    never read, they then deflate to almost nothing."""
+    prev_m = 0
+    prev_z = 0
+    for i in range(deg.shape[0]):
+        if deg[i] == INVALID:
+            dtm[lo + i] = prev_m
+            dtz[lo + i] = prev_z
+        else:
+            prev_m = dtm[lo + i]
+            prev_z = dtz[lo + i]
