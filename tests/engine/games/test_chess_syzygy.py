@@ -60,9 +60,8 @@ class Solved:
             data = path.read_bytes()
         else:
             kernel = TableKernel(material)
-            kernel.give(
-                {need: self._bytes(sub) for need, sub in zip(kernel.needs(), material.sub_materials(), strict=True)}
-            )
+            subs = zip(kernel.needs(), material.sub_materials(), strict=True)
+            kernel.give({need: self._bytes(sub) for need, sub in subs})
             data = kernel.make()
             self.folder.mkdir(parents=True, exist_ok=True)
             partial = path.with_suffix(".part")
