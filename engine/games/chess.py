@@ -120,16 +120,16 @@ def bulk_ids(men: int) -> list[str]:
 
 def _example(material: Material) -> str:
     """A legal position of `material`, White (side A) to move: kings on a1 and h8, side A's pieces from
-    c1 on and pawns from d2 on, side B's pieces from c8 on and pawns from d7 on."""
+    d1 on and pawns from e2 on, side B's pieces from d8 on and pawns from e7 on."""
     board = chess.Board(None)
     board.set_piece_at(chess.A1, chess.Piece(chess.KING, chess.WHITE))
     board.set_piece_at(chess.H8, chess.Piece(chess.KING, chess.BLACK))
     for side, colour, rank in ((material.a, chess.WHITE, 0), (material.b, chess.BLACK, 7)):
         pieces = [kind for kind in side if kind != chess.PAWN]
         pawns = [kind for kind in side if kind == chess.PAWN]
-        for file, kind in enumerate(pieces, start=2):
+        for file, kind in enumerate(pieces, start=3):
             board.set_piece_at(chess.square(file, rank), chess.Piece(kind, colour))
-        for file, kind in enumerate(pawns, start=3):
+        for file, kind in enumerate(pawns, start=4):
             board.set_piece_at(chess.square(file, 1 if rank == 0 else 6), chess.Piece(kind, colour))
     return canonical_fen(board)
 
