@@ -18,6 +18,7 @@ SCRIPTS = (
     "bench.bench_lila",
     "bench.bench_mainline",
     "bench.bench_rules",
+    "bench.bench_chess",
 )
 
 for name in SCRIPTS:

@@ -3,9 +3,9 @@
 - A random directed graph of 10 million edges: build (CSR), solve (win/loss/draw and remoteness, target
   60 s), generalised Sprague-Grundy values, bytes per vertex; the naive fixed point beside the kernel on
   a small graph.
-- Chess: KQvK and KRvK solved with every table they lead to (target 60 s each); KQvKR (or every
-  four-man material, --four-man all; target 10 minutes each); GetValue and BestMove per position from
-  FENs (target 5 ms), on the tables and through the service layer; bytes per position.
+- Chess: GetValue and BestMove per position from FENs through the service layer (target 5 ms); the
+  tables' own figures (solve times, the generic CSR path beside the dedicated one, bytes per position)
+  are bench.bench_chess'.
 """
 
 from __future__ import annotations
@@ -17,26 +17,8 @@ import time
 import numpy as np
 
 from bench.common import figure
-from engine.games.chess import TableKernel
-from engine.games.chess_tables import (
-    ChessTable,
-    Material,
-    all_materials,
-    board_of_slot,
-    checked_board,
-    parse_material,
-)
+from engine.games.chess_tables import board_of_slot, parse_material
 from engine.kernels import retrograde as R
-
-#: The longest forced mate (in moves, the side to move winning) of materials whose figure is published
-#: for the Thompson / Nalimov distance-to-mate tables (KQvK, KRvK and KPvK with the very positions
-#: `ChessTable.stats` gives); KQRvK, KQBvK and KQNvK are left out (this engine finds 6, 8 and 9 moves, every
-#: value checked against python-chess's moves).
-KNOWN_LONGEST_MATE = {
-    "KQvK": 10, "KRvK": 16, "KPvK": 28, "KQQvK": 4, "KRRvK": 7, "KRBvK": 16, "KRNvK": 16, "KBBvK": 19,
-    "KBNvK": 33, "KNNvK": 1, "KQvKQ": 13, "KQvKR": 35, "KQvKB": 17, "KQvKN": 21, "KRvKR": 19, "KRvKB": 29,
-    "KRvKN": 40, "KBvKB": 1, "KBvKN": 1, "KNvKN": 1,
-}  # fmt: skip
 
 
 def warm_up() -> None:
@@ -45,16 +27,6 @@ def warm_up() -> None:
     R.solve_graph(indptr, indices)
     R.loopy_grundy(indptr, indices)
     R.grundy_acyclic(*R.csr_from_edges(2, [0], [1]))
-    TableKernel(parse_material("KPvK")).make()
-
-
-def solve_as_worker(material: Material, tables: dict[str, ChessTable]) -> ChessTable:
-    """`material`'s table as a worker's job makes it (`TableKernel.make`: the tables it leads to solved
-    first, inside, and the result deflated), read back as the service reads it; kept in `tables`, which
-    values its moves out of its material."""
-    table = ChessTable(material, R.Packed.from_bytes(TableKernel(material).make()), tables)
-    tables[material.name] = table
-    return table
 
 
 def bench_graph(vertices: int, edges: int) -> None:
@@ -117,72 +89,6 @@ def bench_naive(vertices: int) -> None:
     figure(f"queue kernel, {label}", fast, "s")
 
 
-def bench_chess(four_man: str, queries: int) -> None:
-    tables: dict[str, ChessTable] = {}
-    solve_as_worker(parse_material("KvK"), tables)
-    for name in ("KQvK", "KRvK"):
-        t0 = time.perf_counter()
-        solve_as_worker(parse_material(name), tables)
-        figure(f"chess {name}: solve as a worker's job (KvK too, deflated)", time.perf_counter() - t0, "s")
-    figure("chess KQvK / KRvK: solve target", 60.0, "s")
-    names = [] if four_man == "none" else (["KQvKR"] if four_man == "KQvKR" else None)
-    materials = (
-        [m for m in all_materials() if m.men == 4] if names is None else [parse_material(n) for n in names]
-    )
-    for material in materials:
-        t0 = time.perf_counter()
-        table = solve_as_worker(material, tables)  # its three-man sub-tables are solved first, inside
-        figure(
-            f"chess {material.name}: solve as a worker's job (with its sub-tables)",
-            time.perf_counter() - t0,
-            "s",
-        )
-        longest = table.stats()["longest_win"]
-        assert isinstance(longest, int)
-        known = KNOWN_LONGEST_MATE.get(material.name)
-        label = f"published: {known}" if known is not None else "no published figure here"
-        figure(f"chess {material.name}: longest win ({label})", (longest + 1) / 2, "moves")
-    if materials:
-        figure("chess four-man material: solve target", 600.0, "s")
-    rng = random.Random(2)
-    for name in ["KRvK", *[m.name for m in materials[:1]]]:
-        table = tables[name]
-        for sub in table.material.sub_materials():  # what its moves lead to, for BestMove
-            if sub.name not in tables:
-                solve_as_worker(sub, tables)
-        fens: list[str] = []
-        while len(fens) < queries:
-            board = board_of_slot(table.material, rng.randrange(table.material.slots))
-            if board is not None:
-                fens.append(board.fen())
-        t0 = time.perf_counter()
-        for fen in fens:
-            table.value(checked_board(table.material, fen))
-        figure(
-            f"chess {name}: GetValue per position (FEN parsed and checked)",
-            (time.perf_counter() - t0) / queries * 1e3,
-            "ms",
-        )
-        t0 = time.perf_counter()
-        for fen in fens[: max(1, queries // 10)]:
-            table.moves(checked_board(table.material, fen))
-        per = (time.perf_counter() - t0) / max(1, queries // 10)
-        figure(f"chess {name}: BestMove per position (every move valued, SAN)", per * 1e3, "ms")
-        figure("chess: query target", 5.0, "ms")
-        stats = table.stats()
-        positions, longest = stats["positions"], stats["longest_win"]
-        assert isinstance(positions, int) and isinstance(longest, int)
-        figure(
-            f"chess {name}: bytes per index slot in memory", table.packed.nbytes / table.material.slots, "B"
-        )
-        figure(f"chess {name}: bytes per legal position in memory", table.packed.nbytes / positions, "B")
-        t0 = time.perf_counter()
-        stored = table.to_bytes()
-        figure(f"chess {name}: stored bytes per legal position (deflated)", len(stored) / positions, "B")
-        figure(f"chess {name}: deflating the table", time.perf_counter() - t0, "s")
-        figure(f"chess {name}: longest win", float(longest), "plies")
-
-
 def bench_served(queries: int) -> None:
     """GetValue and BestMove of chess positions through the service layer (service.core, as the servers
     call it, without a database): the tables kept in the process after the first request."""
@@ -225,13 +131,11 @@ def main() -> None:
     parser.add_argument(
         "--naive-vertices", type=int, default=3000, help="graph size for the naive fixed point"
     )
-    parser.add_argument("--four-man", choices=("none", "KQvKR", "all"), default="KQvKR")
     parser.add_argument("--queries", type=int, default=2000)
     args = parser.parse_args()
     warm_up()
     bench_graph(args.vertices, args.edges)
     bench_naive(args.naive_vertices)
-    bench_chess(args.four_man, args.queries)
     bench_served(args.queries)
 
 

@@ -10,6 +10,11 @@ from cli.database import open_engine, ready_database
 
 
 def cmd_precompute(args: argparse.Namespace) -> int:
+    if args.men is not None:
+        return _bulk_precompute(args)
+    if args.upto is None:
+        print("nimbase: precompute needs --upto (or --men N for a family's whole set)", file=sys.stderr)
+        return 2
     from engine.errors import NimbaseError
     from engine.games.registry import parse_game_id, plan_stored
     from engine.precompute import plan_job
@@ -46,6 +51,48 @@ def cmd_precompute(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"\nstopped watching; job {job.id} keeps running (nimbase jobs)")
         return 0
+
+
+def _bulk_precompute(args: argparse.Namespace) -> int:
+    """Queue the jobs of every member of a family up to a size (the family declares which ids), each
+    after the jobs of what it reads: only the members no other one reads are submitted, the others come
+    as their needs (storage.job_needs), so each is queued once. Stored or queued members are skipped."""
+    from engine.errors import NimbaseError
+    from engine.games.registry import FAMILIES, parse_game_id, plan_stored
+    from engine.precompute import plan_job
+    from storage.job_needs import is_stored, open_job_of
+    from storage.jobs import JobQueue
+
+    family = FAMILIES.get(args.game)
+    if family is None or family.bulk is None:
+        bulk = ", ".join(sorted(name for name, f in FAMILIES.items() if f.bulk is not None))
+        print(f"nimbase: --men needs a family with a bulk set ({bulk}), not {args.game!r}", file=sys.stderr)
+        return 2
+    try:
+        plans = [plan_job(parse_game_id(game_id), 0, False, None) for game_id in family.bulk(args.men)]
+    except NimbaseError as error:
+        print(f"nimbase: {error}", file=sys.stderr)
+        return 2
+    needed = {need for plan in plans for need in plan.needs}
+    engine = open_engine(ready_database(args.settings))
+    queue = JobQueue(engine)
+    queued = 0
+    for plan in plans:
+        if plan.name in needed:
+            continue
+        with engine.connect() as conn:
+            if is_stored(conn, plan.name) or open_job_of(conn, plan.name) is not None:
+                continue
+        try:
+            job = queue.submit_plan(plan, plan_stored)
+        except NimbaseError as error:
+            print(f"nimbase: {error}", file=sys.stderr)
+            return 2
+        queued += 1
+        waits = f", after job(s) {', '.join(map(str, job.waits_for))}" if job.waits_for else ""
+        print(f"queued job {job.id}: {plan.game_id}{waits}")
+    print(f"{len(plans)} ids of {args.game} up to {args.men}: {queued} queued with what they read")
+    return 0
 
 
 def _follow(queue: object, job_id: int) -> int:

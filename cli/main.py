@@ -142,10 +142,16 @@ def build_parser() -> argparse.ArgumentParser:
         "precompute",
         "queue a precompute job and follow its progress",
         "  nimbase precompute subtraction:2,5,7 --upto 1000000\n"
-        "  nimbase precompute octal:0.6 --upto 16777216 --detach\n",
+        "  nimbase precompute octal:0.6 --upto 16777216 --detach\n"
+        "  nimbase precompute chess --men 5\n",
     )
-    precompute.add_argument("game", help="the game id, e.g. subtraction:2,5,7")
-    precompute.add_argument("--upto", type=int, required=True, help="compute heaps 0..UPTO-1")
+    precompute.add_argument("game", help="the game id, e.g. subtraction:2,5,7 (or a family, with --men)")
+    precompute.add_argument("--upto", type=int, help="compute heaps 0..UPTO-1 (required but with --men)")
+    precompute.add_argument(
+        "--men",
+        type=int,
+        help="queue a family's whole set up to this size, each job after those it reads (chess: men)",
+    )
     precompute.add_argument("--fill", action="store_true", help="fill the whole range even once periodic")
     precompute.add_argument(
         "--family", help="the stored family, for games that store several (bicolor-nim: e.g. f_3)"

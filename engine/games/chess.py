@@ -8,29 +8,29 @@ Where a table comes from, cheapest first:
 - the process's keeper (`TABLES`, engine.keep: least recently used dropped past
   `ChessSettings.table_bytes`, NIMBASE_CACHE_CHESS_TABLE_BYTES; every supported table together takes
   about 64 MB), so a position is then answered in well under 5 ms;
-- storage: a worker's job stores a table as the family "table" (its `Packed.to_bytes`, a quarter to half
-  a byte per position, through engine.stored_bytes), read once through `ctx.tables` (`source` "table");
-- live: a material of at most `ChessSettings.live_men` men (3: under half a second each) is solved for
+- storage: a worker's job stores a table as the family "table" (`ChessValues.to_bytes`, through
+  engine.stored_bytes), read once through `ctx.tables` (`source` "table");
+- live: a material of at most `ChessSettings.live_men` men (3: well under a second each) is solved for
   the request, with the tables its captures and promotions lead to (`source` "live"; a stored table
   replaces it once a worker has stored one);
 - the user's Syzygy files (`ChessSettings.syzygy_path`, NIMBASE_SYZYGY_PATH; engine.games.chess_syzygy,
   kept in `TABLES` too) where they hold a material neither stored nor solvable for the request
   (`source` "syzygy": WDL and DTZ, no DTM);
-- else RESOURCE_EXHAUSTED, naming the job queued (or open) to store the table (`Tables.refusal`).
+- else RESOURCE_EXHAUSTED, naming the job queued (or open) to store the table (`Tables.refusal`); that
+  job needs the stored tables of its sub-materials, whose jobs are queued with it.
 
-Answers are built from each board's probe (engine.games.chess_probe; `probe_own_table` adapts a table of
-today's) by engine.games.chess_answers, as lila-tablebase builds them: the value adds `ChessValue` (DTZ,
+Answers are built from each board's probe (engine.games.chess_probe; `ChessTable.probe` for nimbase's own
+tables) by engine.games.chess_answers, as lila-tablebase builds them: the value adds `ChessValue` (DTZ,
 DTM, lila's category from the halfmove clock, the game-end flags), BestMove ranks moves as lila does.
 
-Sub-tables: a table's captures lead into smaller materials' tables, KPvK's promotions into KQvK, KRvK,
-KBvK and KNvK, all of at most three men, so always within reach: BestMove loads (or solves) them beside
-the table, and a worker's job for a material solves the ones it lacks itself, in `solve_order`, and
-stores only its own (each sub-table is stored by its own job, when asked for).
+Sub-tables: a table's captures and promotions lead into other materials' tables. A worker's job for a
+material never solves them: it names them (`TableKernel.needs`), waits until their own jobs have stored
+them, and is given their stored bytes (`TableKernel.give`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Annotated, NamedTuple
 
@@ -40,6 +40,8 @@ from pydantic import AfterValidator
 from engine.errors import InvalidArgument, InvalidGameId
 from engine.games.chess_answers import PositionInfo, answer, position_info
 from engine.games.chess_fen import position_fen
+from engine.games.chess_format import ChessValues
+from engine.games.chess_material import MAX_MEN, materials_of
 from engine.games.chess_probe import ChessProbe
 from engine.games.chess_records import ChessMove, ChessValue
 from engine.games.chess_syzygy import PROBER_BYTES, SyzygyFiles, check_path
@@ -51,14 +53,12 @@ from engine.games.chess_tables import (
     checked_board,
     parse_material,
     solve_material,
-    solve_order,
 )
-from engine.kernels.retrograde import LOSS, WIN, Packed
 from engine.kind import Context, GameKind, SequenceKernel
 from engine.kind_settings import KeeperSpec, PositiveInt, SettingsDeclaration
 from engine.moves import MoveTo, check_limit, list_moves
 from engine.positions import quote_token
-from engine.precompute import JobPlan
+from engine.precompute import JobPlan, StoredName
 from engine.stored_bytes import BytesKernel, read_stored
 from engine.values import BestMoveResult, GameInfo, Outcome, Source, Value
 
@@ -98,45 +98,60 @@ def _table_bytes(table: ChessTable) -> int:
     return table.packed.nbytes
 
 
+class MissingSubTables(RuntimeError):
+    """A table's job ran without the stored tables its captures and promotions lead to."""
+
+
 class TableKernel(BytesKernel):
-    """What a worker runs for the family "table" of a material: its table solved (with the tables its
-    captures and promotions lead to, solved first, in `solve_order`), as `Packed.to_bytes`. Progress
-    counts three passes over each table solved."""
+    """What a worker runs for the family "table" of a material: its table solved from the stored tables
+    its captures and promotions lead to (`needs`, handed over by `give`), as `ChessValues.to_bytes`.
+    Progress counts three passes over the table's slots."""
 
     family = TABLE
 
     def __init__(self, material: Material) -> None:
         super().__init__()
         self.material = material
+        self._given: dict[str, ChessValues] = {}
+
+    def needs(self) -> tuple[StoredName, ...]:
+        return tuple(StoredName(sub.game_id, TABLE) for sub in self.material.sub_materials())
+
+    def give(self, inputs: Mapping[StoredName, bytes]) -> None:
+        for name, data in inputs.items():
+            material = parse_material(name.game_id.partition(":")[2])
+            self._given[material.name] = ChessValues.from_bytes(data)
 
     def make(self, progress: Callable[[int, int], None] | None = None) -> bytes:
-        tables: dict[str, ChessTable] = {}
-        todo = solve_order([self.material])
-        total = sum(3 * m.slots for m in todo)
-        done = 0
-        for material in todo:
-            report = None
-            if progress is not None:
-                report = _offset(progress, done, total)
-            tables[material.name] = ChessTable(material, solve_material(material, tables, report), tables)
-            done += 3 * material.slots
-        return tables[self.material.name].to_bytes()
+        missing = [sub.name for sub in self.material.sub_materials() if sub.name not in self._given]
+        if missing:
+            raise MissingSubTables(
+                f"the table of {self.material.name} needs the stored tables of {', '.join(missing)}"
+            )
+        return solve_material(self.material, self._given, progress).to_bytes()
 
 
-def _offset(progress: Callable[[int, int], None], base: int, total: int) -> Callable[[int, int], None]:
-    return lambda done, _total: progress(base + done, total)
+def bulk_ids(men: int) -> list[str]:
+    """The ids a bulk precompute of every table of up to `men` men covers, each after those it reads
+    (InvalidArgument past MAX_MEN)."""
+    if not 2 <= men <= MAX_MEN:
+        raise InvalidArgument(f"chess tables hold from 2 to {MAX_MEN} men, not {men}")
+    return [material.game_id for material in materials_of(men)]
 
 
 def _example(material: Material) -> str:
-    """A legal position of `material`, White (side A) to move: kings on a1 and h8, side A's men on d1
-    and e1 (a pawn on e2), side B's on d8 and e8."""
+    """A legal position of `material`, White (side A) to move: kings on a1 and h8, side A's pieces from
+    d1 on and pawns from e2 on, side B's pieces from d8 on and pawns from e7 on."""
     board = chess.Board(None)
     board.set_piece_at(chess.A1, chess.Piece(chess.KING, chess.WHITE))
     board.set_piece_at(chess.H8, chess.Piece(chess.KING, chess.BLACK))
-    for kind, square in zip(material.a, (chess.D1, chess.E1), strict=False):
-        board.set_piece_at(chess.E2 if kind == chess.PAWN else square, chess.Piece(kind, chess.WHITE))
-    for kind, square in zip(material.b, (chess.D8, chess.E8), strict=False):
-        board.set_piece_at(square, chess.Piece(kind, chess.BLACK))
+    for side, colour, rank in ((material.a, chess.WHITE, 0), (material.b, chess.BLACK, 7)):
+        pieces = [kind for kind in side if kind != chess.PAWN]
+        pawns = [kind for kind in side if kind == chess.PAWN]
+        for file, kind in enumerate(pieces, start=3):
+            board.set_piece_at(chess.square(file, rank), chess.Piece(kind, colour))
+        for file, kind in enumerate(pawns, start=4):
+            board.set_piece_at(chess.square(file, 1 if rank == 0 else 6), chess.Piece(kind, colour))
     return canonical_fen(board)
 
 
@@ -173,8 +188,8 @@ class ChessGame(GameKind[chess.Board]):
                 f"Every {name} position, either side to move and either colouring: win, loss or draw for "
                 "the side to move, remoteness in plies (DTM: checkmate loses at 0, stalemate draws; no "
                 "castling), and lila's category from DTZ and the FEN's halfmove clock (the fifty-move "
-                "rule). chess:MATERIAL for every pawnless material of up to four men (KQvK, KRvK, KQvKR, "
-                "KBNvK...) and KPvK. Moves in UCI, with SAN, ranked as lila ranks them."
+                "rule). chess:MATERIAL for every material of up to five men, pawns included (KQvK, KPvK, "
+                "KQvKR, KRPvKR...). Moves in UCI, with SAN, ranked as lila ranks them."
             ),
             position_syntax="a FEN, e.g. '8/8/8/8/8/2k5/8/KR6 w - - 0 1' (no castling rights)",
             examples=_EXAMPLES.get(name, (_example(self.material),)),
@@ -248,7 +263,7 @@ class ChessGame(GameKind[chess.Board]):
             if table is None:
                 assert syzygy is not None
                 return Looked(syzygy.probe(board), "syzygy", game)
-            return Looked(probe_own_table(table, board), table.source, game)
+            return Looked(table.probe(board), table.source, game)
 
         return look
 
@@ -259,13 +274,12 @@ class ChessGame(GameKind[chess.Board]):
 
     def plan_job(self, upto: int, fill: bool = False, family: str | None = None) -> JobPlan:
         """The job storing the material's table (family "table"; `upto` and `fill` do not apply: the whole
-        table is stored). Its sub-tables are solved by the job as it needs them, and stored by their own
-        jobs."""
+        table is stored). It needs its sub-tables stored first, each by its own job."""
         if family not in (None, TABLE):
             raise InvalidArgument(
                 f"{self.game_id} stores only the family {TABLE!r}, not {quote_token(family or '')}"
             )
-        return JobPlan(self.game_id, TABLE, self.material.slots, True)
+        return JobPlan(self.game_id, TABLE, self.material.slots, True, TableKernel(self.material).needs())
 
     def kernel_for(self, family: str) -> SequenceKernel | None:
         return TableKernel(self.material) if family == TABLE else None
@@ -290,7 +304,8 @@ class ChessGame(GameKind[chess.Board]):
         def make() -> ChessTable:
             subs = {m.name: self.table(m, ctx) for m in material.sub_materials() if m != material}
             ctx.deadline.check(what)
-            packed = solve_material(material, subs, lambda _d, _t: ctx.deadline.check(what))
+            values = {name: table.packed for name, table in subs.items()}
+            packed = solve_material(material, values, lambda _d, _t: ctx.deadline.check(what))
             return ChessTable(material, packed, {}, "live")
 
         return (
@@ -316,7 +331,7 @@ def _stored(material: Material, ctx: Context) -> ChessTable | None:
         TABLE,
         ctx,
         "a stored endgame table",
-        lambda data: ChessTable(material, Packed.from_bytes(data), {}, "table"),
+        lambda data: ChessTable(material, ChessValues.from_bytes(data), {}, "table"),
     )
 
 
@@ -356,19 +371,6 @@ def syzygy_files(ctx: Context) -> SyzygyFiles:
     )
 
 
-def probe_own_table(table: ChessTable, board: chess.Board) -> ChessProbe:
-    """A board's probe in one of nimbase's tables (its material's): WDL +-2 or 0 from the outcome, DTM
-    from the remoteness (signed for the side to move, 0 for a draw), no DTZ."""
-    found = table.packed.lookup(table.slot(board))
-    assert found is not None, "a legal position has a slot"
-    outcome, remoteness = found
-    if outcome == WIN:
-        return ChessProbe(2, None, remoteness)
-    if outcome == LOSS:
-        return ChessProbe(-2, None, -remoteness)
-    return ChessProbe(0, None, 0)
-
-
 def chess_value(game_id: str, board: chess.Board, info: PositionInfo, source: Source) -> Value:
     """A board's value: outcome from its WDL (no fifty-move rule: a cursed win is still "N"),
     remoteness its DTM in plies where known, and lila's view of it as the kind's record."""
@@ -387,8 +389,8 @@ def chess_value(game_id: str, board: chess.Board, info: PositionInfo, source: So
 
 
 FAMILY_DESCRIPTION = (
-    "chess:MATERIAL, the material in the usual tablebase naming (stronger side first): every pawnless "
-    "material of up to four men (KQvK, KRvK, KQvKR, KBNvK...) and KPvK"
+    "chess:MATERIAL, the material in the usual tablebase naming (stronger side first): every material "
+    "of up to five men, pawns included (KQvK, KPvK, KQvKR, KRPvKR...)"
 )
 
 

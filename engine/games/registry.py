@@ -52,6 +52,9 @@ class Family:
     classics: Callable[[], list[GameInfo]] = list
     #: The family's own settings and keepers (engine.kind_settings), if it has any.
     settings: SettingsDeclaration | None = None
+    #: The game ids a bulk precompute of every member up to a size covers (`nimbase precompute FAMILY
+    #: --men N`), each after those its job reads; None where the family has no such set.
+    bulk: Callable[[int], list[str]] | None = None
 
 
 def _parse_octal(params: str | None, text: str) -> Game:
@@ -113,7 +116,9 @@ FAMILIES: dict[str, Family] = {
     graph_game.FAMILY: Family(
         parse=graph_game.parse_graph_kind, info=graph_game.family_info, settings=graph_game.SETTINGS
     ),
-    chess.FAMILY: Family(parse=chess.parse_chess_kind, info=chess.family_info, settings=chess.SETTINGS),
+    chess.FAMILY: Family(
+        parse=chess.parse_chess_kind, info=chess.family_info, settings=chess.SETTINGS, bulk=chess.bulk_ids
+    ),
 }
 
 

@@ -239,7 +239,11 @@ def test_a_four_man_table_not_stored_names_its_job(api: Endpoints) -> None:
         api.client.best_move("chess:KQvKR", fen)
     assert info.value.code == "RESOURCE_EXHAUSTED" and info.value.job is not None
     assert info.value.job["id"] == job["id"]
-    api.client.cancel_job(job["id"])  # the worker test below runs every queued job
+    # the job waits for the jobs storing the tables it reads (KQvK, KRvK), queued with it
+    waits_for = api.client.get_job(job["id"])["waits_for"]
+    assert len(waits_for) == 2
+    for queued in [job["id"], *waits_for]:
+        api.client.cancel_job(queued)  # the worker test below runs every queued job
 
 
 # -- the stored table ----------------------------------------------------------------------------------
@@ -247,8 +251,8 @@ def test_a_four_man_table_not_stored_names_its_job(api: Endpoints) -> None:
 
 def test_a_worker_stores_the_krvk_table(api: Endpoints, monkeypatch: pytest.MonkeyPatch) -> None:
     fen = "8/8/8/8/8/2k5/8/KR6 w - - 0 1"
-    # The live table looks for a stored one only every STORED_RECHECK_SECONDS, not at every request (held
-    # long here: the worker below may take longer than the default on a loaded machine).
+    # The live table looks for a stored one only every STORED_RECHECK_SECONDS, not at every request
+    # (not even once the jobs below, KRvK's and KvK's, have taken longer than that).
     monkeypatch.setattr(keep, "STORED_RECHECK_SECONDS", 3600.0)
     before = api.client.get_value("chess:KRvK", fen)
     assert before["source"] == "live"
@@ -262,7 +266,7 @@ def test_a_worker_stores_the_krvk_table(api: Endpoints, monkeypatch: pytest.Monk
     stats = api.client.get_stats("chess:KRvK")
     assert info is not None and 4 * info.computed_upto < int(stats["positions"])
     api.service.tables.forget()  # the stored header is seen at once (not after its two seconds)
-    assert api.client.get_value("chess:KRvK", fen) == before  # the stored table not looked for yet
+    assert api.client.get_value("chess:KRvK", fen) == before
     monkeypatch.setattr(keep, "STORED_RECHECK_SECONDS", 0.0)
     after = api.client.get_value("chess:KRvK", fen)
     assert after == {**before, "source": "table"}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from engine.games.chess import TableKernel
+from engine.games.chess_format import ChessValues
 from engine.games.chess_tables import ChessTable, parse_material
-from engine.kernels.retrograde import Packed
 from engine.kind import Context
 from tests.engine.contexts import StoredWords, engine_context
 
@@ -17,13 +17,18 @@ SMALL_MATERIALS = ("KvK", "KQvK", "KRvK", "KBvK", "KNvK", "KPvK")
 
 @pytest.fixture(scope="session")
 def tablebase() -> dict[str, ChessTable]:
-    """The tables of SMALL_MATERIALS by name, solved once for the session the way a worker's job solves
-    and stores them (`TableKernel.make`) and read back as the service reads them (`Packed.from_bytes`);
-    each holds the others, so that its moves out of its material are valued (tests only read them)."""
+    """The tables of SMALL_MATERIALS by name, solved once for the session the way workers' jobs solve
+    and store them (`TableKernel.make`, given the stored bytes of the tables it needs) and read back as
+    the service reads them (`ChessValues.from_bytes`); each holds the others, so that its moves out of
+    its material are valued (tests only read them)."""
+    stored: dict[str, bytes] = {}
     tables: dict[str, ChessTable] = {}
     for name in SMALL_MATERIALS:
         material = parse_material(name)
-        tables[name] = ChessTable(material, Packed.from_bytes(TableKernel(material).make()), tables)
+        kernel = TableKernel(material)
+        kernel.give({need: stored[need.game_id.partition(":")[2]] for need in kernel.needs()})
+        stored[name] = kernel.make()
+        tables[name] = ChessTable(material, ChessValues.from_bytes(stored[name]), tables)
     return tables
 
 

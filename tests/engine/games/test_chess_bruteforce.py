@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from engine.games.chess_tables import ChessTable, board_of_slot, canonical_fen, slot_of_board
+from engine.games.chess_tables import ChessTable, canonical_fen, slot_of_board
+from engine.kernels import chess_index as ix
 from tests import chess_oracle as oracle
 
 NAMES = ("KQvK", "KRvK", "KPvK")
@@ -46,16 +47,6 @@ def _disagreements(
     return lines + ([f"... {wrong.size} in all"] if wrong.size > SHOWN else [])
 
 
-def _kings_share_a_diagonal(placement: tuple[int, int, int, int]) -> bool:
-    """Both kings on the a1-h8 or on the a8-h1 diagonal, the man off it."""
-    _, *squares = placement
-    files = [chess.square_file(sq) for sq in squares]
-    ranks = [chess.square_rank(sq) for sq in squares]
-    main = [f == r for f, r in zip(files, ranks, strict=True)]
-    anti = [f + r == 7 for f, r in zip(files, ranks, strict=True)]
-    return (main[0] and main[1] and not main[2]) or (anti[0] and anti[1] and not anti[2])
-
-
 def test_the_brute_force_finds_the_longest_wins() -> None:
     """The textbook results from the oracle alone: KQvK mates in 10 moves at most (19 plies for White
     to move), KRvK in 16 (31); the loser to move holds out one ply more."""
@@ -77,7 +68,10 @@ def test_every_position_agrees_with_the_brute_force(tablebase: dict[str, ChessTa
     solved = oracle.solve(name)
     table = tablebase[name]
     material = table.material
-    fast_outcome, fast_remoteness, broken = table.packed.unpack()
+    dtm = table.packed.dtm.astype(np.int32)
+    fast_outcome = np.sign(dtm).astype(np.int8)
+    fast_remoteness = np.where(dtm > 0, dtm, np.where(dtm < 0, -dtm - 1, -1)).astype(np.int32)
+    broken = ~ix.valid_mask(material.spec, 0, len(table.packed))
     everyone = np.arange(len(solved), dtype=np.int64)
 
     # Every oracle position by its slot (one board rearranged, as building each would double the time).
@@ -94,24 +88,12 @@ def test_every_position_agrees_with_the_brute_force(tablebase: dict[str, ChessTa
     wrong = _disagreements(solved, sample, fast_outcome[mirrored], fast_remoteness[mirrored])
     assert not wrong, "\n".join(wrong)
 
-    # The legal slots no oracle position landed on are oracle positions too: a second slot of each
-    # position whose kings share a long diagonal its man is off (the flip along that diagonal fixes the
-    # kings, and the tables' king index keeps both placements of the man); with a pawn there is none.
+    # Every legal slot is an oracle position: the index keeps one slot per position (the least of its
+    # symmetric images), so none is left over.
     legal = np.flatnonzero(~broken)
-    extra = np.setdiff1d(legal, slots)
-    assert legal.size == len(solved) + extra.size
+    assert np.setdiff1d(legal, slots).size == 0
     stats = table.stats()  # each position counted once, as the oracle's classes
     assert stats["positions"] == len(solved)
     assert (stats["wins"], stats["losses"], stats["draws"]) == tuple(
         int((solved.outcome == outcome).sum()) for outcome in (1, -1, 0)
     )
-    pairs = sum(_kings_share_a_diagonal(solved.placement(i)) for i in range(len(solved)))
-    assert extra.size == (0 if material.pawnful else pairs)
-    classes = np.empty(extra.size, dtype=np.int64)
-    for k, slot in enumerate(extra.tolist()):
-        found = board_of_slot(material, slot)
-        assert found is not None
-        classes[k] = solved.class_of_board(found)
-        assert classes[k] >= 0 and _kings_share_a_diagonal(solved.placement(int(classes[k])))
-    wrong = _disagreements(solved, classes, fast_outcome[extra], fast_remoteness[extra])
-    assert not wrong, "\n".join(wrong)

@@ -1,6 +1,7 @@
 """Chess endgame tables: materials, the perfect index, the numba move generator move for move against
-python-chess, known results (the longest KQvK and KRvK wins), the retrograde equations over every
-position, a brute-force search of short mates agreeing with the tables, and the kind's answers."""
+python-chess, known results (the longest KQvK and KRvK wins), the retrograde equations over sampled
+positions (DTM and DTZ recomputed from python-chess's moves), a brute-force search of short mates
+agreeing with the tables, and the kind's answers."""
 
 from __future__ import annotations
 
@@ -10,21 +11,24 @@ from collections.abc import Iterator
 import chess
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from engine.errors import InvalidGameId, InvalidPosition, LimitExceeded
 from engine.games.chess import TABLE, TABLES, ChessGame
+from engine.games.chess_format import ChessValues
 from engine.games.chess_tables import (
     ChessTable,
     Material,
     all_materials,
     board_material,
     board_of_slot,
-    material_graph,
     parse_material,
     slot_of_board,
 )
+from engine.kernels import chess_index as ix
 from engine.kernels import chess_movegen as mg
-from engine.kernels.retrograde import Packed
+from engine.kernels import chess_retro as retro
+from engine.kernels.chess_values import NONE, after, better, zeroing
 from engine.kind import Context
 from engine.stored_bytes import encode_words
 from engine.values import MoveValue, Value
@@ -66,6 +70,15 @@ def valid_boards(material: Material, rng: random.Random, count: int) -> Iterator
             yield slot, board
 
 
+def dtm_outcomes(table: ChessTable) -> tuple[NDArray[np.int8], NDArray[np.int32], NDArray[np.bool_]]:
+    """Per slot: the DTM outcome (1, 0, -1), its remoteness in plies (-1 for a draw) and whether the
+    slot names no position."""
+    dtm = table.packed.dtm.astype(np.int32)
+    remoteness = np.where(dtm > 0, dtm, np.where(dtm < 0, -dtm - 1, -1)).astype(np.int32)
+    broken = ~ix.valid_mask(table.material.spec, 0, len(table.packed))
+    return np.sign(dtm).astype(np.int8), remoteness, broken
+
+
 def disguise(board: chess.Board, rng: random.Random) -> chess.Board:
     """The same position under a random symmetry of the material (colours swapped, mirrored...)."""
     out = board.copy()
@@ -94,9 +107,11 @@ def test_material_names() -> None:
     for bad in ("KRK", "krvk", "KRvKX", "", "KQvKR "):
         with pytest.raises(InvalidGameId, match=repr(bad)):
             parse_material(bad)
-    for unsupported in ("KQRvKR", "KPPvK", "KRPvK", "KPvKP"):
-        with pytest.raises(InvalidGameId, match="not supported"):
-            parse_material(unsupported)
+    for name in ("KQRvKR", "KPPvK", "KRPvK", "KPvKP", "KPPvKP"):
+        assert parse_material(name).name == name
+    for too_many in ("KQRvKRR", "KPPPvKP"):
+        with pytest.raises(InvalidGameId, match="at most 5 men"):
+            parse_material(too_many)
 
 
 def test_every_material_comes_after_those_it_leads_to() -> None:
@@ -113,9 +128,12 @@ def test_every_material_comes_after_those_it_leads_to() -> None:
         "KBNvK",
         "KBBvK",
         "KPvK",
+        "KPvKP",
+        "KRvKP",
+        "KPPvK",
     ):
         assert name in names
-    assert len(names) == 26
+    assert len(names) == 36  # KvK and the 35 materials of the 3- and 4-man Syzygy tables
     for i, material in enumerate(all_materials()):
         for sub in material.sub_materials():
             assert names.index(sub.name) < i
@@ -124,98 +142,118 @@ def test_every_material_comes_after_those_it_leads_to() -> None:
 
 
 def test_index_sizes() -> None:
-    assert (mg.KK_INDEX >= 0).sum() == 462 and (mg.KKP_INDEX >= 0).sum() == 1806
-    assert parse_material("KQvKR").slots == 2 * 462 * 62 * 61
-    assert parse_material("KBBvK").slots == 2 * 462 * 1891
-    assert parse_material("KPvK").slots == 2 * 1806 * 48
-    assert parse_material("KRvK").slots == 2 * 462 * 62
+    assert (mg.KK_INDEX >= 0).sum() == 462
+    assert parse_material("KQvKR").slots == 2 * 462 * 64 * 64
+    assert parse_material("KBBvK").slots == 2 * 462 * 64 * 64
+    assert parse_material("KPvK").slots == 24 * 2 * 4096
+    assert parse_material("KPvKP").slots == 24 * 48 * 2 * 4096
+    assert parse_material("KRvK").slots == 2 * 462 * 64
+    assert parse_material("KQRvKR").slots == 2 * 462 * 64**3
+    assert parse_material("KRPvKR").slots == 24 * 2 * 4096 * 64 * 64
 
 
-@pytest.mark.parametrize("name", [m.name for m in all_materials()])
+def _men(material: Material) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], int]:
+    sq = np.zeros(5, np.int64)
+    kinds = np.zeros(5, np.int64)
+    owners = np.zeros(5, np.int64)
+    return sq, kinds, owners, int(ix.men_of(material.spec, kinds, owners))
+
+
+def _board(sq: NDArray[np.int64], kinds: NDArray[np.int64], owners: NDArray[np.int64], n: int) -> chess.Board:
+    board = chess.Board(None)
+    for k in range(n):
+        board.set_piece_at(int(sq[k]), chess.Piece(int(kinds[k]), bool(owners[k] == 0)))
+    return board
+
+
+INDEX_MATERIALS = [m.name for m in all_materials()] + ["KQRvKR", "KRPvKR", "KPPvKP", "KNNNvK", "KRPPvK"]
+
+
+@pytest.mark.parametrize("name", INDEX_MATERIALS)
 def test_canonical_slot_is_the_least_symmetric_image(name: str) -> None:
+    """`canonical` against its plain reference, on random slots and their symmetric images; a valid
+    slot is its own canonical slot, and decoding it gives its men back."""
     material = parse_material(name)
     spec = material.spec
     rng = random.Random(name)
-    sq = np.empty(4, np.int64)
-    transforms = 2 if material.pawnful else 8
+    sq, kinds, owners, n = _men(material)
+    image = np.zeros(5, np.int64)
     checked = 0
     for _ in range(300):
         slot = rng.randrange(material.slots)
-        stm = mg.decode(spec, slot, sq)
+        stm = ix.valid(spec, slot, sq, kinds, owners, image)
         if stm < 0:
             continue
         checked += 1
-        ka, kb, s0, s1 = [int(s) for s in sq[: 2 + len(material.pieces)]] + [-1] * (2 - len(material.pieces))
-        least = mg.canonical(spec, ka, kb, s0, s1, stm)
-        assert least == mg.canonical_by_search(spec, ka, kb, s0, s1, stm)
-        diagonal = (ka & 7) == (ka >> 3) and (kb & 7) == (kb >> 3)
-        if not diagonal or material.pawnful:
-            assert least == slot
-        for t in range(transforms):
-            image = [mg._transform(s, t) if s >= 0 else -1 for s in (ka, kb, s0, s1)]
-            assert mg.canonical(spec, image[0], image[1], image[2], image[3], stm) == least
-    assert checked >= 250  # only a pawn on a king's square fails to decode (KPvK: 290 of the 300)
+        men = [int(s) for s in sq[:n]]
+        assert ix.canonical(spec, sq, stm, image) == slot == ix.canonical_reference(spec, men, stm)
+        assert ix.encode(spec, sq, stm) == slot
+        for t in range(2 if material.pawnful else 8):
+            moved = np.array([ix.transform_reference(s, t) for s in men] + [0] * (5 - n), np.int64)
+            assert ix.canonical(spec, moved, stm, image) == slot
+    assert checked >= 20
 
 
 # -- the move generator against python-chess ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", [m.name for m in all_materials()])
+@pytest.mark.parametrize("name", INDEX_MATERIALS)
 def test_move_generator_matches_python_chess(name: str) -> None:
+    """Every legal move of sampled positions, and the material each capture or promotion leads to;
+    the predecessors of a position (un-moves) are the positions whose king or piece move reaches it."""
     material = parse_material(name)
     spec = material.spec
-    rows = material.children()
-    children = np.full((len(rows), 9), -1, dtype=np.int64)
-    for r, entry in enumerate(rows):
-        if entry is not None:
-            children[r, :6] = entry[0].spec
-            children[r, 6] = int(entry[1])
-            children[r, 7 : 7 + len(entry[2])] = entry[2]
     rng = random.Random(name)
-    sq = np.empty(4, np.int64)
-    kinds = np.empty(4, np.int64)
-    owners = np.empty(4, np.int64)
+    sq, kinds, owners, n = _men(material)
+    image = np.zeros(5, np.int64)
     out = np.empty(4 * mg.MAX_MOVES, np.int64)
-    n = 2 + len(material.pieces)
-    checked = broken = 0
-    while checked < 60:
+    preds = np.empty(retro.MAX_PREDECESSORS, np.int64)
+    work = np.empty(10, np.int64)
+    exits = {(c, pm, promo): sub for c, pm, promo, sub, _, _ in material.exits()}
+    checked = 0
+    while checked < 30:
         slot = rng.randrange(material.slots)
-        stm = mg.setup(spec, slot, sq, kinds, owners)
-        # the slot's men as a board, legal or not
-        if mg.decode(spec, slot, np.empty(4, np.int64)) < 0:
-            assert stm < 0  # a pawn on a king's square
-            continue
-        board = chess.Board(None)
-        for k in range(n):
-            board.set_piece_at(int(sq[k]), chess.Piece(int(kinds[k]), bool(owners[k] == 0)))
-        board.turn = bool(mg.decode(spec, slot, np.empty(4, np.int64)) == 0)
-        legal = not (board.status() & ~(chess.STATUS_IMPOSSIBLE_CHECK | chess.STATUS_TOO_MANY_CHECKERS))
-        assert (stm >= 0) == legal, board.fen()
+        stm = ix.valid(spec, slot, sq, kinds, owners, image)
         if stm < 0:
-            broken += 1
             continue
         checked += 1
+        board = _board(sq, kinds, owners, n)
+        board.turn = stm == 0
+        assert board.is_valid(), board.fen()
         count = mg.legal_moves(sq, kinds, owners, n, stm, out)
-        ours: dict[str, tuple[int, int]] = {}
+        ours = {}
         for i in range(count):
             j, to, promo, cap = (int(x) for x in out[4 * i : 4 * i + 4])
-            move = chess.Move(int(sq[j]), to, promo or None)
-            ours[move.uci()] = mg.child_of(spec, children, sq, kinds, n, stm, j, to, promo, cap)
+            ours[chess.Move(int(sq[j]), to, promo or None).uci()] = (j, cap, promo)
         assert set(ours) == {m.uci() for m in board.legal_moves}, board.fen()
-        if count == 0:
-            assert board.is_checkmate() or board.is_stalemate()
         for move in board.legal_moves:
-            at, child = ours[move.uci()]
+            j, cap, promo = ours[move.uci()]
             board.push(move)
             found, _ = board_material(board)
-            if at < 0:
+            if cap < 0 and not promo:
                 assert found == material
             else:
-                target = rows[at]
-                assert target is not None and target[0] == found
-            assert child == slot_of_board(found, board), (board.fen(), move.uci())
+                assert exits[(cap - 2 if cap >= 0 else -1, j - 2 if promo else -1, promo)] == found
             board.pop()
-    assert checked == 60
+        # predecessors: every (canonical) position with a king or piece move into this one, no other
+        count = retro.predecessors(spec, slot, sq, kinds, owners, stm, preds, work)
+        ours_preds = {int(p) for p in preds[:count]}
+        expected: set[int] = set()
+        mover = not board.turn
+        for square, piece in board.piece_map().items():
+            if piece.color != mover or piece.piece_type == chess.PAWN:
+                continue
+            for origin in chess.SQUARES:
+                if board.piece_at(origin) is not None:
+                    continue
+                before = board.copy(stack=False)
+                before.remove_piece_at(square)
+                before.set_piece_at(origin, piece)
+                before.turn = mover
+                if not before.is_valid() or chess.Move(origin, square) not in before.legal_moves:
+                    continue
+                expected.add(slot_of_board(material, before))
+        assert ours_preds == expected, board.fen()
 
 
 # -- known results ---------------------------------------------------------------------------------------
@@ -275,38 +313,40 @@ def test_kpvk_promotion_leads_into_the_promoted_table(served: Context) -> None:
 # -- every position against the retrograde equations ------------------------------------------------------
 
 
+def expected_values(table: ChessTable, board: chess.Board) -> tuple[int, int]:
+    """(DTM, DTZ) of a board recomputed from its moves in plain Python (python-chess's moves, the
+    tables' values of the positions they reach): the retrograde equations the solve must satisfy."""
+    if not any(board.legal_moves):
+        mated = board.is_check()
+        return (-1, -1) if mated else (0, 0)
+    best_m, best_z = NONE, NONE
+    for move in list(board.legal_moves):
+        zeroing_move = board.is_zeroing(move)
+        board.push(move)
+        vm, vz = table.encoded(board)
+        board.pop()
+        best_m = better(best_m, after(vm))
+        best_z = better(best_z, zeroing(vz) if zeroing_move else after(vz))
+    return best_m, best_z
+
+
 @pytest.mark.parametrize("name", ["KQvK", "KRvK", "KPvK"])
-def test_every_value_satisfies_the_retrograde_equations(tablebase: Tables, name: str) -> None:
-    """Wins are 1 + the quickest move to a loss, losses 1 + the slowest move (all to wins), draws have
-    no move to a loss and one not to a win. Holding at every position, these determine the values."""
+def test_values_satisfy_the_retrograde_equations(tablebase: Tables, name: str) -> None:
+    """DTM: wins are 1 + the quickest move to a loss, losses 1 + the slowest move (all to wins), draws
+    neither; DTZ the same with zeroing moves valued from the fifty-move rule's outcome they reach.
+    Holding at every position, these determine the values: checked on every position of KQvK and
+    KRvK, and on sampled ones of KPvK."""
     table = tablebase[name]
-    graph = material_graph(table.material, tablebase)
-    outcome, remoteness, broken = table.packed.unpack()
-    n = outcome.shape[0]
-    child = np.repeat(np.arange(n), np.diff(graph.rev_indptr))
-    parent = graph.rev_indices.astype(np.int64)
-    ext = graph.external
-    big = np.iinfo(np.int32).max
-    lost_min = np.where(ext.lost_min >= 0, ext.lost_min, big).astype(np.int64)
-    lost = outcome[child] < 0
-    np.minimum.at(lost_min, parent[lost], remoteness[child[lost]])
-    not_won = ext.count - ext.won_count  # external moves to losses and draws
-    np.add.at(not_won, parent, outcome[child] <= 0)
-    slowest = np.where(ext.won_count > 0, ext.won_max, -1).astype(np.int64)
-    np.maximum.at(slowest, parent, remoteness[child])
-    moves = graph.degree + ext.count
-    expect_o = np.zeros(n, np.int8)
-    expect_r = np.full(n, -1, np.int64)
-    win = lost_min < big
-    expect_o[win], expect_r[win] = 1, lost_min[win] + 1
-    loss = ~win & (moves > 0) & (not_won == 0)
-    expect_o[loss], expect_r[loss] = -1, slowest[loss] + 1
-    ends = moves == 0
-    expect_o[ends] = graph.terminal[ends]
-    expect_r[ends & (graph.terminal != 0)] = 0
-    assert (outcome[~broken] == expect_o[~broken]).all()
-    assert (remoteness[~broken] == expect_r[~broken]).all()
-    assert table.packed.nbytes == table.material.slots  # one byte per slot, no escapes
+    valid = np.flatnonzero(ix.valid_mask(table.material.spec, 0, len(table.packed)))
+    rng = np.random.default_rng(7)
+    slots = valid if name != "KPvK" else rng.choice(valid, 4000, replace=False)
+    wrong = []
+    for slot in slots.tolist():
+        board = table.board_of_slot(slot)
+        assert board is not None
+        if expected_values(table, board) != table.packed.lookup(slot):
+            wrong.append((board.fen(), expected_values(table, board), table.packed.lookup(slot)))
+    assert not wrong, wrong[:5]
 
 
 def oracle_value(board: chess.Board) -> tuple[str, int | None] | None:
@@ -394,7 +434,7 @@ def _forced_loss(board: chess.Board, plies: int) -> bool:
 @pytest.mark.parametrize("name", ["KQvK", "KRvK", "KPvK"])
 def test_short_mates_agree_with_a_brute_force_search(tablebase: Tables, name: str) -> None:
     table = tablebase[name]
-    outcome, remoteness, broken = table.packed.unpack()
+    outcome, remoteness, broken = dtm_outcomes(table)
     rng = random.Random(3)
     for r in (1, 2, 3, 4):
         slots = np.flatnonzero((remoteness == r) & ~broken)
@@ -491,7 +531,8 @@ def test_the_kind_answers_as_its_tables(tablebase: Tables, served: Context) -> N
     """The kind, reading the tables from storage and parsing FENs, answers as the tables' lookups on
     the boards; a table's bytes read back as the same table."""
     krk = tablebase["KRvK"]
-    assert np.array_equal(Packed.from_bytes(krk.to_bytes()).codes, krk.packed.codes)
+    again = ChessValues.from_bytes(krk.to_bytes())
+    assert np.array_equal(again.dtm, krk.packed.dtm) and np.array_equal(again.dtz, krk.packed.dtz)
     rng = random.Random(1)
     for _, board in valid_boards(krk.material, rng, 50):
         fen = board.fen()
@@ -507,7 +548,7 @@ def test_the_kind_answers_as_its_tables(tablebase: Tables, served: Context) -> N
             )
             assert served_value.position.split()[:2] == table_value.position.split()[:2]
     with pytest.raises(ValueError):
-        ChessTable(krk.material, Packed.from_bytes(tablebase["KvK"].to_bytes()))
+        ChessTable(krk.material, ChessValues.from_bytes(tablebase["KvK"].to_bytes()))
     # A table whose sub-tables are not loaded answers values, and refuses moves leading into them.
     alone = ChessTable(krk.material, krk.packed)
     board = chess.Board("8/8/8/8/8/8/kR6/7K b - - 0 1")

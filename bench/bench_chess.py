@@ -1,0 +1,215 @@
+"""Chess table benchmarks (issue 20); prints figures (python -m bench.bench_chess [--help]).
+
+- KQvKR: the dedicated retrograde (engine.games.chess_solve) beside the generic CSR path it replaced
+  (engine.kernels.retrograde over the material's whole move graph), both measured here (target 2 s);
+- every 3- and 4-man material, pawns included, solved the way one worker's jobs solve them, each from
+  the stored bytes of those it reads (target 3 minutes in all), with the longest win of each;
+- a five-man pawnless material (KQRvKR: target 3 minutes, 4 GB) and, with --pawn, KRPvKR (target 6
+  minutes): wall and CPU time (the machine may be shared: CPU time is the figure to compare), peak
+  memory, stored bytes per position, the longest win;
+- GetValue and BestMove per position on a stored table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import time
+
+import numba
+import numpy as np
+from numpy.typing import NDArray
+
+from bench.common import figure
+from engine.games.chess import TableKernel
+from engine.games.chess_format import ChessValues
+from engine.games.chess_material import Material, materials_of, parse_material, solve_order
+from engine.games.chess_solve import solve_material
+from engine.games.chess_tables import ChessTable, board_of_slot, checked_board
+from engine.kernels import chess_index as ix
+from engine.kernels import chess_movegen as mg
+from engine.kernels import chess_retro as retro
+from engine.kernels import retrograde as R
+from engine.kernels.chess_values import NONE
+
+I64 = NDArray[np.int64]
+
+
+@numba.njit(cache=True)
+def _edges(
+    spec: I64, n: int, fill: bool, degree: NDArray[np.int32], counts: I64, rev: NDArray[np.int32]
+) -> None:
+    """The in-material moves of every slot as a reverse CSR (the generic path's graph): first pass
+    out-degrees and in-degree counts, second pass (`fill`) the predecessors at counts[child]++."""
+    sq = np.empty(5, np.int64)
+    kinds = np.empty(5, np.int64)
+    owners = np.empty(5, np.int64)
+    image = np.empty(5, np.int64)
+    child = np.empty(5, np.int64)
+    moves = np.empty(4 * mg.MAX_MOVES, np.int64)
+    m = ix.men_of(spec, kinds, owners)
+    for v in range(n):
+        stm = ix.valid(spec, v, sq, kinds, owners, image)
+        if stm < 0:
+            continue
+        count = mg.legal_moves(sq, kinds, owners, m, stm, moves)
+        for e in range(count):
+            j = moves[4 * e]
+            if moves[4 * e + 3] >= 0 or moves[4 * e + 2] != 0 or kinds[j] == mg.PAWN:
+                continue
+            for k in range(m):
+                child[k] = sq[k]
+            child[j] = moves[4 * e + 1]
+            c = ix.canonical(spec, child, 1 - stm, image)
+            if fill:
+                rev[counts[c]] = v
+                counts[c] += 1
+            else:
+                degree[v] += 1
+                counts[c] += 1
+
+
+def csr_solve(material: Material, tables: dict[str, ChessValues]) -> tuple[float, float]:
+    """The generic path on `material` (pawnless): its move graph built whole as a CSR, exits summed up
+    as known external moves, solved by engine.kernels.retrograde; returns the seconds it took (wall,
+    CPU)."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    spec, n = material.spec, material.slots
+    subs = material.sub_materials()
+    bases, at = {}, 0
+    for sub in subs:
+        bases[sub] = at
+        at += sub.slots
+    child_dtm = np.concatenate([tables[s.name].dtm for s in subs])
+    child_dtz = np.concatenate([tables[s.name].dtz for s in subs])
+    deg = np.empty(n, np.uint8)
+    exm = np.empty(n, np.int16)
+    exz = np.empty(n, np.int16)
+    own = np.zeros(n, np.int16)
+    retro.prepare(spec, 0, n, material.exit_rows(bases), child_dtm, child_dtz, own, own, deg, exm, exz)
+    degree = np.zeros(n, np.int32)
+    counts = np.zeros(n, np.int64)
+    _edges(spec, n, False, degree, counts, np.zeros(0, np.int32))
+    indptr = np.zeros(n + 1, np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    counts[:] = indptr[:-1]
+    rev = np.empty(int(indptr[-1]), np.int32)
+    _edges(spec, n, True, degree, counts, rev)
+    e = exm.astype(np.int32)
+    has = (e != NONE) & ~((deg == 0) & ((e == -1) | (e == 0)))
+    win = has & (e > 0)
+    lose = has & (e < 0)
+    ext = R.ExternalMoves(
+        has.astype(np.int32),
+        np.where(win, e - 1, -1).astype(np.int32),
+        lose.astype(np.int32),
+        np.where(lose, -e - 2, 0).astype(np.int32),
+    )
+    terminal = np.where((deg == 0) & (e == -1), -1, 0).astype(np.int8)
+    R.solve_reverse(indptr, rev, degree, terminal, ext)
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
+def solve_timed(material: Material, tables: dict[str, ChessValues]) -> tuple[ChessValues, float, float]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    values = solve_material(material, tables)
+    return values, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def longest_win(values: ChessValues) -> int:
+    return int(values.dtm.max(initial=0))
+
+
+def bench_kqvkr() -> dict[str, ChessValues]:
+    material = parse_material("KQvKR")
+    tables: dict[str, ChessValues] = {}
+    for sub in solve_order(material.sub_materials()):
+        tables[sub.name] = solve_material(sub, tables)
+    values, wall, cpu = solve_timed(material, tables)
+    tables[material.name] = values
+    figure("chess KQvKR: dedicated retrograde, DTM and DTZ (wall)", wall, "s")
+    figure("chess KQvKR: dedicated retrograde (CPU)", cpu, "s")
+    csr_wall, csr_cpu = csr_solve(material, tables)
+    figure("chess KQvKR: the generic CSR path, DTM only, this run (wall)", csr_wall, "s")
+    figure("chess KQvKR: the generic CSR path, DTM only, this run (CPU)", csr_cpu, "s")
+    figure("chess KQvKR: target", 2.0, "s")
+    figure("chess KQvKR: longest win (published: mate in 35, 69 plies)", longest_win(values), "plies")
+    return tables
+
+
+def bench_small() -> dict[str, bytes]:
+    """Every 3- and 4-man material as one worker's jobs make them: each job given the stored bytes of
+    the tables it reads, its own stored as bytes."""
+    stored: dict[str, bytes] = {}
+    wall, cpu = time.perf_counter(), time.process_time()
+    for material in materials_of(4):
+        kernel = TableKernel(material)
+        kernel.give({need: stored[need.game_id.partition(":")[2]] for need in kernel.needs()})
+        stored[material.name] = kernel.make()
+        values = ChessValues.from_bytes(stored[material.name])
+        positions = int(ix.valid_mask(material.spec, 0, material.slots).sum())
+        figure(f"chess {material.name}: longest win", longest_win(values), "plies")
+        figure(
+            f"chess {material.name}: stored bytes per position",
+            len(stored[material.name]) / max(1, positions),
+            "B",
+        )
+    figure("chess: every 3- and 4-man material by one worker (wall)", time.perf_counter() - wall, "s")
+    figure("chess: every 3- and 4-man material by one worker (CPU)", time.process_time() - cpu, "s")
+    figure("chess: every 3- and 4-man material: target", 180.0, "s")
+    return stored
+
+
+def bench_five(name: str, stored: dict[str, bytes], target: float) -> None:
+    material = parse_material(name)
+    tables = {sub.name: ChessValues.from_bytes(stored[sub.name]) for sub in material.sub_materials()}
+    values, wall, cpu = solve_timed(material, tables)
+    figure(f"chess {name}: solve (wall)", wall, "s")
+    figure(f"chess {name}: solve (CPU)", cpu, "s")
+    figure(f"chess {name}: target", target, "s")
+    figure(
+        "peak RSS of this process so far", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, "GB"
+    )
+    positions = int(ix.valid_mask(material.spec, 0, material.slots).sum())
+    data = values.to_bytes()
+    figure(f"chess {name}: stored bytes per position (DTM + DTZ, deflated)", len(data) / positions, "B")
+    figure(f"chess {name}: longest win", longest_win(values), "plies")
+    table = ChessTable(material, values)
+    rng = random.Random(5)
+    boards: list[str] = []
+    while len(boards) < 200:
+        board = board_of_slot(material, rng.randrange(material.slots))
+        if board is not None:
+            boards.append(board.fen())
+    t0 = time.perf_counter()
+    for fen in boards:
+        table.probe(checked_board(material, fen))
+    figure(
+        f"chess {name}: probe per position (FEN parsed and checked)",
+        (time.perf_counter() - t0) / len(boards) * 1e3,
+        "ms",
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--five", default="KQRvKR", help="the five-man pawnless material ('' for none)")
+    parser.add_argument("--pawn", action="store_true", help="also KRPvKR (long)")
+    args = parser.parse_args()
+    solve_material(parse_material("KvK"), {})  # load (or compile) the kernels
+    bench_kqvkr()
+    stored = bench_small()
+    if args.five:
+        bench_five(args.five, stored, 180.0)
+    if args.pawn:
+        for sub in solve_order(parse_material("KRPvKR").sub_materials()):
+            if sub.name not in stored:
+                kernel = TableKernel(sub)
+                kernel.give({need: stored[need.game_id.partition(":")[2]] for need in kernel.needs()})
+                stored[sub.name] = kernel.make()
+        bench_five("KRPvKR", stored, 360.0)
+
+
+if __name__ == "__main__":
+    main()

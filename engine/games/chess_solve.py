@@ -1,0 +1,108 @@
+"""Solving one chess material: its pawn structures in the order pawn moves allow, each by
+engine.kernels.chess_retro, captures and promotions read from its sub-tables' values.
+
+Every pawn move is zeroing and irreversible and moves a pawn forward, so slices (one pawn configuration
+each, both sides to move) are solved from the most advanced structure back: the structures a pawn
+move reaches are solved before it. Within a slice only kings and pieces move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import numpy as np
+
+from engine.games.chess_format import ChessValues
+from engine.games.chess_material import Material
+from engine.kernels import chess_index as ix
+from engine.kernels import chess_retro as retro
+
+#: Slots per `prepare` call between progress reports.
+CHUNK = 1 << 20
+#: Highest level a value may take (int16).
+MAX_LEVEL = 32000
+
+
+class MissingTargets(RuntimeError):
+    """A move led to a position no table held (the sub-tables given were not this material's)."""
+
+
+def slice_order(material: Material) -> list[int]:
+    """The pawn configurations to solve, most advanced first; configurations with clashing pawns or
+    whose mirror image is the canonical one are left out (they hold no position)."""
+    spec = material.spec
+    block = int(ix.block_size(spec))
+    pieces = material.pieces
+    m, p = len(pieces), int(spec[1])
+    if p == 0:
+        return [0]
+    sq = np.zeros(2 + ix.MAX_PIECES, dtype=np.int64)
+    keyed: list[tuple[int, int]] = []
+    for config in range(int(ix.configs(spec))):
+        ix.decode(spec, config * block, sq)
+        pawns = [int(s) for s in sq[2 + m - p : 2 + m]]
+        if len(set(pawns)) < p:
+            continue
+        image = sq.copy()
+        image[2 + m - p : 2 + m] ^= 7
+        image[0], image[1] = 3, 63  # kings out of the way: only the pawn configuration is compared
+        mirrored = ix.canonical(spec, image, 0, np.empty(5, dtype=np.int64))
+        if mirrored >= 0 and mirrored // block < config:
+            continue
+        advance = sum((s >> 3) if pieces[m - p + i][1] == 0 else 7 - (s >> 3) for i, s in enumerate(pawns))
+        keyed.append((-advance, config))
+    keyed.sort()
+    return [config for _, config in keyed]
+
+
+def solve_material(
+    material: Material,
+    tables: Mapping[str, ChessValues],
+    progress: Callable[[int, int], None] | None = None,
+) -> ChessValues:
+    """`material`'s DTM and DTZ; `tables` holds (at least) the values of every material its captures
+    and promotions lead to. progress(done, total) counts slots, three passes each (moves, DTM, DTZ).
+    Slots naming no position hold the values of the slot before them (they deflate to nothing)."""
+    spec = material.spec
+    subs = material.sub_materials()
+    bases: dict[Material, int] = {}
+    at = 0
+    for sub in subs:
+        bases[sub] = at
+        at += sub.slots
+    child_dtm = np.concatenate([tables[s.name].dtm for s in subs]) if subs else np.zeros(1, np.int16)
+    child_dtz = np.concatenate([tables[s.name].dtz for s in subs]) if subs else np.zeros(1, np.int16)
+    rows = material.exit_rows(bases)
+    n = material.slots
+    dtm = np.zeros(n, dtype=np.int16)
+    dtz = np.zeros(n, dtype=np.int16)
+    block = int(ix.block_size(spec))
+    order = slice_order(material)
+    total = 3 * block * len(order)
+    done = 0
+    deg = np.empty(block, dtype=np.uint8)
+    exm = np.empty(block, dtype=np.int16)
+    exz = np.empty(block, dtype=np.int16)
+    for config in order:
+        lo = config * block
+        for a in range(lo, lo + block, CHUNK):
+            b = min(lo + block, a + CHUNK)
+            errors = retro.prepare(
+                spec, a, b, rows, child_dtm, child_dtz, dtm, dtz, deg[a - lo :], exm[a - lo :], exz[a - lo :]
+            )
+            if errors:
+                raise MissingTargets(f"{material.name}: {errors} moves lead to positions no table holds")
+            done += b - a
+            if progress is not None:
+                progress(done, total)
+        spare = deg.copy()
+        retro.retro(spec, lo, lo + block, dtm, spare, exm, MAX_LEVEL)
+        done += block
+        if progress is not None:
+            progress(done, total)
+        retro.retro(spec, lo, lo + block, dtz, deg, exz, MAX_LEVEL)
+        retro.fill_invalid(dtm, dtz, lo, deg)
+        done += block
+        if progress is not None:
+            progress(done, total)
+    return ChessValues(dtm, dtz, delta=not material.pawnful)

@@ -1,0 +1,425 @@
+"""Numba retrograde analysis of one chess slice (one pawn structure, both sides to move), DTM and DTZ.
+
+No move graph is built. `prepare` generates every slot's moves once: the moves inside the slice
+(king and piece moves) are only counted (distinct children, `deg`), the others (captures, pawn moves,
+promotions: exactly the zeroing moves, which leave the slice) are valued at once from the tables they
+lead to (the sub-tables and the slices of this table solved before) and summed up as the mover's best
+exit (`exm` for DTM, `exz` for DTZ, engine.kernels.chess_values' encoding). `retro` then solves the
+slice level by level, un-moving (`predecessors`) from the positions settled at each level: a loss at L
+makes its predecessors wins at L + 1, a win at L takes one from each predecessor's count of undecided
+children, and a predecessor left with none loses at L + 1 (or later, at its exits' loss). Exits win
+at their own level. What is never settled is a draw.
+
+Rows of a material's exits (`rows`, int64[R, ROW]): row `exit_row(m, c, pm, pc)` for the capture of
+man c (-1: none) and the promotion of man pm (-1: none) to knight, bishop, rook or queen (pc 1-4,
+0: none); each row is [usable, flip, base, 0, child spec (8), perm (3)]: the child material's spec,
+whether its side A is our B (the board then mirrored top to bottom, the colours swapped), where its
+values start in the concatenated child arrays, and which of our men becomes its man i.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numpy.typing import NDArray
+
+from engine.kernels import chess_index as ix
+from engine.kernels import chess_movegen as mg
+from engine.kernels.chess_values import NONE, after, better, zeroing
+
+I16 = NDArray[np.int16]
+I64 = NDArray[np.int64]
+U8 = NDArray[np.uint8]
+
+#: `deg` of a slot naming no position.
+INVALID = 255
+ROW = 4 + ix.SPEC + ix.MAX_PIECES
+MAX_PREDECESSORS = 160
+
+_DF = np.array([1, -1, 0, 0, 1, 1, -1, -1], dtype=np.int64)
+_DR = np.array([0, 0, 1, -1, 1, -1, 1, -1], dtype=np.int64)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def exit_row(m: int, c: int, pm: int, pc: int) -> int:
+    return int(((c + 1) * (m + 1) + (pm + 1)) * 5 + pc)
+
+
+@numba.njit(cache=True, nogil=True)
+def _child(rows: I64, row: int, sq: I64, stm: int, out: I64) -> int:
+    """The slot, in the child table of `row`, of the men `sq` (less the one captured) with `stm` (our
+    side) to move; -1 past the child's index."""
+    r = rows[row]
+    flip = r[1]
+    cspec = r[4 : 4 + ix.SPEC]
+    if flip:
+        out[0] = sq[1] ^ 56
+        out[1] = sq[0] ^ 56
+    else:
+        out[0] = sq[0]
+        out[1] = sq[1]
+    for i in range(cspec[0]):
+        s = sq[2 + r[4 + ix.SPEC + i]]
+        out[2 + i] = s ^ 56 if flip else s
+    return ix.canonical(cspec, out, 1 - stm if flip else stm, out[5:10])
+
+
+@numba.njit(cache=True, nogil=True)
+def _insertion_unique(a: I64, n: int) -> int:
+    for i in range(1, n):
+        x = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > x:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = x
+    k = 0
+    for i in range(n):
+        if i == 0 or a[i] != a[k - 1]:
+            a[k] = a[i]
+            k += 1
+    return k
+
+
+@numba.njit(cache=True, nogil=True)
+def _exit_values(
+    spec: I64,
+    rows: I64,
+    child_dtm: I16,
+    child_dtz: I16,
+    own_dtm: I16,
+    own_dtz: I16,
+    sq: I64,
+    kinds: I64,
+    owners: I64,
+    stm: int,
+    j: int,
+    to: int,
+    promo: int,
+    cap: int,
+    work: I64,
+    moves: I64,
+) -> tuple[int, int]:
+    """The mover's (DTM, DTZ) values of a zeroing move; (NONE, NONE) when a table lacks its target."""
+    n = 2 + spec[0]
+    m = spec[0]
+    after_sq = work[0:5]
+    out = work[5:15]
+    for k in range(n):
+        after_sq[k] = sq[k]
+    after_sq[j] = to
+    if cap < 0 and promo == 0:
+        t = ix.canonical(spec, after_sq, 1 - stm, out)
+        if t < 0:
+            return NONE, NONE
+        vm = int(own_dtm[t])
+        vz = int(own_dtz[t])
+        if abs(to - sq[j]) == 16:
+            vm, vz = _en_passant(
+                spec, rows, child_dtm, child_dtz, after_sq, kinds, owners, stm, j, vm, vz, work, moves
+            )
+        return after(vm), zeroing(vz)
+    row = exit_row(m, cap - 2 if cap >= 0 else -1, j - 2 if promo else -1, promo - 1 if promo else 0)
+    if rows[row, 0] == 0:
+        return NONE, NONE
+    c = _child(rows, row, after_sq, 1 - stm, out)
+    if c < 0:
+        return NONE, NONE
+    base = rows[row, 2]
+    return after(int(child_dtm[base + c])), zeroing(int(child_dtz[base + c]))
+
+
+@numba.njit(cache=True, nogil=True)
+def _en_passant(
+    spec: I64,
+    rows: I64,
+    child_dtm: I16,
+    child_dtz: I16,
+    sq: I64,
+    kinds: I64,
+    owners: I64,
+    stm: int,
+    j: int,
+    vm: int,
+    vz: int,
+    work: I64,
+    moves: I64,
+) -> tuple[int, int]:
+    """The values (for the opponent, to move) of the position after man j's double step, its en
+    passant captures counted: the table holds positions without the right."""
+    n = 2 + spec[0]
+    m = spec[0]
+    them = 1 - stm
+    to = sq[j]
+    ep = to - 8 if owners[j] == 0 else to + 8
+    best_m = NONE
+    best_z = NONE
+    ep_sq = work[15:20]
+    out = work[20:30]
+    for k in range(n):
+        if owners[k] != them or kinds[k] != mg.PAWN or (sq[k] >> 3) != (to >> 3):
+            continue
+        if abs((sq[k] & 7) - (to & 7)) != 1:
+            continue
+        occ = np.uint64(0)
+        for i in range(n):
+            ep_sq[i] = sq[i]
+            if i != j:
+                occ |= np.uint64(1) << np.uint64(sq[i] if i != k else ep)
+        ep_sq[k] = ep
+        if mg.attacked(ep_sq[them], stm, ep_sq, kinds, owners, n, j, occ):
+            continue
+        row = exit_row(m, j - 2, -1, 0)
+        if rows[row, 0] == 0:
+            continue
+        c = _child(rows, row, ep_sq, stm, out)
+        if c < 0:
+            continue
+        base = rows[row, 2]
+        best_m = better(best_m, after(int(child_dtm[base + c])))
+        best_z = better(best_z, zeroing(int(child_dtz[base + c])))
+    if best_m == NONE:
+        return vm, vz
+    if mg.legal_moves(sq, kinds, owners, n, them, moves) == 0:
+        return best_m, best_z
+    return better(vm, best_m), better(vz, best_z)
+
+
+@numba.njit(cache=True, nogil=True)
+def prepare(
+    spec: I64,
+    lo: int,
+    hi: int,
+    rows: I64,
+    child_dtm: I16,
+    child_dtz: I16,
+    own_dtm: I16,
+    own_dtz: I16,
+    deg: U8,
+    exm: I16,
+    exz: I16,
+) -> int:
+    """Slots lo..hi-1 (one slice): `deg` the distinct children inside the slice (INVALID: no position),
+    `exm`/`exz` the best zeroing move's values (-1 checkmate, 0 stalemate, NONE: no zeroing move).
+    Returns the count of moves whose target a table lacks (0 unless the tables are wrong)."""
+    sq = np.empty(5, dtype=np.int64)
+    kinds = np.empty(5, dtype=np.int64)
+    owners = np.empty(5, dtype=np.int64)
+    child = np.empty(5, dtype=np.int64)
+    moves = np.empty(4 * mg.MAX_MOVES, dtype=np.int64)
+    scratch = np.empty(4 * mg.MAX_MOVES, dtype=np.int64)
+    kids = np.empty(mg.MAX_MOVES, dtype=np.int64)
+    work = np.empty(30, dtype=np.int64)
+    image = np.empty(5, dtype=np.int64)
+    n = ix.men_of(spec, kinds, owners)
+    errors = 0
+    for v in range(lo, hi):
+        i = v - lo
+        stm = ix.valid(spec, v, sq, kinds, owners, image)
+        if stm < 0:
+            deg[i] = INVALID
+            exm[i] = 0
+            exz[i] = 0
+            continue
+        count = mg.legal_moves(sq, kinds, owners, n, stm, moves)
+        if count == 0:
+            occ = np.uint64(0)
+            for k in range(n):
+                occ |= np.uint64(1) << np.uint64(sq[k])
+            mate = mg.attacked(sq[stm], 1 - stm, sq, kinds, owners, n, -1, occ)
+            deg[i] = 0
+            exm[i] = -1 if mate else 0
+            exz[i] = -1 if mate else 0
+            continue
+        bm = NONE
+        bz = NONE
+        nk = 0
+        turn = ix.turn_step(spec, stm)
+        for e in range(count):
+            j = moves[4 * e]
+            to = moves[4 * e + 1]
+            promo = moves[4 * e + 2]
+            cap = moves[4 * e + 3]
+            if cap < 0 and promo == 0 and kinds[j] != mg.PAWN:
+                fast = ix.step(spec, sq, j)
+                if fast:
+                    kids[nk] = v + turn + (to - sq[j]) * fast
+                else:
+                    for k in range(n):
+                        child[k] = sq[k]
+                    child[j] = to
+                    kids[nk] = ix.canonical(spec, child, 1 - stm, image)
+                nk += 1
+                continue
+            vm, vz = _exit_values(
+                spec, rows, child_dtm, child_dtz, own_dtm, own_dtz, sq, kinds, owners, stm, j, to, promo,
+                cap, work, scratch,
+            )  # fmt: skip
+            if vm == NONE:
+                errors += 1
+                continue
+            bm = better(bm, vm)
+            bz = better(bz, vz)
+        deg[i] = _insertion_unique(kids, nk)
+        exm[i] = bm
+        exz[i] = bz
+    return errors
+
+
+@numba.njit(cache=True, nogil=True)
+def predecessors(
+    spec: I64, slot: int, sq: I64, kinds: I64, owners: I64, stm: int, out: I64, work: I64
+) -> int:
+    """The distinct slots of the positions whose one king or piece move (no capture, no pawn move)
+    reaches the men `sq` with `stm` to move (a canonical position, at `slot`), into `out`; returns
+    how many."""
+    n = 2 + spec[0]
+    mover = 1 - stm
+    turn = ix.turn_step(spec, stm)
+    occ = np.uint64(0)
+    for k in range(n):
+        occ |= np.uint64(1) << np.uint64(sq[k])
+    count = 0
+    for k in range(n):
+        if owners[k] != mover or kinds[k] == mg.PAWN:
+            continue
+        kind = kinds[k]
+        s = sq[k]
+        base = occ & ~(np.uint64(1) << np.uint64(s))
+        fast = ix.step(spec, sq, k)
+        fast_base = slot + turn - s * fast if fast else -1
+        if kind == mg.KING or kind == mg.KNIGHT:
+            for t in range(8):
+                f = mg.KING_TO[s, t] if kind == mg.KING else mg.KNIGHT_TO[s, t]
+                if f < 0:
+                    break
+                if (occ >> np.uint64(f)) & np.uint64(1):
+                    continue
+                count = _add_predecessor(
+                    spec, sq, kinds, owners, stm, k, f, base, out, count, work, fast_base, fast
+                )
+        else:
+            for d in range(8):
+                diagonal = d >= 4
+                if (diagonal and kind == mg.ROOK) or (not diagonal and kind == mg.BISHOP):
+                    continue
+                x = (s & 7) + _DF[d]
+                y = (s >> 3) + _DR[d]
+                while 0 <= x < 8 and 0 <= y < 8:
+                    f = y * 8 + x
+                    if (occ >> np.uint64(f)) & np.uint64(1):
+                        break
+                    count = _add_predecessor(
+                        spec, sq, kinds, owners, stm, k, f, base, out, count, work, fast_base, fast
+                    )
+                    x += _DF[d]
+                    y += _DR[d]
+    return _insertion_unique(out, count)
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_predecessor(
+    spec: I64, sq: I64, kinds: I64, owners: I64, stm: int, k: int, f: int, base: np.uint64, out: I64,
+    count: int, work: I64, fast_base: int, fast: int,
+) -> int:  # fmt: skip
+    n = 2 + spec[0]
+    for i in range(n):
+        work[i] = sq[i]
+    work[k] = f
+    occ = base | (np.uint64(1) << np.uint64(f))
+    # in the predecessor the side not to move (`stm`) may not stand in check
+    if mg.attacked(work[stm], 1 - stm, work, kinds, owners, n, -1, occ):
+        return count
+    slot = fast_base + f * fast if fast else ix.canonical(spec, work[0:5], 1 - stm, work[5:10])
+    if slot >= 0:
+        out[count] = slot
+        count += 1
+    return count
+
+
+@numba.njit(cache=True, nogil=True)
+def retro(spec: I64, lo: int, hi: int, val: I16, deg: U8, ex: I16, max_level: int) -> int:
+    """Solve slots lo..hi-1 into val[lo:hi] (one metric; `deg` and `ex` from `prepare`, `deg` consumed);
+    returns the last level settled."""
+    n = hi - lo
+    sq = np.empty(5, dtype=np.int64)
+    kinds = np.empty(5, dtype=np.int64)
+    owners = np.empty(5, dtype=np.int64)
+    preds = np.empty(MAX_PREDECESSORS, dtype=np.int64)
+    work = np.empty(10, dtype=np.int64)
+    ix.men_of(spec, kinds, owners)
+    exit_levels = np.zeros(max_level + 2, dtype=np.bool_)
+    top = 0
+    for i in range(n):
+        val[lo + i] = 0
+        if deg[i] == INVALID:
+            continue
+        e = int(ex[i])
+        if e > 0:
+            level = e
+        elif e < 0 and e != NONE:
+            level = -e - 1
+        else:
+            continue
+        exit_levels[level] = True
+        if level > top:
+            top = level
+    level = 0
+    while True:
+        if level <= top and exit_levels[level]:
+            for i in range(n):
+                if val[lo + i] != 0 or deg[i] == INVALID:
+                    continue
+                e = int(ex[i])
+                if e == level and level > 0:
+                    val[lo + i] = level
+                elif e == -(level + 1) and deg[i] == 0:
+                    val[lo + i] = -(level + 1)
+        marked = 0
+        for i in range(n):
+            x = int(val[lo + i])
+            if x == level and level > 0:
+                win = True
+            elif x == -(level + 1):
+                win = False
+            else:
+                continue
+            stm = ix.decode(spec, lo + i, sq)
+            count = predecessors(spec, lo + i, sq, kinds, owners, stm, preds, work)
+            for q in range(count):
+                p = preds[q] - lo
+                if p < 0 or p >= n or val[lo + p] != 0 or deg[p] == INVALID:
+                    continue
+                if not win:
+                    val[lo + p] = level + 1
+                    marked += 1
+                    continue
+                deg[p] -= 1
+                if deg[p] != 0:
+                    continue
+                e = int(ex[p])
+                if e >= 0:
+                    continue
+                lose_at = level + 1
+                if e != NONE and -e - 1 > lose_at:
+                    continue
+                val[lo + p] = -(lose_at + 1)
+                marked += 1
+        level += 1
+        if marked == 0 and level > top:
+            return level - 1
+
+
+@numba.njit(cache=True, nogil=True)
+def fill_invalid(dtm: I16, dtz: I16, lo: int, deg: U8) -> None:
+    """Give each slot of lo.. naming no position (INVALID in `deg`) the values of the slot before it:
+    never read, they then deflate to almost nothing."""
+    prev_m = 0
+    prev_z = 0
+    for i in range(deg.shape[0]):
+        if deg[i] == INVALID:
+            dtm[lo + i] = prev_m
+            dtz[lo + i] = prev_z
+        else:
+            prev_m = dtm[lo + i]
+            prev_z = dtz[lo + i]

@@ -1,0 +1,41 @@
+"""`nimbase precompute FAMILY --men N`: a family's whole set queued, each job after those it reads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import sqlalchemy as sa
+
+from engine.games.chess import bulk_ids
+from engine.games.chess_material import parse_material
+from tests.cli.test_cli import nimbase
+
+
+def test_a_family_is_queued_whole_in_dependency_order(
+    tmp_path: Path, database_url: str, db_engine: sa.Engine
+) -> None:
+    from storage.jobs import JobQueue
+
+    queue = JobQueue(db_engine)
+    before = max((job.id for job in queue.list(limit=10_000)), default=0)
+    env = {"DATABASE_URL": database_url}
+    done = nimbase(tmp_path, "precompute", "chess", "--men", "3", **env)
+    assert done.returncode == 0, done.stderr
+    jobs = {job.game_id: job for job in queue.list(limit=10_000) if job.id > before}
+    try:
+        assert set(jobs) == set(bulk_ids(3)) and all(job.family == "table" for job in jobs.values())
+        by_id = {job.id: game_id for game_id, job in jobs.items()}
+        for game_id, job in jobs.items():
+            needs = {sub.game_id for sub in parse_material(game_id.partition(":")[2]).sub_materials()}
+            assert {by_id[i] for i in job.waits_for} == needs, game_id
+        again = nimbase(tmp_path, "precompute", "chess", "--men", "3", **env)
+        assert again.returncode == 0 and "0 queued" in again.stdout
+    finally:
+        for job in jobs.values():
+            queue.cancel(job.id)
+    wrong = nimbase(tmp_path, "precompute", "nim", "--men", "3", **env)
+    assert wrong.returncode == 2 and "chess" in wrong.stderr
+    too_many = nimbase(tmp_path, "precompute", "chess", "--men", "6", **env)
+    assert too_many.returncode == 2 and "5 men" in too_many.stderr
+    no_upto = nimbase(tmp_path, "precompute", "nim")
+    assert no_upto.returncode == 2 and "--upto" in no_upto.stderr

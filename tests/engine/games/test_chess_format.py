@@ -1,0 +1,35 @@
+"""A chess table's stored bytes: read back whole in both ways of writing DTZ, under a byte a position,
+and refused when damaged."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.games.chess_format import ChessValues, CorruptTable
+from engine.games.chess_tables import ChessTable
+from engine.kernels import chess_index as ix
+
+
+@pytest.mark.parametrize("delta", [False, True])
+def test_values_read_back_whole(delta: bool) -> None:
+    rng = np.random.default_rng(1)
+    dtm = rng.integers(-300, 300, 10_000).astype(np.int16)
+    dtz = rng.integers(-32767, 32767, 10_000).astype(np.int16)
+    again = ChessValues.from_bytes(ChessValues(dtm, dtz, delta).to_bytes())
+    assert np.array_equal(again.dtm, dtm) and np.array_equal(again.dtz, dtz) and again.delta == delta
+
+
+def test_damaged_bytes_are_refused() -> None:
+    data = ChessValues(np.arange(100, dtype=np.int16), np.zeros(100, np.int16)).to_bytes()
+    for bad in (data[:10], b"X" + data[1:], data[:-5], data[:-1] + bytes([data[-1] ^ 1])):
+        with pytest.raises(CorruptTable):
+            ChessValues.from_bytes(bad)
+
+
+def test_under_a_byte_a_position(tablebase: dict[str, ChessTable]) -> None:
+    """DTM and DTZ together, deflated, take under a byte per legal position."""
+    for name in ("KQvK", "KRvK", "KPvK"):
+        table = tablebase[name]
+        positions = int(ix.valid_mask(table.material.spec, 0, table.material.slots).sum())
+        assert len(table.to_bytes()) < positions
