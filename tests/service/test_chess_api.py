@@ -82,8 +82,8 @@ def test_the_longest_wins(api: Endpoints, material: str, plies: int) -> None:
     value = api.client.get_value(game, fen)
     assert value == {
         "game": game, "position": fen, "outcome": "N", "remoteness": plies, "source": "live",
-        "dtm": plies, "category": "win", "checkmate": False, "stalemate": False,
-        "insufficient_material": False,
+        "dtz": plies, "precise_dtz": plies, "dtm": plies, "category": "win", "checkmate": False,
+        "stalemate": False, "insufficient_material": False,
     }  # fmt: skip
     assert rest(api, "/v1/value", game=game, position=fen) == value
 

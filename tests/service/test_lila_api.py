@@ -139,8 +139,8 @@ def test_a_mate_and_a_stalemate(api: Endpoints) -> None:
     ("clock", "position", "best_move"),
     [
         (0, "win", "loss"),
-        (99, "win", "loss"),  # the move is made at 99: the claim comes too late
-        (100, "cursed-win", "blessed-loss"),  # a draw can be claimed before the win
+        (73, "win", "loss"),  # DTZ 27: the winner zeroes at the hundredth ply, in time
+        (74, "cursed-win", "blessed-loss"),  # one ply late: a draw can be claimed before the win
         (120, "cursed-win", "blessed-loss"),
     ],
 )
@@ -174,7 +174,7 @@ def test_the_mainline_mates(api: Endpoints) -> None:
 
 def test_the_mainline_of_a_draw_is_empty(api: Endpoints) -> None:
     line = lichess(api).mainline("8/8/8/8/8/8/k7/1R5K b - - 0 1")
-    assert line == {"mainline": [], "winner": None, "dtz": None, "precise_dtz": None}
+    assert line == {"mainline": [], "winner": None, "dtz": 0, "precise_dtz": 0}
     assert lichess(api).mainline(KQVK_STALEMATE) == {
         "mainline": [],
         "winner": None,

@@ -486,7 +486,7 @@ def test_kind_answers(served: Context) -> None:
     answer = krk.best_moves(board, 3, served)
     assert answer.value.as_dict() == {
         "game": "chess:KRvK", "position": fen, "outcome": "N", "remoteness": 1, "source": "table",
-        "dtm": 1, "category": "win", "checkmate": False, "stalemate": False,
+        "dtz": 1, "precise_dtz": 1, "dtm": 1, "category": "win", "checkmate": False, "stalemate": False,
         "insufficient_material": False,
     }  # fmt: skip
     first = answer.moves[0].as_dict()
