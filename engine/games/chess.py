@@ -56,7 +56,7 @@ from engine.games.chess_tables import (
 )
 from engine.kind import Context, GameKind, SequenceKernel
 from engine.kind_settings import KeeperSpec, PositiveInt, SettingsDeclaration
-from engine.moves import MoveTo, check_limit, list_moves
+from engine.moves import MoveTo, check_limit, list_moves, move_rank
 from engine.positions import quote_token
 from engine.precompute import JobPlan, StoredName
 from engine.stored_bytes import BytesKernel, read_stored
@@ -174,6 +174,17 @@ class ChessGame(GameKind[chess.Board]):
     def __init__(self, material: Material) -> None:
         self.material = material
         self.game_id = material.game_id
+
+    #: Main lines follow "dtz" (lila's ranking: category first, so the winner keeps the fifty-move rule as
+    #: the clocks of the line run; the default) or "dtm" (the shortest mate, the fifty-move rule ignored).
+    metrics = ("dtm", "dtz")
+
+    def line_moves(self, position: chess.Board, metric: str | None, ctx: Context) -> BestMoveResult:
+        """One step of a main line: BestMove's first move, or with "dtm" the move of the fastest mate
+        (slowest loss), by outcome and DTM alone."""
+        ranked = self.best_moves(position, None, ctx)
+        moves = sorted(ranked.moves, key=move_rank) if metric == "dtm" else ranked.moves
+        return BestMoveResult(ranked.value, moves[:1])
 
     def repetition_key(self, text: str) -> str:
         """A FEN less its halfmove clock and move number: the same position, whenever it is reached."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import chess
 import pytest
 import sqlalchemy as sa
 
@@ -202,3 +203,15 @@ def test_the_live_processes_answer_lines_and_draws(db_engine: sa.Engine, databas
             pooled.best_move("nim", "3 5 7", None, None, "worst")
         with pytest.raises(InvalidArgument):
             pooled.mainline("nim", "3 5 7", 0)
+
+
+@pytest.mark.parametrize("metric", ["dtm", "dtz"])
+def test_a_chess_line_follows_its_metric_to_mate(api: Endpoints, metric: str) -> None:
+    """KRvK's longest win: by DTM the shortest mate, 31 plies; by DTZ (lila's ranking, the fifty-move rule
+    kept) a mate too, as long here, where no move zeroes before the mate."""
+    stats = api.client.get_stats("chess:KRvK")
+    fen = str(stats["longest_win_position"])
+    line = rest(api, "/v1/mainline", game="chess:KRvK", position=fen, metric=metric, max_plies=100)
+    assert line["end"] == "terminal" and len(line["moves"]) == line["remoteness"] == 31
+    assert line["moves"][-1]["outcome"] == "P" and chess.Board(line["moves"][-1]["position"]).is_checkmate()
+    assert [m["remoteness"] for m in line["moves"]] == list(range(30, -1, -1))
