@@ -255,10 +255,20 @@ class ProcessPool:
     def memory_bytes(self) -> int:
         return self._memory_bytes
 
-    def start(self, timeout: float = START_SECONDS) -> None:
-        """Start the processes and wait until they all answer (raises if none does within `timeout`)."""
+    def start(self, timeout: float = START_SECONDS, *, wait: bool = True) -> None:
+        """Start the processes. With `wait`, return once they all answer (raises if none does within
+        `timeout`); without, return at once and log when they are up: calls meanwhile wait for a process
+        within their deadline, and what the server answers by itself is served from the first second."""
         for _ in range(self._size):
             self._launch()
+        if wait:
+            self._await_started(timeout)
+        else:
+            threading.Thread(
+                target=self._await_started, args=(timeout, False), name="nimbase-live-ready", daemon=True
+            ).start()
+
+    def _await_started(self, timeout: float, strict: bool = True) -> None:
         until = time.monotonic() + timeout
         with self._changed:
             while len(self._idle) < self._size and not self._closed:
@@ -266,9 +276,14 @@ class ProcessPool:
                 if left <= 0:
                     break
                 self._changed.wait(left)
-            started = len(self._idle)
+            started, closed = len(self._idle), self._closed
+        if closed:
+            return
         if started == 0:
-            raise RuntimeError(f"no live process started within {timeout:.0f} s")
+            if strict:
+                raise RuntimeError(f"no live process started within {timeout:.0f} s")
+            log.error("no live process started within %.0f s: still trying", timeout)
+            return
         log.info("%d live processes started, each capped at %s more", started, bytes_text(self._memory_bytes))
 
     def close(self) -> None:

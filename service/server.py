@@ -246,21 +246,23 @@ def run_configured(
             metrics=metrics,
         )
 
-    with isolated(service, settings, database_url) as served:
+    with isolated(service, settings, database_url, wait=False) as served:
         asyncio.run(main(served))
 
 
 @contextlib.contextmanager
 def isolated(
-    service: NimbaseService, settings: Settings, database_url: str | None
+    service: NimbaseService, settings: Settings, database_url: str | None, *, wait: bool = True
 ) -> Iterator[NimbaseService]:
-    """`service` with its computations in a started `ProcessPool` of processes built on the same settings
-    and database (stopped on leaving); `service` itself when the pool is off or no URL is given."""
+    """`service` with its computations in a `ProcessPool` of processes built on the same settings and
+    database (stopped on leaving); `service` itself when the pool is off or no URL is given. Without
+    `wait` the service is handed over while the processes still start (a server then answers what it
+    can by itself at once)."""
     if database_url is None or settings.limits.live_processes == 0 or not isinstance(service, Nimbase):
         yield service
         return
     pool = ProcessPool(settings, database_url)
-    pool.start()
+    pool.start(wait=wait)
     try:
         yield PooledService(service, pool)
     finally:
