@@ -9,6 +9,7 @@ COPY engine ./engine
 COPY storage ./storage
 COPY service ./service
 COPY worker ./worker
+COPY kinds ./kinds
 COPY cli ./cli
 COPY web ./web
 COPY migrations ./migrations

@@ -18,8 +18,8 @@ import httpx
 from bench.common import ADMIN_TOKEN, figure, fresh_database, latency_figures, running_server
 from engine.deadline import Deadline
 from engine.games.chess_tables import board_of_slot, parse_material
+from kinds.chess import lila
 from nimbase.settings import Settings
-from service import lila
 from service.core import Nimbase
 from storage.database import create_engine
 from worker.runner import Worker

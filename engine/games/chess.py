@@ -63,6 +63,9 @@ from engine.stored_bytes import BytesKernel, read_stored
 from engine.values import BestMoveResult, GameInfo, Outcome, Source, Value
 
 FAMILY = "chess"
+#: The kind's package outside engine/ (its registry entry's `plugin`): lichess's tablebase API
+#: (`/standard`, `/standard/mainline`) and the opening of the user's Syzygy files.
+PLUGIN = "kinds.chess"
 #: The stored family holding a material's table.
 TABLE = "table"
 

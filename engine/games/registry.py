@@ -55,6 +55,9 @@ class Family:
     #: The game ids a bulk precompute of every member up to a size covers (`nimbase precompute FAMILY
     #: --men N`), each after those its job reads; None where the family has no such set.
     bulk: Callable[[int], list[str]] | None = None
+    #: The dotted name of the family's package outside engine/ (its own REST routes, the opening of files
+    #: its settings name: a `PLUGIN` there, which service.kind_plugins loads by this name), if it has one.
+    plugin: str | None = None
 
 
 def _parse_octal(params: str | None, text: str) -> Game:
@@ -117,7 +120,11 @@ FAMILIES: dict[str, Family] = {
         parse=graph_game.parse_graph_kind, info=graph_game.family_info, settings=graph_game.SETTINGS
     ),
     chess.FAMILY: Family(
-        parse=chess.parse_chess_kind, info=chess.family_info, settings=chess.SETTINGS, bulk=chess.bulk_ids
+        parse=chess.parse_chess_kind,
+        info=chess.family_info,
+        settings=chess.SETTINGS,
+        bulk=chess.bulk_ids,
+        plugin=chess.PLUGIN,
     ),
 }
 

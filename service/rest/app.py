@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from fastapi import APIRouter, FastAPI
 
 from service.core import NimbaseService
+from service.kind_plugins import kind_plugins
 from service.limits import DEFAULT_LIMITS, Limits
 from service.metrics import Metrics
 from service.pooled import compute_lane_threads
@@ -57,6 +58,9 @@ def create_app(
     add_error_handlers(app)
     for router in ROUTERS:
         include_routes(app, router)
+    for plugin in kind_plugins():  # the routes kinds declare, after the API's own
+        if plugin.routes is not None:
+            include_routes(app, plugin.routes())
     return app
 
 

@@ -3,7 +3,9 @@
 Read from the source with `ast`, not by importing: every import counts, at module level, inside a function
 or under `if TYPE_CHECKING:`, since each is an edge a reader must follow and a circle waiting for the day
 the import moves to the top. Layers, bottom up: `nimbase` (settings, schema, version, the generated code),
-`engine` (pure computation), `storage`, `service` and `worker`, then `cli`, which wires them together.
+`engine` (pure computation), `storage`, `service` and `worker`, `kinds` (each kind's parts outside engine/,
+which service/ loads by the name the registry gives, never by an import), then `cli`, which wires them
+together.
 """
 
 from __future__ import annotations
@@ -17,12 +19,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: For each top-level package, the project packages it must never import.
 FORBIDDEN: dict[str, frozenset[str]] = {
-    "nimbase": frozenset({"engine", "storage", "service", "worker", "cli", "bench", "migrations"}),
-    "engine": frozenset({"storage", "service", "worker", "cli", "bench", "migrations"}),
-    "storage": frozenset({"service", "worker", "cli", "bench"}),
-    "service": frozenset({"worker", "cli", "bench"}),
-    "worker": frozenset({"service", "cli", "bench"}),
-    "migrations": frozenset({"service", "worker", "cli", "bench"}),
+    "nimbase": frozenset({"engine", "storage", "service", "worker", "kinds", "cli", "bench", "migrations"}),
+    "engine": frozenset({"storage", "service", "worker", "kinds", "cli", "bench", "migrations"}),
+    "storage": frozenset({"service", "worker", "kinds", "cli", "bench"}),
+    "service": frozenset({"worker", "kinds", "cli", "bench"}),
+    "worker": frozenset({"service", "kinds", "cli", "bench"}),
+    "kinds": frozenset({"worker", "cli", "bench", "migrations"}),
+    "migrations": frozenset({"service", "worker", "kinds", "cli", "bench"}),
 }
 
 

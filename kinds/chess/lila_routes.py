@@ -1,6 +1,7 @@
 """lichess's tablebase API: GET /standard and GET /standard/mainline, in lila-tablebase's shape
-(service.lila): a client of lichess's tablebase works by changing its base URL. Not in nimbase's
-OpenAPI document: lila-tablebase's shape is lichess's to document, not nimbase's contract."""
+(kinds.chess.lila): a client of lichess's tablebase works by changing its base URL. The chess kind's own
+routes (its `KindPlugin`), mounted by the REST app as any kind's are. Not in nimbase's OpenAPI document:
+lila-tablebase's shape is lichess's to document, not nimbase's contract."""
 
 from __future__ import annotations
 
@@ -11,13 +12,19 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from engine.deadline import Deadline
-from service import lila
+from kinds.chess import lila
 from service.core import NimbaseService
 from service.rest.answer import answer_in_thread
 from service.rest.context import service_of
 from service.rest.deadline import DeadlineHeader
 
 router = APIRouter()
+
+
+def routes() -> APIRouter:
+    """The router the REST app mounts (its routes hold nothing of an app: one router serves every app)."""
+    return router
+
 
 Fen = Annotated[
     str | None,
