@@ -62,10 +62,12 @@ def processes_argument(parser: argparse.ArgumentParser) -> None:
 def cmd_serve(args: argparse.Namespace) -> int:
     from engine.games.registry import kind_settings
     from service.core import Nimbase
+    from service.kind_plugins import open_resources
     from service.server import run_configured
 
     settings: Settings = args.settings
-    kind_settings(settings.kind_variables)  # each kind's own variables, checked before anything starts
+    # each kind's own variables, and the files they name, checked before anything starts
+    open_resources(kind_settings(settings.kind_variables)).close()
     if args.migrate:
         from storage.migrate import upgrade_head
 

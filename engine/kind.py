@@ -13,14 +13,15 @@ A kind does no I/O. What it needs from outside comes through the request `Contex
 - `memo`, a shared cache for answers that are costly to find and cheap to keep;
 - `kept`, the service's keepers of objects stored whole (engine.keep: endgame tables, solved graphs,
   eliminations), which walk the ladder kept -> stored -> made live -> refused for the kind;
-- `settings_for(...)`, the kind's own settings (engine.kind_settings: its own bounds and budgets).
+- `settings_for(...)`, the kind's own settings (engine.kind_settings: its own bounds and budgets);
+- `resources`, the files its settings name, opened for it outside engine/ (engine.kind_resources).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import numpy as np
@@ -28,6 +29,7 @@ from numpy.typing import NDArray
 
 from engine.deadline import Deadline
 from engine.errors import NimbaseError, NotApplicable, UnknownFamily
+from engine.kind_resources import Resources
 from engine.periods import Period
 from engine.precompute import JobPlan, StoredName
 from engine.values import BestMoveResult, GameInfo, SequenceResult, Source, Value
@@ -251,6 +253,8 @@ class Context:
     kept: Keepers
     #: Each kind's own settings (engine.kind_settings), as the service read them.
     settings: KindSettings
+    #: The files kinds' settings name, opened at start-up (engine.kind_resources): `resources.of(SPEC)`.
+    resources: Resources = field(default_factory=Resources)
 
     def settings_for(self, cls: type[S]) -> S:
         """The kind's own settings of class `cls` (its `Family.settings`), as configured."""

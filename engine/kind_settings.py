@@ -9,7 +9,9 @@ in its registry entry (`Family.settings`, a `SettingsDeclaration`). Nothing else
   validates it into each kind's dataclass (`KindSettings.read`: a bad value, or a variable no kind
   declares, is an InvalidSetting naming it);
 - a request lends them as `Context.settings_for(ChessSettings)`, and a keeper is made on first use with
-  the budget its field gives (`Keepers.keeper`).
+  the budget its field gives (`Keepers.keeper`);
+- a field naming files the kind reads (a path) is declared a `ResourceSpec` (engine.kind_resources): the
+  files are opened outside engine/ at start-up and lent as `Context.resources`.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Annotated, Any, TypeVar, cast
 
 from annotated_types import Gt
 
+from engine.kind_resources import ResourceSpec
 from nimbase.settings import InvalidSetting, read_declared, refuse_unknown, variable_name
 
 #: The type of a setting that must be positive (a count, a budget in bytes).
@@ -55,6 +58,8 @@ class SettingsDeclaration:
     #: (field, variable) of fields named on their own rather than in a group (NIMBASE_SYZYGY_PATH; each
     #: listed in nimbase.settings' `NAMED_KIND_VARIABLES`, which reads it).
     named: tuple[tuple[str, str], ...] = ()
+    #: The files its fields name that the kind reads, opened for it outside engine/ (engine.kind_resources).
+    resources: tuple[ResourceSpec[Any], ...] = ()
 
     def variable(self, field: str) -> str:
         """The environment variable of one of its fields."""

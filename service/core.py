@@ -39,6 +39,7 @@ from service.gate import DatabaseGate
 from service.graphs import Graphs, GraphSummary
 from service.health import DatabaseHealth, Health
 from service.jobs import AutomaticJobs, JobView, QueuedWork, Wanted, job_view
+from service.kind_plugins import open_resources
 from service.limits import check_batch_size
 from service.mainline import check_plies
 from service.memo import Memo
@@ -169,6 +170,9 @@ class Nimbase:
         self.kind_settings = kind_settings(settings.kind_variables)
         #: Objects stored whole that kinds keep (engine.keep), lent to every request as `Context.kept`.
         self.kept = Keepers(self.kind_settings)
+        #: The files kinds' settings name, opened now (InvalidSetting naming those that do not open), lent
+        #: to every request as `Context.resources` (engine.kind_resources).
+        self.resources = open_resources(self.kind_settings)
         self._games: LRU[str, GameKind[Any]] = LRU(maxsize=GAME_CACHE_SIZE)
         # Kinds bound to an uploaded graph may hold arrays as large as their graph: kept by bytes.
         self._graph_games: LRU[str, GameKind[Any]] = LRU(
@@ -246,6 +250,7 @@ class Nimbase:
             allowance,
             self.kept,
             self.kind_settings,
+            self.resources,
         )
 
     def in_memory(self, call: Callable[[], T]) -> T | None:

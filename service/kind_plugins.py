@@ -1,4 +1,5 @@
-"""The parts of a kind that live outside engine/: its own REST routes, found by the registry's name.
+"""The parts of a kind that live outside engine/ (its own REST routes, the opening of the user's files),
+found by the name its registry entry gives.
 
 A kind is one package inside engine/ (rules, records, settings, what it keeps) and, where it speaks a
 transport of its own, one package outside it: engine/ does no I/O and knows no transport. The kind's
@@ -7,18 +8,25 @@ name objects; the package declares `PLUGIN`, a `KindPlugin`. The service loads e
 once, and uses what each declares without knowing which kind it is:
 - `routes`: an APIRouter factory; the REST app mounts its routes beside its own (service.rest.app), in the
   OpenAPI document like the others unless a route says `include_in_schema=False`. Like every route, they
-  read the service layer from the request (service.rest.context.service_of).
+  read the service layer from the request (service.rest.context.service_of);
+- `openers`: for each `ResourceSpec` the kind's settings declare (engine.kind_resources), what opens the
+  files its setting names. `open_resources` opens every one whose setting is set, at start-up (the
+  service layer's, and `nimbase serve`'s check before anything starts): files that do not open stop it,
+  an InvalidSetting naming the variable and each file.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from engine.games.registry import FAMILIES
+from engine.games.registry import FAMILIES, declared_settings
+from engine.kind_resources import ResourceError, Resources, ResourceSpec
+from engine.kind_settings import KindSettings
+from nimbase.settings import InvalidSetting
 
 if TYPE_CHECKING:
     from fastapi import APIRouter
@@ -35,6 +43,8 @@ class KindPlugin:
 
     #: Gives the router of the kind's own REST routes, if it has any (service.rest.app mounts them).
     routes: Callable[[], APIRouter] | None = None
+    #: What opens each of the kind's resources from its setting's path (ResourceError naming what fails).
+    openers: Mapping[ResourceSpec[Any], Callable[[str], object]] = field(default_factory=dict)
 
 
 @functools.cache
@@ -50,3 +60,29 @@ def kind_plugins() -> tuple[KindPlugin, ...]:
             raise BrokenPlugin(f"kind plugin {name!r}: PLUGIN is a {type(plugin).__name__}, not a KindPlugin")
         found.append(plugin)
     return tuple(found)
+
+
+def open_resources(given: KindSettings) -> Resources:
+    """Every resource the kinds declare whose setting `given` sets, opened by its kind's plugin
+    (InvalidSetting naming each variable whose files do not open, and why; none is left open then)."""
+    openers = {spec: opener for plugin in kind_plugins() for spec, opener in plugin.openers.items()}
+    opened: dict[ResourceSpec[Any], object] = {}
+    problems: list[str] = []
+    for declaration in declared_settings():
+        for spec in declaration.resources:
+            path = getattr(given.of(spec.settings), spec.field)
+            if path is None:
+                continue
+            variable = declaration.variable(spec.field)
+            opener = openers.get(spec)
+            if opener is None:
+                raise BrokenPlugin(f"no kind plugin opens the files {variable} names")
+            try:
+                opened[spec] = opener(str(path))
+            except ResourceError as error:
+                problems.append(f"{variable}: {error}")
+    resources = Resources(opened)
+    if problems:
+        resources.close()
+        raise InvalidSetting("; ".join(problems))
+    return resources

@@ -13,8 +13,9 @@ Where a table comes from, cheapest first:
 - live: a material of at most `ChessSettings.live_men` men (3: well under a second each) is solved for
   the request, with the tables its captures and promotions lead to (`source` "live"; a stored table
   replaces it once a worker has stored one);
-- the user's Syzygy files (`ChessSettings.syzygy_path`, NIMBASE_SYZYGY_PATH; engine.games.chess_syzygy,
-  kept in `TABLES` too) where they hold a material neither stored nor solvable for the request
+- the user's Syzygy files (`ChessSettings.syzygy_path`, NIMBASE_SYZYGY_PATH), opened at start-up by the
+  kind's package outside engine/ (kinds.chess) and lent as `ctx.resources.of(SYZYGY)`
+  (engine.games.chess_syzygy), where they hold a material neither stored nor solvable for the request
   (`source` "syzygy": WDL and DTZ, no DTM);
 - else RESOURCE_EXHAUSTED, naming the job queued (or open) to store the table (`Tables.refusal`); that
   job needs the stored tables of its sub-materials, whose jobs are queued with it.
@@ -44,7 +45,7 @@ from engine.games.chess_format import ChessValues
 from engine.games.chess_material import MAX_MEN, materials_of
 from engine.games.chess_probe import ChessProbe
 from engine.games.chess_records import ChessMove, ChessValue
-from engine.games.chess_syzygy import PROBER_BYTES, SyzygyFiles, check_path
+from engine.games.chess_syzygy import SyzygyProber
 from engine.games.chess_tables import (
     ChessTable,
     Material,
@@ -55,6 +56,7 @@ from engine.games.chess_tables import (
     solve_material,
 )
 from engine.kind import Context, GameKind, SequenceKernel
+from engine.kind_resources import ResourceSpec
 from engine.kind_settings import KeeperSpec, PositiveInt, SettingsDeclaration
 from engine.moves import MoveTo, check_limit, list_moves, move_rank
 from engine.positions import quote_token
@@ -70,6 +72,10 @@ PLUGIN = "kinds.chess"
 TABLE = "table"
 
 
+def _unset_if_blank(path: str | None) -> str | None:
+    return None if path is None or not path.strip() else path
+
+
 @dataclass(frozen=True, slots=True)
 class ChessSettings:
     """chess:MATERIAL's own settings (`SETTINGS`: NIMBASE_LIMITS_CHESS_<FIELD>, and
@@ -82,17 +88,26 @@ class ChessSettings:
     table_bytes: PositiveInt = 128 << 20
     """Bytes of endgame tables kept whole in the process (`TABLES`), each counted as its packed bytes:
     every supported table together (about 64 MB) fits."""
-    syzygy_path: Annotated[str | None, AfterValidator(check_path)] = None
+    syzygy_path: Annotated[str | None, AfterValidator(_unset_if_blank)] = None
     """Directories of the user's Syzygy files (NIMBASE_SYZYGY_PATH, several joined by the path separator;
     unset: none): materials beyond nimbase's own tables (neither stored nor solved for a request) are
-    answered from them (`source` "syzygy": WDL, category and DTZ, no DTM). Every file must open."""
+    answered from them (`source` "syzygy": WDL, category and DTZ, no DTM). Every file must open: they are
+    opened at start-up (`SYZYGY`)."""
 
 
 #: The keeper of endgame tables, by material; its budget is `ChessSettings.table_bytes`.
 TABLES = KeeperSpec(ChessSettings, "table_bytes")
-#: What the registry entry declares (NIMBASE_LIMITS_CHESS_LIVE_MEN, NIMBASE_CACHE_CHESS_TABLE_BYTES).
+#: The user's Syzygy files (`ChessSettings.syzygy_path`), opened at start-up outside engine/ (the kind's
+#: plugin, kinds.chess) and lent to each request: `ctx.resources.of(SYZYGY)`.
+SYZYGY: ResourceSpec[SyzygyProber] = ResourceSpec(ChessSettings, "syzygy_path")
+#: What the registry entry declares (NIMBASE_LIMITS_CHESS_LIVE_MEN, NIMBASE_CACHE_CHESS_TABLE_BYTES,
+#: NIMBASE_SYZYGY_PATH).
 SETTINGS = SettingsDeclaration(
-    "chess", ChessSettings, keepers=(TABLES,), named=(("syzygy_path", "NIMBASE_SYZYGY_PATH"),)
+    "chess",
+    ChessSettings,
+    keepers=(TABLES,),
+    named=(("syzygy_path", "NIMBASE_SYZYGY_PATH"),),
+    resources=(SYZYGY,),
 )
 
 
@@ -255,7 +270,7 @@ class ChessGame(GameKind[chess.Board]):
         stored nor may solve for a request, else the refusal naming the job that stores it."""
         tables: dict[tuple[int, ...], tuple[ChessTable | None, str]] = {}  # by the men's counts
         settings = ctx.settings_for(ChessSettings)
-        syzygy = syzygy_files(ctx) if settings.syzygy_path is not None else None
+        syzygy = ctx.resources.of(SYZYGY)
 
         def find(board: chess.Board) -> tuple[ChessTable | None, str]:
             material, _ = board_material(board)
@@ -363,25 +378,6 @@ def _men(board: chess.Board) -> tuple[int, ...]:
         chess.popcount(board.pieces_mask(kind, colour))
         for colour in (chess.WHITE, chess.BLACK)
         for kind in (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
-    )
-
-
-def syzygy_files(ctx: Context) -> SyzygyFiles:
-    """The user's Syzygy files (`ChessSettings.syzygy_path`, which must be set), opened once and kept in
-    the tables' keeper."""
-    path = ctx.settings_for(ChessSettings).syzygy_path
-    assert path is not None
-    return (
-        ctx.kept.keeper(TABLES)
-        .get(
-            ("syzygy", path),
-            ctx.deadline,
-            what="opening the Syzygy files",
-            read=lambda: None,
-            make=lambda: SyzygyFiles(path),
-            weigh=lambda _files: PROBER_BYTES,
-        )
-        .value
     )
 
 

@@ -1,89 +1,31 @@
-"""The user's Syzygy files (NIMBASE_SYZYGY_PATH), read through python-chess's prober.
+"""The user's Syzygy files as the chess kind reads them: `SyzygyProber`, handed to the kind opened.
 
-Materials beyond nimbase's own tables (neither stored nor solved for a request) are answered from these
-files where they hold the material's WDL and DTZ tables: WDL and DTZ, no DTM. python-chess's prober does
-not say which DTZ values its files store rounded (the 3- and 4-man files store every decisive value in
-moves, which lila-tablebase marks rounded), so every decisive one counts as possibly one ply off
-(`precise_dtz` False); a draw's 0 is exact.
-
-The path is one directory or several joined by the system's path separator. `check_path` opens every
-table file once (the settings check at start-up: InvalidSetting naming each file that does not open);
-`SyzygyFiles` is the prober a process keeps (engine.games.chess keeps it in its keeper).
+engine/ does no I/O: the files (NIMBASE_SYZYGY_PATH, `ChessSettings.syzygy_path`) are opened at start-up
+by the chess kind's package outside engine/ (kinds.chess.syzygy_files: python-chess's prober, its tables
+memory-mapped read-only) and lent to each request as `ctx.resources.of(SYZYGY)` (engine.kind_resources;
+`SYZYGY` is declared beside the settings in engine.games.chess). Materials beyond nimbase's own tables
+(neither stored nor solved for a request, or of six and seven men, which nimbase's own tables never hold)
+are answered from them where they hold the material: WDL and DTZ, no DTM.
 """
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
+from typing import Protocol
 
 import chess
-import chess.syzygy
 
 from engine.games.chess_probe import ChessProbe
 
-#: What a kept prober counts as in its keeper's budget (its tables are memory-mapped, not read whole).
-PROBER_BYTES = 1 << 20
 
-
-class SyzygyFilesError(ValueError):
-    """Syzygy files named by the setting that do not open (each named with why)."""
-
-
-def directories(path: str) -> list[Path]:
-    """The directories a path setting names (empty parts left out)."""
-    return [Path(part) for part in path.split(os.pathsep) if part.strip()]
-
-
-def _open(path: str) -> chess.syzygy.Tablebase:
-    tablebase = chess.syzygy.Tablebase()
-    problems: list[str] = []
-    for directory in directories(path):
-        if not directory.is_dir():
-            problems.append(f"{str(directory)!r} is not a directory")
-            continue
-        tablebase.add_directory(str(directory))
-    tables = {id(t): t for t in [*tablebase.wdl.values(), *tablebase.dtz.values()]}
-    for table in tables.values():
-        try:
-            if isinstance(table, chess.syzygy.WdlTable):
-                table.init_table_wdl()
-            elif isinstance(table, chess.syzygy.DtzTable):
-                table.init_table_dtz()
-        except (OSError, ValueError, IndexError, AssertionError) as error:
-            problems.append(f"{table.path!r} ({error or type(error).__name__})")
-    if problems:
-        tablebase.close()
-        raise SyzygyFilesError(f"Syzygy files that do not open: {'; '.join(problems)}")
-    return tablebase
-
-
-def check_path(path: str | None) -> str | None:
-    """The setting's value once every table file it names opens (SyzygyFilesError naming the ones that do
-    not, or a part that is not a directory)."""
-    if path is None or not path.strip():
-        return None
-    _open(path).close()
-    return path
-
-
-class SyzygyFiles:
-    """The tables of the directories a path names, opened once; probes from the side to move's view
+class SyzygyProber(Protocol):
+    """Opened Syzygy files: which materials they hold, and a board's probe from the side to move's view
     (engine.games.chess_probe's conventions)."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self._tablebase = _open(path)
 
     def has(self, material: str) -> bool:
         """Whether the files hold both the WDL and the DTZ table of `material` (`KQvKR`)."""
-        return material in self._tablebase.wdl and material in self._tablebase.dtz
+        ...
 
     def probe(self, board: chess.Board) -> ChessProbe:
         """The WDL and DTZ of a legal board whose material (and every material its captures lead to) the
-        files hold (chess.syzygy.MissingTableError otherwise)."""
-        wdl = self._tablebase.probe_wdl(board)
-        dtz = self._tablebase.probe_dtz(board)
-        return ChessProbe(wdl, dtz, None, precise_dtz=dtz == 0)
-
-    def close(self) -> None:
-        self._tablebase.close()
+        files hold; DTZ values are marked possibly rounded (`precise_dtz` False) but a draw's 0."""
+        ...

@@ -20,7 +20,10 @@ import chess.syzygy
 import pytest
 import sqlalchemy as sa
 
-from nimbase.settings import InvalidSetting
+from engine.games.chess import SYZYGY
+from nimbase.settings import InvalidSetting, Settings
+from service.core import Nimbase
+from service.kind_plugins import open_resources
 from tests.engine.contexts import kind_settings
 from tests.reference.chess_files import syzygy_dir
 from tests.servers import Endpoints, serving_api
@@ -134,13 +137,22 @@ def test_a_material_the_files_lack_keeps_the_refusal(
 
 
 def test_files_that_do_not_open_are_named_at_start_up(files: Path, tmp_path: Path) -> None:
+    """The files are opened when the service starts (and by `nimbase serve`'s check before anything
+    starts: service.kind_plugins.open_resources), outside engine/."""
     shutil.copy(files / "KRvK.rtbw", tmp_path)
     (tmp_path / "KQvK.rtbw").write_bytes(b"not a table")
+
+    def start(path: Path) -> Nimbase:
+        return Nimbase(Settings(kind_variables={"NIMBASE_SYZYGY_PATH": str(path)}), None)
+
     with pytest.raises(InvalidSetting, match=r"NIMBASE_SYZYGY_PATH.*KQvK\.rtbw"):
-        kind_settings(NIMBASE_SYZYGY_PATH=str(tmp_path))
+        start(tmp_path)
+    with pytest.raises(InvalidSetting, match=r"NIMBASE_SYZYGY_PATH.*KQvK\.rtbw"):
+        open_resources(kind_settings(NIMBASE_SYZYGY_PATH=str(tmp_path)))
     with pytest.raises(InvalidSetting, match="is not a directory"):
-        kind_settings(NIMBASE_SYZYGY_PATH=str(tmp_path / "missing"))
-    assert kind_settings(NIMBASE_SYZYGY_PATH=str(files)) is not None
+        start(tmp_path / "missing")
+    assert start(files).resources.of(SYZYGY) is not None
+    assert Nimbase(Settings(), None).resources.of(SYZYGY) is None
 
 
 def test_getvalue_and_lila_agree_on_the_category(api: Endpoints) -> None:
