@@ -20,6 +20,10 @@ Where a table comes from, cheapest first:
 - else RESOURCE_EXHAUSTED, naming the job queued (or open) to store the table (`Tables.refusal`); that
   job needs the stored tables of its sub-materials, whose jobs are queued with it.
 
+Materials of six and seven men (`chess:KRPPvKRP`) are games of the Syzygy files only: nimbase's own tables
+hold at most five men (MAX_MEN), so such a game is answered from the files where they hold its material,
+else INVALID_ARGUMENT saying so (`BeyondTables`); it has no job and no statistics.
+
 Answers are built from each board's probe (engine.games.chess_probe; `ChessTable.probe` for nimbase's own
 tables) by engine.games.chess_answers, as lila-tablebase builds them: the value adds `ChessValue` (DTZ,
 DTM, lila's category from the halfmove clock, the game-end flags), BestMove ranks moves as lila does.
@@ -40,7 +44,7 @@ from pydantic import AfterValidator
 
 from engine.errors import InvalidArgument, InvalidGameId
 from engine.games.chess_answers import PositionInfo, answer, position_info
-from engine.games.chess_fen import position_fen
+from engine.games.chess_fen import MAX_SYZYGY_MEN, position_fen
 from engine.games.chess_format import ChessValues
 from engine.games.chess_material import MAX_MEN, materials_of
 from engine.games.chess_probe import ChessProbe
@@ -59,7 +63,7 @@ from engine.kind import Context, GameKind, SequenceKernel
 from engine.kind_resources import ResourceSpec
 from engine.kind_settings import KeeperSpec, PositiveInt, SettingsDeclaration
 from engine.moves import MoveTo, check_limit, list_moves, move_rank
-from engine.positions import quote_token
+from engine.positions import quote_position, quote_token
 from engine.precompute import JobPlan, StoredName
 from engine.stored_bytes import BytesKernel, read_stored
 from engine.values import BestMoveResult, GameInfo, Outcome, Source, Value
@@ -116,6 +120,20 @@ def _table_bytes(table: ChessTable) -> int:
     return table.packed.nbytes
 
 
+class BeyondTables(InvalidGameId):
+    """A material of more men than nimbase's own tables hold that the user's Syzygy files do not answer
+    (none set, or none holding it): INVALID_ARGUMENT naming the limit."""
+
+    def __init__(self, material: Material, syzygy_set: bool, why: str) -> None:
+        super().__init__(
+            f"chess material {material.name!r} has {material.men} men: nimbase's own tables hold at most "
+            f"{MAX_MEN} men, and {why}"
+        )
+        self.men = material.men
+        #: Whether Syzygy files are set (they then lack the material), else the limit is nimbase's own.
+        self.syzygy_set = syzygy_set
+
+
 class MissingSubTables(RuntimeError):
     """A table's job ran without the stored tables its captures and promotions lead to."""
 
@@ -168,7 +186,7 @@ def _example(material: Material) -> str:
         pawns = [kind for kind in side if kind == chess.PAWN]
         for file, kind in enumerate(pieces, start=3):
             board.set_piece_at(chess.square(file, rank), chess.Piece(kind, colour))
-        for file, kind in enumerate(pawns, start=4):
+        for file, kind in enumerate(pawns, start=min(4, 8 - len(pawns))):
             board.set_piece_at(chess.square(file, 1 if rank == 0 else 6), chess.Piece(kind, colour))
     return canonical_fen(board)
 
@@ -201,6 +219,11 @@ class ChessGame(GameKind[chess.Board]):
         """One step of a main line: BestMove's first move, or with "dtm" the move of the fastest mate
         (slowest loss), by outcome and DTM alone."""
         ranked = self.best_moves(position, None, ctx)
+        if metric == "dtm" and ranked.value.source == "syzygy" and ranked.value.outcome != "D":
+            raise InvalidArgument(
+                f"metric 'dtm' needs DTM, which Syzygy files do not hold (position "
+                f"{quote_position(ranked.value.position)} of {self.game_id!r}): use metric 'dtz'"
+            )
         moves = sorted(ranked.moves, key=move_rank) if metric == "dtm" else ranked.moves
         return BestMoveResult(ranked.value, moves[:1])
 
@@ -210,6 +233,18 @@ class ChessGame(GameKind[chess.Board]):
 
     def info(self) -> GameInfo:
         name = self.material.name
+        if self.material.men > MAX_MEN:
+            return GameInfo(
+                id=self.game_id,
+                name=f"Chess endgame {name} (Syzygy files)",
+                description=(
+                    f"Every {name} position, answered from the user's Syzygy files (NIMBASE_SYZYGY_PATH) "
+                    "where they hold it: win, loss or draw for the side to move, DTZ and lila's category "
+                    f"(no DTM). nimbase's own tables hold at most {MAX_MEN} men."
+                ),
+                position_syntax="a FEN (no castling rights)",
+                examples=(_example(self.material),),
+            )
         return GameInfo(
             id=self.game_id,
             name=f"Chess endgame {name}",
@@ -275,6 +310,8 @@ class ChessGame(GameKind[chess.Board]):
         def find(board: chess.Board) -> tuple[ChessTable | None, str]:
             material, _ = board_material(board)
             if syzygy is not None and material.men > settings.live_men and syzygy.has(material.name):
+                if material.men > MAX_MEN:  # no table of nimbase's own holds it
+                    return None, material.game_id
                 stored = ctx.kept.keeper(TABLES).stored(
                     (FAMILY, material.name), lambda: _stored(material, ctx), _table_bytes
                 )
@@ -299,6 +336,10 @@ class ChessGame(GameKind[chess.Board]):
     def stats(self, ctx: Context) -> dict[str, object]:
         """wins, losses, draws, longest_win and longest_loss (plies) of the whole table, either side to
         move, with a position of each longest line, its size and where it came from."""
+        if self.material.men > MAX_MEN:
+            raise _beyond(
+                self.material, ctx, "the Syzygy files answer positions, not a whole table's statistics"
+            )
         return self.table(self.material, ctx).stats()
 
     def plan_job(self, upto: int, fill: bool = False, family: str | None = None) -> JobPlan:
@@ -307,6 +348,11 @@ class ChessGame(GameKind[chess.Board]):
         if family not in (None, TABLE):
             raise InvalidArgument(
                 f"{self.game_id} stores only the family {TABLE!r}, not {quote_token(family or '')}"
+            )
+        if self.material.men > MAX_MEN:
+            raise InvalidArgument(
+                f"{self.game_id} has {self.material.men} men: nimbase stores tables of at most {MAX_MEN} men "
+                "(the user's Syzygy files answer larger materials: NIMBASE_SYZYGY_PATH)"
             )
         return JobPlan(self.game_id, TABLE, self.material.slots, True, TableKernel(self.material).needs())
 
@@ -317,7 +363,10 @@ class ChessGame(GameKind[chess.Board]):
 
     def table(self, material: Material, ctx: Context) -> ChessTable:
         """`material`'s table (`TABLES`): kept in the process, else stored (read once), else solved live
-        within `ChessSettings.live_men`, else the refusal naming the job that stores it."""
+        within `ChessSettings.live_men`, else the refusal naming the job that stores it (BeyondTables past
+        MAX_MEN men: no table of nimbase's own holds it)."""
+        if material.men > MAX_MEN:
+            raise _beyond(material, ctx)
         what = f"solving the table of {material.name}"
 
         def refuse() -> None:
@@ -351,6 +400,19 @@ class ChessGame(GameKind[chess.Board]):
             )
             .value
         )
+
+
+def _beyond(material: Material, ctx: Context, why: str | None = None) -> BeyondTables:
+    """The error for a material past MAX_MEN men that no Syzygy file answers here."""
+    variable = SETTINGS.variable("syzygy_path")
+    syzygy_set = ctx.resources.of(SYZYGY) is not None
+    if why is None:
+        why = (
+            f"the Syzygy files ({variable}) do not hold it"
+            if syzygy_set
+            else f"no Syzygy files are set ({variable}) to answer it"
+        )
+    return BeyondTables(material, syzygy_set, why)
 
 
 def _stored(material: Material, ctx: Context) -> ChessTable | None:
@@ -405,11 +467,11 @@ FAMILY_DESCRIPTION = (
 
 
 def parse_chess_kind(params: str | None, text: str) -> GameKind[chess.Board]:
-    """The kind `chess:MATERIAL` names (InvalidGameId quoting the id when the material is malformed or
-    not supported)."""
+    """The kind `chess:MATERIAL` names, of up to seven men (InvalidGameId quoting the id when the material
+    is malformed or larger; past five men only the Syzygy files answer it, `BeyondTables` otherwise)."""
     if params is None:
         raise InvalidGameId(f"game id {text!r} needs a material, e.g. 'chess:KRvK'")
-    return ChessGame(parse_material(params))
+    return ChessGame(parse_material(params, MAX_SYZYGY_MEN))
 
 
 def family_info() -> GameInfo:

@@ -5,7 +5,8 @@ is kept where a double step could have made it (the tables play en passant), and
 clock (the fifty-move rule: lila's `category`) and move number (the FENs of moves count on from it).
 InvalidPosition quotes the FEN and says what is wrong: malformed; castling rights (the castling field);
 an en passant square no double step could have made; the side not to move in check; pawns on the first
-or last rank; more men than tables hold (`MAX_TABLE_MEN`), or than the material; another material.
+or last rank; more men than tables hold (`MAX_TABLE_MEN`: nimbase's own; `MAX_SYZYGY_MEN` for a material only
+Syzygy files answer), or than the material; another material.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from engine.positions import quote_position
 
 #: Most men of a position a table may hold (tablebases of up to five men).
 MAX_TABLE_MEN = 5
+#: Most men of a position the user's Syzygy files may hold (Syzygy tables go up to seven men).
+MAX_SYZYGY_MEN = 7
 #: Longest FEN text looked at (a FEN of these materials is under 70 characters).
 MAX_FEN_CHARS = 120
 
@@ -62,9 +65,10 @@ def material_name(board: chess.Board) -> str:
     return f"{side(chess.WHITE)}v{side(chess.BLACK)}"
 
 
-def parse_fen(text: str) -> chess.Board:
-    """The legal position a FEN names (any material), with its en passant square and clocks: the checks
-    of the module docstring but the material's (lila's routes read FENs of any material)."""
+def parse_fen(text: str, most: int = MAX_TABLE_MEN) -> chess.Board:
+    """The legal position a FEN names (any material of at most `most` men), with its en passant square
+    and clocks: the checks of the module docstring but the material's (lila's routes read FENs of any
+    material)."""
     if len(text) > MAX_FEN_CHARS:
         raise InvalidPosition(f"FEN {quote_position(text)} is longer than {MAX_FEN_CHARS} characters")
     try:
@@ -84,10 +88,8 @@ def parse_fen(text: str) -> chess.Board:
             "of a pawn could have made"
         )
     men = chess.popcount(board.occupied)
-    if men > MAX_TABLE_MEN:
-        raise InvalidPosition(
-            f"position {quote_position(text)} has {men} men: tables hold at most {MAX_TABLE_MEN}"
-        )
+    if men > most:
+        raise InvalidPosition(f"position {quote_position(text)} has {men} men: tables hold at most {most}")
     status = board.status() & ~_ACCEPTED_STATUS
     if status:
         reasons = [why for flag, why in _STATUS_TEXT if status & flag] or ["it is not a legal position"]

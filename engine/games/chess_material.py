@@ -2,7 +2,9 @@
 
 Materials are named the usual tablebase way, the stronger side first (`KQvKR`); a table covers both
 colourings (White K+Q against Black K+R and the reverse), indexed with the stronger side (A) as White.
-Every material of up to MAX_MEN men is supported, pawns included.
+Every material of up to MAX_MEN men is supported, pawns included; materials of up to seven men
+(engine.games.chess_fen.MAX_SYZYGY_MEN) name games only the user's Syzygy files answer
+(`parse_material(text, MAX_SYZYGY_MEN)`: their `spec`, `slots` and solve are never asked for).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ I64 = NDArray[np.int64]
 
 _LETTERS = {"Q": chess.QUEEN, "R": chess.ROOK, "B": chess.BISHOP, "N": chess.KNIGHT, "P": chess.PAWN}
 _MATERIAL = re.compile(r"K([QRBNP]*)vK([QRBNP]*)")
-#: Most men a table may hold.
+#: Most men a table of nimbase's own may hold.
 MAX_MEN = 5
 
 
@@ -137,8 +139,9 @@ class Material:
         return rows
 
 
-def parse_material(text: str) -> Material:
-    """`KRvK`, `KRPvKR`... (either side first, men in any order); InvalidGameId quoting it otherwise."""
+def parse_material(text: str, most: int = MAX_MEN) -> Material:
+    """`KRvK`, `KRPvKR`... (either side first, men in any order) of at most `most` men (MAX_MEN, or
+    MAX_SYZYGY_MEN for a game the Syzygy files may answer); InvalidGameId quoting it otherwise."""
     match = _MATERIAL.fullmatch(text)
     if match is None:
         raise InvalidGameId(
@@ -148,9 +151,9 @@ def parse_material(text: str) -> Material:
     material, _ = Material.of(
         tuple(_LETTERS[c] for c in match.group(1)), tuple(_LETTERS[c] for c in match.group(2))
     )
-    if material.men > MAX_MEN:
+    if material.men > most:
         raise InvalidGameId(
-            f"chess material {quote_position(text)} has {material.men} men: tables hold at most {MAX_MEN} men"
+            f"chess material {quote_position(text)} has {material.men} men: tables hold at most {most} men"
         )
     return material
 

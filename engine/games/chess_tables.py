@@ -28,7 +28,7 @@ import chess
 import numpy as np
 
 from engine.errors import LimitExceeded
-from engine.games.chess_fen import check_material, parse_fen
+from engine.games.chess_fen import MAX_SYZYGY_MEN, MAX_TABLE_MEN, check_material, parse_fen
 from engine.games.chess_format import ChessValues
 from engine.games.chess_material import MAX_MEN, Material, materials_of, parse_material, solve_order
 from engine.games.chess_probe import ChessProbe
@@ -108,7 +108,7 @@ def checked_board(material: Material, text: str) -> chess.Board:
     """The position a FEN names, checked (engine.games.chess_fen: InvalidPosition quoting it when
     malformed, illegal, with castling rights or of another material than `material`), with its en
     passant square and clocks."""
-    board = parse_fen(text)
+    board = parse_fen(text, MAX_SYZYGY_MEN if material.men > MAX_TABLE_MEN else MAX_TABLE_MEN)
     return check_material(material, board_material(board)[0].name, board, text)
 
 

@@ -5,8 +5,9 @@ The answers are the chess kind's (BestMove: lila's view of the position and its 
 ranks them; engine.games.chess_answers) in lila's JSON shape: its field names and order, `null` for what
 is unknown (`dtw` and `dtc`, which standard chess has not, always), `variant_win` and `variant_loss`
 always false. lila's errors: a FEN it cannot read, or an illegal position, is 400 with the reason as
-plain text; castling rights, too many men, or a material no table answers (here: one nimbase neither has
-stored nor may solve for the request, nor finds in the Syzygy files) is 404; like lila, castling rights
+plain text; castling rights, too many men (more than seven, or more than five without Syzygy files), or a
+material no table answers (here: one nimbase neither has stored nor may solve for the request, nor finds
+in the Syzygy files) is 404; like lila, castling rights
 or an en passant square the board contradicts are ignored, not refused. Other failures (the deadline,
 the server stopping) keep the status the rest of the API gives, with the message as plain text.
 """
@@ -20,8 +21,9 @@ import chess
 
 from engine.deadline import Deadline
 from engine.errors import InvalidGameId, InvalidPosition, LimitExceeded, NimbaseError
+from engine.games.chess import BeyondTables
 from engine.games.chess_answers import FIFTY_MOVES, best_move_key
-from engine.games.chess_fen import MAX_TABLE_MEN, material_name, parse_fen
+from engine.games.chess_fen import MAX_SYZYGY_MEN, MAX_TABLE_MEN, material_name, parse_fen
 from engine.games.chess_records import ChessMove, ChessValue
 from engine.games.chess_tables import parse_material
 from engine.positions import quote_position
@@ -57,7 +59,8 @@ class Asked:
 
 def read(fen: str | None) -> Asked:
     """The position lila would probe (LilaError 400 for a FEN it cannot read or an illegal position,
-    404 for castling rights, too many men or a material no table of nimbase's covers)."""
+    404 for castling rights, more men than Syzygy tables hold or a material no table of nimbase's covers;
+    past nimbase's own five men, the kind says whether the Syzygy files answer)."""
     if fen is None:
         raise LilaError(400, "Failed to deserialize query string: missing field `fen`")
     text = fen.replace("_", " ").strip()
@@ -71,26 +74,33 @@ def read(fen: str | None) -> Asked:
     if board.ep_square is not None and not board.has_legal_en_passant():
         board.ep_square = None
     men = chess.popcount(board.occupied)
-    if men > MAX_TABLE_MEN:
-        raise LilaError(
-            404, f"too many pieces: tables hold at most {MAX_TABLE_MEN} men, the position has {men}"
-        )
+    if men > MAX_SYZYGY_MEN:
+        raise _too_many(MAX_SYZYGY_MEN, men)
     canonical = board.fen(en_passant="legal")
     try:
-        parse_fen(canonical)
+        parse_fen(canonical, MAX_SYZYGY_MEN)
     except InvalidPosition as error:
         raise LilaError(400, str(error)) from None
     try:
-        material = parse_material(material_name(board))
+        material = parse_material(material_name(board), MAX_SYZYGY_MEN)
     except InvalidGameId as error:
         raise LilaError(404, f"required table not found: {material_name(board)} ({error})") from None
     return Asked(board, canonical, material.game_id)
 
 
+def _too_many(most: int, men: int) -> LilaError:
+    return LilaError(404, f"too many pieces: tables hold at most {most} men, the position has {men}")
+
+
 def _failure(exc: NimbaseError) -> LilaError:
     """A service error as lila would give it: a table not stored (nor in the Syzygy files) is lila's
-    missing table, 404; anything else keeps the API's status."""
+    missing table, 404, and so is a material past nimbase's own five men (too many pieces where no Syzygy
+    files are set); anything else keeps the API's status."""
     if isinstance(exc, LimitExceeded) and exc.code == "RESOURCE_EXHAUSTED":
+        return LilaError(404, f"required table not found: {exc}")
+    if isinstance(exc, BeyondTables):
+        if not exc.syzygy_set:
+            return _too_many(MAX_TABLE_MEN, exc.men)
         return LilaError(404, f"required table not found: {exc}")
     if isinstance(exc, InvalidPosition | InvalidGameId):
         return LilaError(400, str(exc))

@@ -4,8 +4,10 @@ distribution (tests.reference.chess_files), real servers on loopback.
 
 Four-man answers come from the files (`source: "syzygy"`, WDL, DTZ and lila's category, no DTM) and agree
 with python-chess probing the same files, over REST and gRPC, for GetValue, BestMove and lila's
-`/standard`; three-man ones stay nimbase's own. A material the files lack keeps today's refusal, and
-files that do not open stop the start-up, named.
+`/standard`, and main lines (metric dtz); three-man ones stay nimbase's own. A material the files lack
+keeps today's refusal, and files that do not open stop the start-up, named. Six- and seven-man ids are the
+files' only: no such files are at hand, so one is routed through every layer to a stand-in the service
+opens instead; without files, or with files that lack it, the answer names why.
 """
 
 from __future__ import annotations
@@ -19,11 +21,15 @@ import chess
 import chess.syzygy
 import pytest
 import sqlalchemy as sa
+from fastapi.testclient import TestClient
 
+import kinds.chess
 from engine.games.chess import SYZYGY
+from engine.games.chess_probe import ChessProbe
 from nimbase.settings import InvalidSetting, Settings
 from service.core import Nimbase
 from service.kind_plugins import open_resources
+from service.rest import create_app
 from tests.engine.contexts import kind_settings
 from tests.reference.chess_files import syzygy_dir
 from tests.servers import Endpoints, serving_api
@@ -187,3 +193,88 @@ def test_the_mainline_keeps_the_fifty_move_rule(api: Endpoints, tablebase: chess
             break
     else:
         pytest.fail("no zeroing move in the main line")
+
+
+def test_the_mainline_from_the_files(api: Endpoints, tablebase: chess.syzygy.Tablebase) -> None:
+    """GET /v1/mainline of a won KQvKR position, metric dtz: while the line stays in the files' material,
+    each move is a best one (it leaves the opponent lost, or keeps the loser's loss) and the files' DTZ of
+    each position reached counts down by one a ply until the zeroing move; metric dtm needs DTM, which the
+    files do not hold: 400 saying so."""
+    board = next(b for b in random_boards("Qr", 200, seed=17) if 6 < tablebase.probe_dtz(b) < 40)
+    dtz = tablebase.probe_dtz(board)
+    line = rest(api, "/v1/mainline", game="chess:KQvKR", position=board.fen(), metric="dtz", max_plies=60)
+    assert (line["source"], line["outcome"], line["dtz"]) == ("syzygy", "N", dtz)
+    for ply, step in enumerate(line["moves"]):
+        move = chess.Move.from_uci(step["uci"])
+        zeroing = board.is_zeroing(move)
+        board.push(move)
+        assert step["outcome"] == ("P" if ply % 2 == 0 else "N"), (ply, step)
+        if zeroing:
+            assert ply < dtz
+            break
+        assert step["position"].split()[:4] == board.fen().split()[:4] and "remoteness" not in step
+        assert abs(tablebase.probe_dtz(board)) == dtz - ply - 1
+    else:
+        pytest.fail("no zeroing move in the main line")
+    response = api.http.get(
+        "/v1/mainline", params={"game": "chess:KQvKR", "position": line["position"], "metric": "dtm"}
+    )
+    assert response.status_code == 400 and "use metric 'dtz'" in response.json()["error"]["message"]
+
+
+def test_six_men_the_files_lack(api: Endpoints) -> None:
+    """The files here stop at four men: a six-man id parses, and its answer says the files lack it (400),
+    lila's a missing table (404)."""
+    fen = "4k2r/8/8/8/8/8/8/q2QKR2 w - - 0 1"  # KQRvKQR
+    response = api.http.get("/v1/value", params={"game": "chess:KQRvKQR", "position": fen})
+    assert response.status_code == 400, response.text
+    message = response.json()["error"]["message"]
+    assert "6 men: nimbase's own tables hold at most 5 men" in message and "do not hold it" in message
+    response = api.http.get("/standard", params={"fen": fen})
+    assert response.status_code == 404 and response.text.startswith("required table not found")
+
+
+#: KRPPvKP, White to move: six men, and no capture on the first move.
+SIX = "8/6kp/8/8/8/8/PP6/3R2K1 w - - 0 1"
+
+
+class DrawnFiles:
+    """A stand-in for opened six-man Syzygy files (none are at hand): every material of six men or more,
+    every position drawn."""
+
+    def has(self, material: str) -> bool:
+        return len(material) - 1 >= 6
+
+    def probe(self, board: chess.Board) -> ChessProbe:
+        return ChessProbe(0, 0, None, precise_dtz=True)
+
+
+def test_a_six_man_id_is_routed_to_the_files_the_service_opens(files: Path) -> None:
+    """The chess plugin's opener replaced by one giving the stand-in: a six-man id and lila's /standard
+    are answered from what the service opened at start-up, through every layer."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(kinds.chess.PLUGIN.openers, SYZYGY, lambda _path: DrawnFiles())
+        service = Nimbase(Settings(kind_variables={"NIMBASE_SYZYGY_PATH": str(files)}), None)
+    http = TestClient(create_app(service))
+    value = http.get("/v1/value", params={"game": "chess:KRPPvKP", "position": SIX}).json()
+    assert (value["source"], value["outcome"], value["category"], value["dtz"]) == ("syzygy", "D", "draw", 0)
+    moves = http.get("/v1/best-move", params={"game": "chess:KRPPvKP", "position": SIX}).json()["moves"]
+    assert len(moves) == chess.Board(SIX).legal_moves.count() and {m["outcome"] for m in moves} == {"D"}
+    lila = http.get("/standard", params={"fen": SIX}).json()
+    assert (lila["category"], lila["dtz"], lila["dtm"]) == ("draw", 0, None) and len(lila["moves"]) == len(
+        moves
+    )
+    line = http.get("/standard/mainline", params={"fen": SIX}).json()
+    assert line == {"mainline": [], "winner": None, "dtz": 0, "precise_dtz": 0}
+
+
+def test_six_men_without_files_name_the_limit() -> None:
+    http = TestClient(create_app(Nimbase(Settings(), None)))
+    response = http.get("/v1/value", params={"game": "chess:KRPPvKP", "position": SIX})
+    assert response.status_code == 400 and response.json()["error"]["code"] == "INVALID_ARGUMENT"
+    message = response.json()["error"]["message"]
+    assert "6 men: nimbase's own tables hold at most 5 men, and no Syzygy files are set" in message
+    assert "NIMBASE_SYZYGY_PATH" in message
+    response = http.get("/standard", params={"fen": SIX})
+    assert response.status_code == 404
+    assert response.text == "too many pieces: tables hold at most 5 men, the position has 6"
