@@ -2,10 +2,10 @@
 found by the name its registry entry gives.
 
 A kind is one package inside engine/ (rules, records, settings, what it keeps) and, where it speaks a
-transport of its own, one package outside it: engine/ does no I/O and knows no transport. The kind's
-registry entry names that package as a string (`Family.plugin`, e.g. "kinds.chess"), as entry points
-name objects; the package declares `PLUGIN`, a `KindPlugin`. The service loads every named plugin here,
-once, and uses what each declares without knowing which kind it is:
+transport of its own or reads the user's files, one package outside it: engine/ does no I/O and knows no
+transport. The kind's registry entry names that package as a string (`Family.plugin`, a package under
+kinds/), as entry points name objects; the package declares `PLUGIN`, a `KindPlugin`. The service loads
+every named plugin here, once, and uses what each declares without knowing which kind it is:
 - `routes`: an APIRouter factory; the REST app mounts its routes beside its own (service.rest.app), in the
   OpenAPI document like the others unless a route says `include_in_schema=False`. Like every route, they
   read the service layer from the request (service.rest.context.service_of);

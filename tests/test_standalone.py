@@ -17,6 +17,7 @@ FOLDERS = (
     "service",
     "storage",
     "worker",
+    "kinds",
     "nimbase",
     "cli",
     "web",
