@@ -226,6 +226,16 @@ def test_serve_refuses_a_bad_kind_setting_at_start(elsewhere: Path) -> None:
     assert line.stderr.startswith("nimbase: NIMBASE_LIMITS_CHESS_LIVE_MEN='0' is invalid: ")
 
 
+def test_serve_refuses_syzygy_files_that_do_not_open(elsewhere: Path, tmp_path: Path) -> None:
+    """The files a kind's setting names are opened before the service starts (outside engine/, by the
+    kind's plugin): exit 2, one line naming the variable and the file."""
+    (tmp_path / "KQvK.rtbw").write_bytes(b"not a table")
+    line = nimbase(elsewhere, "serve", NIMBASE_SYZYGY_PATH=str(tmp_path))
+    assert line.returncode == 2 and "Traceback" not in line.stderr
+    assert line.stderr.startswith("nimbase: NIMBASE_SYZYGY_PATH: Syzygy files that do not open: ")
+    assert "KQvK.rtbw" in line.stderr
+
+
 def test_serve_with_tls(elsewhere: Path, tmp_path: Path, database_url: str) -> None:
     """NIMBASE_TLS_CERT and NIMBASE_TLS_KEY make `nimbase serve` speak TLS only; one without the other
     is refused at start, naming both."""
