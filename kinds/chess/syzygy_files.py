@@ -21,6 +21,8 @@ from pathlib import Path
 import chess
 import chess.syzygy
 
+from engine.games.chess_fen import MAX_SYZYGY_MEN
+from engine.games.chess_material import parse_material
 from engine.games.chess_probe import ChessProbe
 from engine.kind_resources import ResourceError
 
@@ -65,14 +67,27 @@ class SyzygyFiles:
     def __init__(self, path: str) -> None:
         self.path = path
         self._tablebase = _open(path)
+        #: By material: whether its WDL table and those of all it leads to are here (see `has`).
+        self._complete: dict[str, bool] = {}
 
     def has(self, material: str) -> bool:
-        """Whether the files hold both the WDL and the DTZ table of `material` (`KQvKR`)."""
-        return material in self._tablebase.wdl and material in self._tablebase.dtz
+        """Whether the files hold the WDL and DTZ tables of `material` (`KQvKR`) and the WDL tables of every
+        material its captures and promotions lead to, which python-chess's prober reads as it probes: a
+        material whose probe would find a table missing is one the files lack."""
+        return material in self._tablebase.dtz and self._wdl_complete(material)
+
+    def _wdl_complete(self, name: str) -> bool:
+        found = self._complete.get(name)
+        if found is None:
+            found = name in self._tablebase.wdl and all(
+                sub.men <= 2 or sub.name == name or self._wdl_complete(sub.name)
+                for sub in parse_material(name, MAX_SYZYGY_MEN).sub_materials()
+            )
+            self._complete[name] = found  # a race only computes it twice
+        return found
 
     def probe(self, board: chess.Board) -> ChessProbe:
-        """The WDL and DTZ of a legal board whose material (and every material its captures lead to) the
-        files hold (chess.syzygy.MissingTableError otherwise)."""
+        """The WDL and DTZ of a legal board of a material the files hold (`has`)."""
         wdl = self._tablebase.probe_wdl(board)
         dtz = self._tablebase.probe_dtz(board)
         return ChessProbe(wdl, dtz, None, precise_dtz=dtz == 0)

@@ -142,6 +142,22 @@ def test_a_material_the_files_lack_keeps_the_refusal(
         assert response.status_code == 422 and response.json()["error"]["code"] == "RESOURCE_EXHAUSTED"
 
 
+def test_a_material_whose_captures_the_files_lack_keeps_the_refusal(
+    db_engine: sa.Engine, files: Path, tmp_path: Path
+) -> None:
+    """KQvKR's own files without KQvK's, which its probes read after a capture of the rook: the files do
+    not answer KQvKR (the usual refusal, not a prober's missing table)."""
+    for name in ("KQvKR", "KRvK"):
+        for suffix in (".rtbw", ".rtbz"):
+            shutil.copy(files / f"{name}{suffix}", tmp_path)
+    variables = {"NIMBASE_SYZYGY_PATH": str(tmp_path)}
+    with serving_api(db_engine, "syzygy-token", kind_variables=variables) as api:
+        response = api.http.get(
+            "/v1/value", params={"game": "chess:KQvKR", "position": "8/8/8/8/8/2k5/8/KQ3r2 w - - 0 1"}
+        )
+        assert response.status_code == 422 and response.json()["error"]["code"] == "RESOURCE_EXHAUSTED"
+
+
 def test_files_that_do_not_open_are_named_at_start_up(files: Path, tmp_path: Path) -> None:
     """The files are opened when the service starts (and by `nimbase serve`'s check before anything
     starts: service.kind_plugins.open_resources), outside engine/."""
