@@ -31,7 +31,7 @@ from engine.errors import Cancelled, DeadlineExceeded, LimitExceeded, NimbaseErr
 from engine.games.registry import list_games
 from engine.positions import quote_position
 from nimbase.settings import Settings
-from service.clients import CLIENT, current_client
+from service.clients import CLIENT, WAITED, current_client
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +60,9 @@ WARM_UP_SECONDS = 2.0
 
 CAP_SETTING = "NIMBASE_LIMITS_LIVE_MEMORY_BYTES"
 PROCESSES_SETTING = "NIMBASE_LIMITS_LIVE_PROCESSES"
+#: A refusal for time of a call that first waited for a live process at least this share of its time says
+#: so (naming PROCESSES_SETTING): the server's capacity took that time, not the client's short deadline.
+NOTED_WAIT_SHARE = 0.1
 
 
 class ProcessDied(Exception):
@@ -150,18 +153,16 @@ def _child_main(settings: Settings, database_url: str | None, conn: Connection, 
     conn.send(("ready", base))
     while True:
         try:
-            method, args, at, client = conn.recv()
+            method, args, at, client, asked = conn.recv()
         except EOFError:  # the parent closed the pipe, or is gone
             return
         reply: tuple[str, object]
         CLIENT.set(client)  # the request's client, for the automatic jobs it may queue (service.jobs)
+        WAITED.set(max(0.0, time.monotonic() - asked))  # for a process (service.sequences.refusals)
         try:
-            if at is None:
-                reply = ("ok", pack_answer(getattr(service, method)(*args)))
-            else:
-                deadline = Deadline.cancellable(at)
-                current.cancellation = deadline.cancelled
-                reply = ("ok", pack_answer(getattr(service, method)(*args, deadline=deadline)))
+            deadline = Deadline.cancellable(at)
+            current.cancellation = deadline.cancelled
+            reply = ("ok", pack_answer(getattr(service, method)(*args, deadline=deadline)))
         except MemoryError:
             reply = ("memory", None)
         except NimbaseError as exc:
@@ -312,19 +313,41 @@ class ProcessPool:
 
     # -- a call ----------------------------------------------------------------------------------
 
-    def call(
-        self, method: str, args: Sequence[Any], deadline: float | Deadline | None, *, timed: bool = True
-    ) -> object:
-        """`service.<method>(*args, deadline=...)` in an idle process (without the deadline when not
-        `timed`): its result, or its NimbaseError raised unchanged."""
-        stop = within(deadline, time.monotonic() + self._request_seconds)
+    def call(self, method: str, args: Sequence[Any], deadline: float | Deadline | None) -> object:
+        """`service.<method>(*args, deadline=...)` in an idle process, under the same deadline (which the
+        process keeps, so its own refusal for time comes first): its result, or its NimbaseError raised
+        unchanged."""
+        asked = time.monotonic()
+        stop = within(deadline, asked + self._request_seconds)
         child = self._take(stop, method, args)
         try:
-            child.conn.send((method, tuple(args), stop.at if timed else None, current_client()))
+            child.conn.send((method, tuple(args), stop.at, current_client(), asked))
         except (OSError, ValueError) as exc:
             self._replace(child)
             raise ProcessDied(f"a live process could not be sent {method}") from exc
-        return self._wait(child, stop, method, args)
+        waited = time.monotonic() - asked
+        try:
+            return self._wait(child, stop, method, args)
+        except DeadlineExceeded as error:
+            raise self._waited(error, waited, stop.at - asked) from None
+
+    def _waited(self, error: DeadlineExceeded, waited: float, given: float) -> DeadlineExceeded:
+        """`error`, saying first how long its call waited for a process, where that took a fair share of
+        the call's time (`NOTED_WAIT_SHARE`)."""
+        if (
+            isinstance(error, Cancelled)
+            or waited < NOTED_WAIT_SHARE * given
+            or PROCESSES_SETTING in str(error)
+        ):
+            return error
+        noted = unpack_error(pack_error(error))
+        assert isinstance(noted, DeadlineExceeded)
+        noted.args = (
+            f"the request waited {waited:.2g} s for one of the {self._size} live processes "
+            f"({PROCESSES_SETTING}), which other requests held; {error}",
+            *error.args[1:],
+        )
+        return noted
 
     def _take(self, stop: Deadline, method: str, args: Sequence[Any]) -> _Child:
         with self._changed:
