@@ -1,9 +1,9 @@
 """The soak's report: the figures of the run, examples of what went wrong, and whether it passed.
 
 A 5xx counts against the soak unless it is UNAVAILABLE during a database restart (or shortly after), a
-DEADLINE_EXCEEDED within a client's own short deadline, or one while the hostile load (bench.soak_hostile)
-held every live process; wrong or lost values, a dead server and RSS
-growth beyond the limit fail it too.
+DEADLINE_EXCEEDED within a client's own short deadline, one while the hostile load (bench.soak_hostile)
+held every live process, or one whose answer says its time went waiting for a live process; wrong or
+lost values, a dead server and RSS growth beyond the limit fail it too.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from bench.common import figure
 from bench.soak_checks import TableCheck
 from bench.soak_faults import Run
 from bench.soak_load import SLOW_SECONDS, Record
+from service.isolation import PROCESSES_SETTING
 
 #: UNAVAILABLE is the documented answer while PostgreSQL is down; it is expected from the moment a
 #: restart begins until this many seconds after the database is back.
@@ -42,6 +43,13 @@ def in_hostile_phase(moment: float, run: Run) -> bool:
     phase): a live request then waits for a process, and what is left of its deadline may not suffice."""
     ended = run.hostile_until + SERVER_DEADLINE_MS / 1000 + OUTAGE_GRACE_SECONDS
     return run.hostile_until > 0 and run.started <= moment <= ended
+
+
+def waited_for_processes(message: str) -> bool:
+    """Whether a DEADLINE_EXCEEDED says its request's time went waiting for one of the live processes,
+    which other requests held (service.isolation names their setting then): the pool's bounded capacity,
+    which the mixed load's own live requests may fill, not a deadline the server failed to keep."""
+    return PROCESSES_SETTING in message
 
 
 def restart_steps(run: Run) -> list[tuple[float, float]]:
@@ -94,7 +102,7 @@ def report(
     for (transport, label), n in sorted(record.slot_errors.items()):
         figure(f"batch slots {label} ({transport})", n, "slots")
 
-    during_restart, own_deadline, pool_busy, unexpected = [], [], [], []
+    during_restart, own_deadline, pool_busy, waited, unexpected = [], [], [], [], []
     for failure in record.failures:
         code = failure[2].split()[-1]
         if code == "UNAVAILABLE" and in_outage(failure[0], run.outages):
@@ -103,6 +111,8 @@ def report(
             own_deadline.append(failure)
         elif code == "DEADLINE_EXCEEDED" and in_hostile_phase(failure[0], run):
             pool_busy.append(failure)
+        elif code == "DEADLINE_EXCEEDED" and waited_for_processes(failure[4]):
+            waited.append(failure)
         else:
             unexpected.append(failure)
     lost_track = record.failure_count - len(record.failures)
@@ -114,6 +124,11 @@ def report(
     )
     figure("  DEADLINE_EXCEEDED within the client's own short x-deadline-ms", len(own_deadline), "answers")
     figure("  DEADLINE_EXCEEDED while the hostile load held the live processes", len(pool_busy), "answers")
+    figure(
+        f"  DEADLINE_EXCEEDED after a wait for the live processes ({PROCESSES_SETTING})",
+        len(waited),
+        "answers",
+    )
     figure("5xx and client failures otherwise (must be 0)", len(unexpected) + lost_track, "answers")
 
     for transport in sorted(record.latencies):
@@ -200,6 +215,14 @@ def report(
         [
             f"t={t - run.started:.1f}s {tr} {label}: {req} -> {detail}"
             for t, tr, label, req, detail, _ in own_deadline
+        ],
+        5,
+    )
+    examples(
+        "DEADLINE_EXCEEDED after a wait for the live processes (expected: the pool is bounded)",
+        [
+            f"t={t - run.started:.1f}s {tr} {label}: {req} -> {detail}"
+            for t, tr, label, req, detail, _ in waited
         ],
         5,
     )

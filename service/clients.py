@@ -3,9 +3,11 @@ limit counts (service.rate_limit), over both transports.
 
 Each transport sets `CLIENT` where it knows the peer (service.client_peers: an ASGI middleware, a gRPC
 interceptor) and the service reads it (`current_client`) without it being passed through every call:
-automatic jobs are shared out per client (service.jobs). A context variable follows the request into the
-thread that answers it only where the thread runs in a copy of the request's context: starlette's
-run_in_threadpool makes one, `loop.run_in_executor` does not (`in_request_context` does).
+automatic jobs are shared out per client (service.jobs). A live process also knows how long its call
+waited for it (`WAITED`), so a refusal for time can tell that wait from a client's own short deadline.
+A context variable follows the request into the thread that answers it only where the thread runs in a
+copy of the request's context: starlette's run_in_threadpool makes one, `loop.run_in_executor` does
+not (`in_request_context` does).
 """
 
 from __future__ import annotations
@@ -20,6 +22,11 @@ T = TypeVar("T")
 #: The address of the client whose request is being answered; None outside a request (tests calling
 #: the service directly, the command line).
 CLIENT: contextvars.ContextVar[str | None] = contextvars.ContextVar("nimbase_client", default=None)
+
+
+#: Seconds the call being answered waited for a live process (set in that process, 0 elsewhere): time the
+#: server took from its deadline, not a short deadline of the client's (service.isolation).
+WAITED: contextvars.ContextVar[float] = contextvars.ContextVar("nimbase_waited", default=0.0)
 
 
 def current_client() -> str | None:

@@ -399,10 +399,12 @@ class Nimbase:
                 f"range {start}..{stop} holds {stop - start} values; at most {most} are allowed in one call"
             )
 
-    def get_stats(self, game: str) -> dict[str, object]:
-        """What the kind knows of the game, and the precompute jobs still open for it (`pending`)."""
+    def get_stats(self, game: str, deadline: float | Deadline | None = None) -> dict[str, object]:
+        """What the kind knows of the game, and the precompute jobs still open for it (`pending`). A
+        live process is given its caller's deadline: a period still uncertified is sought live until
+        then, and must stop by the time the caller answers."""
         kind = self.game(game)
-        stats = kind.stats(self._context(None))
+        stats = kind.stats(self._context(deadline))
         queue = self._jobs
         if queue is not None:
             try:

@@ -7,7 +7,8 @@ a few spawned processes (spawned, not forked: the parent runs gRPC and threads),
 deadline it answers DEADLINE_EXCEEDED, and a process that has not come back by itself shortly after is
 killed (SIGKILL) and replaced. Each process caps its address space (RLIMIT_AS) at what it maps once
 started plus `Limits.live_memory_bytes`, so a computation past the cap fails with MemoryError there, which
-becomes RESOURCE_EXHAUSTED naming the cap, and the process is replaced.
+becomes RESOURCE_EXHAUSTED naming the cap, and the process is replaced. What runs in a process is
+service.live_child, which lowers the process's priority before its imports.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import contextlib
 import logging
 import multiprocessing
 import os
-import resource
+import pickle
 import signal
 import threading
 import time
@@ -26,12 +27,13 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-from engine.deadline import Cancellation, Deadline, within
-from engine.errors import Cancelled, DeadlineExceeded, LimitExceeded, NimbaseError
-from engine.games.registry import list_games
+from engine.deadline import Deadline, within
+from engine.errors import Cancelled, DeadlineExceeded, LimitExceeded
 from engine.positions import quote_position
 from nimbase.settings import Settings
-from service.clients import CLIENT, current_client
+from service import live_child
+from service.clients import current_client
+from service.live_child import address_space, pack_error, unpack_answer, unpack_error
 
 log = logging.getLogger(__name__)
 
@@ -49,17 +51,14 @@ SLACK_SECONDS = 0.05
 #: How long a process whose call was given up (deadline, cancellation) may take to come back by itself
 #: before it is killed: the engine checks its deadline often, and a process restart costs seconds of CPU.
 KILL_GRACE_SECONDS = 0.25
-#: How much lower than the server's the live processes' scheduling priority is: busy with runaway work
-#: on every core, they must not delay the lookups and health checks the server answers itself.
-NICENESS = 10
 #: A process that dies with its address space within this fraction of its cap died of its memory.
 NEAR_CAP = 0.9
-#: Each process values every listed game's first example once it has started (each within this many
-#: seconds), so its memory cap is measured with the kinds' kernels loaded.
-WARM_UP_SECONDS = 2.0
 
 CAP_SETTING = "NIMBASE_LIMITS_LIVE_MEMORY_BYTES"
 PROCESSES_SETTING = "NIMBASE_LIMITS_LIVE_PROCESSES"
+#: A refusal for time of a call that first waited for a live process at least this share of its time says
+#: so (naming PROCESSES_SETTING): the server's capacity took that time, not the client's short deadline.
+NOTED_WAIT_SHARE = 0.1
 
 
 class ProcessDied(Exception):
@@ -68,121 +67,6 @@ class ProcessDied(Exception):
 
 class PoolClosed(Exception):
     """A call reached a pool that is stopping (INTERNAL)."""
-
-
-# ---- the child ----------------------------------------------------------------------------------------
-
-
-def address_space(pid: int | str = "self") -> int:
-    """Bytes of address space a process maps (VmSize); 0 once it is gone."""
-    try:
-        with open(f"/proc/{pid}/statm", "rb") as statm:
-            return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
-@dataclass(slots=True)
-class _Current:
-    """The cancellation of the call a child is running, which SIGUSR1 sets."""
-
-    cancellation: Cancellation | None = None
-
-    def cancel(self, _signum: int, _frame: object) -> None:
-        if self.cancellation is not None:
-            self.cancellation.is_set = True
-
-
-def pack_error(error: BaseException) -> tuple[type[BaseException], tuple[Any, ...], dict[str, Any]]:
-    """An error as its class, arguments and attributes: errors whose constructor takes more than their
-    message (service.jobs.Pending) do not survive pickle's own `cls(*args)`."""
-    return type(error), error.args, dict(vars(error))
-
-
-def unpack_error(packed: tuple[type[BaseException], tuple[Any, ...], dict[str, Any]]) -> BaseException:
-    cls, args, attributes = packed
-    error = cls.__new__(cls)
-    error.args = args
-    vars(error).update(attributes)
-    return error
-
-
-@dataclass(frozen=True, slots=True)
-class _PackedError:
-    """An error in a batch's slot, packed (`pack_error`) for the pipe."""
-
-    packed: tuple[type[BaseException], tuple[Any, ...], dict[str, Any]]
-
-
-def pack_answer(answer: object) -> object:
-    """An answer for the pipe: the errors in a batch's slots packed as raised errors are."""
-    if isinstance(answer, list) and any(isinstance(item, BaseException) for item in answer):
-        return [_PackedError(pack_error(i)) if isinstance(i, BaseException) else i for i in answer]
-    return answer
-
-
-def unpack_answer(answer: object) -> object:
-    if isinstance(answer, list) and any(isinstance(item, _PackedError) for item in answer):
-        return [unpack_error(item.packed) if isinstance(item, _PackedError) else item for item in answer]
-    return answer
-
-
-def _child_main(settings: Settings, database_url: str | None, conn: Connection, memory_bytes: int) -> None:
-    """One live process (in a spawned interpreter): build the service, cap the memory, answer calls."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops it, also on a terminal's Ctrl-C
-    os.nice(NICENESS)  # the server process, which answers cheap lookups, comes first for the cores
-    logging.basicConfig(level=settings.log_level, format="%(asctime)s [live] %(name)s %(message)s")
-    from service.core import Nimbase
-    from storage.database import create_engine
-
-    service = Nimbase(settings, create_engine(database_url) if database_url is not None else None)
-    for info in list_games():
-        for position in info.examples[:1]:
-            with contextlib.suppress(NimbaseError):
-                if service.game(info.id).warms_up:
-                    service.get_value(info.id, position, time.monotonic() + WARM_UP_SECONDS)
-    base = address_space()
-    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    cap = base + memory_bytes
-    resource.setrlimit(resource.RLIMIT_AS, (cap if hard == resource.RLIM_INFINITY else min(cap, hard), hard))
-    current = _Current()
-    signal.signal(signal.SIGUSR1, current.cancel)
-    conn.send(("ready", base))
-    while True:
-        try:
-            method, args, at, client = conn.recv()
-        except EOFError:  # the parent closed the pipe, or is gone
-            return
-        reply: tuple[str, object]
-        CLIENT.set(client)  # the request's client, for the automatic jobs it may queue (service.jobs)
-        try:
-            if at is None:
-                reply = ("ok", pack_answer(getattr(service, method)(*args)))
-            else:
-                deadline = Deadline.cancellable(at)
-                current.cancellation = deadline.cancelled
-                reply = ("ok", pack_answer(getattr(service, method)(*args, deadline=deadline)))
-        except MemoryError:
-            reply = ("memory", None)
-        except NimbaseError as exc:
-            reply = ("error", pack_error(exc))
-        except Exception:
-            log.exception("unexpected error in a live computation (%s)", method)
-            reply = ("internal", None)
-        finally:
-            current.cancellation = None
-        try:
-            conn.send(reply)
-        except MemoryError:  # the answer itself did not fit
-            reply = ("memory", None)
-            conn.send(reply)
-        except OSError:  # the parent is gone
-            return
-        except Exception:  # an answer that does not pickle
-            log.exception("the answer of a live computation (%s) could not be sent", method)
-            conn.send(("internal", None))
-        if reply[0] == "memory":
-            return  # its heap may be left fragmented and large: the parent starts another
 
 
 # ---- the parent ---------------------------------------------------------------------------------------
@@ -312,19 +196,41 @@ class ProcessPool:
 
     # -- a call ----------------------------------------------------------------------------------
 
-    def call(
-        self, method: str, args: Sequence[Any], deadline: float | Deadline | None, *, timed: bool = True
-    ) -> object:
-        """`service.<method>(*args, deadline=...)` in an idle process (without the deadline when not
-        `timed`): its result, or its NimbaseError raised unchanged."""
-        stop = within(deadline, time.monotonic() + self._request_seconds)
+    def call(self, method: str, args: Sequence[Any], deadline: float | Deadline | None) -> object:
+        """`service.<method>(*args, deadline=...)` in an idle process, under the same deadline (which the
+        process keeps, so its own refusal for time comes first): its result, or its NimbaseError raised
+        unchanged."""
+        asked = time.monotonic()
+        stop = within(deadline, asked + self._request_seconds)
         child = self._take(stop, method, args)
         try:
-            child.conn.send((method, tuple(args), stop.at if timed else None, current_client()))
+            child.conn.send((method, tuple(args), stop.at, current_client(), asked))
         except (OSError, ValueError) as exc:
             self._replace(child)
             raise ProcessDied(f"a live process could not be sent {method}") from exc
-        return self._wait(child, stop, method, args)
+        waited = time.monotonic() - asked
+        try:
+            return self._wait(child, stop, method, args)
+        except DeadlineExceeded as error:
+            raise self._waited(error, waited, stop.at - asked) from None
+
+    def _waited(self, error: DeadlineExceeded, waited: float, given: float) -> DeadlineExceeded:
+        """`error`, saying first how long its call waited for a process, where that took a fair share of
+        the call's time (`NOTED_WAIT_SHARE`)."""
+        if (
+            isinstance(error, Cancelled)
+            or waited < NOTED_WAIT_SHARE * given
+            or PROCESSES_SETTING in str(error)
+        ):
+            return error
+        noted = unpack_error(pack_error(error))
+        assert isinstance(noted, DeadlineExceeded)
+        noted.args = (
+            f"the request waited {waited:.2g} s for one of the {self._size} live processes "
+            f"({PROCESSES_SETTING}), which other requests held; {error}",
+            *error.args[1:],
+        )
+        return noted
 
     def _take(self, stop: Deadline, method: str, args: Sequence[Any]) -> _Child:
         with self._changed:
@@ -453,8 +359,8 @@ class ProcessPool:
                     return
             ours, theirs = self._spawn.Pipe()
             process = self._spawn.Process(
-                target=_child_main,
-                args=(self._settings, self._database_url, theirs, self._memory_bytes),
+                target=live_child.main,
+                args=(pickle.dumps(self._settings), self._database_url, theirs, self._memory_bytes),
                 name="nimbase-live",
                 daemon=True,
             )

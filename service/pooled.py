@@ -197,7 +197,7 @@ class PooledService:
             return self.local.get_stats(game)
         if _lane.reads:
             raise _ToComputeLane
-        return cast(dict[str, object], self.pool.call("get_stats", (game,), None, timed=False))
+        return cast(dict[str, object], self.pool.call("get_stats", (game,), None))
 
     # -- everything else: here ----------------------------------------------------------------------
 

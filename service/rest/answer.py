@@ -6,6 +6,7 @@ when the client goes away.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from typing import Any, TypeAlias
 
@@ -14,7 +15,7 @@ from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from engine.deadline import Deadline
-from engine.errors import InvalidArgument
+from engine.errors import DeadlineExceeded, InvalidArgument
 from service import http_cache
 from service.clients import in_request_context
 from service.pooled import Moved, computing_only, reads_only
@@ -24,6 +25,13 @@ from service.rest.errors import failure
 
 #: Whether an answer never changes (http_cache); None: the route's answers are not cached.
 Cache: TypeAlias = Callable[[Any], bool] | None
+
+#: How long past the request's deadline the event loop waits for a call in the compute lane to answer
+#: before it answers DEADLINE_EXCEEDED itself. The lane's thread answers at the deadline and a little
+#: (service.isolation.SLACK_SECONDS), naming the step that ran out of time; but on a loaded machine the
+#: thread, the GIL and the answer's way back to the loop each wait for a core, and the contract wants the
+#: answer sent at the deadline.
+LATE_SECONDS = 0.1
 
 
 def respond(request: Request, body: Any, cache: Cache) -> Response:
@@ -75,7 +83,7 @@ async def answer_until_gone(
 ) -> Response:
     """`call(stop)` in a worker thread, with `stop` cancelled if the client disconnects first: the
     work then ends at its next deadline check instead of running on for nobody."""
-    work = asyncio.ensure_future(_in_lanes(request, lambda: call(stop), cache))
+    work = asyncio.ensure_future(_in_lanes(request, stop, lambda: call(stop), cache))
     gone = asyncio.ensure_future(_disconnected(request))
     try:
         await asyncio.wait((work, gone), return_when=asyncio.FIRST_COMPLETED)
@@ -87,18 +95,28 @@ async def answer_until_gone(
     return await work
 
 
-async def _in_lanes(request: Request, call: Callable[[], object], cache: Cache) -> Response:
+async def _in_lanes(request: Request, stop: Deadline, call: Callable[[], object], cache: Cache) -> Response:
     """`answer` in starlette's threads (the reads lane), or in the compute lane when the service says the
     call goes to its live processes (service.pooled): requests waiting for a process never hold the
-    threads that cheap reads need."""
+    threads that cheap reads need. A call in the compute lane is answered by its deadline and
+    `LATE_SECONDS` at the latest, by the loop if its thread has not answered by then."""
     computing = context_of(request).computing
     if computing is None:
         return await run_in_threadpool(answer, request, call, cache)
     read = await run_in_threadpool(reads_only, lambda: answer(request, call, cache))
     if not isinstance(read, Moved):
         return read
-    work = in_request_context(lambda: computing_only(lambda: answer(request, call, cache)))
-    return await asyncio.get_running_loop().run_in_executor(computing, work)
+    loop = asyncio.get_running_loop()
+    work = loop.run_in_executor(
+        computing, in_request_context(lambda: computing_only(lambda: answer(request, call, cache)))
+    )
+    try:
+        return await asyncio.wait_for(
+            asyncio.shield(work), max(0.0, stop.at + LATE_SECONDS - time.monotonic())
+        )
+    except TimeoutError:  # the thread ends by itself at its next look at the deadline; nobody reads it
+        late = DeadlineExceeded(f"the computation for {request.url.path} ran past the request's deadline")
+        return failure(request, late)
 
 
 async def _disconnected(request: Request) -> None:

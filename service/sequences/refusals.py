@@ -61,15 +61,21 @@ class Refusals:
         return work.error(message, precondition=precondition)
 
     def beyond(
-        self, source: SequenceSource, n: int, cause: Exception | None = None, budget: float | None = None
+        self,
+        source: SequenceSource,
+        n: int,
+        cause: Exception | None = None,
+        budget: float | None = None,
+        waited: float = 0.0,
     ) -> Exception:
         """Why heap n cannot be answered now, with the work queued for it (where the service has a queue
-        and a job could answer it). `budget` is the seconds the request had when it began to reach n."""
+        and a job could answer it). `budget` is the seconds the request had when it began to reach n,
+        `waited` those it had waited before for a live process (service.isolation)."""
         damage = self._stored.damage_at(source.game_id, n, source.family)
         if damage is not None:  # n is stored, in a chunk being repaired: no extension job would help
             return damage.error()
         if isinstance(cause, DeadlineExceeded):
-            short = self._short_deadline(source, n, cause, budget)
+            short = self._short_deadline(source, n, cause, budget, waited)
             if short is not None:
                 return short
         what = item(source)
@@ -93,12 +99,14 @@ class Refusals:
         return work.error(message)
 
     def _short_deadline(
-        self, source: SequenceSource, n: int, cause: DeadlineExceeded, budget: float | None
+        self, source: SequenceSource, n: int, cause: DeadlineExceeded, budget: float | None, waited: float
     ) -> DeadlineExceeded | None:
-        """The refusal of a request stopped only by its own deadline, shorter than the full one, before
-        live work the full limits allow (n below the live limit, and what is predicted of its cost within
+        """The refusal of a request stopped by a deadline shorter than the full one before live work the
+        full limits allow (n below the live limit, and what is predicted of its cost within
         NIMBASE_LIMITS_REQUEST_SECONDS): live computation answers it with time, so no job is queued (one
-        client's `x-deadline-ms: 1` queued a worker job of 2^24 values); None otherwise."""
+        client's `x-deadline-ms: 1` queued a worker job of 2^24 values); None otherwise. Whether the
+        deadline was the client's own short one, or its full one shortened by a wait for a busy live
+        process, the refusal says: only the first is asked to send a longer deadline."""
         full = self._limits.request_seconds
         if budget is None or budget >= SHORT_DEADLINE_SHARE * full or n >= self._live.limit(source):
             return None
@@ -106,8 +114,10 @@ class Refusals:
         if cost is not None and cost > full:
             return None
         about = "" if cost is None else f", about {cost:.2g} s from what is computed"
-        return DeadlineExceeded(
+        within = (
             f"{cause}; {item(source)} {n} of {name(source)} is within what live computation answers within "
-            f"the full deadline of {full:g} s (NIMBASE_LIMITS_REQUEST_SECONDS){about}: ask again with a "
-            "longer deadline; no job is queued for it"
+            f"the full deadline of {full:g} s (NIMBASE_LIMITS_REQUEST_SECONDS){about}"
         )
+        if budget + waited >= SHORT_DEADLINE_SHARE * full:  # the live process says how long it waited
+            return DeadlineExceeded(f"{within}: ask again; no job is queued for it")
+        return DeadlineExceeded(f"{within}: ask again with a longer deadline; no job is queued for it")

@@ -22,6 +22,7 @@ from engine.periods import Period
 from engine.positions import MAX_HEAP, quote_int
 from engine.values import SOURCE_ORDER, Source
 from nimbase.settings import DEFAULT_CACHE
+from service.clients import WAITED
 from service.errors import Unavailable
 from service.gate import DatabaseGate
 from service.jobs import QueuedWork, Wanted
@@ -451,7 +452,7 @@ class SequenceTables:
         try:
             live = self._live.grow(source, min(n + 1, limit), deadline)
         except DeadlineExceeded as error:
-            raise self._refusals.beyond(source, n, error, budget) from None
+            raise self._refusals.beyond(source, n, error, budget, WAITED.get()) from None
         if n < len(live.values) or live.period is not None:
             return live
         raise self._refusals.beyond(source, n)

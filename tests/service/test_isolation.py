@@ -26,8 +26,8 @@ from nimbase.client import NimbaseClient, NimbaseClientError
 from nimbase.settings import Limits, Settings
 from service.convert import INTERNAL_MESSAGE
 from service.core import Nimbase
-from service.isolation import pack_error, unpack_error
 from service.jobs import JobView, Pending
+from service.live_child import pack_error, unpack_error
 from service.pooled import PooledService
 from service.server import BoundPorts, isolated
 from storage.jobs import JobQueue

@@ -17,6 +17,7 @@ from nimbase.settings import Limits, Settings
 from service.core import Nimbase
 from service.grpc_server import DEFAULT_WORKERS
 from service.pooled import TO_COMPUTE_LANE, PooledService, compute_lane_threads, computing_only, reads_only
+from service.rest.answer import LATE_SECONDS
 from service.server import BoundPorts, isolated
 from storage.jobs import JobQueue
 from tests.database import empty_data_tables
@@ -171,3 +172,29 @@ def test_a_call_moved_to_the_compute_lane_goes_straight_to_the_pool(
     value = computing_only(lambda: pooled.get_value(game, position))
     assert len(tried) == 1  # no second read
     assert value == pooled.local.get_value(game, position)
+
+
+def test_a_rest_call_in_the_compute_lane_is_answered_by_its_deadline_when_its_thread_is_late(
+    pooled: PooledService, ports: BoundPorts, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a loaded machine the thread waiting for a live process may answer late; the loop answers 504
+    by the deadline and LATE_SECONDS then (a call here that ignores its deadline stands for that)."""
+    real = pooled.pool.call
+
+    def late(method: str, args: object, deadline: object) -> object:
+        time.sleep(2.0)
+        return real(method, args, None)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pooled.pool, "call", late)
+    with httpx.Client(base_url=f"http://127.0.0.1:{ports.http}", timeout=30) as http:
+        started = time.monotonic()
+        answer = http.get(
+            "/v1/value",
+            params={"game": "subtraction:1,3,4:misere", "position": "3 4 7"},
+            headers={"x-deadline-ms": "300"},
+        )
+        took = time.monotonic() - started
+    assert answer.status_code == 504, answer.text
+    assert "ran past the request's deadline" in answer.json()["error"]["message"]
+    assert took < 0.3 + LATE_SECONDS + PROMPT, f"answered after {took:.2f} s"
+    time.sleep(2.5)  # the late thread done before the next test
