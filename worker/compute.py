@@ -33,6 +33,9 @@ from engine.periods import Period
 from engine.precompute import StoredName
 from nimbase.settings import variable_name
 
+#: How much lower than a normal process's the child's scheduling priority is: jobs are batch work, and
+#: on a machine that also serves, the service's answers (and its live computations, at 10) come first.
+NICENESS = 15
 #: Longest wait for the child between two checks of whether the job must stop (seconds).
 POLL_SECONDS = 0.1
 #: Least seconds between two progress messages of the child (the first is sent at once).
@@ -216,6 +219,7 @@ class Computer:
 def serve(conn: Connection, memory_bytes: int) -> None:
     """The child: answer the worker's messages until its end of the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the worker decides when its computation stops
+    os.nice(NICENESS)
     inbox: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
 
     def read() -> None:

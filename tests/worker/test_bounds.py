@@ -8,6 +8,7 @@ family, whose steps cost about a second per 4,096 values and 3 KB a value, with 
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 import time
@@ -136,3 +137,23 @@ def test_a_job_past_the_memory_cap_fails_naming_it(clean_db: sa.Engine) -> None:
     Worker(clean_db, worker_id="roomy", step_values=1 << 23).run_until_idle(threading.Event())
     done = queue.get(again.id)
     assert done is not None and done.status == "done"
+
+
+def test_the_computing_child_runs_below_the_service(clean_db: sa.Engine) -> None:
+    """A job's child lowers its scheduling priority (jobs are batch work; a machine that also serves
+    answers requests first)."""
+    from worker.compute import NICENESS, Computer
+
+    computer = Computer(0)
+    try:
+        computer._start()
+        process = computer._process
+        assert process is not None and process.pid is not None
+        stat = Path(f"/proc/{process.pid}/stat")
+        until = time.monotonic() + 60  # the child lowers it once started
+        while (nice := int(stat.read_text().rsplit(")", 1)[1].split()[16])) == os.nice(0):
+            assert time.monotonic() < until
+            time.sleep(0.05)
+        assert nice - os.nice(0) == NICENESS  # field 19 of stat: the nice value
+    finally:
+        computer.close()
