@@ -38,9 +38,10 @@ import chess
 from pydantic import AfterValidator
 
 from engine.errors import InvalidArgument, InvalidGameId
-from engine.games.chess_answers import PositionInfo, answer, position_info
+from engine.games.chess_answers import PositionInfo, answer, move_info, position_info
 from engine.games.chess_fen import position_fen
 from engine.games.chess_format import ChessValues
+from engine.games.chess_line import choose
 from engine.games.chess_material import MAX_MEN, materials_of
 from engine.games.chess_probe import ChessProbe
 from engine.games.chess_records import ChessMove, ChessValue
@@ -60,7 +61,7 @@ from engine.moves import MoveTo, check_limit, list_moves, move_rank
 from engine.positions import quote_token
 from engine.precompute import JobPlan, StoredName
 from engine.stored_bytes import BytesKernel, read_stored
-from engine.values import BestMoveResult, GameInfo, Outcome, Source, Value
+from engine.values import BestMoveResult, GameInfo, MoveValue, Outcome, Source, Value
 
 FAMILY = "chess"
 #: The stored family holding a material's table.
@@ -174,6 +175,9 @@ class ChessGame(GameKind[chess.Board]):
     def __init__(self, material: Material) -> None:
         self.material = material
         self.game_id = material.game_id
+        #: The FEN a main line's last step reached and its board (`parse` gives a copy instead of reading
+        #: the FEN again: it is legal, being reached by a legal move).
+        self._reached: tuple[str, chess.Board] | None = None
 
     #: Main lines follow "dtz" (lila's ranking: category first, so the winner keeps the fifty-move rule as
     #: the clocks of the line run; the default) or "dtm" (the shortest mate, the fifty-move rule ignored).
@@ -181,7 +185,41 @@ class ChessGame(GameKind[chess.Board]):
 
     def line_moves(self, position: chess.Board, metric: str | None, ctx: Context) -> BestMoveResult:
         """One step of a main line: BestMove's first move, or with "dtm" the move of the fastest mate
-        (slowest loss), by outcome and DTM alone."""
+        (slowest loss), by outcome and DTM alone. From nimbase's own tables the move is chosen from the
+        table arrays (engine.games.chess_line) and only it is given its SAN and FEN; the same answer as
+        `slow_line_moves`, which the user's Syzygy files take."""
+        if ctx.settings_for(ChessSettings).syzygy_path is not None:
+            return self.slow_line_moves(position, metric, ctx)
+        look = self.lookup(ctx)
+        seen: dict[int, Looked] = {}  # by board: where each board's probe came from
+
+        def probe(board: chess.Board) -> ChessProbe:
+            looked = seen[id(board)] = look(board)
+            return looked.probe
+
+        choice = choose(position, metric, probe, lambda: look.table(position))
+        root = look(position)
+        info = position_info(position, root.probe)
+        if choice is None:
+            return BestMoveResult(chess_value(root.game, position, info, root.source), [])
+        limits = ctx.limits
+        if choice.count > limits.ranked_moves:
+            return self.slow_line_moves(position, metric, ctx)  # refused as BestMove refuses it
+        value = chess_value(root.game, position, info.with_category(choice.category), root.source)
+        if choice.count * len(value.position) > limits.answer_chars:
+            return self.slow_line_moves(position, metric, ctx)
+        move = move_info(position, choice.move, probe)
+        looked = seen[id(move.board)]
+        reached = chess_value(looked.game, move.board, move.info, looked.source)
+        record = ChessMove(move.uci, move.san, move.zeroing, move.conversion).reached(reached.kind)
+        board = move.board.copy(stack=False)
+        if board.ep_square is not None and not board.has_legal_en_passant():
+            board.ep_square = None  # as the FEN reads: its square only where a capture can use it
+        self._reached = (reached.position, board)
+        return BestMoveResult(value, [MoveValue(move.uci, reached, record)])
+
+    def slow_line_moves(self, position: chess.Board, metric: str | None, ctx: Context) -> BestMoveResult:
+        """`line_moves` from BestMove's whole answer."""
         ranked = self.best_moves(position, None, ctx)
         moves = sorted(ranked.moves, key=move_rank) if metric == "dtm" else ranked.moves
         return BestMoveResult(ranked.value, moves[:1])
@@ -207,6 +245,9 @@ class ChessGame(GameKind[chess.Board]):
         )
 
     def parse(self, text: str) -> chess.Board:
+        reached = self._reached
+        if reached is not None and reached[0] == text:
+            return reached[1].copy(stack=False)
         return checked_board(self.material, text)
 
     def format(self, position: chess.Board) -> str:
@@ -246,37 +287,11 @@ class ChessGame(GameKind[chess.Board]):
         moves = sorted(listed.moves, key=lambda move: order[move.move])
         return BestMoveResult(listed.value, moves if limit is None else moves[:limit])
 
-    def lookup(self, ctx: Context) -> Callable[[chess.Board], Looked]:
+    def lookup(self, ctx: Context) -> Lookup:
         """Probes boards of this material and of those its moves lead to: nimbase's own table (kept,
         stored or solved live), else the user's Syzygy files where they hold a material nimbase neither
         stored nor may solve for a request, else the refusal naming the job that stores it."""
-        tables: dict[tuple[int, ...], tuple[ChessTable | None, str]] = {}  # by the men's counts
-        settings = ctx.settings_for(ChessSettings)
-        syzygy = syzygy_files(ctx) if settings.syzygy_path is not None else None
-
-        def find(board: chess.Board) -> tuple[ChessTable | None, str]:
-            material, _ = board_material(board)
-            if syzygy is not None and material.men > settings.live_men and syzygy.has(material.name):
-                stored = ctx.kept.keeper(TABLES).stored(
-                    (FAMILY, material.name), lambda: _stored(material, ctx), _table_bytes
-                )
-                if stored is None:
-                    return None, material.game_id
-                return stored.value, material.game_id
-            return self.table(material, ctx), material.game_id
-
-        def look(board: chess.Board) -> Looked:
-            key = _men(board)
-            found = tables.get(key)
-            if found is None:
-                found = tables[key] = find(board)
-            table, game = found
-            if table is None:
-                assert syzygy is not None
-                return Looked(syzygy.probe(board), "syzygy", game)
-            return Looked(table.probe(board), table.source, game)
-
-        return look
+        return Lookup(self, ctx)
 
     def stats(self, ctx: Context) -> dict[str, object]:
         """wins, losses, draws, longest_win and longest_loss (plies) of the whole table, either side to
@@ -344,6 +359,49 @@ def _stored(material: Material, ctx: Context) -> ChessTable | None:
         "a stored endgame table",
         lambda data: ChessTable(material, ChessValues.from_bytes(data), {}, "table"),
     )
+
+
+class Lookup:
+    """`ChessGame.lookup`: a request's tables, each found once (by the men's counts)."""
+
+    def __init__(self, game: ChessGame, ctx: Context) -> None:
+        self.game = game
+        self.ctx = ctx
+        self.settings = ctx.settings_for(ChessSettings)
+        self.syzygy = syzygy_files(ctx) if self.settings.syzygy_path is not None else None
+        self.tables: dict[tuple[int, ...], tuple[ChessTable | None, str]] = {}
+
+    def _find(self, board: chess.Board) -> tuple[ChessTable | None, str]:
+        material, _ = board_material(board)
+        syzygy, ctx = self.syzygy, self.ctx
+        if syzygy is not None and material.men > self.settings.live_men and syzygy.has(material.name):
+            stored = ctx.kept.keeper(TABLES).stored(
+                (FAMILY, material.name), lambda: _stored(material, ctx), _table_bytes
+            )
+            if stored is None:
+                return None, material.game_id
+            return stored.value, material.game_id
+        return self.game.table(material, ctx), material.game_id
+
+    def _found(self, board: chess.Board) -> tuple[ChessTable | None, str]:
+        key = _men(board)
+        found = self.tables.get(key)
+        if found is None:
+            found = self.tables[key] = self._find(board)
+        return found
+
+    def table(self, board: chess.Board) -> ChessTable:
+        """nimbase's own table of the board's material (AssertionError where the Syzygy files answer)."""
+        table, _ = self._found(board)
+        assert table is not None, "nimbase's own table"
+        return table
+
+    def __call__(self, board: chess.Board) -> Looked:
+        table, game = self._found(board)
+        if table is None:
+            assert self.syzygy is not None
+            return Looked(self.syzygy.probe(board), "syzygy", game)
+        return Looked(table.probe(board), table.source, game)
 
 
 class Looked(NamedTuple):

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 
 import chess
 import numpy as np
+from numpy.typing import NDArray
 
 from engine.errors import LimitExceeded
 from engine.games.chess_fen import check_material, parse_fen
@@ -35,9 +36,12 @@ from engine.games.chess_probe import ChessProbe
 from engine.games.chess_records import ChessMove
 from engine.games.chess_solve import solve_material
 from engine.kernels import chess_index as ix
+from engine.kernels.chess_lookup import probe_many
 from engine.kernels.chess_values import after, better, dtm_plies, dtz_plies, wdl, zeroing
 from engine.moves import move_rank
 from engine.values import MoveValue, Outcome, Source, Value
+
+I64 = NDArray[np.int64]
 
 __all__ = [
     "MAX_MEN",
@@ -46,6 +50,7 @@ __all__ = [
     "all_materials",
     "board_material",
     "board_of_slot",
+    "board_squares",
     "canonical_fen",
     "checked_board",
     "parse_material",
@@ -70,13 +75,42 @@ def canonical_fen(board: chess.Board) -> str:
     return f"{board.board_fen()} {'w' if board.turn else 'b'} - - 0 1"
 
 
+#: The men besides the kings, strongest first.
+_KINDS = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN)
+#: `Material.of` by the men of each side (few boards' materials: every answer looks its moves' up).
+_MATERIALS: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[Material, bool]] = {}
+
+
 def board_material(board: chess.Board) -> tuple[Material, bool]:
     """The board's canonical material and whether its side A is Black."""
-    white = tuple(p.piece_type for p in board.piece_map().values() if p.color and p.piece_type != chess.KING)
-    black = tuple(
-        p.piece_type for p in board.piece_map().values() if not p.color and p.piece_type != chess.KING
+    white, black = (
+        tuple(kind for kind in _KINDS for _ in range(chess.popcount(board.pieces_mask(kind, colour))))
+        for colour in (chess.WHITE, chess.BLACK)
     )
-    return Material.of(white, black)
+    found = _MATERIALS.get((white, black))
+    if found is None:
+        found = _MATERIALS[white, black] = Material.of(white, black)
+    return found
+
+
+def board_squares(material: Material, board: chess.Board, flip: bool) -> list[int]:
+    """The squares of a board of `material` (`flip`: its side A is Black) as the index orders them: the
+    kings, then the material's men in its order, side A as White (ranks mirrored when it is Black), then
+    zeros up to the index's width."""
+    a_colour = chess.BLACK if flip else chess.WHITE
+    xor = 56 if flip else 0
+    ka = board.king(a_colour)
+    kb = board.king(not a_colour)
+    assert ka is not None and kb is not None
+    squares = [ka ^ xor, kb ^ xor]
+    left: dict[tuple[int, int], list[int]] = {}
+    for kind, owner in material.pieces:
+        found = left.get((kind, owner))
+        if found is None:
+            colour = a_colour if owner == 0 else (not a_colour)
+            found = left[kind, owner] = list(chess.scan_forward(board.pieces_mask(kind, colour)))
+        squares.append(found.pop(0) ^ xor)
+    return squares + [0] * (2 + ix.MAX_PIECES - len(squares))
 
 
 def slot_of_board(material: Material, board: chess.Board) -> int:
@@ -85,20 +119,12 @@ def slot_of_board(material: Material, board: chess.Board) -> int:
     found, flip = board_material(board)
     if found != material:
         raise ValueError(f"the board is {found.name}, not {material.name}")
-    a_colour = chess.BLACK if flip else chess.WHITE
-    xor = 56 if flip else 0
-    ka = board.king(a_colour)
-    kb = board.king(not a_colour)
-    assert ka is not None and kb is not None
-    squares = [ka ^ xor, kb ^ xor]
-    used: set[int] = set()
-    for kind, owner in material.pieces:
-        colour = a_colour if owner == 0 else (not a_colour)
-        sq = next(s for s in board.pieces(kind, colour) if s not in used)
-        used.add(sq)
-        squares.append(sq ^ xor)
-    squares += [0] * (2 + ix.MAX_PIECES - len(squares))
-    stm = 0 if board.turn == a_colour else 1
+    return _slot(material, board, flip)
+
+
+def _slot(material: Material, board: chess.Board, flip: bool) -> int:
+    squares = board_squares(material, board, flip)
+    stm = 0 if board.turn == (chess.BLACK if flip else chess.WHITE) else 1
     return int(
         ix.canonical(material.spec, np.array(squares, dtype=np.int64), stm, np.empty(5, dtype=np.int64))
     )
@@ -172,7 +198,9 @@ class ChessTable:
         return board_of_slot(self.material, slot)
 
     def _table_of(self, board: chess.Board) -> ChessTable:
-        material, _ = board_material(board)
+        return self._table_for(board_material(board)[0])
+
+    def _table_for(self, material: Material) -> ChessTable:
         if material == self.material:
             return self
         table = self.tables.get(material.name)
@@ -186,8 +214,8 @@ class ChessTable:
         """(DTM, DTZ) of a legal board of this material or one its moves lead to, in
         engine.kernels.chess_values' encoding; a capturable en passant square is played."""
         if not _has_en_passant(board):
-            table = self._table_of(board)
-            return table.packed.lookup(table.slot(board))
+            material, flip = board_material(board)
+            return self._table_for(material).packed.lookup(_slot(material, board, flip))
         best_m, best_z = -32768, -32768
         for move in list(board.legal_moves):
             zeroing_move = board.is_zeroing(move)
@@ -208,6 +236,14 @@ class ChessTable:
 
     def probe_many(self, boards: list[chess.Board]) -> list[ChessProbe]:
         return [self.probe(board) for board in boards]
+
+    def encoded_rows(self, squares: I64, stms: I64) -> I64 | None:
+        """(DTM, DTZ) per row of positions of this table's material as the index sees them
+        (`board_squares`, side to move per row: 0 side A), in one numba call; None when a row names no
+        position of the table."""
+        out = np.empty((squares.shape[0], 2), dtype=np.int64)
+        done = probe_many(self.material.spec, squares, stms, self.packed.dtm, self.packed.dtz, out)
+        return out if done == squares.shape[0] else None
 
     def value(self, board: chess.Board) -> Value:
         """The value of a legal board of this table's material or of one its moves lead to (LimitExceeded
