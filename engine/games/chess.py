@@ -41,7 +41,7 @@ from engine.errors import InvalidArgument, InvalidGameId
 from engine.games.chess_answers import PositionInfo, answer, move_info, position_info
 from engine.games.chess_fen import position_fen
 from engine.games.chess_format import ChessValues
-from engine.games.chess_line import choose
+from engine.games.chess_line import child_probes, choose
 from engine.games.chess_material import MAX_MEN, materials_of
 from engine.games.chess_probe import ChessProbe
 from engine.games.chess_records import ChessMove, ChessValue
@@ -263,15 +263,12 @@ class ChessGame(GameKind[chess.Board]):
         the position it leads to (its clocks advanced); the position's category is its best move's."""
         check_limit(limit, ctx.limits)
         look = self.lookup(ctx)
-        seen: dict[int, Looked] = {}  # by board: where each board's probe came from
-
-        def probe(board: chess.Board) -> ChessProbe:
-            looked = seen[id(board)] = look(board)
-            return looked.probe
-
-        found = answer(position, probe)
-        root = seen[id(position)]
-        value = chess_value(root.game, position, found.info, root.source)
+        known = None
+        if look.syzygy is None:  # nimbase's own tables: the moves' positions valued in one call
+            known = child_probes(position, lambda board: look(board).probe, lambda: look.table(position))
+        found = answer(position, lambda board: look(board).probe, known)
+        source, game = look.where(position)
+        value = chess_value(game, position, found.info, source)
         by_uci = {move.uci: move for move in found.moves}
         order = {move.uci: k for k, move in enumerate(found.moves)}
 
@@ -280,8 +277,8 @@ class ChessGame(GameKind[chess.Board]):
 
         def valued(uci: str, _ranked: bool) -> Value:
             move = by_uci[uci]
-            looked = seen[id(move.board)]
-            return chess_value(looked.game, move.board, move.info, looked.source)
+            source, game = look.where(move.board)
+            return chess_value(game, move.board, move.info, source)
 
         listed = list_moves(value, len(found.moves), every, every, valued, None, ctx.limits, ctx.deadline)
         moves = sorted(listed.moves, key=lambda move: order[move.move])
@@ -389,6 +386,11 @@ class Lookup:
         if found is None:
             found = self.tables[key] = self._find(board)
         return found
+
+    def where(self, board: chess.Board) -> tuple[Source, str]:
+        """Where a board's probe comes from (`Looked.source`), and its material's game id."""
+        table, game = self._found(board)
+        return ("syzygy" if table is None else table.source), game
 
     def table(self, board: chess.Board) -> ChessTable:
         """nimbase's own table of the board's material (AssertionError where the Syzygy files answer)."""

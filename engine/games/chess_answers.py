@@ -15,7 +15,7 @@ its own DTZ and clock (`position_info`), or, with its moves, the opposite of its
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import chess
@@ -246,19 +246,35 @@ def rank_key(
     )
 
 
-def move_infos(board: chess.Board, probe: Prober) -> list[MoveInfo]:
-    """Every legal move of `board` with the position it leads to, in python-chess's order."""
-    return [move_info(board, move, probe) for move in board.legal_moves]
+def move_infos(
+    board: chess.Board, probe: Prober, known: Mapping[chess.Move, ChessProbe] | None = None
+) -> list[MoveInfo]:
+    """Every legal move of `board` with the position it leads to, in python-chess's order (`known`: the
+    probes of those positions, when already looked up)."""
+    if known is None:
+        return [move_info(board, move, probe) for move in board.legal_moves]
+    return [move_info(board, move, probe, known[move]) for move in board.legal_moves]
 
 
-def move_info(board: chess.Board, move: chess.Move, probe: Prober) -> MoveInfo:
-    """One legal move of `board` with the position it leads to."""
+def move_info(
+    board: chess.Board, move: chess.Move, probe: Prober, known: ChessProbe | None = None
+) -> MoveInfo:
+    """One legal move of `board` with the position it leads to (`known`: that position's probe, already
+    looked up; from a table with DTM, a won or lost position's checkmate is the table's loss in 0 and it
+    has moves, so its own moves are not generated)."""
     zeroing = board.is_zeroing(move)
     captured = board.piece_type_at(move.to_square) if not board.is_en_passant(move) else chess.PAWN
     capture = captured if board.is_capture(move) else None
     after = board.copy(stack=False)
     san = after.san_and_push(move)
-    info = position_info(after, probe(after), board.halfmove_clock)
+    before = board.halfmove_clock
+    if known is None:
+        info = position_info(after, probe(after), before)
+    elif known.dtm is not None and known.wdl != 0:
+        flags = (known.wdl < 0 and known.dtm == 0, False, after.is_insufficient_material())
+        info = info_at(after.halfmove_clock, known, before, flags)
+    else:
+        info = position_info(after, known, before)
     conversion = capture is not None or move.promotion is not None
     return MoveInfo(move.uci(), san, zeroing, conversion, capture, move.promotion, after, info)
 
@@ -273,11 +289,12 @@ _REPAIRS = (
 )
 
 
-def answer(board: chess.Board, probe: Prober) -> Answer:
+def answer(board: chess.Board, probe: Prober, known: Mapping[chess.Move, ChessProbe] | None = None) -> Answer:
     """lila's answer for `board`: its view, its moves ranked (lila's `Tablebases::probe`), the open
     categories of the first moves repaired from the position's own, and the position's category the
-    opposite of its best move's."""
-    moves = sorted(move_infos(board, probe), key=sort_key)
+    opposite of its best move's (`known`: the probes of the positions its moves reach, when already
+    looked up)."""
+    moves = sorted(move_infos(board, probe, known), key=sort_key)
     info = position_info(board, probe(board))
     for own, open_category, settled in _REPAIRS:
         if info.category == own:

@@ -19,10 +19,21 @@ from dataclasses import dataclass
 import chess
 import numpy as np
 
-from engine.games.chess_answers import OPPOSITE, PositionInfo, Prober, info_at, rank_key
+from engine.games.chess_answers import (
+    CATEGORY_ORDER,
+    OPPOSITE,
+    PositionInfo,
+    Prober,
+    category_at,
+    info_at,
+    rank_key,
+)
 from engine.games.chess_probe import ChessProbe
 from engine.games.chess_tables import ChessTable, board_material, board_squares
 from engine.kernels.chess_values import dtm_plies, dtz_plies, wdl
+
+_RANK = {name: rank for rank, name in enumerate(CATEGORY_ORDER)}
+_DRAW = _RANK["draw"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +68,7 @@ def _info(board: chess.Board, child: _Child, flags: tuple[bool, bool, bool]) -> 
 
 def _dtm_rank(child: _Child) -> tuple[int, int, str]:
     """engine.moves' `move_rank` of the move's value (outcome from WDL, remoteness from DTM)."""
-    info = child.info
+    info = child.probe
     uci = child.move.uci()
     if info.wdl < 0:
         return (0, abs(info.dtm) if info.dtm is not None else 1 << 62, uci)
@@ -66,17 +77,19 @@ def _dtm_rank(child: _Child) -> tuple[int, int, str]:
     return (2, -(abs(info.dtm) if info.dtm is not None else -1), uci)
 
 
-def choose(
-    board: chess.Board, metric: str | None, probe: Prober, own: Callable[[], ChessTable]
-) -> Choice | None:
-    """The move a main line plays from `board` ("dtm": the fastest mate, slowest loss; else lila's first
-    move), None when it has no legal move. `probe` looks a board up as BestMove does; `own` is the table
-    of the board's material (looked up when a move stays in it, in the order BestMove looks tables up)."""
+def child_probes(
+    board: chess.Board, probe: Prober, own: Callable[[], ChessTable]
+) -> dict[chess.Move, ChessProbe]:
+    """The probe of the position each legal move of `board` reaches, in python-chess's order of the
+    moves (BestMove's answer takes them instead of probing each board)."""
+    return {child.move: child.probe for child in _children(board, probe, own)}
+
+
+def _children(board: chess.Board, probe: Prober, own: Callable[[], ChessTable]) -> list[_Child]:
+    """Every legal move of `board` with the probe of the position it reaches (`info` not filled yet)."""
     moves = list(board.generate_legal_moves())
-    if not moves:
-        return None
-    children: list[_Child | None] = [None] * len(moves)
-    staying: list[int] = []
+    children: list[_Child] = []
+    staying: list[_Child] = []
     rows: list[list[int]] = []
     material, flip = board_material(board)
     xor = 56 if flip else 0
@@ -84,16 +97,17 @@ def choose(
     men: dict[int, int] = {}
     squares: list[int] = []
     ep = board.ep_square
-    for i, move in enumerate(moves):
-        piece = board.piece_type_at(move.from_square)
+    for move in moves:
+        pawn = board.piece_type_at(move.from_square) == chess.PAWN
         capture = board.is_capture(move)
-        pawn = piece == chess.PAWN
         if capture or move.promotion is not None or (pawn and abs(move.to_square - move.from_square) == 16):
             captured = chess.PAWN if pawn and move.to_square == ep else board.piece_type_at(move.to_square)
             after = board.copy(stack=False)
             after.push(move)
             conversion = capture or move.promotion is not None
-            children[i] = _Child(move, probe(after), True, conversion, captured if capture else None, _EMPTY)
+            children.append(
+                _Child(move, probe(after), True, conversion, captured if capture else None, _EMPTY)
+            )
             continue
         if table is None:
             table = own()
@@ -102,46 +116,62 @@ def choose(
         row = list(squares)
         row[men[move.from_square ^ xor]] = move.to_square ^ xor
         rows.append(row)
-        staying.append(i)
-        children[i] = _Child(move, _NO_PROBE, pawn, False, None, _EMPTY)
+        child = _Child(move, _NO_PROBE, pawn, False, None, _EMPTY)
+        staying.append(child)
+        children.append(child)
     if rows:
         assert table is not None
         stm = 0 if board.turn == (chess.BLACK if flip else chess.WHITE) else 1
         stms = np.full(len(rows), 1 - stm, dtype=np.int64)
         values = table.encoded_rows(np.array(rows, dtype=np.int64), stms)
-        for k, i in enumerate(staying):
-            child = children[i]
-            assert child is not None
+        for k, child in enumerate(staying):
             if values is None:  # not expected of a legal board: probe it as BestMove would
                 after = board.copy(stack=False)
                 after.push(child.move)
                 child.probe = probe(after)
             else:
                 child.probe = _probe_of(int(values[k, 0]), int(values[k, 1]))
-    done = [child for child in children if child is not None]
-    for child in done:
-        if child.probe.wdl < 0 and child.probe.dtm == 0:  # mated (python-chess may still call it a draw)
+    return children
+
+
+def choose(
+    board: chess.Board, metric: str | None, probe: Prober, own: Callable[[], ChessTable]
+) -> Choice | None:
+    """The move a main line plays from `board` ("dtm": the fastest mate, slowest loss; else lila's first
+    move), None when it has no legal move. `probe` looks a board up as BestMove does; `own` is the table
+    of the board's material (looked up when a move stays in it, in the order BestMove looks tables up)."""
+    done = _children(board, probe, own)
+    if not done:
+        return None
+    before = board.halfmove_clock
+    ranks: list[int] = []
+    for child in done:  # each move's category first (lila ranks by it first): cheaply, from the probe
+        found = child.probe
+        flags = (False, False, False)
+        if found.wdl < 0 and found.dtm == 0:  # mated (python-chess may still call it a draw)
             after = board.copy(stack=False)
             after.push(child.move)
-            child.info = _info(board, child, (True, False, after.is_insufficient_material()))
-        else:
-            child.info = _info(board, child, (False, False, False))
-    keys = [_key(child) for child in done]
-    best = min(range(len(done)), key=keys.__getitem__)
-    if done[best].info.category == "draw":  # draws rank by stalemate and insufficient material
-        for k, child in enumerate(done):
-            if child.info.category == "draw":
+            flags = (True, False, after.is_insufficient_material())
+        child.info = _info(board, child, flags) if flags[0] else _EMPTY
+        clock = 0 if child.zeroing else before + 1
+        dtz = -1 if flags[0] else found.dtz
+        ranks.append(_RANK[category_at(clock, found, dtz, before, flags)])
+    top = min(ranks)
+    candidates = [child for child, rank in zip(done, ranks, strict=True) if rank == top]
+    for child in candidates:  # lila's whole key for the moves of the best category
+        if child.info is _EMPTY:
+            flags = (False, False, False)
+            if top == _DRAW:  # draws rank by stalemate and insufficient material
                 after = board.copy(stack=False)
                 after.push(child.move)
                 stuck = not any(True for _ in after.generate_legal_moves())
                 flags = (False, stuck and not after.is_check(), after.is_insufficient_material())
-                child.info = _info(board, child, flags)
-                keys[k] = _key(child)
-        best = min(range(len(done)), key=keys.__getitem__)
-    category = OPPOSITE[done[best].info.category]
+            child.info = _info(board, child, flags)
+    best = min(candidates, key=_key)
+    category = OPPOSITE[best.info.category]
     if metric == "dtm":
-        best = min(range(len(done)), key=lambda k: _dtm_rank(done[k]))
-    return Choice(done[best].move, category, len(done))
+        best = min(done, key=_dtm_rank)
+    return Choice(best.move, category, len(done))
 
 
 def _key(child: _Child) -> tuple[object, ...]:

@@ -1,9 +1,11 @@
 """A chess main line's step from the table arrays (engine.games.chess_line, `ChessGame.line_moves`) gives
-exactly the answer of the step built from BestMove's whole answer (`slow_line_moves`): the same move, the
-same values of the position and of the one reached, for both metrics, on random positions of several
-materials (pawns with promotions, drawn materials whose draws rank by stalemate and insufficient material,
-four men with captures into three), under every colouring and with halfmove clocks around the fifty-move
-rule; en passant positions (KPvKP) are checked marked slow."""
+exactly the answer of the step built from BestMove's whole answer (`slow_line_moves`, BestMove probing
+board by board): the same move, the same values of the position and of the one reached, for both
+metrics. BestMove with its moves' positions valued in one call gives the answer it gives probing board by
+board. Checked on random positions of several materials (pawns with promotions, drawn materials whose
+draws rank by stalemate and insufficient material, four men with captures into three), under every
+colouring and with halfmove clocks around the fifty-move rule; en passant positions (KPvKP) are checked
+marked slow."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from collections.abc import Iterator
 import chess
 import pytest
 
+from engine.games import chess as chess_kind
 from engine.games.chess import TABLE, ChessGame
 from engine.games.chess_tables import ChessTable, parse_material
 from engine.kind import Context
@@ -48,11 +51,15 @@ def boards(name: str, count: int, seed: int) -> Iterator[chess.Board]:
 
 
 def same_steps(game: ChessGame, board: chess.Board, ctx: Context) -> None:
+    """The fast step and BestMove are the answers BestMove gives probing each board on its own."""
     fen = board.fen()
-    for metric in METRICS:
-        fast = game.line_moves(game.parse(fen), metric, ctx)
-        slow = game.slow_line_moves(game.parse(fen), metric, ctx)
-        assert fast == slow, (fen, metric)
+    fast_moves = game.best_moves(game.parse(fen), None, ctx)
+    fast_steps = [game.line_moves(game.parse(fen), metric, ctx) for metric in METRICS]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(chess_kind, "child_probes", lambda *_args: None)  # BestMove probes board by board
+        assert game.best_moves(game.parse(fen), None, ctx) == fast_moves, fen
+        for metric, fast in zip(METRICS, fast_steps, strict=True):
+            assert game.slow_line_moves(game.parse(fen), metric, ctx) == fast, (fen, metric)
 
 
 @pytest.mark.parametrize("name", ["KQvK", "KRvK", "KPvK", "KNvK", "KBvK"])
