@@ -6,8 +6,8 @@ stores a table (`TableKernel`, the family "table").
 
 Where a table comes from, cheapest first:
 - the process's keeper (`TABLES`, engine.keep: least recently used dropped past
-  `ChessSettings.table_bytes`, NIMBASE_CACHE_CHESS_TABLE_BYTES; every supported table together takes
-  about 64 MB), so a position is then answered in well under 5 ms;
+  `ChessSettings.table_bytes`, NIMBASE_CACHE_CHESS_TABLE_BYTES; every table of up to four men together
+  takes about 64 MB, a five-man one about 1 GB), so a position is then answered in well under 5 ms;
 - storage: a worker's job stores a table as the family "table" (`ChessValues.to_bytes`, through
   engine.stored_bytes), read once through `ctx.tables` (`source` "table");
 - live: a material of at most `ChessSettings.live_men` men (3: well under a second each) is solved for
@@ -77,9 +77,11 @@ class ChessSettings:
     """Most men of a material (`chess:KRvK` has 3) whose table is solved within a request while no worker
     has stored it: three men take well under a second, four up to a minute (RESOURCE_EXHAUSTED, naming
     the job, until it is stored)."""
-    table_bytes: PositiveInt = 128 << 20
-    """Bytes of endgame tables kept whole in the process (`TABLES`), each counted as its packed bytes:
-    every supported table together (about 64 MB) fits."""
+    table_bytes: PositiveInt = 2 << 30
+    """Bytes of endgame tables kept whole in the process (`TABLES`), each counted as its packed bytes (4
+    a slot: every table of up to four men together about 64 MB, a five-man table about 1 GB). A table
+    larger than the budget is read and inflated again for every request (seconds for five men), so the
+    default holds two five-man tables beside the smaller ones; a budget is a cap, not memory taken."""
     syzygy_path: Annotated[str | None, AfterValidator(check_path)] = None
     """Directories of the user's Syzygy files (NIMBASE_SYZYGY_PATH, several joined by the path separator;
     unset: none): materials beyond nimbase's own tables (neither stored nor solved for a request) are
