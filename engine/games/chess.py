@@ -38,7 +38,7 @@ import chess
 from pydantic import AfterValidator
 
 from engine.errors import InvalidArgument, InvalidGameId
-from engine.games.chess_answers import PositionInfo, answer, move_info, position_info
+from engine.games.chess_answers import PositionInfo, answer, info_at, move_info, position_info
 from engine.games.chess_fen import position_fen
 from engine.games.chess_format import ChessValues
 from engine.games.chess_line import child_probes, choose
@@ -193,26 +193,27 @@ class ChessGame(GameKind[chess.Board]):
         if ctx.settings_for(ChessSettings).syzygy_path is not None:
             return self.slow_line_moves(position, metric, ctx)
         look = self.lookup(ctx)
-        seen: dict[int, Looked] = {}  # by board: where each board's probe came from
 
         def probe(board: chess.Board) -> ChessProbe:
-            looked = seen[id(board)] = look(board)
-            return looked.probe
+            return look(board).probe
 
         choice = choose(position, metric, probe, lambda: look.table(position))
         root = look(position)
-        info = position_info(position, root.probe)
         if choice is None:
+            info = position_info(position, root.probe)
             return BestMoveResult(chess_value(root.game, position, info, root.source), [])
         limits = ctx.limits
         if choice.count > limits.ranked_moves:
             return self.slow_line_moves(position, metric, ctx)  # refused as BestMove refuses it
-        value = chess_value(root.game, position, info.with_category(choice.category), root.source)
+        clock = position.halfmove_clock  # it has moves: neither mate nor stalemate (position_info)
+        flags = (False, False, position.is_insufficient_material())
+        info = info_at(clock, root.probe, max(clock - 1, 0), flags, True).with_category(choice.category)
+        value = chess_value(root.game, position, info, root.source)
         if choice.count * len(value.position) > limits.answer_chars:
             return self.slow_line_moves(position, metric, ctx)
-        move = move_info(position, choice.move, probe)
-        looked = seen[id(move.board)]
-        reached = chess_value(looked.game, move.board, move.info, looked.source)
+        move = move_info(position, choice.move, probe, choice.probe)
+        source, game = look.where(move.board)
+        reached = chess_value(game, move.board, move.info, source)
         record = ChessMove(move.uci, move.san, move.zeroing, move.conversion).reached(reached.kind)
         board = move.board.copy(stack=False)
         if board.ep_square is not None and not board.has_legal_en_passant():

@@ -45,6 +45,8 @@ class Choice:
     category: str
     #: How many legal moves the position has.
     count: int
+    #: The probe of the position the move reaches.
+    probe: ChessProbe
 
 
 @dataclass(slots=True)
@@ -97,9 +99,11 @@ def _children(board: chess.Board, probe: Prober, own: Callable[[], ChessTable]) 
     men: dict[int, int] = {}
     squares: list[int] = []
     ep = board.ep_square
+    pawns = board.pawns
+    theirs = board.occupied_co[not board.turn]
     for move in moves:
-        pawn = board.piece_type_at(move.from_square) == chess.PAWN
-        capture = board.is_capture(move)
+        pawn = bool(pawns >> move.from_square & 1)
+        capture = bool(theirs >> move.to_square & 1) or (pawn and move.to_square == ep)
         if capture or move.promotion is not None or (pawn and abs(move.to_square - move.from_square) == 16):
             captured = chess.PAWN if pawn and move.to_square == ep else board.piece_type_at(move.to_square)
             after = board.copy(stack=False)
@@ -171,7 +175,7 @@ def choose(
     category = OPPOSITE[best.info.category]
     if metric == "dtm":
         best = min(done, key=_dtm_rank)
-    return Choice(best.move, category, len(done))
+    return Choice(best.move, category, len(done), best.probe)
 
 
 def _key(child: _Child) -> tuple[object, ...]:
