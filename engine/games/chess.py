@@ -419,11 +419,9 @@ class Looked(NamedTuple):
 
 def _men(board: chess.Board) -> tuple[int, ...]:
     """How many men of each kind and colour a board has: its material, cheaply."""
-    return tuple(
-        chess.popcount(board.pieces_mask(kind, colour))
-        for colour in (chess.WHITE, chess.BLACK)
-        for kind in (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
-    )
+    white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
+    kinds = (board.pawns, board.knights, board.bishops, board.rooks, board.queens)
+    return (*((kind & white).bit_count() for kind in kinds), *((kind & black).bit_count() for kind in kinds))
 
 
 def syzygy_files(ctx: Context) -> SyzygyFiles:

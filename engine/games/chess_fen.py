@@ -112,12 +112,21 @@ def check_material(material: TableMaterial, found: str, board: chess.Board, text
     return board
 
 
+#: FEN letters by colour (0 Black, 1 White) and piece type.
+_LETTERS = ["", *(chess.piece_symbol(kind) for kind in chess.PIECE_TYPES)]
+_SYMBOLS = (_LETTERS, [letter.upper() for letter in _LETTERS])
+
+
 def position_fen(board: chess.Board) -> str:
     """The FEN answers give: no castling rights, the en passant square only where a capture can use it,
     the halfmove clock and the move number as they are (python-chess's `board.fen(en_passant="legal")`
     of a board without castling rights, written rank by rank from the few men there are: BestMove writes
     one for every move)."""
-    placed = board.piece_map()
+    white = board.occupied_co[chess.WHITE]
+    placed = {
+        square: _SYMBOLS[white >> square & 1][board.piece_type_at(square) or 0]
+        for square in chess.scan_forward(board.occupied)
+    }
     rows: list[str] = []
     for rank in range(7, -1, -1):
         if not board.occupied & chess.BB_RANKS[rank]:
@@ -125,13 +134,13 @@ def position_fen(board: chess.Board) -> str:
             continue
         row, empty = "", 0
         for square in range(8 * rank, 8 * rank + 8):
-            piece = placed.get(square)
-            if piece is None:
+            symbol = placed.get(square)
+            if symbol is None:
                 empty += 1
                 continue
             if empty:
                 row, empty = row + str(empty), 0
-            row += piece.symbol()
+            row += symbol
         rows.append(row + str(empty) if empty else row)
     ep = "-"
     if board.ep_square is not None and board.has_legal_en_passant():
