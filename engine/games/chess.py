@@ -406,7 +406,12 @@ class Lookup:
         if table is None:
             assert self.syzygy is not None
             return Looked(self.syzygy.probe(board), "syzygy", game)
-        return Looked(table.probe(board), table.source, game)
+        return Looked(table.probe(board, self._table_of), table.source, game)
+
+    def _table_of(self, material: Material) -> ChessTable:
+        """The own table of a material an en passant capture leads to (the refusal naming its job when
+        it is not stored, as for any move's table)."""
+        return self.game.table(material, self.ctx)
 
 
 class Looked(NamedTuple):

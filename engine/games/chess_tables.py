@@ -22,7 +22,7 @@ engine.games.chess' `ChessGame`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import chess
 import numpy as np
@@ -42,6 +42,8 @@ from engine.moves import move_rank
 from engine.values import MoveValue, Outcome, Source, Value
 
 I64 = NDArray[np.int64]
+#: The table of a material (a request's lookup of tables: kept, stored or solved live).
+TableOf = Callable[[Material], "ChessTable"]
 
 __all__ = [
     "MAX_MEN",
@@ -210,28 +212,30 @@ class ChessTable:
             )
         return table
 
-    def encoded(self, board: chess.Board) -> tuple[int, int]:
+    def encoded(self, board: chess.Board, others: TableOf | None = None) -> tuple[int, int]:
         """(DTM, DTZ) of a legal board of this material or one its moves lead to, in
-        engine.kernels.chess_values' encoding; a capturable en passant square is played."""
+        engine.kernels.chess_values' encoding; a capturable en passant square is played (the capture
+        leads into another material's table: `others` gives it, else `tables`)."""
         if not _has_en_passant(board):
             material, flip = board_material(board)
-            return self._table_for(material).packed.lookup(_slot(material, board, flip))
+            table = self if material == self.material or others is None else others(material)
+            return table._table_for(material).packed.lookup(_slot(material, board, flip))
         best_m, best_z = -32768, -32768
         for move in list(board.legal_moves):
             zeroing_move = board.is_zeroing(move)
             board.push(move)
             try:
-                vm, vz = self.encoded(board)
+                vm, vz = self.encoded(board, others)
             finally:
                 board.pop()
             best_m = better(best_m, after(vm))
             best_z = better(best_z, zeroing(vz) if zeroing_move else after(vz))
         return best_m, best_z
 
-    def probe(self, board: chess.Board) -> ChessProbe:
+    def probe(self, board: chess.Board, others: TableOf | None = None) -> ChessProbe:
         """DTM, DTZ and the fifty-move rule's outcome of a legal board (engine.games.chess_probe), the
-        halfmove clock taken as 0."""
-        vm, vz = self.encoded(board)
+        halfmove clock taken as 0 (`others`: as `encoded` takes it)."""
+        vm, vz = self.encoded(board, others)
         return ChessProbe(wdl(vz), dtz_plies(vz), dtm_plies(vm), True)
 
     def probe_many(self, boards: list[chess.Board]) -> list[ChessProbe]:
