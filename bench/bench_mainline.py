@@ -91,13 +91,14 @@ def long_wins(service: Nimbase, name: str, count: int) -> list[str]:
 
 
 def line_starts(service: Nimbase, game: str, fens: list[str]) -> list[str]:
-    """Positions on the lines out of `fens` whose lines hold PLIES plies in all."""
+    """Positions of the game's material on the lines out of `fens` whose lines hold PLIES plies in all
+    (a capture leaves the material: the line goes on in another table, not a start of this game)."""
     starts: list[str] = []
     plies = 0
     for fen in fens:
         line = service.mainline(game, fen, PLIES)
-        positions = [fen, *(move.value.position for move in line.moves)]
-        for i, start in enumerate(positions[:-1]):
+        positions = [fen, *(move.value.position for move in line.moves if move.value.game == game)]
+        for i, start in enumerate(positions[: len(line.moves)]):
             if plies >= PLIES:
                 return starts
             starts.append(start)
