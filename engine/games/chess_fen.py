@@ -71,13 +71,20 @@ def parse_fen(text: str) -> chess.Board:
         board = chess.Board(text)
     except ValueError as error:
         raise InvalidPosition(f"malformed FEN {quote_position(text)}: {error}") from None
+    return check_board(board, text)
+
+
+def check_board(board: chess.Board, text: str) -> chess.Board:
+    """`board` if `parse_fen(text)` would read it (the board `text` names): every check of `parse_fen`
+    but reading the text again."""
     fields = text.split()
     if len(fields) >= 3 and fields[2] != "-":
         raise InvalidPosition(
             f"position {quote_position(text)} has castling rights in its castling field ({fields[2]!r}), "
             "which endgame tables do not play (use '-')"
         )
-    if board.ep_square is not None and board.status() & chess.STATUS_INVALID_EP_SQUARE:
+    status = board.status()
+    if board.ep_square is not None and status & chess.STATUS_INVALID_EP_SQUARE:
         square = chess.square_name(board.ep_square)
         raise InvalidPosition(
             f"position {quote_position(text)} has the en passant square {square!r}, which no double step "
@@ -88,7 +95,7 @@ def parse_fen(text: str) -> chess.Board:
         raise InvalidPosition(
             f"position {quote_position(text)} has {men} men: tables hold at most {MAX_TABLE_MEN}"
         )
-    status = board.status() & ~_ACCEPTED_STATUS
+    status &= ~_ACCEPTED_STATUS
     if status:
         reasons = [why for flag, why in _STATUS_TEXT if status & flag] or ["it is not a legal position"]
         raise InvalidPosition(f"illegal position {quote_position(text)}: {'; '.join(reasons)}")
