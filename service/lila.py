@@ -21,7 +21,7 @@ import chess
 from engine.deadline import Deadline
 from engine.errors import InvalidGameId, InvalidPosition, LimitExceeded, NimbaseError
 from engine.games.chess_answers import FIFTY_MOVES, best_move_key
-from engine.games.chess_fen import MAX_TABLE_MEN, material_name, parse_fen
+from engine.games.chess_fen import MAX_TABLE_MEN, check_board, material_name, position_fen
 from engine.games.chess_records import ChessMove, ChessValue
 from engine.games.chess_tables import parse_material
 from engine.positions import quote_position
@@ -75,9 +75,9 @@ def read(fen: str | None) -> Asked:
         raise LilaError(
             404, f"too many pieces: tables hold at most {MAX_TABLE_MEN} men, the position has {men}"
         )
-    canonical = board.fen(en_passant="legal")
+    canonical = position_fen(board)  # its castling rights cleared: board.fen(en_passant="legal")
     try:
-        parse_fen(canonical)
+        check_board(board, canonical)  # parse_fen(canonical), without reading it again
     except InvalidPosition as error:
         raise LilaError(400, str(error)) from None
     try:
