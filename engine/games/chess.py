@@ -80,7 +80,7 @@ class ChessSettings:
     table_bytes: PositiveInt = 2 << 30
     """Bytes of endgame tables kept whole in the process (`TABLES`), each counted as its packed bytes (4
     a slot: every table of up to four men together about 64 MB, a five-man table about 1 GB). A table
-    larger than the budget is read and inflated again for every request (seconds for five men), so the
+    larger than the budget is read and inflated again for every request (tens of seconds for five men), so the
     default holds two five-man tables beside the smaller ones; a budget is a cap, not memory taken."""
     syzygy_path: Annotated[str | None, AfterValidator(check_path)] = None
     """Directories of the user's Syzygy files (NIMBASE_SYZYGY_PATH, several joined by the path separator;
