@@ -215,10 +215,11 @@ class ChessGame(GameKind[chess.Board]):
         source, game = look.where(move.board)
         reached = chess_value(game, move.board, move.info, source)
         record = ChessMove(move.uci, move.san, move.zeroing, move.conversion).reached(reached.kind)
-        board = move.board.copy(stack=False)
-        if board.ep_square is not None and not board.has_legal_en_passant():
-            board.ep_square = None  # as the FEN reads: its square only where a capture can use it
-        self._reached = (reached.position, board)
+        if game == self.game_id:  # a capture leaves the material: that board is another kind's to read
+            board = move.board.copy(stack=False)
+            if board.ep_square is not None and not board.has_legal_en_passant():
+                board.ep_square = None  # as the FEN reads: its square only where a capture can use it
+            self._reached = (reached.position, board)
         return BestMoveResult(value, [MoveValue(move.uci, reached, record)])
 
     def slow_line_moves(self, position: chess.Board, metric: str | None, ctx: Context) -> BestMoveResult:

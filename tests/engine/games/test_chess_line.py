@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import chess
 import pytest
 
+from engine.errors import InvalidPosition
 from engine.games import chess as chess_kind
 from engine.games.chess import TABLE, ChessGame
 from engine.games.chess_tables import ChessTable, parse_material
@@ -108,3 +109,17 @@ def test_the_fast_step_is_the_slow_one_with_en_passant(solved: Solved) -> None:
     game = ChessGame(table.material)
     for board in [*en_passant_boards(40, seed=3), *boards("KPvKP", 100, seed=4)]:
         same_steps(game, board, ctx)
+
+
+def test_a_position_reached_by_a_capture_is_still_refused_by_the_material_left(
+    tablebase: dict[str, ChessTable],
+) -> None:
+    """A main line step keeps the board it reached for the next step's parse; a capture's board is of
+    another material, which the kind still refuses to read."""
+    ctx = context_of(tablebase)
+    game = ChessGame(parse_material("KRvK"))
+    step = game.line_moves(game.parse("8/8/8/8/8/8/1k6/1R2K3 b - - 0 1"), None, ctx)
+    reached = step.moves[0].value
+    assert reached.game == "chess:KvK"
+    with pytest.raises(InvalidPosition):
+        game.parse(reached.position)
