@@ -17,6 +17,7 @@ SCRIPTS = (
     "bench.bench_retrograde",
     "bench.bench_lila",
     "bench.bench_mainline",
+    "bench.bench_chess_answers",
     "bench.bench_rules",
     "bench.bench_chess",
 )

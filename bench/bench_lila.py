@@ -1,20 +1,26 @@
 """lichess's tablebase route on a stored table: `GET /standard?fen=` (lila-tablebase's shape) per position,
-through the service layer and over HTTP from a real `nimbase serve` (target 2 ms), with GetValue and
-BestMove of the same positions beside it.
+through the service layer (beside the previous path in the same run: every move's position probed board
+by board) and over HTTP from a real `nimbase serve` (target 2 ms; answered on the event loop from a kept
+table), with GetValue and BestMove of the same positions beside it (BestMove over HTTP runs in a worker
+thread, as /standard did).
 
-A worker's job stores KRvK's table in a fresh database first, so the answers read a stored table
-(`source: "table"`), kept in the server process after its first request.
+KRvK's table (with KvK's, which its captures reach) is stored in a fresh database first, as a worker's
+jobs store it (bench.chess_cache), so the answers read a stored table (`source: "table"`), kept in the
+server process after its first request.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import statistics
 import time
 
 import httpx
 
+from bench.bench_mainline import previous_path
+from bench.chess_cache import store_tables
 from bench.common import ADMIN_TOKEN, figure, fresh_database, latency_figures, running_server
 from engine.deadline import Deadline
 from engine.games.chess_tables import board_of_slot, parse_material
@@ -22,7 +28,6 @@ from kinds.chess import lila
 from nimbase.settings import Settings
 from service.core import Nimbase
 from storage.database import create_engine
-from worker.runner import Worker
 
 MATERIAL = "KRvK"
 #: GET /standard on a stored table, per position.
@@ -49,19 +54,21 @@ def main() -> None:
     with fresh_database() as url:
         engine = create_engine(url)
         service = Nimbase(Settings(admin_token=ADMIN_TOKEN), engine)
-        service.submit_job(ADMIN_TOKEN, f"chess:{MATERIAL}", 0)
         t0 = time.perf_counter()
-        Worker(engine).run_once()
-        figure(f"lila: storing the {MATERIAL} table (a worker's job)", time.perf_counter() - t0, "s")
+        store_tables(engine, service, MATERIAL)
+        figure(f"lila: storing the {MATERIAL} table (and KvK)", time.perf_counter() - t0, "s")
         deadline = Deadline.cancellable(time.monotonic() + 60)
         first = lila.standard(service, fens[0], deadline)
         assert first["moves"], "a stored table answers"
         assert service.get_value(f"chess:{MATERIAL}", fens[0]).source == "table"
-        t0 = time.perf_counter()
-        for fen in fens:
-            lila.standard(service, fen, deadline)
-        per = (time.perf_counter() - t0) / len(fens)
-        figure("lila: /standard in the service layer, per position", per * 1e3, "ms")
+        for label, path in (("", contextlib.nullcontext()), (" (previous path)", previous_path())):
+            with path:
+                t0, c0 = time.perf_counter(), time.process_time()
+                for fen in fens:
+                    lila.standard(service, fen, deadline)
+                per, cpu = (time.perf_counter() - t0) / len(fens), (time.process_time() - c0) / len(fens)
+            figure(f"lila: /standard, service layer{label}", per * 1e3, "ms")
+            figure(f"lila: /standard, service layer{label}, CPU", cpu * 1e3, "ms")
         t0 = time.perf_counter()
         for fen in fens:
             service.get_value(f"chess:{MATERIAL}", fen)

@@ -6,8 +6,8 @@ stores a table (`TableKernel`, the family "table").
 
 Where a table comes from, cheapest first:
 - the process's keeper (`TABLES`, engine.keep: least recently used dropped past
-  `ChessSettings.table_bytes`, NIMBASE_CACHE_CHESS_TABLE_BYTES; every supported table together takes
-  about 64 MB), so a position is then answered in well under 5 ms;
+  `ChessSettings.table_bytes`, NIMBASE_CACHE_CHESS_TABLE_BYTES; every table of up to four men together
+  takes about 64 MB, a five-man one about 1 GB), so a position is then answered in well under 5 ms;
 - storage: a worker's job stores a table as the family "table" (`ChessValues.to_bytes`, through
   engine.stored_bytes), read once through `ctx.tables` (`source` "table");
 - live: a material of at most `ChessSettings.live_men` men (3: well under a second each) is solved for
@@ -43,9 +43,10 @@ import chess
 from pydantic import AfterValidator
 
 from engine.errors import InvalidArgument, InvalidGameId
-from engine.games.chess_answers import PositionInfo, answer, position_info
+from engine.games.chess_answers import PositionInfo, answer, info_at, move_info, position_info
 from engine.games.chess_fen import MAX_SYZYGY_MEN, position_fen
 from engine.games.chess_format import ChessValues
+from engine.games.chess_line import child_probes, choose
 from engine.games.chess_material import MAX_MEN, materials_of
 from engine.games.chess_probe import ChessProbe
 from engine.games.chess_records import ChessMove, ChessValue
@@ -66,7 +67,7 @@ from engine.moves import MoveTo, check_limit, list_moves, move_rank
 from engine.positions import quote_position, quote_token
 from engine.precompute import JobPlan, StoredName
 from engine.stored_bytes import BytesKernel, read_stored
-from engine.values import BestMoveResult, GameInfo, Outcome, Source, Value
+from engine.values import BestMoveResult, GameInfo, MoveValue, Outcome, Source, Value
 
 FAMILY = "chess"
 #: The kind's package outside engine/ (its registry entry's `plugin`): lichess's tablebase API
@@ -89,9 +90,11 @@ class ChessSettings:
     """Most men of a material (`chess:KRvK` has 3) whose table is solved within a request while no worker
     has stored it: three men take well under a second, four up to a minute (RESOURCE_EXHAUSTED, naming
     the job, until it is stored)."""
-    table_bytes: PositiveInt = 128 << 20
-    """Bytes of endgame tables kept whole in the process (`TABLES`), each counted as its packed bytes:
-    every supported table together (about 64 MB) fits."""
+    table_bytes: PositiveInt = 2 << 30
+    """Bytes of endgame tables kept whole in the process (`TABLES`), each counted as its packed bytes (4
+    a slot: every table of up to four men together about 64 MB, a five-man table about 1 GB). A table
+    larger than the budget is read and inflated again for every request (tens of seconds for five men), so the
+    default holds two five-man tables beside the smaller ones; a budget is a cap, not memory taken."""
     syzygy_path: Annotated[str | None, AfterValidator(_unset_if_blank)] = None
     """Directories of the user's Syzygy files (NIMBASE_SYZYGY_PATH, several joined by the path separator;
     unset: none): materials beyond nimbase's own tables (neither stored nor solved for a request) are
@@ -210,6 +213,9 @@ class ChessGame(GameKind[chess.Board]):
     def __init__(self, material: Material) -> None:
         self.material = material
         self.game_id = material.game_id
+        #: The FEN a main line's last step reached and its board (`parse` gives a copy instead of reading
+        #: the FEN again: it is legal, being reached by a legal move).
+        self._reached: tuple[str, chess.Board] | None = None
 
     #: Main lines follow "dtz" (lila's ranking: category first, so the winner keeps the fifty-move rule as
     #: the clocks of the line run; the default) or "dtm" (the shortest mate, the fifty-move rule ignored).
@@ -217,7 +223,43 @@ class ChessGame(GameKind[chess.Board]):
 
     def line_moves(self, position: chess.Board, metric: str | None, ctx: Context) -> BestMoveResult:
         """One step of a main line: BestMove's first move, or with "dtm" the move of the fastest mate
-        (slowest loss), by outcome and DTM alone."""
+        (slowest loss), by outcome and DTM alone. From nimbase's own tables the move is chosen from the
+        table arrays (engine.games.chess_line) and only it is given its SAN and FEN; the same answer as
+        `slow_line_moves`, which the user's Syzygy files take."""
+        if ctx.settings_for(ChessSettings).syzygy_path is not None:
+            return self.slow_line_moves(position, metric, ctx)
+        look = self.lookup(ctx)
+
+        def probe(board: chess.Board) -> ChessProbe:
+            return look(board).probe
+
+        choice = choose(position, metric, probe, lambda: look.table(position))
+        root = look(position)
+        if choice is None:
+            info = position_info(position, root.probe)
+            return BestMoveResult(chess_value(root.game, position, info, root.source), [])
+        limits = ctx.limits
+        if choice.count > limits.ranked_moves:
+            return self.slow_line_moves(position, metric, ctx)  # refused as BestMove refuses it
+        clock = position.halfmove_clock  # it has moves: neither mate nor stalemate (position_info)
+        flags = (False, False, position.is_insufficient_material())
+        info = info_at(clock, root.probe, max(clock - 1, 0), flags, True).with_category(choice.category)
+        value = chess_value(root.game, position, info, root.source)
+        if choice.count * len(value.position) > limits.answer_chars:
+            return self.slow_line_moves(position, metric, ctx)
+        move = move_info(position, choice.move, probe, choice.probe)
+        source, game = look.where(move.board)
+        reached = chess_value(game, move.board, move.info, source)
+        record = ChessMove(move.uci, move.san, move.zeroing, move.conversion).reached(reached.kind)
+        if game == self.game_id:  # a capture leaves the material: that board is another kind's to read
+            board = move.board.copy(stack=False)
+            if board.ep_square is not None and not board.has_legal_en_passant():
+                board.ep_square = None  # as the FEN reads: its square only where a capture can use it
+            self._reached = (reached.position, board)
+        return BestMoveResult(value, [MoveValue(move.uci, reached, record)])
+
+    def slow_line_moves(self, position: chess.Board, metric: str | None, ctx: Context) -> BestMoveResult:
+        """`line_moves` from BestMove's whole answer."""
         ranked = self.best_moves(position, None, ctx)
         if metric == "dtm" and ranked.value.source == "syzygy" and ranked.value.outcome != "D":
             raise InvalidArgument(
@@ -260,6 +302,9 @@ class ChessGame(GameKind[chess.Board]):
         )
 
     def parse(self, text: str) -> chess.Board:
+        reached = self._reached
+        if reached is not None and reached[0] == text:
+            return reached[1].copy(stack=False)
         return checked_board(self.material, text)
 
     def format(self, position: chess.Board) -> str:
@@ -275,15 +320,12 @@ class ChessGame(GameKind[chess.Board]):
         the position it leads to (its clocks advanced); the position's category is its best move's."""
         check_limit(limit, ctx.limits)
         look = self.lookup(ctx)
-        seen: dict[int, Looked] = {}  # by board: where each board's probe came from
-
-        def probe(board: chess.Board) -> ChessProbe:
-            looked = seen[id(board)] = look(board)
-            return looked.probe
-
-        found = answer(position, probe)
-        root = seen[id(position)]
-        value = chess_value(root.game, position, found.info, root.source)
+        known = None
+        if look.syzygy is None:  # nimbase's own tables: the moves' positions valued in one call
+            known = child_probes(position, lambda board: look(board).probe, lambda: look.table(position))
+        found = answer(position, lambda board: look(board).probe, known)
+        source, game = look.where(position)
+        value = chess_value(game, position, found.info, source)
         by_uci = {move.uci: move for move in found.moves}
         order = {move.uci: k for k, move in enumerate(found.moves)}
 
@@ -292,46 +334,18 @@ class ChessGame(GameKind[chess.Board]):
 
         def valued(uci: str, _ranked: bool) -> Value:
             move = by_uci[uci]
-            looked = seen[id(move.board)]
-            return chess_value(looked.game, move.board, move.info, looked.source)
+            source, game = look.where(move.board)
+            return chess_value(game, move.board, move.info, source)
 
         listed = list_moves(value, len(found.moves), every, every, valued, None, ctx.limits, ctx.deadline)
         moves = sorted(listed.moves, key=lambda move: order[move.move])
         return BestMoveResult(listed.value, moves if limit is None else moves[:limit])
 
-    def lookup(self, ctx: Context) -> Callable[[chess.Board], Looked]:
+    def lookup(self, ctx: Context) -> Lookup:
         """Probes boards of this material and of those its moves lead to: nimbase's own table (kept,
         stored or solved live), else the user's Syzygy files where they hold a material nimbase neither
         stored nor may solve for a request, else the refusal naming the job that stores it."""
-        tables: dict[tuple[int, ...], tuple[ChessTable | None, str]] = {}  # by the men's counts
-        settings = ctx.settings_for(ChessSettings)
-        syzygy = ctx.resources.of(SYZYGY)
-
-        def find(board: chess.Board) -> tuple[ChessTable | None, str]:
-            material, _ = board_material(board)
-            if syzygy is not None and material.men > settings.live_men and syzygy.has(material.name):
-                if material.men > MAX_MEN:  # no table of nimbase's own holds it
-                    return None, material.game_id
-                stored = ctx.kept.keeper(TABLES).stored(
-                    (FAMILY, material.name), lambda: _stored(material, ctx), _table_bytes
-                )
-                if stored is None:
-                    return None, material.game_id
-                return stored.value, material.game_id
-            return self.table(material, ctx), material.game_id
-
-        def look(board: chess.Board) -> Looked:
-            key = _men(board)
-            found = tables.get(key)
-            if found is None:
-                found = tables[key] = find(board)
-            table, game = found
-            if table is None:
-                assert syzygy is not None
-                return Looked(syzygy.probe(board), "syzygy", game)
-            return Looked(table.probe(board), table.source, game)
-
-        return look
+        return Lookup(self, ctx)
 
     def stats(self, ctx: Context) -> dict[str, object]:
         """wins, losses, draws, longest_win and longest_loss (plies) of the whole table, either side to
@@ -426,6 +440,61 @@ def _stored(material: Material, ctx: Context) -> ChessTable | None:
     )
 
 
+class Lookup:
+    """`ChessGame.lookup`: a request's tables, each found once (by the men's counts)."""
+
+    def __init__(self, game: ChessGame, ctx: Context) -> None:
+        self.game = game
+        self.ctx = ctx
+        self.settings = ctx.settings_for(ChessSettings)
+        self.syzygy = ctx.resources.of(SYZYGY)
+        self.tables: dict[tuple[int, ...], tuple[ChessTable | None, str]] = {}
+
+    def _find(self, board: chess.Board) -> tuple[ChessTable | None, str]:
+        material, _ = board_material(board)
+        syzygy, ctx = self.syzygy, self.ctx
+        if syzygy is not None and material.men > self.settings.live_men and syzygy.has(material.name):
+            if material.men > MAX_MEN:  # no table of nimbase's own holds it
+                return None, material.game_id
+            stored = ctx.kept.keeper(TABLES).stored(
+                (FAMILY, material.name), lambda: _stored(material, ctx), _table_bytes
+            )
+            if stored is None:
+                return None, material.game_id
+            return stored.value, material.game_id
+        return self.game.table(material, ctx), material.game_id
+
+    def _found(self, board: chess.Board) -> tuple[ChessTable | None, str]:
+        key = _men(board)
+        found = self.tables.get(key)
+        if found is None:
+            found = self.tables[key] = self._find(board)
+        return found
+
+    def where(self, board: chess.Board) -> tuple[Source, str]:
+        """Where a board's probe comes from (`Looked.source`), and its material's game id."""
+        table, game = self._found(board)
+        return ("syzygy" if table is None else table.source), game
+
+    def table(self, board: chess.Board) -> ChessTable:
+        """nimbase's own table of the board's material (AssertionError where the Syzygy files answer)."""
+        table, _ = self._found(board)
+        assert table is not None, "nimbase's own table"
+        return table
+
+    def __call__(self, board: chess.Board) -> Looked:
+        table, game = self._found(board)
+        if table is None:
+            assert self.syzygy is not None
+            return Looked(self.syzygy.probe(board), "syzygy", game)
+        return Looked(table.probe(board, self._table_of), table.source, game)
+
+    def _table_of(self, material: Material) -> ChessTable:
+        """The own table of a material an en passant capture leads to (the refusal naming its job when
+        it is not stored, as for any move's table)."""
+        return self.game.table(material, self.ctx)
+
+
 class Looked(NamedTuple):
     """A board looked up: its probe, where it came from, and its material's game id."""
 
@@ -436,11 +505,9 @@ class Looked(NamedTuple):
 
 def _men(board: chess.Board) -> tuple[int, ...]:
     """How many men of each kind and colour a board has: its material, cheaply."""
-    return tuple(
-        chess.popcount(board.pieces_mask(kind, colour))
-        for colour in (chess.WHITE, chess.BLACK)
-        for kind in (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
-    )
+    white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
+    kinds = (board.pawns, board.knights, board.bishops, board.rooks, board.queens)
+    return (*((kind & white).bit_count() for kind in kinds), *((kind & black).bit_count() for kind in kinds))
 
 
 def chess_value(game_id: str, board: chess.Board, info: PositionInfo, source: Source) -> Value:

@@ -15,7 +15,7 @@ its own DTZ and clock (`position_info`), or, with its moves, the opposite of its
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import chess
@@ -154,15 +154,27 @@ def category(
     `halfmoves_before` being the clock of the position the question starts from. A table without DTZ
     gives its WDL, cursed once the clock of the position asked (`root`: its own) has run out, so that
     the position's category and the opposite of its best move's agree."""
+    return category_at(board.halfmove_clock, probe, dtz, halfmoves_before, flags, root)
+
+
+def category_at(
+    clock: int,
+    probe: ChessProbe,
+    dtz: int | None,
+    halfmoves_before: int,
+    flags: tuple[bool, ...],
+    root: bool = False,
+) -> str:
+    """`category` of a position whose halfmove clock is `clock` (no board needed)."""
     checkmate, stalemate, insufficient = flags
     if stalemate or insufficient or dtz == 0:
         return "draw"
     if checkmate:
         return "loss" if halfmoves_before < FIFTY_MOVES else "blessed-loss"
     if dtz is None:
-        return _from_wdl(probe.wdl, board.halfmove_clock if root else halfmoves_before)
+        return _from_wdl(probe.wdl, clock if root else halfmoves_before)
     if halfmoves_before < FIFTY_MOVES:
-        return _from_dtz_and_halfmoves(dtz, probe.precise_dtz, board.halfmove_clock)
+        return _from_dtz_and_halfmoves(dtz, probe.precise_dtz, clock)
     return "blessed-loss" if dtz < 0 else "cursed-win"
 
 
@@ -175,7 +187,16 @@ def position_info(board: chess.Board, probe: ChessProbe, halfmoves_before: int |
     moves = any(True for _ in board.generate_legal_moves())
     checkmate = not moves and board.is_check()
     stalemate = not moves and not checkmate
-    insufficient = board.is_insufficient_material()
+    flags = (checkmate, stalemate, board.is_insufficient_material())
+    return info_at(board.halfmove_clock, probe, halfmoves_before, flags, root)
+
+
+def info_at(
+    clock: int, probe: ChessProbe, halfmoves_before: int, flags: tuple[bool, bool, bool], root: bool = False
+) -> PositionInfo:
+    """`position_info` of a position whose halfmove clock is `clock` and whose game-end flags
+    (checkmate, stalemate, insufficient material) are known."""
+    checkmate, stalemate, insufficient = flags
     dtz = probe.dtz
     precise = probe.precise_dtz
     if checkmate:
@@ -189,7 +210,7 @@ def position_info(board: chess.Board, probe: ChessProbe, halfmoves_before: int |
         dtz,
         dtz if precise else None,
         probe.dtm,
-        category(board, probe, dtz, halfmoves_before, (checkmate, stalemate, insufficient), root),
+        category_at(clock, probe, dtz, halfmoves_before, flags, root),
         probe.wdl,
     )
 
@@ -206,33 +227,56 @@ def _tightening(metric: int | None) -> tuple[int, int]:
 
 def sort_key(move: MoveInfo) -> tuple[object, ...]:
     """lila's `MoveInfo::sort_key` (its categories are of the position reached, the opponent's)."""
-    info = move.info
+    return rank_key(move.info, move.zeroing, move.conversion, move.capture, move.promotion)
+
+
+def rank_key(
+    info: PositionInfo, zeroing: bool, conversion: bool, capture: int | None, promotion: int | None
+) -> tuple[object, ...]:
+    """`sort_key` of a move from its parts: the position it reaches (`info`) and what it does."""
     not_positive = info.category not in _POSITIVE
     return (
         _RANK[info.category],
         not info.checkmate,
         (not info.stalemate, not info.insufficient_material),
         _tightening(info.dtm),
-        move.conversion ^ not_positive,
-        (move.zeroing ^ not_positive, (0, 0) if info.dtz is None else (1, -info.dtz)),
-        (-(move.capture or 0), -(move.promotion or 0)),
+        conversion ^ not_positive,
+        (zeroing ^ not_positive, (0, 0) if info.dtz is None else (1, -info.dtz)),
+        (-(capture or 0), -(promotion or 0)),
     )
 
 
-def move_infos(board: chess.Board, probe: Prober) -> list[MoveInfo]:
-    """Every legal move of `board` with the position it leads to, in python-chess's order."""
-    moves: list[MoveInfo] = []
+def move_infos(
+    board: chess.Board, probe: Prober, known: Mapping[chess.Move, ChessProbe] | None = None
+) -> list[MoveInfo]:
+    """Every legal move of `board` with the position it leads to, in python-chess's order (`known`: the
+    probes of those positions, when already looked up)."""
+    if known is None:
+        return [move_info(board, move, probe) for move in board.legal_moves]
+    return [move_info(board, move, probe, known[move]) for move in board.legal_moves]
+
+
+def move_info(
+    board: chess.Board, move: chess.Move, probe: Prober, known: ChessProbe | None = None
+) -> MoveInfo:
+    """One legal move of `board` with the position it leads to (`known`: that position's probe, already
+    looked up; from a table with DTM, a won or lost position's checkmate is the table's loss in 0 and it
+    has moves, so its own moves are not generated)."""
+    zeroing = board.is_zeroing(move)
+    captured = board.piece_type_at(move.to_square) if not board.is_en_passant(move) else chess.PAWN
+    capture = captured if board.is_capture(move) else None
+    after = board.copy(stack=False)
+    san = after.san_and_push(move)
     before = board.halfmove_clock
-    for move in board.legal_moves:
-        zeroing = board.is_zeroing(move)
-        captured = board.piece_type_at(move.to_square) if not board.is_en_passant(move) else chess.PAWN
-        capture = captured if board.is_capture(move) else None
-        after = board.copy(stack=False)
-        san = after.san_and_push(move)
+    if known is None:
         info = position_info(after, probe(after), before)
-        conversion = capture is not None or move.promotion is not None
-        moves.append(MoveInfo(move.uci(), san, zeroing, conversion, capture, move.promotion, after, info))
-    return moves
+    elif known.dtm is not None and known.wdl != 0:
+        flags = (known.wdl < 0 and known.dtm == 0, False, after.is_insufficient_material())
+        info = info_at(after.halfmove_clock, known, before, flags)
+    else:
+        info = position_info(after, known, before)
+    conversion = capture is not None or move.promotion is not None
+    return MoveInfo(move.uci(), san, zeroing, conversion, capture, move.promotion, after, info)
 
 
 #: lila's repair of categories a rounded DTZ left open, from the position's own category: (position's
@@ -245,11 +289,12 @@ _REPAIRS = (
 )
 
 
-def answer(board: chess.Board, probe: Prober) -> Answer:
+def answer(board: chess.Board, probe: Prober, known: Mapping[chess.Move, ChessProbe] | None = None) -> Answer:
     """lila's answer for `board`: its view, its moves ranked (lila's `Tablebases::probe`), the open
     categories of the first moves repaired from the position's own, and the position's category the
-    opposite of its best move's."""
-    moves = sorted(move_infos(board, probe), key=sort_key)
+    opposite of its best move's (`known`: the probes of the positions its moves reach, when already
+    looked up)."""
+    moves = sorted(move_infos(board, probe, known), key=sort_key)
     info = position_info(board, probe(board))
     for own, open_category, settled in _REPAIRS:
         if info.category == own:

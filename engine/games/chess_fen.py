@@ -75,13 +75,20 @@ def parse_fen(text: str, most: int = MAX_TABLE_MEN) -> chess.Board:
         board = chess.Board(text)
     except ValueError as error:
         raise InvalidPosition(f"malformed FEN {quote_position(text)}: {error}") from None
+    return check_board(board, text, most)
+
+
+def check_board(board: chess.Board, text: str, most: int = MAX_TABLE_MEN) -> chess.Board:
+    """`board` if `parse_fen(text, most)` would read it (the board `text` names): every check of `parse_fen`
+    but reading the text again."""
     fields = text.split()
     if len(fields) >= 3 and fields[2] != "-":
         raise InvalidPosition(
             f"position {quote_position(text)} has castling rights in its castling field ({fields[2]!r}), "
             "which endgame tables do not play (use '-')"
         )
-    if board.ep_square is not None and board.status() & chess.STATUS_INVALID_EP_SQUARE:
+    status = board.status()
+    if board.ep_square is not None and status & chess.STATUS_INVALID_EP_SQUARE:
         square = chess.square_name(board.ep_square)
         raise InvalidPosition(
             f"position {quote_position(text)} has the en passant square {square!r}, which no double step "
@@ -90,7 +97,7 @@ def parse_fen(text: str, most: int = MAX_TABLE_MEN) -> chess.Board:
     men = chess.popcount(board.occupied)
     if men > most:
         raise InvalidPosition(f"position {quote_position(text)} has {men} men: tables hold at most {most}")
-    status = board.status() & ~_ACCEPTED_STATUS
+    status &= ~_ACCEPTED_STATUS
     if status:
         reasons = [why for flag, why in _STATUS_TEXT if status & flag] or ["it is not a legal position"]
         raise InvalidPosition(f"illegal position {quote_position(text)}: {'; '.join(reasons)}")
@@ -114,12 +121,21 @@ def check_material(material: TableMaterial, found: str, board: chess.Board, text
     return board
 
 
+#: FEN letters by colour (0 Black, 1 White) and piece type.
+_LETTERS = ["", *(chess.piece_symbol(kind) for kind in chess.PIECE_TYPES)]
+_SYMBOLS = (_LETTERS, [letter.upper() for letter in _LETTERS])
+
+
 def position_fen(board: chess.Board) -> str:
     """The FEN answers give: no castling rights, the en passant square only where a capture can use it,
     the halfmove clock and the move number as they are (python-chess's `board.fen(en_passant="legal")`
     of a board without castling rights, written rank by rank from the few men there are: BestMove writes
     one for every move)."""
-    placed = board.piece_map()
+    white = board.occupied_co[chess.WHITE]
+    placed = {
+        square: _SYMBOLS[white >> square & 1][board.piece_type_at(square) or 0]
+        for square in chess.scan_forward(board.occupied)
+    }
     rows: list[str] = []
     for rank in range(7, -1, -1):
         if not board.occupied & chess.BB_RANKS[rank]:
@@ -127,13 +143,13 @@ def position_fen(board: chess.Board) -> str:
             continue
         row, empty = "", 0
         for square in range(8 * rank, 8 * rank + 8):
-            piece = placed.get(square)
-            if piece is None:
+            symbol = placed.get(square)
+            if symbol is None:
                 empty += 1
                 continue
             if empty:
                 row, empty = row + str(empty), 0
-            row += piece.symbol()
+            row += symbol
         rows.append(row + str(empty) if empty else row)
     ep = "-"
     if board.ep_square is not None and board.has_legal_en_passant():

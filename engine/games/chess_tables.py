@@ -22,10 +22,11 @@ engine.games.chess' `ChessGame`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import chess
 import numpy as np
+from numpy.typing import NDArray
 
 from engine.errors import LimitExceeded
 from engine.games.chess_fen import MAX_SYZYGY_MEN, MAX_TABLE_MEN, check_material, parse_fen
@@ -35,9 +36,14 @@ from engine.games.chess_probe import ChessProbe
 from engine.games.chess_records import ChessMove
 from engine.games.chess_solve import solve_material
 from engine.kernels import chess_index as ix
+from engine.kernels.chess_lookup import probe_many
 from engine.kernels.chess_values import after, better, dtm_plies, dtz_plies, wdl, zeroing
 from engine.moves import move_rank
 from engine.values import MoveValue, Outcome, Source, Value
+
+I64 = NDArray[np.int64]
+#: The table of a material (a request's lookup of tables: kept, stored or solved live).
+TableOf = Callable[[Material], "ChessTable"]
 
 __all__ = [
     "MAX_MEN",
@@ -46,6 +52,7 @@ __all__ = [
     "all_materials",
     "board_material",
     "board_of_slot",
+    "board_squares",
     "canonical_fen",
     "checked_board",
     "parse_material",
@@ -70,13 +77,42 @@ def canonical_fen(board: chess.Board) -> str:
     return f"{board.board_fen()} {'w' if board.turn else 'b'} - - 0 1"
 
 
+#: The men besides the kings, strongest first.
+_KINDS = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN)
+#: `Material.of` by the men of each side (few boards' materials: every answer looks its moves' up).
+_MATERIALS: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[Material, bool]] = {}
+
+
 def board_material(board: chess.Board) -> tuple[Material, bool]:
     """The board's canonical material and whether its side A is Black."""
-    white = tuple(p.piece_type for p in board.piece_map().values() if p.color and p.piece_type != chess.KING)
-    black = tuple(
-        p.piece_type for p in board.piece_map().values() if not p.color and p.piece_type != chess.KING
+    white, black = (
+        tuple(kind for kind in _KINDS for _ in range(chess.popcount(board.pieces_mask(kind, colour))))
+        for colour in (chess.WHITE, chess.BLACK)
     )
-    return Material.of(white, black)
+    found = _MATERIALS.get((white, black))
+    if found is None:
+        found = _MATERIALS[white, black] = Material.of(white, black)
+    return found
+
+
+def board_squares(material: Material, board: chess.Board, flip: bool) -> list[int]:
+    """The squares of a board of `material` (`flip`: its side A is Black) as the index orders them: the
+    kings, then the material's men in its order, side A as White (ranks mirrored when it is Black), then
+    zeros up to the index's width."""
+    a_colour = chess.BLACK if flip else chess.WHITE
+    xor = 56 if flip else 0
+    ka = board.king(a_colour)
+    kb = board.king(not a_colour)
+    assert ka is not None and kb is not None
+    squares = [ka ^ xor, kb ^ xor]
+    left: dict[tuple[int, int], list[int]] = {}
+    for kind, owner in material.pieces:
+        found = left.get((kind, owner))
+        if found is None:
+            colour = a_colour if owner == 0 else (not a_colour)
+            found = left[kind, owner] = list(chess.scan_forward(board.pieces_mask(kind, colour)))
+        squares.append(found.pop(0) ^ xor)
+    return squares + [0] * (2 + ix.MAX_PIECES - len(squares))
 
 
 def slot_of_board(material: Material, board: chess.Board) -> int:
@@ -85,20 +121,12 @@ def slot_of_board(material: Material, board: chess.Board) -> int:
     found, flip = board_material(board)
     if found != material:
         raise ValueError(f"the board is {found.name}, not {material.name}")
-    a_colour = chess.BLACK if flip else chess.WHITE
-    xor = 56 if flip else 0
-    ka = board.king(a_colour)
-    kb = board.king(not a_colour)
-    assert ka is not None and kb is not None
-    squares = [ka ^ xor, kb ^ xor]
-    used: set[int] = set()
-    for kind, owner in material.pieces:
-        colour = a_colour if owner == 0 else (not a_colour)
-        sq = next(s for s in board.pieces(kind, colour) if s not in used)
-        used.add(sq)
-        squares.append(sq ^ xor)
-    squares += [0] * (2 + ix.MAX_PIECES - len(squares))
-    stm = 0 if board.turn == a_colour else 1
+    return _slot(material, board, flip)
+
+
+def _slot(material: Material, board: chess.Board, flip: bool) -> int:
+    squares = board_squares(material, board, flip)
+    stm = 0 if board.turn == (chess.BLACK if flip else chess.WHITE) else 1
     return int(
         ix.canonical(material.spec, np.array(squares, dtype=np.int64), stm, np.empty(5, dtype=np.int64))
     )
@@ -172,7 +200,9 @@ class ChessTable:
         return board_of_slot(self.material, slot)
 
     def _table_of(self, board: chess.Board) -> ChessTable:
-        material, _ = board_material(board)
+        return self._table_for(board_material(board)[0])
+
+    def _table_for(self, material: Material) -> ChessTable:
         if material == self.material:
             return self
         table = self.tables.get(material.name)
@@ -182,32 +212,42 @@ class ChessTable:
             )
         return table
 
-    def encoded(self, board: chess.Board) -> tuple[int, int]:
+    def encoded(self, board: chess.Board, others: TableOf | None = None) -> tuple[int, int]:
         """(DTM, DTZ) of a legal board of this material or one its moves lead to, in
-        engine.kernels.chess_values' encoding; a capturable en passant square is played."""
+        engine.kernels.chess_values' encoding; a capturable en passant square is played (the capture
+        leads into another material's table: `others` gives it, else `tables`)."""
         if not _has_en_passant(board):
-            table = self._table_of(board)
-            return table.packed.lookup(table.slot(board))
+            material, flip = board_material(board)
+            table = self if material == self.material or others is None else others(material)
+            return table._table_for(material).packed.lookup(_slot(material, board, flip))
         best_m, best_z = -32768, -32768
         for move in list(board.legal_moves):
             zeroing_move = board.is_zeroing(move)
             board.push(move)
             try:
-                vm, vz = self.encoded(board)
+                vm, vz = self.encoded(board, others)
             finally:
                 board.pop()
             best_m = better(best_m, after(vm))
             best_z = better(best_z, zeroing(vz) if zeroing_move else after(vz))
         return best_m, best_z
 
-    def probe(self, board: chess.Board) -> ChessProbe:
+    def probe(self, board: chess.Board, others: TableOf | None = None) -> ChessProbe:
         """DTM, DTZ and the fifty-move rule's outcome of a legal board (engine.games.chess_probe), the
-        halfmove clock taken as 0."""
-        vm, vz = self.encoded(board)
+        halfmove clock taken as 0 (`others`: as `encoded` takes it)."""
+        vm, vz = self.encoded(board, others)
         return ChessProbe(wdl(vz), dtz_plies(vz), dtm_plies(vm), True)
 
     def probe_many(self, boards: list[chess.Board]) -> list[ChessProbe]:
         return [self.probe(board) for board in boards]
+
+    def encoded_rows(self, squares: I64, stms: I64) -> I64 | None:
+        """(DTM, DTZ) per row of positions of this table's material as the index sees them
+        (`board_squares`, side to move per row: 0 side A), in one numba call; None when a row names no
+        position of the table."""
+        out = np.empty((squares.shape[0], 2), dtype=np.int64)
+        done = probe_many(self.material.spec, squares, stms, self.packed.dtm, self.packed.dtz, out)
+        return out if done == squares.shape[0] else None
 
     def value(self, board: chess.Board) -> Value:
         """The value of a legal board of this table's material or of one its moves lead to (LimitExceeded

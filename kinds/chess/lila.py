@@ -23,7 +23,7 @@ from engine.deadline import Deadline
 from engine.errors import InvalidGameId, InvalidPosition, LimitExceeded, NimbaseError
 from engine.games.chess import BeyondTables
 from engine.games.chess_answers import FIFTY_MOVES, best_move_key
-from engine.games.chess_fen import MAX_SYZYGY_MEN, MAX_TABLE_MEN, material_name, parse_fen
+from engine.games.chess_fen import MAX_SYZYGY_MEN, MAX_TABLE_MEN, check_board, material_name, position_fen
 from engine.games.chess_records import ChessMove, ChessValue
 from engine.games.chess_tables import parse_material
 from engine.positions import quote_position
@@ -76,9 +76,9 @@ def read(fen: str | None) -> Asked:
     men = chess.popcount(board.occupied)
     if men > MAX_SYZYGY_MEN:
         raise _too_many(MAX_SYZYGY_MEN, men)
-    canonical = board.fen(en_passant="legal")
+    canonical = position_fen(board)  # its castling rights cleared: board.fen(en_passant="legal")
     try:
-        parse_fen(canonical, MAX_SYZYGY_MEN)
+        check_board(board, canonical, MAX_SYZYGY_MEN)  # parse_fen(canonical), without reading it again
     except InvalidPosition as error:
         raise LilaError(400, str(error)) from None
     try:

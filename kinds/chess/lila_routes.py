@@ -14,9 +14,10 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from engine.deadline import Deadline
 from kinds.chess import lila
 from service.core import NimbaseService
-from service.rest.answer import answer_in_thread
-from service.rest.context import service_of
-from service.rest.deadline import DeadlineHeader
+from service.rest.answer import answer_in_thread, answer_until_gone
+from service.rest.context import context_of, service_of
+from service.rest.deadline import DeadlineHeader, deadline_at
+from service.rest.errors import failure
 
 router = APIRouter()
 
@@ -52,13 +53,28 @@ def _lila(
     return run
 
 
+async def _memory_first(
+    request: Request, header: str | None, run: Callable[[Deadline], Response]
+) -> Response:
+    """`run` on the event loop when the tables it reads are in memory (a kept table: the hot path, no
+    thread hop), else in a worker thread as `answer_in_thread` runs it."""
+    try:
+        stop = Deadline.cancellable(deadline_at(header, context_of(request).limits))
+        found = service_of(request).in_memory(lambda: run(stop))
+    except Exception as exc:
+        return failure(request, exc)
+    if found is not None:
+        return found
+    return await answer_until_gone(request, stop, run)
+
+
 @router.get("/standard", include_in_schema=False)
 async def standard(
     request: Request, fen: Fen = None, dtc: Dtc = None, x_deadline: DeadlineHeader = None
 ) -> Response:
     """lila-tablebase's answer for a standard chess position: `category`, `dtz`, `precise_dtz`, `dtm`,
     the game-end flags, and every legal move with the same fields, ranked as lila ranks them."""
-    return await answer_in_thread(request, x_deadline, _lila(lila.standard, request, fen))
+    return await _memory_first(request, x_deadline, _lila(lila.standard, request, fen))
 
 
 @router.get("/standard/mainline", include_in_schema=False)

@@ -220,7 +220,7 @@ def test_a_misspelt_group_variable_names_the_kinds_variables_too(monkeypatch: py
 
 def test_each_kind_reads_its_own_variables(monkeypatch: pytest.MonkeyPatch) -> None:
     """The variables that existed before kinds declared their own settings keep their names."""
-    assert start_up().of(ChessSettings) == ChessSettings() == ChessSettings(live_men=3, table_bytes=128 << 20)
+    assert start_up().of(ChessSettings) == ChessSettings() == ChessSettings(live_men=3, table_bytes=2 << 30)
     env = {
         "NIMBASE_LIMITS_CHESS_LIVE_MEN": "2",
         "NIMBASE_CACHE_CHESS_TABLE_BYTES": "1000",
