@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 import warnings
 from collections.abc import Sequence
@@ -282,6 +283,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         code, message = public_error(error)
         print(f"nimbase: {code}: {message}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # the reader of the output left (`| head`): nothing more to say to it
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nor at exit's flush
         return 1
     return result
 

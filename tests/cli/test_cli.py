@@ -339,3 +339,35 @@ def read_png(data: bytes) -> tuple[int, int, list[tuple[int, int, int]]]:
         assert row[0] == 0
         pixels += [tuple(row[1 + 3 * x : 4 + 3 * x]) for x in range(width)]
     return width, height, pixels  # type: ignore[return-value]
+
+
+def test_the_console_script_module_imports_nothing(elsewhere: Path) -> None:
+    """Processes started by spawn import the script that started their parent again: the `nimbase`
+    script's entry module must cost them nothing (cli.entry)."""
+    code = "import sys; before = set(sys.modules); import cli.entry; print(sorted(set(sys.modules) - before))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=elsewhere, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.replace("'", '"')) == ["cli", "cli.entry"]
+
+
+def test_a_reader_that_leaves_gets_no_traceback(elsewhere: Path, tmp_path: Path) -> None:
+    """`nimbase best-move ... | head -1`: the pipe closed before the answer is written ends quietly."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("NIMBASE_") and k != "DATABASE_URL"}
+    env = {**clean, "NIMBASE_VAR_DIR": str(tmp_path / "none")}
+    read, write = os.pipe()
+    os.close(read)  # nobody reads: the first write fails with EPIPE
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "cli", "best-move", "nim", "3 5 7"],
+            cwd=elsewhere,
+            env=env,
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write)
+    assert "Traceback" not in done.stderr and done.returncode == 1, done.stderr
