@@ -26,6 +26,7 @@ import numba
 import numpy as np
 
 from engine.kernels.retrograde import ExternalMoves, reverse_csr, solve_reverse, topological_order
+from engine.rules.fused import direct, expand_wl, not_over
 from engine.rules.tables import DRAW, I8, I32, I64, LOSS, TIE, WIN, TierTable
 from nimbase_rules import NOT_OVER, Rules, RulesError
 
@@ -142,6 +143,12 @@ def solve_tier(
     """The tier solved; `later` holds (at least) every position its moves lead to outside it. Win/loss
     tiers of plain rules of at most `plain_positions` positions are solved by the plain reference."""
     codes = positions(rules, tier)
+    kernels = rules.kernels()
+    if kernels is not None and not rules.score_game:
+        table = _solve_wl_kernels(rules, tier, codes, later)
+        if progress is not None:
+            progress(len(codes), len(codes))
+        return table
     indptr, child, info, ends = expand(rules, codes)
     if not rules.score_game:
         small = codes.shape[0] <= plain_positions and rules.kernels() is None
@@ -203,7 +210,63 @@ def _solve_wl_fused(
             f"{int(child[bad])}, which is neither in its tier nor in a later solved tier (an illegal code, "
             "or a tier going the wrong way)"
         )
-    in_indices = in_indices[: in_indptr[n]]
+    return _retrograde(
+        tier, codes, ends, in_indptr, in_indices[: in_indptr[n]], count, lost_min, won_count, won_max, tie_min
+    )
+
+
+def _solve_wl_kernels(rules: Rules, tier: int, codes: I64, later: TierTable) -> TierTable:
+    """A win/loss tier of numba rules: expanded and sorted into its graph in one compiled pass
+    (engine.rules.fused), then the retrograde passes."""
+    kernels = rules.kernels()
+    assert kernels is not None
+    n = codes.shape[0]
+    in_indptr = np.zeros(n + 1, np.int64)
+    ends = not_over(n)
+    count = np.zeros(n, np.int32)
+    lost_min = np.full(n, -1, np.int32)
+    won_count = np.zeros(n, np.int32)
+    won_max = np.full(n, -1, np.int32)
+    tie_min = np.full(n, -1, np.int32)
+    in_indices, bad, code, info = expand_wl(
+        codes, rules.max_moves, kernels.moves, kernels.canonical, kernels.end,
+        later.codes, later.result, later.remoteness,
+        in_indptr, ends, count, lost_min, won_count, won_max, tie_min,
+    )  # fmt: skip
+    if bad >= 0:
+        where = _name(rules, int(codes[bad]))
+        if info != 0:
+            raise RulesError(
+                f"{rules.game_id}: a move of position {where} scores or keeps the turn, which only score "
+                "games' moves may"
+            )
+        raise RulesError(
+            f"{rules.game_id}: a move of position {where} (tier {tier}) leads to code {int(code)}, which is "
+            "neither in its tier nor in a later solved tier (an illegal code, or a tier going the wrong way)"
+        )
+    _check_ends(rules, codes, ends, (WIN, LOSS, TIE))
+    return _retrograde(tier, codes, ends, in_indptr, in_indices, count, lost_min, won_count, won_max, tie_min)
+
+
+def _retrograde(
+    tier: int,
+    codes: I64,
+    ends: I64,
+    in_indptr: I64,
+    in_indices: I32,
+    count: I32,
+    lost_min: I32,
+    won_count: I32,
+    won_max: I32,
+    tie_min: I32,
+) -> TierTable:
+    """The tier's graph and external moves solved: wins and losses, then ties and endless draws (in one
+    pass where no move stays in the tier)."""
+    if in_indices.shape[0] == 0:
+        result = np.empty(codes.shape[0], np.int8)
+        rem = np.empty(codes.shape[0], np.int32)
+        direct(ends, count, lost_min, won_count, won_max, tie_min, result, rem)
+        return TierTable(tier, codes, result, rem, None)
     terminal = np.where(ends == WIN, 1, np.where(ends == LOSS, -1, 0)).astype(np.int8)
     rev_indptr, rev_indices = reverse_csr(in_indptr, in_indices)
     degree = np.diff(in_indptr).astype(np.int32)
@@ -383,7 +446,11 @@ def _name(rules: Rules, code: int) -> str:
 
 def _check_ends(rules: Rules, codes: I64, ends: I64, allowed: tuple[int, ...] | None) -> None:
     over = ends != NOT_OVER
-    bad = over & ~np.isin(ends, allowed) if allowed is not None else np.zeros_like(over)
+    bad = np.zeros_like(over)
+    if allowed is not None:
+        bad = over.copy()
+        for value in allowed:
+            bad &= ends != value
     if np.any(bad):
         i = int(np.flatnonzero(bad)[0])
         raise RulesError(
