@@ -58,7 +58,7 @@ Example: take one or two tokens from a row of n; whoever cannot move loses::
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -118,13 +118,23 @@ class Kernels(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Grid:
-    """How the page draws a position: `rows` x `cols` cells, each holding a piece (a short text, "" for
-    none), and the move a click on a cell plays (`click`: the move's text, None where none)."""
+    """How the page draws a grid game: its positions are written as `rows` rows of `cols` cells joined by
+    "/", top row first, each cell one character: "." an empty cell, any other the piece it holds (the page
+    colours `x` and `o` as the two players'). The page draws the cells from the position's text and plays
+    the move that fills a clicked cell, or, where pieces drop (Connect Four), the first move filling a
+    cell of its column. ListGames says which games have a grid (`view` "grid"); `check_rules` checks that
+    the positions are written so."""
 
     rows: int
     cols: int
-    cells: Callable[[int], Sequence[str]]
-    click: Callable[[int, int, int], str | None]
+
+    def cells(self, text: str) -> list[str] | None:
+        """The cells of a position's text, row by row ("" for an empty one), or None where the text is no
+        such grid."""
+        lines = text.split("/")
+        if len(lines) != self.rows or any(len(line) != self.cols for line in lines):
+            return None
+        return ["" if ch == "." else ch for line in lines for ch in line]
 
 
 class Rules(ABC):
@@ -200,7 +210,7 @@ class Rules(ABC):
         return None
 
     def grid(self) -> Grid | None:
-        """How the page draws a position, for grid games (None: text only)."""
+        """The grid the page draws positions on, for grid games (None: the positions' text only)."""
         return None
 
 

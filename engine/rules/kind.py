@@ -109,7 +109,8 @@ class RulesGame(GameKind[int]):
 
     def info(self) -> GameInfo:
         r = self.rules
-        return GameInfo(r.game_id, r.name, r.description, r.position_syntax, tuple(r.examples))
+        view = "grid" if r.grid() is not None else None
+        return GameInfo(r.game_id, r.name, r.description, r.position_syntax, tuple(r.examples), view=view)
 
     def parse(self, text: str) -> int:
         try:

@@ -375,19 +375,7 @@ class Connect4(Rules):
         return _enumerate(tier, self.width, self.height)  # type: ignore[no-any-return]
 
     def grid(self) -> Grid:
-        def pieces(code: int) -> list[str]:
-            cols = [col.ljust(self.height, ".") for col in self.columns(code)]
-            return [
-                "" if cols[c][j] == "." else cols[c][j]
-                for j in range(self.height - 1, -1, -1)
-                for c in range(self.width)
-            ]
-
-        def click(code: int, row: int, col: int) -> str | None:
-            move = str(col + 1)
-            return move if any(m.text == move for m in self.moves(code)) else None
-
-        return Grid(self.height, self.width, pieces, click)
+        return Grid(self.height, self.width)
 
 
 def _make(params: str | None) -> Rules:
