@@ -10,11 +10,16 @@ the whole of it: a tier of ten million positions is mostly cache misses otherwis
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
+from typing import Any
+
 import numba
 import numpy as np
 
 from engine.rules.tables import I8, I32, I64
-from nimbase_rules import NOT_OVER
+from nimbase_rules import NOT_OVER, Kernels
+from nimbase_rules.compiled import compiled_module
 
 #: Positions a bucket holds on average (for codes spread evenly).
 BUCKET = 2
@@ -64,26 +69,15 @@ def find(codes: I64, shift: int, starts: I64, code: int) -> int:
     return lo if lo < end and codes[lo] == code else -1
 
 
-@numba.njit(nogil=True)  # takes the rules' functions: compiled per process and per rules
-def expand_wl(  # type: ignore[no-untyped-def]
-    codes: I64,
-    max_moves: int,
-    moves,
-    canonical,
-    end,
-    later_codes: I64,
-    later_result: I8,
-    later_rem: I32,
-    in_indptr: I64,
-    ends: I64,
-    count: I32,
-    lost_min: I32,
-    won_count: I32,
-    won_max: I32,
-    tie_min: I32,
+#: The expansion, as source text compiled for each rules' kernels (`expander`): the kernels are called as
+#: globals (`rules_moves`, `rules_canonical`, `rules_end`), which numba can cache on disk, where a kernel
+#: given as an argument cannot be.
+_EXPAND = """
+@numba.njit(cache=CACHE, nogil=True)
+def expand_wl(
+    codes, max_moves, later_codes, later_result, later_rem, in_indptr, ends, count, lost_min, won_count,
+    won_max, tie_min,
 ):
-    """Fills the arrays (see `engine.rules.solve._solve_wl`); returns (the in-tier moves' targets, the
-    position of the first bad move or -1, its code, its info)."""
     n = codes.shape[0]
     to = np.empty(max_moves, np.int64)
     info = np.empty(max_moves, np.int64)
@@ -92,11 +86,11 @@ def expand_wl(  # type: ignore[no-untyped-def]
     inside = np.empty(max(n, 16), np.int32)
     k = 0
     for v in range(n):
-        m = moves(codes[v], to, info)
+        m = rules_moves(codes[v], to, info)
         if m == 0:
-            ends[v] = end(codes[v])
+            ends[v] = rules_end(codes[v])
         for e in range(m):
-            c = canonical(to[e])
+            c = rules_canonical(to[e])
             if info[e] != 0:
                 return inside[:k], v, c, info[e]
             j = find(later_codes, shift, starts, c)
@@ -125,6 +119,63 @@ def expand_wl(  # type: ignore[no-untyped-def]
                 tie_min[v] = r
         in_indptr[v + 1] = k
     return inside[:k], -1, 0, 0
+"""
+
+_HEADER = """import numba
+import numpy as np
+from engine.rules.fused import buckets, find
+"""
+
+_EXPANDERS: dict[tuple[Any, ...], Callable[..., Any]] = {}
+
+
+def _module_level(function: Any) -> tuple[str, str] | None:
+    """(module, name) where `function` is a global of an imported module saved in a file, else None."""
+    name = getattr(function, "__name__", None)
+    module = sys.modules.get(getattr(function, "__module__", None) or "")
+    if name is None or module is None or getattr(module, name, None) is not function:
+        return None
+    file = getattr(module, "__file__", None)
+    return (module.__name__, file) if file else None
+
+
+def expander(kernels: Kernels) -> Callable[..., Any]:
+    """`expand_wl` compiled over the rules' kernels: fills the arrays (see
+    `engine.rules.solve._solve_wl_kernels`) and returns (the in-tier moves' targets, the position of the
+    first bad move or -1, its code, its info).
+
+    Kernels that are globals of a module in a file (`nimbase_rules.compiled`'s modules, a plugin's own)
+    get an expansion kept compiled on disk across processes; others (closures) one compiled in each
+    process."""
+    key = (kernels.moves, kernels.canonical, kernels.end)
+    if key in _EXPANDERS:
+        return _EXPANDERS[key]
+    places = [p for p in (_module_level(f) for f in key) if p is not None]
+    made: Callable[..., Any]
+    if len(places) == len(key):
+        roles = ("moves", "canonical", "end")
+        imports = "".join(
+            f"from {module} import {f.__name__} as rules_{role}\n"
+            for (module, _), f, role in zip(places, key, roles, strict=True)
+        )
+        depends = [__file__, *(file for _, file in places)]
+        source = _HEADER + imports + "CACHE = True\n" + _EXPAND
+        made = compiled_module("nimbase_expand", source, depends).expand_wl
+    else:
+        namespace: dict[str, Any] = {
+            "numba": numba,
+            "np": np,
+            "buckets": buckets,
+            "find": find,
+            "rules_moves": kernels.moves,
+            "rules_canonical": kernels.canonical,
+            "rules_end": kernels.end,
+            "CACHE": False,
+        }
+        exec(compile(_EXPAND, "<rules expansion>", "exec"), namespace)
+        made = namespace["expand_wl"]
+    _EXPANDERS[key] = made
+    return made
 
 
 def not_over(n: int) -> I64:

@@ -26,7 +26,7 @@ import numba
 import numpy as np
 
 from engine.kernels.retrograde import ExternalMoves, reverse_csr, solve_reverse, topological_order
-from engine.rules.fused import direct, expand_wl, not_over
+from engine.rules.fused import direct, expander, not_over
 from engine.rules.tables import DRAW, I8, I32, I64, LOSS, TIE, WIN, TierTable
 from nimbase_rules import NOT_OVER, Rules, RulesError
 
@@ -228,9 +228,8 @@ def _solve_wl_kernels(rules: Rules, tier: int, codes: I64, later: TierTable) -> 
     won_count = np.zeros(n, np.int32)
     won_max = np.full(n, -1, np.int32)
     tie_min = np.full(n, -1, np.int32)
-    in_indices, bad, code, info = expand_wl(
-        codes, rules.max_moves, kernels.moves, kernels.canonical, kernels.end,
-        later.codes, later.result, later.remoteness,
+    in_indices, bad, code, info = expander(kernels)(
+        codes, rules.max_moves, later.codes, later.result, later.remoteness,
         in_indptr, ends, count, lost_min, won_count, won_max, tie_min,
     )  # fmt: skip
     if bad >= 0:

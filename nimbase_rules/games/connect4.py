@@ -19,6 +19,7 @@ import numba
 import numpy as np
 
 from nimbase_rules import LOSS, NOT_OVER, TIE, Family, Grid, Kernels, Move, Rules
+from nimbase_rules.compiled import compiled_module
 
 #: Largest board the id accepts (the code must fit 63 bits).
 MAX_CELLS = 64
@@ -238,36 +239,45 @@ def _enumerate(t: int, W: int, H: int) -> Any:
     return found[:n].copy()
 
 
+_BOARD = """import numba
+from nimbase_rules.games.connect4 import _canonical, _end, _legal, _moves, _tier
+
+W = {width}
+H = {height}
+
+
+@numba.njit(cache=True, nogil=True)
+def legal(code):
+    return _legal(code, W, H)
+
+
+@numba.njit(cache=True, nogil=True)
+def moves(code, to, info):
+    return _moves(code, to, info, W, H)
+
+
+@numba.njit(cache=True, nogil=True)
+def end(code):
+    return _end(code, W, H)
+
+
+@numba.njit(cache=True, nogil=True)
+def canonical(code):
+    return _canonical(code, W, H)
+
+
+@numba.njit(cache=True, nogil=True)
+def tier(code):
+    return _tier(code, W, H)
+"""
+
+
 def _make_kernels(width: int, height: int) -> Kernels:
-    """The rules of one board as numba functions: the module's kernels with the board's sizes bound.
-
-    The wrappers are compiled in each process, never cached on disk: a closure's cache entry does not
-    tell one board's sizes from another's, and numba fails saving an index that names closures of
-    another process."""
-    W = width
-    H = height
-
-    @numba.njit(nogil=True)
-    def legal(code):  # type: ignore[no-untyped-def]
-        return _legal(code, W, H)
-
-    @numba.njit(nogil=True)
-    def moves(code, to, info):  # type: ignore[no-untyped-def]
-        return _moves(code, to, info, W, H)
-
-    @numba.njit(nogil=True)
-    def end(code):  # type: ignore[no-untyped-def]
-        return _end(code, W, H)
-
-    @numba.njit(nogil=True)
-    def canonical(code):  # type: ignore[no-untyped-def]
-        return _canonical(code, W, H)
-
-    @numba.njit(nogil=True)
-    def tier(code):  # type: ignore[no-untyped-def]
-        return _tier(code, W, H)
-
-    return Kernels(legal, moves, end, canonical, tier)
+    """The rules of one board as numba functions: the module's kernels with the board's sizes bound as
+    constants, in a module of their own generated for the board (`nimbase_rules.compiled`), so that
+    numba keeps them compiled on disk, as the solver's loops over them, for the next process."""
+    board = compiled_module("nimbase_connect4", _BOARD.format(width=width, height=height), [__file__])
+    return Kernels(board.legal, board.moves, board.end, board.canonical, board.tier)
 
 
 _KERNELS: dict[tuple[int, int], Kernels] = {}
