@@ -2,9 +2,11 @@
 
 - Tic-tac-toe solved from a cold worker: a fresh interpreter runs each tier's job the worker's way (the
   tier's kernel given the stored bytes of the tiers it waits for); target 1 s.
-- Solve rate of numba rules: Connect Four on the board given (positions a second, every tier), beside
-  the same board's rules as plain Python (the solver calling the methods; on the last tiers, for a
-  bounded time); target 5 M positions a second on one core.
+- Connect Four on the board given (by default 5 x 5, the largest a worker solves well within the hour)
+  solved by a fresh interpreter the worker's way, every tier's job in turn: its time (wall clock and
+  CPU), its peak memory (the process's maximum resident set) and its solve rate, numba rules; beside the
+  same board's rules as plain Python in the same run (the solver calling the methods; on the last tiers,
+  for a bounded time); target 5 M positions a second on one core.
 - Bytes a stored position (deflated tiers over positions): tic-tac-toe, Connect Four, Dots and Boxes.
 - GetValue on a stored game: a position parsed and valued from its stored tier once the tier is kept
   (the service's path without the transport); target 1 ms.
@@ -44,6 +46,19 @@ for tier in game.rules.tiers():
     kernel.give({name: stored[name.family] for name in kernel.needs()})
     stored[tier_family(tier)] = kernel.make()
 print(imported - started, time.perf_counter() - imported)
+"""
+
+LARGEST = """
+import resource, sys, time
+from bench.bench_rules import solve_jobs
+from engine.games.registry import parse_game_id
+wall = time.perf_counter()
+cpu = time.process_time()
+stored, positions, _ = solve_jobs(parse_game_id(sys.argv[1]))
+wall = time.perf_counter() - wall
+cpu = time.process_time() - cpu
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(positions, wall, cpu, peak, sum(map(len, stored.values())))
 """
 
 
@@ -106,7 +121,7 @@ def rate(game: RulesGame, budget: float | None = None) -> tuple[int, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--board", default="5x4", help="Connect Four board for the solve rate (WxH)")
+    parser.add_argument("--board", default="5x5", help="Connect Four board solved (WxH)")
     parser.add_argument("--plain-seconds", type=float, default=30.0, help="time given to the plain rules")
     parser.add_argument("--queries", type=int, default=2000)
     args = parser.parse_args()
@@ -117,11 +132,18 @@ def main() -> None:
     figure("tic-tac-toe from a cold worker: every tier's job (s)", solve, "s")
 
     board = f"connect4:{args.board}"
+    solved = subprocess.run(
+        [sys.executable, "-c", LARGEST, board], capture_output=True, text=True, check=True
+    ).stdout.split()
+    positions, wall, cpu, peak, stored_bytes = int(solved[0]), *map(float, solved[1:])
+    figure(f"{board} numba rules, a fresh worker's jobs: positions", positions, "positions")
+    figure(f"{board} numba rules, a fresh worker's jobs: solve time", wall, "s")
+    figure(f"{board} numba rules, a fresh worker's jobs: CPU time", cpu, "s")
+    figure(f"{board} numba rules, a fresh worker's jobs: peak memory (max RSS)", peak / 2**20, "MB")
+    figure(f"{board} numba rules: solve rate (wall clock)", positions / wall, "positions/s")
+    figure(f"{board} numba rules: solve rate (CPU)", positions / cpu, "positions/s")
+    figure(f"{board}: stored bytes a position", stored_bytes / positions, "bytes")
     game = cast(RulesGame, parse_game_id(board))
-    rate(cast(RulesGame, parse_game_id("connect4:4x3")))  # numba's kernels loaded (compiled) first
-    positions, seconds = rate(game)
-    figure(f"{board} numba rules: positions solved", positions, "positions")
-    figure(f"{board} numba rules: solve rate", positions / seconds, "positions/s")
     plain = RulesGame(type(game.rules)(game.rules.width, game.rules.height, compiled=False))  # type: ignore[attr-defined]
     positions, seconds = rate(plain, args.plain_seconds)
     figure(f"{board} plain Python rules: solve rate (last tiers)", positions / seconds, "positions/s")

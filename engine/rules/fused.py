@@ -5,7 +5,8 @@ tiers first (in a tiered game most moves leave their tier), then in the tier its
 tier are counted per position as `ExternalMoves` wants them; moves inside become the tier's graph. No
 array holds every move (the separate expansion's codes and flags took 16 bytes a move), and a lookup is
 one bucket of a sorted array found by the code's high bits (`buckets`) instead of a binary search over
-the whole of it: a tier of ten million positions is mostly cache misses otherwise.
+the whole of it, or, mostly, a few places from where the same move of the previous position led: a tier
+of ten million positions is mostly cache misses otherwise.
 """
 
 from __future__ import annotations
@@ -49,24 +50,72 @@ def buckets(codes: I64) -> tuple[int, I64]:
     return shift, starts
 
 
+#: How far `lower` gallops from where the last lookup of the same move ended before it looks the code's
+#: bucket up instead.
+GALLOP = 64
+
+
 @numba.njit(cache=True, nogil=True, inline="always")
-def find(codes: I64, shift: int, starts: I64, code: int) -> int:
-    """Where `code` is in `codes` (indexed by `buckets`), or -1."""
-    if code < 0:
-        return -1
-    k = code >> shift
-    if k >= starts.shape[0] - 1:
-        return -1
-    lo = starts[k]
-    end = starts[k + 1]
-    hi = end
+def lower(codes: I64, at: int, code: int, shift: int, starts: I64) -> int:
+    """The first index of `codes` (indexed by `buckets`) whose code is not below `code`, galloping from
+    index `at` (where the same move of the previous position led: the moves of consecutive positions
+    mostly reach codes a few places apart, within a cache line or two), else from the code's bucket."""
+    n = codes.shape[0]
+    if n == 0:
+        return 0
+    if at >= n:
+        at = n - 1
+    here = codes[at]
+    if here == code:
+        return at
+    lo = -1
+    hi = n
+    if here < code:
+        lo = at + 1
+        bound = 1
+        while True:
+            hi = at + bound
+            if hi >= n:
+                hi = n
+                break
+            if codes[hi] >= code:
+                break
+            lo = hi + 1
+            bound *= 2
+            if bound > GALLOP:
+                lo = -1
+                break
+    else:
+        hi = at
+        bound = 1
+        while True:
+            lo = at - bound
+            if lo <= 0:
+                lo = 0
+                break
+            if codes[lo] < code:
+                lo += 1
+                break
+            hi = lo
+            bound *= 2
+            if bound > GALLOP:
+                lo = -1
+                break
+    if lo < 0:
+        k = code >> shift
+        if code < 0:
+            return 0
+        if k >= starts.shape[0] - 1:
+            return n  # type: ignore[no-any-return]
+        lo = starts[k]
+        hi = starts[k + 1]
     while lo < hi:
         mid = (lo + hi) >> 1
         if codes[mid] < code:
             lo = mid + 1
         else:
             hi = mid
-    return lo if lo < end and codes[lo] == code else -1
+    return lo
 
 
 #: The expansion, as source text compiled for each rules' kernels (`expander`): the kernels are called as
@@ -84,6 +133,9 @@ def expand_wl(
     own_shift, own_starts = buckets(codes)
     shift, starts = buckets(later_codes)
     inside = np.empty(max(n, 16), np.int32)
+    later_at = np.zeros(max_moves, np.int64)
+    own_at = np.zeros(max_moves, np.int64)
+    n_later = later_codes.shape[0]
     k = 0
     for v in range(n):
         m = rules_moves(codes[v], to, info)
@@ -93,10 +145,12 @@ def expand_wl(
             c = rules_canonical(to[e])
             if info[e] != 0:
                 return inside[:k], v, c, info[e]
-            j = find(later_codes, shift, starts, c)
-            if j < 0:
-                i = find(codes, own_shift, own_starts, c)
-                if i < 0:
+            j = lower(later_codes, later_at[e], c, shift, starts)
+            later_at[e] = j
+            if j == n_later or later_codes[j] != c:
+                i = lower(codes, own_at[e], c, own_shift, own_starts)
+                own_at[e] = i
+                if i == n or codes[i] != c:
                     return inside[:k], v, c, 0
                 if k == inside.shape[0]:
                     grown = np.empty(2 * k, np.int32)
@@ -123,7 +177,7 @@ def expand_wl(
 
 _HEADER = """import numba
 import numpy as np
-from engine.rules.fused import buckets, find
+from engine.rules.fused import buckets, lower
 """
 
 _EXPANDERS: dict[tuple[Any, ...], Callable[..., Any]] = {}
@@ -166,7 +220,7 @@ def expander(kernels: Kernels) -> Callable[..., Any]:
             "numba": numba,
             "np": np,
             "buckets": buckets,
-            "find": find,
+            "lower": lower,
             "rules_moves": kernels.moves,
             "rules_canonical": kernels.canonical,
             "rules_end": kernels.end,
