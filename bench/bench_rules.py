@@ -22,14 +22,13 @@ import sys
 import time
 from typing import Any, cast
 
-import numpy as np
-
 from bench.common import figure
 from engine.deadline import Deadline
 from engine.games.registry import kind_settings, parse_game_id
 from engine.keep import Keepers
 from engine.kind import Allowance, Context
 from engine.rules.kind import RulesGame, TierKernel, tier_family
+from engine.rules.solve import positions as tier_codes
 from engine.rules.solve import solve_tier
 from engine.rules.tables import TierTable, merged
 from engine.stored_bytes import StoredBytes, encode_words
@@ -51,14 +50,10 @@ print(imported - started, time.perf_counter() - imported)
 """
 
 LARGEST = """
-import resource, sys, time
+import resource, sys
 from bench.bench_rules import solve_jobs
 from engine.games.registry import parse_game_id
-wall = time.perf_counter()
-cpu = time.process_time()
-stored, positions, _ = solve_jobs(parse_game_id(sys.argv[1]))
-wall = time.perf_counter() - wall
-cpu = time.process_time() - cpu
+stored, positions, wall, cpu = solve_jobs(parse_game_id(sys.argv[1]))
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 print(positions, wall, cpu, peak, sum(map(len, stored.values())))
 """
@@ -90,19 +85,19 @@ class _Stored:
         raise RuntimeError(message)
 
 
-def solve_jobs(game: RulesGame) -> tuple[dict[str, bytes], int, float]:
-    """Every tier solved as its job would be: (stored bytes by family, positions, seconds)."""
+def solve_jobs(game: RulesGame) -> tuple[dict[str, bytes], int, float, float]:
+    """Every tier solved as its job would be: (stored bytes by family, positions, seconds, CPU seconds)."""
     stored: dict[str, bytes] = {}
-    positions = 0
+    cpu = time.process_time()
     started = time.perf_counter()
     for tier in game.rules.tiers():
         kernel = cast(TierKernel, game.kernel_for(tier_family(tier)))
         kernel.give({name: stored[name.family] for name in kernel.needs()})
         stored[tier_family(tier)] = kernel.make()
     seconds = time.perf_counter() - started
-    for tier in game.rules.tiers():
-        positions += len(np.asarray(list(game.rules.tier_positions(tier))))
-    return stored, positions, seconds
+    cpu = time.process_time() - cpu
+    count = sum(len(tier_codes(game.rules, tier)) for tier in game.rules.tiers())
+    return stored, count, seconds, cpu
 
 
 def rate(game: RulesGame, budget: float | None = None) -> tuple[int, float, float]:
@@ -163,7 +158,7 @@ def main() -> None:
     words: dict[tuple[str, str], Any] = {}
     for game_id in ("tictactoe", "connect4:4x4", "dots-and-boxes:2x3"):
         g = cast(RulesGame, parse_game_id(game_id))
-        stored, count, _ = solve_jobs(g)
+        stored, count, _, _ = solve_jobs(g)
         figure(f"{game_id}: stored bytes a position", sum(map(len, stored.values())) / count, "bytes")
         for family, data in stored.items():
             words[(game_id, family)] = encode_words(data)

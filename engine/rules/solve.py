@@ -20,6 +20,7 @@ by Python calls. Both then share the same compiled solve.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 
 import numba
@@ -93,15 +94,31 @@ def _expand(codes: I64, max_moves: int, moves, canonical, end):  # type: ignore[
     return indptr, child, flags, ends
 
 
+#: The last tiers' positions enumerated, by (rules class, game id, tier): a tier's job enumerates its own
+#: tier and the tier its moves lead to, which the previous job (that tier's) has just enumerated.
+_RECENT: OrderedDict[tuple[type, str, int], I64] = OrderedDict()
+RECENT_TIERS = 2
+
+
 def positions(rules: Rules, tier: int) -> I64:
-    """The tier's canonical legal codes, ascending."""
+    """The tier's canonical legal codes, ascending (the arrays are shared: not to be written)."""
+    key = (type(rules), rules.game_id, tier)
+    found = _RECENT.get(key)
+    if found is not None:
+        return found
     kernels = rules.kernels()
     if kernels is not None and type(rules).tier_positions is Rules.tier_positions:
-        return _scan(rules.size, tier, kernels.legal, kernels.canonical, kernels.tier)
-    given = rules.tier_positions(tier)
-    if isinstance(given, np.ndarray):
-        return np.ascontiguousarray(given, dtype=np.int64)
-    return np.fromiter(given, np.int64)
+        codes = _scan(rules.size, tier, kernels.legal, kernels.canonical, kernels.tier)
+    else:
+        given = rules.tier_positions(tier)
+        if isinstance(given, np.ndarray):
+            codes = np.ascontiguousarray(given, dtype=np.int64)
+        else:
+            codes = np.fromiter(given, np.int64)
+    _RECENT[key] = codes
+    while len(_RECENT) > RECENT_TIERS:
+        _RECENT.popitem(last=False)
+    return codes
 
 
 def expand(rules: Rules, codes: I64) -> tuple[I64, I64, I64, I64]:
