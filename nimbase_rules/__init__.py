@@ -107,6 +107,11 @@ class Kernels(NamedTuple):
       `gain << 1 | again`, and returns how many (at most `Rules.max_moves`);
     - `end(code) -> int`: as `Rules.end`, NOT_OVER where the position is not finished;
     - `canonical(code) -> int` and `tier(code) -> int`, as the methods.
+
+    Kernels that are globals of a module in a file (`numba.njit(cache=True)`) let the solver keep its
+    loops over them compiled on disk for the next process; `nimbase_rules.compiled.compiled_module` makes
+    such a module from source text, for kernels bound to a game's parameters (Connect Four's board).
+    Closures work too, compiled again in each process.
     """
 
     legal: Any

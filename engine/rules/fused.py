@@ -180,11 +180,28 @@ import numpy as np
 from engine.rules.fused import buckets, lower
 """
 
-_EXPANDERS: dict[tuple[Any, ...], Callable[..., Any]] = {}
+#: The tier's positions by trying every code, as source text compiled as `_EXPAND` is (`scanner`).
+_SCAN = """
+@numba.njit(cache=CACHE, nogil=True)
+def scan(size, tier):
+    count = 0
+    for c in range(size):
+        if rules_legal(c) and rules_canonical(c) == c and rules_tier(c) == tier:
+            count += 1
+    out = np.empty(count, np.int64)
+    k = 0
+    for c in range(size):
+        if rules_legal(c) and rules_canonical(c) == c and rules_tier(c) == tier:
+            out[k] = c
+            k += 1
+    return out
+"""
+
+_MADE: dict[tuple[Any, ...], Callable[..., Any]] = {}
 
 
 def _module_level(function: Any) -> tuple[str, str] | None:
-    """(module, name) where `function` is a global of an imported module saved in a file, else None."""
+    """(module, file) where `function` is a global of an imported module saved in a file, else None."""
     name = getattr(function, "__name__", None)
     module = sys.modules.get(getattr(function, "__module__", None) or "")
     if name is None or module is None or getattr(module, name, None) is not function:
@@ -193,43 +210,48 @@ def _module_level(function: Any) -> tuple[str, str] | None:
     return (module.__name__, file) if file else None
 
 
+def _generated(template: str, name: str, kernels: dict[str, Any]) -> Callable[..., Any]:
+    """The function `name` that `template` defines, calling the kernels as globals `rules_<role>`.
+
+    Kernels that are globals of a module in a file (`nimbase_rules.compiled`'s modules, a plugin's own)
+    get a function kept compiled on disk across processes; others (closures) one compiled in each
+    process."""
+    key = (name, *kernels.values())
+    if key in _MADE:
+        return _MADE[key]
+    places = [p for p in (_module_level(f) for f in kernels.values()) if p is not None]
+    made: Callable[..., Any]
+    if len(places) == len(kernels):
+        imports = "".join(
+            f"from {module} import {f.__name__} as rules_{role}\n"
+            for (module, _), (role, f) in zip(places, kernels.items(), strict=True)
+        )
+        depends = [__file__, *(file for _, file in places)]
+        source = _HEADER + imports + "CACHE = True\n" + template
+        made = getattr(compiled_module(f"nimbase_{name}", source, depends), name)
+    else:
+        namespace: dict[str, Any] = {"numba": numba, "np": np, "buckets": buckets, "lower": lower}
+        namespace.update({f"rules_{role}": f for role, f in kernels.items()})
+        namespace["CACHE"] = False
+        exec(compile(template, f"<rules {name}>", "exec"), namespace)
+        made = namespace[name]
+    _MADE[key] = made
+    return made
+
+
 def expander(kernels: Kernels) -> Callable[..., Any]:
     """`expand_wl` compiled over the rules' kernels: fills the arrays (see
     `engine.rules.solve._solve_wl_kernels`) and returns (the in-tier moves' targets, the position of the
-    first bad move or -1, its code, its info).
+    first bad move or -1, its code, its info)."""
+    roles = {"moves": kernels.moves, "canonical": kernels.canonical, "end": kernels.end}
+    return _generated(_EXPAND, "expand_wl", roles)
 
-    Kernels that are globals of a module in a file (`nimbase_rules.compiled`'s modules, a plugin's own)
-    get an expansion kept compiled on disk across processes; others (closures) one compiled in each
-    process."""
-    key = (kernels.moves, kernels.canonical, kernels.end)
-    if key in _EXPANDERS:
-        return _EXPANDERS[key]
-    places = [p for p in (_module_level(f) for f in key) if p is not None]
-    made: Callable[..., Any]
-    if len(places) == len(key):
-        roles = ("moves", "canonical", "end")
-        imports = "".join(
-            f"from {module} import {f.__name__} as rules_{role}\n"
-            for (module, _), f, role in zip(places, key, roles, strict=True)
-        )
-        depends = [__file__, *(file for _, file in places)]
-        source = _HEADER + imports + "CACHE = True\n" + _EXPAND
-        made = compiled_module("nimbase_expand", source, depends).expand_wl
-    else:
-        namespace: dict[str, Any] = {
-            "numba": numba,
-            "np": np,
-            "buckets": buckets,
-            "lower": lower,
-            "rules_moves": kernels.moves,
-            "rules_canonical": kernels.canonical,
-            "rules_end": kernels.end,
-            "CACHE": False,
-        }
-        exec(compile(_EXPAND, "<rules expansion>", "exec"), namespace)
-        made = namespace["expand_wl"]
-    _EXPANDERS[key] = made
-    return made
+
+def scanner(kernels: Kernels) -> Callable[..., Any]:
+    """`scan(size, tier)` compiled over the rules' kernels: the tier's canonical legal codes, ascending,
+    by trying every code (for rules that do not list a tier's positions themselves)."""
+    roles = {"legal": kernels.legal, "canonical": kernels.canonical, "tier": kernels.tier}
+    return _generated(_SCAN, "scan", roles)
 
 
 def not_over(n: int) -> I64:

@@ -27,7 +27,7 @@ import numba
 import numpy as np
 
 from engine.kernels.retrograde import ExternalMoves, reverse_csr, solve_reverse, topological_order
-from engine.rules.fused import direct, expander, not_over
+from engine.rules.fused import direct, expander, not_over, scanner
 from engine.rules.tables import DRAW, I8, I32, I64, LOSS, TIE, WIN, TierTable
 from nimbase_rules import NOT_OVER, Rules, RulesError
 
@@ -40,21 +40,6 @@ PLAIN_POSITIONS = 4096
 
 
 # -- the tier's positions and moves ---------------------------------------------------------------------
-
-
-@numba.njit(nogil=True)  # takes the rules' functions: compiled per process (see _expand)
-def _scan(size: int, tier: int, legal, canonical, tier_of) -> I64:  # type: ignore[no-untyped-def]
-    count = 0
-    for c in range(size):
-        if legal(c) and canonical(c) == c and tier_of(c) == tier:
-            count += 1
-    out = np.empty(count, np.int64)
-    k = 0
-    for c in range(size):
-        if legal(c) and canonical(c) == c and tier_of(c) == tier:
-            out[k] = c
-            k += 1
-    return out
 
 
 #: Moves the expansion buffers at once (16 bytes each) before it counts them in a pass of its own.
@@ -107,8 +92,9 @@ def positions(rules: Rules, tier: int) -> I64:
     if found is not None:
         return found
     kernels = rules.kernels()
+    codes: I64
     if kernels is not None and type(rules).tier_positions is Rules.tier_positions:
-        codes = _scan(rules.size, tier, kernels.legal, kernels.canonical, kernels.tier)
+        codes = scanner(kernels)(rules.size, tier)
     else:
         given = rules.tier_positions(tier)
         if isinstance(given, np.ndarray):

@@ -14,7 +14,7 @@ import numba
 import numpy as np
 
 from engine.rules.solve import solve_all
-from nimbase_rules import Kernels
+from nimbase_rules import Kernels, Rules
 from nimbase_rules.games.connect4 import Connect4
 
 SOLVE = """
@@ -79,3 +79,18 @@ def test_closure_kernels_solve_as_the_cached_ones() -> None:
         assert np.array_equal(table.codes, other.codes)
         assert np.array_equal(table.result, other.result), tier
         assert np.array_equal(table.remoteness, other.remoteness), tier
+
+
+class _ClosuresScanned(_Closures):
+    """The same, its tiers' positions found by trying every code (the solver's scan over the closures)."""
+
+    tier_positions = Rules.tier_positions
+
+
+def test_closure_kernels_scan_every_code_as_the_enumeration_finds_them() -> None:
+    rules = _ClosuresScanned(4, 3)
+    assert type(rules).tier_positions is not Connect4.tier_positions
+    solved = solve_all(rules)
+    for tier, table in solve_all(Connect4(4, 3)).items():
+        assert np.array_equal(solved[tier].codes, table.codes), tier
+        assert np.array_equal(solved[tier].result, table.result), tier
