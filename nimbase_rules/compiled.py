@@ -7,8 +7,8 @@ the source of such kernels (the parameters as constants) to a file of a cache di
 digest of the source and of the files it depends on (so that an edited dependency never loads stale
 machine code), and imports it: the first process compiles and saves, the next ones load.
 
-The directory is NIMBASE_KERNEL_CACHE where set, else `nimbase-kernels` in the user's cache directory
-(the system's temporary directory where that is not writable).
+The directory is `nimbase-kernels` in numba's cache directory where one is set (NUMBA_CACHE_DIR), else
+in the user's (~/.cache), else in the system's temporary directory where neither is writable.
 """
 
 from __future__ import annotations
@@ -22,18 +22,15 @@ from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
 
-__all__ = ["cache_dir", "compiled_module"]
+import numba
 
-_ENV = "NIMBASE_KERNEL_CACHE"
+__all__ = ["cache_dir", "compiled_module"]
 
 
 def cache_dir() -> Path:
     """Where generated modules (and numba's cache of them) are kept."""
-    given = os.environ.get(_ENV)
-    if given:
-        return Path(given)
-    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(home) / "nimbase-kernels"
+    base = getattr(numba.config, "CACHE_DIR", "")
+    return (Path(base) if base else Path.home() / ".cache") / "nimbase-kernels"
 
 
 def _writable(path: Path) -> Path:
