@@ -18,6 +18,7 @@ import importlib.util
 import os
 import sys
 import tempfile
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
@@ -25,6 +26,9 @@ from types import ModuleType
 import numba
 
 __all__ = ["cache_dir", "compiled_module"]
+
+
+_LOCK = threading.RLock()
 
 
 def cache_dir() -> Path:
@@ -52,20 +56,21 @@ def compiled_module(prefix: str, source: str, depends: Iterable[str] = ()) -> Mo
     for name in sorted(set(depends)):
         digest.update(Path(name).read_bytes())
     module_name = f"{prefix}_{digest.hexdigest()[:20]}"
-    if module_name in sys.modules:
-        return sys.modules[module_name]
-    path = _writable(cache_dir()) / f"{module_name}.py"
-    if not path.exists() or path.read_text() != source:
-        partial = path.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_text(source)
-        os.replace(partial, path)  # whole or not at all, whoever else writes it at once
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[module_name]
-        raise
-    return module
+    with _LOCK:  # a module half run must not be handed to another thread
+        if module_name in sys.modules:
+            return sys.modules[module_name]
+        path = _writable(cache_dir()) / f"{module_name}.py"
+        if not path.exists() or path.read_text() != source:
+            partial = path.with_suffix(f".{os.getpid()}.tmp")
+            partial.write_text(source)
+            os.replace(partial, path)  # whole or not at all, whichever process writes it at once
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[module_name]
+            raise
+        return module

@@ -12,6 +12,7 @@ of ten million positions is mostly cache misses otherwise.
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -198,6 +199,7 @@ def scan(size, tier):
 """
 
 _MADE: dict[tuple[Any, ...], Callable[..., Any]] = {}
+_MADE_LOCK = threading.Lock()
 
 
 def _module_level(function: Any) -> tuple[str, str] | None:
@@ -217,8 +219,13 @@ def _generated(template: str, name: str, kernels: dict[str, Any]) -> Callable[..
     get a function kept compiled on disk across processes; others (closures) one compiled in each
     process."""
     key = (name, *kernels.values())
-    if key in _MADE:
+    with _MADE_LOCK:  # one compilation for the threads that ask at once
+        if key not in _MADE:
+            _MADE[key] = _generate(template, name, kernels)
         return _MADE[key]
+
+
+def _generate(template: str, name: str, kernels: dict[str, Any]) -> Callable[..., Any]:
     places = [p for p in (_module_level(f) for f in kernels.values()) if p is not None]
     made: Callable[..., Any]
     if len(places) == len(kernels):
@@ -235,7 +242,6 @@ def _generated(template: str, name: str, kernels: dict[str, Any]) -> Callable[..
         namespace["CACHE"] = False
         exec(compile(template, f"<rules {name}>", "exec"), namespace)
         made = namespace[name]
-    _MADE[key] = made
     return made
 
 

@@ -20,6 +20,7 @@ by Python calls. Both then share the same compiled solve.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
@@ -83,6 +84,7 @@ def _expand(codes: I64, max_moves: int, moves, canonical, end):  # type: ignore[
 #: tier and the tier its moves lead to, which the previous job (that tier's) has just enumerated.
 _RECENT: OrderedDict[tuple[type, str, int], I64] = OrderedDict()
 RECENT_TIERS = 2
+_RECENT_LOCK = threading.Lock()
 
 
 def positions(rules: Rules, tier: int) -> I64:
@@ -101,9 +103,10 @@ def positions(rules: Rules, tier: int) -> I64:
             codes = np.ascontiguousarray(given, dtype=np.int64)
         else:
             codes = np.fromiter(given, np.int64)
-    _RECENT[key] = codes
-    while len(_RECENT) > RECENT_TIERS:
-        _RECENT.popitem(last=False)
+    with _RECENT_LOCK:  # requests' threads enumerate too
+        _RECENT[key] = codes
+        while len(_RECENT) > RECENT_TIERS:
+            _RECENT.popitem(last=False)
     return codes
 
 
