@@ -123,3 +123,6 @@ class GameInfo:
     examples: tuple[str, ...]
     #: The certified period of the game's single-heap values, where one is known (computed games).
     period: Period | None = None
+    #: How the page draws the game's positions where the kind declares it: "grid" (rows of one-character
+    #: cells joined by "/", `nimbase_rules.Grid`); None for text only.
+    view: str | None = None

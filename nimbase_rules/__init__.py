@@ -58,7 +58,7 @@ Example: take one or two tokens from a row of n; whoever cannot move loses::
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -107,6 +107,11 @@ class Kernels(NamedTuple):
       `gain << 1 | again`, and returns how many (at most `Rules.max_moves`);
     - `end(code) -> int`: as `Rules.end`, NOT_OVER where the position is not finished;
     - `canonical(code) -> int` and `tier(code) -> int`, as the methods.
+
+    Kernels that are globals of a module in a file (`numba.njit(cache=True)`) let the solver keep its
+    loops over them compiled on disk for the next process; `nimbase_rules.compiled.compiled_module` makes
+    such a module from source text, for kernels bound to a game's parameters (Connect Four's board).
+    Closures work too, compiled again in each process.
     """
 
     legal: Any
@@ -118,13 +123,23 @@ class Kernels(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Grid:
-    """How the page draws a position: `rows` x `cols` cells, each holding a piece (a short text, "" for
-    none), and the move a click on a cell plays (`click`: the move's text, None where none)."""
+    """How the page draws a grid game: its positions are written as `rows` rows of `cols` cells joined by
+    "/", top row first, each cell one character: "." an empty cell, any other the piece it holds (the page
+    colours `x` and `o` as the two players'). The page draws the cells from the position's text and plays
+    the move that fills a clicked cell, or, where pieces drop (Connect Four), the first move filling a
+    cell of its column. ListGames says which games have a grid (`view` "grid"); `check_rules` checks that
+    the positions are written so."""
 
     rows: int
     cols: int
-    cells: Callable[[int], Sequence[str]]
-    click: Callable[[int, int, int], str | None]
+
+    def cells(self, text: str) -> list[str] | None:
+        """The cells of a position's text, row by row ("" for an empty one), or None where the text is no
+        such grid."""
+        lines = text.split("/")
+        if len(lines) != self.rows or any(len(line) != self.cols for line in lines):
+            return None
+        return ["" if ch == "." else ch for line in lines for ch in line]
 
 
 class Rules(ABC):
@@ -200,7 +215,7 @@ class Rules(ABC):
         return None
 
     def grid(self) -> Grid | None:
-        """How the page draws a position, for grid games (None: text only)."""
+        """The grid the page draws positions on, for grid games (None: the positions' text only)."""
         return None
 
 

@@ -5,7 +5,8 @@ It walks the positions reachable from the initial one (at most `limit`) and chec
 round-trips through its text, is legal, has moves to legal positions only, that a finished position has
 a value of the right kind, that tiers only go the declared way (and to tiers `tier_moves_to` names),
 that the canonical form is idempotent and keeps the tier, that score games' moves alone score or keep
-the turn, and that the numba kernels (where given) agree with the methods. The first failure raises
+the turn, that a grid game's positions are written as its grid (`Rules.grid`), and that the numba kernels
+(where given) agree with the methods. The first failure raises
 `RulesError` naming the position.
 """
 
@@ -36,6 +37,7 @@ def check_rules(rules: Rules, limit: int = 100_000) -> int:
     to = np.empty(rules.max_moves, np.int64)
     info = np.empty(rules.max_moves, np.int64)
     tiers = rules.tiers()
+    grid = rules.grid()
     while todo and len(seen) <= limit:
         code = todo.popleft()
         where = _name(rules, code)
@@ -46,6 +48,11 @@ def check_rules(rules: Rules, limit: int = 100_000) -> int:
             raise RulesError(
                 f"{rules.game_id}: position {where} does not round-trip: {text!r} parses to "
                 f"code {rules.parse(text)}"
+            )
+        if grid is not None and grid.cells(text) is None:
+            raise RulesError(
+                f"{rules.game_id}: position {where} is not written as its grid of {grid.rows} rows of "
+                f"{grid.cols} cells joined by '/'"
             )
         canonical = rules.canonical(code)
         if rules.canonical(canonical) != canonical or rules.tier(canonical) != rules.tier(code):

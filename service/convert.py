@@ -348,6 +348,8 @@ def game_info_to_pb(info: GameInfo) -> pb.GameInfo:
     )
     if info.period is not None:
         msg.period.CopyFrom(period_to_pb(info.period))
+    if info.view is not None:
+        msg.view = info.view
     return msg
 
 
@@ -361,6 +363,8 @@ def game_info_as_dict(info: GameInfo) -> schema.GameInfo:
     }
     if info.period is not None:
         out["period"] = period_as_dict(info.period)
+    if info.view is not None:
+        out["view"] = info.view
     return out
 
 

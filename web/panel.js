@@ -48,7 +48,7 @@ export async function loadGames() {
   }
   const select = $("game-select");
   select.replaceChildren(...state.games.map((game) => new Option(`${game.name} — ${game.id}`, game.id)));
-  await loadViews(state.games.map((game) => game.id));
+  await loadViews(state.games);
 }
 
 /** The game's id field, the list's choice and the line describing the game. */

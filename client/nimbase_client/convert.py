@@ -107,6 +107,8 @@ def game_info_dict(msg: pb.GameInfo) -> records.GameInfo:
     }
     if msg.HasField("period"):
         out["period"] = period_dict(msg.period)
+    if msg.HasField("view"):
+        out["view"] = msg.view
     return out
 
 

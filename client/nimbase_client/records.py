@@ -74,6 +74,9 @@ class GameInfo(TypedDict):
     """Example positions."""
     period: NotRequired[Period]
     """The certified period of a computed game's values, if known."""
+    view: NotRequired[str]
+    """How a page draws the game's positions, where the game declares it: "grid" (rows of one-character
+    cells joined by "/", "." an empty cell)."""
 
 
 class GameList(TypedDict):

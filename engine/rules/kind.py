@@ -100,7 +100,10 @@ def _weigh(solved: dict[int, TierTable]) -> int:
 class RulesGame(GameKind[int]):
     """A plugin's game; positions are the rules' codes, written as the rules write them."""
 
-    #: Boards compile their rules' kernels when first solved: nothing for a live process to load ahead.
+    #: No warm-up: valuing a rules game's first example solves the whole game (Connect Four 4 x 4's 88,289
+    #: positions), work and memory no request asked for, at every process start; its kernels are not what
+    #: it would load ahead either, since they are compiled once on disk (nimbase_rules.compiled) and load
+    #: in a fraction of a second when first asked for.
     warms_up = False
 
     def __init__(self, rules: Rules) -> None:
@@ -109,7 +112,8 @@ class RulesGame(GameKind[int]):
 
     def info(self) -> GameInfo:
         r = self.rules
-        return GameInfo(r.game_id, r.name, r.description, r.position_syntax, tuple(r.examples))
+        view = "grid" if r.grid() is not None else None
+        return GameInfo(r.game_id, r.name, r.description, r.position_syntax, tuple(r.examples), view=view)
 
     def parse(self, text: str) -> int:
         try:

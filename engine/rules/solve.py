@@ -20,12 +20,15 @@ by Python calls. Both then share the same compiled solve.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 
 import numba
 import numpy as np
 
 from engine.kernels.retrograde import ExternalMoves, reverse_csr, solve_reverse, topological_order
+from engine.rules.fused import direct, expander, not_over, scanner
 from engine.rules.tables import DRAW, I8, I32, I64, LOSS, TIE, WIN, TierTable
 from nimbase_rules import NOT_OVER, Rules, RulesError
 
@@ -38,21 +41,6 @@ PLAIN_POSITIONS = 4096
 
 
 # -- the tier's positions and moves ---------------------------------------------------------------------
-
-
-@numba.njit(nogil=True)  # takes the rules' functions: compiled per process (see _expand)
-def _scan(size: int, tier: int, legal, canonical, tier_of) -> I64:  # type: ignore[no-untyped-def]
-    count = 0
-    for c in range(size):
-        if legal(c) and canonical(c) == c and tier_of(c) == tier:
-            count += 1
-    out = np.empty(count, np.int64)
-    k = 0
-    for c in range(size):
-        if legal(c) and canonical(c) == c and tier_of(c) == tier:
-            out[k] = c
-            k += 1
-    return out
 
 
 #: Moves the expansion buffers at once (16 bytes each) before it counts them in a pass of its own.
@@ -92,15 +80,34 @@ def _expand(codes: I64, max_moves: int, moves, canonical, end):  # type: ignore[
     return indptr, child, flags, ends
 
 
+#: The last tiers' positions enumerated, by (rules class, game id, tier): a tier's job enumerates its own
+#: tier and the tier its moves lead to, which the previous job (that tier's) has just enumerated.
+_RECENT: OrderedDict[tuple[type, str, int], I64] = OrderedDict()
+RECENT_TIERS = 2
+_RECENT_LOCK = threading.Lock()
+
+
 def positions(rules: Rules, tier: int) -> I64:
-    """The tier's canonical legal codes, ascending."""
+    """The tier's canonical legal codes, ascending (the arrays are shared: not to be written)."""
+    key = (type(rules), rules.game_id, tier)
+    found = _RECENT.get(key)
+    if found is not None:
+        return found
     kernels = rules.kernels()
+    codes: I64
     if kernels is not None and type(rules).tier_positions is Rules.tier_positions:
-        return _scan(rules.size, tier, kernels.legal, kernels.canonical, kernels.tier)
-    given = rules.tier_positions(tier)
-    if isinstance(given, np.ndarray):
-        return np.ascontiguousarray(given, dtype=np.int64)
-    return np.fromiter(given, np.int64)
+        codes = scanner(kernels)(rules.size, tier)
+    else:
+        given = rules.tier_positions(tier)
+        if isinstance(given, np.ndarray):
+            codes = np.ascontiguousarray(given, dtype=np.int64)
+        else:
+            codes = np.fromiter(given, np.int64)
+    with _RECENT_LOCK:  # requests' threads enumerate too
+        _RECENT[key] = codes
+        while len(_RECENT) > RECENT_TIERS:
+            _RECENT.popitem(last=False)
+    return codes
 
 
 def expand(rules: Rules, codes: I64) -> tuple[I64, I64, I64, I64]:
@@ -142,6 +149,12 @@ def solve_tier(
     """The tier solved; `later` holds (at least) every position its moves lead to outside it. Win/loss
     tiers of plain rules of at most `plain_positions` positions are solved by the plain reference."""
     codes = positions(rules, tier)
+    kernels = rules.kernels()
+    if kernels is not None and not rules.score_game:
+        table = _solve_wl_kernels(rules, tier, codes, later)
+        if progress is not None:
+            progress(len(codes), len(codes))
+        return table
     indptr, child, info, ends = expand(rules, codes)
     if not rules.score_game:
         small = codes.shape[0] <= plain_positions and rules.kernels() is None
@@ -203,7 +216,62 @@ def _solve_wl_fused(
             f"{int(child[bad])}, which is neither in its tier nor in a later solved tier (an illegal code, "
             "or a tier going the wrong way)"
         )
-    in_indices = in_indices[: in_indptr[n]]
+    return _retrograde(
+        tier, codes, ends, in_indptr, in_indices[: in_indptr[n]], count, lost_min, won_count, won_max, tie_min
+    )
+
+
+def _solve_wl_kernels(rules: Rules, tier: int, codes: I64, later: TierTable) -> TierTable:
+    """A win/loss tier of numba rules: expanded and sorted into its graph in one compiled pass
+    (engine.rules.fused), then the retrograde passes."""
+    kernels = rules.kernels()
+    assert kernels is not None
+    n = codes.shape[0]
+    in_indptr = np.zeros(n + 1, np.int64)
+    ends = not_over(n)
+    count = np.zeros(n, np.int32)
+    lost_min = np.full(n, -1, np.int32)
+    won_count = np.zeros(n, np.int32)
+    won_max = np.full(n, -1, np.int32)
+    tie_min = np.full(n, -1, np.int32)
+    in_indices, bad, code, info = expander(kernels)(
+        codes, rules.max_moves, later.codes, later.result, later.remoteness,
+        in_indptr, ends, count, lost_min, won_count, won_max, tie_min,
+    )  # fmt: skip
+    if bad >= 0:
+        where = _name(rules, int(codes[bad]))
+        if info != 0:
+            raise RulesError(
+                f"{rules.game_id}: a move of position {where} scores or keeps the turn, which only score "
+                "games' moves may"
+            )
+        raise RulesError(
+            f"{rules.game_id}: a move of position {where} (tier {tier}) leads to code {int(code)}, which is "
+            "neither in its tier nor in a later solved tier (an illegal code, or a tier going the wrong way)"
+        )
+    _check_ends(rules, codes, ends, (WIN, LOSS, TIE))
+    return _retrograde(tier, codes, ends, in_indptr, in_indices, count, lost_min, won_count, won_max, tie_min)
+
+
+def _retrograde(
+    tier: int,
+    codes: I64,
+    ends: I64,
+    in_indptr: I64,
+    in_indices: I32,
+    count: I32,
+    lost_min: I32,
+    won_count: I32,
+    won_max: I32,
+    tie_min: I32,
+) -> TierTable:
+    """The tier's graph and external moves solved: wins and losses, then ties and endless draws (in one
+    pass where no move stays in the tier)."""
+    if in_indices.shape[0] == 0:
+        result = np.empty(codes.shape[0], np.int8)
+        rem = np.empty(codes.shape[0], np.int32)
+        direct(ends, count, lost_min, won_count, won_max, tie_min, result, rem)
+        return TierTable(tier, codes, result, rem, None)
     terminal = np.where(ends == WIN, 1, np.where(ends == LOSS, -1, 0)).astype(np.int8)
     rev_indptr, rev_indices = reverse_csr(in_indptr, in_indices)
     degree = np.diff(in_indptr).astype(np.int32)
@@ -383,7 +451,11 @@ def _name(rules: Rules, code: int) -> str:
 
 def _check_ends(rules: Rules, codes: I64, ends: I64, allowed: tuple[int, ...] | None) -> None:
     over = ends != NOT_OVER
-    bad = over & ~np.isin(ends, allowed) if allowed is not None else np.zeros_like(over)
+    bad = np.zeros_like(over)
+    if allowed is not None:
+        bad = over.copy()
+        for value in allowed:
+            bad &= ends != value
     if np.any(bad):
         i = int(np.flatnonzero(bad)[0])
         raise RulesError(

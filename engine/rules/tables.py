@@ -31,6 +31,9 @@ _LIMIT = 84
 ESCAPE = 255
 _KIND_CODE = {WIN: 0, LOSS: 1, TIE: 2}
 _HEADER = struct.Struct("<4sBqqq")
+#: zlib's level: the fastest. Level 6 deflates Connect Four's tiers a fifth smaller (0.16 bytes a position
+#: instead of 0.22) but takes seven times longer, an eighth of a 5 x 5 worker's time.
+LEVEL = 1
 
 
 class StoredTierError(ValueError):
@@ -70,7 +73,7 @@ class TierTable:
             body = np.empty(2 * n, np.uint8)
             body[0::2] = self.margin.astype(np.int8).view(np.uint8)
             body[1::2] = self.remoteness.astype(np.uint8)
-            return _HEADER.pack(b"RUS1", 1, self.tier, n, 0) + zlib.compress(body.tobytes(), 6)
+            return _HEADER.pack(b"RUS1", 1, self.tier, n, 0) + zlib.compress(body.tobytes(), LEVEL)
         codes = np.zeros(n, np.uint8)
         decided = self.result != DRAW
         small = decided & (self.remoteness < _LIMIT)
@@ -85,7 +88,7 @@ class TierTable:
                 self.remoteness[big].astype("<i4").tobytes(),
             ]
         )
-        return _HEADER.pack(b"RUW1", 0, self.tier, n, big.size) + zlib.compress(codes.tobytes(), 6) + side
+        return _HEADER.pack(b"RUW1", 0, self.tier, n, big.size) + zlib.compress(codes.tobytes(), LEVEL) + side
 
     @classmethod
     def from_bytes(cls, data: bytes, codes: I64) -> TierTable:

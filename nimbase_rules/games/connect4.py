@@ -19,6 +19,7 @@ import numba
 import numpy as np
 
 from nimbase_rules import LOSS, NOT_OVER, TIE, Family, Grid, Kernels, Move, Rules
+from nimbase_rules.compiled import compiled_module
 
 #: Largest board the id accepts (the code must fit 63 bits).
 MAX_CELLS = 64
@@ -80,25 +81,35 @@ def _legal(code: int, W: int, H: int) -> bool:
 
 @numba.njit(cache=True, nogil=True)
 def _moves(code: int, to: Any, info: Any, W: int, H: int) -> int:
+    """One pass over the columns: each column's height (kept in `to` until its move is written) and
+    both players' pieces, a column at a time; then a move for each column not full, whose code adds
+    2^h to the column's state where x drops a piece and 2^(h+1) where o does."""
     R = (1 << (H + 1)) - 1
-    x, o, xs, os = _decode(code, W, H)
-    if _line(x, H) or _line(o, H):
-        return 0
-    k = 0
+    x = 0
+    o = 0
+    pieces = 0
     rest = code
-    power = 1
-    for _c in range(W):
+    for c in range(W):
         s = rest % R
         rest //= R
         h = 0
         while (2 << h) - 1 <= s:
             h += 1
+        full = (1 << h) - 1
+        b = s - full
+        o |= b << (c * (H + 1))
+        x |= (full ^ b) << (c * (H + 1))
+        pieces += h
+        to[c] = h
+    if _line(x, H) or _line(o, H):
+        return 0
+    step = 1 if pieces % 2 == 0 else 2  # x to move where the pieces are even
+    k = 0
+    power = 1
+    for c in range(W):
+        h = to[c]
         if h < H:
-            b = s - ((1 << h) - 1)
-            if xs != os:
-                b |= 1 << h
-            t = (1 << (h + 1)) - 1 + b
-            to[k] = code + (t - s) * power
+            to[k] = code + (step << h) * power
             info[k] = 0
             k += 1
         power *= R
@@ -117,11 +128,12 @@ def _end(code: int, W: int, H: int) -> int:
 
 @numba.njit(cache=True, nogil=True)
 def _canonical(code: int, W: int, H: int) -> int:
+    """The smaller of the code and its mirror image's (the columns' states in reverse order)."""
     R = (1 << (H + 1)) - 1
     mirror = 0
     rest = code
-    for c in range(W):
-        mirror += (rest % R) * R ** (W - 1 - c)
+    for _c in range(W):
+        mirror = mirror * R + rest % R
         rest //= R
     return min(code, mirror)
 
@@ -134,97 +146,138 @@ def _tier(code: int, W: int, H: int) -> int:
 
 @numba.njit(cache=True, nogil=True)
 def _enumerate(t: int, W: int, H: int) -> Any:
-    """The canonical legal codes with t pieces, ascending: every split of t pieces into columns, every
-    choice of which t // 2 of them are o (Gosper's hack)."""
+    """The canonical legal codes with t pieces, ascending, generated in that order (no sort).
+
+    A code orders positions by the last column's state first, and a column's state s = 2^h - 1 + b by
+    its height h, then its pieces b: so the columns are chosen from the last to the first, each column's
+    states ascending among those that leave the rest of the pieces (t // 2 of them o) room in the columns
+    left; the first column takes what is left (its o pieces chosen by Gosper's hack, ascending). Then
+    the rule of `_legal` (the counts hold by construction) and the canonical form."""
     R = (1 << (H + 1)) - 1
-    pw = np.empty(W, np.int64)
+    pw = np.empty(W + 1, np.int64)
     pw[0] = 1
-    for c in range(1, W):
+    for c in range(1, W + 1):
         pw[c] = pw[c - 1] * R
     odd = t % 2 == 1  # x moved last
+    total_o = t // 2
     found = np.empty(1024, np.int64)
     n = 0
-    heights = np.zeros(W, np.int64)
-    while True:
-        if heights.sum() == t:
-            b = (1 << (t // 2)) - 1
-            while b < (1 << t) or b == 0:
-                # The code, its mirror image's and the two players' pieces, in one pass; then the rule
-                # of `_legal` (the counts hold by construction) and the canonical form.
-                code = 0
-                mirror = 0
-                used = 0
-                x = 0
-                o = 0
-                for c in range(W):
-                    h = heights[c]
-                    col = (b >> used) & ((1 << h) - 1)
-                    used += h
-                    s = (1 << h) - 1 + col
-                    code += s * pw[c]
-                    mirror += s * pw[W - 1 - c]
-                    for j in range(h):
-                        if (col >> j) & 1:
-                            o |= 1 << (c * (H + 1) + j)
-                        else:
-                            x |= 1 << (c * (H + 1) + j)
-                keep = code <= mirror
-                if keep:
-                    lx = _line(x, H)
-                    lo = _line(o, H)
-                    keep = not (lx and lo) and not (lx and not odd) and not (lo and odd)
-                if keep:
-                    if n == found.shape[0]:
-                        grown = np.empty(2 * n, np.int64)
-                        grown[:n] = found
-                        found = grown
-                    found[n] = code
-                    n += 1
-                if b == 0:
-                    break
-                low = b & -b
-                r = b + low
-                b = (((r ^ b) >> 2) // low) | r
-        c = 0
-        while c < W and heights[c] == H:
-            heights[c] = 0
+    # Per column c (chosen from W - 1 down to 1): its state, and the sums over the columns above it and
+    # itself: pieces, o pieces, code, mirror code, x and o masks (index c; index W the empty sums).
+    state = np.full(W + 1, -1, np.int64)
+    pieces = np.zeros(W + 1, np.int64)
+    os = np.zeros(W + 1, np.int64)
+    code = np.zeros(W + 1, np.int64)
+    mirror = np.zeros(W + 1, np.int64)
+    xm = np.zeros(W + 1, np.int64)
+    om = np.zeros(W + 1, np.int64)
+    c = W - 1
+    while c < W:
+        if c == 0:  # the first column takes the pieces left
+            h = t - pieces[1]
+            need = total_o - os[1]
+            if 0 <= h <= H and 0 <= need <= h:
+                b = (1 << need) - 1
+                while b < (1 << h):
+                    s = (1 << h) - 1 + b
+                    cd = code[1] + s
+                    mr = mirror[1] + s * pw[W - 1]
+                    if cd <= mr:
+                        x = xm[1] | (((1 << h) - 1) ^ b)
+                        o = om[1] | b
+                        lx = _line(x, H)
+                        lo = _line(o, H)
+                        if not (lx and lo) and not (lx and not odd) and not (lo and odd):
+                            if n == found.shape[0]:
+                                grown = np.empty(2 * n, np.int64)
+                                grown[:n] = found
+                                found = grown
+                            found[n] = cd
+                            n += 1
+                    if b == 0:
+                        break
+                    low = b & -b
+                    r = b + low
+                    b = (((r ^ b) >> 2) // low) | r
+            c = 1
+            continue
+        # The next state of column c that leaves the columns below room for the rest.
+        s = state[c] + 1
+        placed = False
+        while s < R:
+            h = 0
+            while (2 << h) - 1 <= s:
+                h += 1
+            left = t - pieces[c + 1] - h
+            if left < 0:
+                break  # the states further on are taller still
+            b = s - ((1 << h) - 1)
+            ob = 0
+            y = b
+            while y:
+                y &= y - 1
+                ob += 1
+            left_o = total_o - os[c + 1] - ob
+            if left <= H * c and 0 <= left_o <= left:
+                state[c] = s
+                pieces[c] = pieces[c + 1] + h
+                os[c] = os[c + 1] + ob
+                code[c] = code[c + 1] + s * pw[c]
+                mirror[c] = mirror[c + 1] + s * pw[W - 1 - c]
+                xm[c] = xm[c + 1] | ((((1 << h) - 1) ^ b) << (c * (H + 1)))
+                om[c] = om[c + 1] | (b << (c * (H + 1)))
+                placed = True
+                break
+            s += 1
+        if placed:
+            c -= 1
+            if c > 0:
+                state[c] = -1
+        else:
+            state[c] = -1
             c += 1
-        if c == W:
-            break
-        heights[c] += 1
-    return np.sort(found[:n])
+    return found[:n].copy()
+
+
+_BOARD = """import numba
+from nimbase_rules.games.connect4 import _canonical, _end, _legal, _moves, _tier
+
+W = {width}
+H = {height}
+
+
+@numba.njit(cache=True, nogil=True)
+def legal(code):
+    return _legal(code, W, H)
+
+
+@numba.njit(cache=True, nogil=True)
+def moves(code, to, info):
+    return _moves(code, to, info, W, H)
+
+
+@numba.njit(cache=True, nogil=True)
+def end(code):
+    return _end(code, W, H)
+
+
+@numba.njit(cache=True, nogil=True)
+def canonical(code):
+    return _canonical(code, W, H)
+
+
+@numba.njit(cache=True, nogil=True)
+def tier(code):
+    return _tier(code, W, H)
+"""
 
 
 def _make_kernels(width: int, height: int) -> Kernels:
-    """The rules of one board as numba functions: the module's kernels with the board's sizes bound.
-
-    The wrappers are compiled in each process, never cached on disk: a closure's cache entry does not
-    tell one board's sizes from another's, and numba fails saving an index that names closures of
-    another process."""
-    W = width
-    H = height
-
-    @numba.njit(nogil=True)
-    def legal(code):  # type: ignore[no-untyped-def]
-        return _legal(code, W, H)
-
-    @numba.njit(nogil=True)
-    def moves(code, to, info):  # type: ignore[no-untyped-def]
-        return _moves(code, to, info, W, H)
-
-    @numba.njit(nogil=True)
-    def end(code):  # type: ignore[no-untyped-def]
-        return _end(code, W, H)
-
-    @numba.njit(nogil=True)
-    def canonical(code):  # type: ignore[no-untyped-def]
-        return _canonical(code, W, H)
-
-    @numba.njit(nogil=True)
-    def tier(code):  # type: ignore[no-untyped-def]
-        return _tier(code, W, H)
-
-    return Kernels(legal, moves, end, canonical, tier)
+    """The rules of one board as numba functions: the module's kernels with the board's sizes bound as
+    constants, in a module of their own generated for the board (`nimbase_rules.compiled`), so that
+    numba keeps them compiled on disk, as the solver's loops over them, for the next process."""
+    board = compiled_module("nimbase_connect4", _BOARD.format(width=width, height=height), [__file__])
+    return Kernels(board.legal, board.moves, board.end, board.canonical, board.tier)
 
 
 _KERNELS: dict[tuple[int, int], Kernels] = {}
@@ -332,19 +385,7 @@ class Connect4(Rules):
         return _enumerate(tier, self.width, self.height)  # type: ignore[no-any-return]
 
     def grid(self) -> Grid:
-        def pieces(code: int) -> list[str]:
-            cols = [col.ljust(self.height, ".") for col in self.columns(code)]
-            return [
-                "" if cols[c][j] == "." else cols[c][j]
-                for j in range(self.height - 1, -1, -1)
-                for c in range(self.width)
-            ]
-
-        def click(code: int, row: int, col: int) -> str | None:
-            move = str(col + 1)
-            return move if any(m.text == move for m in self.moves(code)) else None
-
-        return Grid(self.height, self.width, pieces, click)
+        return Grid(self.height, self.width)
 
 
 def _make(params: str | None) -> Rules:

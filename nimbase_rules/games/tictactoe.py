@@ -102,14 +102,7 @@ class TicTacToe(Rules):
         return TicTacToe._by_tier.get(tier, [])
 
     def grid(self) -> Grid:
-        def pieces(code: int) -> list[str]:
-            return [MARKS[c] if c else "" for c in cells(code)]
-
-        def click(code: int, row: int, col: int) -> str | None:
-            move = "abc"[col] + str(row + 1)
-            return move if any(m.text == move for m in self.moves(code)) else None
-
-        return Grid(3, 3, pieces, click)
+        return Grid(3, 3)
 
 
 def _make(params: str | None) -> Rules:

@@ -1,7 +1,8 @@
-// Grid games defined by their rules (tic-tac-toe, Connect Four, and any game whose positions are rows of
-// one-character cells joined by "/", "." for an empty cell): the board drawn from the position, each piece
-// in its cell; a click on a cell plays the move that puts a piece there (or, where pieces drop, in its
-// column), the cells of moves to a P-position coloured. The panel shows the value and the ranked moves.
+// Grid games: every game ListGames lists with the view "grid" (a plugin's `Rules.grid`: tic-tac-toe,
+// Connect Four, and any game whose positions are rows of one-character cells joined by "/", "." for an
+// empty cell): the board drawn from the position, each piece in its cell; a click on a cell plays the move
+// that puts a piece there (or, where pieces drop, in its column), the cells of moves to a P-position
+// coloured. The panel shows the value and the ranked moves.
 
 import { $, kindSection, kindStyle } from "../dom.js";
 import { play } from "../panel.js";

@@ -12,20 +12,22 @@ class ListGamesRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class GameInfo(_message.Message):
-    __slots__ = ("id", "name", "description", "position_syntax", "examples", "period")
+    __slots__ = ("id", "name", "description", "position_syntax", "examples", "period", "view")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     POSITION_SYNTAX_FIELD_NUMBER: _ClassVar[int]
     EXAMPLES_FIELD_NUMBER: _ClassVar[int]
     PERIOD_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     description: str
     position_syntax: str
     examples: _containers.RepeatedScalarFieldContainer[str]
     period: Period
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., position_syntax: _Optional[str] = ..., examples: _Optional[_Iterable[str]] = ..., period: _Optional[_Union[Period, _Mapping]] = ...) -> None: ...
+    view: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., position_syntax: _Optional[str] = ..., examples: _Optional[_Iterable[str]] = ..., period: _Optional[_Union[Period, _Mapping]] = ..., view: _Optional[str] = ...) -> None: ...
 
 class ListGamesResponse(_message.Message):
     __slots__ = ("games",)

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from engine.kernels.retrograde import csr_from_edges, solve_graph_reference
-from engine.rules.solve import _scan, solve_all, solve_tier
+from engine.rules.fused import scanner
+from engine.rules.solve import solve_all, solve_tier
 from engine.rules.tables import DRAW, TierTable, merged
 from nimbase_rules import LOSS, TIE, Move, Rules
 from nimbase_rules.games.connect4 import Connect4
@@ -174,5 +175,5 @@ def test_connect4_enumerates_each_tier_as_a_scan_of_every_code_would() -> None:
     kernels = rules.kernels()
     assert kernels is not None
     for tier in rules.tiers():
-        scanned = _scan(rules.size, tier, kernels.legal, kernels.canonical, kernels.tier)
+        scanned = scanner(kernels)(rules.size, tier)
         assert np.array_equal(np.asarray(rules.tier_positions(tier)), scanned), tier
