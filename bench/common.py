@@ -89,7 +89,7 @@ def running_server(
         deadline = time.monotonic() + 60
         while True:
             try:
-                if httpx.get(f"{http}/healthz", timeout=1).status_code == 200:
+                if httpx.get(f"{http}/readyz", timeout=1).status_code == 200:
                     break
             except httpx.HTTPError:
                 pass

@@ -90,7 +90,7 @@ class Services:
                     f"the server exited with {self.server.returncode}; see {self.logs}/server.log"
                 )
             with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{self.http_base}/healthz", timeout=1).status_code == 200:
+                if httpx.get(f"{self.http_base}/readyz", timeout=1).status_code == 200:
                     return
             time.sleep(0.2)
         raise RuntimeError(f"the server did not come up; see {self.logs}/server.log")

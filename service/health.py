@@ -31,6 +31,9 @@ UNREACHABLE = {"database": "unreachable"}
 class Health:
     database: bool
     details: dict[str, object] = field(default_factory=dict)
+    #: Whether every live process has started (GET /readyz): the server answers from its first second,
+    #: but a computation waits for a live process until then.
+    ready: bool = True
 
 
 class DatabaseHealth:

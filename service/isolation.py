@@ -184,6 +184,11 @@ class ProcessPool:
             child.process.join(5)
             child.conn.close()
 
+    def started(self) -> int:
+        """Processes running, busy or idle (fewer than `size` while some start)."""
+        with self._changed:
+            return len(self._children)
+
     def idle(self) -> int:
         """Processes ready for a call now."""
         with self._changed:

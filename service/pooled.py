@@ -16,6 +16,7 @@ knows which calls compute; any other service answers everything in the reads lan
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TypeVar, cast
@@ -246,4 +247,7 @@ class PooledService:
         self.local.authorize(token, action)
 
     def health(self) -> Health:
-        return self.local.health()
+        """The service's health, ready once every live process has started (GET /readyz)."""
+        health, started = self.local.health(), self.pool.started()
+        details = {**health.details, "live_processes": {"started": started, "of": self.pool.size}}
+        return dataclasses.replace(health, details=details, ready=started >= self.pool.size)

@@ -308,12 +308,18 @@ class Connect4(Rules):
         )
         empty = "/".join(["." * width] * height)
         self.examples = (empty,)
-        key = (width, height)
-        if key not in _KERNELS:
-            _KERNELS[key] = _make_kernels(width, height)
-        self._kernels = _KERNELS[key]
         self._to = np.empty(width, np.int64)
         self._info = np.empty(width, np.int64)
+
+    @property
+    def _kernels(self) -> Kernels:
+        """The board's compiled kernels, made when first used: listing the game (ListGames, any command
+        of the CLI) compiles and writes nothing."""
+        key = (self.width, self.height)
+        found = _KERNELS.get(key)
+        if found is None:
+            found = _KERNELS[key] = _make_kernels(self.width, self.height)
+        return found
 
     def kernels(self) -> Kernels | None:
         return self._kernels if self.compiled else None

@@ -100,7 +100,7 @@ def running() -> Iterator[Running]:
         deadline = time.monotonic() + START_SECONDS
         while True:
             try:
-                if httpx.get(f"http://127.0.0.1:{http_port}/healthz", timeout=5).status_code == 200:
+                if httpx.get(f"http://127.0.0.1:{http_port}/readyz", timeout=5).status_code == 200:
                     break
             except httpx.HTTPError:
                 pass

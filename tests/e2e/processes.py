@@ -83,7 +83,7 @@ def start_server(database_url: str, log_path: Path, **extra: str) -> Server:
         if process.poll() is not None:
             raise RuntimeError(f"server exited with {process.returncode}:\n{server.log()}")
         try:
-            if httpx.get(f"{server.http_url}/healthz", timeout=1).status_code == 200:
+            if httpx.get(f"{server.http_url}/readyz", timeout=1).status_code == 200:
                 return server
         except httpx.HTTPError:
             pass

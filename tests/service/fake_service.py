@@ -76,6 +76,7 @@ class FakeService:
     def __init__(self) -> None:
         self.deadlines: list[float | None] = []
         self.database = True
+        self.ready = True
         self.from_memory = False
         self.memory_answers = 0
         self.jobs: dict[int, JobView] = {}
@@ -304,4 +305,4 @@ class FakeService:
         return self.graphs[name]
 
     def health(self) -> Health:
-        return Health(database=self.database)
+        return Health(database=self.database, ready=self.ready)

@@ -292,3 +292,25 @@ def test_a_refusal_crosses_the_process_boundary_with_its_class_and_attributes() 
     )
     assert type(error) is Pending and isinstance(error, NimbaseError)
     assert str(error) == "computing 'octal:0.37' would take long" and error.job == job
+
+
+def test_a_server_handed_over_before_its_processes_is_ready_once_they_start(
+    database_url: str, db_engine: sa.Engine
+) -> None:
+    """`nimbase serve` does not wait for its live processes (isolated(wait=False)): it answers at once
+    what it answers by itself, reports not ready until every process has started, then ready."""
+    settings = Settings(limits=LIMITS)
+    with isolated(Nimbase(settings, db_engine), settings, database_url, wait=False) as service:
+        assert isinstance(service, PooledService)
+        assert service.get_value("nim", "3 5 7").outcome == "N"  # a formula, in this process
+        first = service.health()  # a process takes seconds to start: not all are up yet
+        assert not first.ready
+        assert first.details["live_processes"] != {
+            "started": LIMITS.live_processes,
+            "of": LIMITS.live_processes,
+        }
+        wait_until(lambda: service.health().ready, 180, "every live process started")
+        assert service.health().details["live_processes"] == {
+            "started": LIMITS.live_processes,
+            "of": LIMITS.live_processes,
+        }

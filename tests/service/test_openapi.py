@@ -51,6 +51,7 @@ MODELS: dict[tuple[str, str], str] = {
     ("post", "/v1/graphs"): "GraphSummary",
     ("get", "/v1/graphs/{name}"): "Graph",
     ("get", "/healthz"): "Health",
+    ("get", "/readyz"): "Health",
 }
 
 #: Error statuses each route must declare (it may declare more).

@@ -94,7 +94,7 @@ def server(
 
 def _healthy(http_port: int) -> bool:
     try:
-        return httpx.get(f"http://127.0.0.1:{http_port}/healthz", timeout=1).status_code == 200
+        return httpx.get(f"http://127.0.0.1:{http_port}/readyz", timeout=1).status_code == 200
     except httpx.HTTPError:
         return False
 

@@ -257,6 +257,18 @@ def test_healthz_reports_the_database(http: httpx.Client, fake: FakeService) -> 
         fake.database = True
 
 
+def test_readyz_waits_for_the_live_processes(http: httpx.Client, fake: FakeService) -> None:
+    """/healthz is 200 while the process serves; /readyz only once it computes at full strength."""
+    assert http.get("/readyz").status_code == 200
+    fake.ready = False
+    try:
+        reply = http.get("/readyz")
+        assert reply.status_code == 503 and reply.json()["error"]["code"] == "UNAVAILABLE"
+        assert http.get("/healthz").status_code == 200
+    finally:
+        fake.ready = True
+
+
 def test_openapi_and_docs(http: httpx.Client) -> None:
     spec = http.get("/openapi.json").json()
     for path in (
@@ -270,6 +282,7 @@ def test_openapi_and_docs(http: httpx.Client) -> None:
         "/v1/jobs",
         "/v1/jobs/{job_id}",
         "/healthz",
+        "/readyz",
         "/metrics",
     ):
         assert path in spec["paths"], path

@@ -1,4 +1,4 @@
-"""The server's own state, for operators: GET /healthz and GET /metrics."""
+"""The server's own state, for operators: GET /healthz, GET /readyz and GET /metrics."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from nimbase import schema
 from service import convert
 from service.rest.context import context_of, service_of
+from service.rest.errors import error_response
+from service.rest.openapi import errors
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +28,22 @@ async def healthz(request: Request) -> Response:
     except Exception:
         log.exception("health check failed")
         return JSONResponse(convert.health_as_dict(None))
+    return JSONResponse(convert.health_as_dict(health))
+
+
+@router.get("/readyz", tags=["operations"], response_model=schema.Health, responses=errors(503))
+async def readyz(request: Request) -> Response:
+    """200 (the /healthz body) once the server computes at full strength, every live process started;
+    UNAVAILABLE (503) until then. The server answers from its first second what it answers by itself, but
+    a computation waits for a live process: a load balancer or a benchmark waits for this."""
+    try:
+        health = service_of(request).health()
+    except Exception:
+        log.exception("health check failed")
+        return error_response("UNAVAILABLE", "the server's health could not be read")
+    if not health.ready:
+        started = health.details.get("live_processes")
+        return error_response("UNAVAILABLE", f"the server is starting its live processes ({started})")
     return JSONResponse(convert.health_as_dict(health))
 
 
