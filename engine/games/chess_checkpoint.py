@@ -49,8 +49,17 @@ def pack(kind: int, config: int, arrays: tuple[NDArray[np.generic], ...]) -> byt
     expected = _LAYOUT[kind]
     if tuple(a.dtype.type for a in arrays) != expected:
         raise TypeError(f"a checkpoint of kind {kind} holds arrays of {expected}")
-    raw = b"".join(np.ascontiguousarray(a).tobytes() for a in arrays)
-    return _HEADER.pack(_MAGIC, kind, config, len(raw), zlib.crc32(raw)) + zlib.compress(raw, _LEVEL)
+    # deflated array by array, never copied whole (a five-man slice's arrays take a gigabyte)
+    deflate = zlib.compressobj(_LEVEL)
+    parts = []
+    size = crc = 0
+    for a in arrays:
+        view = np.ascontiguousarray(a).reshape(-1).view(np.uint8).data
+        size += len(view)
+        crc = zlib.crc32(view, crc)
+        parts.append(deflate.compress(view))
+    parts.append(deflate.flush())
+    return _HEADER.pack(_MAGIC, kind, config, size, crc) + b"".join(parts)
 
 
 def unpack(data: bytes, block: int) -> Record:

@@ -4,6 +4,10 @@ engine.kernels.chess_retro, captures and promotions read from its sub-tables' va
 Every pawn move is zeroing and irreversible and moves a pawn forward, so slices (one pawn configuration
 each, both sides to move) are solved from the most advanced structure back: the structures a pawn
 move reaches are solved before it. Within a slice only kings and pieces move.
+
+A solve hands out checkpoint records as it goes (engine.games.chess_checkpoint: each slice solved and,
+without pawns, the one slice's stages) and resumes from them, so a stopped solve loses at most the
+stage in flight.
 """
 
 from __future__ import annotations
