@@ -1,12 +1,17 @@
 """Chess table benchmarks (issue 20); prints figures (python -m bench.bench_chess [--help]).
 
-- KQvKR: the dedicated retrograde (engine.games.chess_solve) beside the generic CSR path it replaced
-  (engine.kernels.retrograde over the material's whole move graph), both measured here (target 2 s);
+Each solve is measured beside the previous solver (bench.chess_previous: the kernels before moves and
+un-moves were made fast) in the same run, and in CPU time (user CPU too) besides wall time: the machine
+may be shared, CPU time is the figure to compare.
+
+- KQvKR: the dedicated retrograde (engine.games.chess_solve) beside the previous one and the generic
+  CSR path (engine.kernels.retrograde over the material's whole move graph) (target 2 s);
 - every 3- and 4-man material, pawns included, solved the way one worker's jobs solve them, each from
-  the stored bytes of those it reads (target 3 minutes in all), with the longest win of each;
+  the stored bytes of those it reads (target 3 minutes in all), with the longest win of each; the
+  previous solver on the same materials (--no-previous: not);
 - a five-man pawnless material (KQRvKR: target 3 minutes, 4 GB) and, with --pawn, KRPvKR (target 6
-  minutes): wall and CPU time (the machine may be shared: CPU time is the figure to compare), peak
-  memory, stored bytes per position, the longest win;
+  minutes; its promotions need four five-man tables first): wall and CPU time, peak memory, stored
+  bytes per position, the longest win; the previous solver too with --previous-five (long);
 - GetValue and BestMove per position on a stored table.
 """
 
@@ -21,6 +26,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from bench.chess_previous import solve_previous
 from bench.common import figure
 from engine.games.chess import TableKernel
 from engine.games.chess_format import ChessValues
@@ -111,10 +117,24 @@ def csr_solve(material: Material, tables: dict[str, ChessValues]) -> tuple[float
     return time.perf_counter() - t0, time.process_time() - c0
 
 
-def solve_timed(material: Material, tables: dict[str, ChessValues]) -> tuple[ChessValues, float, float]:
-    wall, cpu = time.perf_counter(), time.process_time()
-    values = solve_material(material, tables)
-    return values, time.perf_counter() - wall, time.process_time() - cpu
+def user_cpu() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_utime
+
+
+def solve_timed(
+    material: Material, tables: dict[str, ChessValues], previous: bool = False
+) -> tuple[ChessValues, float, float, float]:
+    """The values of `material` (by the previous solver with `previous`) and the seconds it took:
+    wall, CPU, user CPU."""
+    wall, cpu, user = time.perf_counter(), time.process_time(), user_cpu()
+    values = (solve_previous if previous else solve_material)(material, tables)
+    return values, time.perf_counter() - wall, time.process_time() - cpu, user_cpu() - user
+
+
+def times(what: str, wall: float, cpu: float, user: float) -> None:
+    figure(f"{what} (wall)", wall, "s")
+    figure(f"{what} (CPU)", cpu, "s")
+    figure(f"{what} (user CPU)", user, "s")
 
 
 def longest_win(values: ChessValues) -> int:
@@ -126,10 +146,13 @@ def bench_kqvkr() -> dict[str, ChessValues]:
     tables: dict[str, ChessValues] = {}
     for sub in solve_order(material.sub_materials()):
         tables[sub.name] = solve_material(sub, tables)
-    values, wall, cpu = solve_timed(material, tables)
+    values, wall, cpu, user = solve_timed(material, tables)
     tables[material.name] = values
-    figure("chess KQvKR: dedicated retrograde, DTM and DTZ (wall)", wall, "s")
-    figure("chess KQvKR: dedicated retrograde (CPU)", cpu, "s")
+    times("chess KQvKR: solve, DTM and DTZ", wall, cpu, user)
+    before, wall, cpu, user = solve_timed(material, tables, previous=True)
+    times("chess KQvKR: the previous solver, this run", wall, cpu, user)
+    same = np.array_equal(before.dtm, values.dtm) and np.array_equal(before.dtz, values.dtz)
+    figure("chess KQvKR: the same values as the previous solver (1 yes)", int(same), "")
     csr_wall, csr_cpu = csr_solve(material, tables)
     figure("chess KQvKR: the generic CSR path, DTM only, this run (wall)", csr_wall, "s")
     figure("chess KQvKR: the generic CSR path, DTM only, this run (CPU)", csr_cpu, "s")
@@ -138,11 +161,11 @@ def bench_kqvkr() -> dict[str, ChessValues]:
     return tables
 
 
-def bench_small() -> dict[str, bytes]:
+def bench_small(previous: bool) -> dict[str, bytes]:
     """Every 3- and 4-man material as one worker's jobs make them: each job given the stored bytes of
     the tables it reads, its own stored as bytes."""
     stored: dict[str, bytes] = {}
-    wall, cpu = time.perf_counter(), time.process_time()
+    wall, cpu, user = time.perf_counter(), time.process_time(), user_cpu()
     for material in materials_of(4):
         kernel = TableKernel(material)
         kernel.give({need: stored[need.game_id.partition(":")[2]] for need in kernel.needs()})
@@ -155,18 +178,28 @@ def bench_small() -> dict[str, bytes]:
             len(stored[material.name]) / max(1, positions),
             "B",
         )
-    figure("chess: every 3- and 4-man material by one worker (wall)", time.perf_counter() - wall, "s")
-    figure("chess: every 3- and 4-man material by one worker (CPU)", time.process_time() - cpu, "s")
+    times(
+        "chess: every 3- and 4-man material by one worker",
+        time.perf_counter() - wall,
+        time.process_time() - cpu,
+        user_cpu() - user,
+    )
     figure("chess: every 3- and 4-man material: target", 180.0, "s")
+    if previous:
+        tables = {name: ChessValues.from_bytes(data) for name, data in stored.items()}
+        spent = [0.0, 0.0, 0.0]
+        for material in materials_of(4):
+            _, *took = solve_timed(material, tables, previous=True)
+            spent = [a + b for a, b in zip(spent, took, strict=True)]
+        times("chess: every 3- and 4-man material, the previous solver, this run", *spent)
     return stored
 
 
-def bench_five(name: str, stored: dict[str, bytes], target: float) -> None:
+def bench_five(name: str, stored: dict[str, bytes], target: float, previous: bool) -> None:
     material = parse_material(name)
     tables = {sub.name: ChessValues.from_bytes(stored[sub.name]) for sub in material.sub_materials()}
-    values, wall, cpu = solve_timed(material, tables)
-    figure(f"chess {name}: solve (wall)", wall, "s")
-    figure(f"chess {name}: solve (CPU)", cpu, "s")
+    values, wall, cpu, user = solve_timed(material, tables)
+    times(f"chess {name}: solve", wall, cpu, user)
     figure(f"chess {name}: target", target, "s")
     figure(
         "peak RSS of this process so far", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, "GB"
@@ -175,6 +208,12 @@ def bench_five(name: str, stored: dict[str, bytes], target: float) -> None:
     data = values.to_bytes()
     figure(f"chess {name}: stored bytes per position (DTM + DTZ, deflated)", len(data) / positions, "B")
     figure(f"chess {name}: longest win", longest_win(values), "plies")
+    stored[name] = data
+    if previous:
+        del values
+        _, *took = solve_timed(material, tables, previous=True)
+        times(f"chess {name}: the previous solver, this run", *took)
+        values = ChessValues.from_bytes(data)
     table = ChessTable(material, values)
     rng = random.Random(5)
     boards: list[str] = []
@@ -196,19 +235,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--five", default="KQRvKR", help="the five-man pawnless material ('' for none)")
     parser.add_argument("--pawn", action="store_true", help="also KRPvKR (long)")
+    parser.add_argument("--no-previous", action="store_true", help="not the previous solver on 3-4 men")
+    parser.add_argument("--previous-five", action="store_true", help="the previous solver on five men too")
     args = parser.parse_args()
     solve_material(parse_material("KvK"), {})  # load (or compile) the kernels
+    solve_previous(parse_material("KvK"), {})
     bench_kqvkr()
-    stored = bench_small()
+    stored = bench_small(not args.no_previous)
     if args.five:
-        bench_five(args.five, stored, 180.0)
+        bench_five(args.five, stored, 180.0, args.previous_five)
     if args.pawn:
         for sub in solve_order(parse_material("KRPvKR").sub_materials()):
             if sub.name not in stored:
                 kernel = TableKernel(sub)
                 kernel.give({need: stored[need.game_id.partition(":")[2]] for need in kernel.needs()})
                 stored[sub.name] = kernel.make()
-        bench_five("KRPvKR", stored, 360.0)
+        bench_five("KRPvKR", stored, 360.0, args.previous_five)
 
 
 if __name__ == "__main__":

@@ -152,6 +152,15 @@ class TableKernel(BytesKernel):
         super().__init__()
         self.material = material
         self._given: dict[str, ChessValues] = {}
+        #: Given each checkpoint record of the solve as its stage ends (engine.games.chess_checkpoint):
+        #: whoever runs the kernel keeps them, so that a solve stopped part way resumes (`resume`).
+        self.checkpoint: Callable[[bytes], None] | None = None
+        self._resume = b""
+
+    def resume(self, records: bytes) -> None:
+        """Have `make` go on from the checkpoint records (joined) that a stopped solve of this material
+        gave, instead of solving their stages again."""
+        self._resume = records
 
     def needs(self) -> tuple[StoredName, ...]:
         return tuple(StoredName(sub.game_id, TABLE) for sub in self.material.sub_materials())
@@ -167,7 +176,8 @@ class TableKernel(BytesKernel):
             raise MissingSubTables(
                 f"the table of {self.material.name} needs the stored tables of {', '.join(missing)}"
             )
-        return solve_material(self.material, self._given, progress).to_bytes()
+        values = solve_material(self.material, self._given, progress, self.checkpoint, self._resume)
+        return values.to_bytes()
 
 
 def bulk_ids(men: int) -> list[str]:

@@ -24,6 +24,8 @@ _MAGIC = b"NBCHESS"
 _VERSION = 2
 _HEADER = struct.Struct("<7sBQBI")
 _LEVEL = 6
+#: Slots encoded at a time.
+_PIECE = 1 << 24
 
 
 class CorruptTable(ValueError):
@@ -60,15 +62,25 @@ class ChessValues:
         return int(self.dtm[slot]), int(self.dtz[slot])
 
     def to_bytes(self) -> bytes:
-        planes = []
-        second = (self.dtm.astype(np.int32) - self.dtz).astype(np.int16) if self.delta else self.dtz
-        for values in (self.dtm, second):
-            codes = _zigzag(values)
-            planes.append((codes & 0xFF).astype(np.uint8).tobytes())
-            planes.append((codes >> 8).astype(np.uint8).tobytes())
-        raw = b"".join(planes)
-        header = _HEADER.pack(_MAGIC, _VERSION, len(self), int(self.delta), zlib.crc32(raw))
-        return header + zlib.compress(raw, _LEVEL)
+        """The stored bytes, made plane by plane a piece at a time (a five-man table's planes are never
+        all in memory at once besides the values)."""
+        deflate = zlib.compressobj(_LEVEL)
+        parts = []
+        crc = 0
+        for metric in range(2):
+            for shift in (0, 8):
+                for at in range(0, len(self), _PIECE):
+                    dtm = self.dtm[at : at + _PIECE]
+                    values = dtm
+                    if metric:
+                        dtz = self.dtz[at : at + _PIECE]
+                        values = (dtm.astype(np.int32) - dtz).astype(np.int16) if self.delta else dtz
+                    plane = ((_zigzag(values) >> shift) & 0xFF).astype(np.uint8).data
+                    crc = zlib.crc32(plane, crc)
+                    parts.append(deflate.compress(plane))
+        parts.append(deflate.flush())
+        header = _HEADER.pack(_MAGIC, _VERSION, len(self), int(self.delta), crc)
+        return header + b"".join(parts)
 
     @staticmethod
     def from_bytes(data: bytes) -> ChessValues:

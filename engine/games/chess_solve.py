@@ -4,6 +4,10 @@ engine.kernels.chess_retro, captures and promotions read from its sub-tables' va
 Every pawn move is zeroing and irreversible and moves a pawn forward, so slices (one pawn configuration
 each, both sides to move) are solved from the most advanced structure back: the structures a pawn
 move reaches are solved before it. Within a slice only kings and pieces move.
+
+A solve hands out checkpoint records as it goes (engine.games.chess_checkpoint: each slice solved and,
+without pawns, the one slice's stages) and resumes from them, so a stopped solve loses at most the
+stage in flight.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
+from engine.games import chess_checkpoint as ck
 from engine.games.chess_format import ChessValues
 from engine.games.chess_material import Material
 from engine.kernels import chess_index as ix
@@ -59,10 +64,15 @@ def solve_material(
     material: Material,
     tables: Mapping[str, ChessValues],
     progress: Callable[[int, int], None] | None = None,
+    checkpoint: Callable[[bytes], None] | None = None,
+    resume: bytes = b"",
 ) -> ChessValues:
     """`material`'s DTM and DTZ; `tables` holds (at least) the values of every material its captures
     and promotions lead to. progress(done, total) counts slots, three passes each (moves, DTM, DTZ).
-    Slots naming no position hold the values of the slot before them (they deflate to nothing)."""
+    Slots naming no position hold the values of the slot before them (they deflate to nothing).
+
+    checkpoint(record) is given a record as each stage ends (engine.games.chess_checkpoint), and
+    `resume` (records joined) restores those stages instead of solving them again."""
     spec = material.spec
     subs = material.sub_materials()
     bases: dict[Material, int] = {}
@@ -78,31 +88,77 @@ def solve_material(
     dtz = np.zeros(n, dtype=np.int16)
     block = int(ix.block_size(spec))
     order = slice_order(material)
+    stages = len(order) == 1  # one slice (no pawns): checkpoints within it too
+    restored = _restored(resume, block, order)
     total = 3 * block * len(order)
     done = 0
     deg = np.empty(block, dtype=np.uint8)
     exm = np.empty(block, dtype=np.int16)
     exz = np.empty(block, dtype=np.int16)
+
+    def report(count: int) -> None:
+        nonlocal done
+        done += count
+        if progress is not None:
+            progress(done, total)
+
+    # a slice solved counts its three passes, a stage restored within one its pass
+    back = sum(3 if ck.SLICE in kinds else len(kinds) for kinds in restored.values())
+    if back:
+        report(back * block)  # the stages restored, at once
     for config in order:
         lo = config * block
-        for a in range(lo, lo + block, CHUNK):
-            b = min(lo + block, a + CHUNK)
-            errors = retro.prepare(
-                spec, a, b, rows, child_dtm, child_dtz, dtm, dtz, deg[a - lo :], exm[a - lo :], exz[a - lo :]
-            )
-            if errors:
-                raise MissingTargets(f"{material.name}: {errors} moves lead to positions no table holds")
-            done += b - a
-            if progress is not None:
-                progress(done, total)
-        spare = deg.copy()
-        retro.retro(spec, lo, lo + block, dtm, spare, exm, MAX_LEVEL)
-        done += block
-        if progress is not None:
-            progress(done, total)
+        found = restored.get(config, {})
+        if ck.SLICE in found:
+            dtm[lo : lo + block], dtz[lo : lo + block] = found[ck.SLICE].arrays
+            continue
+        if ck.PREPARED in found:
+            deg[:], exm[:], exz[:] = found[ck.PREPARED].arrays
+        else:
+            for a in range(lo, lo + block, CHUNK):
+                b = min(lo + block, a + CHUNK)
+                errors = retro.prepare(
+                    spec,
+                    a,
+                    b,
+                    rows,
+                    child_dtm,
+                    child_dtz,
+                    dtm,
+                    dtz,
+                    deg[a - lo :],
+                    exm[a - lo :],
+                    exz[a - lo :],
+                )
+                if errors:
+                    raise MissingTargets(f"{material.name}: {errors} moves lead to positions no table holds")
+                report(b - a)
+            if stages and checkpoint is not None:
+                checkpoint(ck.pack(ck.PREPARED, config, (deg, exm, exz)))
+        if ck.DTM in found:
+            (dtm[lo : lo + block],) = found[ck.DTM].arrays
+        else:
+            spare = deg.copy()
+            retro.retro(spec, lo, lo + block, dtm, spare, exm, MAX_LEVEL)
+            del spare
+            if stages and checkpoint is not None:
+                checkpoint(ck.pack(ck.DTM, config, (dtm[lo : lo + block],)))
+            report(block)
         retro.retro(spec, lo, lo + block, dtz, deg, exz, MAX_LEVEL)
         retro.fill_invalid(dtm, dtz, lo, deg)
-        done += block
-        if progress is not None:
-            progress(done, total)
+        if checkpoint is not None:
+            checkpoint(ck.pack(ck.SLICE, config, (dtm[lo : lo + block], dtz[lo : lo + block])))
+        report(block)
     return ChessValues(dtm, dtz, delta=not material.pawnful)
+
+
+def _restored(resume: bytes, block: int, order: list[int]) -> dict[int, dict[int, ck.Record]]:
+    """The records of `resume` by slice and kind; CorruptCheckpoint for a slice the solve has not."""
+    found: dict[int, dict[int, ck.Record]] = {}
+    slices = set(order)
+    for data in ck.split(resume):
+        record = ck.unpack(data, block)
+        if record.config not in slices:
+            raise ck.CorruptCheckpoint(f"a checkpoint of slice {record.config}, which this material has not")
+        found.setdefault(record.config, {})[record.kind] = record
+    return found

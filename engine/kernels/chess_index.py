@@ -56,6 +56,7 @@ def _pawnless_transforms() -> tuple[I64, NDArray[np.bool_]]:
 
 
 KK_TRANSFORM, KK_AMBIGUOUS = _pawnless_transforms()
+KK_INDEX_64 = mg.KK_INDEX.astype(np.int64)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -160,24 +161,34 @@ def decode(spec: I64, slot: int, sq: I64) -> int:
 def canonical(spec: I64, sq: I64, stm: int, image: I64) -> int:
     """The least slot among a legal position's symmetric images (`sq` is left as it was; `image` is
     scratch space for 5 squares)."""
+    return canonical_moved(spec, sq, stm, image)[0]
+
+
+@numba.njit(cache=True, nogil=True)
+def canonical_moved(spec: I64, sq: I64, stm: int, image: I64) -> tuple[int, bool]:
+    """`canonical`, and whether the least slot is another image's than the men as they stand (identical
+    men sorted): only then may two different placements of the men share the slot."""
     n = 2 + spec[0]
-    best = -1
     if spec[1]:
-        for t in range(2):
-            for k in range(n):
-                image[k] = sq[k] ^ 7 if t else sq[k]
-            _sort_identical(spec, image)
-            slot = encode(spec, image, stm)
-            if slot >= 0 and (best < 0 or slot < best):
-                best = slot
-        return best
+        for k in range(n):
+            image[k] = sq[k]
+        _sort_identical(spec, image)
+        own = encode(spec, image, stm)
+        for k in range(n):
+            image[k] = sq[k] ^ 7
+        _sort_identical(spec, image)
+        mirrored = encode(spec, image, stm)
+        if own >= 0 and (mirrored < 0 or own <= mirrored):
+            return own, False
+        return mirrored, True
     t = KK_TRANSFORM[sq[0] * 64 + sq[1]]
     if t < 0:
-        return -1
+        return -1, False
     for k in range(n):
         image[k] = mg._transform(sq[k], t)
     _sort_identical(spec, image)
     best = encode(spec, image, stm)
+    moved = t != 0
     if KK_AMBIGUOUS[sq[0] * 64 + sq[1]]:
         for k in range(n):
             image[k] = ((image[k] & 7) << 3) | (image[k] >> 3)
@@ -185,7 +196,8 @@ def canonical(spec: I64, sq: I64, stm: int, image: I64) -> int:
         other = encode(spec, image, stm)
         if other >= 0 and other < best:
             best = other
-    return best
+            moved = True
+    return best, moved
 
 
 @numba.njit(cache=True, nogil=True)
@@ -241,18 +253,51 @@ def step(spec: I64, sq: I64, k: int) -> int:
     if p == 0:
         if KK_AMBIGUOUS[sq[0] * 64 + sq[1]]:
             return 0
-    else:
-        symmetric = True
-        for a in range(m - p, m):
-            found = False
-            for b in range(m - p, m):
-                if sq[2 + b] == sq[2 + a] ^ 7 and spec[3 + 2 * b] == spec[3 + 2 * a]:
-                    found = True
-            if not found:
-                symmetric = False
-        if symmetric:
-            return 0
+    elif pawns_symmetric(spec, sq):
+        return 0
     return int(1 << (6 * (m - p - 1 - i)))
+
+
+@numba.njit(cache=True, nogil=True)
+def pawns_symmetric(spec: I64, sq: I64) -> bool:
+    """Whether the pawns are their own mirror image (then the kings and pieces decide the canonical
+    image)."""
+    m = spec[0]
+    p = spec[1]
+    for a in range(m - p, m):
+        found = False
+        for b in range(m - p, m):
+            if sq[2 + b] == sq[2 + a] ^ 7 and spec[3 + 2 * b] == spec[3 + 2 * a]:
+                found = True
+        if not found:
+            return False
+    return True
+
+
+#: `king_step` of a move that may change the position's symmetry.
+NO_STEP = -(1 << 62)
+
+
+@numba.njit(cache=True, nogil=True)
+def king_step(spec: I64, sq: I64, k: int, f: int, symmetric: bool) -> int:
+    """What the slot of a canonical position changes by when king k (0 or 1) goes to f, the other side
+    then to move, where the moved position's men as they stand are its canonical image; NO_STEP where
+    they may not be (`canonical`). `symmetric`: the pawns' `pawns_symmetric` (ignored without pawns).
+
+    Without pawns the kings decide: the new pair must be in KK_INDEX's domain and not on the a1-h8
+    diagonal both. With pawns, the pawns decide unless they are symmetric."""
+    a = f if k == 0 else sq[0]
+    b = f if k == 1 else sq[1]
+    if spec[1]:
+        if symmetric:
+            return NO_STEP
+        step = (a * 64 + b) - (sq[0] * 64 + sq[1])
+    else:
+        new = KK_INDEX_64[a * 64 + b]
+        if new < 0 or KK_AMBIGUOUS[a * 64 + b]:
+            return NO_STEP
+        step = new - KK_INDEX_64[sq[0] * 64 + sq[1]]
+    return int(step * pieces_size(spec))
 
 
 @numba.njit(cache=True, nogil=True)

@@ -170,31 +170,42 @@ def _occupancy(sq: I64, n: int) -> np.uint64:
     return occ
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def bit(s: int) -> np.uint64:
+    return np.uint64(1) << np.uint64(s)
+
+
 @numba.njit(cache=True, nogil=True)
-def _try(
-    sq: I64,
-    kinds: I64,
-    owners: I64,
-    n: int,
-    stm: int,
-    occ: np.uint64,
-    j: int,
-    to: int,
-    promo: int,
-    out: I64,
-    count: int,
-) -> int:
-    cap = -1
+def evasions(
+    target: int, side: int, sq: I64, kinds: I64, owners: I64, n: int, skip: int, occ: np.uint64
+) -> np.uint64:
+    """The squares a man may stand on (or capture on) so that no man of `side` (other than `skip`) attacks
+    `target` with the board `occ` (the moving man's square left out of it): every attacker's square or,
+    for a slider, the squares between it and `target`. All squares when nothing attacks, none when two
+    men attack from directions no one square covers."""
+    allowed = ~np.uint64(0)
+    for a in range(n):
+        if owners[a] != side or a == skip:
+            continue
+        if not _attacks(kinds[a], owners[a], sq[a], target, occ):
+            continue
+        cover = bit(sq[a])
+        if kinds[a] == QUEEN or kinds[a] == ROOK or kinds[a] == BISHOP:
+            cover |= BETWEEN[sq[a] * 64 + target]
+        allowed &= cover
+    return allowed
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def man_at(sq: I64, n: int, s: int) -> int:
     for k in range(n):
-        if k != j and sq[k] == to:
-            if owners[k] == stm or kinds[k] == KING:
-                return count
-            cap = k
-    occ2 = (occ & ~(np.uint64(1) << np.uint64(sq[j]))) | (np.uint64(1) << np.uint64(to))
-    king = to if j == stm else sq[stm]
-    for k in range(n):
-        if owners[k] != stm and k != cap and _attacks(kinds[k], owners[k], sq[k], king, occ2):
-            return count
+        if sq[k] == s:
+            return k
+    return -1
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _put(out: I64, count: int, j: int, to: int, promo: int, cap: int) -> int:
     out[4 * count] = j
     out[4 * count + 1] = to
     out[4 * count + 2] = promo
@@ -205,26 +216,45 @@ def _try(
 @numba.njit(cache=True, nogil=True)
 def legal_moves(sq: I64, kinds: I64, owners: I64, n: int, stm: int, out: I64) -> int:
     """The legal moves of side `stm` (0 = A): (man, to square, promotion type or 0, captured man or
-    -1) as rows of 4 in `out`; returns how many."""
+    -1) as rows of 4 in `out`; returns how many. A man other than the king may only go where
+    `evasions` allows (what checks the king once the man has left its square), the king only to
+    squares no enemy man attacks once it has left its own."""
     occ = _occupancy(sq, n)
+    them = 1 - stm
     own = np.uint64(0)
     for k in range(n):
         if owners[k] == stm:
-            own |= np.uint64(1) << np.uint64(sq[k])
+            own |= bit(sq[k])
+    king = sq[stm]
     count = 0
     for j in range(n):
         if owners[j] != stm:
             continue
         kind = kinds[j]
         s = sq[j]
-        if kind == KING or kind == KNIGHT:  # noqa: SIM109 - plain comparisons in numba
-            table = KING_TO if kind == KING else KNIGHT_TO
+        rest = occ & ~bit(s)
+        if kind == KING:
             for i in range(8):
-                to = table[s, i]
+                to = KING_TO[s, i]
                 if to < 0:
                     break
-                if not (own >> np.uint64(to)) & np.uint64(1):
-                    count = _try(sq, kinds, owners, n, stm, occ, j, to, 0, out, count)
+                if (own >> np.uint64(to)) & np.uint64(1):
+                    continue
+                cap = man_at(sq, n, to) if (occ >> np.uint64(to)) & np.uint64(1) else -1
+                if not attacked(to, them, sq, kinds, owners, n, cap, rest):
+                    count = _put(out, count, j, to, 0, cap)
+            continue
+        allowed = evasions(king, them, sq, kinds, owners, n, -1, rest) & ~own
+        if allowed == 0:
+            continue
+        if kind == KNIGHT:
+            for i in range(8):
+                to = KNIGHT_TO[s, i]
+                if to < 0:
+                    break
+                if (allowed >> np.uint64(to)) & np.uint64(1):
+                    cap = man_at(sq, n, to) if (occ >> np.uint64(to)) & np.uint64(1) else -1
+                    count = _put(out, count, j, to, 0, cap)
         elif kind == PAWN:
             step = 8 if owners[j] == 0 else -8
             last = 7 if owners[j] == 0 else 0
@@ -233,19 +263,25 @@ def legal_moves(sq: I64, kinds: I64, owners: I64, n: int, stm: int, out: I64) ->
             one = s + step
             for i in range(3):
                 to = one + i - 1
+                cap = -1
                 if i == 1:
                     if (occ >> np.uint64(one)) & np.uint64(1):
                         continue
                     two = one + step
-                    if (s >> 3) == start and (occ >> np.uint64(two)) & np.uint64(1) == 0:
-                        count = _try(sq, kinds, owners, n, stm, occ, j, two, 0, out, count)
+                    free = (occ >> np.uint64(two)) & np.uint64(1) == 0
+                    if (s >> 3) == start and free and (allowed >> np.uint64(two)) & np.uint64(1):
+                        count = _put(out, count, j, two, 0, -1)
                 elif not 0 <= f + i - 1 < 8 or not (occ >> np.uint64(to)) & np.uint64(1):
+                    continue
+                else:
+                    cap = man_at(sq, n, to)
+                if not (allowed >> np.uint64(to)) & np.uint64(1):
                     continue
                 if (to >> 3) == last:
                     for promo in (QUEEN, ROOK, BISHOP, KNIGHT):
-                        count = _try(sq, kinds, owners, n, stm, occ, j, to, promo, out, count)
+                        count = _put(out, count, j, to, promo, cap)
                 else:
-                    count = _try(sq, kinds, owners, n, stm, occ, j, to, 0, out, count)
+                    count = _put(out, count, j, to, 0, cap)
         else:
             for d in range(8):
                 diagonal = d >= 4
@@ -257,11 +293,12 @@ def legal_moves(sq: I64, kinds: I64, owners: I64, n: int, stm: int, out: I64) ->
                 y = (s >> 3) + dr
                 while 0 <= x < 8 and 0 <= y < 8:
                     to = y * 8 + x
-                    bit = np.uint64(1) << np.uint64(to)
-                    if own & bit:
+                    b = bit(to)
+                    if own & b:
                         break
-                    count = _try(sq, kinds, owners, n, stm, occ, j, to, 0, out, count)
-                    if occ & bit:
+                    if allowed & b:
+                        count = _put(out, count, j, to, 0, man_at(sq, n, to) if occ & b else -1)
+                    if occ & b:
                         break
                     x += df
                     y += dr

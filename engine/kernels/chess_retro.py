@@ -65,23 +65,6 @@ def _child(rows: I64, row: int, sq: I64, stm: int, out: I64) -> int:
 
 
 @numba.njit(cache=True, nogil=True)
-def _insertion_unique(a: I64, n: int) -> int:
-    for i in range(1, n):
-        x = a[i]
-        j = i - 1
-        while j >= 0 and a[j] > x:
-            a[j + 1] = a[j]
-            j -= 1
-        a[j + 1] = x
-    k = 0
-    for i in range(n):
-        if i == 0 or a[i] != a[k - 1]:
-            a[k] = a[i]
-            k += 1
-    return k
-
-
-@numba.njit(cache=True, nogil=True)
 def _exit_values(
     spec: I64,
     rows: I64,
@@ -205,12 +188,12 @@ def prepare(
     sq = np.empty(5, dtype=np.int64)
     kinds = np.empty(5, dtype=np.int64)
     owners = np.empty(5, dtype=np.int64)
-    child = np.empty(5, dtype=np.int64)
     moves = np.empty(4 * mg.MAX_MOVES, dtype=np.int64)
     scratch = np.empty(4 * mg.MAX_MOVES, dtype=np.int64)
     kids = np.empty(mg.MAX_MOVES, dtype=np.int64)
     work = np.empty(30, dtype=np.int64)
     image = np.empty(5, dtype=np.int64)
+    steps = np.zeros(5, dtype=np.int64)
     n = ix.men_of(spec, kinds, owners)
     errors = 0
     for v in range(lo, hi):
@@ -234,22 +217,35 @@ def prepare(
         bm = NONE
         bz = NONE
         nk = 0
+        moved = 0
         turn = ix.turn_step(spec, stm)
+        symmetric = spec[1] > 0 and ix.pawns_symmetric(spec, sq)
+        for k in range(n):
+            steps[k] = ix.step(spec, sq, k) if owners[k] == stm else 0
         for e in range(count):
             j = moves[4 * e]
             to = moves[4 * e + 1]
             promo = moves[4 * e + 2]
             cap = moves[4 * e + 3]
             if cap < 0 and promo == 0 and kinds[j] != mg.PAWN:
-                fast = ix.step(spec, sq, j)
+                fast = steps[j]
                 if fast:
                     kids[nk] = v + turn + (to - sq[j]) * fast
+                    nk += 1
+                    continue
+                if j < 2:
+                    delta = ix.king_step(spec, sq, j, to, symmetric)
+                    if delta != ix.NO_STEP:
+                        kids[nk] = v + turn + delta
+                        nk += 1
+                        continue
+                c, mv = _moved_slot(spec, sq, n, j, to, 1 - stm, work)
+                if mv:
+                    moved += 1
+                    kids[kids.shape[0] - moved] = c
                 else:
-                    for k in range(n):
-                        child[k] = sq[k]
-                    child[j] = to
-                    kids[nk] = ix.canonical(spec, child, 1 - stm, image)
-                nk += 1
+                    kids[nk] = c
+                    nk += 1
                 continue
             vm, vz = _exit_values(
                 spec, rows, child_dtm, child_dtz, own_dtm, own_dtz, sq, kinds, owners, stm, j, to, promo,
@@ -260,7 +256,7 @@ def prepare(
                 continue
             bm = better(bm, vm)
             bz = better(bz, vz)
-        deg[i] = _insertion_unique(kids, nk)
+        deg[i] = _merge_moved(kids, nk, moved)
         exm[i] = bm
         exz[i] = bz
     return errors
@@ -272,32 +268,63 @@ def predecessors(
 ) -> int:
     """The distinct slots of the positions whose one king or piece move (no capture, no pawn move)
     reaches the men `sq` with `stm` to move (a canonical position, at `slot`), into `out`; returns
-    how many."""
+    how many.
+
+    A predecessor is legal when the side not to move in it (`stm`) is not in check: its man back on f
+    neither checks from f nor leaves a check from another man unblocked (`evasions` of the board less
+    its square). Its slot is the position's plus a step per square where the man moves without
+    changing the symmetry (`ix.step`), else `canonical`; only slots of another image than the men as
+    they stand (`canonical_moved`) may repeat one, and only those are looked up among the others."""
     n = 2 + spec[0]
     mover = 1 - stm
+    king = sq[stm]
     turn = ix.turn_step(spec, stm)
     occ = np.uint64(0)
     for k in range(n):
-        occ |= np.uint64(1) << np.uint64(sq[k])
+        occ |= mg.bit(sq[k])
+    top = out.shape[0]
     count = 0
+    moved = 0
+    symmetric = spec[1] > 0 and ix.pawns_symmetric(spec, sq)
     for k in range(n):
         if owners[k] != mover or kinds[k] == mg.PAWN:
             continue
         kind = kinds[k]
         s = sq[k]
-        base = occ & ~(np.uint64(1) << np.uint64(s))
+        rest = occ & ~mg.bit(s)
+        allowed = mg.evasions(king, mover, sq, kinds, owners, n, k, rest) & ~occ
+        if allowed == 0:
+            continue
         fast = ix.step(spec, sq, k)
-        fast_base = slot + turn - s * fast if fast else -1
+        fast_base = slot + turn - s * fast
         if kind == mg.KING or kind == mg.KNIGHT:
             for t in range(8):
                 f = mg.KING_TO[s, t] if kind == mg.KING else mg.KNIGHT_TO[s, t]
                 if f < 0:
                     break
-                if (occ >> np.uint64(f)) & np.uint64(1):
+                if not (allowed >> np.uint64(f)) & np.uint64(1):
                     continue
-                count = _add_predecessor(
-                    spec, sq, kinds, owners, stm, k, f, base, out, count, work, fast_base, fast
-                )
+                if mg._attacks(kind, mover, f, king, rest):
+                    continue
+                if fast:
+                    out[count] = fast_base + f * fast
+                    count += 1
+                    continue
+                if kind == mg.KING:
+                    delta = ix.king_step(spec, sq, k, f, symmetric)
+                    if delta != ix.NO_STEP:
+                        out[count] = slot + turn + delta
+                        count += 1
+                        continue
+                c, mv = _moved_slot(spec, sq, n, k, f, mover, work)
+                if c < 0:
+                    continue
+                if mv:
+                    moved += 1
+                    out[top - moved] = c
+                else:
+                    out[count] = c
+                    count += 1
         else:
             for d in range(8):
                 diagonal = d >= 4
@@ -309,31 +336,51 @@ def predecessors(
                     f = y * 8 + x
                     if (occ >> np.uint64(f)) & np.uint64(1):
                         break
-                    count = _add_predecessor(
-                        spec, sq, kinds, owners, stm, k, f, base, out, count, work, fast_base, fast
-                    )
                     x += _DF[d]
                     y += _DR[d]
-    return _insertion_unique(out, count)
+                    if not (allowed >> np.uint64(f)) & np.uint64(1):
+                        continue
+                    if mg._attacks(kind, mover, f, king, rest):
+                        continue
+                    if fast:
+                        out[count] = fast_base + f * fast
+                        count += 1
+                        continue
+                    c, mv = _moved_slot(spec, sq, n, k, f, mover, work)
+                    if c < 0:
+                        continue
+                    if mv:
+                        moved += 1
+                        out[top - moved] = c
+                    else:
+                        out[count] = c
+                        count += 1
+    return _merge_moved(out, count, moved)
 
 
-@numba.njit(cache=True, nogil=True)
-def _add_predecessor(
-    spec: I64, sq: I64, kinds: I64, owners: I64, stm: int, k: int, f: int, base: np.uint64, out: I64,
-    count: int, work: I64, fast_base: int, fast: int,
-) -> int:  # fmt: skip
-    n = 2 + spec[0]
+@numba.njit(cache=True, nogil=True, inline="always")
+def _moved_slot(spec: I64, sq: I64, n: int, k: int, f: int, stm: int, work: I64) -> tuple[int, bool]:
+    """`canonical_moved` of the men `sq` with man k on f, `stm` to move."""
     for i in range(n):
         work[i] = sq[i]
     work[k] = f
-    occ = base | (np.uint64(1) << np.uint64(f))
-    # in the predecessor the side not to move (`stm`) may not stand in check
-    if mg.attacked(work[stm], 1 - stm, work, kinds, owners, n, -1, occ):
-        return count
-    slot = fast_base + f * fast if fast else ix.canonical(spec, work[0:5], 1 - stm, work[5:10])
-    if slot >= 0:
-        out[count] = slot
-        count += 1
+    return ix.canonical_moved(spec, work[0:5], stm, work[5:10])
+
+
+@numba.njit(cache=True, nogil=True)
+def _merge_moved(out: I64, count: int, moved: int) -> int:
+    """Slots out[:count] are distinct; the `moved` ones kept at out's end join them unless present."""
+    top = out.shape[0]
+    for i in range(moved):
+        c = out[top - 1 - i]
+        present = False
+        for q in range(count):
+            if out[q] == c:
+                present = True
+                break
+        if not present:
+            out[count] = c
+            count += 1
     return count
 
 

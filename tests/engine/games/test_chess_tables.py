@@ -238,6 +238,7 @@ def test_move_generator_matches_python_chess(name: str) -> None:
         # predecessors: every (canonical) position with a king or piece move into this one, no other
         count = retro.predecessors(spec, slot, sq, kinds, owners, stm, preds, work)
         ours_preds = {int(p) for p in preds[:count]}
+        assert len(ours_preds) == count, board.fen()  # each predecessor once: `deg` counts distinct children
         expected: set[int] = set()
         mover = not board.turn
         for square, piece in board.piece_map().items():
