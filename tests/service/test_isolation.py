@@ -31,8 +31,8 @@ from service.live_child import pack_error, unpack_error
 from service.pooled import PooledService
 from service.server import BoundPorts, isolated
 from storage.jobs import JobQueue
-from tests.database import empty_data_tables
 from tests.servers import running_server
+from tests.service.pools import every_process_idle, started_pool, wait_until
 from worker.runner import Worker
 
 #: Searches may visit 50 million positions, so the deadline or the memory cap is what stops them; each
@@ -62,13 +62,6 @@ SAMPLE = [
 ] + [(MISERE, "3 4 5"), ("subtraction:1,3,4", "100 200"), ("octal:0.77", "1000 5")]
 
 
-def wait_until(condition: Callable[[], bool], seconds: float, what: str) -> None:
-    until = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < until, f"not within {seconds:.0f} s: {what}"
-        time.sleep(0.05)
-
-
 def resident_bytes() -> int:
     """This process's resident memory (VmRSS)."""
     with open("/proc/self/status") as status:
@@ -92,10 +85,7 @@ def errors_as_text(item: object) -> object:
 
 @pytest.fixture(scope="module")
 def pooled(database_url: str, db_engine: sa.Engine) -> Iterator[PooledService]:
-    empty_data_tables(db_engine)
-    settings = Settings(limits=LIMITS)
-    with isolated(Nimbase(settings, db_engine), settings, database_url) as service:
-        assert isinstance(service, PooledService)
+    with started_pool(LIMITS, database_url, db_engine) as service:
         yield service
 
 
@@ -108,9 +98,7 @@ def ports(pooled: PooledService) -> Iterator[BoundPorts]:
 @pytest.fixture
 def ready(pooled: PooledService) -> PooledService:
     """The pool with every process running and idle (replacements of earlier tests started)."""
-    pool = pooled.pool
-    wait_until(lambda: pool.idle() == pool.size, 180, "every live process idle")
-    return pooled
+    return every_process_idle(pooled)
 
 
 @pytest.fixture

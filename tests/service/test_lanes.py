@@ -13,15 +13,14 @@ import pytest
 import sqlalchemy as sa
 
 from nimbase.client import NimbaseClient, NimbaseClientError
-from nimbase.settings import Limits, Settings
-from service.core import Nimbase
+from nimbase.settings import Limits
 from service.grpc_server import DEFAULT_WORKERS
 from service.pooled import TO_COMPUTE_LANE, PooledService, compute_lane_threads, computing_only, reads_only
 from service.rest.answer import LATE_SECONDS
-from service.server import BoundPorts, isolated
+from service.server import BoundPorts
 from storage.jobs import JobQueue
-from tests.database import empty_data_tables
 from tests.servers import running_server
+from tests.service.pools import started_pool, wait_until
 from worker.runner import Worker
 
 LIMITS = Limits(request_seconds=30.0, search_states=50_000_000, live_processes=1, live_memory_bytes=256 << 20)
@@ -36,20 +35,9 @@ DEADLINE_S = 4.0
 PROMPT = 1.0
 
 
-def wait_until(condition: Callable[[], bool], seconds: float, what: str) -> None:
-    until = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < until, f"not within {seconds:.0f} s: {what}"
-        time.sleep(0.05)
-
-
 @pytest.fixture(scope="module")
 def pooled(database_url: str, db_engine: sa.Engine) -> Iterator[PooledService]:
-    empty_data_tables(db_engine)
-    settings = Settings(limits=LIMITS)
-    with isolated(Nimbase(settings, db_engine), settings, database_url) as service:
-        assert isinstance(service, PooledService)
-        wait_until(lambda: service.pool.idle() == service.pool.size, 180, "the live process started")
+    with started_pool(LIMITS, database_url, db_engine) as service:
         yield service
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -22,12 +22,11 @@ import sqlalchemy as sa
 from engine.errors import Cancelled, DeadlineExceeded
 from nimbase.client import NimbaseClient, NimbaseClientError
 from nimbase.settings import Limits, Settings
-from service.core import Nimbase
 from service.isolation import PROCESSES_SETTING, ProcessPool
 from service.pooled import PooledService
-from service.server import BoundPorts, isolated
-from tests.database import empty_data_tables
+from service.server import BoundPorts
 from tests.servers import running_server
+from tests.service.pools import every_process_idle, started_pool, wait_until
 
 FULL_S = 4.0
 LIMITS = Limits(
@@ -40,19 +39,9 @@ RUNAWAY = "40 41 42 43"
 MARGIN = 0.5
 
 
-def wait_until(condition: Callable[[], bool], seconds: float, what: str) -> None:
-    until = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < until, f"not within {seconds:.0f} s: {what}"
-        time.sleep(0.02)
-
-
 @pytest.fixture(scope="module")
 def pooled(database_url: str, db_engine: sa.Engine) -> Iterator[PooledService]:
-    empty_data_tables(db_engine)
-    settings = Settings(limits=LIMITS)
-    with isolated(Nimbase(settings, db_engine), settings, database_url) as service:
-        assert isinstance(service, PooledService)
+    with started_pool(LIMITS, database_url, db_engine) as service:
         yield service
 
 
@@ -64,8 +53,7 @@ def ports(pooled: PooledService) -> Iterator[BoundPorts]:
 
 @pytest.fixture
 def ready(pooled: PooledService) -> PooledService:
-    wait_until(lambda: pooled.pool.idle() == pooled.pool.size, 180, "the live process idle")
-    return pooled
+    return every_process_idle(pooled)
 
 
 def hold_the_process(ports: BoundPorts, game: str, seconds: float, pooled: PooledService) -> threading.Thread:
