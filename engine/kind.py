@@ -22,7 +22,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -98,6 +98,25 @@ class SequenceKernel(ABC):
         """Receive the stored bytes of every object `needs` named (what their kernels' `make` gave)."""
         if inputs:
             raise TypeError(f"{type(self).__name__} needs no stored objects, and was given {len(inputs)}")
+
+
+@runtime_checkable
+class ChecksPoints(Protocol):
+    """A kernel that makes its object whole in stages (`SequenceKernel.length`) and can go on from where
+    a stopped run left it: a worker killed part way loses at most the stage in flight.
+
+    As each stage ends the kernel hands `checkpoint` (when set) a record, opaque bytes of its own format
+    carrying their own check; whoever runs it keeps the records in order and, to go on after a stop,
+    gives them back through `resume` before `length`. Records are incremental: each adds to those before
+    it, so they are only of use together and in order.
+    """
+
+    checkpoint: Callable[[bytes], None] | None
+
+    def resume(self, records: Sequence[bytes]) -> None:
+        """Have the next `length` go on from `records` (those a stopped run gave, in order) instead of
+        making their stages again."""
+        ...
 
 
 class SequenceSource(Protocol):

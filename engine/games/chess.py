@@ -35,7 +35,7 @@ them, and is given their stored bytes (`TableKernel.give`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, NamedTuple
 
@@ -43,6 +43,7 @@ import chess
 from pydantic import AfterValidator
 
 from engine.errors import InvalidArgument, InvalidGameId
+from engine.games import chess_checkpoint as ck
 from engine.games.chess_answers import PositionInfo, answer, info_at, move_info, position_info
 from engine.games.chess_fen import MAX_SYZYGY_MEN, position_fen
 from engine.games.chess_format import ChessValues
@@ -157,10 +158,10 @@ class TableKernel(BytesKernel):
         self.checkpoint: Callable[[bytes], None] | None = None
         self._resume = b""
 
-    def resume(self, records: bytes) -> None:
-        """Have `make` go on from the checkpoint records (joined) that a stopped solve of this material
-        gave, instead of solving their stages again."""
-        self._resume = records
+    def resume(self, records: Sequence[bytes]) -> None:
+        """Have `make` go on from the checkpoint records (in order) that a stopped solve of this material
+        gave, instead of solving their stages again (engine.kind.ChecksPoints)."""
+        self._resume = ck.join(list(records))
 
     def needs(self) -> tuple[StoredName, ...]:
         return tuple(StoredName(sub.game_id, TABLE) for sub in self.material.sub_materials())

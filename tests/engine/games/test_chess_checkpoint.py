@@ -86,7 +86,7 @@ def test_a_kernel_resumes_from_the_records_a_stopped_one_gave() -> None:
     with pytest.raises(Stopped):
         first.make()
     second = kernel()
-    second.resume(ck.join(records))
+    second.resume(records)
     assert second.make() == whole
 
 
