@@ -29,6 +29,7 @@ from sqlalchemy.dialects import postgresql
 from engine.errors import InvalidArgument
 from engine.precompute import JobPlan, StoredName
 from storage.database import unavailable_on_disconnect
+from storage.errors import LeaseLost
 from storage.job_needs import Planner, closure, insert_closure, lock_submissions
 from storage.schema import jobs
 
@@ -458,6 +459,18 @@ class JobQueue:
         )
         with unavailable_on_disconnect(), self._engine.begin() as conn:
             return conn.execute(stmt).rowcount == 1
+
+
+def fence(conn: sa.Connection, job_id: int, worker_id: str, values: dict[str, Any]) -> None:
+    """Within a write's transaction: set `values` on the job, which `worker_id` must still hold running
+    (LeaseLost otherwise, and the transaction writes nothing); the row stays locked until it ends."""
+    stmt = (
+        jobs.update()
+        .where(jobs.c.id == job_id, jobs.c.lease_owner == worker_id, jobs.c.status == "running")
+        .values(**values)
+    )
+    if conn.execute(stmt).rowcount != 1:
+        raise LeaseLost(job_id, worker_id)
 
 
 #: Most rounds of failing the jobs waiting for a failed job per claim (each round reaches one job further

@@ -149,6 +149,22 @@ graph_chunks = sa.Table(
     sa.CheckConstraint("count > 0", name="ck_graph_chunks_count"),
 )
 
+job_checkpoints = sa.Table(
+    "job_checkpoints",
+    metadata,
+    sa.Column("game_id", sa.Text(), nullable=False),
+    sa.Column("family", sa.Text(), nullable=False),
+    sa.Column("record", sa.Integer(), nullable=False),
+    sa.Column("part", sa.Integer(), nullable=False),
+    sa.Column("parts", sa.Integer(), nullable=False),
+    sa.Column("job_id", sa.BigInteger(), nullable=False),
+    sa.Column("payload", sa.LargeBinary(), nullable=False),
+    sa.Column("checksum", sa.BigInteger(), nullable=False),
+    sa.Column("written_at", sa.DateTime(timezone=True), nullable=False, server_default=sa.func.now()),
+    sa.PrimaryKeyConstraint("game_id", "family", "record", "part", name="pk_job_checkpoints"),
+    sa.CheckConstraint("record >= 0 AND part >= 0 AND part < parts", name="ck_job_checkpoints_part"),
+)
+
 #: Tables holding data (everything but Alembic's version table), in an order safe for truncation.
 DATA_TABLES: tuple[sa.Table, ...] = (
     sequence_chunks,
@@ -157,4 +173,5 @@ DATA_TABLES: tuple[sa.Table, ...] = (
     corruption_reports,
     graph_chunks,
     graphs,
+    job_checkpoints,
 )

@@ -22,9 +22,10 @@ from sqlalchemy.dialects import postgresql
 
 from engine.errors import InvalidArgument
 from engine.periods import Period
+from storage.checkpoints import delete_records
 from storage.database import unavailable_on_disconnect
-from storage.errors import CorruptChunk, InvalidPayload, LeaseLost, MissingChunk, NotStored, StaleWrite
-from storage.jobs import OPEN_STATUSES, Job, open_repair_insert
+from storage.errors import CorruptChunk, InvalidPayload, MissingChunk, NotStored, StaleWrite
+from storage.jobs import OPEN_STATUSES, Job, fence, open_repair_insert
 from storage.packing import CHUNK_VALUES, checksum, decode, encode
 from storage.schema import corruption_reports, jobs, sequence_chunks, sequences
 
@@ -252,7 +253,8 @@ class SequenceStore:
         not held), the sequence row is locked and must still hold exactly `start` values
         (StaleWrite otherwise), every chunk from the one holding `start` is upserted (a partial last
         chunk is rewritten), and computed_upto, max_value and a certified `period` are recorded.
-        With `finish`, the job is marked done in the same transaction.
+        With `finish`, the job is marked done in the same transaction, and the checkpoints of the
+        object (storage.checkpoints), of no use once it is stored whole, are deleted.
         """
         stop = len(values)
         if not 0 <= start <= stop:
@@ -282,6 +284,8 @@ class SequenceStore:
                     preperiod=period.preperiod, period=period.period, saltus=period.saltus, certified=True
                 )
             conn.execute(sequences.update().where(_key(game_id, family)).values(**update))
+            if finish:
+                conn.execute(delete_records(game_id, family))
 
     def rewrite_chunk(
         self,
@@ -308,13 +312,7 @@ class SequenceStore:
 
     @staticmethod
     def _fence_job(conn: sa.Connection, job_id: int, worker_id: str, values: dict[str, Any]) -> None:
-        stmt = (
-            jobs.update()
-            .where(jobs.c.id == job_id, jobs.c.lease_owner == worker_id, jobs.c.status == "running")
-            .values(**values)
-        )
-        if conn.execute(stmt).rowcount != 1:
-            raise LeaseLost(job_id, worker_id)
+        fence(conn, job_id, worker_id, values)
 
     @staticmethod
     def _lock_sequence(conn: sa.Connection, game_id: str, family: str) -> tuple[int, int | None]:

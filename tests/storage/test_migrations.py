@@ -192,3 +192,16 @@ def test_reported_once_migration_closes_repaired_reports_and_drops_duplicates(
         assert _diff(engine, metadata) == []
     finally:
         engine.dispose()
+
+
+def test_checkpoints_migration_downgrades_and_upgrades_again(empty_database_url: str) -> None:
+    _migrate(empty_database_url, "head")
+    engine = sa.create_engine(empty_database_url, poolclass=sa.NullPool)
+    try:
+        assert "job_checkpoints" in sa.inspect(engine).get_table_names()
+        _migrate(empty_database_url, "0007", down=True)
+        assert "job_checkpoints" not in sa.inspect(engine).get_table_names()
+        _migrate(empty_database_url, "head")
+        assert _diff(engine, metadata) == []
+    finally:
+        engine.dispose()
