@@ -8,6 +8,12 @@ time it chooses: past it, or as soon as the job must stop (lease lost, job cance
 down), the child is killed. The child never writes to the database (the worker writes every checkpoint),
 so killing it loses the step in flight and nothing else; and it exits when its worker's end of the pipe
 closes, so a killed worker leaves no computation behind.
+
+A kernel that checkpoints while it makes its object whole (engine.kind.ChecksPoints) has each record
+forwarded to the worker as it is made, and is given back the records of a stopped run (`resume`) before
+`length`. Records can be tens of megabytes: they cross the pipe as raw bytes, never pickled, each after a
+small header. A record the child sent is read even when the child dies just after sending it, and when
+the job must stop the worker first takes the records already sent, so none the child finished is lost.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
@@ -28,7 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.graphs import UploadedGraph
-from engine.kind import SequenceKernel
+from engine.kind import ChecksPoints, SequenceKernel
 from engine.periods import Period
 from engine.precompute import StoredName
 from nimbase.settings import variable_name
@@ -100,11 +106,23 @@ class Computer:
         message = ("kernel", game_id, family, graph, dict(inputs or {}))
         self._call(message, check, None, None, f"loading {game_id!r}")
 
+    def resume(self, records: Sequence[bytes], check: Callable[[], None], what: str) -> None:
+        """Have the child's kernel (engine.kind.ChecksPoints) go on from `records`, in order, when it next
+        makes its object whole (KernelFailed for a kernel that does not checkpoint)."""
+        self._call(("resume", len(records)), check, None, None, what, payloads=records)
+
     def length(
-        self, progress: Callable[[int, int], None], check: Callable[[], None], what: str
+        self,
+        progress: Callable[[int, int], None],
+        check: Callable[[], None],
+        what: str,
+        checkpoint: Callable[[bytes], None] | None = None,
     ) -> int | None:
-        """The kernel's `length` (an object made whole: a solve, its progress reported as it goes)."""
-        found: int | None = self._call(("length",), check, None, progress, what)
+        """The kernel's `length` (an object made whole: a solve, its progress reported as it goes); with
+        `checkpoint`, a kernel that checkpoints (engine.kind.ChecksPoints) has each record handed to it,
+        in order, as the child makes it."""
+        message = ("length", checkpoint is not None)
+        found: int | None = self._call(message, check, None, progress, what, checkpoint=checkpoint)
         return found
 
     def extend(
@@ -153,15 +171,24 @@ class Computer:
         until: float | None,
         progress: Callable[[int, int], None] | None,
         what: str,
+        *,
+        payloads: Sequence[bytes] = (),
+        checkpoint: Callable[[bytes], None] | None = None,
     ) -> Any:
         try:
             conn = self._start()
             try:
                 conn.send(message)
+                for payload in payloads:
+                    conn.send_bytes(payload)
             except (OSError, ValueError):
                 raise self._died(what) from None
             while True:
-                check()
+                try:
+                    check()
+                except BaseException:
+                    self._take_sent(checkpoint)
+                    raise
                 now = time.monotonic()
                 if until is not None and now >= until:
                     self.close()
@@ -179,6 +206,10 @@ class Computer:
                 if kind == "progress":
                     if progress is not None:
                         progress(answer[1], answer[2])
+                elif kind == "checkpoint":
+                    record = self._record(conn, what)
+                    if checkpoint is not None:
+                        checkpoint(record)
                 elif kind == "done":
                     return answer[1]
                 elif kind == "memory":
@@ -194,6 +225,31 @@ class Computer:
         except BaseException:  # the job must stop (or the worker failed): nothing may go on computing
             self.close()
             raise
+
+    @staticmethod
+    def _record(conn: Connection, what: str) -> bytes:
+        """The bytes of the record whose header was just read (a child that died part way through sending
+        it: ComputeError, and no cut record is given on)."""
+        try:
+            return conn.recv_bytes()
+        except (EOFError, OSError):
+            raise ComputeError(f"{what}: the process computing it died sending a checkpoint") from None
+
+    def _take_sent(self, checkpoint: Callable[[bytes], None] | None) -> None:
+        """Before the child is killed (the job must stop), hand `checkpoint` the records it already sent:
+        they stay of use to whoever resumes the job (the worker shutting down still holds its lease)."""
+        conn = self._conn
+        if checkpoint is None or conn is None:
+            return
+        try:
+            while conn.poll(0):
+                answer = conn.recv()
+                if answer[0] == "checkpoint":
+                    checkpoint(conn.recv_bytes())
+                elif answer[0] != "progress":
+                    return
+        except Exception:  # the lease is gone, the child too: what is left cannot be kept
+            return
 
     def _died(self, what: str) -> ComputeError:
         process = self._process
@@ -225,7 +281,10 @@ def serve(conn: Connection, memory_bytes: int) -> None:
     def read() -> None:
         try:
             while True:
-                inbox.put(conn.recv())
+                message = conn.recv()
+                if message[0] == "resume":  # its records follow as raw bytes, one message each
+                    message = ("resume", [conn.recv_bytes() for _ in range(message[1])])
+                inbox.put(message)
         except (EOFError, OSError):
             pass
         os._exit(0)  # the worker is gone (or closed the pipe): nobody waits for the rest
@@ -276,8 +335,19 @@ class _State:
         kernel = self.kernel
         if kernel is None:
             raise RuntimeError("no kernel loaded")
+        if kind == "resume":
+            if not isinstance(kernel, ChecksPoints):
+                raise TypeError(f"{type(kernel).__name__} makes no checkpoints to resume from")
+            kernel.resume(message[1])
+            return None
         if kind == "length":
-            return kernel.length(_reporter(conn))
+            if not (message[1] and isinstance(kernel, ChecksPoints)):
+                return kernel.length(_reporter(conn))
+            kernel.checkpoint = _forwarder(conn)
+            try:
+                return kernel.length(_reporter(conn))
+            finally:
+                kernel.checkpoint = None
         _, prefix, stop, certify = message
         if prefix is not None:
             self.values = prefix
@@ -309,3 +379,14 @@ def _reporter(conn: Connection) -> Callable[[int, int], None]:
             conn.send(("progress", done, total))
 
     return report
+
+
+def _forwarder(conn: Connection) -> Callable[[bytes], None]:
+    """checkpoint(record) for the child's kernel: the record to the worker, raw after its header (only
+    the kernel's thread sends, so the two messages are never split by another)."""
+
+    def forward(record: bytes) -> None:
+        conn.send(("checkpoint", len(record)))
+        conn.send_bytes(record)
+
+    return forward
