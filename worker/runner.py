@@ -23,7 +23,11 @@ A kernel whose sequence is one object made whole (`SequenceKernel.length`: a sol
 endgame table, a Lights Out elimination, stored as words by engine.stored_bytes) makes it before the
 first step, its progress recorded in the job as it goes (`JobQueue.progress`, about once a second, in the
 kernel's own units); then exactly its words are stored, whatever `upto` the job was given, and no time
-bound stops them short.
+bound stops them short. A kernel that checkpoints as it makes it (engine.kind.ChecksPoints) has each
+record stored as it comes, under the lease (storage.checkpoints), and a job whose object has stored
+records (its last worker was killed part way) resumes from them: a killed worker loses at most the stage
+in flight. The records are deleted with the write that stores the object whole; records the kernel
+cannot use (another version's) are dropped and the object made from the start.
 """
 
 from __future__ import annotations
@@ -43,10 +47,12 @@ from numpy.typing import NDArray
 
 from engine.games.registry import parse_game_id
 from engine.graphs import UploadedGraph
+from engine.kind import ChecksPoints
 from engine.periods import Period
 from engine.precompute import StoredName
 from engine.stored_bytes import decode_words
 from nimbase.settings import DEFAULT_WORKER, WorkerSettings
+from storage.checkpoints import CheckpointStore
 from storage.errors import CorruptChunk, LeaseLost, StaleWrite, StorageUnavailable
 from storage.graphs import GraphStore
 from storage.jobs import Job, JobQueue
@@ -141,6 +147,7 @@ class Worker:
         self.queue = JobQueue(engine)
         self.store = SequenceStore(engine)
         self.graphs = GraphStore(engine)
+        self.checkpoints = CheckpointStore(engine)
         self.memory_bytes = memory_bytes
         self._computer = Computer(memory_bytes)
         self._stop = threading.Event()
@@ -207,10 +214,10 @@ class Worker:
         if lost.is_set() or self._stop.is_set():
             raise _Stopped
 
-    def _kernel(self, job: Job) -> tuple[UploadedGraph | None, dict[StoredName, bytes]]:
+    def _kernel(self, job: Job) -> tuple[UploadedGraph | None, dict[StoredName, bytes], bool]:
         """Check that the job's game stores its family (JobError otherwise); the graph its game plays on,
-        for the computing process (None: not a game on a graph), and the stored objects its kernel
-        reads."""
+        for the computing process (None: not a game on a graph), the stored objects its kernel reads,
+        and whether it checkpoints (engine.kind.ChecksPoints)."""
         kind = parse_game_id(job.game_id)
         graph = None
         if kind.graph_name is not None:  # plays on an uploaded graph: bound to it, as the service does
@@ -223,7 +230,7 @@ class Worker:
         kernel = kind.kernel_for(job.family)
         if kernel is None:
             raise JobError(f"game {job.game_id!r} stores no sequence {job.family!r}: nothing to precompute")
-        return graph, self._inputs(job, kernel.needs())
+        return graph, self._inputs(job, kernel.needs()), isinstance(kernel, ChecksPoints)
 
     def _inputs(self, job: Job, needs: tuple[StoredName, ...]) -> dict[StoredName, bytes]:
         """The stored bytes of every object the job's kernel reads (JobError naming one not stored whole:
@@ -245,8 +252,12 @@ class Worker:
     def _run(self, job: Job, lost: threading.Event) -> None:
         # The time bound counts from the start of this attempt (a resumed job starts a fresh bound).
         started = time.monotonic()
-        graph, inputs = self._kernel(job)
-        self._computer.use(job.game_id, job.family, graph, lambda: self._check(lost), inputs)
+        graph, inputs, checkpoints = self._kernel(job)
+
+        def load() -> None:
+            self._computer.use(job.game_id, job.family, graph, lambda: self._check(lost), inputs)
+
+        load()
         if job.kind == "repair":
             # Reading the prefix through the chunk verifies it and recomputes whatever is corrupt.
             if job.chunk_index is None:
@@ -258,15 +269,18 @@ class Worker:
             return
         for _ in range(MAX_STALE_RETRIES):
             try:
-                self._extend(job, lost, started)
+                self._extend(job, lost, started, load if checkpoints else None)
                 return
             except StaleWrite as exc:
                 log.info("job %d: %s; reloading", job.id, exc)
         raise JobError(f"job {job.id}: the stored sequence kept changing under it")
 
-    def _extend(self, job: Job, lost: threading.Event, started: float) -> None:
+    def _extend(
+        self, job: Job, lost: threading.Event, started: float, reload: Callable[[], None] | None
+    ) -> None:
         """Extend the stored values to job.upto step by step; a job with `max_seconds` ends at its time
-        bound (counted from `started`, time.monotonic()) at the checkpoint written last."""
+        bound (counted from `started`, time.monotonic()) at the checkpoint written last. `reload` loads
+        the kernel afresh, for a kernel that checkpoints (None: one that does not)."""
         deadline = None if job.max_seconds is None else started + job.max_seconds
         info = self.store.info(job.game_id, job.family)
         stored = 0 if info is None else info.computed_upto
@@ -281,11 +295,18 @@ class Worker:
         # An object made whole (a solved graph, an endgame table) is made first, its progress shown as it
         # goes; then exactly its words are stored, whatever `upto` said, and no time bound cuts them short
         # (the costly part is done, and a part of the object would be of no use).
-        length = self._computer.length(self._reporter(job, lost), check, f"making {job.game_id!r} whole")
+        if reload is None:
+            length = self._computer.length(self._reporter(job, lost), check, f"making {job.game_id!r} whole")
+        else:
+            length = self._make_whole(job, lost, reload)
         upto = job.upto if length is None else length
         if length is not None:
             deadline = None
         if stored >= upto:
+            if reload is not None:  # made again for nothing: what it checkpointed is of no use
+                self.checkpoints.drop(
+                    job_id=job.id, worker_id=self.worker_id, game_id=job.game_id, family=job.family
+                )
             self.queue.finish(job.id, self.worker_id)
             return
         log.info("job %d: resuming at %d of %d", job.id, stored, upto)
@@ -354,6 +375,67 @@ class Worker:
             if deadline is not None and time.monotonic() >= deadline:
                 self._stop_at_bound(job, stop, started)
                 return
+
+    def _make_whole(self, job: Job, lost: threading.Event, reload: Callable[[], None]) -> int | None:
+        """The length of the object a checkpointing kernel makes whole, each of its records stored as it
+        comes; resumed from the records stored (a worker killed part way), or, when the kernel cannot use
+        them (KernelFailed: another version's records), made from the start once they are dropped."""
+
+        def check() -> None:
+            self._check(lost)
+
+        what = f"making {job.game_id!r} whole"
+        records = self.checkpoints.read(job.game_id, job.family)
+        if records:
+            log.info(
+                "job %d: resuming from %d checkpoint records (%d bytes)",
+                job.id,
+                len(records),
+                sum(len(r) for r in records),
+            )
+            self._computer.resume(records, check, what)
+            try:
+                return self._computer.length(
+                    self._reporter(job, lost), check, what, checkpoint=self._saver(job, len(records))
+                )
+            except KernelFailed as exc:
+                log.warning(
+                    "job %d: the checkpoint records cannot be resumed from (%s): starting over", job.id, exc
+                )
+                self.checkpoints.drop(
+                    job_id=job.id, worker_id=self.worker_id, game_id=job.game_id, family=job.family
+                )
+                reload()
+        return self._computer.length(self._reporter(job, lost), check, what, checkpoint=self._saver(job, 0))
+
+    def _saver(self, job: Job, first: int) -> Callable[[bytes], None]:
+        """checkpoint(record) storing the kernel's records under the lease as numbers first, first + 1,
+        ... (LeaseLost ends the job's attempt). When the database cannot take one, the solve goes on
+        without storing the later ones, which would be of no use without it."""
+        number = first
+        broken = False
+
+        def save(record: bytes) -> None:
+            nonlocal number, broken
+            if broken:
+                return
+            try:
+                self.checkpoints.append(
+                    job_id=job.id,
+                    worker_id=self.worker_id,
+                    game_id=job.game_id,
+                    family=job.family,
+                    record=number,
+                    data=record,
+                )
+            except StorageUnavailable as exc:
+                log.warning("job %d: checkpoint %d not stored, nor any later one: %s", job.id, number, exc)
+                broken = True
+                return
+            log.info("job %d: stored checkpoint %d (%d bytes)", job.id, number, len(record))
+            number += 1
+
+        return save
 
     def _reporter(self, job: Job, lost: threading.Event) -> Callable[[int, int], None]:
         """progress(done, total) for a kernel's long computation: recorded in the job at most every
