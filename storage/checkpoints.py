@@ -15,7 +15,6 @@ the object whole (`delete_records`, from storage.sequences). The service never r
 from __future__ import annotations
 
 import zlib
-from typing import Any
 
 import sqlalchemy as sa
 
@@ -58,26 +57,23 @@ class CheckpointStore:
             raise ValueError(f"a checkpoint record's number must be >= 0, got {record}")
         view = memoryview(data)
         parts = max(1, -(-len(view) // PART_BYTES))
-        rows: list[dict[str, Any]] = []
-        for part in range(parts):
-            payload = bytes(view[part * PART_BYTES : (part + 1) * PART_BYTES])
-            rows.append(
-                {
-                    "game_id": game_id,
-                    "family": family,
-                    "record": record,
-                    "part": part,
-                    "parts": parts,
-                    "job_id": job_id,
-                    "payload": payload,
-                    "checksum": checksum(game_id, family, record, part, parts, payload),
-                }
-            )
         with unavailable_on_disconnect(), self._engine.begin() as conn:
             fence(conn, job_id, worker_id, {"heartbeat_at": sa.func.now()})
             conn.execute(delete_records(game_id, family, record))
-            for row in rows:  # one statement a part: a record's parts never sit in memory twice over
-                conn.execute(job_checkpoints.insert().values(**row))
+            for part in range(parts):  # a statement a part: the record is never copied whole
+                payload = bytes(view[part * PART_BYTES : (part + 1) * PART_BYTES])
+                conn.execute(
+                    job_checkpoints.insert().values(
+                        game_id=game_id,
+                        family=family,
+                        record=record,
+                        part=part,
+                        parts=parts,
+                        job_id=job_id,
+                        payload=payload,
+                        checksum=checksum(game_id, family, record, part, parts, payload),
+                    )
+                )
 
     def read(self, game_id: str, family: str) -> list[bytes]:
         """The records of (game_id, family) in order, from 0 up to the first that is missing, incomplete
@@ -96,7 +92,8 @@ class CheckpointStore:
         records: list[bytes] = []
         pieces: list[bytes] = []
         with unavailable_on_disconnect(), self._engine.connect() as conn:
-            for row in conn.execute(stmt):
+            # streamed a few rows at a time: the records are the most held at once, never the rows too
+            for row in conn.execution_options(stream_results=True, max_row_buffer=4).execute(stmt):
                 payload = bytes(row.payload)
                 expected = (len(records), len(pieces))
                 if (row.record, row.part) != expected or row.checksum != checksum(

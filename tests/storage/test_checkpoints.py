@@ -47,6 +47,14 @@ def test_records_read_back_in_order_whole_across_parts(
     assert store.read(GAME, FAMILY) == [*data[:2], b"again"]
 
 
+def test_a_record_of_tens_of_megabytes_reads_back_whole(clean_db: sa.Engine) -> None:
+    store = CheckpointStore(clean_db)
+    job = running_job(clean_db, GAME, 10)
+    data = [os.urandom(20 << 20), b"small"]
+    append_all(store, job.id, data)
+    assert store.read(GAME, FAMILY) == data
+
+
 def test_only_the_lease_holder_writes_or_drops(clean_db: sa.Engine) -> None:
     store = CheckpointStore(clean_db)
     queue = JobQueue(clean_db)

@@ -129,6 +129,19 @@ def test_the_child_forwards_each_record_and_resumes_from_them() -> None:
         computer.close()
 
 
+def test_records_of_tens_of_megabytes_cross_the_pipe() -> None:
+    """A five-man solve's records take tens of megabytes: given back whole, they reach the kernel (which
+    here finds they are no records of its own)."""
+    computer = Computer(0)
+    try:
+        computer.use(GAME, TABLE, None, nothing, inputs())
+        computer.resume([os.urandom(24 << 20), os.urandom(3 << 20)], nothing, "resuming")
+        with pytest.raises(KernelFailed, match="CorruptCheckpoint: not a chess checkpoint"):
+            computer.length(no_progress, nothing, "solving")
+    finally:
+        computer.close()
+
+
 class Stop(Exception):
     """The job must stop (lease lost, worker shutting down)."""
 
