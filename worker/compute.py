@@ -184,11 +184,7 @@ class Computer:
             except (OSError, ValueError):
                 raise self._died(what) from None
             while True:
-                try:
-                    check()
-                except BaseException:
-                    self._take_sent(checkpoint)
-                    raise
+                check()
                 now = time.monotonic()
                 if until is not None and now >= until:
                     self.close()
@@ -223,6 +219,7 @@ class Computer:
         except (ComputeError, TimeUp):
             raise
         except BaseException:  # the job must stop (or the worker failed): nothing may go on computing
+            self._take_sent(checkpoint)
             self.close()
             raise
 
