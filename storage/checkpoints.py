@@ -15,6 +15,7 @@ the object whole (`delete_records`, from storage.sequences). The service never r
 from __future__ import annotations
 
 import zlib
+from collections.abc import Iterator
 
 import sqlalchemy as sa
 
@@ -76,8 +77,12 @@ class CheckpointStore:
                 )
 
     def read(self, game_id: str, family: str) -> list[bytes]:
-        """The records of (game_id, family) in order, from 0 up to the first that is missing, incomplete
-        or fails its checksum (none of which is returned, nor any after it)."""
+        """The records of (game_id, family) in order (`records`)."""
+        return list(self.records(game_id, family))
+
+    def records(self, game_id: str, family: str) -> Iterator[bytes]:
+        """The records of (game_id, family) in order, each as soon as it is read, from 0 up to the first
+        that is missing, incomplete or fails its checksum (none of which is given, nor any after it)."""
         stmt = (
             sa.select(
                 job_checkpoints.c.record,
@@ -89,22 +94,22 @@ class CheckpointStore:
             .where(_key(game_id, family))
             .order_by(job_checkpoints.c.record, job_checkpoints.c.part)
         )
-        records: list[bytes] = []
+        count = 0
         pieces: list[bytes] = []
         with unavailable_on_disconnect(), self._engine.connect() as conn:
-            # streamed a few rows at a time: the records are the most held at once, never the rows too
+            # streamed a few rows at a time: one record is the most held at once
             for row in conn.execution_options(stream_results=True, max_row_buffer=4).execute(stmt):
                 payload = bytes(row.payload)
-                expected = (len(records), len(pieces))
+                expected = (count, len(pieces))
                 if (row.record, row.part) != expected or row.checksum != checksum(
                     game_id, family, row.record, row.part, row.parts, payload
                 ):
                     break
                 pieces.append(payload)
                 if len(pieces) == row.parts:
-                    records.append(b"".join(pieces))
+                    yield b"".join(pieces)
+                    count += 1
                     pieces = []
-        return records
 
     def count(self, game_id: str, family: str) -> int:
         """How many records of (game_id, family) are stored, whole or not."""

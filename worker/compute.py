@@ -25,7 +25,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
@@ -106,10 +106,11 @@ class Computer:
         message = ("kernel", game_id, family, graph, dict(inputs or {}))
         self._call(message, check, None, None, f"loading {game_id!r}")
 
-    def resume(self, records: Sequence[bytes], check: Callable[[], None], what: str) -> None:
+    def resume(self, records: Iterable[bytes], check: Callable[[], None], what: str) -> None:
         """Have the child's kernel (engine.kind.ChecksPoints) go on from `records`, in order, when it next
-        makes its object whole (KernelFailed for a kernel that does not checkpoint)."""
-        self._call(("resume", len(records)), check, None, None, what, payloads=records)
+        makes its object whole (KernelFailed for a kernel that does not checkpoint). Each record is sent
+        as it comes (from the database, a few rows at a time), so the worker never holds them all."""
+        self._call(("resume",), check, None, None, what, payloads=records)
 
     def length(
         self,
@@ -172,15 +173,18 @@ class Computer:
         progress: Callable[[int, int], None] | None,
         what: str,
         *,
-        payloads: Sequence[bytes] = (),
+        payloads: Iterable[bytes] = (),
         checkpoint: Callable[[bytes], None] | None = None,
     ) -> Any:
         try:
             conn = self._start()
             try:
                 conn.send(message)
-                for payload in payloads:
+                for payload in payloads:  # records: each after a header, then the end
+                    conn.send(("record",))
                     conn.send_bytes(payload)
+                if message[0] == "resume":
+                    conn.send(("end",))
             except (OSError, ValueError):
                 raise self._died(what) from None
             while True:
@@ -279,8 +283,11 @@ def serve(conn: Connection, memory_bytes: int) -> None:
         try:
             while True:
                 message = conn.recv()
-                if message[0] == "resume":  # its records follow as raw bytes, one message each
-                    message = ("resume", [conn.recv_bytes() for _ in range(message[1])])
+                if message[0] == "resume":  # its records follow as raw bytes, each after a header
+                    records = []
+                    while conn.recv() == ("record",):
+                        records.append(conn.recv_bytes())
+                    message = ("resume", records)
                 inbox.put(message)
         except (EOFError, OSError):
             pass

@@ -38,7 +38,7 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import TracebackType
 
 import numpy as np
@@ -385,18 +385,21 @@ class Worker:
             self._check(lost)
 
         what = f"making {job.game_id!r} whole"
-        records = self.checkpoints.read(job.game_id, job.family)
-        if records:
-            log.info(
-                "job %d: resuming from %d checkpoint records (%d bytes)",
-                job.id,
-                len(records),
-                sum(len(r) for r in records),
-            )
-            self._computer.resume(records, check, what)
+        count = size = 0
+
+        def stored() -> Iterator[bytes]:  # counted as they go to the computing process
+            nonlocal count, size
+            for record in self.checkpoints.records(job.game_id, job.family):
+                count += 1
+                size += len(record)
+                yield record
+
+        self._computer.resume(stored(), check, what)
+        if count:
+            log.info("job %d: resuming from %d checkpoint records (%d bytes)", job.id, count, size)
             try:
                 return self._computer.length(
-                    self._reporter(job, lost), check, what, checkpoint=self._saver(job, len(records))
+                    self._reporter(job, lost), check, what, checkpoint=self._saver(job, count)
                 )
             except KernelFailed as exc:
                 log.warning(
