@@ -132,7 +132,7 @@ async def mainline(
 ) -> Response:
     """Best play from the position: its value, then each move of the line with the value of the position
     it leads to, and why the line ends (`end`: `terminal`, `solved`, `repetition`, `max_plies` or
-    `unknown`). A one-player puzzle's line is the presses of a fewest-press solution.
+    `unknown`). A one-player puzzle's line is the fewest presses that solve it.
 
     `source` is the costliest of the line's values: a line of formula, table or period values is cached
     as GET /v1/value.
