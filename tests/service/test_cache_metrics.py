@@ -86,3 +86,24 @@ def test_a_service_without_caches_shows_none() -> None:
     assert b"nimbase_cache_" not in metrics.exposition()[0]
     with running_server(FakeService()) as ports:
         assert "nimbase_cache_" not in httpx.get(f"http://127.0.0.1:{ports.http}/metrics").text
+
+
+def test_the_soak_reads_the_gauges_and_takes_off_only_what_array_caches_gained(http: httpx.Client) -> None:
+    from bench.soak_memory import CacheFigures, parse_caches, rss_growth
+
+    caches = parse_caches(http.get("/metrics").text)
+    assert caches["memo"].budget and caches["games"].bytes is None and caches["games"].entries >= 1
+    start = {
+        "sequence_chunks": CacheFigures(0, 0, 16 << 20),
+        "answers": CacheFigures(0, 0, 16 << 20),
+        "keeper:some": CacheFigures(1, 1 << 20, 8 << 20),
+    }
+    end = {
+        "sequence_chunks": CacheFigures(64, 16 << 20, 16 << 20),
+        "answers": CacheFigures(9, 16 << 20, 16 << 20),  # weighed generously: not taken off
+        "keeper:some": CacheFigures(2, 3 << 20, 8 << 20),
+    }
+    mib = 1 << 20
+    growth = rss_growth(200 * mib, 250 * mib, start, end)
+    assert growth.caches == 18 * mib and growth.raw == 0.25 and growth.net == 32 / 200
+    assert rss_growth(200 * mib, 250 * mib, {}, {}).net == 0.25  # no gauges: nothing taken off
