@@ -14,6 +14,8 @@ memory; what they really gained stays in the judged growth. The raw growth is pr
 from __future__ import annotations
 
 import contextlib
+import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import httpx
@@ -24,6 +26,10 @@ from bench.common import figure
 #: The server's RSS, net of what the array caches gained, may end at most this much above its value
 #: after warm-up.
 RSS_GROWTH_LIMIT = 0.20
+#: RSS is compared as the median of its samples over this many seconds after warm-up and before the end,
+#: not as two single samples: the heap is trimmed every 30 s (service.malloc), and between two trims the
+#: RSS of a loaded server swings by several MiB.
+RSS_WINDOW_SECONDS = 30.0
 #: Caches weighed by the bytes of the arrays they hold (their weights are their memory, near enough), by
 #: name or name prefix (`keeper:` - every keeper a kind declares weighs its arrays).
 ARRAY_CACHES = ("sequence_chunks", "sequence_live", "graphs", "graph_games", "keeper:")
@@ -98,13 +104,17 @@ class Growth:
     caches: int
 
 
-def rss_growth(
-    rss_start: int, rss_end: int, start: dict[str, CacheFigures], end: dict[str, CacheFigures]
-) -> Growth:
+def rss_growth(rss_start: float, rss_end: float, gained: int) -> Growth:
+    """The growth from `rss_start` to `rss_end`, raw and net of the array caches' `gained` bytes."""
     if not rss_start:
         return Growth(0.0, 0.0, 0)
-    gained = array_cache_gain(start, end) if start and end else 0
     return Growth((rss_end - rss_start) / rss_start, (rss_end - rss_start - gained) / rss_start, gained)
+
+
+def window_median(samples: Sequence[tuple[float, float]], begin: float, end: float) -> float | None:
+    """The median of the samples (run seconds, value) taken from `begin` to before `end`; None if none."""
+    inside = [value for at, value in samples if begin <= at < end]
+    return statistics.median(inside) if inside else None
 
 
 def report_caches(start: dict[str, CacheFigures], end: dict[str, CacheFigures]) -> None:

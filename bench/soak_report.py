@@ -17,7 +17,15 @@ from bench.common import figure
 from bench.soak_checks import TableCheck
 from bench.soak_faults import Run
 from bench.soak_load import SLOW_SECONDS, Record
-from bench.soak_memory import RSS_GROWTH_LIMIT, report_caches, rss_growth
+from bench.soak_memory import (
+    RSS_GROWTH_LIMIT,
+    RSS_WINDOW_SECONDS,
+    Growth,
+    array_cache_gain,
+    report_caches,
+    rss_growth,
+    window_median,
+)
 from service.isolation import PROCESSES_SETTING
 
 #: UNAVAILABLE is the documented answer while PostgreSQL is down; it is expected from the moment a
@@ -64,6 +72,31 @@ def restart_steps(run: Run) -> list[tuple[float, float]]:
         if before and after:
             steps.append((start, statistics.median(after) - statistics.median(before)))
     return steps
+
+
+def windows(run: Run) -> list[tuple[str, float, float]]:
+    """The two stretches of run seconds whose RSS samples are compared: after warm-up and at the end."""
+    return [
+        ("after warm-up", run.warmup, run.warmup + RSS_WINDOW_SECONDS),
+        ("at the end", run.seconds - RSS_WINDOW_SECONDS, float("inf")),
+    ]
+
+
+def memory_growth(run: Run) -> Growth:
+    """The server's RSS growth from its median after warm-up to its median at the end (the single samples
+    where there are none), raw and net of what the array caches gained between the same stretches."""
+    rss_at = [window_median(run.rss_samples, begin, end) for _, begin, end in windows(run)]
+    arrays = [(at, float(held)) for at, _, held in run.cache_samples]
+    held_at = [window_median(arrays, begin, end) for _, begin, end in windows(run)]
+    start = rss_at[0] if rss_at[0] is not None else run.rss_start
+    end = rss_at[1] if rss_at[1] is not None else run.rss_end
+    if held_at[0] is not None and held_at[1] is not None:
+        gained = int(held_at[1] - held_at[0])
+    elif run.caches_start and run.caches_end:
+        gained = array_cache_gain(run.caches_start, run.caches_end)
+    else:
+        gained = 0
+    return rss_growth(start, end, gained)
 
 
 def report(
@@ -145,12 +178,16 @@ def report(
             "ms",
         )
 
-    growth = rss_growth(run.rss_start, run.rss_end, run.caches_start, run.caches_end)
+    growth = memory_growth(run)
     peak = max((r for _, r in run.rss_samples), default=run.rss_end)
-    figure("server RSS after warm-up", run.rss_start / 2**20, "MiB")
-    figure("server RSS at the end", run.rss_end / 2**20, "MiB")
+    figure("server RSS after warm-up (one sample)", run.rss_start / 2**20, "MiB")
+    figure("server RSS at the end (one sample)", run.rss_end / 2**20, "MiB")
+    for name, begin, end in windows(run):
+        median = window_median(run.rss_samples, begin, end)
+        if median is not None:
+            figure(f"server RSS {name} (median over {RSS_WINDOW_SECONDS:.0f} s)", median / 2**20, "MiB")
     figure("server RSS peak (sampled every 5 s)", peak / 2**20, "MiB")
-    figure("server RSS change, end vs after warm-up", growth.raw * 100, "%")
+    figure("server RSS change, end vs after warm-up (medians)", growth.raw * 100, "%")
     figure("  of which the array caches' gain, within their budgets", growth.caches / 2**20, "MiB")
     figure(
         f"server RSS change net of it (judged: at most {RSS_GROWTH_LIMIT * 100:.0f} %)", growth.net * 100, "%"

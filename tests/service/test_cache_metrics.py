@@ -89,7 +89,7 @@ def test_a_service_without_caches_shows_none() -> None:
 
 
 def test_the_soak_reads_the_gauges_and_takes_off_only_what_array_caches_gained(http: httpx.Client) -> None:
-    from bench.soak_memory import CacheFigures, parse_caches, rss_growth
+    from bench.soak_memory import CacheFigures, array_cache_gain, parse_caches, rss_growth
 
     caches = parse_caches(http.get("/metrics").text)
     assert caches["memo"].budget and caches["games"].bytes is None and caches["games"].entries >= 1
@@ -104,6 +104,23 @@ def test_the_soak_reads_the_gauges_and_takes_off_only_what_array_caches_gained(h
         "keeper:some": CacheFigures(2, 3 << 20, 8 << 20),
     }
     mib = 1 << 20
-    growth = rss_growth(200 * mib, 250 * mib, start, end)
+    growth = rss_growth(200 * mib, 250 * mib, array_cache_gain(start, end))
     assert growth.caches == 18 * mib and growth.raw == 0.25 and growth.net == 32 / 200
-    assert rss_growth(200 * mib, 250 * mib, {}, {}).net == 0.25  # no gauges: nothing taken off
+    assert array_cache_gain({}, end) == 19 * mib  # a cache not read at the start counts whole
+
+
+def test_the_soak_compares_medians_of_rss_and_of_the_array_caches() -> None:
+    from bench.soak_faults import Run
+    from bench.soak_report import memory_growth
+
+    mib = 1 << 20
+    run = Run(seconds=300, warmup=60)
+    # trims every 30 s make the RSS swing by 8 MiB; the chunks fill 16 MiB between the two windows
+    run.rss_samples = [
+        (at, (200 + 8 * (at // 5 % 2) + (16 if at > 150 else 0)) * mib) for at in range(60, 301, 5)
+    ]
+    run.cache_samples = [(at, 0, (16 if at > 150 else 0) * mib) for at in range(60, 301, 5)]
+    run.rss_start, run.rss_end = 200 * mib, 224 * mib  # single samples at a low and a high swing
+    growth = memory_growth(run)
+    # medians: 204 MiB after warm-up (an even count of samples: mid-swing), 216 MiB at the end
+    assert growth.caches == 16 * mib and growth.raw == 12 / 204 and growth.net == -4 / 204
