@@ -118,14 +118,19 @@ def window_median(samples: Sequence[tuple[float, float]], begin: float, end: flo
 
 
 def report_caches(start: dict[str, CacheFigures], end: dict[str, CacheFigures]) -> None:
-    """Each cache after warm-up and at the end (bytes, or entries where bounded by a count), its budget."""
+    """Each cache after warm-up and at the end (bytes, or entries where bounded by a count), its budget;
+    the caches empty at both are only counted."""
     if not start and not end:
         print("   (the server's /metrics gave no cache gauges)")
         return
+    empty = 0
     for name in sorted(set(start) | set(end)):
         before, after = start.get(name), end.get(name)
         figures = after or before
         assert figures is not None
+        if not any(f is not None and (f.entries or f.bytes) for f in (before, after)):
+            empty += 1
+            continue
         if figures.bytes is None:
             counts = [f.entries if f is not None else 0 for f in (before, after)]
             figure(f"cache {name}: entries after warm-up", counts[0], "entries")
@@ -136,6 +141,7 @@ def report_caches(start: dict[str, CacheFigures], end: dict[str, CacheFigures]) 
         figure(f"cache {name}{mark}: after warm-up", held[0], "MiB")
         figure(f"cache {name}{mark}: at the end", held[1], "MiB")
         figure(f"cache {name}{mark}: budget", (figures.budget or 0) / 2**20, "MiB")
+    figure("caches empty after warm-up and at the end (not listed)", empty, "caches")
     figure("caches bounded by bytes, all: after warm-up", cache_bytes(start) / 2**20, "MiB")
     figure("caches bounded by bytes, all: at the end", cache_bytes(end) / 2**20, "MiB")
     figure("array caches: after warm-up", cache_bytes(start, only_arrays=True) / 2**20, "MiB")
