@@ -14,7 +14,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.soak_memory import CacheFigures, cache_bytes, read_caches
+from bench.soak_memory import (
+    CACHE_SAMPLE_SECONDS,
+    CACHE_SAMPLE_TIMEOUT,
+    CacheFigures,
+    cache_bytes,
+    read_caches,
+)
 from bench.soak_services import Services, admin_call, log, rss
 
 #: Jobs queued during the run, spread over it; some extend a table stored earlier.
@@ -83,13 +89,14 @@ def schedule(run: Run, rng: random.Random, kills: int, restarts: int) -> list[tu
 def run_faults(
     run: Run, rng: random.Random, services: Services, database: Any, stop: threading.Event
 ) -> None:
-    """Carries out the scheduled events and samples the server's RSS (and its caches' bytes) every 5 s."""
+    """Carries out the scheduled events and samples the server's RSS every 5 s (its caches' bytes every
+    `CACHE_SAMPLE_SECONDS`)."""
     events = schedule(
         run, rng, kills=max(2, int(run.seconds // 100)), restarts=max(2, int(run.seconds // 120))
     )
     to_cancel: list[int] = []
     pending_worker_start: float | None = None
-    next_rss = 0.0
+    next_rss = next_caches = 0.0
     assert services.server is not None
     while not stop.is_set():
         now = time.time() - run.started
@@ -98,9 +105,12 @@ def run_faults(
             run.note(run.server_died)
         if now >= next_rss and services.server.poll() is None:
             run.rss_samples.append((now, rss(services.server.pid)))
-            caches = read_caches(services.http_base)
-            if caches:
-                run.cache_samples.append((now, cache_bytes(caches), cache_bytes(caches, only_arrays=True)))
+            if now >= next_caches:
+                caches = read_caches(services.http_base, CACHE_SAMPLE_TIMEOUT)
+                if caches:
+                    arrays = cache_bytes(caches, only_arrays=True)
+                    run.cache_samples.append((now, cache_bytes(caches), arrays))
+                next_caches = now + CACHE_SAMPLE_SECONDS
             next_rss = now + 5
         if pending_worker_start is not None and now >= pending_worker_start:
             services.start_worker()

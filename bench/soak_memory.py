@@ -30,6 +30,10 @@ RSS_GROWTH_LIMIT = 0.20
 #: not as two single samples: the heap is trimmed every 30 s (service.malloc), and between two trims the
 #: RSS of a loaded server swings by several MiB.
 RSS_WINDOW_SECONDS = 30.0
+#: The caches are read beside an RSS sample this often (each read costs the server a `/metrics` answer), and
+#: given this long: a server too busy to answer sooner must not hold up the faults' schedule.
+CACHE_SAMPLE_SECONDS = 10.0
+CACHE_SAMPLE_TIMEOUT = 2.0
 #: Caches weighed by the bytes of the arrays they hold (their weights are their memory, near enough), by
 #: name or name prefix (`keeper:` - every keeper a kind declares weighs its arrays).
 ARRAY_CACHES = ("sequence_chunks", "sequence_live", "graphs", "graph_games", "keeper:")
@@ -44,10 +48,10 @@ class CacheFigures:
     budget: int | None = None
 
 
-def read_caches(base: str) -> dict[str, CacheFigures]:
+def read_caches(base: str, timeout: float = 10.0) -> dict[str, CacheFigures]:
     """Each in-process cache of the server at `base`, from its `/metrics` gauges (empty if unreadable)."""
     with contextlib.suppress(httpx.HTTPError):
-        reply = httpx.get(f"{base}/metrics", timeout=10)
+        reply = httpx.get(f"{base}/metrics", timeout=timeout)
         if reply.status_code == 200:
             return parse_caches(reply.text)
     return {}
