@@ -15,13 +15,15 @@ stored table is compared byte for byte with a recomputation by the engine's kern
 every heap table back over REST, and a sample of the values answered during the run is checked too.
 It prints requests served, answers by code, 5xx (those given while PostgreSQL was restarting apart),
 p50/p99 latency per transport, the server's RSS after warm-up, at the end and its step across each
-database restart, and the checks; it exits non-zero on any 5xx outside a database restart, any wrong or
-lost value, or RSS growth beyond 20 %.
+database restart beside its in-process caches (their `/metrics` gauges), and the checks; it exits non-zero
+on any 5xx outside a database restart, any wrong or lost value, or RSS growth beyond 20 % net of what the
+caches of arrays gained within their budgets (bench.soak_memory says why).
 Logs (server, workers, PostgreSQL) are kept under NIMBASE_VAR_DIR/soak/<time>/.
 
 This module runs it (`main`, the load over time); the database is in `bench.soak_database`, the server
 and worker processes in `bench.soak_services`, the client load in `bench.soak_load`, the faults in
-`bench.soak_faults`, the final checks in `bench.soak_checks` and the report in `bench.soak_report`.
+`bench.soak_faults`, the final checks in `bench.soak_checks`, the report in `bench.soak_report` and its
+memory figures in `bench.soak_memory`.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from bench.soak_database import EmbeddedPostgres, ExternalPostgres, create_datab
 from bench.soak_faults import Run, run_faults
 from bench.soak_hostile import PHASE_SHARE, HostileLoad, HostileSamples, hostile_report
 from bench.soak_load import Record, load_process, merge
+from bench.soak_memory import cache_bytes, read_caches
 from bench.soak_report import report
 from bench.soak_services import Services, admin_call, log, rss
 from nimbase.settings import Settings
@@ -92,13 +95,18 @@ def run_load(
     assert services.server is not None
     time.sleep(run.warmup)
     run.rss_start = rss(services.server.pid)
-    log(f"warm-up over: server RSS {run.rss_start / 2**20:.1f} MiB; faults begin")
+    run.caches_start = read_caches(services.http_base)
+    log(
+        f"warm-up over: server RSS {run.rss_start / 2**20:.1f} MiB, its caches "
+        f"{cache_bytes(run.caches_start) / 2**20:.1f} MiB; faults begin"
+    )
     faults()
     while time.time() - run.started < run.seconds:
         time.sleep(0.5)
     stop.set()
     if services.server.poll() is None:
         run.rss_end = rss(services.server.pid)
+        run.caches_end = read_caches(services.http_base)
     record = Record()
     rng = random.Random(seed)
     for _ in workers:

@@ -14,6 +14,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench.soak_memory import (
+    CACHE_SAMPLE_SECONDS,
+    CACHE_SAMPLE_TIMEOUT,
+    CacheFigures,
+    cache_bytes,
+    read_caches,
+)
 from bench.soak_services import Services, admin_call, log, rss
 
 #: Jobs queued during the run, spread over it; some extend a table stored earlier.
@@ -42,6 +49,11 @@ class Run:
     rss_start: int = 0
     rss_end: int = 0
     rss_samples: list[tuple[float, int]] = field(default_factory=list)
+    #: The server's in-process caches (its /metrics gauges) after warm-up and at the end.
+    caches_start: dict[str, CacheFigures] = field(default_factory=dict)
+    caches_end: dict[str, CacheFigures] = field(default_factory=dict)
+    #: (run seconds, bytes of every cache bounded by bytes, of the array caches), beside `rss_samples`.
+    cache_samples: list[tuple[float, int, int]] = field(default_factory=list)
     submitted: list[int] = field(default_factory=list)
     cancelled: list[int] = field(default_factory=list)
     server_died: str | None = None
@@ -77,13 +89,14 @@ def schedule(run: Run, rng: random.Random, kills: int, restarts: int) -> list[tu
 def run_faults(
     run: Run, rng: random.Random, services: Services, database: Any, stop: threading.Event
 ) -> None:
-    """Carries out the scheduled events and samples the server's RSS every 5 s."""
+    """Carries out the scheduled events and samples the server's RSS every 5 s (its caches' bytes every
+    `CACHE_SAMPLE_SECONDS`)."""
     events = schedule(
         run, rng, kills=max(2, int(run.seconds // 100)), restarts=max(2, int(run.seconds // 120))
     )
     to_cancel: list[int] = []
     pending_worker_start: float | None = None
-    next_rss = 0.0
+    next_rss = next_caches = 0.0
     assert services.server is not None
     while not stop.is_set():
         now = time.time() - run.started
@@ -92,6 +105,12 @@ def run_faults(
             run.note(run.server_died)
         if now >= next_rss and services.server.poll() is None:
             run.rss_samples.append((now, rss(services.server.pid)))
+            if now >= next_caches:
+                caches = read_caches(services.http_base, CACHE_SAMPLE_TIMEOUT)
+                if caches:
+                    arrays = cache_bytes(caches, only_arrays=True)
+                    run.cache_samples.append((now, cache_bytes(caches), arrays))
+                next_caches = now + CACHE_SAMPLE_SECONDS
             next_rss = now + 5
         if pending_worker_start is not None and now >= pending_worker_start:
             services.start_worker()

@@ -3,7 +3,8 @@
 A 5xx counts against the soak unless it is UNAVAILABLE during a database restart (or shortly after), a
 DEADLINE_EXCEEDED within a client's own short deadline, one while the hostile load (bench.soak_hostile)
 held every live process, or one whose answer says its time went waiting for a live process; wrong or
-lost values, a dead server and RSS growth beyond the limit fail it too.
+lost values, a dead server and RSS growth beyond the limit (net of what the caches of arrays gained,
+bench.soak_memory) fail it too.
 """
 
 from __future__ import annotations
@@ -16,6 +17,15 @@ from bench.common import figure
 from bench.soak_checks import TableCheck
 from bench.soak_faults import Run
 from bench.soak_load import SLOW_SECONDS, Record
+from bench.soak_memory import (
+    RSS_GROWTH_LIMIT,
+    RSS_WINDOW_SECONDS,
+    Growth,
+    array_cache_gain,
+    report_caches,
+    rss_growth,
+    window_median,
+)
 from service.isolation import PROCESSES_SETTING
 
 #: UNAVAILABLE is the documented answer while PostgreSQL is down; it is expected from the moment a
@@ -23,8 +33,6 @@ from service.isolation import PROCESSES_SETTING
 OUTAGE_GRACE_SECONDS = 10.0
 #: The server's own cap on a request's time (NIMBASE_LIMITS_REQUEST_SECONDS, default), in ms.
 SERVER_DEADLINE_MS = 10_000
-#: The server's RSS may end at most this much above its value after warm-up.
-RSS_GROWTH_LIMIT = 0.20
 #: Seconds of RSS samples compared before a database restart and after it (`restart_steps`).
 RSS_STEP_SECONDS = 30.0
 
@@ -64,6 +72,31 @@ def restart_steps(run: Run) -> list[tuple[float, float]]:
         if before and after:
             steps.append((start, statistics.median(after) - statistics.median(before)))
     return steps
+
+
+def windows(run: Run) -> list[tuple[str, float, float]]:
+    """The two stretches of run seconds whose RSS samples are compared: after warm-up and at the end."""
+    return [
+        ("after warm-up", run.warmup, run.warmup + RSS_WINDOW_SECONDS),
+        ("at the end", run.seconds - RSS_WINDOW_SECONDS, float("inf")),
+    ]
+
+
+def memory_growth(run: Run) -> Growth:
+    """The server's RSS growth from its median after warm-up to its median at the end (the single samples
+    where there are none), raw and net of what the array caches gained between the same stretches."""
+    rss_at = [window_median(run.rss_samples, begin, end) for _, begin, end in windows(run)]
+    arrays = [(at, float(held)) for at, _, held in run.cache_samples]
+    held_at = [window_median(arrays, begin, end) for _, begin, end in windows(run)]
+    start = rss_at[0] if rss_at[0] is not None else run.rss_start
+    end = rss_at[1] if rss_at[1] is not None else run.rss_end
+    if held_at[0] is not None and held_at[1] is not None:
+        gained = int(held_at[1] - held_at[0])
+    elif run.caches_start and run.caches_end:
+        gained = array_cache_gain(run.caches_start, run.caches_end)
+    else:
+        gained = 0
+    return rss_growth(start, end, gained)
 
 
 def report(
@@ -145,17 +178,31 @@ def report(
             "ms",
         )
 
-    growth = (run.rss_end - run.rss_start) / run.rss_start if run.rss_start else 0.0
+    growth = memory_growth(run)
     peak = max((r for _, r in run.rss_samples), default=run.rss_end)
-    figure("server RSS after warm-up", run.rss_start / 2**20, "MiB")
-    figure("server RSS at the end", run.rss_end / 2**20, "MiB")
+    figure("server RSS after warm-up (one sample)", run.rss_start / 2**20, "MiB")
+    figure("server RSS at the end (one sample)", run.rss_end / 2**20, "MiB")
+    for name, begin, end in windows(run):
+        median = window_median(run.rss_samples, begin, end)
+        if median is not None:
+            figure(f"server RSS {name} (median over {RSS_WINDOW_SECONDS:.0f} s)", median / 2**20, "MiB")
     figure("server RSS peak (sampled every 5 s)", peak / 2**20, "MiB")
-    figure("server RSS change, end vs after warm-up", growth * 100, "%")
+    figure("server RSS change, end vs after warm-up (medians)", growth.raw * 100, "%")
+    figure("  of which the array caches' gain, within their budgets", growth.caches / 2**20, "MiB")
+    figure(
+        f"server RSS change net of it (judged: at most {RSS_GROWTH_LIMIT * 100:.0f} %)", growth.net * 100, "%"
+    )
+    report_caches(run.caches_start, run.caches_end)
     step = max(30.0, run.seconds / 10)
     next_at = 0.0
     for at, size in run.rss_samples:
         if at >= next_at:
             figure(f"server RSS at t={at:.0f} s", size / 2**20, "MiB")
+            caches = [sample for sample in run.cache_samples if sample[0] <= at]
+            if caches:
+                when, held, arrays = caches[-1]
+                figure(f"  its caches at t={when:.0f} s, all", held / 2**20, "MiB")
+                figure(f"  its caches at t={when:.0f} s, of arrays", arrays / 2**20, "MiB")
             next_at = at + step
     for at, change in restart_steps(run):
         figure(f"server RSS step across the database restart at t={at:.0f} s", change / 2**20, "MiB")
@@ -245,8 +292,11 @@ def report(
         problems.append(f"{len(unexpected) + lost_track} 5xx or client failures")
     if check.mismatches or readback[1] or observed[2] or lost or record.inconsistent_count:
         problems.append("wrong or lost values")
-    if growth > RSS_GROWTH_LIMIT:
-        problems.append(f"server RSS grew {growth * 100:.1f} % (limit {RSS_GROWTH_LIMIT * 100:.0f} %)")
+    if growth.net > RSS_GROWTH_LIMIT:
+        problems.append(
+            f"server RSS grew {growth.raw * 100:.1f} %, {growth.net * 100:.1f} % net of the array caches' "
+            f"gain of {growth.caches / 2**20:.1f} MiB (limit {RSS_GROWTH_LIMIT * 100:.0f} %)"
+        )
     if run.server_died:
         problems.append(run.server_died)
     print("== soak: " + ("PASSED" if not problems else "FAILED: " + "; ".join(problems)), flush=True)

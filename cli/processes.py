@@ -60,6 +60,9 @@ def processes_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from service import malloc
+
+    malloc.configure()  # first, before any thread of the server allocates (service.malloc says why)
     from engine.games.registry import kind_settings
     from service.core import Nimbase
     from service.kind_plugins import open_resources

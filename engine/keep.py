@@ -21,13 +21,13 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar, cast
 
 from engine.deadline import Deadline
-from engine.kind_settings import KeeperSpec, KindSettings
-from engine.lru import LRU
+from engine.kind_settings import KeeperSpec, KindSettings, SettingsDeclaration
+from engine.lru import LRU, Usage
 
 T = TypeVar("T")
 
@@ -101,6 +101,11 @@ class Keeper:
         """The weights of every kept object together."""
         with self._lock:
             return self._kept.currsize
+
+    def usage(self) -> Usage:
+        """Its objects, their bytes and its budget, for the server's gauges."""
+        with self._lock:
+            return self._kept.usage()
 
     def peek(self, key: Hashable) -> Kept[object] | None:
         """What is kept for `key` (now the most recently used), if anything: never reads, never makes."""
@@ -210,3 +215,22 @@ class Keepers:
             if keeper is None:
                 keeper = self._keepers[spec] = Keeper(spec.budget_of(self._settings))
             return keeper
+
+    def usage(self, specs: Iterable[KeeperSpec] = ()) -> dict[KeeperSpec, Usage]:
+        """What each keeper made so far holds, and each of `specs` not made yet (empty, with its budget):
+        the server's gauges list every keeper the kinds declare from its start."""
+        with self._lock:
+            made = dict(self._keepers)
+        found = {spec: Usage(0, 0, spec.budget_of(self._settings)) for spec in specs}
+        found.update({spec: keeper.usage() for spec, keeper in made.items()})
+        return found
+
+
+def keeper_names(declarations: Iterable[SettingsDeclaration]) -> dict[KeeperSpec, str]:
+    """Each keeper the `declarations` declare, named as its budget's variable is without its group and
+    unit (NIMBASE_CACHE_CHESS_TABLE_BYTES: "chess_table"): a name for gauges that no table of kinds lists."""
+    return {
+        spec: f"{declaration.prefix}_{spec.budget.removesuffix('_bytes')}"
+        for declaration in declarations
+        for spec in declaration.keepers
+    }

@@ -15,12 +15,25 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 K = TypeVar("K")
 V = TypeVar("V")
 
 _MISSING = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """What a cache holds now, for the server's gauges (service.metrics): its entries and, for a cache
+    bounded by bytes, their bytes and its budget; for one bounded by a count, that count (`max_entries`)."""
+
+    entries: int
+    #: None where the cache is bounded by a count (its entries are not weighed).
+    bytes: int | None = None
+    budget_bytes: int | None = None
+    max_entries: int | None = None
 
 
 class LRU(Generic[K, V]):
@@ -91,6 +104,12 @@ class LRU(Generic[K, V]):
         if self._sizes is not None:
             self._sizes.clear()
         self.currsize = 0
+
+    def usage(self) -> Usage:
+        """Its entries, and their bytes within its budget (or its count bound, without `getsizeof`)."""
+        if self._sizes is None:
+            return Usage(len(self._data), max_entries=self.maxsize)
+        return Usage(len(self._data), self.currsize, self.maxsize)
 
     def __iter__(self) -> Iterator[K]:
         return iter(self._data)

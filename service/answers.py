@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 
-from engine.lru import LRU
+from engine.lru import LRU, Usage
 
 #: Sources of the answers kept: a stored table only grows, and a closed form never changes.
 KEPT_SOURCES = frozenset({"formula", "table"})
@@ -51,6 +51,11 @@ class AnswerCache:
             return
         with self._lock:
             self._answers.keep((method, request), answer)
+
+    def usage(self) -> Usage:
+        """Its answers, their weights and its budget, for the server's gauges."""
+        with self._lock:
+            return self._answers.usage()
 
     def clear(self) -> None:
         with self._lock:

@@ -23,11 +23,11 @@ from sqlalchemy.exc import OperationalError
 
 from engine.deadline import Deadline, within
 from engine.errors import InvalidArgument, NimbaseError
-from engine.games.registry import kind_settings, list_games, parse_game_id, plan_stored
+from engine.games.registry import declared_settings, kind_settings, list_games, parse_game_id, plan_stored
 from engine.graphs import GraphBuilder, UploadedGraph
-from engine.keep import Keepers
+from engine.keep import Keepers, keeper_names
 from engine.kind import Allowance, Context, GameKind
-from engine.lru import LRU
+from engine.lru import LRU, Usage
 from engine.mainline import Mainline, mainline
 from engine.moves import check_limit, mark_best
 from engine.positions import MAX_HEAP, quote_int
@@ -502,6 +502,18 @@ class Nimbase:
         if self._health is None:
             return Health(database=False, details={"database": "not configured"})
         return self._health.read()
+
+    def cache_usage(self) -> dict[str, Usage]:
+        """What each in-process cache holds now, by name (the gauges of service.metrics): the service's
+        own, and every keeper the kinds declare (named `keeper:<its budget's name>`, engine.keep)."""
+        with self._games_lock:
+            found = {"games": self._games.usage(), "graph_games": self._graph_games.usage()}
+        found.update(memo=self.memo.usage(), answers=self.answers.usage(), graphs=self.graphs.usage())
+        found.update(self.tables.usage())
+        names = keeper_names(declared_settings())
+        for spec, usage in self.kept.usage(names).items():
+            found[f"keeper:{names.get(spec, spec.budget)}"] = usage
+        return found
 
     def _ping(self) -> bool:
         """One round trip to the database (through the gate, so a failure shuts it for every request)."""

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from engine.graphs import GraphBuilder, UploadedGraph, check_graph_name
-from engine.lru import LRU
+from engine.lru import LRU, Usage
 from nimbase import schema
 from nimbase.settings import DEFAULT_CACHE
 from service.errors import AlreadyExists, NotFound, Unavailable
@@ -122,6 +122,11 @@ class Graphs:
             raise NotFound(f"no graph named {name!r}: upload it first (POST /v1/graphs, or UploadGraph)")
         self._keep(graph)
         return graph
+
+    def usage(self) -> Usage:
+        """The graphs kept, their bytes and the cache's budget, for the server's gauges."""
+        with self._lock:
+            return self._cache.usage()
 
     def _keep(self, graph: UploadedGraph) -> None:
         # A graph larger than the whole cache serves its request and is not kept.

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
-from engine.lru import LRU
+from engine.lru import LRU, Usage
 
 T = TypeVar("T")
 
@@ -82,3 +82,8 @@ class Memo:
     def clear(self) -> None:
         with self._lock:
             self._cache.clear()
+
+    def usage(self) -> Usage:
+        """Its entries, their weights and its budget, for the server's gauges."""
+        with self._lock:
+            return self._cache.usage()

@@ -5,20 +5,78 @@ process-wide default registry; `/metrics` exposes the registry of the process's 
 `nimbase serve --processes N` (service.processes) each process writes its counts into a directory
 they share (prometheus_client's multiprocess mode, PROMETHEUS_MULTIPROC_DIR) and `/metrics`, whichever
 process answers it, gives the sums over all of them.
+
+The in-process caches (each keeper of engine.keep, the memo, the answers, the sequence caches, ...) are
+gauges read when `/metrics` is asked (`watch_caches`), labelled by the name their owner gives each, so a
+server's memory can be told apart into caches filling to their budgets and the rest. They are one
+process's, so a server of several processes leaves them out, as it leaves out its CPU and memory.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Protocol, runtime_checkable
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.gc_collector import GCCollector
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.platform_collector import PlatformCollector
 from prometheus_client.process_collector import ProcessCollector
+from prometheus_client.registry import Collector
+
+from engine.lru import Usage
 
 #: Latency buckets in seconds: table hits take well under a millisecond, live searches up to the deadline.
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+
+
+@runtime_checkable
+class HoldsCaches(Protocol):
+    """A service whose in-process caches `/metrics` shows (service.core.Nimbase, and the pooled service
+    over it)."""
+
+    def cache_usage(self) -> Mapping[str, Usage]: ...
+
+
+class _CacheGauges(Collector):
+    """The caches' gauges, read from their owner at each collection (nothing while none is watched)."""
+
+    def __init__(self) -> None:
+        self.source: Callable[[], Mapping[str, Usage]] | None = None
+
+    def describe(self) -> Iterable[Metric]:
+        return ()  # read at collection only: registering it must not read the caches
+
+    def collect(self) -> Iterable[Metric]:
+        if self.source is None:
+            return ()
+        families = {
+            "entries": GaugeMetricFamily(
+                "nimbase_cache_entries", "Entries each in-process cache holds now.", labels=["cache"]
+            ),
+            "bytes": GaugeMetricFamily(
+                "nimbase_cache_bytes",
+                "Bytes each in-process cache bounded by bytes holds now, as it weighs its entries.",
+                labels=["cache"],
+            ),
+            "budget_bytes": GaugeMetricFamily(
+                "nimbase_cache_budget_bytes",
+                "The byte budget of each in-process cache bounded by bytes (its setting).",
+                labels=["cache"],
+            ),
+            "max_entries": GaugeMetricFamily(
+                "nimbase_cache_max_entries",
+                "The bound of each in-process cache bounded by a count of entries.",
+                labels=["cache"],
+            ),
+        }
+        for name, usage in sorted(self.source().items()):
+            for field, family in families.items():
+                value = getattr(usage, field)
+                if value is not None:
+                    family.add_metric([name], value)
+        return families.values()
 
 
 class Metrics:
@@ -35,6 +93,8 @@ class Metrics:
             ProcessCollector(registry=self.registry)
             PlatformCollector(registry=self.registry)
             GCCollector(registry=self.registry)
+        self._caches = _CacheGauges()
+        self.registry.register(self._caches)
         self.requests = Counter(
             "nimbase_requests",
             "Requests answered, by transport (grpc, rest), method and status code name.",
@@ -64,6 +124,12 @@ class Metrics:
             self._children[key] = children
         children[0].inc()
         children[1].observe(seconds)
+
+    def watch_caches(self, service: object) -> None:
+        """Show the in-process caches of `service` (if it `HoldsCaches`) from now on; a service watched
+        again replaces the one before."""
+        if isinstance(service, HoldsCaches):
+            self._caches.source = service.cache_usage
 
     def stream_item(self, code: str, count: int = 1) -> None:
         self.stream_items.labels(code).inc(count)

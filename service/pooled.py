@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 from engine.deadline import Deadline
 from engine.errors import NimbaseError
 from engine.graphs import GraphBuilder, UploadedGraph
+from engine.lru import Usage
 from engine.mainline import Mainline
 from engine.values import BestMoveResult, GameInfo, SequenceResult, Value
 from service.core import Health, Nimbase
@@ -113,6 +114,10 @@ class PooledService:
 
     def close(self) -> None:
         self.pool.close()
+
+    def cache_usage(self) -> dict[str, Usage]:
+        """This process's caches (the live processes' caches are in their own memory, not this one's)."""
+        return self.local.cache_usage()
 
     def in_memory(self, call: Callable[[], T]) -> T | None:
         """`call()` answered from this process's memory alone (the calls it makes stay here), else None."""

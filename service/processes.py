@@ -63,6 +63,9 @@ def reserve_port(host: str, port: int) -> tuple[int, socket.socket]:
 def _child(settings: Settings, database_url: str, metrics_dir: str, index: int) -> None:
     """One server process: its own service over the shared ports (runs in a spawned interpreter)."""
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir  # before prometheus_client is imported
+    from service import malloc
+
+    malloc.configure()  # first, before any thread of the server allocates (service.malloc says why)
     from service.core import Nimbase
     from service.metrics import Metrics
     from service.server import run_configured

@@ -38,6 +38,7 @@ def create_app(
     given (shared with the gRPC server), refuses clients over their rate limit.
     """
     meter = metrics if metrics is not None else Metrics()
+    meter.watch_caches(service)
     app = FastAPI(
         title="nimbase",
         version="1",

@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 
 from engine.errors import DeadlineExceeded
 from engine.kind import SequenceKernel, SequenceSource
-from engine.lru import LRU
+from engine.lru import LRU, Usage
 from engine.periods import Period
 from nimbase.settings import DEFAULT_CACHE
 from service.limits import Limits
@@ -81,6 +81,11 @@ class LiveSequences:
         """Bytes the live prefixes cached now hold (within their budget)."""
         with self._lock:
             return int(self._live.currsize)
+
+    def usage(self) -> dict[str, Usage]:
+        """What its caches hold, by name, for the server's gauges."""
+        with self._lock:
+            return {"sequence_live": self._live.usage(), "sequence_live_locks": self._live_locks.usage()}
 
     def _store(self, source: SequenceSource, live: Live, *, replacing: Live | None = None) -> None:
         """Cache a live prefix (unless it exceeds the whole budget); with `replacing`, only while that

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from engine.lru import LRU
+from engine.lru import LRU, Usage
 from nimbase.settings import DEFAULT_CACHE
 from service.errors import Unavailable
 from service.gate import DatabaseGate
@@ -214,3 +214,12 @@ class StoredSequences:
         """Bytes the stored chunks cached now hold (within their budget)."""
         with self._lock:
             return int(self._chunks.currsize)
+
+    def usage(self) -> dict[str, Usage]:
+        """What its caches hold, by name, for the server's gauges."""
+        with self._lock:
+            return {
+                "sequence_headers": self._headers.usage(),
+                "sequence_chunks": self._chunks.usage(),
+                "sequence_damaged": self._damaged.usage(),
+            }

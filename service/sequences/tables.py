@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 
 from engine.errors import DeadlineExceeded, InvalidArgument, LimitExceeded, NimbaseError
 from engine.kind import SequenceSource
+from engine.lru import Usage
 from engine.periods import Period
 from engine.positions import MAX_HEAP, quote_int
 from engine.values import SOURCE_ORDER, Source
@@ -120,6 +121,10 @@ class SequenceTables:
     def cached_bytes(self) -> dict[str, int]:
         """Bytes the live prefixes and the stored chunks cached now hold (each within its budget)."""
         return {"live": self._live.cached_bytes(), "chunks": self._stored.cached_bytes()}
+
+    def usage(self) -> dict[str, Usage]:
+        """What its caches (stored headers and chunks, live prefixes) hold, by name, for the gauges."""
+        return {**self._stored.usage(), **self._live.usage()}
 
     # -- lookups --------------------------------------------------------------------------------
 

@@ -12,7 +12,10 @@ import pytest
 from engine import keep
 from engine.deadline import Deadline
 from engine.errors import DeadlineExceeded, LimitExceeded
-from engine.keep import Keeper
+from engine.games.registry import declared_settings
+from engine.keep import Keeper, Keepers, keeper_names
+from engine.lru import Usage
+from tests.engine.contexts import kind_settings
 
 
 def later(seconds: float = 60.0) -> Deadline:
@@ -69,6 +72,20 @@ def test_least_recently_used_goes_first_and_the_too_large_is_not_kept() -> None:
     assert keeper.kept_bytes == 8
     assert get("d", "d" * 11) == "d" * 11  # served, not kept, nothing dropped for it
     assert "d" not in keeper and keeper.kept_bytes == 8
+    assert keeper.usage() == Usage(entries=2, bytes=8, budget_bytes=10)
+
+
+def test_keepers_usage_lists_the_declared_ones_before_their_first_use() -> None:
+    names = keeper_names(declared_settings())
+    assert all(name and not name.endswith("_bytes") for name in names.values())
+    keepers = Keepers(kind_settings())
+    empty = keepers.usage(names)
+    assert set(empty) == set(names)
+    assert all(u.entries == 0 and u.bytes == 0 and (u.budget_bytes or 0) > 0 for u in empty.values())
+    spec = next(iter(names))
+    keepers.keeper(spec).keep("k", "value", "live", 5)
+    assert keepers.usage(names)[spec] == Usage(1, 5, empty[spec].budget_bytes)
+    assert set(keepers.usage()) == {spec}  # without specs: the keepers made so far
 
 
 def test_a_key_is_made_once_and_others_wait_for_it() -> None:

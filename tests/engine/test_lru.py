@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.lru import LRU
+from engine.lru import LRU, Usage
 
 
 def test_the_least_recently_used_goes_first() -> None:
@@ -15,6 +15,15 @@ def test_the_least_recently_used_goes_first() -> None:
     assert cache.get("a") == 1  # a is now the most recent
     cache["c"] = 3
     assert "b" not in cache and list(cache) == ["a", "c"] and cache.currsize == 2
+
+
+def test_usage_gives_entries_and_bytes_or_the_count_bound() -> None:
+    counted: LRU[str, int] = LRU(maxsize=3)
+    counted["a"] = 1
+    assert counted.usage() == Usage(entries=1, max_entries=3)
+    weighed: LRU[str, bytes] = LRU(maxsize=10, getsizeof=len)
+    weighed["a"], weighed["b"] = b"xxxx", b"yy"
+    assert weighed.usage() == Usage(entries=2, bytes=6, budget_bytes=10)
 
 
 def test_sizes_bound_the_cache_and_a_value_too_large_is_refused() -> None:

@@ -74,3 +74,64 @@ def test_configured_large_arrays_keep_a_mapping_of_their_own() -> None:
 def test_a_stored_chunk_is_above_the_threshold() -> None:
     """The chunks the server caches and drops are the blocks that fragmented the arenas."""
     assert CHUNK_VALUES * np.dtype(np.uint32).itemsize >= malloc.MMAP_THRESHOLD_BYTES
+
+
+#: Prints how many malloc arenas the process has once 12 threads have allocated at once, with the
+#: settings made before any thread (`early`) or after 12 threads allocated (`late`).
+ARENAS_PROBE = """
+import ctypes, os, sys, tempfile, threading
+from service import malloc
+
+libc = malloc._LIBC
+libc.malloc.restype, libc.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
+libc.free.restype, libc.free.argtypes = None, [ctypes.c_void_p]
+libc.fopen.restype, libc.fopen.argtypes = ctypes.c_void_p, [ctypes.c_char_p, ctypes.c_char_p]
+libc.fclose.argtypes = [ctypes.c_void_p]
+libc.malloc_info.argtypes = [ctypes.c_int, ctypes.c_void_p]
+
+def allocate_at_once(threads):
+    barrier = threading.Barrier(threads)
+    def run():
+        block = libc.malloc(4096)
+        barrier.wait()
+        libc.free(block)
+    started = [threading.Thread(target=run) for _ in range(threads)]
+    for thread in started:
+        thread.start()
+    for thread in started:
+        thread.join()
+
+if sys.argv[1] == "early":
+    malloc.configure()
+allocate_at_once(12)
+if sys.argv[1] == "late":
+    malloc.configure()
+allocate_at_once(12)
+path = os.path.join(tempfile.mkdtemp(), "info.xml")
+out = libc.fopen(path.encode(), b"w")
+libc.malloc_info(0, out)
+libc.fclose(out)
+print(open(path).read().count("<heap nr="))
+"""
+
+
+def _arenas(mode: str) -> int:
+    path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_") and k != "GLIBC_TUNABLES"}
+    done = subprocess.run(
+        [sys.executable, "-c", ARENAS_PROBE, mode],
+        env={**env, "PYTHONPATH": path},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return int(done.stdout.strip())
+
+
+@glibc_only
+def test_the_arena_cap_holds_only_if_set_before_threads_allocate() -> None:
+    """glibc fixes its arena limit once more than 8 arenas exist: set later, the cap is never applied
+    (the soak's server had 16 arenas, each keeping its own free memory), so the server sets it first."""
+    assert _arenas("early") <= malloc.ARENAS
+    assert _arenas("late") > malloc.ARENAS
