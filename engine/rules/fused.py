@@ -19,6 +19,8 @@ from typing import Any
 import numba
 import numpy as np
 
+from engine.rules import exits
+from engine.rules.exits import count_exit
 from engine.rules.tables import I8, I32, I64
 from nimbase_rules import NOT_OVER, Kernels
 from nimbase_rules.compiled import compiled_module
@@ -160,24 +162,14 @@ def expand_wl(
                 inside[k] = i
                 k += 1
                 continue
-            count[v] += 1
-            r = later_rem[j]
-            res = later_result[j]
-            if res == -1:
-                if lost_min[v] < 0 or r < lost_min[v]:
-                    lost_min[v] = r
-            elif res == 1:
-                won_count[v] += 1
-                if r > won_max[v]:
-                    won_max[v] = r
-            elif res == 0 and (tie_min[v] < 0 or r < tie_min[v]):
-                tie_min[v] = r
+            count_exit(v, later_result[j], later_rem[j], count, lost_min, won_count, won_max, tie_min)
         in_indptr[v + 1] = k
     return inside[:k], -1, 0, 0
 """
 
 _HEADER = """import numba
 import numpy as np
+from engine.rules.exits import count_exit
 from engine.rules.fused import buckets, lower
 """
 
@@ -233,11 +225,17 @@ def _generate(template: str, name: str, kernels: dict[str, Any]) -> Callable[...
             f"from {module} import {f.__name__} as rules_{role}\n"
             for (module, _), (role, f) in zip(places, kernels.items(), strict=True)
         )
-        depends = [__file__, *(file for _, file in places)]
+        depends = [__file__, exits.__file__, *(file for _, file in places)]
         source = _HEADER + imports + "CACHE = True\n" + template
         made = getattr(compiled_module(f"nimbase_{name}", source, depends), name)
     else:
-        namespace: dict[str, Any] = {"numba": numba, "np": np, "buckets": buckets, "lower": lower}
+        namespace: dict[str, Any] = {
+            "numba": numba,
+            "np": np,
+            "buckets": buckets,
+            "lower": lower,
+            "count_exit": count_exit,
+        }
         namespace.update({f"rules_{role}": f for role, f in kernels.items()})
         namespace["CACHE"] = False
         exec(compile(template, f"<rules {name}>", "exec"), namespace)

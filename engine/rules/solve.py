@@ -28,6 +28,7 @@ import numba
 import numpy as np
 
 from engine.kernels.retrograde import ExternalMoves, reverse_csr, solve_reverse, topological_order
+from engine.rules.exits import count_exit
 from engine.rules.fused import direct, expander, not_over, scanner
 from engine.rules.tables import DRAW, I8, I32, I64, LOSS, TIE, WIN, TierTable
 from nimbase_rules import NOT_OVER, Rules, RulesError
@@ -402,18 +403,7 @@ def _classify(
                 in_indices[k] = i
                 k += 1
                 continue
-            count[v] += 1
-            r = later_rem[j]
-            res = later_result[j]
-            if res == -1:
-                if lost_min[v] < 0 or r < lost_min[v]:
-                    lost_min[v] = r
-            elif res == 1:
-                won_count[v] += 1
-                if r > won_max[v]:
-                    won_max[v] = r
-            elif res == 0 and (tie_min[v] < 0 or r < tie_min[v]):
-                tie_min[v] = r
+            count_exit(v, later_result[j], later_rem[j], count, lost_min, won_count, won_max, tie_min)
         in_indptr[v + 1] = k
     return -1
 
