@@ -28,7 +28,7 @@ import numba
 import numpy as np
 
 from engine.kernels.retrograde import ExternalMoves, reverse_csr, solve_reverse, topological_order
-from engine.rules.exits import count_exit
+from engine.rules.exits import count_exit, no_exits, store_exits
 from engine.rules.fused import direct, expander, not_over, scanner
 from engine.rules.tables import DRAW, I8, I32, I64, LOSS, TIE, WIN, TierTable
 from nimbase_rules import NOT_OVER, Rules, RulesError
@@ -146,13 +146,16 @@ def solve_tier(
     later: TierTable,
     progress: Progress | None = None,
     plain_positions: int = PLAIN_POSITIONS,
+    batched: bool = True,
 ) -> TierTable:
     """The tier solved; `later` holds (at least) every position its moves lead to outside it. Win/loss
-    tiers of plain rules of at most `plain_positions` positions are solved by the plain reference."""
+    tiers of plain rules of at most `plain_positions` positions are solved by the plain reference; those
+    of numba rules by the batched expansion (`batched` false: the previous one, a position at a time, the
+    bench's comparison)."""
     codes = positions(rules, tier)
     kernels = rules.kernels()
     if kernels is not None and not rules.score_game:
-        table = _solve_wl_kernels(rules, tier, codes, later)
+        table = _solve_wl_kernels(rules, tier, codes, later, batched)
         if progress is not None:
             progress(len(codes), len(codes))
         return table
@@ -222,7 +225,9 @@ def _solve_wl_fused(
     )
 
 
-def _solve_wl_kernels(rules: Rules, tier: int, codes: I64, later: TierTable) -> TierTable:
+def _solve_wl_kernels(
+    rules: Rules, tier: int, codes: I64, later: TierTable, batched: bool = True
+) -> TierTable:
     """A win/loss tier of numba rules: expanded and sorted into its graph in one compiled pass
     (engine.rules.fused), then the retrograde passes."""
     kernels = rules.kernels()
@@ -235,7 +240,7 @@ def _solve_wl_kernels(rules: Rules, tier: int, codes: I64, later: TierTable) -> 
     won_count = np.zeros(n, np.int32)
     won_max = np.full(n, -1, np.int32)
     tie_min = np.full(n, -1, np.int32)
-    in_indices, bad, code, info = expander(kernels)(
+    in_indices, bad, code, info = expander(kernels, batched)(
         codes, rules.max_moves, later.codes, later.result, later.remoteness,
         in_indptr, ends, count, lost_min, won_count, won_max, tie_min,
     )  # fmt: skip
@@ -391,6 +396,7 @@ def _classify(
     remoteness of won ones, the least of ties); the first move that scores or reaches neither, or -1."""
     k = 0
     for v in range(codes.shape[0]):
+        exits = no_exits()
         for e in range(indptr[v], indptr[v + 1]):
             if info[e] != 0:
                 return e
@@ -403,7 +409,8 @@ def _classify(
                 in_indices[k] = i
                 k += 1
                 continue
-            count_exit(v, later_result[j], later_rem[j], count, lost_min, won_count, won_max, tie_min)
+            exits = count_exit(exits, later_result[j], later_rem[j])
+        store_exits(v, exits, count, lost_min, won_count, won_max, tie_min)
         in_indptr[v + 1] = k
     return -1
 
