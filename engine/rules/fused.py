@@ -7,6 +7,11 @@ array holds every move (the separate expansion's codes and flags took 16 bytes a
 one bucket of a sorted array found by the code's high bits (`buckets`) instead of a binary search over
 the whole of it, or, mostly, a few places from where the same move of the previous position led: a tier
 of ten million positions is mostly cache misses otherwise.
+
+Workers run the batched form (`expand_wl_batched`): a batch of positions' moves generated, then looked up
+in the later tiers in stages that prefetch what the next stage reads (engine.rules.lookup), so that the
+batch's cache misses are waited for together; the form a position at a time (`expand_wl`) stays, the
+bench's comparison. Both count a position's moves out of the tier with engine.rules.exits.
 """
 
 from __future__ import annotations

@@ -235,11 +235,12 @@ def _solve_wl_kernels(
     n = codes.shape[0]
     in_indptr = np.zeros(n + 1, np.int64)
     ends = not_over(n)
-    count = np.zeros(n, np.int32)
-    lost_min = np.full(n, -1, np.int32)
-    won_count = np.zeros(n, np.int32)
-    won_max = np.full(n, -1, np.int32)
-    tie_min = np.full(n, -1, np.int32)
+    # written for every position by the expansion (engine.rules.exits.store_exits) unless it fails
+    count = np.empty(n, np.int32)
+    lost_min = np.empty(n, np.int32)
+    won_count = np.empty(n, np.int32)
+    won_max = np.empty(n, np.int32)
+    tie_min = np.empty(n, np.int32)
     in_indices, bad, code, info = expander(kernels, batched)(
         codes, rules.max_moves, later.codes, later.result, later.remoteness,
         in_indptr, ends, count, lost_min, won_count, won_max, tie_min,
