@@ -57,6 +57,8 @@ def fine_index(codes: I64) -> tuple[int, I32]:
     n = codes.shape[0]
     if n == 0:
         return 0, np.zeros(2, np.int32)
+    if n >= 1 << 31:
+        raise OverflowError("a tier of 2^31 positions or more is beyond the int32 index")
     top = codes[n - 1]
     want = max(n * SPREAD // 4, 1)
     shift = 0
