@@ -2,13 +2,20 @@
 
 - Tic-tac-toe solved from a cold worker: a fresh interpreter runs each tier's job the worker's way (the
   tier's kernel given the stored bytes of the tiers it waits for); target 1 s.
-- Connect Four on the board given (by default 5 x 5, the largest a worker solves well within the hour)
-  solved by a fresh interpreter the worker's way, every tier's job in turn: its time (wall clock and
-  CPU), its peak memory (the process's maximum resident set) and its solve rate, numba rules; beside the
-  same board's rules as plain Python in the same run (the solver calling the methods; on the last tiers,
-  for a bounded time), and the solver alone on the numba rules (no stored bytes read or written);
-  target 5 M positions a second on one core. Each rate is given by the wall clock and by the CPU time
-  (on a shared machine the first counts the others' load).
+- Connect Four on the board given (by default 5 x 5) solved by a fresh interpreter the worker's way,
+  every tier's job in turn (the board's kernels compiled on disk first by another process, as a worker
+  has them after its first job): its time (wall clock and CPU), its peak memory (the process's maximum
+  resident set) and its solve rate, numba rules; beside the same board's rules as plain Python in the
+  same run (the solver calling the methods; on the last tiers, for a bounded time), and the solver alone
+  on the numba rules (no stored bytes read or written); target 5 M positions a second on one core. The
+  solver alone runs twice in the same process: the batched expansion (engine.rules.fused.
+  expand_wl_batched, what workers run) and the previous one, a position at a time (`solve_tier(...,
+  batched=False)`). Each rate is given by the wall clock and by the CPU time (on a shared machine the
+  first counts the others' load).
+- The largest Connect Four board one worker solves within an hour: measured for the board given; for
+  larger boards an estimate (printed as one), from the positions each board has (estimated by sampling
+  each tier's candidates: exact counts of pieces by column and colours, the rules' legality tested on a
+  sample), the measured board's CPU rate and memory a position, against this machine's memory.
 - Bytes a stored position (deflated tiers over positions): tic-tac-toe, Connect Four, Dots and Boxes.
 - GetValue on a stored game: a position parsed and valued from its stored tier once the tier is kept
   (the service's path without the transport); target 1 ms.
@@ -17,10 +24,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import time
 from typing import Any, cast
+
+import numba
+import numpy as np
 
 from bench.common import figure
 from engine.deadline import Deadline
@@ -33,6 +44,7 @@ from engine.rules.solve import solve_tier
 from engine.rules.tables import TierTable, merged
 from engine.stored_bytes import StoredBytes, encode_words
 from nimbase.settings import Limits
+from nimbase_rules.games.connect4 import Connect4, _canonical, _legal
 
 COLD = """
 import time
@@ -49,14 +61,125 @@ for tier in game.rules.tiers():
 print(imported - started, time.perf_counter() - imported)
 """
 
+#: The board's kernels and the solver's loops over them compiled (kept on disk): its last tier's job.
+WARM = """
+import sys
+from engine.games.registry import parse_game_id
+from engine.rules.kind import tier_family
+game = parse_game_id(sys.argv[1])
+game.kernel_for(tier_family(game.rules.tiers()[0])).make()
+"""
+
 LARGEST = """
 import resource, sys
 from bench.bench_rules import solve_jobs
 from engine.games.registry import parse_game_id
-stored, positions, wall, cpu = solve_jobs(parse_game_id(sys.argv[1]))
+from engine.rules.solve import positions as tier_codes
+game = parse_game_id(sys.argv[1])
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+stored, positions, wall, cpu = solve_jobs(game)
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-print(positions, wall, cpu, peak, sum(map(len, stored.values())))
+counts = [len(tier_codes(game.rules, t)) for t in game.rules.tiers()]
+pair = max(a + b for a, b in zip(counts, [0, *counts]))
+print(positions, wall, cpu, peak, sum(map(len, stored.values())), base, pair)
 """
+
+#: The boards the hour's estimate tries (w, h >= 4, the code within 63 bits), by cells.
+HOUR = 3600.0
+
+
+@numba.njit(cache=True)
+def _tier_estimate(width: int, height: int, t: int, samples: int, seed: int) -> tuple[float, float]:
+    """(estimated canonical legal positions with t pieces, candidates): the candidates (heights by column
+    summing to t, t // 2 of the pieces o) counted exactly, the share the rules keep (legal, one of each
+    pair of mirror images) measured on `samples` of them drawn uniformly."""
+    np.random.seed(seed)
+    radix = (1 << (height + 1)) - 1
+    ways = np.zeros((width + 1, t + 1))  # ways[c, r]: heights of columns c.. summing to r
+    ways[width, 0] = 1.0
+    for c in range(width - 1, -1, -1):
+        for r in range(t + 1):
+            for h in range(min(height, r) + 1):
+                ways[c, r] += ways[c + 1, r - h]
+    if ways[0, t] == 0:
+        return 0.0, 0.0
+    binomial = 1.0
+    for i in range(t // 2):
+        binomial = binomial * (t - i) / (i + 1)
+    candidates = ways[0, t] * binomial
+    kept = 0
+    cells = np.arange(t)
+    heights = np.zeros(width, np.int64)
+    for _ in range(samples):
+        left = t
+        for c in range(width):  # heights drawn uniformly among those summing to t
+            pick = np.random.random() * ways[c, left]
+            h = 0
+            while h < min(height, left) and pick >= ways[c + 1, left - h]:
+                pick -= ways[c + 1, left - h]
+                h += 1
+            heights[c] = h
+            left -= h
+        np.random.shuffle(cells)
+        is_o = np.zeros(t, np.bool_)
+        is_o[cells[: t // 2]] = True
+        code = 0
+        power = 1
+        k = 0
+        for col in range(width):
+            b = 0
+            for j in range(heights[col]):
+                if is_o[k]:
+                    b |= 1 << j
+                k += 1
+            code += ((1 << heights[col]) - 1 + b) * power
+            power *= radix
+        if _legal(code, width, height) and _canonical(code, width, height) == code:
+            kept += 1  # half of the asymmetric ones (the smaller of each pair), each symmetric one
+    return candidates * kept / samples, candidates
+
+
+def estimate_positions(width: int, height: int, samples: int = 4000) -> list[float]:
+    """Each tier's estimated positions (canonical legal), tier 0 first."""
+    return [_tier_estimate(width, height, t, samples, 22 + t)[0] for t in range(width * height + 1)]
+
+
+def largest_in_an_hour(
+    rate: float, bytes_each: float, base: float, memory: float, board: tuple[int, int]
+) -> None:
+    """Prints the estimator against the measured board, then each larger board's estimated positions,
+    CPU hours and peak memory, and the largest that fits the hour and the memory (an estimate)."""
+    counts = estimate_positions(*board)
+    figure(
+        f"connect4:{board[0]}x{board[1]} positions, estimated by sampling (check)", sum(counts), "positions"
+    )
+    best = board
+    boards = sorted(
+        (
+            (w, h)
+            for w in range(4, 10)
+            for h in range(4, 10)
+            if w * h > board[0] * board[1] and w * (h + 1) <= 62
+        ),
+        key=lambda b: (b[0] * b[1], b),
+    )
+    for w, h in boards:
+        counts = estimate_positions(w, h, 1000)
+        total = sum(counts)
+        pair = max(a + b for a, b in zip(counts, [0.0, *counts], strict=False))
+        hours = total / rate / HOUR
+        peak = base + bytes_each * pair
+        figure(f"connect4:{w}x{h} estimate: positions", total, "positions")
+        figure(f"connect4:{w}x{h} estimate: one worker's CPU time", hours, "h")
+        figure(f"connect4:{w}x{h} estimate: peak memory", peak / 2**20, "MB")
+        if hours <= 1 and peak <= memory and w * h >= best[0] * best[1]:
+            best = (w, h)
+    name = "measured" if best == board else "estimate"
+    figure(
+        f"largest Connect Four board one worker solves within an hour ({name}): connect4:{best[0]}x{best[1]}",
+        best[0] * best[1],
+        "cells",
+    )
 
 
 class _Stored:
@@ -100,9 +223,9 @@ def solve_jobs(game: RulesGame) -> tuple[dict[str, bytes], int, float, float]:
     return stored, count, seconds, cpu
 
 
-def rate(game: RulesGame, budget: float | None = None) -> tuple[int, float, float]:
+def rate(game: RulesGame, budget: float | None = None, batched: bool = True) -> tuple[int, float, float]:
     """(positions, seconds, CPU seconds) solving the tiers in order, the solver alone (no stored bytes),
-    stopping past `budget` seconds."""
+    stopping past `budget` seconds; `batched` false: the previous expansion, a position at a time."""
     rules = game.rules
     solved: dict[int, TierTable] = {}
     positions = 0
@@ -111,7 +234,7 @@ def rate(game: RulesGame, budget: float | None = None) -> tuple[int, float, floa
     for tier in rules.tiers():
         later = merged([solved[t] for t in rules.tier_moves_to(tier) if t in solved])
         solved = {t: solved[t] for t in rules.tier_moves_to(tier) if t in solved}
-        solved[tier] = solve_tier(rules, tier, later)
+        solved[tier] = solve_tier(rules, tier, later, batched=batched)
         positions += len(solved[tier])
         if budget is not None and time.perf_counter() - started > budget:
             break
@@ -131,10 +254,11 @@ def main() -> None:
     figure("tic-tac-toe from a cold worker: every tier's job (s)", solve, "s")
 
     board = f"connect4:{args.board}"
+    subprocess.run([sys.executable, "-c", WARM, board], check=True)
     solved = subprocess.run(
         [sys.executable, "-c", LARGEST, board], capture_output=True, text=True, check=True
     ).stdout.split()
-    positions, wall, cpu, peak, stored_bytes = int(solved[0]), *map(float, solved[1:])
+    positions, wall, cpu, peak, stored_bytes, base, pair = int(solved[0]), *map(float, solved[1:])
     figure(f"{board} numba rules, a fresh worker's jobs: positions", positions, "positions")
     figure(f"{board} numba rules, a fresh worker's jobs: solve time", wall, "s")
     figure(f"{board} numba rules, a fresh worker's jobs: CPU time", cpu, "s")
@@ -142,13 +266,23 @@ def main() -> None:
     figure(f"{board} numba rules: solve rate (wall clock)", positions / wall, "positions/s")
     figure(f"{board} numba rules: solve rate (CPU)", positions / cpu, "positions/s")
     figure(f"{board}: stored bytes a position", stored_bytes / positions, "bytes")
+    jobs_rate = positions / cpu
+    bytes_each = (peak - base) / pair
     game = cast(RulesGame, parse_game_id(board))
-    positions, seconds, cpu = rate(game)
-    figure(
-        f"{board} numba rules, the solver alone: solve rate (wall clock)", positions / seconds, "positions/s"
-    )
-    figure(f"{board} numba rules, the solver alone: solve rate (CPU)", positions / cpu, "positions/s")
-    plain = RulesGame(type(game.rules)(game.rules.width, game.rules.height, compiled=False))  # type: ignore[attr-defined]
+    rate(cast(RulesGame, parse_game_id("connect4:4x4")), batched=False)  # both paths compiled before timing
+    for batched, path in ((True, "batched"), (False, "previous, a position at a time")):
+        positions, seconds, cpu = rate(game, batched=batched)
+        figure(
+            f"{board} the solver alone, {path}: solve rate (wall clock)", positions / seconds, "positions/s"
+        )
+        figure(f"{board} the solver alone, {path}: solve rate (CPU)", positions / cpu, "positions/s")
+    figure("target: solve rate of numba rules (CPU, one core)", 5e6, "positions/s")
+    width, height = (int(x) for x in args.board.split("x"))
+    memory = float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    figure(f"{board} memory a position (peak over the largest two tiers)", bytes_each, "bytes")
+    figure("this machine's memory", memory / 2**20, "MB")
+    largest_in_an_hour(jobs_rate, bytes_each, base, memory, (width, height))
+    plain = RulesGame(Connect4(width, height, compiled=False))
     positions, seconds, cpu = rate(plain, args.plain_seconds)
     figure(
         f"{board} plain Python rules: solve rate (last tiers, wall clock)", positions / seconds, "positions/s"

@@ -7,6 +7,11 @@ array holds every move (the separate expansion's codes and flags took 16 bytes a
 one bucket of a sorted array found by the code's high bits (`buckets`) instead of a binary search over
 the whole of it, or, mostly, a few places from where the same move of the previous position led: a tier
 of ten million positions is mostly cache misses otherwise.
+
+Workers run the batched form (`expand_wl_batched`): a batch of positions' moves generated, then looked up
+in the later tiers in stages that prefetch what the next stage reads (engine.rules.lookup), so that the
+batch's cache misses are waited for together; the form a position at a time (`expand_wl`) stays, the
+bench's comparison. Both count a position's moves out of the tier with engine.rules.exits.
 """
 
 from __future__ import annotations
@@ -19,6 +24,9 @@ from typing import Any
 import numba
 import numpy as np
 
+from engine.rules import exits, lookup
+from engine.rules.exits import count_exit, no_exits, store_exits
+from engine.rules.lookup import bucket_of, find_in, fine_index, prefetch
 from engine.rules.tables import I8, I32, I64
 from nimbase_rules import NOT_OVER, Kernels
 from nimbase_rules.compiled import compiled_module
@@ -139,6 +147,7 @@ def expand_wl(
     n_later = later_codes.shape[0]
     k = 0
     for v in range(n):
+        exits = no_exits()
         m = rules_moves(codes[v], to, info)
         if m == 0:
             ends[v] = rules_end(codes[v])
@@ -160,25 +169,95 @@ def expand_wl(
                 inside[k] = i
                 k += 1
                 continue
-            count[v] += 1
-            r = later_rem[j]
-            res = later_result[j]
-            if res == -1:
-                if lost_min[v] < 0 or r < lost_min[v]:
-                    lost_min[v] = r
-            elif res == 1:
-                won_count[v] += 1
-                if r > won_max[v]:
-                    won_max[v] = r
-            elif res == 0 and (tie_min[v] < 0 or r < tie_min[v]):
-                tie_min[v] = r
+            exits = count_exit(exits, later_result[j], later_rem[j])
+        store_exits(v, exits, count, lost_min, won_count, won_max, tie_min)
         in_indptr[v + 1] = k
     return inside[:k], -1, 0, 0
 """
 
+#: The same expansion a batch of positions at a time (`expander(kernels, batched=True)`): the batch's moves
+#: generated first, then looked up in the later tiers in stages, each prefetching what the next one reads
+#: (engine.rules.lookup), then counted; moves that stay in the tier are looked up as `expand_wl` does.
+_EXPAND_BATCHED = """
+@numba.njit(cache=CACHE, nogil=True)
+def expand_wl_batched(
+    codes, max_moves, later_codes, later_result, later_rem, in_indptr, ends, count, lost_min, won_count,
+    won_max, tie_min,
+):
+    n = codes.shape[0]
+    to = np.empty(max_moves, np.int64)
+    info = np.empty(max_moves, np.int64)
+    batch = BATCH * max_moves
+    child = np.empty(batch, np.int64)
+    low = np.empty(batch, np.int64)
+    high = np.empty(batch, np.int64)
+    moved = np.empty(BATCH, np.int64)
+    shift, starts = fine_index(later_codes)
+    own_shift, own_starts = buckets(codes)
+    own_at = np.zeros(max_moves, np.int64)
+    inside = np.empty(max(n, 16), np.int32)
+    k = 0
+    for first in range(0, n, BATCH):
+        last = min(n, first + BATCH)
+        q = 0
+        for v in range(first, last):
+            m = rules_moves(codes[v], to, info)
+            moved[v - first] = m
+            if m == 0:
+                ends[v] = rules_end(codes[v])
+            for e in range(m):
+                c = rules_canonical(to[e])
+                if info[e] != 0:
+                    return inside[:k], v, c, info[e]
+                child[q] = c
+                b = bucket_of(c, shift, starts)
+                low[q] = b
+                prefetch(starts, b)
+                q += 1
+        for i in range(q):
+            b = low[i]
+            low[i] = starts[b]
+            high[i] = starts[b + 1]
+            prefetch(later_codes, low[i])
+        for i in range(q):
+            j = find_in(later_codes, child[i], low[i], high[i])
+            low[i] = j
+            if j >= 0:
+                prefetch(later_result, j)
+                prefetch(later_rem, j)
+        q = 0
+        for v in range(first, last):
+            exits = no_exits()
+            for e in range(moved[v - first]):
+                j = low[q]
+                c = child[q]
+                q += 1
+                if j < 0:
+                    i = lower(codes, own_at[e], c, own_shift, own_starts)
+                    own_at[e] = i
+                    if i == n or codes[i] != c:
+                        return inside[:k], v, c, 0
+                    if k == inside.shape[0]:
+                        grown = np.empty(2 * k, np.int32)
+                        grown[:k] = inside
+                        inside = grown
+                    inside[k] = i
+                    k += 1
+                    continue
+                exits = count_exit(exits, later_result[j], later_rem[j])
+            store_exits(v, exits, count, lost_min, won_count, won_max, tie_min)
+            in_indptr[v + 1] = k
+    return inside[:k], -1, 0, 0
+"""
+
+#: Positions a batch of `expand_wl_batched` holds: their moves' lines in flight fit the L2 cache.
+BATCH = 256
+
 _HEADER = """import numba
 import numpy as np
-from engine.rules.fused import buckets, lower
+from engine.rules.exits import count_exit, no_exits, store_exits
+from engine.rules.fused import BATCH, buckets, lower
+from engine.rules.lookup import bucket_of, find_in, fine_index, prefetch
 """
 
 #: The tier's positions by trying every code, as source text compiled as `_EXPAND` is (`scanner`).
@@ -233,11 +312,24 @@ def _generate(template: str, name: str, kernels: dict[str, Any]) -> Callable[...
             f"from {module} import {f.__name__} as rules_{role}\n"
             for (module, _), (role, f) in zip(places, kernels.items(), strict=True)
         )
-        depends = [__file__, *(file for _, file in places)]
+        depends = [__file__, exits.__file__, lookup.__file__, *(file for _, file in places)]
         source = _HEADER + imports + "CACHE = True\n" + template
         made = getattr(compiled_module(f"nimbase_{name}", source, depends), name)
     else:
-        namespace: dict[str, Any] = {"numba": numba, "np": np, "buckets": buckets, "lower": lower}
+        namespace: dict[str, Any] = {
+            "numba": numba,
+            "np": np,
+            "buckets": buckets,
+            "lower": lower,
+            "count_exit": count_exit,
+            "no_exits": no_exits,
+            "store_exits": store_exits,
+            "BATCH": BATCH,
+            "bucket_of": bucket_of,
+            "find_in": find_in,
+            "fine_index": fine_index,
+            "prefetch": prefetch,
+        }
         namespace.update({f"rules_{role}": f for role, f in kernels.items()})
         namespace["CACHE"] = False
         exec(compile(template, f"<rules {name}>", "exec"), namespace)
@@ -245,11 +337,13 @@ def _generate(template: str, name: str, kernels: dict[str, Any]) -> Callable[...
     return made
 
 
-def expander(kernels: Kernels) -> Callable[..., Any]:
-    """`expand_wl` compiled over the rules' kernels: fills the arrays (see
-    `engine.rules.solve._solve_wl_kernels`) and returns (the in-tier moves' targets, the position of the
-    first bad move or -1, its code, its info)."""
+def expander(kernels: Kernels, batched: bool = True) -> Callable[..., Any]:
+    """`expand_wl_batched` (or, `batched` false, the previous `expand_wl`, a position at a time) compiled
+    over the rules' kernels: fills the arrays (see `engine.rules.solve._solve_wl_kernels`) and returns
+    (the in-tier moves' targets, the position of the first bad move or -1, its code, its info)."""
     roles = {"moves": kernels.moves, "canonical": kernels.canonical, "end": kernels.end}
+    if batched:
+        return _generated(_EXPAND_BATCHED, "expand_wl_batched", roles)
     return _generated(_EXPAND, "expand_wl", roles)
 
 

@@ -28,6 +28,7 @@ import numba
 import numpy as np
 
 from engine.kernels.retrograde import ExternalMoves, reverse_csr, solve_reverse, topological_order
+from engine.rules.exits import count_exit, no_exits, store_exits
 from engine.rules.fused import direct, expander, not_over, scanner
 from engine.rules.tables import DRAW, I8, I32, I64, LOSS, TIE, WIN, TierTable
 from nimbase_rules import NOT_OVER, Rules, RulesError
@@ -145,13 +146,16 @@ def solve_tier(
     later: TierTable,
     progress: Progress | None = None,
     plain_positions: int = PLAIN_POSITIONS,
+    batched: bool = True,
 ) -> TierTable:
     """The tier solved; `later` holds (at least) every position its moves lead to outside it. Win/loss
-    tiers of plain rules of at most `plain_positions` positions are solved by the plain reference."""
+    tiers of plain rules of at most `plain_positions` positions are solved by the plain reference; those
+    of numba rules by the batched expansion (`batched` false: the previous one, a position at a time, the
+    bench's comparison)."""
     codes = positions(rules, tier)
     kernels = rules.kernels()
     if kernels is not None and not rules.score_game:
-        table = _solve_wl_kernels(rules, tier, codes, later)
+        table = _solve_wl_kernels(rules, tier, codes, later, batched)
         if progress is not None:
             progress(len(codes), len(codes))
         return table
@@ -221,7 +225,9 @@ def _solve_wl_fused(
     )
 
 
-def _solve_wl_kernels(rules: Rules, tier: int, codes: I64, later: TierTable) -> TierTable:
+def _solve_wl_kernels(
+    rules: Rules, tier: int, codes: I64, later: TierTable, batched: bool = True
+) -> TierTable:
     """A win/loss tier of numba rules: expanded and sorted into its graph in one compiled pass
     (engine.rules.fused), then the retrograde passes."""
     kernels = rules.kernels()
@@ -229,12 +235,13 @@ def _solve_wl_kernels(rules: Rules, tier: int, codes: I64, later: TierTable) -> 
     n = codes.shape[0]
     in_indptr = np.zeros(n + 1, np.int64)
     ends = not_over(n)
-    count = np.zeros(n, np.int32)
-    lost_min = np.full(n, -1, np.int32)
-    won_count = np.zeros(n, np.int32)
-    won_max = np.full(n, -1, np.int32)
-    tie_min = np.full(n, -1, np.int32)
-    in_indices, bad, code, info = expander(kernels)(
+    # written for every position by the expansion (engine.rules.exits.store_exits) unless it fails
+    count = np.empty(n, np.int32)
+    lost_min = np.empty(n, np.int32)
+    won_count = np.empty(n, np.int32)
+    won_max = np.empty(n, np.int32)
+    tie_min = np.empty(n, np.int32)
+    in_indices, bad, code, info = expander(kernels, batched)(
         codes, rules.max_moves, later.codes, later.result, later.remoteness,
         in_indptr, ends, count, lost_min, won_count, won_max, tie_min,
     )  # fmt: skip
@@ -390,6 +397,7 @@ def _classify(
     remoteness of won ones, the least of ties); the first move that scores or reaches neither, or -1."""
     k = 0
     for v in range(codes.shape[0]):
+        exits = no_exits()
         for e in range(indptr[v], indptr[v + 1]):
             if info[e] != 0:
                 return e
@@ -402,18 +410,8 @@ def _classify(
                 in_indices[k] = i
                 k += 1
                 continue
-            count[v] += 1
-            r = later_rem[j]
-            res = later_result[j]
-            if res == -1:
-                if lost_min[v] < 0 or r < lost_min[v]:
-                    lost_min[v] = r
-            elif res == 1:
-                won_count[v] += 1
-                if r > won_max[v]:
-                    won_max[v] = r
-            elif res == 0 and (tie_min[v] < 0 or r < tie_min[v]):
-                tie_min[v] = r
+            exits = count_exit(exits, later_result[j], later_rem[j])
+        store_exits(v, exits, count, lost_min, won_count, won_max, tie_min)
         in_indptr[v + 1] = k
     return -1
 

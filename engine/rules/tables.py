@@ -14,6 +14,7 @@ import struct
 import zlib
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 from numpy.typing import NDArray
 
@@ -74,13 +75,9 @@ class TierTable:
             body[0::2] = self.margin.astype(np.int8).view(np.uint8)
             body[1::2] = self.remoteness.astype(np.uint8)
             return _HEADER.pack(b"RUS1", 1, self.tier, n, 0) + zlib.compress(body.tobytes(), LEVEL)
-        codes = np.zeros(n, np.uint8)
-        decided = self.result != DRAW
-        small = decided & (self.remoteness < _LIMIT)
-        kind = np.select([self.result == WIN, self.result == LOSS], [0, 1], 2)
-        codes[small] = (1 + 3 * self.remoteness[small] + kind[small]).astype(np.uint8)
-        big = np.flatnonzero(decided & ~small)
-        codes[big] = ESCAPE
+        codes = np.empty(n, np.uint8)
+        escapes = _encode(self.result, self.remoteness, codes)
+        big = np.flatnonzero(codes == ESCAPE) if escapes else np.empty(0, np.int64)
         side = b"".join(
             [
                 big.astype("<i8").tobytes(),
@@ -106,19 +103,48 @@ class TierTable:
             result = np.sign(margin).astype(np.int8)  # +1 win, -1 loss, 0 tie (TIE is 0)
             return cls(tier, codes, result, remoteness, margin)
         side = 13 * escapes
-        raw = np.frombuffer(zlib.decompress(data[at : len(data) - side]), np.uint8).astype(np.int32)
-        result = np.full(n, DRAW, np.int8)
-        remoteness = np.full(n, -1, np.int32)
-        plain = raw > 0
-        kind = (raw[plain] - 1) % 3
-        result[plain] = np.choose(kind, [WIN, LOSS, TIE]).astype(np.int8)
-        remoteness[plain] = (raw[plain] - 1) // 3
+        raw = np.frombuffer(zlib.decompress(data[at : len(data) - side]), np.uint8)
+        if raw.shape[0] != n:
+            raise StoredTierError(f"a stored tier of {raw.shape[0]} values, not {n}")
+        result = np.empty(n, np.int8)
+        remoteness = np.empty(n, np.int32)
+        _decode(raw, result, remoteness)
         if escapes:
             off = len(data) - side
             index = np.frombuffer(data, "<i8", escapes, off)
             result[index] = np.frombuffer(data, "i1", escapes, off + 8 * escapes)
             remoteness[index] = np.frombuffer(data, "<i4", escapes, off + 9 * escapes)
         return cls(tier, codes, result, remoteness, None)
+
+
+@numba.njit(cache=True, nogil=True)
+def _encode(result: I8, remoteness: I32, out: NDArray[np.uint8]) -> int:
+    """Each position's byte (see the module's docstring) in one pass; how many are ESCAPE."""
+    escapes = 0
+    for i in range(result.shape[0]):
+        r = result[i]
+        if r == DRAW:
+            out[i] = 0
+        elif remoteness[i] < _LIMIT:
+            out[i] = (1 + 3 * remoteness[i] + (0 if r == WIN else 1 if r == LOSS else 2)) & 0xFF
+        else:
+            out[i] = ESCAPE
+            escapes += 1
+    return escapes
+
+
+@numba.njit(cache=True, nogil=True)
+def _decode(raw: NDArray[np.uint8], result: I8, remoteness: I32) -> None:
+    """What `_encode` wrote, read back in one pass (an ESCAPE as its side table then overwrites it)."""
+    for i in range(raw.shape[0]):
+        v = np.int32(raw[i])
+        if v == 0:
+            result[i] = DRAW
+            remoteness[i] = -1
+        else:
+            k = (v - 1) % 3
+            result[i] = WIN if k == 0 else LOSS if k == 1 else TIE
+            remoteness[i] = (v - 1) // 3
 
 
 def merged(tables: list[TierTable]) -> TierTable:

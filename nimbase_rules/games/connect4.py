@@ -152,7 +152,9 @@ def _enumerate(t: int, W: int, H: int) -> Any:
     its height h, then its pieces b: so the columns are chosen from the last to the first, each column's
     states ascending among those that leave the rest of the pieces (t // 2 of them o) room in the columns
     left; the first column takes what is left (its o pieces chosen by Gosper's hack, ascending). Then
-    the rule of `_legal` (the counts hold by construction) and the canonical form."""
+    the canonical form and the rule of `_legal` (the counts hold by construction), which comes down to no
+    line for the player who did not move last: lines only grow as columns are added, so columns that
+    already make one are not followed further."""
     R = (1 << (H + 1)) - 1
     pw = np.empty(W + 1, np.int64)
     pw[0] = 1
@@ -182,18 +184,14 @@ def _enumerate(t: int, W: int, H: int) -> Any:
                     s = (1 << h) - 1 + b
                     cd = code[1] + s
                     mr = mirror[1] + s * pw[W - 1]
-                    if cd <= mr:
-                        x = xm[1] | (((1 << h) - 1) ^ b)
-                        o = om[1] | b
-                        lx = _line(x, H)
-                        lo = _line(o, H)
-                        if not (lx and lo) and not (lx and not odd) and not (lo and odd):
-                            if n == found.shape[0]:
-                                grown = np.empty(2 * n, np.int64)
-                                grown[:n] = found
-                                found = grown
-                            found[n] = cd
-                            n += 1
+                    # canonical, and the rule of `_legal`: no line for the player who did not move last
+                    if cd <= mr and not _line(om[1] | b if odd else xm[1] | (((1 << h) - 1) ^ b), H):
+                        if n == found.shape[0]:
+                            grown = np.empty(2 * n, np.int64)
+                            grown[:n] = found
+                            found = grown
+                        found[n] = cd
+                        n += 1
                     if b == 0:
                         break
                     low = b & -b
@@ -219,13 +217,18 @@ def _enumerate(t: int, W: int, H: int) -> Any:
                 ob += 1
             left_o = total_o - os[c + 1] - ob
             if left <= H * c and 0 <= left_o <= left:
+                x = xm[c + 1] | ((((1 << h) - 1) ^ b) << (c * (H + 1)))
+                o = om[c + 1] | (b << (c * (H + 1)))
+                if _line(o if odd else x, H):
+                    s += 1  # a line the rule forbids already: no choice of the columns left undoes it
+                    continue
                 state[c] = s
                 pieces[c] = pieces[c + 1] + h
                 os[c] = os[c + 1] + ob
                 code[c] = code[c + 1] + s * pw[c]
                 mirror[c] = mirror[c + 1] + s * pw[W - 1 - c]
-                xm[c] = xm[c + 1] | ((((1 << h) - 1) ^ b) << (c * (H + 1)))
-                om[c] = om[c + 1] | (b << (c * (H + 1)))
+                xm[c] = x
+                om[c] = o
                 placed = True
                 break
             s += 1
