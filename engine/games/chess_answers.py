@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import chess
 
+from engine.games import chess_san as san
 from engine.games.chess_probe import ChessProbe
 
 #: Looks a position up: its probe (InvalidPosition, LimitExceeded... when no table answers it).
@@ -184,11 +185,14 @@ def position_info(board: chess.Board, probe: ChessProbe, halfmoves_before: int |
     root = halfmoves_before is None
     if halfmoves_before is None:
         halfmoves_before = max(board.halfmove_clock - 1, 0)
+    return info_at(board.halfmove_clock, probe, halfmoves_before, game_end(board, board.is_check()), root)
+
+
+def game_end(board: chess.Board, check: bool) -> tuple[bool, bool, bool]:
+    """The game-end flags of `board` (checkmate, stalemate, insufficient material), `check` being
+    whether its side to move is in check."""
     moves = any(True for _ in board.generate_legal_moves())
-    checkmate = not moves and board.is_check()
-    stalemate = not moves and not checkmate
-    flags = (checkmate, stalemate, board.is_insufficient_material())
-    return info_at(board.halfmove_clock, probe, halfmoves_before, flags, root)
+    return (not moves and check, not moves and not check, board.is_insufficient_material())
 
 
 def info_at(
@@ -251,32 +255,43 @@ def move_infos(
 ) -> list[MoveInfo]:
     """Every legal move of `board` with the position it leads to, in python-chess's order (`known`: the
     probes of those positions, when already looked up)."""
+    moves = list(board.generate_legal_moves())
+    origins = san.origins(board, moves)
     if known is None:
-        return [move_info(board, move, probe) for move in board.legal_moves]
-    return [move_info(board, move, probe, known[move]) for move in board.legal_moves]
+        return [move_info(board, move, probe, None, origins) for move in moves]
+    return [move_info(board, move, probe, known[move], origins) for move in moves]
 
 
 def move_info(
-    board: chess.Board, move: chess.Move, probe: Prober, known: ChessProbe | None = None
+    board: chess.Board,
+    move: chess.Move,
+    probe: Prober,
+    known: ChessProbe | None = None,
+    origins: Mapping[tuple[int, int], int] | None = None,
 ) -> MoveInfo:
     """One legal move of `board` with the position it leads to (`known`: that position's probe, already
     looked up; from a table with DTM, a won or lost position's checkmate is the table's loss in 0 and it
-    has moves, so its own moves are not generated)."""
+    has moves, so its own moves are not generated). Its SAN is written from the board and the squares
+    the other legal moves start from (`origins`, engine.games.chess_san; found here when not given):
+    python-chess's `san` would generate the moves again, and those of the position reached."""
     zeroing = board.is_zeroing(move)
     captured = board.piece_type_at(move.to_square) if not board.is_en_passant(move) else chess.PAWN
     capture = captured if board.is_capture(move) else None
+    written = san.without_suffix(board, move, san.others(board, move, origins))
     after = board.copy(stack=False)
-    san = after.san_and_push(move)
+    after.push(move)
+    check = after.is_check()
     before = board.halfmove_clock
-    if known is None:
-        info = position_info(after, probe(after), before)
-    elif known.dtm is not None and known.wdl != 0:
+    if known is not None and known.dtm is not None and known.wdl != 0:
         flags = (known.wdl < 0 and known.dtm == 0, False, after.is_insufficient_material())
-        info = info_at(after.halfmove_clock, known, before, flags)
     else:
-        info = position_info(after, known, before)
+        known = probe(after) if known is None else known
+        flags = game_end(after, check)
+    info = info_at(after.halfmove_clock, known, before, flags)
+    if check:
+        written += "#" if flags[0] else "+"
     conversion = capture is not None or move.promotion is not None
-    return MoveInfo(move.uci(), san, zeroing, conversion, capture, move.promotion, after, info)
+    return MoveInfo(move.uci(), written, zeroing, conversion, capture, move.promotion, after, info)
 
 
 #: lila's repair of categories a rounded DTZ left open, from the position's own category: (position's
