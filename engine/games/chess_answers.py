@@ -274,10 +274,14 @@ def move_info(
     has moves, so its own moves are not generated). Its SAN is written from the board and the squares
     the other legal moves start from (`origins`, engine.games.chess_san; found here when not given):
     python-chess's `san` would generate the moves again, and those of the position reached."""
-    zeroing = board.is_zeroing(move)
-    captured = board.piece_type_at(move.to_square) if not board.is_en_passant(move) else chess.PAWN
-    capture = captured if board.is_capture(move) else None
-    written = san.without_suffix(board, move, san.others(board, move, origins))
+    start, target = move.from_square, move.to_square
+    kind = board.piece_type_at(start) or 0
+    if kind == chess.PAWN and target == board.ep_square and abs(target - start) in (7, 9):
+        capture: int | None = chess.PAWN  # en passant
+    else:
+        capture = board.piece_type_at(target) if board.occupied_co[not board.turn] >> target & 1 else None
+    zeroing = kind == chess.PAWN or capture is not None
+    written = san.written_with_others(board, move, kind, capture is not None, origins)
     after = board.copy(stack=False)
     after.push(move)
     check = after.is_check()

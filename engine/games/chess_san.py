@@ -40,8 +40,13 @@ def origins(board: chess.Board, moves: Iterable[chess.Move]) -> dict[tuple[int, 
 def others(board: chess.Board, move: chess.Move, found: Mapping[tuple[int, int], int] | None) -> int:
     """The squares other legal moves of the same piece type to the same square start from (`found`:
     `origins` of the board's legal moves; generated here when None)."""
+    return _others(board, move, board.piece_type_at(move.from_square) or 0, found)
+
+
+def _others(
+    board: chess.Board, move: chess.Move, kind: int, found: Mapping[tuple[int, int], int] | None
+) -> int:
     start = move.from_square
-    kind = board.piece_type_at(start) or 0
     if kind == chess.PAWN:
         return 0
     if found is None:
@@ -52,19 +57,28 @@ def others(board: chess.Board, move: chess.Move, found: Mapping[tuple[int, int],
 
 
 def without_suffix(board: chess.Board, move: chess.Move, other_origins: int) -> str:
-    """The SAN of the legal, non-castling `move` of `board` without its check or mate suffix;
-    `other_origins` is `others(board, move, ...)`; a castling move is python-chess's to write."""
+    """The SAN of the legal `move` of `board` without its check or mate suffix; `other_origins` is
+    `others(board, move, ...)`."""
+    kind = board.piece_type_at(move.from_square) or 0
+    en_passant = (
+        kind == chess.PAWN
+        and move.to_square == board.ep_square
+        and abs(move.to_square - move.from_square) in (7, 9)
+    )
+    capture = en_passant or bool(board.occupied_co[not board.turn] >> move.to_square & 1)
+    return written(board, move, kind, capture, other_origins)
+
+
+def written(board: chess.Board, move: chess.Move, kind: int, capture: bool, other_origins: int) -> str:
+    """`without_suffix` of a move whose piece type (`kind`) and whether it captures are known; a castling
+    move is python-chess's to write."""
     if board.castling_rights and board.is_castling(move):
         return board.san(move).rstrip("+#")
     start, target = move.from_square, move.to_square
-    kind = board.piece_type_at(start)
-    capture = bool(board.occupied_co[not board.turn] >> target & 1) or (
-        kind == chess.PAWN and target == board.ep_square and abs(target - start) in (7, 9)
-    )
     if kind == chess.PAWN:
         text = _FILES[start & 7] + "x" if capture else ""
     else:
-        text = _LETTERS[kind or 0]
+        text = _LETTERS[kind]
         if other_origins:
             column = bool(other_origins & chess.BB_RANKS[start >> 3])
             row = bool(other_origins & chess.BB_FILES[start & 7])
@@ -78,3 +92,14 @@ def without_suffix(board: chess.Board, move: chess.Move, other_origins: int) -> 
     if move.promotion:
         text += "=" + _LETTERS[move.promotion]
     return text
+
+
+def written_with_others(
+    board: chess.Board,
+    move: chess.Move,
+    kind: int,
+    capture: bool,
+    found: Mapping[tuple[int, int], int] | None,
+) -> str:
+    """`written`, the other moves' origins taken from `found` (`origins`; generated when None)."""
+    return written(board, move, kind, capture, _others(board, move, kind, found))
