@@ -53,14 +53,20 @@ Dtc = Annotated[str | None, Query(description="lila's DTC mode (never, auxiliary
 
 
 def _lila(
-    call: Callable[[NimbaseService, str | None, Deadline], dict[str, Any]], request: Request, fen: str | None
+    call: Callable[[NimbaseService, str | None, Deadline], dict[str, Any] | bytes],
+    request: Request,
+    fen: str | None,
 ) -> Callable[[Deadline], Response]:
-    """The route's call: lila's JSON, or its error as plain text with its status."""
+    """The route's call: lila's JSON (as written by `call`, or encoded from its dictionary), or its error
+    as plain text with its status."""
     service = service_of(request)
 
     def run(stop: Deadline) -> Response:
         try:
-            return JSONResponse(call(service, fen, stop))
+            answer = call(service, fen, stop)
+            if isinstance(answer, bytes):
+                return Response(answer, media_type="application/json")
+            return JSONResponse(answer)
         except lila.LilaError as error:
             request.state.code = error.code
             return PlainTextResponse(error.message, status_code=error.status)
@@ -89,7 +95,7 @@ async def standard(request: Request) -> Response:
     lila's `dtc`, which changes nothing here: no DTC)."""
     fen = query_value(request, "fen")
     return await _memory_first(
-        request, request.headers.get("x-deadline-ms"), _lila(lila.standard, request, fen)
+        request, request.headers.get("x-deadline-ms"), _lila(lila.standard_json, request, fen)
     )
 
 
