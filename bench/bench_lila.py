@@ -1,7 +1,8 @@
 """lichess's tablebase route on a stored table: `GET /standard?fen=` (lila-tablebase's shape) per position,
-through the service layer (beside the previous paths in the same run: python-chess's SAN, and every
-move's position probed board by board) and over HTTP from a real `nimbase serve` with a keep-alive client
-(target 2 ms; answered on the event loop from a kept table), beside the previous path served by a second
+through the service layer (the JSON as the lean route writes it, beside the previous paths in the same
+run: the dictionaries with python-chess's SAN, and every move's position probed board by board) and
+over HTTP from a real `nimbase serve` with a keep-alive client (target 2 ms; answered on the event loop
+from a kept table), beside the previous path served by a second
 server in the same run (GET /standard as the FastAPI route it was, with python-chess's SAN) and beside
 `/healthz`, each with the server's CPU time per request (read from /proc) and the client's; the machine's
 load average is printed before and after (a shared machine's load inflates wall time). GetValue and
@@ -54,6 +55,8 @@ from storage.database import create_engine
 MATERIAL = "KRvK"
 #: GET /standard on a stored table, per position.
 TARGET_MS = 2.0
+#: What the route answers: lila's JSON as written (the lean route) or as a dictionary (the previous one).
+Answer = Callable[[Nimbase, str, Deadline], object]
 #: Rounds of the HTTP figures: each round asks every path in turn, so the machine's load falls on all.
 ROUNDS = 5
 
@@ -187,16 +190,16 @@ def main(argv: list[str] | None = None) -> None:
         first = lila.standard(service, fens[0], deadline)
         assert first["moves"], "a stored table answers"
         assert service.get_value(f"chess:{MATERIAL}", fens[0]).source == "table"
-        paths = (
-            ("", contextlib.nullcontext()),
-            (" (previous path: python-chess SAN)", python_chess_san()),
-            (" (previous path: board by board)", previous_path()),
+        paths: tuple[tuple[str, contextlib.AbstractContextManager[None], Answer], ...] = (
+            ("", contextlib.nullcontext(), lila.standard_json),
+            (" (previous path: python-chess SAN)", python_chess_san(), lila.standard),
+            (" (previous path: board by board)", previous_path(), lila.standard),
         )
-        for label, path in paths:
+        for label, path, answer in paths:
             with path:
                 t0, c0 = time.perf_counter(), time.process_time()
                 for fen in fens:
-                    lila.standard(service, fen, deadline)
+                    answer(service, fen, deadline)
                 per, cpu = (time.perf_counter() - t0) / len(fens), (time.process_time() - c0) / len(fens)
             figure(f"lila: /standard, service layer{label}", per * 1e3, "ms")
             figure(f"lila: /standard, service layer{label}, CPU", cpu * 1e3, "ms")
