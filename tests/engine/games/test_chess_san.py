@@ -1,6 +1,7 @@
 """engine.games.chess_san writes python-chess's SAN, character for character: every legal move of many
 random positions (games played at random from the opening, and endgames with several men of a kind and
-pawns about to promote or take en passant), with the check and mate suffix as move_info adds it."""
+pawns about to promote or take en passant), with the check and mate suffix as move_info adds it; and the
+board move_info plays a move on is python-chess's pushed board."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import chess
 import pytest
 
 from engine.games import chess_san as san
-from engine.games.chess_answers import move_info
+from engine.games.chess_answers import move_info, played
 from engine.games.chess_probe import ChessProbe
 
 #: The opening position without castling rights (the tables' positions have none).
@@ -113,3 +114,23 @@ def test_move_info_writes_pythons_san_with_its_suffix() -> None:
     check = chess.Board("8/8/8/8/8/2k5/8/KR6 w - - 0 1")
     move = chess.Move.from_uci("b1b3")
     assert move_info(check, move, lambda _board: ChessProbe(-2, -20, -20, True)).san == "Rb3+"
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_moves_board_is_pythons_pushed_board(seed: int) -> None:
+    """`played` (move_info's board) is python-chess's copy and push, bit for bit: captures, en passant,
+    promotions and the promoted pieces of random games, the clocks and the en passant square."""
+    boards = random_games(seed, 4, 160) + random_endgames(seed, 200)
+    promoted = 0
+    for board in boards:
+        for move in board.legal_moves:
+            kind = board.piece_type_at(move.from_square) or 0
+            pushed = board.copy(stack=False)
+            pushed.push(move)
+            mine = played(board, move, kind, board.is_zeroing(move))
+            masks = ("pawns", "knights", "bishops", "rooks", "queens", "kings", "promoted", "occupied")
+            assert [getattr(mine, name) for name in masks] == [getattr(pushed, name) for name in masks]
+            assert mine.occupied_co == pushed.occupied_co and mine.ep_square == pushed.ep_square
+            assert mine.fen() == pushed.fen() and mine.turn == pushed.turn
+            promoted += bool(mine.promoted)
+    assert promoted > 0
