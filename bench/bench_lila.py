@@ -1,12 +1,12 @@
 """lichess's tablebase route on a stored table: `GET /standard?fen=` (lila-tablebase's shape) per position,
 through the service layer (the JSON as the lean route writes it, beside the previous paths in the same
-run: the dictionaries with python-chess's SAN, and every move's position probed board by board) and
-over HTTP from a real `nimbase serve` with a keep-alive client (target 2 ms; answered on the event loop
-from a kept table), beside the previous path served by a second
-server in the same run (GET /standard as the FastAPI route it was, with python-chess's SAN) and beside
-`/healthz`, each with the server's CPU time per request (read from /proc) and the client's; the machine's
-load average is printed before and after (a shared machine's load inflates wall time). GetValue and
-BestMove of the same positions are given beside it.
+run: the dictionaries with python-chess's SAN and push, and every move's position probed board by board)
+and over HTTP from a real `nimbase serve` with a keep-alive client (target 2 ms; answered on the event
+loop from a kept table), beside the previous path served by a second server in the same run (GET
+/standard as the FastAPI route it was, with python-chess's SAN and push) and beside `/healthz`, each with
+the server's CPU time per request (read from /proc) and the client's; the machine's load average is
+printed before and after (a shared machine's load inflates wall time). GetValue and BestMove of the same
+positions are given beside it.
 
 KRvK's table (with KvK's, which its captures reach) is stored in a fresh database first, as a worker's
 jobs store it (bench.chess_cache), so the answers read a stored table (`source: "table"`), kept in the
@@ -45,7 +45,7 @@ from bench.common import (
     running_server,
 )
 from engine.deadline import Deadline
-from engine.games import chess_san
+from engine.games import chess_answers, chess_san
 from engine.games.chess_tables import board_of_slot, parse_material
 from kinds.chess import lila, lila_routes
 from nimbase.settings import Settings
@@ -79,11 +79,21 @@ def _python_chess_san(
     return board.san(move).rstrip("+#")
 
 
+def _pushed(board: chess.Board, move: chess.Move, _kind: int, _zeroing: bool) -> chess.Board:
+    after = board.copy(stack=False)
+    after.push(move)
+    return after
+
+
 @contextlib.contextmanager
 def python_chess_san() -> Iterator[None]:
     """Each move's SAN as python-chess writes it (the moves generated again per move, and the position
-    reached played to tell a check from a mate), as the answers did before engine.games.chess_san."""
-    with mock.patch.object(chess_san, "written_with_others", _python_chess_san):
+    reached played to tell a check from a mate), and its board python-chess's pushed board, as the
+    answers had them before engine.games.chess_san and chess_answers.played."""
+    with (
+        mock.patch.object(chess_san, "written_with_others", _python_chess_san),
+        mock.patch.object(chess_answers, "played", _pushed),
+    ):
         yield
 
 
@@ -192,7 +202,7 @@ def main(argv: list[str] | None = None) -> None:
         assert service.get_value(f"chess:{MATERIAL}", fens[0]).source == "table"
         paths: tuple[tuple[str, contextlib.AbstractContextManager[None], Answer], ...] = (
             ("", contextlib.nullcontext(), lila.standard_json),
-            (" (previous path: python-chess SAN)", python_chess_san(), lila.standard),
+            (" (previous path: python-chess SAN, push)", python_chess_san(), lila.standard),
             (" (previous path: board by board)", previous_path(), lila.standard),
         )
         for label, path, answer in paths:
