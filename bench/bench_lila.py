@@ -1,30 +1,53 @@
 """lichess's tablebase route on a stored table: `GET /standard?fen=` (lila-tablebase's shape) per position,
-through the service layer (beside the previous path in the same run: every move's position probed board
-by board) and over HTTP from a real `nimbase serve` (target 2 ms; answered on the event loop from a kept
-table), with GetValue and BestMove of the same positions beside it (BestMove over HTTP runs in a worker
-thread, as /standard did).
+through the service layer (the JSON as the lean route writes it, beside the previous paths in the same
+run: the dictionaries with python-chess's SAN and push, and every move's position probed board by board)
+and over HTTP from a real `nimbase serve` with a keep-alive client (target 2 ms; answered on the event
+loop from a kept table), beside the previous path served by a second server in the same run (GET
+/standard as the FastAPI route it was, with python-chess's SAN and push) and beside `/healthz`, each with
+the server's CPU time per request (read from /proc) and the client's; the machine's load average is
+printed before and after (a shared machine's load inflates wall time). GetValue and BestMove of the same
+positions are given beside it.
 
 KRvK's table (with KvK's, which its captures reach) is stored in a fresh database first, as a worker's
 jobs store it (bench.chess_cache), so the answers read a stored table (`source: "table"`), kept in the
 server process after its first request.
+
+    python -m bench.bench_lila
+    python -m bench.bench_lila --serve-previous   # the second server: `nimbase serve`, previous path
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import random
 import statistics
+import subprocess
+import sys
 import time
+from collections.abc import Callable, Iterator
+from unittest import mock
 
+import chess
 import httpx
 
 from bench.bench_mainline import previous_path
 from bench.chess_cache import store_tables
-from bench.common import ADMIN_TOKEN, figure, fresh_database, latency_figures, running_server
+from bench.common import (
+    ADMIN_TOKEN,
+    Server,
+    cpu_seconds,
+    figure,
+    free_port,
+    fresh_database,
+    latency_figures,
+    running_server,
+)
 from engine.deadline import Deadline
+from engine.games import chess_answers, chess_san
 from engine.games.chess_tables import board_of_slot, parse_material
-from kinds.chess import lila
+from kinds.chess import lila, lila_routes
 from nimbase.settings import Settings
 from service.core import Nimbase
 from storage.database import create_engine
@@ -32,6 +55,10 @@ from storage.database import create_engine
 MATERIAL = "KRvK"
 #: GET /standard on a stored table, per position.
 TARGET_MS = 2.0
+#: What the route answers: lila's JSON as written (the lean route) or as a dictionary (the previous one).
+Answer = Callable[[Nimbase, str, Deadline], object]
+#: Rounds of the HTTP figures: each round asks every path in turn, so the machine's load falls on all.
+ROUNDS = 5
 
 
 def positions(count: int, seed: int = 5) -> list[str]:
@@ -46,11 +73,123 @@ def positions(count: int, seed: int = 5) -> list[str]:
     return fens
 
 
-def main() -> None:
+def _python_chess_san(
+    board: chess.Board, move: chess.Move, _kind: int, _capture: bool, _found: object
+) -> str:
+    return board.san(move).rstrip("+#")
+
+
+def _pushed(board: chess.Board, move: chess.Move, _kind: int, _zeroing: bool) -> chess.Board:
+    after = board.copy(stack=False)
+    after.push(move)
+    return after
+
+
+@contextlib.contextmanager
+def python_chess_san() -> Iterator[None]:
+    """Each move's SAN as python-chess writes it (the moves generated again per move, and the position
+    reached played to tell a check from a mate), and its board python-chess's pushed board, as the
+    answers had them before engine.games.chess_san and chess_answers.played."""
+    with (
+        mock.patch.object(chess_san, "written_with_others", _python_chess_san),
+        mock.patch.object(chess_answers, "played", _pushed),
+    ):
+        yield
+
+
+def serve_previous() -> int:
+    """`nimbase serve` with GET /standard as it was: the FastAPI route, python-chess's SAN."""
+    from cli.main import main as cli_main
+
+    with (
+        mock.patch.object(lila_routes, "routes", lila_routes.previous_routes),
+        python_chess_san(),
+    ):
+        return cli_main(["serve", "--processes", "1"])
+
+
+@contextlib.contextmanager
+def previous_server(url: str) -> Iterator[Server]:
+    """A second server, answering GET /standard by the previous path (`serve_previous`)."""
+    grpc_port, http_port = free_port(), free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "NIMBASE_GRPC_PORT": str(grpc_port),
+        "NIMBASE_HTTP_PORT": str(http_port),
+        "NIMBASE_HOST": "127.0.0.1",
+        "NIMBASE_ADMIN_TOKEN": ADMIN_TOKEN,
+        "NIMBASE_LOG_LEVEL": "WARNING",
+    }
+    process = subprocess.Popen([sys.executable, "-m", "bench.bench_lila", "--serve-previous"], env=env)
+    http = f"http://127.0.0.1:{http_port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"{http}/readyz", timeout=1).status_code == 200:
+                    break
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise RuntimeError("the previous path's server did not start")
+            time.sleep(0.2)
+        yield Server(f"127.0.0.1:{grpc_port}", http, process.pid)
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+class Timed:
+    """Latencies and CPU seconds (the server's, the client's) of one path's requests, over the rounds."""
+
+    def __init__(self) -> None:
+        self.samples: list[float] = []
+        self.server_cpu = 0.0
+        self.client_cpu = 0.0
+
+    def run(
+        self,
+        http: httpx.Client,
+        pid: int,
+        ask: Callable[[httpx.Client, str], httpx.Response],
+        fens: list[str],
+    ) -> None:
+        server, client = cpu_seconds(pid), time.process_time()
+        for fen in fens:
+            started = time.perf_counter()
+            response = ask(http, fen)
+            self.samples.append(time.perf_counter() - started)
+            assert response.status_code == 200, response.text
+        self.server_cpu += cpu_seconds(pid) - server
+        self.client_cpu += time.process_time() - client
+
+    def print(self, name: str) -> None:
+        latency_figures(name, self.samples)
+        figure(f"{name}: mean", statistics.fmean(self.samples) * 1e3, "ms")
+        figure(f"{name}: server CPU per request", self.server_cpu / len(self.samples) * 1e3, "ms")
+        figure(f"{name}: client CPU per request", self.client_cpu / len(self.samples) * 1e3, "ms")
+
+
+def _standard(http: httpx.Client, fen: str) -> httpx.Response:
+    return http.get("/standard", params={"fen": fen.replace(" ", "_")})
+
+
+def _healthz(http: httpx.Client, _fen: str) -> httpx.Response:
+    return http.get("/healthz")
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--queries", type=int, default=1000)
-    args = parser.parse_args([])
+    parser.add_argument("--serve-previous", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv or [])
+    if args.serve_previous:
+        raise SystemExit(serve_previous())
     fens = positions(args.queries)
+    print(f"load average (1, 5, 15 min) before: {load()} on {os.cpu_count()} cores", flush=True)
     with fresh_database() as url:
         engine = create_engine(url)
         service = Nimbase(Settings(admin_token=ADMIN_TOKEN), engine)
@@ -61,11 +200,16 @@ def main() -> None:
         first = lila.standard(service, fens[0], deadline)
         assert first["moves"], "a stored table answers"
         assert service.get_value(f"chess:{MATERIAL}", fens[0]).source == "table"
-        for label, path in (("", contextlib.nullcontext()), (" (previous path)", previous_path())):
+        paths: tuple[tuple[str, contextlib.AbstractContextManager[None], Answer], ...] = (
+            ("", contextlib.nullcontext(), lila.standard_json),
+            (" (previous path: python-chess SAN, push)", python_chess_san(), lila.standard),
+            (" (previous path: board by board)", previous_path(), lila.standard),
+        )
+        for label, path, answer in paths:
             with path:
                 t0, c0 = time.perf_counter(), time.process_time()
                 for fen in fens:
-                    lila.standard(service, fen, deadline)
+                    answer(service, fen, deadline)
                 per, cpu = (time.perf_counter() - t0) / len(fens), (time.process_time() - c0) / len(fens)
             figure(f"lila: /standard, service layer{label}", per * 1e3, "ms")
             figure(f"lila: /standard, service layer{label}, CPU", cpu * 1e3, "ms")
@@ -74,26 +218,39 @@ def main() -> None:
             service.get_value(f"chess:{MATERIAL}", fen)
         figure("lila: GetValue beside it, per position", (time.perf_counter() - t0) / len(fens) * 1e3, "ms")
         engine.dispose()
-
-        with running_server(url) as server, httpx.Client(base_url=server.base, timeout=60) as http:
-            http.get("/standard", params={"fen": fens[0]}).raise_for_status()  # the table read and kept
-            samples: list[float] = []
-            for fen in fens:
-                started = time.perf_counter()
-                response = http.get("/standard", params={"fen": fen.replace(" ", "_")})
-                samples.append(time.perf_counter() - started)
-                assert response.status_code == 200, response.text
-            latency_figures("lila: GET /standard over HTTP (stored KRvK)", samples)
-            figure("lila: GET /standard over HTTP, mean", statistics.fmean(samples) * 1e3, "ms")
-            beside: list[float] = []
-            for fen in fens:
-                started = time.perf_counter()
-                response = http.get("/v1/best-move", params={"game": f"chess:{MATERIAL}", "position": fen})
-                beside.append(time.perf_counter() - started)
-                assert response.status_code == 200, response.text
-            figure("lila: GET /v1/best-move beside it over HTTP, mean", statistics.fmean(beside) * 1e3, "ms")
+        bench_http(url, fens)
+    print(f"load average (1, 5, 15 min) after: {load()}", flush=True)
     figure("lila: GET /standard target", TARGET_MS, "ms")
 
 
+def bench_http(url: str, fens: list[str]) -> None:
+    """GET /standard over HTTP, lean and by the previous path, beside /healthz, in rounds."""
+    with (
+        running_server(url) as server,
+        previous_server(url) as previous,
+        httpx.Client(base_url=server.base, timeout=60) as http,
+        httpx.Client(base_url=previous.base, timeout=60) as old,
+    ):
+        for client in (http, old):  # the table read and kept, the connection open
+            _standard(client, fens[0]).raise_for_status()
+        lean, before, health = Timed(), Timed(), Timed()
+        share = max(1, len(fens) // ROUNDS)
+        for k in range(ROUNDS):
+            part = fens[k * share : (k + 1) * share]
+            lean.run(http, server.pid, _standard, part)
+            before.run(old, previous.pid, _standard, part)
+            health.run(http, server.pid, _healthz, part)
+        lean.print("lila: GET /standard over HTTP (stored KRvK)")
+        before.print("lila: GET /standard over HTTP, previous path")
+        health.print("lila: GET /healthz beside it")
+        beside: list[float] = []
+        for fen in fens:
+            started = time.perf_counter()
+            response = http.get("/v1/best-move", params={"game": f"chess:{MATERIAL}", "position": fen})
+            beside.append(time.perf_counter() - started)
+            assert response.status_code == 200, response.text
+        figure("lila: GET /v1/best-move beside it over HTTP, mean", statistics.fmean(beside) * 1e3, "ms")
+
+
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import chess
 
+from engine.games import chess_san as san
 from engine.games.chess_probe import ChessProbe
 
 #: Looks a position up: its probe (InvalidPosition, LimitExceeded... when no table answers it).
@@ -184,11 +185,14 @@ def position_info(board: chess.Board, probe: ChessProbe, halfmoves_before: int |
     root = halfmoves_before is None
     if halfmoves_before is None:
         halfmoves_before = max(board.halfmove_clock - 1, 0)
+    return info_at(board.halfmove_clock, probe, halfmoves_before, game_end(board, board.is_check()), root)
+
+
+def game_end(board: chess.Board, check: bool) -> tuple[bool, bool, bool]:
+    """The game-end flags of `board` (checkmate, stalemate, insufficient material), `check` being
+    whether its side to move is in check."""
     moves = any(True for _ in board.generate_legal_moves())
-    checkmate = not moves and board.is_check()
-    stalemate = not moves and not checkmate
-    flags = (checkmate, stalemate, board.is_insufficient_material())
-    return info_at(board.halfmove_clock, probe, halfmoves_before, flags, root)
+    return (not moves and check, not moves and not check, board.is_insufficient_material())
 
 
 def info_at(
@@ -251,32 +255,82 @@ def move_infos(
 ) -> list[MoveInfo]:
     """Every legal move of `board` with the position it leads to, in python-chess's order (`known`: the
     probes of those positions, when already looked up)."""
+    moves = list(board.generate_legal_moves())
+    origins = san.origins(board, moves)
     if known is None:
-        return [move_info(board, move, probe) for move in board.legal_moves]
-    return [move_info(board, move, probe, known[move]) for move in board.legal_moves]
+        return [move_info(board, move, probe, None, origins) for move in moves]
+    return [move_info(board, move, probe, known[move], origins) for move in moves]
 
 
 def move_info(
-    board: chess.Board, move: chess.Move, probe: Prober, known: ChessProbe | None = None
+    board: chess.Board,
+    move: chess.Move,
+    probe: Prober,
+    known: ChessProbe | None = None,
+    origins: Mapping[tuple[int, int], int] | None = None,
 ) -> MoveInfo:
     """One legal move of `board` with the position it leads to (`known`: that position's probe, already
     looked up; from a table with DTM, a won or lost position's checkmate is the table's loss in 0 and it
-    has moves, so its own moves are not generated)."""
-    zeroing = board.is_zeroing(move)
-    captured = board.piece_type_at(move.to_square) if not board.is_en_passant(move) else chess.PAWN
-    capture = captured if board.is_capture(move) else None
-    after = board.copy(stack=False)
-    san = after.san_and_push(move)
-    before = board.halfmove_clock
-    if known is None:
-        info = position_info(after, probe(after), before)
-    elif known.dtm is not None and known.wdl != 0:
-        flags = (known.wdl < 0 and known.dtm == 0, False, after.is_insufficient_material())
-        info = info_at(after.halfmove_clock, known, before, flags)
+    has moves, so its own moves are not generated). Its SAN is written from the board and the squares
+    the other legal moves start from (`origins`, engine.games.chess_san; found here when not given):
+    python-chess's `san` would generate the moves again, and those of the position reached."""
+    start, target = move.from_square, move.to_square
+    kind = board.piece_type_at(start) or 0
+    if kind == chess.PAWN and target == board.ep_square and abs(target - start) in (7, 9):
+        capture: int | None = chess.PAWN  # en passant
     else:
-        info = position_info(after, known, before)
+        capture = board.piece_type_at(target) if board.occupied_co[not board.turn] >> target & 1 else None
+    zeroing = kind == chess.PAWN or capture is not None
+    written = san.written_with_others(board, move, kind, capture is not None, origins)
+    after = played(board, move, kind, zeroing)
+    check = after.is_check()
+    before = board.halfmove_clock
+    if known is not None and known.dtm is not None and known.wdl != 0:
+        flags = (known.wdl < 0 and known.dtm == 0, False, after.is_insufficient_material())
+    else:
+        known = probe(after) if known is None else known
+        flags = game_end(after, check)
+    info = info_at(after.halfmove_clock, known, before, flags)
+    if check:
+        written += "#" if flags[0] else "+"
     conversion = capture is not None or move.promotion is not None
-    return MoveInfo(move.uci(), san, zeroing, conversion, capture, move.promotion, after, info)
+    return MoveInfo(move.uci(), written, zeroing, conversion, capture, move.promotion, after, info)
+
+
+def played(board: chess.Board, move: chess.Move, kind: int, zeroing: bool) -> chess.Board:
+    """The board after the legal `move` of `board` (whose piece is `kind`, and which `zeroing` says
+    zeroes the clock): python-chess's `copy(stack=False)` then `push`, but for the move stack, which
+    stays empty, with the move's bits set directly instead of push's bookkeeping for undoing it (a
+    third of an answer's time went there). A board with castling rights is pushed."""
+    after = board.copy(stack=False)
+    if board.castling_rights:
+        after.push(move)
+        return after
+    start, target, turn = move.from_square, move.to_square, board.turn
+    moved, reached = 1 << start, 1 << target
+    cleared = moved | reached
+    if kind == chess.PAWN and target == board.ep_square and abs(target - start) in (7, 9):
+        cleared |= 1 << (target - 8 if turn == chess.WHITE else target + 8)  # the pawn taken en passant
+    keep = ~cleared
+    after.pawns, after.knights, after.bishops = board.pawns & keep, board.knights & keep, board.bishops & keep
+    after.rooks, after.queens, after.kings = board.rooks & keep, board.queens & keep, board.kings & keep
+    placed = move.promotion or kind
+    setattr(after, _MASKS[placed], getattr(after, _MASKS[placed]) | reached)
+    promoted = bool(board.promoted & moved) or move.promotion is not None
+    after.promoted = (board.promoted & keep) | (reached if promoted else 0)
+    after.occupied_co[turn] = (board.occupied_co[turn] & keep) | reached
+    after.occupied_co[not turn] = board.occupied_co[not turn] & keep
+    after.occupied = after.occupied_co[chess.WHITE] | after.occupied_co[chess.BLACK]
+    after.ep_square = (start + target) // 2 if kind == chess.PAWN and abs(target - start) == 16 else None
+    after.halfmove_clock = 0 if zeroing else board.halfmove_clock + 1
+    if turn == chess.BLACK:
+        after.fullmove_number += 1
+    after.turn = not turn
+    return after
+
+
+#: The board's attribute holding each piece type's squares.
+_MASKS = ("", "pawns", "knights", "bishops", "rooks", "queens", "kings")
 
 
 #: lila's repair of categories a rounded DTZ left open, from the position's own category: (position's

@@ -121,36 +121,66 @@ def check_material(material: TableMaterial, found: str, board: chess.Board, text
     return board
 
 
-#: FEN letters by colour (0 Black, 1 White) and piece type.
-_LETTERS = ["", *(chess.piece_symbol(kind) for kind in chess.PIECE_TYPES)]
-_SYMBOLS = (_LETTERS, [letter.upper() for letter in _LETTERS])
+def _row_templates() -> tuple[list[str], list[tuple[int, ...]]]:
+    """For each rank's occupancy (a byte, file a the lowest bit): the rank's FEN with `{}` for each man
+    and the files the men stand on."""
+    templates, files = [], []
+    for byte in range(256):
+        text, gap, men = "", 0, []
+        for file in range(8):
+            if byte >> file & 1:
+                text, gap = text + (str(gap) if gap else "") + "{}", 0
+                men.append(file)
+            else:
+                gap += 1
+        templates.append(text + (str(gap) if gap else ""))
+        files.append(tuple(men))
+    return templates, files
+
+
+_ROW_TEMPLATES, _ROW_FILES = _row_templates()
+#: The ranks' shifts, from the eighth rank down, as a FEN lists them.
+_RANK_SHIFTS = (56, 48, 40, 32, 24, 16, 8, 0)
 
 
 def position_fen(board: chess.Board) -> str:
     """The FEN answers give: no castling rights, the en passant square only where a capture can use it,
     the halfmove clock and the move number as they are (python-chess's `board.fen(en_passant="legal")`
-    of a board without castling rights, written rank by rank from the few men there are: BestMove writes
-    one for every move)."""
+    of a board without castling rights, written rank by rank from the few men there are, each rank from
+    its occupancy's template: BestMove writes one for every move)."""
+    pawns, knights, bishops, rooks, queens = (
+        board.pawns,
+        board.knights,
+        board.bishops,
+        board.rooks,
+        board.queens,
+    )
     white = board.occupied_co[chess.WHITE]
-    placed = {
-        square: _SYMBOLS[white >> square & 1][board.piece_type_at(square) or 0]
-        for square in chess.scan_forward(board.occupied)
-    }
+    occupied = board.occupied
     rows: list[str] = []
-    for rank in range(7, -1, -1):
-        if not board.occupied & chess.BB_RANKS[rank]:
+    for shift in _RANK_SHIFTS:
+        byte = occupied >> shift & 255
+        if not byte:
             rows.append("8")
             continue
-        row, empty = "", 0
-        for square in range(8 * rank, 8 * rank + 8):
-            symbol = placed.get(square)
-            if symbol is None:
-                empty += 1
-                continue
-            if empty:
-                row, empty = row + str(empty), 0
-            row += symbol
-        rows.append(row + str(empty) if empty else row)
+        letters = []
+        for file in _ROW_FILES[byte]:
+            bit = 1 << (shift + file)
+            letter = (
+                "p"
+                if pawns & bit
+                else "n"
+                if knights & bit
+                else "b"
+                if bishops & bit
+                else "r"
+                if rooks & bit
+                else "q"
+                if queens & bit
+                else "k"
+            )
+            letters.append(letter.upper() if white & bit else letter)
+        rows.append(_ROW_TEMPLATES[byte].format(*letters))
     ep = "-"
     if board.ep_square is not None and board.has_legal_en_passant():
         ep = chess.square_name(board.ep_square)

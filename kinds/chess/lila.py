@@ -154,6 +154,43 @@ def standard(service: NimbaseService, fen: str | None, deadline: Deadline) -> di
     return _position(root) | {"moves": moves}
 
 
+def standard_json(service: NimbaseService, fen: str | None, deadline: Deadline) -> bytes:
+    """`standard`'s answer as the JSON bytes the REST app would send for it (compact, as JSONResponse
+    writes it), written directly: no dictionaries per move, no encoder walking them. Its strings (UCI,
+    SAN, categories) need no escaping."""
+    asked = read(fen)
+    result = _probe(service, asked, deadline)
+    root = result.value.kind
+    assert isinstance(root, ChessValue), "a chess value"
+    moves = []
+    for move in result.moves:
+        kind, reached = _records(move)
+        moves.append(
+            f'{{"uci":"{kind.uci}","san":"{kind.san}","zeroing":{_JSON[kind.zeroing]},'
+            f'"conversion":{_JSON[kind.conversion]},{_position_json(reached)}}}'
+        )
+    return f'{{{_position_json(root)},"moves":[{",".join(moves)}]}}'.encode()
+
+
+#: JSON of booleans and null.
+_JSON = {True: "true", False: "false", None: "null"}
+
+
+def _number(value: int | None) -> str:
+    return "null" if value is None else str(value)
+
+
+def _position_json(record: ChessValue) -> str:
+    """`_position`'s fields as JSON, without the braces."""
+    return (
+        f'"checkmate":{_JSON[record.checkmate]},"stalemate":{_JSON[record.stalemate]},'
+        f'"variant_win":false,"variant_loss":false,'
+        f'"insufficient_material":{_JSON[record.insufficient_material]},"dtz":{_number(record.dtz)},'
+        f'"precise_dtz":{_number(record.precise_dtz)},"dtm":{_number(record.dtm)},"dtw":null,"dtc":null,'
+        f'"category":"{record.category}"'
+    )
+
+
 def mainline(service: NimbaseService, fen: str | None, deadline: Deadline) -> dict[str, Any]:
     """`GET /standard/mainline?fen=`: lila's `MainlineResponse`, the moves the Syzygy probers' best move
     chooses (the best WDL, a mate first, zeroing when winning, the best DTZ), from the position asked

@@ -1,7 +1,11 @@
 """lichess's tablebase API: GET /standard and GET /standard/mainline, in lila-tablebase's shape
 (kinds.chess.lila): a client of lichess's tablebase works by changing its base URL. The chess kind's own
 routes (its `KindPlugin`), mounted by the REST app as any kind's are. Not in nimbase's OpenAPI document:
-lila-tablebase's shape is lichess's to document, not nimbase's contract."""
+lila-tablebase's shape is lichess's to document, not nimbase's contract.
+
+GET /standard, a bot's hot path, is a lean route (service.rest.lean): it reads its query and header
+itself, without FastAPI's parameter solving; `previous_routes` keeps it as the FastAPI route it was, for
+the benches and the tests that compare the two answers byte for byte."""
 
 from __future__ import annotations
 
@@ -18,13 +22,24 @@ from service.rest.answer import answer_in_thread, answer_until_gone
 from service.rest.context import context_of, service_of
 from service.rest.deadline import DeadlineHeader, deadline_at
 from service.rest.errors import failure
+from service.rest.lean import LeanRoute, query_value
 
 router = APIRouter()
+#: GET /standard as a FastAPI route, as it was before it was lean (`previous_routes`).
+_previous = APIRouter()
 
 
 def routes() -> APIRouter:
     """The router the REST app mounts (its routes hold nothing of an app: one router serves every app)."""
     return router
+
+
+def previous_routes() -> APIRouter:
+    """The same routes with GET /standard as the FastAPI route it was (the benches' previous path)."""
+    previous = APIRouter()
+    previous.routes.extend(_previous.routes)
+    previous.routes.extend(route for route in router.routes if getattr(route, "path", None) != "/standard")
+    return previous
 
 
 Fen = Annotated[
@@ -38,14 +53,20 @@ Dtc = Annotated[str | None, Query(description="lila's DTC mode (never, auxiliary
 
 
 def _lila(
-    call: Callable[[NimbaseService, str | None, Deadline], dict[str, Any]], request: Request, fen: str | None
+    call: Callable[[NimbaseService, str | None, Deadline], dict[str, Any] | bytes],
+    request: Request,
+    fen: str | None,
 ) -> Callable[[Deadline], Response]:
-    """The route's call: lila's JSON, or its error as plain text with its status."""
+    """The route's call: lila's JSON (as written by `call`, or encoded from its dictionary), or its error
+    as plain text with its status."""
     service = service_of(request)
 
     def run(stop: Deadline) -> Response:
         try:
-            return JSONResponse(call(service, fen, stop))
+            answer = call(service, fen, stop)
+            if isinstance(answer, bytes):
+                return Response(answer, media_type="application/json")
+            return JSONResponse(answer)
         except lila.LilaError as error:
             request.state.code = error.code
             return PlainTextResponse(error.message, status_code=error.status)
@@ -68,12 +89,24 @@ async def _memory_first(
     return await answer_until_gone(request, stop, run)
 
 
-@router.get("/standard", include_in_schema=False)
-async def standard(
+async def standard(request: Request) -> Response:
+    """lila-tablebase's answer for a standard chess position: `category`, `dtz`, `precise_dtz`, `dtm`,
+    the game-end flags, and every legal move with the same fields, ranked as lila ranks them (`fen`, and
+    lila's `dtc`, which changes nothing here: no DTC)."""
+    fen = query_value(request, "fen")
+    return await _memory_first(
+        request, request.headers.get("x-deadline-ms"), _lila(lila.standard_json, request, fen)
+    )
+
+
+router.routes.append(LeanRoute("/standard", standard))
+
+
+@_previous.get("/standard", include_in_schema=False)
+async def previous_standard(
     request: Request, fen: Fen = None, dtc: Dtc = None, x_deadline: DeadlineHeader = None
 ) -> Response:
-    """lila-tablebase's answer for a standard chess position: `category`, `dtz`, `precise_dtz`, `dtm`,
-    the game-end flags, and every legal move with the same fields, ranked as lila ranks them."""
+    """GET /standard through FastAPI's parameters (`previous_routes`)."""
     return await _memory_first(request, x_deadline, _lila(lila.standard, request, fen))
 
 

@@ -1,14 +1,21 @@
-"""A chess table's stored bytes: read back whole in both ways of writing DTZ, under a byte a position,
+"""A chess table's stored bytes: read back whole in both ways of writing DTZ (also when the reader's pieces
+straddle the planes, and as the plain reading of the whole stream reads them), under a byte a position,
 and refused when damaged."""
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pytest
 
+from engine.games import chess_format
 from engine.games.chess_format import ChessValues, CorruptTable
 from engine.games.chess_tables import ChessTable
 from engine.kernels import chess_index as ix
+
+#: Bytes of the stored header, before the deflated values.
+HEADER = chess_format._HEADER.size
 
 
 @pytest.mark.parametrize("delta", [False, True])
@@ -20,9 +27,50 @@ def test_values_read_back_whole(delta: bool) -> None:
     assert np.array_equal(again.dtm, dtm) and np.array_equal(again.dtz, dtz) and again.delta == delta
 
 
+def plain_reading(data: bytes) -> tuple[np.ndarray, np.ndarray]:
+    """The stream inflated whole, its planes widened and joined: what `from_bytes` gives, the simple way."""
+    _, _, n, delta, _ = chess_format._HEADER.unpack_from(data)
+    raw = np.frombuffer(zlib.decompress(data[HEADER:]), dtype=np.uint8).reshape(4, n).astype(np.int32)
+    codes = [raw[0] | raw[1] << 8, raw[2] | raw[3] << 8]
+    dtm, dtz = (((c >> 1) ^ -(c & 1)).astype(np.int16) for c in codes)
+    return dtm, (dtm.astype(np.int32) - dtz).astype(np.int16) if delta else dtz
+
+
+@pytest.mark.parametrize("delta", [False, True])
+@pytest.mark.parametrize("slots", [0, 1, 7, 1000, 4099])
+def test_pieces_straddling_the_planes(monkeypatch: pytest.MonkeyPatch, delta: bool, slots: int) -> None:
+    """Small pieces (of inflated and of deflated bytes) that end inside a plane or across two, and
+    values at the ends of int16 (the delta wraps)."""
+    rng = np.random.default_rng(slots)
+    dtm = rng.integers(-32768, 32768, slots).astype(np.int16)
+    dtz = rng.integers(-32768, 32768, slots).astype(np.int16)
+    if slots:
+        dtm[0], dtz[0] = -32768, 32767
+    data = ChessValues(dtm, dtz, delta).to_bytes()
+    monkeypatch.setattr(chess_format, "_PIECE", 97)
+    monkeypatch.setattr(chess_format, "_INPUT", 13)
+    again = ChessValues.from_bytes(data)
+    plain = plain_reading(data)
+    assert again.dtm.dtype == again.dtz.dtype == np.int16
+    assert np.array_equal(again.dtm, dtm) and np.array_equal(again.dtz, dtz)
+    assert np.array_equal(again.dtm, plain[0]) and np.array_equal(again.dtz, plain[1])
+
+
 def test_damaged_bytes_are_refused() -> None:
     data = ChessValues(np.arange(100, dtype=np.int16), np.zeros(100, np.int16)).to_bytes()
-    for bad in (data[:10], b"X" + data[1:], data[:-5], data[:-1] + bytes([data[-1] ^ 1])):
+    header, deflated = data[:HEADER], zlib.decompress(data[HEADER:])
+    longer = header + zlib.compress(deflated + b"\0")
+    shorter = header + zlib.compress(deflated[:-1])
+    damaged = data[:30] + bytes([data[30] ^ 0xFF]) + data[31:]
+    for bad in (
+        data[:10],
+        b"X" + data[1:],
+        data[:-5],
+        data[:-1] + bytes([data[-1] ^ 1]),
+        longer,
+        shorter,
+        damaged,
+    ):
         with pytest.raises(CorruptTable):
             ChessValues.from_bytes(bad)
 
