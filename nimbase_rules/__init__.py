@@ -170,7 +170,8 @@ class Rules(ABC):
 
     @abstractmethod
     def format(self, code: int) -> str:
-        """The text of a legal position (`parse(format(c)) == c`)."""
+        """The text of a legal position (`parse(format(c)) == c`: a tier's job checks it on a sample of
+        the tier's positions before solving, and fails naming the first position that does not)."""
 
     @abstractmethod
     def moves(self, code: int) -> list[Move]:

@@ -27,6 +27,7 @@ from engine.moves import check_limit
 from engine.positions import quote_position, quote_token
 from engine.precompute import JobPlan, StoredName
 from engine.records import MoveRecord, ValueRecord
+from engine.rules.checks import check_round_trip
 from engine.rules.solve import positions, solve_all, solve_tier
 from engine.rules.tables import DRAW, LOSS, TIE, WIN, TierTable, merged
 from engine.stored_bytes import BytesKernel, read_stored
@@ -301,7 +302,9 @@ def _rank(value: Value, text: str) -> tuple[int, int, str]:
 
 class TierKernel(BytesKernel):
     """What a worker runs for the family `tier:T`: the tier solved from the tiers its moves lead to
-    (`needs`; given as their stored bytes, else solved here first), as `TierTable.to_bytes`."""
+    (`needs`; given as their stored bytes, else solved here first), as `TierTable.to_bytes`. Each tier
+    it solves is first checked to round-trip on a sample of its positions (engine.rules.checks): rules
+    whose encoding does not fail the job naming the position before anything is stored."""
 
     def __init__(self, rules: Rules, tier: int) -> None:
         super().__init__()
@@ -330,6 +333,8 @@ class TierKernel(BytesKernel):
             for tier in rules.tiers():
                 if tier == self.tier:
                     break
+                check_round_trip(rules, tier, positions(rules, tier))
                 solved[tier] = solve_tier(rules, tier, merged([solved[t] for t in rules.tier_moves_to(tier)]))
             later = merged([solved[t] for t in needed])
+        check_round_trip(rules, self.tier, positions(rules, self.tier))
         return solve_tier(rules, self.tier, later, progress).to_bytes()
