@@ -5,17 +5,18 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from cli.database import open_engine, ready_database
+
+if TYPE_CHECKING:
+    from engine.kind import SequenceKernel
 
 
 def cmd_precompute(args: argparse.Namespace) -> int:
     if args.men is not None:
         return _bulk_precompute(args)
-    if args.upto is None:
-        print("nimbase: precompute needs --upto (or --men N for a family's whole set)", file=sys.stderr)
-        return 2
-    from engine.errors import NimbaseError
+    from engine.errors import NimbaseError, NotApplicable
     from engine.games.registry import parse_game_id, plan_stored
     from engine.precompute import plan_job
     from storage.graphs import GraphStore
@@ -31,17 +32,24 @@ def cmd_precompute(args: argparse.Namespace) -> int:
                 print(f"nimbase: no graph named {kind.graph_name!r}: upload it first", file=sys.stderr)
                 return 2
             kind = kind.bind_graph(graph)
-        plan = plan_job(kind, args.upto, args.fill, args.family)
+        # A kind whose object is made whole ignores `upto`: any size plans its job, and the kernel says
+        # whether that is so (`makes_whole`); the open-ended sequences still need one.
+        plan = plan_job(kind, 1 if args.upto is None else args.upto, args.fill, args.family)
     except NimbaseError as error:
+        if args.upto is None and isinstance(error, NotApplicable):  # nothing to store: ask for the size
+            return _needs_upto()
         print(f"nimbase: {error}", file=sys.stderr)
         return 2
+    if args.upto is None and not makes_whole(kind.kernel_for(plan.family)):
+        return _needs_upto()
     queue = JobQueue(engine or open_engine(ready_database(args.settings)))
     try:
         job = queue.submit_plan(plan, plan_stored)
     except NimbaseError as error:
         print(f"nimbase: {error}", file=sys.stderr)
         return 2
-    print(f"queued job {job.id}: {plan.game_id} up to {args.upto}" + (" (fill)" if plan.fill else ""))
+    size = f"up to {args.upto}" if args.upto is not None else f"{plan.family}, made whole"
+    print(f"queued job {job.id}: {plan.game_id} {size}" + (" (fill)" if plan.fill else ""))
     if job.waits_for:
         print(f"it waits for job(s) {', '.join(map(str, job.waits_for))}, storing what it reads")
     if args.detach:
@@ -51,6 +59,19 @@ def cmd_precompute(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"\nstopped watching; job {job.id} keeps running (nimbase jobs)")
         return 0
+
+
+def makes_whole(kernel: SequenceKernel | None) -> bool:
+    """Whether `kernel` makes its object whole (a solved graph, an endgame table): it has its own
+    `SequenceKernel.length`, and its job stores that length whatever `upto` it was given."""
+    from engine.kind import SequenceKernel
+
+    return kernel is not None and type(kernel).length is not SequenceKernel.length
+
+
+def _needs_upto() -> int:
+    print("nimbase: precompute needs --upto (or --men N for a family's whole set)", file=sys.stderr)
+    return 2
 
 
 def _bulk_precompute(args: argparse.Namespace) -> int:
