@@ -20,6 +20,7 @@ SCRIPTS = (
     "bench.bench_chess_answers",
     "bench.bench_rules",
     "bench.bench_chess",
+    "bench.bench_chess_jobs",
 )
 
 for name in SCRIPTS:

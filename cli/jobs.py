@@ -5,17 +5,21 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from cli.database import open_engine, ready_database
+
+if TYPE_CHECKING:
+    import sqlalchemy as sa
+
+    from engine.kind import SequenceKernel
 
 
 def cmd_precompute(args: argparse.Namespace) -> int:
     if args.men is not None:
         return _bulk_precompute(args)
-    if args.upto is None:
-        print("nimbase: precompute needs --upto (or --men N for a family's whole set)", file=sys.stderr)
-        return 2
-    from engine.errors import NimbaseError
+    from engine.errors import NimbaseError, NotApplicable
     from engine.games.registry import parse_game_id, plan_stored
     from engine.precompute import plan_job
     from storage.graphs import GraphStore
@@ -31,17 +35,24 @@ def cmd_precompute(args: argparse.Namespace) -> int:
                 print(f"nimbase: no graph named {kind.graph_name!r}: upload it first", file=sys.stderr)
                 return 2
             kind = kind.bind_graph(graph)
-        plan = plan_job(kind, args.upto, args.fill, args.family)
+        # A kind whose object is made whole ignores `upto`: any size plans its job, and the kernel says
+        # whether that is so (`makes_whole`); the open-ended sequences still need one.
+        plan = plan_job(kind, 1 if args.upto is None else args.upto, args.fill, args.family)
     except NimbaseError as error:
+        if args.upto is None and isinstance(error, NotApplicable):  # nothing to store: ask for the size
+            return _needs_upto()
         print(f"nimbase: {error}", file=sys.stderr)
         return 2
+    if args.upto is None and not makes_whole(kind.kernel_for(plan.family)):
+        return _needs_upto()
     queue = JobQueue(engine or open_engine(ready_database(args.settings)))
     try:
         job = queue.submit_plan(plan, plan_stored)
     except NimbaseError as error:
         print(f"nimbase: {error}", file=sys.stderr)
         return 2
-    print(f"queued job {job.id}: {plan.game_id} up to {args.upto}" + (" (fill)" if plan.fill else ""))
+    size = f"up to {args.upto}" if args.upto is not None else f"{plan.family}, made whole"
+    print(f"queued job {job.id}: {plan.game_id} {size}" + (" (fill)" if plan.fill else ""))
     if job.waits_for:
         print(f"it waits for job(s) {', '.join(map(str, job.waits_for))}, storing what it reads")
     if args.detach:
@@ -53,15 +64,23 @@ def cmd_precompute(args: argparse.Namespace) -> int:
         return 0
 
 
+def makes_whole(kernel: SequenceKernel | None) -> bool:
+    """Whether `kernel` makes its object whole (a solved graph, an endgame table): it has its own
+    `SequenceKernel.length`, and its job stores that length whatever `upto` it was given."""
+    from engine.kind import SequenceKernel
+
+    return kernel is not None and type(kernel).length is not SequenceKernel.length
+
+
+def _needs_upto() -> int:
+    print("nimbase: precompute needs --upto (or --men N for a family's whole set)", file=sys.stderr)
+    return 2
+
+
 def _bulk_precompute(args: argparse.Namespace) -> int:
-    """Queue the jobs of every member of a family up to a size (the family declares which ids), each
-    after the jobs of what it reads: only the members no other one reads are submitted, the others come
-    as their needs (storage.job_needs), so each is queued once. Stored or queued members are skipped."""
+    """`precompute FAMILY --men N` (`queue_bulk`), in the database the settings name."""
     from engine.errors import NimbaseError
-    from engine.games.registry import FAMILIES, parse_game_id, plan_stored
-    from engine.precompute import plan_job
-    from storage.job_needs import is_stored, open_job_of
-    from storage.jobs import JobQueue
+    from engine.games.registry import FAMILIES
 
     family = FAMILIES.get(args.game)
     if family is None or family.bulk is None:
@@ -69,12 +88,29 @@ def _bulk_precompute(args: argparse.Namespace) -> int:
         print(f"nimbase: --men needs a family with a bulk set ({bulk}), not {args.game!r}", file=sys.stderr)
         return 2
     try:
-        plans = [plan_job(parse_game_id(game_id), 0, False, None) for game_id in family.bulk(args.men)]
+        queue_bulk(lambda: open_engine(ready_database(args.settings)), args.game, args.men)
     except NimbaseError as error:
         print(f"nimbase: {error}", file=sys.stderr)
         return 2
+    return 0
+
+
+def queue_bulk(connect: Callable[[], sa.Engine], game: str, men: int) -> int:
+    """Queue the jobs of every member of the family `game` up to a size (the family declares which ids:
+    its `bulk`), each after the jobs of what it reads: only the members no other one reads are submitted,
+    the others come as their needs (storage.job_needs), so each is queued once. Stored or queued members
+    are skipped. Prints each job queued; gives how many were. `connect` opens the database once every id
+    is planned (a bad size opens none); NimbaseError for a size or member the family refuses."""
+    from engine.games.registry import FAMILIES, parse_game_id, plan_stored
+    from engine.precompute import plan_job
+    from storage.job_needs import is_stored, open_job_of
+    from storage.jobs import JobQueue
+
+    family = FAMILIES[game]
+    assert family.bulk is not None
+    plans = [plan_job(parse_game_id(game_id), 0, False, None) for game_id in family.bulk(men)]
     needed = {need for plan in plans for need in plan.needs}
-    engine = open_engine(ready_database(args.settings))
+    engine = connect()
     queue = JobQueue(engine)
     queued = 0
     for plan in plans:
@@ -83,16 +119,12 @@ def _bulk_precompute(args: argparse.Namespace) -> int:
         with engine.connect() as conn:
             if is_stored(conn, plan.name) or open_job_of(conn, plan.name) is not None:
                 continue
-        try:
-            job = queue.submit_plan(plan, plan_stored)
-        except NimbaseError as error:
-            print(f"nimbase: {error}", file=sys.stderr)
-            return 2
+        job = queue.submit_plan(plan, plan_stored)
         queued += 1
         waits = f", after job(s) {', '.join(map(str, job.waits_for))}" if job.waits_for else ""
         print(f"queued job {job.id}: {plan.game_id}{waits}")
-    print(f"{len(plans)} ids of {args.game} up to {args.men}: {queued} queued with what they read")
-    return 0
+    print(f"{len(plans)} ids of {game} up to {men}: {queued} queued with what they read")
+    return queued
 
 
 def _follow(queue: object, job_id: int) -> int:

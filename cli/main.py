@@ -144,10 +144,15 @@ def build_parser() -> argparse.ArgumentParser:
         "queue a precompute job and follow its progress",
         "  nimbase precompute subtraction:2,5,7 --upto 1000000\n"
         "  nimbase precompute octal:0.6 --upto 16777216 --detach\n"
+        "  nimbase precompute chess:KRPvKR\n"
         "  nimbase precompute chess --men 5\n",
     )
     precompute.add_argument("game", help="the game id, e.g. subtraction:2,5,7 (or a family, with --men)")
-    precompute.add_argument("--upto", type=int, help="compute heaps 0..UPTO-1 (required but with --men)")
+    precompute.add_argument(
+        "--upto",
+        type=int,
+        help="compute heaps 0..UPTO-1 (required but with --men, or where the job makes its object whole)",
+    )
     precompute.add_argument(
         "--men",
         type=int,

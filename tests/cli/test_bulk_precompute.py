@@ -39,3 +39,28 @@ def test_a_family_is_queued_whole_in_dependency_order(
     assert too_many.returncode == 2 and "5 men" in too_many.stderr
     no_upto = nimbase(tmp_path, "precompute", "nim")
     assert no_upto.returncode == 2 and "--upto" in no_upto.stderr
+
+
+def test_an_object_made_whole_needs_no_upto(tmp_path: Path, database_url: str, db_engine: sa.Engine) -> None:
+    """An endgame table is made whole (its kernel's own `length`), so `precompute chess:X` queues it, and
+    what it reads, without --upto; a heap game's open-ended sequence still asks for one."""
+    from storage.jobs import JobQueue
+
+    queue = JobQueue(db_engine)
+    before = max((job.id for job in queue.list(limit=10_000)), default=0)
+    env = {"DATABASE_URL": database_url}
+    done = nimbase(tmp_path, "precompute", "chess:KPvK", "--detach", **env)
+    jobs = {job.game_id: job for job in queue.list(limit=10_000) if job.id > before}
+    try:
+        assert done.returncode == 0, done.stderr
+        assert "chess:KPvK table, made whole" in done.stdout
+        needs = {f"chess:{sub.name}" for sub in parse_material("KPvK").sub_materials()}
+        assert set(jobs) == {"chess:KPvK", *needs} and all(job.family == "table" for job in jobs.values())
+        assert {jobs[game_id].id for game_id in needs} == set(jobs["chess:KPvK"].waits_for)
+    finally:
+        for job in jobs.values():
+            queue.cancel(job.id)
+    heaps = nimbase(tmp_path, "precompute", "subtraction:1,2,5", **env)
+    assert heaps.returncode == 2 and "needs --upto" in heaps.stderr
+    too_many = nimbase(tmp_path, "precompute", "chess:KQRvKQR", **env)
+    assert too_many.returncode == 2 and "5 men" in too_many.stderr
