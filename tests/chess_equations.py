@@ -154,6 +154,27 @@ def _attacked(board: I64, s: int, by: int) -> bool:
 
 
 @numba.njit(cache=True)
+def _exposed(board: I64, king: int, frm: int, by: int) -> bool:
+    """Whether a man leaving `frm` opened a line from `king` to a slider of side `by`: the only way a
+    move of a man besides the king, from a position not in check, may leave the king attacked."""
+    df = (frm & 7) - (king & 7)
+    dr = (frm >> 3) - (king >> 3)
+    if df != 0 and dr != 0 and abs(df) != abs(dr):
+        return False
+    df = (df > 0) - (df < 0)
+    dr = (dr > 0) - (dr < 0)
+    sign = 1 if by == 0 else -1
+    slider = ROOK if df == 0 or dr == 0 else BISHOP
+    t = _shift(king, df, dr)
+    while t >= 0:
+        p = board[t]
+        if p != 0:
+            return p == sign * QUEEN or p == sign * slider
+        t = _shift(t, df, dr)
+    return False
+
+
+@numba.njit(cache=True)
 def _add(moves: I64, count: int, k: int, to: int, promo: int) -> int:
     moves[count, 0] = k
     moves[count, 1] = to
@@ -391,11 +412,16 @@ def _expected(
     """The (DTM, DTZ) the rules give the position from the values of the positions its moves reach;
     False when a move reaches a board no table places."""
     best_m, best_z = NONE, NONE
+    checked = _attacked(board, psq[stm], 1 - stm)
     for i in range(_pseudo(board, psq, code, n, stm, moves)):
         k, to, promo = moves[i, 0], moves[i, 1], moves[i, 2]
         frm, was = psq[k], code[k]
         captured = _make(board, psq, code, n, k, to, promo)
-        if not _attacked(board, psq[stm], 1 - stm):
+        if checked or k == stm:  # in check, or the king moves: look at every attack
+            legal = not _attacked(board, psq[stm], 1 - stm)
+        else:
+            legal = not _exposed(board, psq[stm], frm, 1 - stm)
+        if legal:
             vm, vz = _lookup(psq, code, start, n, 1 - stm, tables, sq, image)
             placed = vm != NONE
             pawn = abs(was) == PAWN
@@ -410,8 +436,7 @@ def _expected(
             best_z = _best(best_z, _zeroing(vz) if pawn or captured >= 0 else _through(vz))
         _unmake(board, psq, code, k, frm, was, captured)
     if best_m == NONE:  # no legal move: checkmate or stalemate
-        mated = _attacked(board, psq[stm], 1 - stm)
-        return (-1, -1, True) if mated else (0, 0, True)
+        return (-1, -1, True) if checked else (0, 0, True)
     return best_m, best_z, True
 
 
