@@ -6,7 +6,8 @@ can fail: a value changed in a copy of a table, or a sub-table that lies, is nam
 In `make test`: KQvKR (its captures into three-man tables) and the three-man tables, KPvK among them
 (promotions, double steps). Marked slow (a minute or more each on a loaded machine): the four-man
 materials with pawns (KRvKP, KPvKP with en passant, KRPvK) and, taking a five-man solve besides,
-KQRvKR."""
+KQRvKR: 134,700,370 positions (53,282,529 wins, 14,461,706 draws, 66,956,135 losses, none cursed or
+blessed), checked in about 10 minutes of one core after a solve of about 4.5."""
 
 from __future__ import annotations
 
