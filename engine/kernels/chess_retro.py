@@ -28,11 +28,15 @@ from engine.kernels import chess_movegen as mg
 from engine.kernels.chess_values import NONE, after, better, zeroing
 
 I16 = NDArray[np.int16]
+I32 = NDArray[np.int32]
 I64 = NDArray[np.int64]
 U8 = NDArray[np.uint8]
 
 #: `deg` of a slot naming no position.
 INVALID = 255
+#: `deg` of a slot `retro` has settled (its count no longer needed): one byte read tells a slot still
+#: open from one settled or naming no position.
+SETTLED = 254
 ROW = 4 + ix.SPEC + ix.MAX_PIECES
 MAX_PREDECESSORS = 160
 
@@ -385,9 +389,26 @@ def _merge_moved(out: I64, count: int, moved: int) -> int:
 
 
 @numba.njit(cache=True, nogil=True)
+def _push(frontier: I32, count: int, slot: int) -> I32:
+    """`frontier` with `slot` at `count`, grown (doubled) when full."""
+    if count == frontier.shape[0]:
+        grown = np.empty(2 * frontier.shape[0], dtype=np.int32)
+        grown[:count] = frontier[:count]
+        frontier = grown
+    frontier[count] = slot
+    return frontier
+
+
+@numba.njit(cache=True, nogil=True)
 def retro(spec: I64, lo: int, hi: int, val: I16, deg: U8, ex: I16, max_level: int) -> int:
     """Solve slots lo..hi-1 into val[lo:hi] (one metric; `deg` and `ex` from `prepare`, `deg` consumed);
-    returns the last level settled."""
+    returns the last level settled. A slot settled has SETTLED in `deg` after, INVALID stays.
+
+    The slots settled at a level (its frontier) are kept in a list as they are settled, so a level
+    un-moves from those alone instead of scanning the slice; exits are looked for only at the levels
+    some exit has, and only between the first and last slot with an exit at that level. The order
+    within a level changes nothing: a win takes from counts only, and a slot with a losing child never
+    runs out of them."""
     n = hi - lo
     sq = np.empty(5, dtype=np.int64)
     kinds = np.empty(5, dtype=np.int64)
@@ -395,7 +416,8 @@ def retro(spec: I64, lo: int, hi: int, val: I16, deg: U8, ex: I16, max_level: in
     preds = np.empty(MAX_PREDECESSORS, dtype=np.int64)
     work = np.empty(10, dtype=np.int64)
     ix.men_of(spec, kinds, owners)
-    exit_levels = np.zeros(max_level + 2, dtype=np.bool_)
+    first = np.full(max_level + 2, n, dtype=np.int64)
+    last = np.full(max_level + 2, -1, dtype=np.int64)
     top = 0
     for i in range(n):
         val[lo + i] = 0
@@ -408,37 +430,50 @@ def retro(spec: I64, lo: int, hi: int, val: I16, deg: U8, ex: I16, max_level: in
             level = -e - 1
         else:
             continue
-        exit_levels[level] = True
+        if first[level] == n:
+            first[level] = i
+        last[level] = i
         if level > top:
             top = level
+    cur = np.empty(max(1024, n >> 6), dtype=np.int32)
+    nxt = np.empty(max(1024, n >> 6), dtype=np.int32)
+    size = 0
     level = 0
     while True:
-        if level <= top and exit_levels[level]:
-            for i in range(n):
-                if val[lo + i] != 0 or deg[i] == INVALID:
-                    continue
+        if level <= top and last[level] >= 0:
+            for i in range(first[level], last[level] + 1):
                 e = int(ex[i])
                 if e == level and level > 0:
+                    win = True
+                elif e == -(level + 1):
+                    win = False
+                else:
+                    continue
+                if deg[i] >= SETTLED:
+                    continue
+                if win:
                     val[lo + i] = level
-                elif e == -(level + 1) and deg[i] == 0:
+                elif deg[i] == 0:
                     val[lo + i] = -(level + 1)
+                else:
+                    continue
+                deg[i] = SETTLED
+                cur = _push(cur, size, i)
+                size += 1
         marked = 0
-        for i in range(n):
-            x = int(val[lo + i])
-            if x == level and level > 0:
-                win = True
-            elif x == -(level + 1):
-                win = False
-            else:
-                continue
+        for f in range(size):
+            i = int(cur[f])
+            win = int(val[lo + i]) > 0
             stm = ix.decode(spec, lo + i, sq)
             count = predecessors(spec, lo + i, sq, kinds, owners, stm, preds, work)
             for q in range(count):
                 p = preds[q] - lo
-                if p < 0 or p >= n or val[lo + p] != 0 or deg[p] == INVALID:
+                if p < 0 or p >= n or deg[p] >= SETTLED:
                     continue
                 if not win:
                     val[lo + p] = level + 1
+                    deg[p] = SETTLED
+                    nxt = _push(nxt, marked, p)
                     marked += 1
                     continue
                 deg[p] -= 1
@@ -451,7 +486,11 @@ def retro(spec: I64, lo: int, hi: int, val: I16, deg: U8, ex: I16, max_level: in
                 if e != NONE and -e - 1 > lose_at:
                     continue
                 val[lo + p] = -(lose_at + 1)
+                deg[p] = SETTLED
+                nxt = _push(nxt, marked, p)
                 marked += 1
+        cur, nxt = nxt, cur
+        size = marked
         level += 1
         if marked == 0 and level > top:
             return level - 1
