@@ -26,6 +26,8 @@ _HEADER = struct.Struct("<7sBQBI")
 _LEVEL = 6
 #: Slots encoded at a time.
 _PIECE = 1 << 24
+#: Deflated bytes inflated at a time.
+_FEED = 1 << 20
 
 
 class CorruptTable(ValueError):
@@ -40,6 +42,57 @@ def _zigzag(values: I16) -> NDArray[np.uint16]:
 def _unzigzag(codes: NDArray[np.uint16]) -> I16:
     c = codes.astype(np.int32)
     return ((c >> 1) ^ -(c & 1)).astype(np.int16)
+
+
+class _Inflater:
+    """The deflated planes as pieces of the sizes asked for, their CRC-32 summed up as they come: the
+    input is fed a megabyte at a time, the output never more than a piece."""
+
+    def __init__(self, deflated: memoryview, n: int) -> None:
+        self._input = deflated
+        self._at = 0
+        self._pending = b""
+        self._inflate = zlib.decompressobj()
+        self._n = n
+        self.crc = 0
+
+    def take(self, size: int) -> bytes:
+        parts: list[bytes] = []
+        got = 0
+        try:
+            while got < size:
+                if not self._pending:
+                    if self._at >= len(self._input):
+                        part = self._inflate.flush()[: size - got]
+                        if not part:
+                            break
+                        parts.append(part)
+                        got += len(part)
+                        continue
+                    self._pending = self._input[self._at : self._at + _FEED].tobytes()
+                    self._at += _FEED
+                part = self._inflate.decompress(self._pending, size - got)
+                self._pending = self._inflate.unconsumed_tail
+                parts.append(part)
+                got += len(part)
+        except zlib.error as error:
+            raise CorruptTable(f"a chess table's values do not inflate: {error}") from None
+        if got != size:
+            raise CorruptTable(f"a chess table of {self._n} slots ends before its values do")
+        piece = b"".join(parts)
+        self.crc = zlib.crc32(piece, self.crc)
+        return piece
+
+    def finish(self, expected: int) -> None:
+        """CorruptTable unless the deflated stream ends with the values, their checksum `expected`."""
+        rest = self._pending + self._input[self._at :].tobytes()
+        try:
+            extra = self._inflate.decompress(rest, 1)
+        except zlib.error as error:
+            raise CorruptTable(f"a chess table's values do not inflate: {error}") from None
+        over = extra or self._inflate.unconsumed_tail or self._inflate.unused_data
+        if over or not self._inflate.eof or self.crc != expected:
+            raise CorruptTable(f"a chess table of {self._n} slots fails its checksum")
 
 
 @dataclass(frozen=True, eq=False)
@@ -84,21 +137,31 @@ class ChessValues:
 
     @staticmethod
     def from_bytes(data: bytes) -> ChessValues:
-        """The values `to_bytes` wrote; CorruptTable when they are not."""
+        """The values `to_bytes` wrote, inflated a piece at a time into the values (a five-man table's
+        planes are never all in memory at once); CorruptTable when they are not."""
         if len(data) < _HEADER.size:
             raise CorruptTable(f"a chess table of {len(data)} bytes is shorter than its header")
-        magic, version, n, delta, crc = _HEADER.unpack_from(data)
+        magic, version, n, delta, expected = _HEADER.unpack_from(data)
         if magic != _MAGIC or version != _VERSION:
             raise CorruptTable(f"not a chess table of format {_VERSION} (header {data[:8]!r})")
-        try:
-            raw = zlib.decompress(data[_HEADER.size :])
-        except zlib.error as error:
-            raise CorruptTable(f"a chess table's values do not inflate: {error}") from None
-        if len(raw) != 4 * n or zlib.crc32(raw) != crc:
-            raise CorruptTable(f"a chess table of {n} slots fails its checksum")
-        planes = np.frombuffer(raw, dtype=np.uint8).reshape(4, n).astype(np.uint16)
-        dtm = _unzigzag(planes[0] | (planes[1] << 8))
-        dtz = _unzigzag(planes[2] | (planes[3] << 8))
+        dtm = np.empty(n, dtype=np.int16)
+        dtz = np.empty(n, dtype=np.int16)
+        pieces = _Inflater(memoryview(data)[_HEADER.size :], n)
+        for out in (dtm, dtz):
+            codes = out.view(np.uint16)
+            for shift in (0, 8):
+                for at in range(0, n, _PIECE):
+                    piece = np.frombuffer(pieces.take(min(_PIECE, n - at)), dtype=np.uint8)
+                    if shift == 0:
+                        codes[at : at + _PIECE] = piece
+                    else:
+                        codes[at : at + _PIECE] |= piece.astype(np.uint16) << 8
+            for at in range(0, n, _PIECE):
+                out[at : at + _PIECE] = _unzigzag(codes[at : at + _PIECE])
+        pieces.finish(expected)
         if delta:
-            dtz = (dtm.astype(np.int32) - dtz).astype(np.int16)
+            for at in range(0, n, _PIECE):
+                dtz[at : at + _PIECE] = (
+                    dtm[at : at + _PIECE].astype(np.int32) - dtz[at : at + _PIECE]
+                ).astype(np.int16)
         return ChessValues(dtm, dtz, bool(delta))

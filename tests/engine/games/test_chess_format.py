@@ -20,6 +20,26 @@ def test_values_read_back_whole(delta: bool) -> None:
     assert np.array_equal(again.dtm, dtm) and np.array_equal(again.dtz, dtz) and again.delta == delta
 
 
+@pytest.mark.parametrize("delta", [False, True])
+def test_values_read_back_a_piece_at_a_time(delta: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pieces and deflated input fed in small steps (as a five-man table's are in large ones): the
+    pieces' boundaries, the last piece shorter, lose nothing."""
+    from engine.games import chess_format
+
+    monkeypatch.setattr(chess_format, "_PIECE", 1000)
+    monkeypatch.setattr(chess_format, "_FEED", 37)
+    rng = np.random.default_rng(2)
+    dtm = rng.integers(-300, 300, 4321).astype(np.int16)
+    dtz = rng.integers(-32767, 32767, 4321).astype(np.int16)
+    dtm[:2000] = 0
+    data = ChessValues(dtm, dtz, delta).to_bytes()
+    again = ChessValues.from_bytes(data)
+    assert np.array_equal(again.dtm, dtm) and np.array_equal(again.dtz, dtz) and again.delta == delta
+    for bad in (data[:-1], data + b"x", data[:-7]):
+        with pytest.raises(CorruptTable):
+            ChessValues.from_bytes(bad)
+
+
 def test_damaged_bytes_are_refused() -> None:
     data = ChessValues(np.arange(100, dtype=np.int16), np.zeros(100, np.int16)).to_bytes()
     for bad in (data[:10], b"X" + data[1:], data[:-5], data[:-1] + bytes([data[-1] ^ 1])):
