@@ -28,7 +28,6 @@ from engine.kernels import chess_movegen as mg
 from engine.kernels.chess_values import NONE, after, better, zeroing
 
 I16 = NDArray[np.int16]
-I32 = NDArray[np.int32]
 I64 = NDArray[np.int64]
 U8 = NDArray[np.uint8]
 
@@ -389,26 +388,15 @@ def _merge_moved(out: I64, count: int, moved: int) -> int:
 
 
 @numba.njit(cache=True, nogil=True)
-def _push(frontier: I32, count: int, slot: int) -> I32:
-    """`frontier` with `slot` at `count`, grown (doubled) when full."""
-    if count == frontier.shape[0]:
-        grown = np.empty(2 * frontier.shape[0], dtype=np.int32)
-        grown[:count] = frontier[:count]
-        frontier = grown
-    frontier[count] = slot
-    return frontier
-
-
-@numba.njit(cache=True, nogil=True)
 def retro(spec: I64, lo: int, hi: int, val: I16, deg: U8, ex: I16, max_level: int) -> int:
     """Solve slots lo..hi-1 into val[lo:hi] (one metric; `deg` and `ex` from `prepare`, `deg` consumed);
     returns the last level settled. A slot settled has SETTLED in `deg` after, INVALID stays.
 
-    The slots settled at a level (its frontier) are kept in a list as they are settled, so a level
-    un-moves from those alone instead of scanning the slice; exits are looked for only at the levels
-    some exit has, and only between the first and last slot with an exit at that level. The order
-    within a level changes nothing: a win takes from counts only, and a slot with a losing child never
-    runs out of them."""
+    The slots settled at a level (its frontier) are marked in a bitmap as they are settled, and the
+    level un-moves from those alone, in slot order (neighbouring slots' predecessors share cache
+    lines), instead of scanning the slice's values; exits are looked for only at the levels some exit
+    has, between the first and last slot with one. The order within a level changes nothing: a win
+    takes from counts only, and a slot with a losing child never runs out of them."""
     n = hi - lo
     sq = np.empty(5, dtype=np.int64)
     kinds = np.empty(5, dtype=np.int64)
@@ -435,9 +423,10 @@ def retro(spec: I64, lo: int, hi: int, val: I16, deg: U8, ex: I16, max_level: in
         last[level] = i
         if level > top:
             top = level
-    cur = np.empty(max(1024, n >> 6), dtype=np.int32)
-    nxt = np.empty(max(1024, n >> 6), dtype=np.int32)
-    size = 0
+    words = (n >> 6) + 1
+    cur = np.zeros(words, dtype=np.uint64)
+    nxt = np.zeros(words, dtype=np.uint64)
+    one = np.uint64(1)
     level = 0
     while True:
         if level <= top and last[level] >= 0:
@@ -458,42 +447,71 @@ def retro(spec: I64, lo: int, hi: int, val: I16, deg: U8, ex: I16, max_level: in
                 else:
                     continue
                 deg[i] = SETTLED
-                cur = _push(cur, size, i)
-                size += 1
+                cur[i >> 6] |= one << np.uint64(i & 63)
         marked = 0
-        for f in range(size):
-            i = int(cur[f])
-            win = int(val[lo + i]) > 0
-            stm = ix.decode(spec, lo + i, sq)
-            count = predecessors(spec, lo + i, sq, kinds, owners, stm, preds, work)
-            for q in range(count):
-                p = preds[q] - lo
-                if p < 0 or p >= n or deg[p] >= SETTLED:
-                    continue
-                if not win:
-                    val[lo + p] = level + 1
+        for w in range(words):
+            bits = cur[w]
+            if bits == 0:
+                continue
+            cur[w] = 0
+            while bits != 0:
+                low = bits & (~bits + one)
+                bits ^= low
+                i = (w << 6) + _bit_index(low)
+                win = int(val[lo + i]) > 0
+                stm = ix.decode(spec, lo + i, sq)
+                count = predecessors(spec, lo + i, sq, kinds, owners, stm, preds, work)
+                for q in range(count):
+                    p = preds[q] - lo
+                    if p < 0 or p >= n or deg[p] >= SETTLED:
+                        continue
+                    if not win:
+                        val[lo + p] = level + 1
+                        deg[p] = SETTLED
+                        nxt[p >> 6] |= one << np.uint64(p & 63)
+                        marked += 1
+                        continue
+                    deg[p] -= 1
+                    if deg[p] != 0:
+                        continue
+                    e = int(ex[p])
+                    if e >= 0:
+                        continue
+                    lose_at = level + 1
+                    if e != NONE and -e - 1 > lose_at:
+                        continue
+                    val[lo + p] = -(lose_at + 1)
                     deg[p] = SETTLED
-                    nxt = _push(nxt, marked, p)
+                    nxt[p >> 6] |= one << np.uint64(p & 63)
                     marked += 1
-                    continue
-                deg[p] -= 1
-                if deg[p] != 0:
-                    continue
-                e = int(ex[p])
-                if e >= 0:
-                    continue
-                lose_at = level + 1
-                if e != NONE and -e - 1 > lose_at:
-                    continue
-                val[lo + p] = -(lose_at + 1)
-                deg[p] = SETTLED
-                nxt = _push(nxt, marked, p)
-                marked += 1
         cur, nxt = nxt, cur
-        size = marked
         level += 1
         if marked == 0 and level > top:
             return level - 1
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _bit_index(low: np.uint64) -> int:
+    """The index of the one bit set in `low`."""
+    i = 0
+    if low >> np.uint64(32):
+        i += 32
+        low >>= np.uint64(32)
+    if low >> np.uint64(16):
+        i += 16
+        low >>= np.uint64(16)
+    if low >> np.uint64(8):
+        i += 8
+        low >>= np.uint64(8)
+    if low >> np.uint64(4):
+        i += 4
+        low >>= np.uint64(4)
+    if low >> np.uint64(2):
+        i += 2
+        low >>= np.uint64(2)
+    if low >> np.uint64(1):
+        i += 1
+    return i
 
 
 @numba.njit(cache=True, nogil=True)
