@@ -21,7 +21,7 @@ import argparse
 import random
 import resource
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
 import numba
 import numpy as np
@@ -30,7 +30,7 @@ from numpy.typing import NDArray
 from bench.chess_previous import solve_previous
 from bench.common import figure
 from engine.games.chess import TableKernel
-from engine.games.chess_format import ChessValues
+from engine.games.chess_format import ChessValues, InflatingTables
 from engine.games.chess_material import Material, materials_of, parse_material, solve_order
 from engine.games.chess_solve import solve_material
 from engine.games.chess_tables import ChessTable, board_of_slot, checked_board
@@ -169,23 +169,6 @@ def make_table(material: Material, stored: Mapping[str, bytes]) -> bytes:
     return kernel.make()
 
 
-class Inflating(Mapping[str, ChessValues]):
-    """Stored tables by name, inflated each time one is asked for: the solver then holds a sub-table
-    only while the slices reading it are solved."""
-
-    def __init__(self, stored: Mapping[str, bytes]) -> None:
-        self._stored = stored
-
-    def __getitem__(self, name: str) -> ChessValues:
-        return ChessValues.from_bytes(self._stored[name])
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._stored)
-
-    def __len__(self) -> int:
-        return len(self._stored)
-
-
 def bench_small(previous: bool) -> dict[str, bytes]:
     """Every 3- and 4-man material as one worker's jobs make them: each job given the stored bytes of
     the tables it reads, its own stored as bytes. The figures of each table are taken after the timing."""
@@ -217,7 +200,7 @@ def bench_small(previous: bool) -> dict[str, bytes]:
 
 def bench_five(name: str, stored: dict[str, bytes], target: float, previous: bool) -> None:
     material = parse_material(name)
-    tables = Inflating(stored)
+    tables = InflatingTables(stored)
     values, wall, cpu, user = solve_timed(material, tables)
     times(f"chess {name}: solve", wall, cpu, user)
     figure(f"chess {name}: target", target, "s")

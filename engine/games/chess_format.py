@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import struct
 import zlib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -165,3 +166,22 @@ class ChessValues:
                     dtm[at : at + _PIECE].astype(np.int32) - dtz[at : at + _PIECE]
                 ).astype(np.int16)
         return ChessValues(dtm, dtz, bool(delta))
+
+
+class InflatingTables(Mapping[str, ChessValues]):
+    """Stored tables (bytes by material name) read as values, each inflated when asked for and not kept:
+    a solve (engine.games.chess_solve) then holds a sub-table's values only while the slices reading it
+    are solved, and a five-man material with a pawn fits beside the five-man tables its promotions
+    lead to."""
+
+    def __init__(self, stored: Mapping[str, bytes]) -> None:
+        self._stored = stored
+
+    def __getitem__(self, name: str) -> ChessValues:
+        return ChessValues.from_bytes(self._stored[name])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._stored)
+
+    def __len__(self) -> int:
+        return len(self._stored)

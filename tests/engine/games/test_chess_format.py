@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.games.chess_format import ChessValues, CorruptTable
+from engine.games.chess_format import ChessValues, CorruptTable, InflatingTables
 from engine.games.chess_tables import ChessTable
 from engine.kernels import chess_index as ix
 
@@ -53,3 +53,17 @@ def test_under_a_byte_a_position(tablebase: dict[str, ChessTable]) -> None:
         table = tablebase[name]
         positions = int(ix.valid_mask(table.material.spec, 0, table.material.slots).sum())
         assert len(table.to_bytes()) < positions
+
+
+def test_inflating_tables_read_each_table_when_asked() -> None:
+    values = ChessValues(np.arange(100, dtype=np.int16), np.ones(100, np.int16), delta=True)
+    tables = InflatingTables({"KRvK": values.to_bytes()})
+    assert list(tables) == ["KRvK"] and len(tables) == 1
+    first, second = tables["KRvK"], tables["KRvK"]
+    assert (
+        first is not second
+        and np.array_equal(first.dtm, values.dtm)
+        and np.array_equal(second.dtz, values.dtz)
+    )
+    with pytest.raises(KeyError):
+        tables["KQvK"]
