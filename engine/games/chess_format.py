@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -129,6 +129,8 @@ def _inflated(deflated: memoryview) -> Iterator[bytes]:
     inflate = zlib.decompressobj()
     for at in range(0, len(deflated), _INPUT):
         pending: bytes | memoryview = deflated[at : at + _INPUT]
+        if inflate.eof:
+            raise zlib.error("bytes after the end of the stream")
         while pending and not inflate.eof:
             piece = inflate.decompress(pending, _PIECE)
             pending = inflate.unconsumed_tail  # at most one input piece: copied, but small
@@ -137,6 +139,8 @@ def _inflated(deflated: memoryview) -> Iterator[bytes]:
     yield inflate.flush()
     if not inflate.eof:
         raise zlib.error("incomplete or truncated stream")
+    if inflate.unused_data:
+        raise zlib.error("bytes after the end of the stream")
 
 
 def _unzigzag_in_place(codes: NDArray[np.uint16]) -> I16:
@@ -150,3 +154,22 @@ def _unzigzag_in_place(codes: NDArray[np.uint16]) -> I16:
         np.right_shift(part, 1, out=part)
         np.bitwise_xor(part, low, out=part)
     return codes.view(np.int16)
+
+
+class InflatingTables(Mapping[str, ChessValues]):
+    """Stored tables (bytes by material name) read as values, each inflated when asked for and not kept:
+    a solve (engine.games.chess_solve) then holds a sub-table's values only while the slices reading it
+    are solved, and a five-man material with a pawn fits beside the five-man tables its promotions
+    lead to."""
+
+    def __init__(self, stored: Mapping[str, bytes]) -> None:
+        self._stored = stored
+
+    def __getitem__(self, name: str) -> ChessValues:
+        return ChessValues.from_bytes(self._stored[name])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._stored)
+
+    def __len__(self) -> int:
+        return len(self._stored)

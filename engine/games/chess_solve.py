@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+import chess
 import numpy as np
+from numpy.typing import NDArray
 
 from engine.games import chess_checkpoint as ck
 from engine.games.chess_format import ChessValues
@@ -68,26 +70,23 @@ def solve_material(
     resume: bytes = b"",
 ) -> ChessValues:
     """`material`'s DTM and DTZ; `tables` holds (at least) the values of every material its captures
-    and promotions lead to. progress(done, total) counts slots, three passes each (moves, DTM, DTZ).
+    and promotions lead to, each read (`tables[name]`) when the first slice that needs it comes and not
+    kept past the last (a mapping that inflates stored bytes when asked holds no more in memory).
+    progress(done, total) counts slots, three passes each (moves, DTM, DTZ).
     Slots naming no position hold the values of the slot before them (they deflate to nothing).
 
     checkpoint(record) is given a record as each stage ends (engine.games.chess_checkpoint), and
     `resume` (records joined) restores those stages instead of solving them again."""
     spec = material.spec
-    subs = material.sub_materials()
-    bases: dict[Material, int] = {}
-    at = 0
-    for sub in subs:
-        bases[sub] = at
-        at += sub.slots
-    child_dtm = np.concatenate([tables[s.name].dtm for s in subs]) if subs else np.zeros(1, np.int16)
-    child_dtz = np.concatenate([tables[s.name].dtz for s in subs]) if subs else np.zeros(1, np.int16)
-    rows = material.exit_rows(bases)
+    order = slice_order(material)
+    wanted = _wanted(material, order)
+    loaded: list[Material] | None = None
+    child_dtm = child_dtz = np.zeros(1, np.int16)
+    rows = np.zeros((1, retro.ROW), np.int64)
     n = material.slots
     dtm = np.zeros(n, dtype=np.int16)
     dtz = np.zeros(n, dtype=np.int16)
     block = int(ix.block_size(spec))
-    order = slice_order(material)
     stages = len(order) == 1  # one slice (no pawns): checkpoints within it too
     restored = _restored(resume, block, order)
     total = 3 * block * len(order)
@@ -106,12 +105,16 @@ def solve_material(
     back = sum(3 if ck.SLICE in kinds else len(kinds) for kinds in restored.values())
     if back:
         report(back * block)  # the stages restored, at once
-    for config in order:
+    for at, config in enumerate(order):
         lo = config * block
         found = restored.get(config, {})
         if ck.SLICE in found:
             dtm[lo : lo + block], dtz[lo : lo + block] = found[ck.SLICE].arrays
             continue
+        if wanted[at] != loaded:
+            loaded = wanted[at]
+            child_dtm = child_dtz = np.zeros(1, np.int16)  # the tables no longer read, let go first
+            child_dtm, child_dtz, rows = _children(material, loaded, tables)
         if ck.PREPARED in found:
             deg[:], exm[:], exz[:] = found[ck.PREPARED].arrays
         else:
@@ -150,6 +153,55 @@ def solve_material(
             checkpoint(ck.pack(ck.SLICE, config, (dtm[lo : lo + block], dtz[lo : lo + block])))
         report(block)
     return ChessValues(dtm, dtz, delta=not material.pawnful)
+
+
+def _wanted(material: Material, order: list[int]) -> list[list[Material]]:
+    """Per slice of `order`, the sub-materials it and the slices after it read: a promotion's only
+    where a pawn stands on its seventh rank, so a five-man table a pawn's promotions lead to is loaded
+    for the slices that promote and let go after the last of them."""
+    spec = material.spec
+    block = int(ix.block_size(spec))
+    sq = np.zeros(2 + ix.MAX_PIECES, dtype=np.int64)
+    pieces = material.pieces
+    exits = material.exits()
+    reads: list[set[Material]] = []
+    for config in order:
+        ix.decode(spec, config * block, sq)
+        seventh = [
+            t == chess.PAWN and int(sq[2 + i]) >> 3 == (6 if o == 0 else 1) for i, (t, o) in enumerate(pieces)
+        ]
+        reads.append({sub for _c, pm, _p, sub, _f, _m in exits if pm < 0 or seventh[pm]})
+    out: list[list[Material]] = []
+    later: set[Material] = set()
+    for found in reversed(reads):
+        later |= found
+        out.append([sub for sub in material.sub_materials() if sub in later])
+    return out[::-1]
+
+
+def _children(
+    material: Material, subs: list[Material], tables: Mapping[str, ChessValues]
+) -> tuple[NDArray[np.int16], NDArray[np.int16], NDArray[np.int64]]:
+    """The values of `subs` one after the other (each table read from `tables` once, copied and let
+    go), and the exit rows reading them (exits into other materials unusable)."""
+    bases: dict[Material, int] = {}
+    at = 0
+    for sub in subs:
+        bases[sub] = at
+        at += sub.slots
+    child_dtm = np.zeros(max(1, at), np.int16)
+    child_dtz = np.zeros(max(1, at), np.int16)
+    for sub in subs:
+        values = tables[sub.name]
+        child_dtm[bases[sub] : bases[sub] + sub.slots] = values.dtm
+        child_dtz[bases[sub] : bases[sub] + sub.slots] = values.dtz
+        del values
+    rows = material.exit_rows({sub: bases.get(sub, 0) for sub in material.sub_materials()})
+    m = len(material.pieces)
+    for c, pm, promo, sub, _flip, _perm in material.exits():
+        if sub not in bases:
+            rows[retro.exit_row(m, c, pm, promo - 1 if promo else 0), 0] = 0
+    return child_dtm, child_dtz, rows
 
 
 def _restored(resume: bytes, block: int, order: list[int]) -> dict[int, dict[int, ck.Record]]:

@@ -99,6 +99,16 @@ def _sort_identical(spec: I64, sq: I64) -> None:
                 sq[2 + i], sq[3 + i] = sq[3 + i], sq[2 + i]
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _ascending(spec: I64, sq: I64) -> bool:
+    """Whether identical men stand in ascending order of squares."""
+    for i in range(spec[0] - 1):
+        same = spec[2 + 2 * i] == spec[4 + 2 * i] and spec[3 + 2 * i] == spec[5 + 2 * i]
+        if same and sq[2 + i] > sq[3 + i]:
+            return False
+    return True
+
+
 @numba.njit(cache=True, nogil=True)
 def encode(spec: I64, sq: I64, stm: int) -> int:
     """The slot of men on `sq` (kings A, B, then the others in spec order) as they stand, -1 when past
@@ -227,7 +237,12 @@ def valid(spec: I64, slot: int, sq: I64, kinds: I64, owners: I64, image: I64) ->
         occ |= bit
     if (mg.KING_ATT[sq[0]] >> np.uint64(sq[1])) & np.uint64(1):
         return -1
-    if canonical(spec, sq, stm, image) != slot:
+    if spec[1] == 0 and not KK_AMBIGUOUS[sq[0] * 64 + sq[1]]:
+        # the kings of a pawnless slot are in KK_INDEX's domain: its own image is the least unless
+        # identical men stand in descending order
+        if not _ascending(spec, sq):
+            return -1
+    elif canonical(spec, sq, stm, image) != slot:
         return -1
     if mg.attacked(sq[1 - stm], stm, sq, kinds, owners, n, -1, occ):
         return -1

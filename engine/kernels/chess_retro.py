@@ -33,6 +33,9 @@ U8 = NDArray[np.uint8]
 
 #: `deg` of a slot naming no position.
 INVALID = 255
+#: `deg` of a slot `retro` has settled (its count no longer needed): one byte read tells a slot still
+#: open from one settled or naming no position.
+SETTLED = 254
 ROW = 4 + ix.SPEC + ix.MAX_PIECES
 MAX_PREDECESSORS = 160
 
@@ -387,7 +390,13 @@ def _merge_moved(out: I64, count: int, moved: int) -> int:
 @numba.njit(cache=True, nogil=True)
 def retro(spec: I64, lo: int, hi: int, val: I16, deg: U8, ex: I16, max_level: int) -> int:
     """Solve slots lo..hi-1 into val[lo:hi] (one metric; `deg` and `ex` from `prepare`, `deg` consumed);
-    returns the last level settled."""
+    returns the last level settled. A slot settled has SETTLED in `deg` after, INVALID stays.
+
+    The slots settled at a level (its frontier) are marked in a bitmap as they are settled, and the
+    level un-moves from those alone, in slot order (neighbouring slots' predecessors share cache
+    lines), instead of scanning the slice's values; exits are looked for only at the levels some exit
+    has, between the first and last slot with one. The order within a level changes nothing: a win
+    takes from counts only, and a slot with a losing child never runs out of them."""
     n = hi - lo
     sq = np.empty(5, dtype=np.int64)
     kinds = np.empty(5, dtype=np.int64)
@@ -395,7 +404,8 @@ def retro(spec: I64, lo: int, hi: int, val: I16, deg: U8, ex: I16, max_level: in
     preds = np.empty(MAX_PREDECESSORS, dtype=np.int64)
     work = np.empty(10, dtype=np.int64)
     ix.men_of(spec, kinds, owners)
-    exit_levels = np.zeros(max_level + 2, dtype=np.bool_)
+    first = np.full(max_level + 2, n, dtype=np.int64)
+    last = np.full(max_level + 2, -1, dtype=np.int64)
     top = 0
     for i in range(n):
         val[lo + i] = 0
@@ -408,53 +418,100 @@ def retro(spec: I64, lo: int, hi: int, val: I16, deg: U8, ex: I16, max_level: in
             level = -e - 1
         else:
             continue
-        exit_levels[level] = True
+        if first[level] == n:
+            first[level] = i
+        last[level] = i
         if level > top:
             top = level
+    words = (n >> 6) + 1
+    cur = np.zeros(words, dtype=np.uint64)
+    nxt = np.zeros(words, dtype=np.uint64)
+    one = np.uint64(1)
     level = 0
     while True:
-        if level <= top and exit_levels[level]:
-            for i in range(n):
-                if val[lo + i] != 0 or deg[i] == INVALID:
-                    continue
+        if level <= top and last[level] >= 0:
+            for i in range(first[level], last[level] + 1):
                 e = int(ex[i])
                 if e == level and level > 0:
+                    win = True
+                elif e == -(level + 1):
+                    win = False
+                else:
+                    continue
+                if deg[i] >= SETTLED:
+                    continue
+                if win:
                     val[lo + i] = level
-                elif e == -(level + 1) and deg[i] == 0:
+                elif deg[i] == 0:
                     val[lo + i] = -(level + 1)
+                else:
+                    continue
+                deg[i] = SETTLED
+                cur[i >> 6] |= one << np.uint64(i & 63)
         marked = 0
-        for i in range(n):
-            x = int(val[lo + i])
-            if x == level and level > 0:
-                win = True
-            elif x == -(level + 1):
-                win = False
-            else:
+        for w in range(words):
+            bits = cur[w]
+            if bits == 0:
                 continue
-            stm = ix.decode(spec, lo + i, sq)
-            count = predecessors(spec, lo + i, sq, kinds, owners, stm, preds, work)
-            for q in range(count):
-                p = preds[q] - lo
-                if p < 0 or p >= n or val[lo + p] != 0 or deg[p] == INVALID:
-                    continue
-                if not win:
-                    val[lo + p] = level + 1
+            cur[w] = 0
+            while bits != 0:
+                low = bits & (~bits + one)
+                bits ^= low
+                i = (w << 6) + _bit_index(low)
+                win = int(val[lo + i]) > 0
+                stm = ix.decode(spec, lo + i, sq)
+                count = predecessors(spec, lo + i, sq, kinds, owners, stm, preds, work)
+                for q in range(count):
+                    p = preds[q] - lo
+                    if p < 0 or p >= n or deg[p] >= SETTLED:
+                        continue
+                    if not win:
+                        val[lo + p] = level + 1
+                        deg[p] = SETTLED
+                        nxt[p >> 6] |= one << np.uint64(p & 63)
+                        marked += 1
+                        continue
+                    deg[p] -= 1
+                    if deg[p] != 0:
+                        continue
+                    e = int(ex[p])
+                    if e >= 0:
+                        continue
+                    lose_at = level + 1
+                    if e != NONE and -e - 1 > lose_at:
+                        continue
+                    val[lo + p] = -(lose_at + 1)
+                    deg[p] = SETTLED
+                    nxt[p >> 6] |= one << np.uint64(p & 63)
                     marked += 1
-                    continue
-                deg[p] -= 1
-                if deg[p] != 0:
-                    continue
-                e = int(ex[p])
-                if e >= 0:
-                    continue
-                lose_at = level + 1
-                if e != NONE and -e - 1 > lose_at:
-                    continue
-                val[lo + p] = -(lose_at + 1)
-                marked += 1
+        cur, nxt = nxt, cur
         level += 1
         if marked == 0 and level > top:
             return level - 1
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _bit_index(low: np.uint64) -> int:
+    """The index of the one bit set in `low`."""
+    i = 0
+    if low >> np.uint64(32):
+        i += 32
+        low >>= np.uint64(32)
+    if low >> np.uint64(16):
+        i += 16
+        low >>= np.uint64(16)
+    if low >> np.uint64(8):
+        i += 8
+        low >>= np.uint64(8)
+    if low >> np.uint64(4):
+        i += 4
+        low >>= np.uint64(4)
+    if low >> np.uint64(2):
+        i += 2
+        low >>= np.uint64(2)
+    if low >> np.uint64(1):
+        i += 1
+    return i
 
 
 @numba.njit(cache=True, nogil=True)
