@@ -46,7 +46,7 @@ from engine.errors import InvalidArgument, InvalidGameId
 from engine.games import chess_checkpoint as ck
 from engine.games.chess_answers import PositionInfo, answer, info_at, move_info, position_info
 from engine.games.chess_fen import MAX_SYZYGY_MEN, position_fen
-from engine.games.chess_format import ChessValues
+from engine.games.chess_format import ChessValues, InflatingTables
 from engine.games.chess_line import child_probes, choose
 from engine.games.chess_material import MAX_MEN, materials_of
 from engine.games.chess_probe import ChessProbe
@@ -152,7 +152,10 @@ class TableKernel(BytesKernel):
     def __init__(self, material: Material) -> None:
         super().__init__()
         self.material = material
-        self._given: dict[str, ChessValues] = {}
+        #: The stored tables given, by material name, as stored: each is inflated only while the solve
+        #: needs it (InflatingTables), so a five-man material with a pawn holds its promotions' five-man
+        #: tables one at a time, not all four at once.
+        self._given: dict[str, bytes] = {}
         #: Given each checkpoint record of the solve as its stage ends (engine.games.chess_checkpoint):
         #: whoever runs the kernel keeps them, so that a solve stopped part way resumes (`resume`).
         self.checkpoint: Callable[[bytes], None] | None = None
@@ -169,7 +172,7 @@ class TableKernel(BytesKernel):
     def give(self, inputs: Mapping[StoredName, bytes]) -> None:
         for name, data in inputs.items():
             material = parse_material(name.game_id.partition(":")[2])
-            self._given[material.name] = ChessValues.from_bytes(data)
+            self._given[material.name] = data
 
     def make(self, progress: Callable[[int, int], None] | None = None) -> bytes:
         missing = [sub.name for sub in self.material.sub_materials() if sub.name not in self._given]
@@ -177,7 +180,8 @@ class TableKernel(BytesKernel):
             raise MissingSubTables(
                 f"the table of {self.material.name} needs the stored tables of {', '.join(missing)}"
             )
-        values = solve_material(self.material, self._given, progress, self.checkpoint, self._resume)
+        tables = InflatingTables(self._given)
+        values = solve_material(self.material, tables, progress, self.checkpoint, self._resume)
         return values.to_bytes()
 
 
