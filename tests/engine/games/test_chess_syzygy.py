@@ -42,11 +42,13 @@ THREE_MEN = [name for name in MATERIALS if len(name) == 4]
 #: to solve from an empty cache beside the others (KPvKP, with en passant, needs every 4-man table of
 #: one pawn first: minutes). Every 4-man material is checked again, with more positions, marked slow.
 QUICK = {"KQvKR", "KBNvK", "KRvKP", "KNvKP"}
-#: Random positions per material: `make test`'s (each costs some milliseconds, mostly the reference's
-#: probes), and the slow set's.
-QUICK_EXAMPLES = 1000
+#: Random positions per material: `make test`'s by men (each costs some milliseconds, mostly the
+#: reference's probes; a 3-man one less), and the slow set's.
+QUICK_EXAMPLES = {3: 3000, 4: 1000}
 SLOW_EXAMPLES = 5000
-SAMPLED = [pytest.param(n, QUICK_EXAMPLES, id=n) for n in MATERIALS if n in THREE_MEN or n in QUICK] + [
+SAMPLED = [
+    pytest.param(n, QUICK_EXAMPLES[len(n) - 1], id=n) for n in MATERIALS if n in THREE_MEN or n in QUICK
+] + [
     pytest.param(n, SLOW_EXAMPLES, id=f"{n}-slow", marks=pytest.mark.slow)
     for n in MATERIALS
     if n not in THREE_MEN
