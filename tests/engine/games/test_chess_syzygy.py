@@ -183,7 +183,7 @@ def test_wdl_and_dtz_agree_with_syzygy(
 
     check()
     checked = sum(seen.values()) - seen["none"]
-    assert checked >= examples // 2, seen
+    assert checked >= examples // 4, seen  # the sparsest index (KQQvK) has a third of its slots legal
     assert seen["open"] == 0, seen
     assert seen["cursed-win"] * 2 == seen["win"] and seen["blessed-loss"] * 2 == seen["loss"], seen
     stats = table.stats()
