@@ -1,7 +1,8 @@
 """The chess tables against real tablebases: python-chess probing the Syzygy files (every 3- and 4-man
-material: WDL with the fifty-move rule, cursed and blessed included, and DTZ) and the Gaviota files
-(3-man DTM), on random positions either colouring; the counts of wins, draws and losses of the 3-man
-tables over every position; and, marked slow, every position of every 4-man table.
+material: WDL with the fifty-move rule, cursed and blessed included, DTZ, and lila's category at halfmove
+clocks around the fifty-move edge) and the Gaviota files (3-man DTM), on random positions either
+colouring; the counts of wins, draws and losses of the 3-man tables over every position; and, marked
+slow, every position of every 4-man table.
 
 The tables are solved the way workers' jobs solve them (`TableKernel`, given the stored bytes of the
 tables it needs), once: the bytes are cached beside the reference files, keyed by the solver's source,
@@ -11,8 +12,10 @@ so that a later run only reads them.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import chess
 import chess.gaviota
@@ -22,8 +25,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.games import chess_format, chess_material, chess_solve, chess_tables
+from engine.games import chess_answers, chess_format, chess_material, chess_solve, chess_tables
 from engine.games.chess import TableKernel
+from engine.games.chess_answers import FIFTY_MOVES
 from engine.games.chess_format import ChessValues
 from engine.games.chess_material import Material, materials_of
 from engine.games.chess_tables import ChessTable, board_of_slot
@@ -33,13 +37,24 @@ from tests.reference.chess_files import cache_dir, gaviota_dir, syzygy_dir
 MATERIALS = [m.name for m in materials_of(4) if m.name != "KvK"]
 THREE_MEN = [name for name in MATERIALS if len(name) == 4]
 #: The 4-man materials `make test` checks on random positions beside every 3-man one (whose KPvK has
-#: promotions): queen against rook, and the longest mate of pieces alone. Solving the 4-man tables from an
-#: empty cache takes minutes (a pawn material needs every table its promotions reach), so the others,
-#: and en passant (KPvKP), are checked marked slow (`-m slow`).
-QUICK = {"KQvKR", "KBNvK"}
+#: promotions): queen against rook, the longest mate of pieces alone, and two pawn materials whose
+#: promotions reach every piece (KRvKP: to KQvKR, KRvKR, KRvKB and KRvKN; KNvKP likewise), the cheapest
+#: to solve from an empty cache beside the others (KPvKP, with en passant, needs every 4-man table of
+#: one pawn first: minutes). Every 4-man material is checked again, with more positions, marked slow.
+QUICK = {"KQvKR", "KBNvK", "KRvKP", "KNvKP"}
+#: Random positions per material: `make test`'s by men (each costs some milliseconds, mostly the
+#: reference's probes; a 3-man one less), and the slow set's.
+QUICK_EXAMPLES = {3: 3000, 4: 1000}
+SLOW_EXAMPLES = 5000
 SAMPLED = [
-    pytest.param(n, marks=() if n in THREE_MEN or n in QUICK else (pytest.mark.slow,)) for n in MATERIALS
+    pytest.param(n, QUICK_EXAMPLES[len(n) - 1], id=n) for n in MATERIALS if n in THREE_MEN or n in QUICK
+] + [
+    pytest.param(n, SLOW_EXAMPLES, id=f"{n}-slow", marks=pytest.mark.slow)
+    for n in MATERIALS
+    if n not in THREE_MEN
 ]
+#: How far from the fifty-move edge (plies, either side of it) a sample's halfmove clocks may be.
+EDGE = 3
 
 _SOURCES = (chess_index, chess_movegen, chess_retro, chess_values, chess_format, chess_material, chess_solve)
 
@@ -117,21 +132,65 @@ def _board(table: ChessTable, slot: int, mirrored: bool) -> chess.Board | None:
     return board
 
 
-@pytest.mark.parametrize("name", SAMPLED)
-def test_wdl_and_dtz_agree_with_syzygy(solved: Solved, syzygy: chess.syzygy.Tablebase, name: str) -> None:
-    table = solved.table(name)
+def syzygy_category(wdl: int, dtz: int, clock: int) -> str | None:
+    """lila's category of a position whose halfmove clock is `clock`, from Syzygy's WDL and DTZ (at clock
+    0); None where Syzygy's rounded DTZ leaves it open (the edge itself, or a ply past it)."""
+    if wdl == 0:
+        return "draw"
+    total = abs(dtz) + clock
+    if clock and total in (FIFTY_MOVES, FIFTY_MOVES + 1):
+        return None
+    if wdl > 0:
+        return "win" if wdl == 2 and total <= FIFTY_MOVES else "cursed-win"
+    return "loss" if wdl == -2 and total <= FIFTY_MOVES else "blessed-loss"
 
-    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
-    @given(st.integers(0, table.material.slots - 1), st.booleans())
-    def check(slot: int, mirrored: bool) -> None:
+
+@pytest.mark.parametrize(("name", "examples"), SAMPLED)
+def test_wdl_and_dtz_agree_with_syzygy(
+    solved: Solved, syzygy: chess.syzygy.Tablebase, name: str, examples: int
+) -> None:
+    """Random positions either colouring: WDL and DTZ, and lila's category at halfmove clocks 0 and
+    either side of the fifty-move edge for the position's DTZ (at most `EDGE` plies further), so that
+    cursed wins and blessed losses, which no 3- or 4-man position has at clock 0, are checked as often as
+    wins and losses."""
+    table = solved.table(name)
+    seen: Counter[str] = Counter()
+
+    @settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+    @given(st.integers(0, table.material.slots - 1), st.booleans(), st.data())
+    def check(slot: int, mirrored: bool, data: st.DataObject) -> None:
         board = _board(table, slot, mirrored)
         if board is None:
+            seen["none"] += 1
             return
         probe = table.probe(board)
         wdl, dtz = syzygy.probe_wdl(board), syzygy.probe_dtz(board)
         assert agrees((probe.wdl, probe.dtz), wdl, dtz, board), (board.fen(), probe, wdl, dtz)
+        if board.is_checkmate() or wdl == 0:
+            seen["mate" if wdl else "draw"] += 1
+            return
+        # Within the edge and past it (a won position turns cursed, a lost one blessed), `away` plies off.
+        away = data.draw(st.integers(0, EDGE))
+        for clock in (0, max(FIFTY_MOVES - abs(dtz) - 1 - away, 0), FIFTY_MOVES - abs(dtz) + 2 + away):
+            board.halfmove_clock = clock
+            expected = syzygy_category(wdl, dtz, clock)
+            if expected is None:
+                seen["open"] += 1
+                continue
+            ours = chess_answers.position_info(board, probe).category  # the probe takes the clock as 0
+            assert ours == expected, (board.fen(), probe, wdl, dtz)
+            seen[expected] += 1
 
     check()
+    checked = sum(seen.values()) - seen["none"]
+    assert checked >= examples // 4, seen  # the sparsest index (KQQvK) has a third of its slots legal
+    assert seen["open"] == 0, seen
+    assert seen["cursed-win"] * 2 == seen["win"] and seen["blessed-loss"] * 2 == seen["loss"], seen
+    stats = table.stats()
+    for outcome, past_edge in (("wins", "cursed-win"), ("losses", "blessed-loss")):
+        share = cast(int, stats[outcome]) / cast(int, stats["positions"])
+        if share > 0.01:  # met for sure in the sample: so was the edge
+            assert seen[past_edge] > 0, (outcome, seen)
 
 
 @pytest.mark.slow
