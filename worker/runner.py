@@ -329,8 +329,9 @@ class Worker:
             self._check(lost)
             # Steps grow with the table (so a period shows after a few thousand values, not after a
             # whole step), and end on chunk boundaries when the step allows, so few partial chunks are
-            # rewritten.
-            step = min(self.step_values, max(FIRST_STEP, start))
+            # rewritten. An object made whole has no period to show and its words are ready: whole steps
+            # from the start (growing ones would rewrite its first chunk five times).
+            step = self.step_values if length is not None else min(self.step_values, max(FIRST_STEP, start))
             stop = (start // CHUNK_VALUES) * CHUNK_VALUES + step
             if stop <= start:
                 stop = start + step

@@ -34,6 +34,7 @@ from storage.checkpoints import CheckpointStore
 from storage.jobs import Job, JobQueue
 from storage.sequences import SequenceStore
 from tests.storage.helpers import chunk_rows
+from worker import runner
 from worker.compute import ComputeError, Computer, KernelFailed
 from worker.runner import Worker
 
@@ -394,3 +395,24 @@ def test_records_held_for_the_hold_come_all_at_once_and_in_order() -> None:
             computer.length(no_progress, nothing, "solving", checkpoint=held.append, hold=-1.0)
     finally:
         computer.close()
+
+
+def test_an_object_made_whole_is_stored_in_whole_steps(
+    clean_db: sa.Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its words are ready once it is made: they are written in steps of the worker's step from the start
+    (not growing from FIRST_STEP, which would rewrite the first chunk at every step)."""
+    monkeypatch.setattr(runner, "FIRST_STEP", 16)
+    writes: list[tuple[str, int, int]] = []
+    write = SequenceStore.write_extension
+
+    def counted(self: SequenceStore, **args: Any) -> None:
+        writes.append((args["game_id"], args["start"], len(args["values"])))
+        write(self, **args)
+
+    monkeypatch.setattr(SequenceStore, "write_extension", counted)
+    submit(clean_db)
+    Worker(clean_db, worker_id="whole", step_values=1 << 20).run_until_idle(threading.Event())
+    length = len(table_kernel("KRvK").words())
+    assert length > 16
+    assert [write for write in writes if write[0] == GAME] == [(GAME, 0, length)]
