@@ -26,10 +26,10 @@ kernel's own units); then exactly its words are stored, whatever `upto` the job 
 bound stops them short. A kernel that checkpoints as it makes it (engine.kind.ChecksPoints) has each
 record stored as it comes, under the lease (storage.checkpoints), and a job whose object has stored
 records (its last worker was killed part way) resumes from them: a killed worker loses at most the stage
-in flight. Records are stored only once a solve has run NIMBASE_WORKER_CHECKPOINT_SECONDS (those of its
-first seconds then): a short solve, whose records would be deleted with its object a moment later,
-writes none. The records are deleted with the write that stores the object whole; records the kernel
-cannot use (another version's) are dropped and the object made from the start.
+in flight. Records are stored only once a solve has computed NIMBASE_WORKER_CHECKPOINT_SECONDS of
+CPU (those of its first seconds then): a short solve, whose records would be deleted with its object a
+moment later, writes none. The records are deleted with the write that stores the object whole;
+records the kernel cannot use (another version's) are dropped and the object made from the start.
 """
 
 from __future__ import annotations

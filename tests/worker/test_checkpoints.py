@@ -357,7 +357,7 @@ def test_records_the_kernel_cannot_use_are_dropped_and_the_table_made_anew(
 def test_a_solve_shorter_than_the_hold_stores_no_record(
     clean_db: sa.Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Records are stored once a solve has run NIMBASE_WORKER_CHECKPOINT_SECONDS: a short one (the
+    """Records are stored once a solve has computed NIMBASE_WORKER_CHECKPOINT_SECONDS of CPU: a short one (the
     records of which would be deleted with its object stored) writes none, and stores the same table."""
     appended: list[int] = []
     append = CheckpointStore.append
