@@ -8,6 +8,12 @@ materials' count and their stored bytes a position. The same materials made in t
 (`TableKernel.make`, each from the stored bytes of those it reads: what bench.bench_chess measures) are
 measured in the same run for comparison (--no-in-process: not).
 
+The kernels are compiled (numba, or loaded from its cache) first, by making every material of up to three
+men in this process, and that time is given apart: otherwise whichever of the two runs first compiles
+them and writes the cache the other loads (some 25 s of CPU on a loaded machine), and the comparison
+measures the compiler. The worker's child then loads them from the cache, as any worker's does once one
+has run.
+
 With `--five MATERIAL` (e.g. KQRvKR; long: minutes of CPU, some 3 GB), a fresh worker then runs that
 five-man material's job with the default cap, its four-man tables stored first: whether it passes the cap,
 its time, and the child's peak resident and address-space sizes.
@@ -25,7 +31,7 @@ import sqlalchemy as sa
 from bench.common import cpu_seconds, figure, fresh_database, process_tree
 from cli.jobs import queue_bulk
 from engine.games.chess import TableKernel
-from engine.games.chess_material import materials_of, parse_material
+from engine.games.chess_material import Material, materials_of, parse_material
 from engine.games.registry import parse_game_id, plan_stored
 from engine.kernels import chess_index as ix
 from engine.precompute import plan_job
@@ -96,7 +102,27 @@ def run_worker(engine: sa.Engine, what: str) -> tuple[float, float, int, int]:
     return wall, cpu, hwm, peak
 
 
+def make_in_process(materials: list[Material]) -> dict[str, bytes]:
+    """Each material's table made in this process, in order, each from the bytes of those it reads."""
+    made: dict[str, bytes] = {}
+    for material in materials:
+        kernel = TableKernel(material)
+        kernel.give({need: made[need.game_id.partition(":")[2]] for need in kernel.needs()})
+        made[material.name] = kernel.make()
+    return made
+
+
+def warm_up() -> None:
+    """The kernels compiled (or loaded from numba's cache, which the worker's child then reads)."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    make_in_process(materials_of(3))
+    what = "chess: kernels compiled or loaded from cache (every 3-man material made), before both"
+    figure(f"{what} (wall)", time.perf_counter() - wall, "s")
+    figure(f"{what} (CPU)", time.process_time() - cpu, "s")
+
+
 def bench_small(url: str, in_process: bool) -> None:
+    warm_up()
     engine = create_engine(url)
     queued = queue_bulk(lambda: engine, "chess", 4)
     materials = materials_of(4)
@@ -118,12 +144,8 @@ def bench_small(url: str, in_process: bool) -> None:
     figure("chess: 3- and 4-man materials: database bytes per position", store.table_bytes() / positions, "B")
     engine.dispose()
     if in_process:
-        made: dict[str, bytes] = {}
         wall, cpu = time.perf_counter(), time.process_time()
-        for material in materials:
-            kernel = TableKernel(material)
-            kernel.give({need: made[need.game_id.partition(":")[2]] for need in kernel.needs()})
-            made[material.name] = kernel.make()
+        make_in_process(materials)
         what = "chess: every 3- and 4-man material, made in this process, this run"
         figure(f"{what} (wall)", time.perf_counter() - wall, "s")
         figure(f"{what} (CPU)", time.process_time() - cpu, "s")

@@ -262,6 +262,10 @@ class WorkerSettings:
     #: naming this cap; 0: no cap. The default holds a five-man chess table's solve (KQRvKR: 3.1 GiB of
     #: address space at its peak, 2.6 GiB resident, bench.bench_chess_jobs --five).
     memory_bytes: NonNegativeInt = 4 << 30
+    #: CPU seconds an object made whole (a chess table's solve) computes before its checkpoint records are
+    #: stored: those of a shorter one, deleted as soon as it is stored, are never written; a killed worker
+    #: loses at most this much of a solve besides the stage in flight. 0: every record as it comes.
+    checkpoint_seconds: NonNegativeFloat = 10.0
 
 
 DEFAULT_WORKER = WorkerSettings()

@@ -12,8 +12,14 @@ closes, so a killed worker leaves no computation behind.
 A kernel that checkpoints while it makes its object whole (engine.kind.ChecksPoints) has each record
 forwarded to the worker as it is made, and is given back the records of a stopped run (`resume`) before
 `length`. Records can be tens of megabytes: they cross the pipe as raw bytes, never pickled, each after a
-small header. A record the child sent is read even when the child dies just after sending it, and when
-the job must stop the worker first takes the records already sent, so none the child finished is lost.
+small header. Given a `hold` (NIMBASE_WORKER_CHECKPOINT_SECONDS), the child holds the records of a
+computation's first `hold` seconds of CPU and sends them all once it has computed that long: one that ends
+sooner (most do: a four-man chess solve takes a second) sends none, so it costs no pipe or database
+writes for records deleted as soon as its object is stored, and a killed worker loses at most that much
+computing besides the stage in flight. CPU, not wall time: the child runs at a low priority, and on a
+busy machine a short solve takes many times its CPU time. A record the child sent is read even when the
+child dies just after sending it, and when the job must stop the worker first takes the records already
+sent, so none the child finished is lost.
 """
 
 from __future__ import annotations
@@ -118,11 +124,15 @@ class Computer:
         check: Callable[[], None],
         what: str,
         checkpoint: Callable[[bytes], None] | None = None,
+        hold: float = 0.0,
     ) -> int | None:
         """The kernel's `length` (an object made whole: a solve, its progress reported as it goes); with
         `checkpoint`, a kernel that checkpoints (engine.kind.ChecksPoints) has each record handed to it,
-        in order, as the child makes it."""
-        message = ("length", checkpoint is not None)
+        in order, as the child makes it, once the computation has used `hold` seconds of CPU (the
+        records of its first `hold` seconds then, all at once; none when it ends before)."""
+        if hold < 0:
+            raise ValueError(f"hold must be >= 0 seconds, got {hold}")
+        message = ("length", checkpoint is not None, hold)
         found: int | None = self._call(message, check, None, progress, what, checkpoint=checkpoint)
         return found
 
@@ -347,7 +357,7 @@ class _State:
         if kind == "length":
             if not (message[1] and isinstance(kernel, ChecksPoints)):
                 return kernel.length(_reporter(conn))
-            kernel.checkpoint = _forwarder(conn)
+            kernel.checkpoint = _forwarder(conn, message[2])
             try:
                 return kernel.length(_reporter(conn))
             finally:
@@ -385,12 +395,20 @@ def _reporter(conn: Connection) -> Callable[[int, int], None]:
     return report
 
 
-def _forwarder(conn: Connection) -> Callable[[bytes], None]:
+def _forwarder(conn: Connection, hold: float) -> Callable[[bytes], None]:
     """checkpoint(record) for the child's kernel: the record to the worker, raw after its header (only
-    the kernel's thread sends, so the two messages are never split by another)."""
+    the kernel's thread sends, so the two messages are never split by another), once the child has used
+    `hold` seconds of CPU since the forwarder was made (the records held until then go first, in order)."""
+    until = time.process_time() + hold
+    held: list[bytes] = []
 
     def forward(record: bytes) -> None:
-        conn.send(("checkpoint", len(record)))
-        conn.send_bytes(record)
+        held.append(record)
+        if time.process_time() < until:
+            return
+        while held:
+            data = held.pop(0)
+            conn.send(("checkpoint", len(data)))
+            conn.send_bytes(data)
 
     return forward

@@ -26,8 +26,10 @@ kernel's own units); then exactly its words are stored, whatever `upto` the job 
 bound stops them short. A kernel that checkpoints as it makes it (engine.kind.ChecksPoints) has each
 record stored as it comes, under the lease (storage.checkpoints), and a job whose object has stored
 records (its last worker was killed part way) resumes from them: a killed worker loses at most the stage
-in flight. The records are deleted with the write that stores the object whole; records the kernel
-cannot use (another version's) are dropped and the object made from the start.
+in flight. Records are stored only once a solve has computed NIMBASE_WORKER_CHECKPOINT_SECONDS of
+CPU (those of its first seconds then): a short solve, whose records would be deleted with its object a
+moment later, writes none. The records are deleted with the write that stores the object whole;
+records the kernel cannot use (another version's) are dropped and the object made from the start.
 """
 
 from __future__ import annotations
@@ -134,11 +136,19 @@ class Worker:
         poll_seconds: float = DEFAULT_WORKER.poll_seconds,
         step_values: int = DEFAULT_WORKER.step,
         memory_bytes: int = DEFAULT_WORKER.memory_bytes,
+        checkpoint_seconds: float = DEFAULT_WORKER.checkpoint_seconds,
     ) -> None:
-        if lease_seconds <= 0 or poll_seconds < 0 or step_values < 1 or memory_bytes < 0:
+        if (
+            lease_seconds <= 0
+            or poll_seconds < 0
+            or step_values < 1
+            or memory_bytes < 0
+            or not checkpoint_seconds >= 0
+        ):
             raise ValueError(
                 f"invalid worker settings: lease_seconds={lease_seconds}, poll_seconds={poll_seconds}, "
-                f"step_values={step_values}, memory_bytes={memory_bytes}"
+                f"step_values={step_values}, memory_bytes={memory_bytes}, "
+                f"checkpoint_seconds={checkpoint_seconds}"
             )
         self.worker_id = worker_id or default_worker_id()
         self.lease_seconds = lease_seconds
@@ -149,6 +159,7 @@ class Worker:
         self.graphs = GraphStore(engine)
         self.checkpoints = CheckpointStore(engine)
         self.memory_bytes = memory_bytes
+        self.checkpoint_seconds = checkpoint_seconds
         self._computer = Computer(memory_bytes)
         self._stop = threading.Event()
 
@@ -318,8 +329,9 @@ class Worker:
             self._check(lost)
             # Steps grow with the table (so a period shows after a few thousand values, not after a
             # whole step), and end on chunk boundaries when the step allows, so few partial chunks are
-            # rewritten.
-            step = min(self.step_values, max(FIRST_STEP, start))
+            # rewritten. An object made whole has no period to show and its words are ready: whole steps
+            # from the start (growing ones would rewrite its first chunk five times).
+            step = self.step_values if length is not None else min(self.step_values, max(FIRST_STEP, start))
             stop = (start // CHUNK_VALUES) * CHUNK_VALUES + step
             if stop <= start:
                 stop = start + step
@@ -399,7 +411,11 @@ class Worker:
             log.info("job %d: resuming from %d checkpoint records (%d bytes)", job.id, count, size)
             try:
                 return self._computer.length(
-                    self._reporter(job, lost), check, what, checkpoint=self._saver(job, count)
+                    self._reporter(job, lost),
+                    check,
+                    what,
+                    checkpoint=self._saver(job, count),
+                    hold=self.checkpoint_seconds,
                 )
             except KernelFailed as exc:
                 log.warning(
@@ -409,7 +425,8 @@ class Worker:
                     job_id=job.id, worker_id=self.worker_id, game_id=job.game_id, family=job.family
                 )
                 reload()
-        return self._computer.length(self._reporter(job, lost), check, what, checkpoint=self._saver(job, 0))
+        saver, hold = self._saver(job, 0), self.checkpoint_seconds
+        return self._computer.length(self._reporter(job, lost), check, what, checkpoint=saver, hold=hold)
 
     def _saver(self, job: Job, first: int) -> Callable[[bytes], None]:
         """checkpoint(record) storing the kernel's records under the lease as numbers first, first + 1,
@@ -505,7 +522,8 @@ class Worker:
 
 def worker_from_settings(engine: sa.Engine, settings: WorkerSettings = DEFAULT_WORKER) -> Worker:
     """A Worker configured by `settings` (`Settings.from_env().worker`: NIMBASE_WORKER_LEASE_SECONDS,
-    NIMBASE_WORKER_POLL_SECONDS, NIMBASE_WORKER_STEP and NIMBASE_WORKER_ID), so every entry point agrees."""
+    NIMBASE_WORKER_POLL_SECONDS, NIMBASE_WORKER_STEP, NIMBASE_WORKER_ID, NIMBASE_WORKER_MEMORY_BYTES and
+    NIMBASE_WORKER_CHECKPOINT_SECONDS), so every entry point agrees."""
     return Worker(
         engine,
         worker_id=settings.id,
@@ -513,6 +531,7 @@ def worker_from_settings(engine: sa.Engine, settings: WorkerSettings = DEFAULT_W
         poll_seconds=settings.poll_seconds,
         step_values=settings.step,
         memory_bytes=settings.memory_bytes,
+        checkpoint_seconds=settings.checkpoint_seconds,
     )
 
 

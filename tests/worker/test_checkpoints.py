@@ -34,6 +34,7 @@ from storage.checkpoints import CheckpointStore
 from storage.jobs import Job, JobQueue
 from storage.sequences import SequenceStore
 from tests.storage.helpers import chunk_rows
+from worker import runner
 from worker.compute import ComputeError, Computer, KernelFailed
 from worker.runner import Worker
 
@@ -208,6 +209,7 @@ def start(
         NIMBASE_WORKER_POLL_SECONDS="0.1",
         NIMBASE_WORKER_ID=name,
         NIMBASE_LOG_LEVEL="INFO",
+        NIMBASE_WORKER_CHECKPOINT_SECONDS="0",  # each record stored as it comes, however short the solve
         **env,
     )
     with log.open("wb") as out:
@@ -299,7 +301,7 @@ def test_a_lease_lost_mid_solve_writes_no_checkpoint(
     caplog.set_level(logging.INFO, logger="worker.runner")
     queue = JobQueue(clean_db)
     job = submit(clean_db)
-    worker = Worker(clean_db, worker_id="w")
+    worker = Worker(clean_db, worker_id="w", checkpoint_seconds=0)
     try:
         assert worker.run_once()  # KvK's table
         append = CheckpointStore.append
@@ -350,3 +352,67 @@ def test_records_the_kernel_cannot_use_are_dropped_and_the_table_made_anew(
     assert info is not None
     stored = decode_words(SequenceStore(clean_db).read_prefix(GAME, TABLE, info.computed_upto))
     assert stored == table_kernel("KRvK").make()
+
+
+def test_a_solve_shorter_than_the_hold_stores_no_record(
+    clean_db: sa.Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Records are stored once a solve has computed NIMBASE_WORKER_CHECKPOINT_SECONDS of CPU: a short one (the
+    records of which would be deleted with its object stored) writes none, and stores the same table."""
+    appended: list[int] = []
+    append = CheckpointStore.append
+
+    def counted(self: CheckpointStore, **record: Any) -> None:
+        appended.append(record["record"])
+        append(self, **record)
+
+    monkeypatch.setattr(CheckpointStore, "append", counted)
+    job = submit(clean_db)
+    Worker(clean_db, worker_id="held", checkpoint_seconds=300).run_until_idle(threading.Event())
+    assert appended == []
+    done = JobQueue(clean_db).get(job.id)
+    assert done is not None and done.status == "done"
+    info = SequenceStore(clean_db).info(GAME, TABLE)
+    assert info is not None
+    stored = decode_words(SequenceStore(clean_db).read_prefix(GAME, TABLE, info.computed_upto))
+    assert stored == table_kernel("KRvK").make()
+
+
+def test_records_held_for_the_hold_come_all_at_once_and_in_order() -> None:
+    """A solve still running once the hold is over sends every record held until then, in order: with
+    no hold at all, each as it comes; with a negative one, the call is refused."""
+    computer = Computer(0)
+    try:
+        computer.use(GAME, TABLE, None, nothing, inputs())
+        records: list[bytes] = []
+        assert computer.length(no_progress, nothing, "solving", checkpoint=records.append, hold=0.0)
+        assert records == solved_records()
+        computer.use(GAME, TABLE, None, nothing, inputs())
+        held: list[bytes] = []
+        assert computer.length(no_progress, nothing, "solving", checkpoint=held.append, hold=300.0)
+        assert held == []
+        with pytest.raises(ValueError, match="hold must be >= 0 seconds, got -1"):
+            computer.length(no_progress, nothing, "solving", checkpoint=held.append, hold=-1.0)
+    finally:
+        computer.close()
+
+
+def test_an_object_made_whole_is_stored_in_whole_steps(
+    clean_db: sa.Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its words are ready once it is made: they are written in steps of the worker's step from the start
+    (not growing from FIRST_STEP, which would rewrite the first chunk at every step)."""
+    monkeypatch.setattr(runner, "FIRST_STEP", 16)
+    writes: list[tuple[str, int, int]] = []
+    write = SequenceStore.write_extension
+
+    def counted(self: SequenceStore, **args: Any) -> None:
+        writes.append((args["game_id"], args["start"], len(args["values"])))
+        write(self, **args)
+
+    monkeypatch.setattr(SequenceStore, "write_extension", counted)
+    submit(clean_db)
+    Worker(clean_db, worker_id="whole", step_values=1 << 20).run_until_idle(threading.Event())
+    length = len(table_kernel("KRvK").words())
+    assert length > 16
+    assert [write for write in writes if write[0] == GAME] == [(GAME, 0, length)]
