@@ -23,7 +23,6 @@ import contextlib
 import os
 import random
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -39,7 +38,6 @@ from bench.common import (
     Server,
     cpu_seconds,
     figure,
-    free_port,
     fresh_database,
     latency_figures,
     running_server,
@@ -108,34 +106,9 @@ def serve_previous() -> int:
         return cli_main(["serve", "--processes", "1"])
 
 
-@contextlib.contextmanager
-def previous_server(url: str) -> Iterator[Server]:
+def previous_server(url: str) -> contextlib.AbstractContextManager[Server]:
     """A second server, answering GET /standard by the previous path (`serve_previous`)."""
-    grpc_port, http_port = free_port(), free_port()
-    env = {
-        **os.environ,
-        "DATABASE_URL": url,
-        "NIMBASE_GRPC_PORT": str(grpc_port),
-        "NIMBASE_HTTP_PORT": str(http_port),
-        "NIMBASE_HOST": "127.0.0.1",
-        "NIMBASE_ADMIN_TOKEN": ADMIN_TOKEN,
-        "NIMBASE_LOG_LEVEL": "WARNING",
-    }
-    process = subprocess.Popen([sys.executable, "-m", "bench.bench_lila", "--serve-previous"], env=env)
-    http = f"http://127.0.0.1:{http_port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{http}/readyz", timeout=1).status_code == 200:
-                    break
-            if time.monotonic() > deadline or process.poll() is not None:
-                raise RuntimeError("the previous path's server did not start")
-            time.sleep(0.2)
-        yield Server(f"127.0.0.1:{grpc_port}", http, process.pid)
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
+    return running_server(url, command=["-m", "bench.bench_lila", "--serve-previous"])
 
 
 class Timed:

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
@@ -68,10 +68,14 @@ class Server(NamedTuple):
 
 @contextmanager
 def running_server(
-    url: str, processes: int = 1, settings: Mapping[str, str] | None = None
+    url: str,
+    processes: int = 1,
+    settings: Mapping[str, str] | None = None,
+    command: Sequence[str] | None = None,
 ) -> Iterator[Server]:
     """`nimbase serve --processes N` on loopback (one process unless told), with more `settings`
-    (NIMBASE_* variables) if given, stopped afterwards."""
+    (NIMBASE_* variables) if given, stopped afterwards; `command` (python's arguments) serves another
+    way, such as a bench's previous path."""
     grpc_port, http_port = free_port(), free_port()
     env = {
         **os.environ,
@@ -83,7 +87,8 @@ def running_server(
         "NIMBASE_LOG_LEVEL": "WARNING",
         **(settings or {}),
     }
-    process = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--processes", str(processes)], env=env)
+    arguments = command or ["-m", "cli", "serve", "--processes", str(processes)]
+    process = subprocess.Popen([sys.executable, *arguments], env=env)
     http = f"http://127.0.0.1:{http_port}"
     try:
         deadline = time.monotonic() + 60
