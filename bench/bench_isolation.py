@@ -73,7 +73,8 @@ RUNAWAY_GAME = "bicolor-nim"
 RUNAWAY_POSITION = "9223372036854775807w"
 #: One sample: (wall-clock time it was sent, seconds it took, outcome: an HTTP status, a gRPC code name,
 #: "WRONG" for a cheap answer that is not the right value, or "CLIENT-<error>"; and for a 5xx or a wrong
-#: value, the request and the answer's start, else "").
+#: value, the request and the answer's start, for an expensive request past its deadline + 250 ms the
+#: request, else "").
 Sample = tuple[float, float, str, str]
 
 
@@ -126,7 +127,10 @@ def expensive_load(
                 route, query = expensive_request(rng)
                 sent, started = time.time(), time.monotonic()
                 outcome, detail = _rest(http, route, query, headers)
-                samples.append((sent, time.monotonic() - started, outcome, detail))
+                took = time.monotonic() - started
+                if not detail and (took - deadline_s) * 1e3 > TARGET_PAST_MS:  # late: say which request
+                    detail = _detail(route, query, outcome)
+                samples.append((sent, took, outcome, detail))
         return samples
 
     return _threads(clients, seconds, work)

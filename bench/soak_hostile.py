@@ -29,6 +29,7 @@ from bench.bench_isolation import (
     CHEAP_CLIENTS,
     DEADLINE_S,
     TARGET_P99_MS,
+    TARGET_PAST_MS,
     Sample,
     cheap_grpc,
     cheap_rest,
@@ -138,6 +139,9 @@ def hostile_report(samples: HostileSamples, run: Run) -> list[str]:
     ]
     if results["expensive requests past deadline + 250 ms"]:
         missed.append("expensive requests past their deadline + 250 ms")
+        for _sent, took, outcome, detail in expensive:
+            if (took - DEADLINE_S) * 1e3 > TARGET_PAST_MS:
+                print(f"  late by {(took - DEADLINE_S) * 1e3:.0f} ms: {outcome} {detail}", flush=True)
     print("  targets " + ("met" if not missed else "missed: " + ", ".join(missed)), flush=True)
     figure("hostile: defect 1 requests (both transports)", len(samples.runaway), "requests")
     outcomes: Counter[str] = Counter(sample[2] for sample in samples.runaway)
