@@ -36,6 +36,7 @@ from bench.bench_isolation import (
     expensive_load,
     figures,
     health,
+    late_text,
     runaway_load,
     targets_line,
 )
@@ -139,9 +140,9 @@ def hostile_report(samples: HostileSamples, run: Run) -> list[str]:
     ]
     if results["expensive requests past deadline + 250 ms"]:
         missed.append("expensive requests past their deadline + 250 ms")
-        for _sent, took, outcome, detail in expensive:
-            if (took - DEADLINE_S) * 1e3 > TARGET_PAST_MS:
-                print(f"  late by {(took - DEADLINE_S) * 1e3:.0f} ms: {outcome} {detail}", flush=True)
+        for sample in expensive:
+            if (sample.took - DEADLINE_S) * 1e3 > TARGET_PAST_MS:
+                print(f"  late by {late_text(sample)}: {sample.outcome} {sample.detail}", flush=True)
     print("  targets " + ("met" if not missed else "missed: " + ", ".join(missed)), flush=True)
     figure("hostile: defect 1 requests (both transports)", len(samples.runaway), "requests")
     outcomes: Counter[str] = Counter(sample[2] for sample in samples.runaway)
@@ -152,15 +153,16 @@ def hostile_report(samples: HostileSamples, run: Run) -> list[str]:
     wrong = 0
     for group in (expensive, samples.rest, samples.grpc, samples.healthz):
         for sample in group:
-            sent, seconds, outcome, _detail = sample
+            sent, seconds, outcome = sample.sent, sample.took, sample.outcome
             if outcome == "WRONG":
                 wrong += 1
             elif not _explained(outcome, sent + seconds, group is expensive, run):
                 unexplained.append(sample)
     figure("hostile: 5xx and client failures otherwise (must be 0)", len(unexplained), "answers")
     figure("hostile: cheap Nim values wrong (must be 0)", wrong, "answers")
-    for at, seconds, outcome, detail in unexplained[:15]:
-        print(f"  t={at - run.started:6.1f} s  {outcome} after {seconds:.2f} s: {detail}", flush=True)
+    for sample in unexplained[:15]:
+        at, seconds = sample.sent - run.started, sample.took
+        print(f"  t={at:6.1f} s  {sample.outcome} after {seconds:.2f} s: {sample.detail}", flush=True)
     problems = []
     if unexplained:
         problems.append(f"{len(unexplained)} 5xx or client failures under the hostile load")

@@ -98,11 +98,12 @@ def bearer_token(header: str | None) -> str | None:
     return token.strip()
 
 
-def deadline_after(seconds: float | None, limits: Limits) -> float:
-    """Absolute time.monotonic() deadline `seconds` from now, capped at `limits.request_seconds`."""
+def deadline_after(seconds: float | None, limits: Limits, since: float | None = None) -> float:
+    """Absolute time.monotonic() deadline `seconds` from `since` (a time.monotonic(); default now), capped
+    at `limits.request_seconds`."""
     cap = limits.request_seconds
     budget = cap if seconds is None else max(0.0, min(seconds, cap))
-    return time.monotonic() + budget
+    return (time.monotonic() if since is None else since) + budget
 
 
 def jsonable(obj: object) -> JSON:

@@ -45,9 +45,9 @@ RESTART_SECONDS = 2.0
 POLL_SECONDS = 0.02
 #: How often a call waiting for a free process looks at its client's cancellation (many may wait).
 QUEUE_POLL_SECONDS = 0.5
-#: How long past the deadline the parent waits for the process's own answer (which names the step that
-#: ran out of time) before it answers by itself.
-SLACK_SECONDS = 0.05
+#: How long before the request's deadline a process stops its work: its own refusal (which names the step
+#: that ran out of time) then reaches the parent by the deadline, at which the parent answers by itself.
+ANSWER_MARGIN_SECONDS = 0.03
 #: How long a process whose call was given up (deadline, cancellation) may take to come back by itself
 #: before it is killed: the engine checks its deadline often, and a process restart costs seconds of CPU.
 KILL_GRACE_SECONDS = 0.25
@@ -209,7 +209,7 @@ class ProcessPool:
         stop = within(deadline, asked + self._request_seconds)
         child = self._take(stop, method, args)
         try:
-            child.conn.send((method, tuple(args), stop.at, current_client(), asked))
+            child.conn.send((method, tuple(args), stop.at - ANSWER_MARGIN_SECONDS, current_client(), asked))
         except (OSError, ValueError) as exc:
             self._replace(child)
             raise ProcessDied(f"a live process could not be sent {method}") from exc
@@ -269,7 +269,7 @@ class ProcessPool:
             if cancelled_at is not None and now > cancelled_at + KILL_GRACE_SECONDS:
                 self._abandon(child)
                 raise Cancelled(f"{describe(method, args)} was stopped: the client cancelled the request")
-            left = stop.at + SLACK_SECONDS - now
+            left = stop.at - now
             if left <= 0:
                 self._abandon(child)
                 raise DeadlineExceeded(f"{describe(method, args)} ran past the request's deadline")

@@ -20,7 +20,7 @@ from kinds.chess import lila
 from service.core import NimbaseService
 from service.rest.answer import answer_in_thread, answer_until_gone
 from service.rest.context import context_of, service_of
-from service.rest.deadline import DeadlineHeader, deadline_at
+from service.rest.deadline import DeadlineHeader, arrival, deadline_at
 from service.rest.errors import failure
 from service.rest.lean import LeanRoute, query_value
 
@@ -80,7 +80,7 @@ async def _memory_first(
     """`run` on the event loop when the tables it reads are in memory (a kept table: the hot path, no
     thread hop), else in a worker thread as `answer_in_thread` runs it."""
     try:
-        stop = Deadline.cancellable(deadline_at(header, context_of(request).limits))
+        stop = Deadline.cancellable(deadline_at(header, context_of(request).limits, arrival(request)))
         found = service_of(request).in_memory(lambda: run(stop))
     except Exception as exc:
         return failure(request, exc)

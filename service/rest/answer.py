@@ -20,18 +20,18 @@ from service import http_cache
 from service.clients import in_request_context
 from service.pooled import Moved, computing_only, reads_only
 from service.rest.context import context_of
-from service.rest.deadline import deadline_at
+from service.rest.deadline import arrival, deadline_at
 from service.rest.errors import failure
 
 #: Whether an answer never changes (http_cache); None: the route's answers are not cached.
 Cache: TypeAlias = Callable[[Any], bool] | None
 
 #: How long past the request's deadline the event loop waits for a call in the compute lane to answer
-#: before it answers DEADLINE_EXCEEDED itself. The lane's thread answers at the deadline and a little
-#: (service.isolation.SLACK_SECONDS), naming the step that ran out of time; but on a loaded machine the
-#: thread, the GIL and the answer's way back to the loop each wait for a core, and the contract wants the
-#: answer sent at the deadline.
-LATE_SECONDS = 0.1
+#: before it answers DEADLINE_EXCEEDED itself. The lane's thread answers at the deadline, naming the step
+#: that ran out of time (its live process stops service.isolation.ANSWER_MARGIN_SECONDS before); but on
+#: a loaded machine the thread, the GIL and the answer's way back to the loop each wait for a core, and
+#: the contract wants the answer sent at the deadline.
+LATE_SECONDS = 0.03
 
 
 def respond(request: Request, body: Any, cache: Cache) -> Response:
@@ -58,7 +58,7 @@ async def answer_memory_first(
     thread, where the call may read the database or compute (`answer_in_thread`)."""
     context = context_of(request)
     try:
-        stop = Deadline.cancellable(deadline_at(header, context.limits))
+        stop = Deadline.cancellable(deadline_at(header, context.limits, arrival(request)))
         body = context.service.in_memory(lambda: call(stop))
     except Exception as exc:
         return failure(request, exc)
@@ -72,7 +72,7 @@ async def answer_in_thread(
 ) -> Response:
     """Run a call bounded by the request's deadline (`x-deadline-ms`) in a worker thread."""
     try:
-        stop = Deadline.cancellable(deadline_at(header, context_of(request).limits))
+        stop = Deadline.cancellable(deadline_at(header, context_of(request).limits, arrival(request)))
     except InvalidArgument as exc:
         return failure(request, exc)
     return await answer_until_gone(request, stop, call, cache)

@@ -17,6 +17,7 @@ from service.limits import Limits
 from service.metrics import Metrics
 from service.rate_limit import RateLimiter, RateLimitMiddleware
 from service.request_caps import Cap, RequestCaps
+from service.rest.deadline import ARRIVED
 
 #: The one POST route that only reads: a browser may call it like the GET routes (CORS).
 BATCH_PATH = "/v1/values:batch"
@@ -26,7 +27,10 @@ WRITE_PATHS = frozenset({"/v1/jobs", "/v1/graphs"})
 
 class Recorder:
     """Records every request in the metrics: a plain ASGI middleware, which costs far less per
-    request than Starlette's BaseHTTPMiddleware."""
+    request than Starlette's BaseHTTPMiddleware. It stamps the request's arrival, from which its deadline
+    counts (service.rest.deadline), and tells the client the server's own time in a `Server-Timing`
+    header (`app;dur=` milliseconds from arrival to the answer's start), so a client can tell the
+    server's time from the network's and its own."""
 
     def __init__(self, app: ASGIApp, meter: Metrics) -> None:
         self._app = app
@@ -37,12 +41,15 @@ class Recorder:
             await self._app(scope, receive, send)
             return
         started = time.perf_counter()
+        scope.setdefault("state", {})[ARRIVED] = time.monotonic()
         status = 500
 
         async def record_status(message: Message) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
+                took = f"app;dur={(time.perf_counter() - started) * 1e3:.1f}".encode()
+                message = {**message, "headers": [*message.get("headers", ()), (b"server-timing", took)]}
             await send(message)
 
         try:

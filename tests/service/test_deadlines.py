@@ -9,6 +9,8 @@ would spend about a core.
 
 from __future__ import annotations
 
+import json
+import socket
 import time
 from collections.abc import Iterator
 
@@ -178,6 +180,35 @@ def test_a_rest_client_that_disconnects_stops_the_work(ports: BoundPorts) -> Non
     with httpx.Client(base_url=f"http://127.0.0.1:{ports.http}", timeout=5.0) as http:
         answer = http.get("/v1/value", params={"game": GAME, "position": "7 10"})
         assert answer.status_code == 200 and answer.json()["grundy"] == 1  # g(7) = 0, g(10) = 1 (period 7)
+
+
+def test_a_rest_deadline_counts_from_the_request_arrival(ports: BoundPorts) -> None:
+    """A batch whose body takes 1.2 s to arrive, with a 1 s deadline, is refused once its body is in (its
+    deadline has passed), not a second of search later: the time counts from the request's arrival, and
+    its Server-Timing header says the server's own time from that arrival."""
+    body = json.dumps({"game": MISERE_GAME, "positions": ["21 28 35 44", "22 28 37 38"]}).encode()
+    head = (
+        f"POST /v1/values:batch HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+        f"content-length: {len(body)}\r\nx-deadline-ms: 1000\r\nconnection: close\r\n\r\n"
+    ).encode()
+    with socket.create_connection(("127.0.0.1", ports.http), timeout=30) as conn:
+        started = time.monotonic()
+        conn.sendall(head + body[:10])
+        pieces = range(10, len(body), 20)
+        for at in pieces:
+            time.sleep(1.2 / len(pieces))
+            conn.sendall(body[at : at + 20])
+        sent = time.monotonic() - started
+        reply = b""
+        while chunk := conn.recv(65536):
+            reply += chunk
+    elapsed = time.monotonic() - started
+    assert sent >= 1.2
+    assert elapsed < sent + 0.5, f"answered {elapsed - sent:.2f} s after the body was in"
+    headers, _, answer = reply.partition(b"\r\n\r\n")
+    assert b"DEADLINE_EXCEEDED" in answer, reply[:300]
+    timing = [line for line in headers.split(b"\r\n") if line.lower().startswith(b"server-timing:")]
+    assert timing and timing[0].split(b"dur=")[1] and float(timing[0].split(b"dur=")[1]) >= 1000 * (sent - 0.1), timing
 
 
 def test_ranking_many_moves_shares_one_remoteness_allowance(clean_db: sa.Engine) -> None:

@@ -80,12 +80,14 @@ def apps(db_engine: sa.Engine) -> Iterator[tuple[FastAPI, FastAPI, Metrics]]:
 
 #: A request: its method, path, query and headers.
 Asked = tuple[str, str, dict[str, str], dict[str, str]]
-#: An answer: its status, its headers but the date (sorted), its body.
+#: An answer: its status, its headers but the date and the server's time (sorted; the Server-Timing
+#: header's presence kept), its body.
 Answered = tuple[int, list[tuple[str, str]], bytes]
 
 
 def exchange(app: FastAPI, requests: list[Asked]) -> list[Answered]:
-    """Each request's status, headers (but the date) and body bytes, asked in process."""
+    """Each request's status, headers (but the date, and the server's time only as there) and body bytes,
+    asked in process."""
 
     async def run() -> list[Answered]:
         answers: list[Answered] = []
@@ -93,7 +95,11 @@ def exchange(app: FastAPI, requests: list[Asked]) -> list[Answered]:
         async with httpx.AsyncClient(transport=transport, base_url="http://lila.test") as client:
             for method, path, params, headers in requests:
                 response = await client.request(method, path, params=params, headers=headers)
-                kept = sorted((k, v) for k, v in response.headers.items() if k != "date")
+                kept = sorted(
+                    (k, "app;dur=*" if k == "server-timing" else v)
+                    for k, v in response.headers.items()
+                    if k != "date"
+                )
                 answers.append((response.status_code, kept, await response.aread()))
         return answers
 
