@@ -117,6 +117,35 @@ KNIGHT_TO = _targets(KNIGHT_ATT)
 KK_INDEX, KK_SQUARES, KKP_INDEX, KKP_SQUARES = _king_tables()
 
 
+def _rays() -> U64:
+    """Per direction (rook's four, then the bishop's, the first of each pair towards higher squares)
+    and square, the squares beyond it to the board's edge; row 64 empty (no blocker)."""
+    rays = np.zeros((8, 65), dtype=np.uint64)
+    for d, (df, dr) in enumerate(((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (-1, 1), (1, -1))):
+        for s in range(64):
+            x, y = (s & 7) + df, (s >> 3) + dr
+            while 0 <= x < 8 and 0 <= y < 8:
+                rays[d, s] |= np.uint64(1) << np.uint64(y * 8 + x)
+                x, y = x + df, y + dr
+    return rays
+
+
+RAYS = _rays()
+#: Whether a direction of RAYS goes towards higher squares (its nearest blocker is the lowest bit).
+RAY_UP = np.array([d in (0, 2, 4, 6) for d in range(8)], dtype=np.bool_)
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+
+
+def _debruijn_table() -> I8:
+    out = np.zeros(64, dtype=np.int8)
+    for i in range(64):
+        out[((1 << i) * int(_DEBRUIJN) & 0xFFFFFFFFFFFFFFFF) >> 58] = i
+    return out
+
+
+_DEBRUIJN_INDEX = _debruijn_table()
+
+
 # -- symmetries ----------------------------------------------------------------------------------------
 
 
@@ -173,6 +202,40 @@ def _occupancy(sq: I64, n: int) -> np.uint64:
 @numba.njit(cache=True, nogil=True, inline="always")
 def bit(s: int) -> np.uint64:
     return np.uint64(1) << np.uint64(s)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def square_of(low: np.uint64) -> int:
+    """The square of a one-bit board (de Bruijn multiplication)."""
+    return int(_DEBRUIJN_INDEX[(low * _DEBRUIJN) >> np.uint64(58)])
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _highest(b: np.uint64) -> np.uint64:
+    """The highest bit of a nonzero board, alone."""
+    b |= b >> np.uint64(1)
+    b |= b >> np.uint64(2)
+    b |= b >> np.uint64(4)
+    b |= b >> np.uint64(8)
+    b |= b >> np.uint64(16)
+    b |= b >> np.uint64(32)
+    return b ^ (b >> np.uint64(1))
+
+
+@numba.njit(cache=True, nogil=True)
+def slides(kind: int, s: int, occ: np.uint64) -> np.uint64:
+    """The squares a rook, bishop or queen on s attacks with the board `occ` (blockers included)."""
+    out = np.uint64(0)
+    first = 4 if kind == BISHOP else 0
+    last = 4 if kind == ROOK else 8
+    for d in range(first, last):
+        ray = RAYS[d, s]
+        blockers = ray & occ
+        if blockers:
+            low = (blockers & (~blockers + np.uint64(1))) if RAY_UP[d] else _highest(blockers)
+            ray ^= RAYS[d, square_of(low)]
+        out |= ray
+    return out
 
 
 @numba.njit(cache=True, nogil=True)

@@ -39,9 +39,6 @@ SETTLED = 254
 ROW = 4 + ix.SPEC + ix.MAX_PIECES
 MAX_PREDECESSORS = 160
 
-_DF = np.array([1, -1, 0, 0, 1, 1, -1, -1], dtype=np.int64)
-_DR = np.array([0, 0, 1, -1, 1, -1, 1, -1], dtype=np.int64)
-
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def exit_row(m: int, c: int, pm: int, pc: int) -> int:
@@ -275,9 +272,11 @@ def predecessors(
 
     A predecessor is legal when the side not to move in it (`stm`) is not in check: its man back on f
     neither checks from f nor leaves a check from another man unblocked (`evasions` of the board less
-    its square). Its slot is the position's plus a step per square where the man moves without
-    changing the symmetry (`ix.step`), else `canonical`; only slots of another image than the men as
-    they stand (`canonical_moved`) may repeat one, and only those are looked up among the others."""
+    its square). Both are boards computed once per man (the squares it may come from, less those from
+    which it would check the king), so each predecessor costs a bit taken off a board. Its slot is the
+    position's plus a step per square where the man moves without changing the symmetry (`ix.step`),
+    else `canonical`; only slots of another image than the men as they stand (`canonical_moved`) may
+    repeat one, and only those are looked up among the others."""
     n = 2 + spec[0]
     mover = 1 - stm
     king = sq[stm]
@@ -289,6 +288,7 @@ def predecessors(
     count = 0
     moved = 0
     symmetric = spec[1] > 0 and ix.pawns_symmetric(spec, sq)
+    one = np.uint64(1)
     for k in range(n):
         if owners[k] != mover or kinds[k] == mg.PAWN:
             continue
@@ -298,66 +298,40 @@ def predecessors(
         allowed = mg.evasions(king, mover, sq, kinds, owners, n, k, rest) & ~occ
         if allowed == 0:
             continue
-        fast = ix.step(spec, sq, k)
-        fast_base = slot + turn - s * fast
-        if kind == mg.KING or kind == mg.KNIGHT:
-            for t in range(8):
-                f = mg.KING_TO[s, t] if kind == mg.KING else mg.KNIGHT_TO[s, t]
-                if f < 0:
-                    break
-                if not (allowed >> np.uint64(f)) & np.uint64(1):
-                    continue
-                if mg._attacks(kind, mover, f, king, rest):
-                    continue
-                if fast:
-                    out[count] = fast_base + f * fast
-                    count += 1
-                    continue
-                if kind == mg.KING:
-                    delta = ix.king_step(spec, sq, k, f, symmetric)
-                    if delta != ix.NO_STEP:
-                        out[count] = slot + turn + delta
-                        count += 1
-                        continue
-                c, mv = _moved_slot(spec, sq, n, k, f, mover, work)
-                if c < 0:
-                    continue
-                if mv:
-                    moved += 1
-                    out[top - moved] = c
-                else:
-                    out[count] = c
-                    count += 1
+        if kind == mg.KING:
+            origins = mg.KING_ATT[s] & allowed & ~mg.KING_ATT[king]
+        elif kind == mg.KNIGHT:
+            origins = mg.KNIGHT_ATT[s] & allowed & ~mg.KNIGHT_ATT[king]
         else:
-            for d in range(8):
-                diagonal = d >= 4
-                if (diagonal and kind == mg.ROOK) or (not diagonal and kind == mg.BISHOP):
+            origins = mg.slides(kind, s, occ) & allowed & ~mg.slides(kind, king, rest)
+        fast = ix.step(spec, sq, k)
+        if fast:
+            fast_base = slot + turn - s * fast
+            while origins:
+                low = origins & (~origins + one)
+                origins ^= low
+                out[count] = fast_base + mg.square_of(low) * fast
+                count += 1
+            continue
+        while origins:
+            low = origins & (~origins + one)
+            origins ^= low
+            f = mg.square_of(low)
+            if kind == mg.KING:
+                delta = ix.king_step(spec, sq, k, f, symmetric)
+                if delta != ix.NO_STEP:
+                    out[count] = slot + turn + delta
+                    count += 1
                     continue
-                x = (s & 7) + _DF[d]
-                y = (s >> 3) + _DR[d]
-                while 0 <= x < 8 and 0 <= y < 8:
-                    f = y * 8 + x
-                    if (occ >> np.uint64(f)) & np.uint64(1):
-                        break
-                    x += _DF[d]
-                    y += _DR[d]
-                    if not (allowed >> np.uint64(f)) & np.uint64(1):
-                        continue
-                    if mg._attacks(kind, mover, f, king, rest):
-                        continue
-                    if fast:
-                        out[count] = fast_base + f * fast
-                        count += 1
-                        continue
-                    c, mv = _moved_slot(spec, sq, n, k, f, mover, work)
-                    if c < 0:
-                        continue
-                    if mv:
-                        moved += 1
-                        out[top - moved] = c
-                    else:
-                        out[count] = c
-                        count += 1
+            c, mv = _moved_slot(spec, sq, n, k, f, mover, work)
+            if c < 0:
+                continue
+            if mv:
+                moved += 1
+                out[top - moved] = c
+            else:
+                out[count] = c
+                count += 1
     return _merge_moved(out, count, moved)
 
 
