@@ -57,6 +57,9 @@ def _pawnless_transforms() -> tuple[I64, NDArray[np.bool_]]:
 
 KK_TRANSFORM, KK_AMBIGUOUS = _pawnless_transforms()
 KK_INDEX_64 = mg.KK_INDEX.astype(np.int64)
+#: KK_INDEX_64 less the pairs on the a1-h8 diagonal both (-1 there too): the pairs whose own image is
+#: canonical whatever the other men.
+KK_PLAIN = np.where(KK_AMBIGUOUS, -1, KK_INDEX_64)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -254,6 +257,15 @@ def step(spec: I64, sq: I64, k: int) -> int:
     """How much the slot of a canonical position changes per square man k moves, when moving man k
     (not a king, not a pawn) keeps the position canonical whatever the square; 0 when it may not (the
     man has an identical twin, or the kings or pawns are symmetric themselves)."""
+    if self_symmetric(spec, sq):
+        return 0
+    return step_base(spec, k)
+
+
+@numba.njit(cache=True, nogil=True)
+def step_base(spec: I64, k: int) -> int:
+    """`step` of man k where the kings or pawns are not symmetric themselves (the material alone
+    decides it: solvers read it once per man)."""
     m = spec[0]
     p = spec[1]
     i = k - 2
@@ -265,12 +277,16 @@ def step(spec: I64, sq: I64, k: int) -> int:
         return 0
     if i + 1 < m and spec[4 + 2 * i] == kind and spec[5 + 2 * i] == owner:
         return 0
-    if p == 0:
-        if KK_AMBIGUOUS[sq[0] * 64 + sq[1]]:
-            return 0
-    elif pawns_symmetric(spec, sq):
-        return 0
     return int(1 << (6 * (m - p - 1 - i)))
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def self_symmetric(spec: I64, sq: I64) -> bool:
+    """Whether a symmetry maps the kings (without pawns) or the pawns onto themselves: then moving a
+    piece may change which image is canonical."""
+    if spec[1] == 0:
+        return bool(KK_AMBIGUOUS[sq[0] * 64 + sq[1]])
+    return pawns_symmetric(spec, sq)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -308,8 +324,8 @@ def king_step(spec: I64, sq: I64, k: int, f: int, symmetric: bool) -> int:
             return NO_STEP
         step = (a * 64 + b) - (sq[0] * 64 + sq[1])
     else:
-        new = KK_INDEX_64[a * 64 + b]
-        if new < 0 or KK_AMBIGUOUS[a * 64 + b]:
+        new = KK_PLAIN[a * 64 + b]
+        if new < 0:
             return NO_STEP
         step = new - KK_INDEX_64[sq[0] * 64 + sq[1]]
     return int(step * pieces_size(spec))

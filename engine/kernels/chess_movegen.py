@@ -238,6 +238,25 @@ def slides(kind: int, s: int, occ: np.uint64) -> np.uint64:
     return out
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def attacks_of(kind: int, owner: int, s: int, occ: np.uint64) -> np.uint64:
+    """The squares a man attacks with the board `occ`."""
+    if kind == KING:
+        return np.uint64(KING_ATT[s])
+    if kind == KNIGHT:
+        return np.uint64(KNIGHT_ATT[s])
+    if kind == PAWN:
+        f = s & 7
+        out = np.uint64(0)
+        ahead = s + 8 if owner == 0 else s - 8
+        if f > 0:
+            out |= bit(ahead - 1)
+        if f < 7:
+            out |= bit(ahead + 1)
+        return out
+    return slides(kind, s, occ)
+
+
 @numba.njit(cache=True, nogil=True)
 def evasions(
     target: int, side: int, sq: I64, kinds: I64, owners: I64, n: int, skip: int, occ: np.uint64
@@ -274,6 +293,42 @@ def _put(out: I64, count: int, j: int, to: int, promo: int, cap: int) -> int:
     out[4 * count + 2] = promo
     out[4 * count + 3] = cap
     return count + 1
+
+
+@numba.njit(cache=True, nogil=True)
+def pawn_moves(
+    sq: I64, n: int, j: int, owner: int, occ: np.uint64, allowed: np.uint64, out: I64, count: int
+) -> int:
+    """`legal_moves`' rows of pawn j's moves (to squares `allowed`, promotions each four times) from
+    row `count` on; returns the rows' count after."""
+    s = sq[j]
+    step = 8 if owner == 0 else -8
+    last = 7 if owner == 0 else 0
+    start = 1 if owner == 0 else 6
+    f = s & 7
+    one = s + step
+    for i in range(3):
+        to = one + i - 1
+        cap = -1
+        if i == 1:
+            if (occ >> np.uint64(one)) & np.uint64(1):
+                continue
+            two = one + step
+            free = (occ >> np.uint64(two)) & np.uint64(1) == 0
+            if (s >> 3) == start and free and (allowed >> np.uint64(two)) & np.uint64(1):
+                count = _put(out, count, j, two, 0, -1)
+        elif not 0 <= f + i - 1 < 8 or not (occ >> np.uint64(to)) & np.uint64(1):
+            continue
+        else:
+            cap = man_at(sq, n, to)
+        if not (allowed >> np.uint64(to)) & np.uint64(1):
+            continue
+        if (to >> 3) == last:
+            for promo in (QUEEN, ROOK, BISHOP, KNIGHT):
+                count = _put(out, count, j, to, promo, cap)
+        else:
+            count = _put(out, count, j, to, 0, cap)
+    return count
 
 
 @numba.njit(cache=True, nogil=True)
@@ -319,32 +374,7 @@ def legal_moves(sq: I64, kinds: I64, owners: I64, n: int, stm: int, out: I64) ->
                     cap = man_at(sq, n, to) if (occ >> np.uint64(to)) & np.uint64(1) else -1
                     count = _put(out, count, j, to, 0, cap)
         elif kind == PAWN:
-            step = 8 if owners[j] == 0 else -8
-            last = 7 if owners[j] == 0 else 0
-            start = 1 if owners[j] == 0 else 6
-            f = s & 7
-            one = s + step
-            for i in range(3):
-                to = one + i - 1
-                cap = -1
-                if i == 1:
-                    if (occ >> np.uint64(one)) & np.uint64(1):
-                        continue
-                    two = one + step
-                    free = (occ >> np.uint64(two)) & np.uint64(1) == 0
-                    if (s >> 3) == start and free and (allowed >> np.uint64(two)) & np.uint64(1):
-                        count = _put(out, count, j, two, 0, -1)
-                elif not 0 <= f + i - 1 < 8 or not (occ >> np.uint64(to)) & np.uint64(1):
-                    continue
-                else:
-                    cap = man_at(sq, n, to)
-                if not (allowed >> np.uint64(to)) & np.uint64(1):
-                    continue
-                if (to >> 3) == last:
-                    for promo in (QUEEN, ROOK, BISHOP, KNIGHT):
-                        count = _put(out, count, j, to, promo, cap)
-                else:
-                    count = _put(out, count, j, to, 0, cap)
+            count = pawn_moves(sq, n, j, owners[j], occ, allowed, out, count)
         else:
             for d in range(8):
                 diagonal = d >= 4

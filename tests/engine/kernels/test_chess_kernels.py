@@ -161,3 +161,72 @@ def test_predecessors_match_the_walk(name: str, stride: int) -> None:
     spec = parse_material(name).spec
     total = int(ix.size(spec))
     assert _mismatches(spec, 0, total, stride) == 0
+
+
+@numba.njit
+def _move_mismatches(spec: I64, lo: int, hi: int, stride: int) -> int:
+    """Valid slots whose `_moves` (zeroing rows, then the quiet moves as rows) differ as a set from
+    `legal_moves`, or whose zeroing rows are not exactly its captures and pawn moves."""
+    sq = np.empty(5, np.int64)
+    kinds = np.empty(5, np.int64)
+    owners = np.empty(5, np.int64)
+    image = np.empty(5, np.int64)
+    ours = np.empty(4 * mg.MAX_MOVES, np.int64)
+    quiet = np.empty(2 * mg.MAX_MOVES, np.int64)
+    theirs = np.empty(4 * mg.MAX_MOVES, np.int64)
+    n = ix.men_of(spec, kinds, owners)
+    bad = 0
+    for v in range(lo, hi, stride):
+        stm = ix.valid(spec, v, sq, kinds, owners, image)
+        if stm < 0:
+            continue
+        zero, calm = retro._moves(sq, kinds, owners, n, stm, ours, quiet)
+        count = mg.legal_moves(sq, kinds, owners, n, stm, theirs)
+        keys = np.empty(zero + calm, np.int64)
+        for e in range(zero):
+            j, to, promo, cap = ours[4 * e], ours[4 * e + 1], ours[4 * e + 2], ours[4 * e + 3]
+            if cap < 0 and promo == 0 and kinds[j] != mg.PAWN:
+                bad += 1
+            keys[e] = ((j * 64 + to) * 8 + promo) * 8 + cap + 1
+        for e in range(calm):
+            keys[zero + e] = ((quiet[2 * e] * 64 + quiet[2 * e + 1]) * 8) * 8
+        expected = np.empty(count, np.int64)
+        for e in range(count):
+            j, to, promo, cap = theirs[4 * e], theirs[4 * e + 1], theirs[4 * e + 2], theirs[4 * e + 3]
+            expected[e] = ((j * 64 + to) * 8 + promo) * 8 + cap + 1
+        if zero + calm != count or not np.array_equal(np.sort(keys), np.sort(expected)):
+            bad += 1
+    return bad
+
+
+@pytest.mark.parametrize(
+    ("name", "stride"),
+    [("KQvK", 1), ("KBBvK", 1), ("KRvKN", 1), ("KRPvK", 5), ("KPvKP", 5), ("KQRvKR", 997), ("KRPvKP", 331)],
+)
+def test_split_moves_match_legal_moves(name: str, stride: int) -> None:
+    spec = parse_material(name).spec
+    assert _move_mismatches(spec, 0, int(ix.size(spec)), stride) == 0
+
+
+@numba.njit
+def _step_mismatches(spec: I64, lo: int, hi: int, stride: int) -> int:
+    sq = np.empty(5, np.int64)
+    kinds = np.empty(5, np.int64)
+    owners = np.empty(5, np.int64)
+    image = np.empty(5, np.int64)
+    bases = retro.step_bases(spec)
+    n = ix.men_of(spec, kinds, owners)
+    bad = 0
+    for v in range(lo, hi, stride):
+        if ix.valid(spec, v, sq, kinds, owners, image) < 0:
+            continue
+        for k in range(n):
+            if ix.step(spec, sq, k) != (0 if ix.self_symmetric(spec, sq) else bases[k]):
+                bad += 1
+    return bad
+
+
+@pytest.mark.parametrize("name", ["KQvKR", "KBBvK", "KRPvK", "KPPvK", "KRRvKR", "KRPvKP"])
+def test_step_bases(name: str) -> None:
+    spec = parse_material(name).spec
+    assert _step_mismatches(spec, 0, int(ix.size(spec)), 97) == 0
