@@ -180,7 +180,7 @@ def _attacks(kind: int, owner: int, s: int, target: int, occ: np.uint64) -> bool
     return bool(BETWEEN[s * 64 + target] & occ == 0)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def attacked(
     target: int, side: int, sq: I64, kinds: I64, owners: I64, n: int, skip: int, occ: np.uint64
 ) -> bool:
@@ -191,7 +191,7 @@ def attacked(
     return False
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _occupancy(sq: I64, n: int) -> np.uint64:
     occ = np.uint64(0)
     for k in range(n):
@@ -222,7 +222,7 @@ def _highest(b: np.uint64) -> np.uint64:
     return b ^ (b >> np.uint64(1))
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def slides(kind: int, s: int, occ: np.uint64) -> np.uint64:
     """The squares a rook, bishop or queen on s attacks with the board `occ` (blockers included)."""
     out = np.uint64(0)
@@ -257,7 +257,7 @@ def attacks_of(kind: int, owner: int, s: int, occ: np.uint64) -> np.uint64:
     return slides(kind, s, occ)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def evasions(
     target: int, side: int, sq: I64, kinds: I64, owners: I64, n: int, skip: int, occ: np.uint64
 ) -> np.uint64:
@@ -295,7 +295,7 @@ def _put(out: I64, count: int, j: int, to: int, promo: int, cap: int) -> int:
     return count + 1
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def pawn_moves(
     sq: I64, n: int, j: int, owner: int, occ: np.uint64, allowed: np.uint64, out: I64, count: int
 ) -> int:

@@ -168,7 +168,7 @@ def _en_passant(
     return better(vm, best_m), better(vz, best_z)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _moves(sq: I64, kinds: I64, owners: I64, n: int, stm: int, out: I64, quiet: I64) -> tuple[int, int]:
     """`mg.legal_moves` split: the zeroing moves (captures, pawn moves) as its rows in `out`, the quiet
     king and piece moves as (man, to square) in `quiet`; returns how many of each. Target squares are
@@ -332,7 +332,7 @@ def predecessors(
     return un_moves(spec, step_bases(spec), slot, sq, kinds, owners, stm, out, work)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def un_moves(
     spec: I64, bases: I64, slot: int, sq: I64, kinds: I64, owners: I64, stm: int, out: I64, work: I64
 ) -> int:
@@ -415,7 +415,7 @@ def _moved_slot(spec: I64, sq: I64, n: int, k: int, f: int, stm: int, work: I64)
     return ix.canonical_moved(spec, work[0:5], stm, work[5:10])
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _merge_moved(out: I64, count: int, moved: int) -> int:
     """Slots out[:count] are distinct; the `moved` ones kept at out's end join them unless present."""
     top = out.shape[0]
