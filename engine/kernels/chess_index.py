@@ -245,9 +245,10 @@ def valid(spec: I64, slot: int, sq: I64, kinds: I64, owners: I64, image: I64) ->
         occ |= bit
     if (mg.KING_ATT[sq[0]] >> np.uint64(sq[1])) & np.uint64(1):
         return -1
-    if spec[1] == 0 and not KK_AMBIGUOUS[sq[0] * 64 + sq[1]]:
-        # the kings of a pawnless slot are in KK_INDEX's domain: its own image is the least unless
-        # identical men stand in descending order
+    if spec[1] == 1 or (spec[1] == 0 and not KK_AMBIGUOUS[sq[0] * 64 + sq[1]]):
+        # the kings of a pawnless slot are in KK_INDEX's domain, a lone pawn is on files a-d (its
+        # mirror image past the index): the own image is the least unless identical men stand in
+        # descending order
         if not _ascending(spec, sq):
             return -1
     elif canonical(spec, sq, stm, image) != slot:
