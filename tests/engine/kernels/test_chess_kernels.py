@@ -230,3 +230,38 @@ def _step_mismatches(spec: I64, lo: int, hi: int, stride: int) -> int:
 def test_step_bases(name: str) -> None:
     spec = parse_material(name).spec
     assert _step_mismatches(spec, 0, int(ix.size(spec)), 97) == 0
+
+
+@numba.njit
+def _valid_mismatches(spec: I64, stride: int) -> int:
+    """Slots where `valid` differs from its definition: distinct squares, kings apart, the slot its
+    position's `canonical` one, the side not to move not in check (`valid` skips `canonical` where the
+    men's order alone decides)."""
+    sq = np.empty(5, np.int64)
+    kinds = np.empty(5, np.int64)
+    owners = np.empty(5, np.int64)
+    image = np.empty(5, np.int64)
+    n = ix.men_of(spec, kinds, owners)
+    bad = 0
+    for v in range(0, ix.size(spec), stride):
+        got = ix.valid(spec, v, sq, kinds, owners, image)
+        stm = ix.decode(spec, v, sq)
+        occ = np.uint64(0)
+        ok = True
+        for k in range(n):
+            if occ & mg.bit(sq[k]):
+                ok = False
+            occ |= mg.bit(sq[k])
+        ok = ok and not (mg.KING_ATT[sq[0]] >> np.uint64(sq[1])) & np.uint64(1)
+        ok = ok and ix.canonical(spec, sq, stm, image) == v
+        ok = ok and not mg.attacked(sq[1 - stm], stm, sq, kinds, owners, n, -1, occ)
+        if got != (stm if ok else -1):
+            bad += 1
+    return bad
+
+
+@pytest.mark.parametrize(
+    ("name", "stride"), [("KPvK", 1), ("KRPvK", 3), ("KRvKP", 3), ("KPPvK", 7), ("KQvKR", 3)]
+)
+def test_valid_matches_its_definition(name: str, stride: int) -> None:
+    assert _valid_mismatches(parse_material(name).spec, stride) == 0
