@@ -57,14 +57,17 @@ def _pawnless_transforms() -> tuple[I64, NDArray[np.bool_]]:
 
 KK_TRANSFORM, KK_AMBIGUOUS = _pawnless_transforms()
 KK_INDEX_64 = mg.KK_INDEX.astype(np.int64)
+#: KK_INDEX_64 less the pairs on the a1-h8 diagonal both (-1 there too): the pairs whose own image is
+#: canonical whatever the other men.
+KK_PLAIN = np.where(KK_AMBIGUOUS, -1, KK_INDEX_64)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def pieces_size(spec: I64) -> int:
     return int(1 << (6 * (spec[0] - spec[1])))
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def kings_size(spec: I64) -> int:
     return 4096 if spec[1] else mg.KK_PAWNLESS
 
@@ -89,7 +92,7 @@ def size(spec: I64) -> int:
     return configs(spec) * block_size(spec)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _sort_identical(spec: I64, sq: I64) -> None:
     m = spec[0]
     for _ in range(2):
@@ -109,7 +112,7 @@ def _ascending(spec: I64, sq: I64) -> bool:
     return True
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def encode(spec: I64, sq: I64, stm: int) -> int:
     """The slot of men on `sq` (kings A, B, then the others in spec order) as they stand, -1 when past
     the index's domain (kings outside it, a pawn on a back rank or a leading pawn on files e-h)."""
@@ -138,7 +141,7 @@ def encode(spec: I64, sq: I64, stm: int) -> int:
     return int(((config * 2 + stm) * kings_size(spec) + kk) * pieces_size(spec) + rest)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def decode(spec: I64, slot: int, sq: I64) -> int:
     """The men's squares of a slot into `sq` (kings A, B, then the others); returns the side to move."""
     m = spec[0]
@@ -174,43 +177,48 @@ def canonical(spec: I64, sq: I64, stm: int, image: I64) -> int:
     return canonical_moved(spec, sq, stm, image)[0]
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def canonical_moved(spec: I64, sq: I64, stm: int, image: I64) -> tuple[int, bool]:
     """`canonical`, and whether the least slot is another image's than the men as they stand (identical
     men sorted): only then may two different placements of the men share the slot."""
     n = 2 + spec[0]
-    if spec[1]:
+    pawnful = spec[1] > 0
+    t = 0
+    images = 2
+    if not pawnful:
+        t = KK_TRANSFORM[sq[0] * 64 + sq[1]]
+        if t < 0:
+            return -1, False
+        images = 2 if KK_AMBIGUOUS[sq[0] * 64 + sq[1]] else 1
+    # the images in turn through one encode (the function is inlined where it is hot): with pawns the
+    # men as they stand then mirrored, without the kings' symmetry then its transpose (both kings on the
+    # a1-h8 diagonal)
+    best = -1
+    moved = False
+    for r in range(images):
         for k in range(n):
-            image[k] = sq[k]
+            if pawnful:
+                image[k] = sq[k] ^ 7 if r else sq[k]
+            elif r == 0:
+                image[k] = mg._transform(sq[k], t)
+            else:
+                image[k] = ((image[k] & 7) << 3) | (image[k] >> 3)
         _sort_identical(spec, image)
-        own = encode(spec, image, stm)
-        for k in range(n):
-            image[k] = sq[k] ^ 7
-        _sort_identical(spec, image)
-        mirrored = encode(spec, image, stm)
-        if own >= 0 and (mirrored < 0 or own <= mirrored):
-            return own, False
-        return mirrored, True
-    t = KK_TRANSFORM[sq[0] * 64 + sq[1]]
-    if t < 0:
-        return -1, False
-    for k in range(n):
-        image[k] = mg._transform(sq[k], t)
-    _sort_identical(spec, image)
-    best = encode(spec, image, stm)
-    moved = t != 0
-    if KK_AMBIGUOUS[sq[0] * 64 + sq[1]]:
-        for k in range(n):
-            image[k] = ((image[k] & 7) << 3) | (image[k] >> 3)
-        _sort_identical(spec, image)
-        other = encode(spec, image, stm)
-        if other >= 0 and other < best:
-            best = other
+        e = encode(spec, image, stm)
+        if r == 0:
+            best = e
+            moved = t != 0
+        elif pawnful:
+            if not (best >= 0 and (e < 0 or best <= e)):
+                best = e
+                moved = True
+        elif e >= 0 and e < best:
+            best = e
             moved = True
     return best, moved
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def men_of(spec: I64, kinds: I64, owners: I64) -> int:
     """Kinds and owners of the men (kings first) into the arrays; returns how many men."""
     kinds[0] = mg.KING
@@ -223,7 +231,7 @@ def men_of(spec: I64, kinds: I64, owners: I64) -> int:
     return int(2 + spec[0])
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def valid(spec: I64, slot: int, sq: I64, kinds: I64, owners: I64, image: I64) -> int:
     """The side to move of a slot naming a legal position in its canonical slot, else -1 (`sq` holds
     the men's squares, `kinds` and `owners` must hold `men_of`; `image` is scratch)."""
@@ -237,9 +245,10 @@ def valid(spec: I64, slot: int, sq: I64, kinds: I64, owners: I64, image: I64) ->
         occ |= bit
     if (mg.KING_ATT[sq[0]] >> np.uint64(sq[1])) & np.uint64(1):
         return -1
-    if spec[1] == 0 and not KK_AMBIGUOUS[sq[0] * 64 + sq[1]]:
-        # the kings of a pawnless slot are in KK_INDEX's domain: its own image is the least unless
-        # identical men stand in descending order
+    if spec[1] == 1 or (spec[1] == 0 and not KK_AMBIGUOUS[sq[0] * 64 + sq[1]]):
+        # the kings of a pawnless slot are in KK_INDEX's domain, a lone pawn is on files a-d (its
+        # mirror image past the index): the own image is the least unless identical men stand in
+        # descending order
         if not _ascending(spec, sq):
             return -1
     elif canonical(spec, sq, stm, image) != slot:
@@ -254,6 +263,15 @@ def step(spec: I64, sq: I64, k: int) -> int:
     """How much the slot of a canonical position changes per square man k moves, when moving man k
     (not a king, not a pawn) keeps the position canonical whatever the square; 0 when it may not (the
     man has an identical twin, or the kings or pawns are symmetric themselves)."""
+    if self_symmetric(spec, sq):
+        return 0
+    return step_base(spec, k)
+
+
+@numba.njit(cache=True, nogil=True)
+def step_base(spec: I64, k: int) -> int:
+    """`step` of man k where the kings or pawns are not symmetric themselves (the material alone
+    decides it: solvers read it once per man)."""
     m = spec[0]
     p = spec[1]
     i = k - 2
@@ -265,15 +283,19 @@ def step(spec: I64, sq: I64, k: int) -> int:
         return 0
     if i + 1 < m and spec[4 + 2 * i] == kind and spec[5 + 2 * i] == owner:
         return 0
-    if p == 0:
-        if KK_AMBIGUOUS[sq[0] * 64 + sq[1]]:
-            return 0
-    elif pawns_symmetric(spec, sq):
-        return 0
     return int(1 << (6 * (m - p - 1 - i)))
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
+def self_symmetric(spec: I64, sq: I64) -> bool:
+    """Whether a symmetry maps the kings (without pawns) or the pawns onto themselves: then moving a
+    piece may change which image is canonical."""
+    if spec[1] == 0:
+        return bool(KK_AMBIGUOUS[sq[0] * 64 + sq[1]])
+    return pawns_symmetric(spec, sq)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
 def pawns_symmetric(spec: I64, sq: I64) -> bool:
     """Whether the pawns are their own mirror image (then the kings and pieces decide the canonical
     image)."""
@@ -293,7 +315,7 @@ def pawns_symmetric(spec: I64, sq: I64) -> bool:
 NO_STEP = -(1 << 62)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def king_step(spec: I64, sq: I64, k: int, f: int, symmetric: bool) -> int:
     """What the slot of a canonical position changes by when king k (0 or 1) goes to f, the other side
     then to move, where the moved position's men as they stand are its canonical image; NO_STEP where
@@ -308,14 +330,14 @@ def king_step(spec: I64, sq: I64, k: int, f: int, symmetric: bool) -> int:
             return NO_STEP
         step = (a * 64 + b) - (sq[0] * 64 + sq[1])
     else:
-        new = KK_INDEX_64[a * 64 + b]
-        if new < 0 or KK_AMBIGUOUS[a * 64 + b]:
+        new = KK_PLAIN[a * 64 + b]
+        if new < 0:
             return NO_STEP
         step = new - KK_INDEX_64[sq[0] * 64 + sq[1]]
     return int(step * pieces_size(spec))
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def turn_step(spec: I64, stm: int) -> int:
     """What the slot of a position changes by when the other side is to move instead of `stm`."""
     return int((1 - 2 * stm) * kings_size(spec) * pieces_size(spec))

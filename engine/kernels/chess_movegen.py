@@ -117,6 +117,35 @@ KNIGHT_TO = _targets(KNIGHT_ATT)
 KK_INDEX, KK_SQUARES, KKP_INDEX, KKP_SQUARES = _king_tables()
 
 
+def _rays() -> U64:
+    """Per direction (rook's four, then the bishop's, the first of each pair towards higher squares)
+    and square, the squares beyond it to the board's edge; row 64 empty (no blocker)."""
+    rays = np.zeros((8, 65), dtype=np.uint64)
+    for d, (df, dr) in enumerate(((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (-1, 1), (1, -1))):
+        for s in range(64):
+            x, y = (s & 7) + df, (s >> 3) + dr
+            while 0 <= x < 8 and 0 <= y < 8:
+                rays[d, s] |= np.uint64(1) << np.uint64(y * 8 + x)
+                x, y = x + df, y + dr
+    return rays
+
+
+RAYS = _rays()
+#: Whether a direction of RAYS goes towards higher squares (its nearest blocker is the lowest bit).
+RAY_UP = np.array([d in (0, 2, 4, 6) for d in range(8)], dtype=np.bool_)
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+
+
+def _debruijn_table() -> I8:
+    out = np.zeros(64, dtype=np.int8)
+    for i in range(64):
+        out[((1 << i) * int(_DEBRUIJN) & 0xFFFFFFFFFFFFFFFF) >> 58] = i
+    return out
+
+
+_DEBRUIJN_INDEX = _debruijn_table()
+
+
 # -- symmetries ----------------------------------------------------------------------------------------
 
 
@@ -151,7 +180,7 @@ def _attacks(kind: int, owner: int, s: int, target: int, occ: np.uint64) -> bool
     return bool(BETWEEN[s * 64 + target] & occ == 0)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def attacked(
     target: int, side: int, sq: I64, kinds: I64, owners: I64, n: int, skip: int, occ: np.uint64
 ) -> bool:
@@ -162,7 +191,7 @@ def attacked(
     return False
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _occupancy(sq: I64, n: int) -> np.uint64:
     occ = np.uint64(0)
     for k in range(n):
@@ -175,7 +204,60 @@ def bit(s: int) -> np.uint64:
     return np.uint64(1) << np.uint64(s)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
+def square_of(low: np.uint64) -> int:
+    """The square of a one-bit board (de Bruijn multiplication)."""
+    return int(_DEBRUIJN_INDEX[(low * _DEBRUIJN) >> np.uint64(58)])
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _highest(b: np.uint64) -> np.uint64:
+    """The highest bit of a nonzero board, alone."""
+    b |= b >> np.uint64(1)
+    b |= b >> np.uint64(2)
+    b |= b >> np.uint64(4)
+    b |= b >> np.uint64(8)
+    b |= b >> np.uint64(16)
+    b |= b >> np.uint64(32)
+    return b ^ (b >> np.uint64(1))
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def slides(kind: int, s: int, occ: np.uint64) -> np.uint64:
+    """The squares a rook, bishop or queen on s attacks with the board `occ` (blockers included)."""
+    out = np.uint64(0)
+    first = 4 if kind == BISHOP else 0
+    last = 4 if kind == ROOK else 8
+    for d in range(first, last):
+        ray = RAYS[d, s]
+        blockers = ray & occ
+        if blockers:
+            low = (blockers & (~blockers + np.uint64(1))) if RAY_UP[d] else _highest(blockers)
+            ray ^= RAYS[d, square_of(low)]
+        out |= ray
+    return out
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def attacks_of(kind: int, owner: int, s: int, occ: np.uint64) -> np.uint64:
+    """The squares a man attacks with the board `occ`."""
+    if kind == KING:
+        return np.uint64(KING_ATT[s])
+    if kind == KNIGHT:
+        return np.uint64(KNIGHT_ATT[s])
+    if kind == PAWN:
+        f = s & 7
+        out = np.uint64(0)
+        ahead = s + 8 if owner == 0 else s - 8
+        if f > 0:
+            out |= bit(ahead - 1)
+        if f < 7:
+            out |= bit(ahead + 1)
+        return out
+    return slides(kind, s, occ)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
 def evasions(
     target: int, side: int, sq: I64, kinds: I64, owners: I64, n: int, skip: int, occ: np.uint64
 ) -> np.uint64:
@@ -211,6 +293,42 @@ def _put(out: I64, count: int, j: int, to: int, promo: int, cap: int) -> int:
     out[4 * count + 2] = promo
     out[4 * count + 3] = cap
     return count + 1
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def pawn_moves(
+    sq: I64, n: int, j: int, owner: int, occ: np.uint64, allowed: np.uint64, out: I64, count: int
+) -> int:
+    """`legal_moves`' rows of pawn j's moves (to squares `allowed`, promotions each four times) from
+    row `count` on; returns the rows' count after."""
+    s = sq[j]
+    step = 8 if owner == 0 else -8
+    last = 7 if owner == 0 else 0
+    start = 1 if owner == 0 else 6
+    f = s & 7
+    one = s + step
+    for i in range(3):
+        to = one + i - 1
+        cap = -1
+        if i == 1:
+            if (occ >> np.uint64(one)) & np.uint64(1):
+                continue
+            two = one + step
+            free = (occ >> np.uint64(two)) & np.uint64(1) == 0
+            if (s >> 3) == start and free and (allowed >> np.uint64(two)) & np.uint64(1):
+                count = _put(out, count, j, two, 0, -1)
+        elif not 0 <= f + i - 1 < 8 or not (occ >> np.uint64(to)) & np.uint64(1):
+            continue
+        else:
+            cap = man_at(sq, n, to)
+        if not (allowed >> np.uint64(to)) & np.uint64(1):
+            continue
+        if (to >> 3) == last:
+            for promo in (QUEEN, ROOK, BISHOP, KNIGHT):
+                count = _put(out, count, j, to, promo, cap)
+        else:
+            count = _put(out, count, j, to, 0, cap)
+    return count
 
 
 @numba.njit(cache=True, nogil=True)
@@ -256,32 +374,7 @@ def legal_moves(sq: I64, kinds: I64, owners: I64, n: int, stm: int, out: I64) ->
                     cap = man_at(sq, n, to) if (occ >> np.uint64(to)) & np.uint64(1) else -1
                     count = _put(out, count, j, to, 0, cap)
         elif kind == PAWN:
-            step = 8 if owners[j] == 0 else -8
-            last = 7 if owners[j] == 0 else 0
-            start = 1 if owners[j] == 0 else 6
-            f = s & 7
-            one = s + step
-            for i in range(3):
-                to = one + i - 1
-                cap = -1
-                if i == 1:
-                    if (occ >> np.uint64(one)) & np.uint64(1):
-                        continue
-                    two = one + step
-                    free = (occ >> np.uint64(two)) & np.uint64(1) == 0
-                    if (s >> 3) == start and free and (allowed >> np.uint64(two)) & np.uint64(1):
-                        count = _put(out, count, j, two, 0, -1)
-                elif not 0 <= f + i - 1 < 8 or not (occ >> np.uint64(to)) & np.uint64(1):
-                    continue
-                else:
-                    cap = man_at(sq, n, to)
-                if not (allowed >> np.uint64(to)) & np.uint64(1):
-                    continue
-                if (to >> 3) == last:
-                    for promo in (QUEEN, ROOK, BISHOP, KNIGHT):
-                        count = _put(out, count, j, to, promo, cap)
-                else:
-                    count = _put(out, count, j, to, 0, cap)
+            count = pawn_moves(sq, n, j, owners[j], occ, allowed, out, count)
         else:
             for d in range(8):
                 diagonal = d >= 4

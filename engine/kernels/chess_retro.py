@@ -39,9 +39,6 @@ SETTLED = 254
 ROW = 4 + ix.SPEC + ix.MAX_PIECES
 MAX_PREDECESSORS = 160
 
-_DF = np.array([1, -1, 0, 0, 1, 1, -1, -1], dtype=np.int64)
-_DR = np.array([0, 0, 1, -1, 1, -1, 1, -1], dtype=np.int64)
-
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def exit_row(m: int, c: int, pm: int, pc: int) -> int:
@@ -171,6 +168,58 @@ def _en_passant(
     return better(vm, best_m), better(vz, best_z)
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _moves(sq: I64, kinds: I64, owners: I64, n: int, stm: int, out: I64, quiet: I64) -> tuple[int, int]:
+    """`mg.legal_moves` split: the zeroing moves (captures, pawn moves) as its rows in `out`, the quiet
+    king and piece moves as (man, to square) in `quiet`; returns how many of each. Target squares are
+    bitboards: `evasions` for a piece, for the king the squares no enemy man attacks with it lifted."""
+    them = 1 - stm
+    king = sq[stm]
+    occ = np.uint64(0)
+    own = np.uint64(0)
+    for k in range(n):
+        occ |= mg.bit(sq[k])
+        if owners[k] == stm:
+            own |= mg.bit(sq[k])
+    one = np.uint64(1)
+    count = 0
+    calm = 0
+    for j in range(n):
+        if owners[j] != stm:
+            continue
+        kind = kinds[j]
+        s = sq[j]
+        if kind == mg.KING:
+            lifted = occ & ~mg.bit(s)
+            danger = np.uint64(0)
+            for k in range(n):
+                if owners[k] == them:
+                    danger |= mg.attacks_of(kinds[k], them, sq[k], lifted)
+            targets = mg.KING_ATT[s] & ~own & ~danger
+        else:
+            allowed = mg.evasions(king, them, sq, kinds, owners, n, -1, occ & ~mg.bit(s)) & ~own
+            if allowed == 0:
+                continue
+            if kind == mg.PAWN:
+                count = mg.pawn_moves(sq, n, j, stm, occ, allowed, out, count)
+                continue
+            targets = mg.attacks_of(kind, stm, s, occ) & allowed
+        captures = targets & occ
+        while captures:
+            low = captures & (~captures + one)
+            captures ^= low
+            to = mg.square_of(low)
+            count = mg._put(out, count, j, to, 0, mg.man_at(sq, n, to))
+        targets &= ~occ
+        while targets:
+            low = targets & (~targets + one)
+            targets ^= low
+            quiet[2 * calm] = j
+            quiet[2 * calm + 1] = mg.square_of(low)
+            calm += 1
+    return count, calm
+
+
 @numba.njit(cache=True, nogil=True)
 def prepare(
     spec: I64,
@@ -193,10 +242,11 @@ def prepare(
     owners = np.empty(5, dtype=np.int64)
     moves = np.empty(4 * mg.MAX_MOVES, dtype=np.int64)
     scratch = np.empty(4 * mg.MAX_MOVES, dtype=np.int64)
+    quiet = np.empty(2 * mg.MAX_MOVES, dtype=np.int64)
     kids = np.empty(mg.MAX_MOVES, dtype=np.int64)
     work = np.empty(30, dtype=np.int64)
     image = np.empty(5, dtype=np.int64)
-    steps = np.zeros(5, dtype=np.int64)
+    bases = step_bases(spec)
     n = ix.men_of(spec, kinds, owners)
     errors = 0
     for v in range(lo, hi):
@@ -207,8 +257,8 @@ def prepare(
             exm[i] = 0
             exz[i] = 0
             continue
-        count = mg.legal_moves(sq, kinds, owners, n, stm, moves)
-        if count == 0:
+        zero, calm = _moves(sq, kinds, owners, n, stm, moves, quiet)
+        if zero + calm == 0:
             occ = np.uint64(0)
             for k in range(n):
                 occ |= np.uint64(1) << np.uint64(sq[k])
@@ -223,33 +273,33 @@ def prepare(
         moved = 0
         turn = ix.turn_step(spec, stm)
         symmetric = spec[1] > 0 and ix.pawns_symmetric(spec, sq)
-        for k in range(n):
-            steps[k] = ix.step(spec, sq, k) if owners[k] == stm else 0
-        for e in range(count):
+        plain = not (symmetric if spec[1] else ix.KK_AMBIGUOUS[sq[0] * 64 + sq[1]])
+        for e in range(calm):
+            j = quiet[2 * e]
+            to = quiet[2 * e + 1]
+            fast = bases[j] if plain else 0
+            if fast:
+                kids[nk] = v + turn + (to - sq[j]) * fast
+                nk += 1
+                continue
+            if j < 2:
+                delta = ix.king_step(spec, sq, j, to, symmetric)
+                if delta != ix.NO_STEP:
+                    kids[nk] = v + turn + delta
+                    nk += 1
+                    continue
+            c, mv = _moved_slot(spec, sq, n, j, to, 1 - stm, work)
+            if mv:
+                moved += 1
+                kids[kids.shape[0] - moved] = c
+            else:
+                kids[nk] = c
+                nk += 1
+        for e in range(zero):
             j = moves[4 * e]
             to = moves[4 * e + 1]
             promo = moves[4 * e + 2]
             cap = moves[4 * e + 3]
-            if cap < 0 and promo == 0 and kinds[j] != mg.PAWN:
-                fast = steps[j]
-                if fast:
-                    kids[nk] = v + turn + (to - sq[j]) * fast
-                    nk += 1
-                    continue
-                if j < 2:
-                    delta = ix.king_step(spec, sq, j, to, symmetric)
-                    if delta != ix.NO_STEP:
-                        kids[nk] = v + turn + delta
-                        nk += 1
-                        continue
-                c, mv = _moved_slot(spec, sq, n, j, to, 1 - stm, work)
-                if mv:
-                    moved += 1
-                    kids[kids.shape[0] - moved] = c
-                else:
-                    kids[nk] = c
-                    nk += 1
-                continue
             vm, vz = _exit_values(
                 spec, rows, child_dtm, child_dtz, own_dtm, own_dtz, sq, kinds, owners, stm, j, to, promo,
                 cap, work, scratch,
@@ -266,8 +316,25 @@ def prepare(
 
 
 @numba.njit(cache=True, nogil=True)
+def step_bases(spec: I64) -> I64:
+    """Each man's `ix.step_base`."""
+    out = np.zeros(2 + ix.MAX_PIECES, dtype=np.int64)
+    for k in range(2 + spec[0]):
+        out[k] = ix.step_base(spec, k)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
 def predecessors(
     spec: I64, slot: int, sq: I64, kinds: I64, owners: I64, stm: int, out: I64, work: I64
+) -> int:
+    """`un_moves` with the material's `step_bases`."""
+    return un_moves(spec, step_bases(spec), slot, sq, kinds, owners, stm, out, work)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def un_moves(
+    spec: I64, bases: I64, slot: int, sq: I64, kinds: I64, owners: I64, stm: int, out: I64, work: I64
 ) -> int:
     """The distinct slots of the positions whose one king or piece move (no capture, no pawn move)
     reaches the men `sq` with `stm` to move (a canonical position, at `slot`), into `out`; returns
@@ -275,9 +342,11 @@ def predecessors(
 
     A predecessor is legal when the side not to move in it (`stm`) is not in check: its man back on f
     neither checks from f nor leaves a check from another man unblocked (`evasions` of the board less
-    its square). Its slot is the position's plus a step per square where the man moves without
-    changing the symmetry (`ix.step`), else `canonical`; only slots of another image than the men as
-    they stand (`canonical_moved`) may repeat one, and only those are looked up among the others."""
+    its square). Both are boards computed once per man (the squares it may come from, less those from
+    which it would check the king), so each predecessor costs a bit taken off a board. Its slot is the
+    position's plus a step per square where the man moves without changing the symmetry (`ix.step`),
+    else `canonical`; only slots of another image than the men as they stand (`canonical_moved`) may
+    repeat one, and only those are looked up among the others."""
     n = 2 + spec[0]
     mover = 1 - stm
     king = sq[stm]
@@ -289,6 +358,8 @@ def predecessors(
     count = 0
     moved = 0
     symmetric = spec[1] > 0 and ix.pawns_symmetric(spec, sq)
+    plain = not (symmetric if spec[1] else ix.KK_AMBIGUOUS[sq[0] * 64 + sq[1]])
+    one = np.uint64(1)
     for k in range(n):
         if owners[k] != mover or kinds[k] == mg.PAWN:
             continue
@@ -298,66 +369,40 @@ def predecessors(
         allowed = mg.evasions(king, mover, sq, kinds, owners, n, k, rest) & ~occ
         if allowed == 0:
             continue
-        fast = ix.step(spec, sq, k)
-        fast_base = slot + turn - s * fast
-        if kind == mg.KING or kind == mg.KNIGHT:
-            for t in range(8):
-                f = mg.KING_TO[s, t] if kind == mg.KING else mg.KNIGHT_TO[s, t]
-                if f < 0:
-                    break
-                if not (allowed >> np.uint64(f)) & np.uint64(1):
-                    continue
-                if mg._attacks(kind, mover, f, king, rest):
-                    continue
-                if fast:
-                    out[count] = fast_base + f * fast
-                    count += 1
-                    continue
-                if kind == mg.KING:
-                    delta = ix.king_step(spec, sq, k, f, symmetric)
-                    if delta != ix.NO_STEP:
-                        out[count] = slot + turn + delta
-                        count += 1
-                        continue
-                c, mv = _moved_slot(spec, sq, n, k, f, mover, work)
-                if c < 0:
-                    continue
-                if mv:
-                    moved += 1
-                    out[top - moved] = c
-                else:
-                    out[count] = c
-                    count += 1
+        if kind == mg.KING:
+            origins = mg.KING_ATT[s] & allowed & ~mg.KING_ATT[king]
+        elif kind == mg.KNIGHT:
+            origins = mg.KNIGHT_ATT[s] & allowed & ~mg.KNIGHT_ATT[king]
         else:
-            for d in range(8):
-                diagonal = d >= 4
-                if (diagonal and kind == mg.ROOK) or (not diagonal and kind == mg.BISHOP):
+            origins = mg.slides(kind, s, occ) & allowed & ~mg.slides(kind, king, rest)
+        fast = bases[k] if plain else 0
+        if fast:
+            fast_base = slot + turn - s * fast
+            while origins:
+                low = origins & (~origins + one)
+                origins ^= low
+                out[count] = fast_base + mg.square_of(low) * fast
+                count += 1
+            continue
+        while origins:
+            low = origins & (~origins + one)
+            origins ^= low
+            f = mg.square_of(low)
+            if kind == mg.KING:
+                delta = ix.king_step(spec, sq, k, f, symmetric)
+                if delta != ix.NO_STEP:
+                    out[count] = slot + turn + delta
+                    count += 1
                     continue
-                x = (s & 7) + _DF[d]
-                y = (s >> 3) + _DR[d]
-                while 0 <= x < 8 and 0 <= y < 8:
-                    f = y * 8 + x
-                    if (occ >> np.uint64(f)) & np.uint64(1):
-                        break
-                    x += _DF[d]
-                    y += _DR[d]
-                    if not (allowed >> np.uint64(f)) & np.uint64(1):
-                        continue
-                    if mg._attacks(kind, mover, f, king, rest):
-                        continue
-                    if fast:
-                        out[count] = fast_base + f * fast
-                        count += 1
-                        continue
-                    c, mv = _moved_slot(spec, sq, n, k, f, mover, work)
-                    if c < 0:
-                        continue
-                    if mv:
-                        moved += 1
-                        out[top - moved] = c
-                    else:
-                        out[count] = c
-                        count += 1
+            c, mv = _moved_slot(spec, sq, n, k, f, mover, work)
+            if c < 0:
+                continue
+            if mv:
+                moved += 1
+                out[top - moved] = c
+            else:
+                out[count] = c
+                count += 1
     return _merge_moved(out, count, moved)
 
 
@@ -370,7 +415,7 @@ def _moved_slot(spec: I64, sq: I64, n: int, k: int, f: int, stm: int, work: I64)
     return ix.canonical_moved(spec, work[0:5], stm, work[5:10])
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _merge_moved(out: I64, count: int, moved: int) -> int:
     """Slots out[:count] are distinct; the `moved` ones kept at out's end join them unless present."""
     top = out.shape[0]
@@ -403,6 +448,7 @@ def retro(spec: I64, lo: int, hi: int, val: I16, deg: U8, ex: I16, max_level: in
     owners = np.empty(5, dtype=np.int64)
     preds = np.empty(MAX_PREDECESSORS, dtype=np.int64)
     work = np.empty(10, dtype=np.int64)
+    bases = step_bases(spec)
     ix.men_of(spec, kinds, owners)
     first = np.full(max_level + 2, n, dtype=np.int64)
     last = np.full(max_level + 2, -1, dtype=np.int64)
@@ -460,7 +506,7 @@ def retro(spec: I64, lo: int, hi: int, val: I16, deg: U8, ex: I16, max_level: in
                 i = (w << 6) + _bit_index(low)
                 win = int(val[lo + i]) > 0
                 stm = ix.decode(spec, lo + i, sq)
-                count = predecessors(spec, lo + i, sq, kinds, owners, stm, preds, work)
+                count = un_moves(spec, bases, lo + i, sq, kinds, owners, stm, preds, work)
                 for q in range(count):
                     p = preds[q] - lo
                     if p < 0 or p >= n or deg[p] >= SETTLED:
