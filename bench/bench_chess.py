@@ -9,15 +9,19 @@ may be shared, CPU time is the figure to compare.
 - every 3- and 4-man material, pawns included, solved the way one worker's jobs solve them, each from
   the stored bytes of those it reads (target 3 minutes in all), with the longest win of each; the
   previous solver on the same materials (--no-previous: not);
-- a five-man pawnless material (KQRvKR: target 3 minutes, 4 GB) and, with --pawn, KRPvKR (target 6
-  minutes; its promotions need four five-man tables first): wall and CPU time, peak memory, stored
-  bytes per position, the longest win; the previous solver too with --previous-five (long);
-- GetValue and BestMove per position on a stored table.
+- a five-man pawnless material (KQRvKR: target 3 minutes, 4 GB) and KRPvKR (target 6 minutes; its
+  promotions need four five-man tables first, solved as their jobs would be; --no-pawn: not, some 15
+  minutes less): wall and CPU time, peak memory, stored bytes per position, the longest win; the
+  previous solver too with --previous-five (long);
+- GetValue and BestMove per position on a stored table;
+- how long every material to five men would take on one worker and on N (bench.chess_fleet), at the
+  rates of this run's five-man solves.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import resource
 import time
@@ -27,6 +31,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from bench.chess_fleet import Rates, estimate_lines
 from bench.chess_previous import solve_previous
 from bench.common import figure
 from engine.games.chess import TableKernel
@@ -198,10 +203,12 @@ def bench_small(previous: bool) -> dict[str, bytes]:
     return stored
 
 
-def bench_five(name: str, stored: dict[str, bytes], target: float, previous: bool) -> None:
+def bench_five(name: str, stored: dict[str, bytes], target: float, previous: bool) -> float:
+    """Solves and probes a five-man material; its solve's CPU seconds a slot."""
     material = parse_material(name)
     tables = InflatingTables(stored)
     values, wall, cpu, user = solve_timed(material, tables)
+    rate = cpu / material.slots
     times(f"chess {name}: solve", wall, cpu, user)
     figure(f"chess {name}: target", target, "s")
     figure(
@@ -232,12 +239,19 @@ def bench_five(name: str, stored: dict[str, bytes], target: float, previous: boo
         (time.perf_counter() - t0) / len(boards) * 1e3,
         "ms",
     )
+    return rate
+
+
+def bench_fleet(pawnless: float, pawnful: float) -> None:
+    """How long every material to five men would take on one worker and on N, at this run's rates."""
+    for label, value, unit in estimate_lines(Rates(pawnless, pawnful)):
+        figure(f"chess: {label}", value, unit)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--five", default="KQRvKR", help="the five-man pawnless material ('' for none)")
-    parser.add_argument("--pawn", action="store_true", help="also KRPvKR (long)")
+    parser.add_argument("--no-pawn", action="store_true", help="not KRPvKR (its solve and its sub-tables')")
     parser.add_argument("--no-previous", action="store_true", help="not the previous solver on 3-4 men")
     parser.add_argument("--previous-five", action="store_true", help="the previous solver on five men too")
     args = parser.parse_args()
@@ -245,16 +259,19 @@ def main() -> None:
     solve_previous(parse_material("KvK"), {})
     bench_kqvkr()
     stored = bench_small(not args.no_previous)
+    pawnless = pawnful = math.nan
     if args.five:
-        bench_five(args.five, stored, 180.0, args.previous_five)
-    if args.pawn:
+        pawnless = bench_five(args.five, stored, 180.0, args.previous_five)
+    if not args.no_pawn:
         for sub in solve_order(parse_material("KRPvKR").sub_materials()):
             if sub.name not in stored:
                 wall, cpu, user = time.perf_counter(), time.process_time(), user_cpu()
                 stored[sub.name] = make_table(sub, stored)
                 took = time.perf_counter() - wall, time.process_time() - cpu, user_cpu() - user
                 times(f"chess {sub.name}: its job (a sub-table of KRPvKR)", *took)
-        bench_five("KRPvKR", stored, 360.0, args.previous_five)
+        pawnful = bench_five("KRPvKR", stored, 360.0, args.previous_five)
+    if not math.isnan(pawnless):
+        bench_fleet(pawnless, pawnless if math.isnan(pawnful) else pawnful)
 
 
 if __name__ == "__main__":
