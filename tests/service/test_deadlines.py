@@ -208,7 +208,9 @@ def test_a_rest_deadline_counts_from_the_request_arrival(ports: BoundPorts) -> N
     headers, _, answer = reply.partition(b"\r\n\r\n")
     assert b"DEADLINE_EXCEEDED" in answer, reply[:300]
     timing = [line for line in headers.split(b"\r\n") if line.lower().startswith(b"server-timing:")]
-    assert timing and timing[0].split(b"dur=")[1] and float(timing[0].split(b"dur=")[1]) >= 1000 * (sent - 0.1), timing
+    assert (
+        timing and timing[0].split(b"dur=")[1] and float(timing[0].split(b"dur=")[1]) >= 1000 * (sent - 0.1)
+    ), timing
 
 
 def test_ranking_many_moves_shares_one_remoteness_allowance(clean_db: sa.Engine) -> None:
