@@ -26,7 +26,7 @@ import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from nimbase.settings import DEFAULT_RATE_LIMIT, RateLimitSettings, Settings, TlsFiles
-from service import convert, malloc
+from service import collector, convert, malloc
 from service.core import Nimbase, NimbaseService
 from service.grpc_server import create_grpc_server
 from service.isolation import ProcessPool
@@ -246,6 +246,7 @@ def run_configured(
             metrics=metrics,
         )
 
+    collector.freeze_startup()  # the service, its kinds and the modules: out of every full collection
     with isolated(service, settings, database_url, wait=False) as served:
         asyncio.run(main(served))
 
