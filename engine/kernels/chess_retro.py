@@ -503,7 +503,7 @@ def retro(spec: I64, lo: int, hi: int, val: I16, deg: U8, ex: I16, max_level: in
             while bits != 0:
                 low = bits & (~bits + one)
                 bits ^= low
-                i = (w << 6) + _bit_index(low)
+                i = (w << 6) + mg.square_of(low)
                 win = int(val[lo + i]) > 0
                 stm = ix.decode(spec, lo + i, sq)
                 count = un_moves(spec, bases, lo + i, sq, kinds, owners, stm, preds, work)
@@ -534,30 +534,6 @@ def retro(spec: I64, lo: int, hi: int, val: I16, deg: U8, ex: I16, max_level: in
         level += 1
         if marked == 0 and level > top:
             return level - 1
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _bit_index(low: np.uint64) -> int:
-    """The index of the one bit set in `low`."""
-    i = 0
-    if low >> np.uint64(32):
-        i += 32
-        low >>= np.uint64(32)
-    if low >> np.uint64(16):
-        i += 16
-        low >>= np.uint64(16)
-    if low >> np.uint64(8):
-        i += 8
-        low >>= np.uint64(8)
-    if low >> np.uint64(4):
-        i += 4
-        low >>= np.uint64(4)
-    if low >> np.uint64(2):
-        i += 2
-        low >>= np.uint64(2)
-    if low >> np.uint64(1):
-        i += 1
-    return i
 
 
 @numba.njit(cache=True, nogil=True)
