@@ -1,10 +1,14 @@
 """Periods of octal games proved by the Guy-Smith theorem, and merely observed regularities.
 
 Guy-Smith: for an octal game whose moves remove at most t tokens (t = index of the last non-zero
-digit of d0.d1...dt), if g(n + p) = g(n) for all n0 <= n < 2*n0 + p + t, then for all n >= n0.
-Proof sketch (by induction on n >= 2*n0 + p + t): every option of n + p that splits off k tokens
-leaves a larger part b >= n0 + p, so b - p is an option part of n with g(b - p) = g(b), and
-conversely; single-heap options n + p - k map to n - k >= n0 the same way. The argument uses d0 = 4
+digit of d0.d1...dt), if g(n + p) = g(n) for all e <= n < 2*e + p + t, then for all n >= e, where e is
+at least 1. Proof sketch (by induction on n >= 2*e + p + t): every option of n + p that splits off k
+tokens leaves a larger part b >= e + p, so b - p is an option part of n with g(b - p) = g(b), and
+conversely; single-heap options n + p - k map to n - k >= e the same way. The part b - p must be a
+heap, not nothing: with e = 0 a split of n + p into a and b = p would map to "a and an empty heap",
+which is not a split, and the theorem fails (0.4, values 0, 0, 0 and then 1 at heap 3, would be
+"proved" all zeros from three values). So a period seen from n0 is proved with e = max(n0, 1), and it
+holds from n0 because the values from n0 to e were compared too. The argument uses d0 = 4
 (split without removing, k = 0) just as well, so every finite octal code qualifies. It breaks for
 Grundy's game, whose splits must be unequal (shifting one part by p can make the parts equal): that
 game only gets `observe_period`, which is never used to answer a position.
@@ -40,7 +44,7 @@ def _first_period(
     top = size // 2 + 1 if certify else size // max(repeats, 1) + 1
     below = np.full(top + 1, size, dtype=np.int64)
     for p in range(1, size):
-        if certify and 2 * p + t > size:
+        if certify and 2 * p + t + 2 > size:  # even from e = 1 the proof needs more values
             break
         if not certify and repeats * p > size:
             break
@@ -48,7 +52,7 @@ def _first_period(
         while n >= 0 and values[n] == values[n + p]:
             n -= 1
         n0 = n + 1
-        proved = certify and 2 * n0 + 2 * p + t <= size
+        proved = certify and 2 * max(n0, 1) + 2 * p + t <= size
         seen = not certify and size - n0 >= repeats * p and size - n0 >= cover * size
         if proved or seen:
             out = np.empty(2, dtype=np.int64)
@@ -93,9 +97,10 @@ def certify_octal_reference(values: list[int], t: int) -> Period | None:
     size = len(values)
     for p in range(1, size + 1):
         for n0 in range(size):
-            if 2 * n0 + 2 * p + t > size:
+            e = max(n0, 1)  # the theorem's range starts at a heap (see the module's docstring)
+            if 2 * e + 2 * p + t > size:
                 break
-            if all(values[n + p] == values[n] for n in range(n0, 2 * n0 + p + t)) and all(
+            if all(values[n + p] == values[n] for n in range(n0, 2 * e + p + t)) and all(
                 values[n + p] == values[n] for n in range(n0, size - p)
             ):
                 return Period(preperiod=n0, period=p, saltus=0, certified=True)

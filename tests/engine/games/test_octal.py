@@ -243,6 +243,30 @@ def test_certify_needs_the_whole_guy_smith_window() -> None:
     assert certify_octal(np.array(values[: need - 1], dtype=np.uint32), 2) is None
 
 
+@pytest.mark.parametrize("code", ["0.4", "0.04", "0.004", "4.0", "0.44"])
+def test_a_split_game_is_not_certified_from_its_first_zeros(code: str) -> None:
+    # 0.4: g = 0, 0, 0, 1, ...; with a preperiod of 0 the theorem's proof would map a split into a
+    # part of p tokens to "a part and an empty heap", so three zeros proved nothing. A live request for
+    # heap 1 or 2 of a fresh 0.4 once certified "all zeros" this way, and every later answer of the
+    # process was 0.
+    truth = naive_values(code, 400)
+    for size in range(len(truth) // 4):
+        period = certify_octal(np.array(truth[:size], dtype=np.uint32), OctalGame(code).t)
+        if period is not None:
+            assert all(truth[n] == truth[period.reduce(n)] for n in range(len(truth))), (size, period)
+
+
+@settings(max_examples=80, deadline=None)
+@given(code=codes)
+def test_a_period_certified_from_any_prefix_holds(code: str) -> None:
+    truth = naive_values(code, 360)
+    t = OctalGame(code).t
+    for size in range(0, 90):
+        period = certify_octal(np.array(truth[:size], dtype=np.uint32), t)
+        if period is not None:
+            assert all(truth[n] == truth[period.reduce(n)] for n in range(len(truth))), (size, period)
+
+
 def test_observed_periods_are_not_certified() -> None:
     values = np.array(naive_values("0.77", 400), dtype=np.uint32)
     observed = observe_period(values)
