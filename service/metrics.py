@@ -29,6 +29,8 @@ from engine.lru import Usage
 
 #: Latency buckets in seconds: table hits take well under a millisecond, live searches up to the deadline.
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+#: Buckets of the event loop's lateness in seconds (service.loop_lag): idle a fraction of a millisecond.
+LOOP_LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
 
 @runtime_checkable
@@ -106,6 +108,13 @@ class Metrics:
             "Time from receiving a request to its answer, by transport and method.",
             ["transport", "method"],
             buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        self.loop_lag = Histogram(
+            "nimbase_event_loop_lag_seconds",
+            "How much later than due the event loop ran a timer due every 25 ms: what every request read "
+            "or answered at that moment waited.",
+            buckets=LOOP_LAG_BUCKETS,
             registry=self.registry,
         )
         self.stream_items = Counter(

@@ -31,6 +31,7 @@ from service.core import Nimbase, NimbaseService
 from service.grpc_server import create_grpc_server
 from service.isolation import ProcessPool
 from service.limits import DEFAULT_LIMITS, Limits
+from service.loop_lag import LoopWatch
 from service.metrics import Metrics
 from service.pooled import PooledService
 from service.processes import bind_port
@@ -179,6 +180,7 @@ async def serve(
     await grpc_server.start()
     http_task = asyncio.create_task(http_server.serve(sockets=[sock]))
     trimmer = asyncio.create_task(_trim_now_and_then())
+    watch = asyncio.create_task(LoopWatch(metrics.loop_lag.observe).run())
     try:
         while not http_server.started:
             if http_task.done():
@@ -202,6 +204,7 @@ async def serve(
         with contextlib.suppress(asyncio.CancelledError):
             await http_task
         trimmer.cancel()
+        watch.cancel()
         servicer.close()
         sock.close()
     return ports
