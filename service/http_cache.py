@@ -16,9 +16,11 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from starlette.middleware.gzip import GZipResponder
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from service.rest.json_body import PiecewiseJSONResponse
 
 #: `source` values whose answers never change (API.md: formula, table, certified period).
 IMMUTABLE_SOURCES = frozenset({"formula", "table", "period"})
@@ -55,7 +57,7 @@ def sequence_is_immutable(body: Mapping[str, Any]) -> bool:
 def respond(body: Any, if_none_match: str | None, immutable: bool) -> Response:
     """The answer: with its ETag and cache headers when `immutable` (304 when the client has it),
     else marked not to be stored."""
-    response = JSONResponse(body)
+    response = PiecewiseJSONResponse(body)
     if not immutable:
         response.headers["cache-control"] = NOT_CACHED
         return response

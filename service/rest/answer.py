@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any, TypeAlias
 
 from fastapi import Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from engine.deadline import Deadline
@@ -22,6 +22,7 @@ from service.pooled import Moved, computing_only, reads_only
 from service.rest.context import context_of
 from service.rest.deadline import arrival, deadline_at
 from service.rest.errors import failure
+from service.rest.json_body import PiecewiseJSONResponse
 
 #: Whether an answer never changes (http_cache); None: the route's answers are not cached.
 Cache: TypeAlias = Callable[[Any], bool] | None
@@ -37,7 +38,7 @@ LATE_SECONDS = 0.03
 def respond(request: Request, body: Any, cache: Cache) -> Response:
     """The JSON answer; with its ETag and cache headers (or 304) when `cache` says it never changes."""
     if cache is None:
-        return JSONResponse(body)
+        return PiecewiseJSONResponse(body)
     return http_cache.respond(body, request.headers.get("if-none-match"), cache(body))
 
 

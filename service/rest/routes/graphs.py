@@ -7,7 +7,7 @@ from typing import cast
 
 from fastapi import APIRouter, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
@@ -18,6 +18,7 @@ from service import convert
 from service.rest.answer import answer
 from service.rest.context import service_of
 from service.rest.errors import body_not_received, describe_validation_error, failure
+from service.rest.json_body import PiecewiseJSONResponse
 from service.rest.models import GraphRequest
 from service.rest.openapi import errors
 from service.rest.params import Authorization, GraphName
@@ -75,7 +76,7 @@ def get_graph(request: Request, name: GraphName) -> Response:
     except Exception as exc:
         return failure(request, exc)
     if graph.vertex_count + graph.edge_count <= convert.GRAPH_JSON_BATCH:
-        return JSONResponse(convert.graph_as_dict(graph))
+        return PiecewiseJSONResponse(convert.graph_as_dict(graph))
     return StreamingResponse(convert.graph_json(graph), media_type="application/json")
 
 
