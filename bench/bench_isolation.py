@@ -28,8 +28,10 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import NamedTuple
 
 import httpx
+from prometheus_client.parser import text_string_to_metric_families
 
 from bench.common import Server, figure, fresh_database, process_tree, running_server
+from bench.stamped_http import StampedConnection, StampedHttpError
 from nimbase.client import NimbaseClient, NimbaseClientError
 from nimbase.settings import Settings
 
@@ -95,6 +97,9 @@ class Sample(NamedTuple):
     #: Seconds the server says it took (its Server-Timing, from the request's arrival to the answer's
     #: start), where it says: what the client's own time and the network added is `took` less this.
     server: float = math.nan
+    #: Seconds from the send to the kernel's receipt of the answer's last segment (bench.stamped_http),
+    #: where known: `took` less this is the client's thread waiting for a core, and reading.
+    arrived: float = math.nan
 
 
 def _threads(count: int, seconds: float, work: Callable[[int, float], list[Sample]]) -> list[Sample]:
@@ -134,6 +139,23 @@ def _rest(
     return str(reply.status_code), detail, server_seconds(reply.headers.get("server-timing", ""))
 
 
+def _stamped_rest(
+    http: StampedConnection, route: str, query: dict[str, str | int], headers: dict[str, str]
+) -> tuple[str, str, float, float]:
+    """`_rest` on a stamped connection: also the seconds until the answer reached the kernel."""
+    try:
+        if route == BATCH:
+            body = {"game": query["game"], "positions": [query["position"]]}
+            reply = http.post_json(route, body, headers)
+        else:
+            reply = http.get(route, query, headers)
+    except StampedHttpError as exc:
+        return f"CLIENT-{type(exc).__name__}", _detail(route, query, str(exc)), math.nan, math.nan
+    detail = _detail(route, query, reply.text) if reply.status >= 500 else ""
+    server = server_seconds(reply.headers.get("server-timing", ""))
+    return str(reply.status), detail, server, reply.arrived - reply.sent
+
+
 def server_seconds(timing: str) -> float:
     """The `app;dur=` milliseconds of a Server-Timing header, in seconds (nan when absent)."""
     for metric in timing.split(","):
@@ -167,13 +189,13 @@ def expensive_load(
         return [sample for part in parts for sample in part.result()]
 
 
-def _connect(http: httpx.Client) -> None:
+def _connect(http: StampedConnection) -> None:
     """Opens the client's connection (one /healthz) before its first timed request: two dozen clients
     connecting at once, their threads setting up beside each other, kept the first requests from
     reaching the server for up to 300 ms, time that no deadline of the server can count (it starts at
     a request's arrival) and that is not what the target measures."""
-    with contextlib.suppress(httpx.HTTPError):
-        http.get("/healthz")
+    with contextlib.suppress(StampedHttpError):
+        http.request("GET", "/healthz", {}, None)
 
 
 def _expensive_clients(
@@ -185,16 +207,16 @@ def _expensive_clients(
         rng = random.Random(seed * 1000 + first + index)
         samples: list[Sample] = []
         headers = {"x-deadline-ms": str(int(deadline_s * 1000))}
-        with httpx.Client(base_url=base, timeout=60) as http:
+        with StampedConnection(base) as http:
             _connect(http)
             while time.monotonic() < until:
                 route, query = expensive_request(rng)
                 sent, started = time.time(), time.monotonic()
-                outcome, detail, server = _rest(http, route, query, headers)
+                outcome, detail, server, arrived = _stamped_rest(http, route, query, headers)
                 took = time.monotonic() - started
                 if not detail and (took - deadline_s) * 1e3 > TARGET_PAST_MS:  # late: say which request
                     detail = _detail(route, query, outcome)
-                samples.append(Sample(sent, took, outcome, detail, server))
+                samples.append(Sample(sent, took, outcome, detail, server, arrived))
         return samples
 
     return _threads(count, seconds, work)
@@ -314,6 +336,8 @@ def _median(samples: list[float]) -> float:
 def late_text(sample: Sample, deadline_s: float = DEADLINE_S) -> str:
     """How late an expensive request was as its client saw it, and by the server's own clock."""
     text = f"{(sample.took - deadline_s) * 1e3:.0f} ms"
+    if not math.isnan(sample.arrived):
+        text += f" (its answer here {(sample.arrived - deadline_s) * 1e3:.0f} ms past)"
     if not math.isnan(sample.server):
         text += f" (by the server's clock {(sample.server - deadline_s) * 1e3:.0f} ms)"
     return text
@@ -335,11 +359,38 @@ def figures(
         "expensive requests": float(len(past)),
         "worst expensive request past its deadline (ms)": max(past, default=float("nan")) * 1e3,
         "expensive requests past deadline + 250 ms": float(sum(p * 1e3 > TARGET_PAST_MS for p in past)),
+        "worst expensive answer's arrival past its deadline (kernel stamp, ms)": max(
+            (sample.arrived - deadline_s for sample in expensive if not math.isnan(sample.arrived)),
+            default=math.nan,
+        )
+        * 1e3,
         "worst expensive request past its deadline by the server's clock (ms)": max(
             server_past, default=math.nan
         )
         * 1e3,
     }
+
+
+def loop_lag_figures(base: str) -> dict[str, float]:
+    """The server's event loop since it started, from its `/metrics` (service.loop_lag): how many of its
+    timer's ticks ran more than 100 ms and 250 ms late (a request read in such a moment waited as long
+    before its arrival, which no deadline or Server-Timing counts). Empty if unreadable."""
+    with contextlib.suppress(httpx.HTTPError):
+        reply = httpx.get(f"{base}/metrics", timeout=10)
+        buckets: dict[float, float] = {}
+        for family in text_string_to_metric_families(reply.text):
+            if family.name == "nimbase_event_loop_lag_seconds":
+                for sample in family.samples:
+                    if sample.name.endswith("_bucket"):
+                        buckets[float(sample.labels["le"])] = sample.value
+        if buckets:
+            ticks = buckets[math.inf]
+            return {
+                "event loop ticks": ticks,
+                "event loop ticks more than 100 ms late": ticks - buckets[0.1],
+                "event loop ticks more than 250 ms late": ticks - buckets[0.25],
+            }
+    return {}
 
 
 def targets_line() -> str:
@@ -364,6 +415,7 @@ def measure(url: str, live_processes: str) -> dict[str, float]:
             if (sample.took - DEADLINE_S) * 1e3 > TARGET_PAST_MS:
                 late = f"late by {late_text(sample)}: {sample.outcome} {sample.detail}"
                 print(f"  {live_processes} live processes: {late}", flush=True)
+        results.update(loop_lag_figures(server.base))
         if live_processes != "0":  # with threads, the request grows the server until the kernel kills it
             results.update(runaway_figures(server))
     return results

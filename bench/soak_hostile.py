@@ -37,6 +37,7 @@ from bench.bench_isolation import (
     figures,
     health,
     late_text,
+    loop_lag_figures,
     runaway_load,
     targets_line,
 )
@@ -86,6 +87,8 @@ class HostileSamples:
     rest: list[Sample] = field(default_factory=list)
     grpc: list[Sample] = field(default_factory=list)
     healthz: list[Sample] = field(default_factory=list)
+    #: The server's event loop's late ticks since it started (bench.bench_isolation.loop_lag_figures).
+    loop_lag: dict[str, float] = field(default_factory=dict)
 
 
 class HostileLoad:
@@ -118,6 +121,7 @@ class HostileLoad:
                 print(f"[soak] the hostile {name} clients failed: {type(exc).__name__}: {exc}", flush=True)
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
+        samples.loop_lag = loop_lag_figures(self._base)
         return samples
 
 
@@ -126,7 +130,7 @@ def hostile_report(samples: HostileSamples, run: Run) -> list[str]:
     print("== soak: hostile load (issue 23) beside the mixed load", flush=True)
     expensive = samples.expensive + samples.runaway
     results = figures(samples.rest, samples.grpc, samples.healthz, expensive, DEADLINE_S)
-    for key, value in results.items():
+    for key, value in {**results, **samples.loop_lag}.items():
         figure(f"hostile: {key}", value, "")
     print("  " + targets_line(), flush=True)
     missed = [
@@ -142,7 +146,11 @@ def hostile_report(samples: HostileSamples, run: Run) -> list[str]:
         missed.append("expensive requests past their deadline + 250 ms")
         for sample in expensive:
             if (sample.took - DEADLINE_S) * 1e3 > TARGET_PAST_MS:
-                print(f"  late by {late_text(sample)}: {sample.outcome} {sample.detail}", flush=True)
+                at = sample.sent - run.started
+                print(
+                    f"  t={at:6.1f} s  late by {late_text(sample)}: {sample.outcome} {sample.detail}",
+                    flush=True,
+                )
     print("  targets " + ("met" if not missed else "missed: " + ", ".join(missed)), flush=True)
     figure("hostile: defect 1 requests (both transports)", len(samples.runaway), "requests")
     outcomes: Counter[str] = Counter(sample[2] for sample in samples.runaway)
