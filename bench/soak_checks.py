@@ -210,7 +210,7 @@ def check_observations(record: Record, check: TableCheck) -> tuple[int, int, lis
         kind = item[0]
         try:
             if kind == "heaps":
-                _, game, heaps, grundy = item
+                _, game, heaps, grundy, how = item
                 parts = [oracle.value(game, h) for h in heaps]
                 if any(p is None for p in parts):
                     unverifiable += 1
@@ -222,7 +222,7 @@ def check_observations(record: Record, check: TableCheck) -> tuple[int, int, lis
                 if expected != grundy:
                     wrong.append(
                         f"{game} position {' '.join(map(str, heaps))}: answered {grundy}, "
-                        f"recomputed {expected}"
+                        f"recomputed {expected} ({how})"
                     )
             elif kind == "sequence":
                 _, game, start, values = item

@@ -523,20 +523,24 @@ def _pairs(position: str) -> tuple[tuple[int, int], ...]:
     return tuple((int(a), int(b)) for a, b in (t.split(",") for t in position.split()))
 
 
-def observe_value(record: Record, rng: random.Random, game: str, value: dict[str, Any]) -> None:
-    """Keep a value answer (or a move's result) for the check against recomputed values."""
+def observe_value(
+    record: Record, rng: random.Random, game: str, value: dict[str, Any], how: str = ""
+) -> None:
+    """Keep a value answer (or a move's result) for the check against recomputed values; `how` it was
+    asked (transport, operation, source, time), which a wrong value's report quotes."""
     position = value.get("position", "")
     if game == "wythoff":
         record.observe(rng, ("wythoff", _pairs(position), value.get("grundy"), value.get("outcome")))
     elif normal_heap_game(game) and "grundy" in value:
-        record.observe(rng, ("heaps", game, _heaps(position), int(value["grundy"])))
+        how = f"{how} source {value.get('source')} at {time.strftime('%H:%M:%S')}"
+        record.observe(rng, ("heaps", game, _heaps(position), int(value["grundy"]), how))
 
 
 def inspect(record: Record, rng: random.Random, transport: str, req: Request, body: Any) -> None:
     """Record observations from a successful answer, and check what can be checked on the spot."""
     examples = record.inconsistent
     if req.op in ("value", "p_position"):
-        observe_value(record, rng, req.game, body)
+        observe_value(record, rng, req.game, body, f"{transport} {req.describe()[:120]}")
         if req.op == "p_position" and body.get("p_position") != (body.get("outcome") == "P"):
             record.inconsistent_count += 1
             if len(examples) < Record.MAX_EXAMPLES:
@@ -545,9 +549,10 @@ def inspect(record: Record, rng: random.Random, transport: str, req: Request, bo
         normal = req.game == "wythoff" or normal_heap_game(req.game)
         moves = body.get("moves", [])
         if normal:
-            observe_value(record, rng, req.game, body)
+            how = f"{transport} {req.describe()[:120]}"
+            observe_value(record, rng, req.game, body, how)
             if moves:
-                observe_value(record, rng, req.game, moves[0])
+                observe_value(record, rng, req.game, moves[0], f"{how}, its first move")
             wrong = None
             if body.get("outcome") == "N" and moves and moves[0].get("outcome") != "P":
                 wrong = f"N-position whose best move reaches {moves[0]}"
@@ -586,7 +591,7 @@ def inspect(record: Record, rng: random.Random, transport: str, req: Request, bo
                 )
         for slot in rng.sample(values, min(5, len(values))):
             if "error" not in slot:
-                observe_value(record, rng, req.game, slot)
+                observe_value(record, rng, req.game, slot, f"{transport} {req.describe()[:120]}")
     elif req.op == "sequence":
         values = body.get("values", [])
         if req.family is None and normal_heap_game(req.game) and values:
