@@ -1,9 +1,10 @@
 """JSON answers encoded a piece at a time, so a large one does not hold the GIL from the event loop.
 
 `json.dumps` is one C call that keeps the GIL until it is done: a sequence of a million values took
-100 ms and more, during which the event loop (every REST and gRPC request) could not run (measured under
-the soak's load: stalls of 150 to 580 ms). Encoding long lists in pieces of `PIECE` items gives the
-other threads the GIL between pieces. The bytes are those `json.dumps` gives (compact, UTF-8, no NaN).
+137-186 ms beside the soak's load, during which the event loop (every REST and gRPC request) could not
+run; the soak's loop stalls of 116-171 ms had a thread inside that encoder (service.loop_lag's log).
+Encoding long lists in pieces of `PIECE` items gives the other threads the GIL between pieces. The bytes
+are those `json.dumps` gives (compact, UTF-8, no NaN).
 """
 
 from __future__ import annotations
