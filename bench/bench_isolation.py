@@ -123,26 +123,10 @@ def _detail(route: str, query: dict[str, str | int], answer: str) -> str:
 
 
 def _rest(
-    http: httpx.Client, route: str, query: dict[str, str | int], headers: dict[str, str]
-) -> tuple[str, str, float]:
-    """One expensive REST request's outcome, its detail for a 5xx, and the seconds the server says it
-    took (nan where it does not say)."""
-    try:
-        if route == BATCH:
-            body = {"game": query["game"], "positions": [query["position"]]}
-            reply = http.post(route, json=body, headers=headers)
-        else:
-            reply = http.get(route, params=query, headers=headers)
-    except httpx.HTTPError as exc:
-        return f"CLIENT-{type(exc).__name__}", _detail(route, query, str(exc)), math.nan
-    detail = _detail(route, query, reply.text) if reply.status_code >= 500 else ""
-    return str(reply.status_code), detail, server_seconds(reply.headers.get("server-timing", ""))
-
-
-def _stamped_rest(
     http: StampedConnection, route: str, query: dict[str, str | int], headers: dict[str, str]
 ) -> tuple[str, str, float, float]:
-    """`_rest` on a stamped connection: also the seconds until the answer reached the kernel."""
+    """One expensive REST request's outcome, its detail for a 5xx, the seconds the server says it took
+    and the seconds until its answer reached this machine's kernel (nan where unknown)."""
     try:
         if route == BATCH:
             body = {"game": query["game"], "positions": [query["position"]]}
@@ -212,7 +196,7 @@ def _expensive_clients(
             while time.monotonic() < until:
                 route, query = expensive_request(rng)
                 sent, started = time.time(), time.monotonic()
-                outcome, detail, server, arrived = _stamped_rest(http, route, query, headers)
+                outcome, detail, server, arrived = _rest(http, route, query, headers)
                 took = time.monotonic() - started
                 if not detail and (took - deadline_s) * 1e3 > TARGET_PAST_MS:  # late: say which request
                     detail = _detail(route, query, outcome)
@@ -225,12 +209,12 @@ def _expensive_clients(
 def runaway_once(base: str, target: str, deadline_s: float = DEADLINE_S) -> tuple[Sample, Sample]:
     """The request of defect 1 at full size, over REST then gRPC, each with a `deadline_s` deadline."""
     query: dict[str, str | int] = {"game": RUNAWAY_GAME, "position": RUNAWAY_POSITION, "limit": 2}
-    with httpx.Client(base_url=base, timeout=60) as http:
+    with StampedConnection(base) as http:
         sent, started = time.time(), time.monotonic()
-        outcome, detail, server = _rest(
+        outcome, detail, server, arrived = _rest(
             http, "/v1/best-move", query, {"x-deadline-ms": str(int(deadline_s * 1000))}
         )
-        rest = Sample(sent, time.monotonic() - started, outcome, detail, server)
+        rest = Sample(sent, time.monotonic() - started, outcome, detail, server, arrived)
     with NimbaseClient(target, timeout=deadline_s) as client:
         sent, started = time.time(), time.monotonic()
         try:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bench.bench_isolation import BATCH, _stamped_rest
+from bench.bench_isolation import BATCH, _rest
 from bench.stamped_http import StampedConnection
 from nimbase.settings import Settings
 from service.core import Nimbase
@@ -38,7 +38,7 @@ def test_answers_on_one_kept_connection_each_stamped_between_send_and_read(base:
 
 def test_the_bench_reads_outcome_server_time_and_arrival(base: str) -> None:
     with StampedConnection(base) as http:
-        outcome, detail, server, arrived = _stamped_rest(
+        outcome, detail, server, arrived = _rest(
             http, "/v1/value", {"game": "nim", "position": "-1"}, {"x-deadline-ms": "2000"}
         )
     assert outcome == "400" and detail == ""
@@ -47,7 +47,5 @@ def test_the_bench_reads_outcome_server_time_and_arrival(base: str) -> None:
 
 def test_a_closed_server_is_a_client_failure_not_an_exception() -> None:
     with StampedConnection("http://127.0.0.1:9") as http:
-        outcome, _detail, server, arrived = _stamped_rest(
-            http, "/v1/value", {"game": "nim", "position": "1"}, {}
-        )
+        outcome, _detail, server, arrived = _rest(http, "/v1/value", {"game": "nim", "position": "1"}, {})
     assert outcome.startswith("CLIENT-") and math.isnan(server) and math.isnan(arrived)
