@@ -17,7 +17,7 @@ import numpy as np
 import sqlalchemy as sa
 from numpy.typing import NDArray
 
-from bench.soak_load import Record, normal_heap_game
+from bench.soak_load import Record, asked_text, normal_heap_game
 from bench.soak_services import Services, admin_call, log
 from engine.games.registry import parse_game_id
 from engine.games.wythoff import is_p_pair
@@ -222,7 +222,7 @@ def check_observations(record: Record, check: TableCheck) -> tuple[int, int, lis
                 if expected != grundy:
                     wrong.append(
                         f"{game} position {' '.join(map(str, heaps))}: answered {grundy}, "
-                        f"recomputed {expected} ({how})"
+                        f"recomputed {expected} ({asked_text(how)})"
                     )
             elif kind == "sequence":
                 _, game, start, values = item

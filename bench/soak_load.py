@@ -524,23 +524,31 @@ def _pairs(position: str) -> tuple[tuple[int, int], ...]:
 
 
 def observe_value(
-    record: Record, rng: random.Random, game: str, value: dict[str, Any], how: str = ""
+    record: Record, rng: random.Random, game: str, value: dict[str, Any], asked: tuple[str, Request, str]
 ) -> None:
-    """Keep a value answer (or a move's result) for the check against recomputed values; `how` it was
-    asked (transport, operation, source, time), which a wrong value's report quotes."""
+    """Keep a value answer (or a move's result) for the check against recomputed values, with how it was
+    `asked` (transport, request, which answer of it) and its source and time, which a wrong value's
+    report quotes (`asked_text`; formatted only then)."""
     position = value.get("position", "")
     if game == "wythoff":
         record.observe(rng, ("wythoff", _pairs(position), value.get("grundy"), value.get("outcome")))
     elif normal_heap_game(game) and "grundy" in value:
-        how = f"{how} source {value.get('source')} at {time.strftime('%H:%M:%S')}"
+        how = (*asked, value.get("source"), time.time())
         record.observe(rng, ("heaps", game, _heaps(position), int(value["grundy"]), how))
+
+
+def asked_text(how: tuple[str, Request, str, object, float]) -> str:
+    """How an observed value was asked, for the report of a wrong one."""
+    transport, req, which, source, at = how
+    clock = time.strftime("%H:%M:%S", time.localtime(at))
+    return f"{transport} {req.describe()[:120]}{which}, source {source}, at {clock}"
 
 
 def inspect(record: Record, rng: random.Random, transport: str, req: Request, body: Any) -> None:
     """Record observations from a successful answer, and check what can be checked on the spot."""
     examples = record.inconsistent
     if req.op in ("value", "p_position"):
-        observe_value(record, rng, req.game, body, f"{transport} {req.describe()[:120]}")
+        observe_value(record, rng, req.game, body, (transport, req, ""))
         if req.op == "p_position" and body.get("p_position") != (body.get("outcome") == "P"):
             record.inconsistent_count += 1
             if len(examples) < Record.MAX_EXAMPLES:
@@ -549,10 +557,9 @@ def inspect(record: Record, rng: random.Random, transport: str, req: Request, bo
         normal = req.game == "wythoff" or normal_heap_game(req.game)
         moves = body.get("moves", [])
         if normal:
-            how = f"{transport} {req.describe()[:120]}"
-            observe_value(record, rng, req.game, body, how)
+            observe_value(record, rng, req.game, body, (transport, req, ""))
             if moves:
-                observe_value(record, rng, req.game, moves[0], f"{how}, its first move")
+                observe_value(record, rng, req.game, moves[0], (transport, req, ", its first move"))
             wrong = None
             if body.get("outcome") == "N" and moves and moves[0].get("outcome") != "P":
                 wrong = f"N-position whose best move reaches {moves[0]}"
@@ -591,7 +598,7 @@ def inspect(record: Record, rng: random.Random, transport: str, req: Request, bo
                 )
         for slot in rng.sample(values, min(5, len(values))):
             if "error" not in slot:
-                observe_value(record, rng, req.game, slot, f"{transport} {req.describe()[:120]}")
+                observe_value(record, rng, req.game, slot, (transport, req, ", a slot"))
     elif req.op == "sequence":
         values = body.get("values", [])
         if req.family is None and normal_heap_game(req.game) and values:
