@@ -181,7 +181,7 @@ def _evaluate(
 
 @functools.cache
 def _partitions_upto(tokens: int) -> int:
-    """How many multisets of positive integers sum to at most `tokens` (remembered: some 10 ms of Python
+    """How many multisets of positive integers sum to at most `tokens` (remembered: some 5 ms of Python
     for the largest, asked before every live search of a sum, under _PARTITION_TOKENS of them)."""
     p = [1] + [0] * tokens
     for part in range(1, tokens + 1):
