@@ -4,7 +4,7 @@ Each solve is measured beside the previous solver (bench.chess_previous: the ker
 un-moves were made fast) in the same run, and in CPU time (user CPU too) besides wall time: the machine
 may be shared, CPU time is the figure to compare.
 
-- KQvKR: the dedicated retrograde (engine.games.chess_solve) beside the previous one and the generic
+- KQvKR: the dedicated retrograde (kinds.chess.solve) beside the previous one and the generic
   CSR path (engine.kernels.retrograde over the material's whole move graph) (target 2 s);
 - every 3- and 4-man material, pawns included, solved the way one worker's jobs solve them, each from
   the stored bytes of those it reads (target 3 minutes in all), with the longest win of each; the
@@ -34,16 +34,16 @@ from numpy.typing import NDArray
 from bench.chess_fleet import Rates, estimate_lines
 from bench.chess_previous import solve_previous
 from bench.common import figure
-from engine.games.chess import TableKernel
-from engine.games.chess_format import ChessValues, InflatingTables
-from engine.games.chess_material import Material, materials_of, parse_material, solve_order
-from engine.games.chess_solve import solve_material
-from engine.games.chess_tables import ChessTable, board_of_slot, checked_board
-from engine.kernels import chess_index as ix
-from engine.kernels import chess_movegen as mg
-from engine.kernels import chess_retro as retro
 from engine.kernels import retrograde as R
-from engine.kernels.chess_values import NONE
+from kinds.chess.format import ChessValues, InflatingTables
+from kinds.chess.kernels import index as ix
+from kinds.chess.kernels import movegen as mg
+from kinds.chess.kernels import retro
+from kinds.chess.kernels.values import NONE
+from kinds.chess.kind import TableKernel
+from kinds.chess.material import Material, materials_of, parse_material, solve_order
+from kinds.chess.solve import solve_material
+from kinds.chess.tables import ChessTable, board_of_slot, checked_board
 
 I64 = NDArray[np.int64]
 

@@ -32,9 +32,9 @@ from numpy.typing import NDArray
 from bench.bench_mainline import MATERIAL, previous_path
 from bench.chess_cache import FOLDER, solved_bytes, store_tables
 from bench.common import ADMIN_TOKEN, figure, fresh_database
-from engine.games import chess_format
-from engine.games.chess_format import ChessValues
-from engine.games.chess_tables import board_of_slot, parse_material
+from kinds.chess import format as chess_format
+from kinds.chess.format import ChessValues
+from kinds.chess.tables import board_of_slot, parse_material
 from nimbase.settings import Settings
 from service.core import Nimbase
 from storage.database import create_engine

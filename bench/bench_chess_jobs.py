@@ -30,11 +30,11 @@ import sqlalchemy as sa
 
 from bench.common import cpu_seconds, figure, fresh_database, process_tree
 from cli.jobs import queue_bulk
-from engine.games.chess import TableKernel
-from engine.games.chess_material import Material, materials_of, parse_material
 from engine.games.registry import parse_game_id, plan_stored
-from engine.kernels import chess_index as ix
 from engine.precompute import plan_job
+from kinds.chess.kernels import index as ix
+from kinds.chess.kind import TableKernel
+from kinds.chess.material import Material, materials_of, parse_material
 from nimbase.settings import DEFAULT_WORKER
 from storage.database import create_engine
 from storage.jobs import JobQueue

@@ -43,9 +43,10 @@ from bench.common import (
     running_server,
 )
 from engine.deadline import Deadline
-from engine.games import chess_answers, chess_san
-from engine.games.chess_tables import board_of_slot, parse_material
-from kinds.chess import lila, lila_routes
+from kinds.chess import answers as chess_answers
+from kinds.chess import san as chess_san
+from kinds.chess.edge import lila, lila_routes
+from kinds.chess.tables import board_of_slot, parse_material
 from nimbase.settings import Settings
 from service.core import Nimbase
 from storage.database import create_engine
@@ -87,7 +88,7 @@ def _pushed(board: chess.Board, move: chess.Move, _kind: int, _zeroing: bool) ->
 def python_chess_san() -> Iterator[None]:
     """Each move's SAN as python-chess writes it (the moves generated again per move, and the position
     reached played to tell a check from a mate), and its board python-chess's pushed board, as the
-    answers had them before engine.games.chess_san and chess_answers.played."""
+    answers had them before kinds.chess.san and chess_answers.played."""
     with (
         mock.patch.object(chess_san, "written_with_others", _python_chess_san),
         mock.patch.object(chess_answers, "played", _pushed),

@@ -26,9 +26,9 @@ from unittest import mock
 
 from bench.chess_cache import store_tables
 from bench.common import ADMIN_TOKEN, figure, fresh_database
-from engine.games import chess as chess_kind
-from engine.games.chess import ChessGame
-from engine.games.chess_tables import board_of_slot, parse_material
+from kinds.chess import kind as chess_kind
+from kinds.chess.kind import ChessGame
+from kinds.chess.tables import board_of_slot, parse_material
 from nimbase.settings import Settings
 from service.core import Nimbase
 from storage.database import create_engine

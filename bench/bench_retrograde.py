@@ -17,8 +17,8 @@ import time
 import numpy as np
 
 from bench.common import figure
-from engine.games.chess_tables import board_of_slot, parse_material
 from engine.kernels import retrograde as R
+from kinds.chess.tables import board_of_slot, parse_material
 
 
 def warm_up() -> None:

@@ -16,11 +16,11 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from bench.common import ADMIN_TOKEN
-from engine.games import chess_format
-from engine.games.chess_format import ChessValues
-from engine.games.chess_material import Material, parse_material, solve_order
-from engine.games.chess_solve import solve_material
 from engine.stored_bytes import encode_words
+from kinds.chess import format as chess_format
+from kinds.chess.format import ChessValues
+from kinds.chess.material import Material, parse_material, solve_order
+from kinds.chess.solve import solve_material
 from service.core import Nimbase
 from storage.jobs import JobQueue
 from storage.sequences import SequenceStore

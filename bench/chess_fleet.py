@@ -13,7 +13,7 @@ import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from engine.games.chess_material import Material, materials_of
+from kinds.chess.material import Material, materials_of
 
 #: The worker counts the estimate is printed for.
 WORKERS = (1, 2, 4, 8, 16, 32, 64)

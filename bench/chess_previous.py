@@ -13,12 +13,12 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-from engine.games.chess_format import ChessValues
-from engine.games.chess_material import Material
-from engine.games.chess_solve import MAX_LEVEL, slice_order
-from engine.kernels import chess_index as ix
-from engine.kernels import chess_movegen as mg
-from engine.kernels.chess_values import NONE, after, better, zeroing
+from kinds.chess.format import ChessValues
+from kinds.chess.kernels import index as ix
+from kinds.chess.kernels import movegen as mg
+from kinds.chess.kernels.values import NONE, after, better, zeroing
+from kinds.chess.material import Material
+from kinds.chess.solve import MAX_LEVEL, slice_order
 
 I16 = NDArray[np.int16]
 I64 = NDArray[np.int64]
@@ -522,7 +522,7 @@ def fill_invalid(dtm: I16, dtz: I16, lo: int, deg: U8) -> None:
 
 
 def solve_previous(material: Material, tables: Mapping[str, ChessValues]) -> ChessValues:
-    """`material`'s DTM and DTZ by the previous kernels (the same values as engine.games.chess_solve)."""
+    """`material`'s DTM and DTZ by the previous kernels (the same values as kinds.chess.solve)."""
     spec = material.spec
     subs = material.sub_materials()
     bases: dict[Material, int] = {}

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from bench.chess_fleet import Rates, critical_path, estimate_lines, every_material, schedule
-from engine.games.chess_material import Material, parse_material
+from kinds.chess.material import Material, parse_material
 
 
 def test_one_worker_takes_the_sum_and_enough_workers_take_the_longest_chain() -> None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import InvalidGameId, UnknownGame
-from engine.games import bicolor, chess, graph_game, nim, subtraction
+from engine.games import bicolor, graph_game, nim, subtraction
 from engine.games.base import GameInfo
 from engine.games.bicolor import BicolorNim
 from engine.games.grundy import GrundyGame
@@ -32,6 +32,7 @@ from engine.kind_settings import KindSettings, SettingsDeclaration
 from engine.precompute import JobPlan, StoredName
 from engine.rules import kind as rules_kind
 from engine.rules import plugins
+from kinds.chess import kind as chess
 from nimbase_rules import Family as RulesFamily
 
 #: What a game id resolves to: the game's kind, through which every question about it goes.

@@ -1,25 +1,37 @@
-"""The chess kind outside engine/ (engine.games.chess is the kind itself): lichess's tablebase API
-(`GET /standard`, `GET /standard/mainline`: `lila`, its REST routes `lila_routes`), and the opening of
-the user's Syzygy files (`syzygy_files`), handed to the kind as its `SYZYGY` resource."""
+"""Chess endgames, `chess:MATERIAL`: the kind's face, the names other packages may import.
 
-from __future__ import annotations
+Inside: `kind` (the served kind, its settings and the job storing a table), `tables` and `material`
+(the endgame tables and their materials), `solve`, `format`, `line`, `answers`, `san`, `fen`, `probe`,
+`syzygy`, `records`, `checkpoint`; `kernels/` the numba kernels (index, move generation, retrograde
+solve, values, lookups), each beside its plain reference in the tests; `edge/` what the kind adds at
+the edge (lichess's routes, the opening of the user's Syzygy files), the one part that may import
+service/, loaded by the service through the family's `plugin` name and never imported from here.
+"""
 
-from typing import TYPE_CHECKING
+from kinds.chess.kind import (
+    FAMILY,
+    SETTINGS,
+    SYZYGY,
+    ChessGame,
+    ChessSettings,
+    TableKernel,
+    bulk_ids,
+    family_info,
+    parse_chess_kind,
+)
+from kinds.chess.material import MAX_MEN, Material, parse_material
 
-from engine.games.chess import SYZYGY
-from kinds.chess import syzygy_files
-from service.kind_plugins import KindPlugin
-
-if TYPE_CHECKING:
-    from fastapi import APIRouter
-
-
-def _routes() -> APIRouter:
-    """lila's routes, imported only by the REST app: a process without one (a live process, the command
-    line) opens the files without loading the web framework."""
-    from kinds.chess import lila_routes
-
-    return lila_routes.routes()
-
-
-PLUGIN = KindPlugin(routes=_routes, openers={SYZYGY: syzygy_files.open_files})
+__all__ = [
+    "FAMILY",
+    "MAX_MEN",
+    "SETTINGS",
+    "SYZYGY",
+    "ChessGame",
+    "ChessSettings",
+    "Material",
+    "TableKernel",
+    "bulk_ids",
+    "family_info",
+    "parse_chess_kind",
+    "parse_material",
+]

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from engine.games.chess import bulk_ids
-from engine.games.chess_material import parse_material
+from kinds.chess.kind import bulk_ids
+from kinds.chess.material import parse_material
 from tests.cli.test_cli import nimbase
 
 

@@ -24,8 +24,8 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 import kinds.chess
-from engine.games.chess import SYZYGY
-from engine.games.chess_probe import ChessProbe
+from kinds.chess.kind import SYZYGY
+from kinds.chess.probe import ChessProbe
 from nimbase.settings import InvalidSetting, Settings
 from service.core import Nimbase
 from service.kind_plugins import open_resources

@@ -17,9 +17,9 @@ import pytest
 import sqlalchemy as sa
 from fastapi import FastAPI
 
-from engine.games.chess_fen import material_name
-from engine.games.chess_tables import board_of_slot, parse_material
-from kinds.chess import lila_routes
+from kinds.chess.edge import lila_routes
+from kinds.chess.fen import material_name
+from kinds.chess.tables import board_of_slot, parse_material
 from nimbase.settings import Settings
 from service.core import Nimbase
 from service.metrics import Metrics

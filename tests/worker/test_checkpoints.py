@@ -24,12 +24,12 @@ import numpy as np
 import pytest
 import sqlalchemy as sa
 
-from engine.games.chess import TableKernel
-from engine.games.chess_tables import parse_material
 from engine.games.registry import parse_game_id, plan_stored
 from engine.kind import ChecksPoints
 from engine.precompute import StoredName
 from engine.stored_bytes import decode_words
+from kinds.chess.kind import TableKernel
+from kinds.chess.tables import parse_material
 from storage.checkpoints import CheckpointStore
 from storage.jobs import Job, JobQueue
 from storage.sequences import SequenceStore

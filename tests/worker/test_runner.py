@@ -286,10 +286,10 @@ def test_a_whole_object_is_stored_whole_with_its_progress(
     """A chess table's job stores exactly the table's words whatever its `upto` (and whatever its time
     bound), recording the solve's progress as it goes; the stored words read back as the table, made
     from the stored table it reads (KvK's, whose job runs first)."""
-    from engine.games.chess import TableKernel
-    from engine.games.chess_tables import parse_material
     from engine.games.registry import parse_game_id, plan_stored
     from engine.stored_bytes import decode_words
+    from kinds.chess.kind import TableKernel
+    from kinds.chess.tables import parse_material
     from worker import runner
 
     queue = JobQueue(clean_db)

@@ -1,0 +1,406 @@
+"""The perfect index of chess endgames of up to five men, pawns included (numba, with plain references).
+
+A material's men besides the kings are ordered non-pawns first, then pawns, each side A (the stronger,
+White in the index) before side B, strongest first; identical men (same type and side) are adjacent.
+Its spec (int64[8]) is [m, pawns, t0, o0, t1, o1, t2, o2]: m men besides the kings, `pawns` of them
+pawns, man i of type t_i (python-chess's: pawn 1 ... queen 5) owned by o_i (0 = A, 1 = B).
+
+    slot = ((pawn_config * 2 + side_to_move) * kings + king_pair) * 64**pieces + piece squares
+
+- pawn_config: the pawns' squares, the first pawn on files a-d of ranks 2-7 (24 places), the others
+  anywhere on ranks 2-7 (48): the left-right mirror is the only symmetry pawns allow;
+- king_pair: without pawns the 462 placements under the board's eight symmetries (the A king in the
+  a1-d1-d4 triangle: kinds.chess.kernels.movegen's KK_INDEX); with pawns the raw 64 x 64;
+- the other pieces' squares, 64 each.
+
+Pawn configurations come first so that a pawn structure's positions are one contiguous block (a
+"slice", solved as a unit: every move inside a slice moves a king or a piece, never a pawn). A slot is
+valid when it names a legal position (men on distinct squares, the side not to move not in check) and
+is its position's least slot among the symmetric images with identical men in ascending squares
+(`canonical`); other slots are never read.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numpy.typing import NDArray
+
+from kinds.chess.kernels import movegen as mg
+
+I64 = NDArray[np.int64]
+PAWN = mg.PAWN
+#: Most men besides the kings.
+MAX_PIECES = 3
+#: Length of a material's spec.
+SPEC = 2 + 2 * MAX_PIECES
+#: Squares a leading pawn may take (files a-d of ranks 2-7), and any other pawn (ranks 2-7).
+LEAD_PAWN = 24
+PAWN_SQUARES = 48
+
+
+def _pawnless_transforms() -> tuple[I64, NDArray[np.bool_]]:
+    """Per king pair (ka * 64 + kb): the symmetry bringing it into KK_INDEX's domain (-1: kings clash),
+    and whether its transpose is in the domain too (both kings on the a1-h8 diagonal)."""
+    transform = np.full(4096, -1, dtype=np.int64)
+    ambiguous = np.zeros(4096, dtype=np.bool_)
+    for ka in range(64):
+        for kb in range(64):
+            for t in range(8):
+                a, b = mg._transform(ka, t), mg._transform(kb, t)
+                if mg.KK_INDEX[a * 64 + b] >= 0:
+                    transform[ka * 64 + kb] = t
+                    ambiguous[ka * 64 + kb] = (a & 7) == (a >> 3) and (b & 7) == (b >> 3)
+                    break
+    return transform, ambiguous
+
+
+KK_TRANSFORM, KK_AMBIGUOUS = _pawnless_transforms()
+KK_INDEX_64 = mg.KK_INDEX.astype(np.int64)
+#: KK_INDEX_64 less the pairs on the a1-h8 diagonal both (-1 there too): the pairs whose own image is
+#: canonical whatever the other men.
+KK_PLAIN = np.where(KK_AMBIGUOUS, -1, KK_INDEX_64)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def pieces_size(spec: I64) -> int:
+    return int(1 << (6 * (spec[0] - spec[1])))
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def kings_size(spec: I64) -> int:
+    return 4096 if spec[1] else mg.KK_PAWNLESS
+
+
+@numba.njit(cache=True, nogil=True)
+def block_size(spec: I64) -> int:
+    """Slots of one pawn configuration, either side to move (a slice)."""
+    return 2 * kings_size(spec) * pieces_size(spec)
+
+
+@numba.njit(cache=True, nogil=True)
+def configs(spec: I64) -> int:
+    """Pawn configurations (1 without pawns)."""
+    p = spec[1]
+    if p == 0:
+        return 1
+    return int(LEAD_PAWN * PAWN_SQUARES ** (p - 1))
+
+
+@numba.njit(cache=True, nogil=True)
+def size(spec: I64) -> int:
+    return configs(spec) * block_size(spec)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _sort_identical(spec: I64, sq: I64) -> None:
+    m = spec[0]
+    for _ in range(2):
+        for i in range(m - 1):
+            same = spec[2 + 2 * i] == spec[4 + 2 * i] and spec[3 + 2 * i] == spec[5 + 2 * i]
+            if same and sq[2 + i] > sq[3 + i]:
+                sq[2 + i], sq[3 + i] = sq[3 + i], sq[2 + i]
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _ascending(spec: I64, sq: I64) -> bool:
+    """Whether identical men stand in ascending order of squares."""
+    for i in range(spec[0] - 1):
+        same = spec[2 + 2 * i] == spec[4 + 2 * i] and spec[3 + 2 * i] == spec[5 + 2 * i]
+        if same and sq[2 + i] > sq[3 + i]:
+            return False
+    return True
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def encode(spec: I64, sq: I64, stm: int) -> int:
+    """The slot of men on `sq` (kings A, B, then the others in spec order) as they stand, -1 when past
+    the index's domain (kings outside it, a pawn on a back rank or a leading pawn on files e-h)."""
+    m = spec[0]
+    p = spec[1]
+    if p:
+        kk = sq[0] * 64 + sq[1]
+    else:
+        kk = mg.KK_INDEX[sq[0] * 64 + sq[1]]
+        if kk < 0:
+            return -1
+    config = 0
+    for i in range(m - p, m):
+        s = sq[2 + i]
+        if s < 8 or s > 55:
+            return -1
+        if i == m - p:
+            if (s & 7) > 3:
+                return -1
+            config = ((s >> 3) - 1) * 4 + (s & 7)
+        else:
+            config = config * PAWN_SQUARES + s - 8
+    rest = 0
+    for i in range(m - p):
+        rest = rest * 64 + sq[2 + i]
+    return int(((config * 2 + stm) * kings_size(spec) + kk) * pieces_size(spec) + rest)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def decode(spec: I64, slot: int, sq: I64) -> int:
+    """The men's squares of a slot into `sq` (kings A, B, then the others); returns the side to move."""
+    m = spec[0]
+    p = spec[1]
+    psize = pieces_size(spec)
+    ksize = kings_size(spec)
+    rest = slot % psize
+    slot //= psize
+    kk = slot % ksize
+    slot //= ksize
+    stm = slot % 2
+    config = slot // 2
+    for i in range(m - p - 1, -1, -1):
+        sq[2 + i] = rest % 64
+        rest //= 64
+    if p:
+        sq[0] = kk // 64
+        sq[1] = kk % 64
+        for i in range(m - 1, m - p, -1):
+            sq[2 + i] = config % PAWN_SQUARES + 8
+            config //= PAWN_SQUARES
+        sq[2 + m - p] = (config // 4 + 1) * 8 + config % 4
+    else:
+        sq[0] = mg.KK_SQUARES[2 * kk]
+        sq[1] = mg.KK_SQUARES[2 * kk + 1]
+    return int(stm)
+
+
+@numba.njit(cache=True, nogil=True)
+def canonical(spec: I64, sq: I64, stm: int, image: I64) -> int:
+    """The least slot among a legal position's symmetric images (`sq` is left as it was; `image` is
+    scratch space for 5 squares)."""
+    return canonical_moved(spec, sq, stm, image)[0]
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def canonical_moved(spec: I64, sq: I64, stm: int, image: I64) -> tuple[int, bool]:
+    """`canonical`, and whether the least slot is another image's than the men as they stand (identical
+    men sorted): only then may two different placements of the men share the slot."""
+    n = 2 + spec[0]
+    pawnful = spec[1] > 0
+    t = 0
+    images = 2
+    if not pawnful:
+        t = KK_TRANSFORM[sq[0] * 64 + sq[1]]
+        if t < 0:
+            return -1, False
+        images = 2 if KK_AMBIGUOUS[sq[0] * 64 + sq[1]] else 1
+    # the images in turn through one encode (the function is inlined where it is hot): with pawns the
+    # men as they stand then mirrored, without the kings' symmetry then its transpose (both kings on the
+    # a1-h8 diagonal)
+    best = -1
+    moved = False
+    for r in range(images):
+        for k in range(n):
+            if pawnful:
+                image[k] = sq[k] ^ 7 if r else sq[k]
+            elif r == 0:
+                image[k] = mg._transform(sq[k], t)
+            else:
+                image[k] = ((image[k] & 7) << 3) | (image[k] >> 3)
+        _sort_identical(spec, image)
+        e = encode(spec, image, stm)
+        if r == 0:
+            best = e
+            moved = t != 0
+        elif pawnful:
+            if not (best >= 0 and (e < 0 or best <= e)):
+                best = e
+                moved = True
+        elif e >= 0 and e < best:
+            best = e
+            moved = True
+    return best, moved
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def men_of(spec: I64, kinds: I64, owners: I64) -> int:
+    """Kinds and owners of the men (kings first) into the arrays; returns how many men."""
+    kinds[0] = mg.KING
+    kinds[1] = mg.KING
+    owners[0] = 0
+    owners[1] = 1
+    for i in range(spec[0]):
+        kinds[2 + i] = spec[2 + 2 * i]
+        owners[2 + i] = spec[3 + 2 * i]
+    return int(2 + spec[0])
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def valid(spec: I64, slot: int, sq: I64, kinds: I64, owners: I64, image: I64) -> int:
+    """The side to move of a slot naming a legal position in its canonical slot, else -1 (`sq` holds
+    the men's squares, `kinds` and `owners` must hold `men_of`; `image` is scratch)."""
+    stm = decode(spec, slot, sq)
+    n = 2 + spec[0]
+    occ = np.uint64(0)
+    for k in range(n):
+        bit = np.uint64(1) << np.uint64(sq[k])
+        if occ & bit:
+            return -1
+        occ |= bit
+    if (mg.KING_ATT[sq[0]] >> np.uint64(sq[1])) & np.uint64(1):
+        return -1
+    if spec[1] == 1 or (spec[1] == 0 and not KK_AMBIGUOUS[sq[0] * 64 + sq[1]]):
+        # the kings of a pawnless slot are in KK_INDEX's domain, a lone pawn is on files a-d (its
+        # mirror image past the index): the own image is the least unless identical men stand in
+        # descending order
+        if not _ascending(spec, sq):
+            return -1
+    elif canonical(spec, sq, stm, image) != slot:
+        return -1
+    if mg.attacked(sq[1 - stm], stm, sq, kinds, owners, n, -1, occ):
+        return -1
+    return stm
+
+
+@numba.njit(cache=True, nogil=True)
+def step(spec: I64, sq: I64, k: int) -> int:
+    """How much the slot of a canonical position changes per square man k moves, when moving man k
+    (not a king, not a pawn) keeps the position canonical whatever the square; 0 when it may not (the
+    man has an identical twin, or the kings or pawns are symmetric themselves)."""
+    if self_symmetric(spec, sq):
+        return 0
+    return step_base(spec, k)
+
+
+@numba.njit(cache=True, nogil=True)
+def step_base(spec: I64, k: int) -> int:
+    """`step` of man k where the kings or pawns are not symmetric themselves (the material alone
+    decides it: solvers read it once per man)."""
+    m = spec[0]
+    p = spec[1]
+    i = k - 2
+    if i < 0 or i >= m - p:
+        return 0
+    kind = spec[2 + 2 * i]
+    owner = spec[3 + 2 * i]
+    if i > 0 and spec[2 * i] == kind and spec[1 + 2 * i] == owner:
+        return 0
+    if i + 1 < m and spec[4 + 2 * i] == kind and spec[5 + 2 * i] == owner:
+        return 0
+    return int(1 << (6 * (m - p - 1 - i)))
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def self_symmetric(spec: I64, sq: I64) -> bool:
+    """Whether a symmetry maps the kings (without pawns) or the pawns onto themselves: then moving a
+    piece may change which image is canonical."""
+    if spec[1] == 0:
+        return bool(KK_AMBIGUOUS[sq[0] * 64 + sq[1]])
+    return pawns_symmetric(spec, sq)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def pawns_symmetric(spec: I64, sq: I64) -> bool:
+    """Whether the pawns are their own mirror image (then the kings and pieces decide the canonical
+    image)."""
+    m = spec[0]
+    p = spec[1]
+    for a in range(m - p, m):
+        found = False
+        for b in range(m - p, m):
+            if sq[2 + b] == sq[2 + a] ^ 7 and spec[3 + 2 * b] == spec[3 + 2 * a]:
+                found = True
+        if not found:
+            return False
+    return True
+
+
+#: `king_step` of a move that may change the position's symmetry.
+NO_STEP = -(1 << 62)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def king_step(spec: I64, sq: I64, k: int, f: int, symmetric: bool) -> int:
+    """What the slot of a canonical position changes by when king k (0 or 1) goes to f, the other side
+    then to move, where the moved position's men as they stand are its canonical image; NO_STEP where
+    they may not be (`canonical`). `symmetric`: the pawns' `pawns_symmetric` (ignored without pawns).
+
+    Without pawns the kings decide: the new pair must be in KK_INDEX's domain and not on the a1-h8
+    diagonal both. With pawns, the pawns decide unless they are symmetric."""
+    a = f if k == 0 else sq[0]
+    b = f if k == 1 else sq[1]
+    if spec[1]:
+        if symmetric:
+            return NO_STEP
+        step = (a * 64 + b) - (sq[0] * 64 + sq[1])
+    else:
+        new = KK_PLAIN[a * 64 + b]
+        if new < 0:
+            return NO_STEP
+        step = new - KK_INDEX_64[sq[0] * 64 + sq[1]]
+    return int(step * pieces_size(spec))
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def turn_step(spec: I64, stm: int) -> int:
+    """What the slot of a position changes by when the other side is to move instead of `stm`."""
+    return int((1 - 2 * stm) * kings_size(spec) * pieces_size(spec))
+
+
+@numba.njit(cache=True, nogil=True)
+def valid_mask(spec: I64, lo: int, hi: int) -> NDArray[np.bool_]:
+    """Whether each slot lo..hi-1 names a position (`valid`): counting these counts each position
+    once."""
+    out = np.zeros(hi - lo, dtype=np.bool_)
+    sq = np.empty(2 + MAX_PIECES, dtype=np.int64)
+    kinds = np.empty(2 + MAX_PIECES, dtype=np.int64)
+    owners = np.empty(2 + MAX_PIECES, dtype=np.int64)
+    image = np.empty(2 + MAX_PIECES, dtype=np.int64)
+    men_of(spec, kinds, owners)
+    for slot in range(lo, hi):
+        out[slot - lo] = valid(spec, slot, sq, kinds, owners, image) >= 0
+    return out
+
+
+# -- plain references (the tests compare the numba functions with these) ---------------------------
+
+
+def transform_reference(square: int, t: int) -> int:
+    file, rank = square & 7, square >> 3
+    if t & 4:
+        file, rank = rank, file
+    if t & 1:
+        file = 7 - file
+    if t & 2:
+        rank = 7 - rank
+    return rank * 8 + file
+
+
+def canonical_reference(spec: I64, sq: list[int], stm: int) -> int:
+    """`canonical` by trying every symmetry the material allows in plain Python."""
+    m, p = int(spec[0]), int(spec[1])
+    best = -1
+    for t in range(2 if p else 8):
+        image = [transform_reference(s, t) for s in sq]
+        groups: dict[tuple[int, int], list[int]] = {}
+        for i in range(m):
+            groups.setdefault((int(spec[2 + 2 * i]), int(spec[3 + 2 * i])), []).append(image[2 + i])
+        men = [s for key in groups for s in sorted(groups[key])]
+        image = image[:2] + men
+        if p:
+            kk = image[0] * 64 + image[1]
+            pawns = image[2 + m - p :]
+            if any(s < 8 or s > 55 for s in pawns) or (pawns[0] & 7) > 3:
+                continue
+            config = ((pawns[0] >> 3) - 1) * 4 + (pawns[0] & 7)
+            for s in pawns[1:]:
+                config = config * PAWN_SQUARES + s - 8
+            kings = 4096
+        else:
+            kk = int(mg.KK_INDEX[image[0] * 64 + image[1]])
+            if kk < 0:
+                continue
+            config, kings = 0, mg.KK_PAWNLESS
+        rest = 0
+        for s in image[2 : 2 + m - p]:
+            rest = rest * 64 + s
+        slot = ((config * 2 + stm) * kings + kk) * 64 ** (m - p) + rest
+        if best < 0 or slot < best:
+            best = slot
+    return best

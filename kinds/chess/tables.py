@@ -1,0 +1,319 @@
+"""`chess:MATERIAL`: endgame tables of every material of up to five men, pawns included.
+
+A table holds every position of its material, either side to move, with two metrics for the side to
+move: DTM in plies (Rivier's coefficient: checkmate is a loss in 0, a mate in n moves a win in 2n - 1
+plies, the loser delaying as long as it can; no fifty-move rule), and DTZ with the fifty-move rule's
+outcome, the Syzygy way (kinds.chess.probe). Stalemate is a draw; there is no castling; en
+passant is played (a position with a capturable en passant square is valued from its moves, as Syzygy
+does: the table holds positions without the right). Positions are FENs (python-chess reads, checks and
+writes them, and gives SAN).
+
+Materials (kinds.chess.material) are named the usual tablebase way, the stronger side first
+(`KQvKR`); a table covers both colourings. Positions are indexed with the stronger side as White by a
+perfect index (kinds.chess.kernels.index) and solved by kinds.chess.solve, captures and
+promotions read from the sub-tables, solved first. Values are stored deflated
+(kinds.chess.format).
+
+`ChessTable` is a solved table as data and lookups, on boards checked once (`checked_board`):
+`probe(board)` (kinds.chess.probe's record), `value(board)`, `moves(board)` (every legal move,
+best first, in UCI with its SAN and the FEN it leads to), `stats()`; the kind serving it is
+kinds.chess.kind' `ChessGame`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import chess
+import numpy as np
+from numpy.typing import NDArray
+
+from engine.errors import LimitExceeded
+from engine.moves import move_rank
+from engine.values import MoveValue, Outcome, Source, Value
+from kinds.chess.fen import MAX_SYZYGY_MEN, MAX_TABLE_MEN, check_material, parse_fen
+from kinds.chess.format import ChessValues
+from kinds.chess.kernels import index as ix
+from kinds.chess.kernels.lookup import probe_many
+from kinds.chess.kernels.values import after, better, dtm_plies, dtz_plies, wdl, zeroing
+from kinds.chess.material import MAX_MEN, Material, materials_of, parse_material, solve_order
+from kinds.chess.probe import ChessProbe
+from kinds.chess.records import ChessMove
+from kinds.chess.solve import solve_material
+
+I64 = NDArray[np.int64]
+#: The table of a material (a request's lookup of tables: kept, stored or solved live).
+TableOf = Callable[[Material], "ChessTable"]
+
+__all__ = [
+    "MAX_MEN",
+    "ChessTable",
+    "Material",
+    "all_materials",
+    "board_material",
+    "board_of_slot",
+    "board_squares",
+    "canonical_fen",
+    "checked_board",
+    "parse_material",
+    "slot_of_board",
+    "solve_material",
+    "solve_order",
+]
+
+#: Longest FEN text looked at (a FEN of these materials is under 70 characters).
+
+
+def all_materials() -> list[Material]:
+    """Every material of up to four men, each after the ones it leads to (five-man tables are asked for
+    one by one: `materials_of(5)` lists them)."""
+    return materials_of(4)
+
+
+# -- positions -----------------------------------------------------------------------------------------
+
+
+def canonical_fen(board: chess.Board) -> str:
+    return f"{board.board_fen()} {'w' if board.turn else 'b'} - - 0 1"
+
+
+#: The men besides the kings, strongest first.
+_KINDS = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN)
+#: `Material.of` by the men of each side (few boards' materials: every answer looks its moves' up).
+_MATERIALS: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[Material, bool]] = {}
+
+
+def board_material(board: chess.Board) -> tuple[Material, bool]:
+    """The board's canonical material and whether its side A is Black."""
+    white, black = (
+        tuple(kind for kind in _KINDS for _ in range(chess.popcount(board.pieces_mask(kind, colour))))
+        for colour in (chess.WHITE, chess.BLACK)
+    )
+    found = _MATERIALS.get((white, black))
+    if found is None:
+        found = _MATERIALS[white, black] = Material.of(white, black)
+    return found
+
+
+def board_squares(material: Material, board: chess.Board, flip: bool) -> list[int]:
+    """The squares of a board of `material` (`flip`: its side A is Black) as the index orders them: the
+    kings, then the material's men in its order, side A as White (ranks mirrored when it is Black), then
+    zeros up to the index's width."""
+    a_colour = chess.BLACK if flip else chess.WHITE
+    xor = 56 if flip else 0
+    ka = board.king(a_colour)
+    kb = board.king(not a_colour)
+    assert ka is not None and kb is not None
+    squares = [ka ^ xor, kb ^ xor]
+    left: dict[tuple[int, int], list[int]] = {}
+    for kind, owner in material.pieces:
+        found = left.get((kind, owner))
+        if found is None:
+            colour = a_colour if owner == 0 else (not a_colour)
+            found = left[kind, owner] = list(chess.scan_forward(board.pieces_mask(kind, colour)))
+        squares.append(found.pop(0) ^ xor)
+    return squares + [0] * (2 + ix.MAX_PIECES - len(squares))
+
+
+def slot_of_board(material: Material, board: chess.Board) -> int:
+    """The slot of a legal board of `material` (either colouring, either side to move; its en passant
+    square is not looked at)."""
+    found, flip = board_material(board)
+    if found != material:
+        raise ValueError(f"the board is {found.name}, not {material.name}")
+    return _slot(material, board, flip)
+
+
+def _slot(material: Material, board: chess.Board, flip: bool) -> int:
+    squares = board_squares(material, board, flip)
+    stm = 0 if board.turn == (chess.BLACK if flip else chess.WHITE) else 1
+    return int(
+        ix.canonical(material.spec, np.array(squares, dtype=np.int64), stm, np.empty(5, dtype=np.int64))
+    )
+
+
+def checked_board(material: Material, text: str) -> chess.Board:
+    """The position a FEN names, checked (kinds.chess.fen: InvalidPosition quoting it when
+    malformed, illegal, with castling rights or of another material than `material`), with its en
+    passant square and clocks."""
+    board = parse_fen(text, MAX_SYZYGY_MEN if material.men > MAX_TABLE_MEN else MAX_TABLE_MEN)
+    return check_material(material, board_material(board)[0].name, board, text)
+
+
+def board_of_slot(material: Material, slot: int) -> chess.Board | None:
+    """The position of a slot (side A as White), None for a slot naming no position."""
+    spec = material.spec
+    sq = np.zeros(2 + ix.MAX_PIECES, dtype=np.int64)
+    kinds = np.zeros(2 + ix.MAX_PIECES, dtype=np.int64)
+    owners = np.zeros(2 + ix.MAX_PIECES, dtype=np.int64)
+    n = ix.men_of(spec, kinds, owners)
+    stm = ix.valid(spec, slot, sq, kinds, owners, np.empty(5, dtype=np.int64))
+    if stm < 0:
+        return None
+    board = chess.Board(None)
+    for k in range(n):
+        board.set_piece_at(int(sq[k]), chess.Piece(int(kinds[k]), bool(owners[k] == 0)))
+    board.turn = bool(stm == 0)
+    return board
+
+
+def _has_en_passant(board: chess.Board) -> bool:
+    return board.ep_square is not None and board.has_legal_en_passant()
+
+
+# -- the solved table ----------------------------------------------------------------------------------
+
+
+class ChessTable:
+    """One material's solved table as data: the probe and value of a board of its material (or of one
+    its moves lead to, from `tables`, the tables its captures and promotions lead to where they are
+    known), the moves of a board, best first, and the whole table's statistics. Boards come checked
+    (`checked_board`, parsed once per request by the kind, kinds.chess.kind' `ChessGame`)."""
+
+    def __init__(
+        self,
+        material: Material,
+        packed: ChessValues,
+        tables: Mapping[str, ChessTable] | None = None,
+        source: Source = "table",
+    ) -> None:
+        if len(packed) != material.slots:
+            raise ValueError(f"a table of {material.name} has {material.slots} slots, not {len(packed)}")
+        self.material = material
+        self.game_id = material.game_id
+        #: The values per slot (DTM and DTZ).
+        self.packed = packed
+        self.tables = tables if tables is not None else {}
+        self.source: Source = source
+        self._stats: dict[str, object] | None = None
+
+    def to_bytes(self) -> bytes:
+        """What a worker stores (`ChessValues.from_bytes` reads it back)."""
+        return self.packed.to_bytes()
+
+    def slot(self, board: chess.Board) -> int:
+        """The board's slot in this table (the board must be of its material and legal)."""
+        return slot_of_board(self.material, board)
+
+    def board_of_slot(self, slot: int) -> chess.Board | None:
+        """The position of a slot (side A as White), None for a slot naming no position."""
+        return board_of_slot(self.material, slot)
+
+    def _table_of(self, board: chess.Board) -> ChessTable:
+        return self._table_for(board_material(board)[0])
+
+    def _table_for(self, material: Material) -> ChessTable:
+        if material == self.material:
+            return self
+        table = self.tables.get(material.name)
+        if table is None:
+            raise LimitExceeded(
+                f"the table of {material.name}, which moves of {self.game_id!r} lead to, is not solved yet"
+            )
+        return table
+
+    def encoded(self, board: chess.Board, others: TableOf | None = None) -> tuple[int, int]:
+        """(DTM, DTZ) of a legal board of this material or one its moves lead to, in
+        kinds.chess.kernels.values' encoding; a capturable en passant square is played (the capture
+        leads into another material's table: `others` gives it, else `tables`)."""
+        if not _has_en_passant(board):
+            material, flip = board_material(board)
+            table = self if material == self.material or others is None else others(material)
+            return table._table_for(material).packed.lookup(_slot(material, board, flip))
+        best_m, best_z = -32768, -32768
+        for move in list(board.legal_moves):
+            zeroing_move = board.is_zeroing(move)
+            board.push(move)
+            try:
+                vm, vz = self.encoded(board, others)
+            finally:
+                board.pop()
+            best_m = better(best_m, after(vm))
+            best_z = better(best_z, zeroing(vz) if zeroing_move else after(vz))
+        return best_m, best_z
+
+    def probe(self, board: chess.Board, others: TableOf | None = None) -> ChessProbe:
+        """DTM, DTZ and the fifty-move rule's outcome of a legal board (kinds.chess.probe), the
+        halfmove clock taken as 0 (`others`: as `encoded` takes it)."""
+        vm, vz = self.encoded(board, others)
+        return ChessProbe(wdl(vz), dtz_plies(vz), dtm_plies(vm), True)
+
+    def probe_many(self, boards: list[chess.Board]) -> list[ChessProbe]:
+        return [self.probe(board) for board in boards]
+
+    def encoded_rows(self, squares: I64, stms: I64) -> I64 | None:
+        """(DTM, DTZ) per row of positions of this table's material as the index sees them
+        (`board_squares`, side to move per row: 0 side A), in one numba call; None when a row names no
+        position of the table."""
+        out = np.empty((squares.shape[0], 2), dtype=np.int64)
+        done = probe_many(self.material.spec, squares, stms, self.packed.dtm, self.packed.dtz, out)
+        return out if done == squares.shape[0] else None
+
+    def value(self, board: chess.Board) -> Value:
+        """The value of a legal board of this table's material or of one its moves lead to (LimitExceeded
+        naming the table when that one is not in `tables`): outcome and DTM."""
+        table = self._table_of(board)
+        vm, _ = self.encoded(board)
+        outcome: Outcome = "N" if vm > 0 else ("P" if vm < 0 else "D")
+        return Value(
+            table.game_id,
+            canonical_fen(board),
+            outcome,
+            None,
+            abs(dtm_plies(vm)) if vm else None,
+            table.source,
+        )
+
+    def moves(self, board: chess.Board) -> list[MoveValue]:
+        """Every legal move of a legal board of this table's material, best first (fastest win, then
+        draws, then slowest loss): `move` in UCI, fields `uci`, `san`; the value's position is the FEN
+        reached. The board is left as it was."""
+        board = board.copy(stack=False)
+        moves: list[MoveValue] = []
+        for move in list(board.legal_moves):
+            san = board.san(move)
+            uci = move.uci()
+            board.push(move)
+            try:
+                value = self.value(board)
+            finally:
+                board.pop()
+            zeroing, conversion = board.is_zeroing(move), board.is_capture(move) or move.promotion is not None
+            moves.append(MoveValue(uci, value, ChessMove(uci, san, zeroing, conversion)))
+        moves.sort(key=move_rank)
+        return moves
+
+    def stats(self) -> dict[str, object]:
+        """wins, losses, draws, longest_win and longest_loss (plies) over every position of the table,
+        either side to move, each counted once (up to the board's symmetries), with a position of each
+        longest line, its size and where it came from."""
+        if self._stats is None:
+            self._stats = self._count()
+        return dict(self._stats)
+
+    def _count(self) -> dict[str, object]:
+        dtm = self.packed.dtm
+        once = ix.valid_mask(self.material.spec, 0, len(self.packed))
+        wins = (dtm > 0) & once
+        losses = (dtm < 0) & once
+        remoteness = np.where(dtm > 0, dtm, -dtm.astype(np.int32) - 1)
+        out: dict[str, object] = {
+            "game": self.game_id,
+            "material": self.material.name,
+            "positions": int(once.sum()),
+            "index_slots": len(self.packed),
+            "bytes": self.packed.nbytes,
+            "wins": int(wins.sum()),
+            "losses": int(losses.sum()),
+            "draws": int(((dtm == 0) & once).sum()),
+            "longest_win": int(remoteness[wins].max(initial=0)),
+            "longest_loss": int(remoteness[losses].max(initial=0)),
+            "source": self.source,
+        }
+        for key, mask in (("longest_win_position", wins), ("longest_loss_position", losses)):
+            if mask.any():
+                slot = int(np.flatnonzero(mask)[np.argmax(remoteness[mask])])
+                board = self.board_of_slot(slot)
+                assert board is not None
+                out[key] = canonical_fen(board)
+        return out

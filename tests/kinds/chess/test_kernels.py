@@ -1,0 +1,267 @@
+"""The chess solver's bitboard kernels against plain walks: sliding attacks and bit scans
+(kinds.chess.kernels.movegen), and `predecessors` (kinds.chess.kernels.retro) against the square by
+square un-move walk it replaced, on every position of small materials and on slices of larger ones.
+python-chess checks both on sampled positions (tests/kinds/chess/test_tables.py)."""
+
+from __future__ import annotations
+
+import random
+
+import numba
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from kinds.chess.kernels import index as ix
+from kinds.chess.kernels import movegen as mg
+from kinds.chess.kernels import retro
+from kinds.chess.material import parse_material
+
+I64 = NDArray[np.int64]
+
+_DF = np.array([1, -1, 0, 0, 1, 1, -1, -1], dtype=np.int64)
+_DR = np.array([0, 0, 1, -1, 1, -1, 1, -1], dtype=np.int64)
+
+
+def _slides_walk(kind: int, s: int, occ: int) -> int:
+    out = 0
+    for d in range(8):
+        if (d >= 4 and kind == mg.ROOK) or (d < 4 and kind == mg.BISHOP):
+            continue
+        x, y = (s & 7) + int(_DF[d]), (s >> 3) + int(_DR[d])
+        while 0 <= x < 8 and 0 <= y < 8:
+            out |= 1 << (y * 8 + x)
+            if (occ >> (y * 8 + x)) & 1:
+                break
+            x, y = x + int(_DF[d]), y + int(_DR[d])
+    return out
+
+
+def test_square_of_every_bit() -> None:
+    for s in range(64):
+        assert mg.square_of(np.uint64(1) << np.uint64(s)) == s
+
+
+def test_slides_match_a_walk() -> None:
+    rng = random.Random(20)
+    for _ in range(400):
+        occ = 0
+        for _ in range(rng.randrange(0, 12)):
+            occ |= 1 << rng.randrange(64)
+        for s in range(64):
+            for kind in (mg.BISHOP, mg.ROOK, mg.QUEEN):
+                assert int(mg.slides(kind, s, np.uint64(occ))) == _slides_walk(kind, s, occ), (kind, s, occ)
+
+
+@numba.njit
+def _walked(spec: I64, slot: int, sq: I64, kinds: I64, owners: I64, stm: int, out: I64, work: I64) -> int:
+    """`predecessors` as it was first written: each man's un-moves walked square by square, each
+    origin tested for a check with `_attacks`."""
+    n = 2 + spec[0]
+    mover = 1 - stm
+    king = sq[stm]
+    turn = ix.turn_step(spec, stm)
+    occ = np.uint64(0)
+    for k in range(n):
+        occ |= mg.bit(sq[k])
+    top = out.shape[0]
+    count = 0
+    moved = 0
+    symmetric = spec[1] > 0 and ix.pawns_symmetric(spec, sq)
+    for k in range(n):
+        if owners[k] != mover or kinds[k] == mg.PAWN:
+            continue
+        kind = kinds[k]
+        s = sq[k]
+        rest = occ & ~mg.bit(s)
+        allowed = mg.evasions(king, mover, sq, kinds, owners, n, k, rest) & ~occ
+        if allowed == 0:
+            continue
+        fast = ix.step(spec, sq, k)
+        origins = np.empty(64, np.int64)
+        found = 0
+        if kind == mg.KING or kind == mg.KNIGHT:
+            for t in range(8):
+                f = mg.KING_TO[s, t] if kind == mg.KING else mg.KNIGHT_TO[s, t]
+                if f < 0:
+                    break
+                origins[found] = f
+                found += 1
+        else:
+            for d in range(8):
+                diagonal = d >= 4
+                if (diagonal and kind == mg.ROOK) or (not diagonal and kind == mg.BISHOP):
+                    continue
+                x = (s & 7) + _DF[d]
+                y = (s >> 3) + _DR[d]
+                while 0 <= x < 8 and 0 <= y < 8:
+                    f = y * 8 + x
+                    if (occ >> np.uint64(f)) & np.uint64(1):
+                        break
+                    origins[found] = f
+                    found += 1
+                    x += _DF[d]
+                    y += _DR[d]
+        for o in range(found):
+            f = origins[o]
+            if not (allowed >> np.uint64(f)) & np.uint64(1):
+                continue
+            if mg._attacks(kind, mover, f, king, rest):
+                continue
+            if fast:
+                out[count] = slot + turn + (f - s) * fast
+                count += 1
+                continue
+            if kind == mg.KING:
+                delta = ix.king_step(spec, sq, k, f, symmetric)
+                if delta != ix.NO_STEP:
+                    out[count] = slot + turn + delta
+                    count += 1
+                    continue
+            c, mv = retro._moved_slot(spec, sq, n, k, f, mover, work)
+            if c < 0:
+                continue
+            if mv:
+                moved += 1
+                out[top - moved] = c
+            else:
+                out[count] = c
+                count += 1
+    return retro._merge_moved(out, count, moved)
+
+
+@numba.njit
+def _mismatches(spec: I64, lo: int, hi: int, stride: int) -> int:
+    """Valid slots lo, lo + stride, ... below hi whose predecessors (as sets) differ from the walk's."""
+    sq = np.empty(5, np.int64)
+    kinds = np.empty(5, np.int64)
+    owners = np.empty(5, np.int64)
+    image = np.empty(5, np.int64)
+    work = np.empty(10, np.int64)
+    ours = np.empty(retro.MAX_PREDECESSORS, np.int64)
+    theirs = np.empty(retro.MAX_PREDECESSORS, np.int64)
+    ix.men_of(spec, kinds, owners)
+    bad = 0
+    for v in range(lo, hi, stride):
+        stm = ix.valid(spec, v, sq, kinds, owners, image)
+        if stm < 0:
+            continue
+        a = retro.predecessors(spec, v, sq, kinds, owners, stm, ours, work)
+        b = _walked(spec, v, sq, kinds, owners, stm, theirs, work)
+        if a != b or not np.array_equal(np.sort(ours[:a]), np.sort(theirs[:b])):
+            bad += 1
+    return bad
+
+
+@pytest.mark.parametrize(
+    ("name", "stride"),
+    [("KQvK", 1), ("KBBvK", 1), ("KRvKN", 1), ("KRPvK", 5), ("KPvKP", 5), ("KQRvKR", 997), ("KRPvKR", 331)],
+)
+def test_predecessors_match_the_walk(name: str, stride: int) -> None:
+    spec = parse_material(name).spec
+    total = int(ix.size(spec))
+    assert _mismatches(spec, 0, total, stride) == 0
+
+
+@numba.njit
+def _move_mismatches(spec: I64, lo: int, hi: int, stride: int) -> int:
+    """Valid slots whose `_moves` (zeroing rows, then the quiet moves as rows) differ as a set from
+    `legal_moves`, or whose zeroing rows are not exactly its captures and pawn moves."""
+    sq = np.empty(5, np.int64)
+    kinds = np.empty(5, np.int64)
+    owners = np.empty(5, np.int64)
+    image = np.empty(5, np.int64)
+    ours = np.empty(4 * mg.MAX_MOVES, np.int64)
+    quiet = np.empty(2 * mg.MAX_MOVES, np.int64)
+    theirs = np.empty(4 * mg.MAX_MOVES, np.int64)
+    n = ix.men_of(spec, kinds, owners)
+    bad = 0
+    for v in range(lo, hi, stride):
+        stm = ix.valid(spec, v, sq, kinds, owners, image)
+        if stm < 0:
+            continue
+        zero, calm = retro._moves(sq, kinds, owners, n, stm, ours, quiet)
+        count = mg.legal_moves(sq, kinds, owners, n, stm, theirs)
+        keys = np.empty(zero + calm, np.int64)
+        for e in range(zero):
+            j, to, promo, cap = ours[4 * e], ours[4 * e + 1], ours[4 * e + 2], ours[4 * e + 3]
+            if cap < 0 and promo == 0 and kinds[j] != mg.PAWN:
+                bad += 1
+            keys[e] = ((j * 64 + to) * 8 + promo) * 8 + cap + 1
+        for e in range(calm):
+            keys[zero + e] = ((quiet[2 * e] * 64 + quiet[2 * e + 1]) * 8) * 8
+        expected = np.empty(count, np.int64)
+        for e in range(count):
+            j, to, promo, cap = theirs[4 * e], theirs[4 * e + 1], theirs[4 * e + 2], theirs[4 * e + 3]
+            expected[e] = ((j * 64 + to) * 8 + promo) * 8 + cap + 1
+        if zero + calm != count or not np.array_equal(np.sort(keys), np.sort(expected)):
+            bad += 1
+    return bad
+
+
+@pytest.mark.parametrize(
+    ("name", "stride"),
+    [("KQvK", 1), ("KBBvK", 1), ("KRvKN", 1), ("KRPvK", 5), ("KPvKP", 5), ("KQRvKR", 997), ("KRPvKP", 331)],
+)
+def test_split_moves_match_legal_moves(name: str, stride: int) -> None:
+    spec = parse_material(name).spec
+    assert _move_mismatches(spec, 0, int(ix.size(spec)), stride) == 0
+
+
+@numba.njit
+def _step_mismatches(spec: I64, lo: int, hi: int, stride: int) -> int:
+    sq = np.empty(5, np.int64)
+    kinds = np.empty(5, np.int64)
+    owners = np.empty(5, np.int64)
+    image = np.empty(5, np.int64)
+    bases = retro.step_bases(spec)
+    n = ix.men_of(spec, kinds, owners)
+    bad = 0
+    for v in range(lo, hi, stride):
+        if ix.valid(spec, v, sq, kinds, owners, image) < 0:
+            continue
+        for k in range(n):
+            if ix.step(spec, sq, k) != (0 if ix.self_symmetric(spec, sq) else bases[k]):
+                bad += 1
+    return bad
+
+
+@pytest.mark.parametrize("name", ["KQvKR", "KBBvK", "KRPvK", "KPPvK", "KRRvKR", "KRPvKP"])
+def test_step_bases(name: str) -> None:
+    spec = parse_material(name).spec
+    assert _step_mismatches(spec, 0, int(ix.size(spec)), 97) == 0
+
+
+@numba.njit
+def _valid_mismatches(spec: I64, stride: int) -> int:
+    """Slots where `valid` differs from its definition: distinct squares, kings apart, the slot its
+    position's `canonical` one, the side not to move not in check (`valid` skips `canonical` where the
+    men's order alone decides)."""
+    sq = np.empty(5, np.int64)
+    kinds = np.empty(5, np.int64)
+    owners = np.empty(5, np.int64)
+    image = np.empty(5, np.int64)
+    n = ix.men_of(spec, kinds, owners)
+    bad = 0
+    for v in range(0, ix.size(spec), stride):
+        got = ix.valid(spec, v, sq, kinds, owners, image)
+        stm = ix.decode(spec, v, sq)
+        occ = np.uint64(0)
+        ok = True
+        for k in range(n):
+            if occ & mg.bit(sq[k]):
+                ok = False
+            occ |= mg.bit(sq[k])
+        ok = ok and not (mg.KING_ATT[sq[0]] >> np.uint64(sq[1])) & np.uint64(1)
+        ok = ok and ix.canonical(spec, sq, stm, image) == v
+        ok = ok and not mg.attacked(sq[1 - stm], stm, sq, kinds, owners, n, -1, occ)
+        if got != (stm if ok else -1):
+            bad += 1
+    return bad
+
+
+@pytest.mark.parametrize(
+    ("name", "stride"), [("KPvK", 1), ("KRPvK", 3), ("KRvKP", 3), ("KPPvK", 7), ("KQvKR", 3)]
+)
+def test_valid_matches_its_definition(name: str, stride: int) -> None:
+    assert _valid_mismatches(parse_material(name).spec, stride) == 0

@@ -1,0 +1,55 @@
+"""How a chess solve reads its sub-tables: a promotion's table only for the slices where a pawn stands on
+its seventh rank, let go after the last of them (what lets a five-man material with a pawn fit beside the
+five-man tables its promotions lead to), and the same values as with every table at hand."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+import chess
+
+from kinds.chess.format import ChessValues
+from kinds.chess.material import parse_material, solve_order
+from kinds.chess.solve import solve_material
+
+
+class Counting(Mapping[str, ChessValues]):
+    """Tables by name, counting how often each is asked for."""
+
+    def __init__(self, tables: dict[str, ChessValues]) -> None:
+        self.tables = tables
+        self.asked: list[str] = []
+
+    def __getitem__(self, name: str) -> ChessValues:
+        self.asked.append(name)
+        return self.tables[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.tables)
+
+    def __len__(self) -> int:
+        return len(self.tables)
+
+
+def test_promotion_tables_are_read_for_the_promoting_slices_only() -> None:
+    material = parse_material("KRPvK")
+    tables: dict[str, ChessValues] = {}
+    for sub in solve_order(material.sub_materials()):
+        tables[sub.name] = solve_material(sub, tables)
+    counting = Counting(tables)
+    values = solve_material(material, counting)
+    whole = solve_material(material, tables)
+    assert values.to_bytes() == whole.to_bytes()
+    promoted = {sub.name for _c, pm, _p, sub, _f, _m in material.exits() if pm >= 0}
+    captured = {sub.name for _c, pm, _p, sub, _f, _m in material.exits() if pm < 0}
+    assert promoted - captured and captured
+    # every table once for the slices with the pawn on the seventh rank (solved first), then the
+    # capture tables alone once for the others
+    for name in promoted - captured:
+        assert counting.asked.count(name) == 1, name
+    for name in captured:
+        assert counting.asked.count(name) == 2, name
+    first = len(promoted | captured)
+    assert set(counting.asked[:first]) == promoted | captured
+    assert set(counting.asked[first:]) == captured
+    assert chess.PAWN in material.a
