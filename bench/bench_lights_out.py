@@ -25,24 +25,24 @@ import sys
 import time
 
 from bench.common import figure
-from engine.games.chebyshev_f2 import plane_nullity
-from engine.games.lights_out.kind import LightsOut
-from engine.games.lights_out.settings import LightsOutSettings
-from engine.games.lights_out.shape import Shape
-from engine.games.lights_out.solver import eliminate_shape, solver_bytes
-from engine.games.lights_out.stats import STATS_JOB_WORK, STATS_WORK, ShapeStatistics, StatsKernel
-from engine.games.lights_out.stored import solver_of
 from engine.graphs import build_graph
-from engine.kernels.lights_out_stats import coset_leader_counts_bruteforce, type_walk_work
 from engine.kind import Context
+from kinds.lights_out.chebyshev_f2 import plane_nullity
+from kinds.lights_out.kernels.stats import coset_leader_counts_bruteforce, type_walk_work
+from kinds.lights_out.kind import LightsOut
+from kinds.lights_out.settings import LightsOutSettings
+from kinds.lights_out.shape import Shape
+from kinds.lights_out.solver import eliminate_shape, solver_bytes
+from kinds.lights_out.stats import STATS_JOB_WORK, STATS_WORK, ShapeStatistics, StatsKernel
+from kinds.lights_out.stored import solver_of
 from tests.engine.contexts import StoredWords, engine_context
 
 COLD = """
 import time
 started = time.perf_counter()
-from engine.games.lights_out.kind import LightsOut
-from engine.games.lights_out.settings import LightsOutSettings
-from engine.games.lights_out.shape import Shape
+from kinds.lights_out.kind import LightsOut
+from kinds.lights_out.settings import LightsOutSettings
+from kinds.lights_out.shape import Shape
 from tests.engine.contexts import StoredWords, engine_context
 game = LightsOut(Shape.grid(256, 256, {topology!r}))
 board = game.parse({text!r})

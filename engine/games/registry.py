@@ -22,9 +22,6 @@ from engine.games import bicolor, graph_game, nim, subtraction
 from engine.games.base import GameInfo
 from engine.games.bicolor import BicolorNim
 from engine.games.grundy import GrundyGame
-from engine.games.lights_out import kind as lights_out
-from engine.games.lights_out import settings as lights_out_settings
-from engine.games.lights_out.shape import FAMILY as LIGHTS_OUT
 from engine.games.octal import CLASSICS, OctalGame
 from engine.games.wythoff import WythoffGame
 from engine.kind import GameKind
@@ -33,6 +30,9 @@ from engine.precompute import JobPlan, StoredName
 from engine.rules import kind as rules_kind
 from engine.rules import plugins
 from kinds.chess import kind as chess
+from kinds.lights_out import kind as lights_out
+from kinds.lights_out import settings as lights_out_settings
+from kinds.lights_out.shape import FAMILY as LIGHTS_OUT
 from nimbase_rules import Family as RulesFamily
 
 #: What a game id resolves to: the game's kind, through which every question about it goes.

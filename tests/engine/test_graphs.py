@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from engine.errors import InvalidArgument, InvalidGameId
-from engine.games.lights_out.kind import LightsOut
 from engine.games.registry import parse_game_id
 from engine.graphs import MAX_NAME_CHARS, GraphBuilder, build_graph, check_graph_name
 from engine.needs_graph import NeedsGraph
 from engine.positions import quote_token
+from kinds.lights_out.kind import LightsOut
 from tests.engine.contexts import StoredWords, engine_context
 
 

@@ -11,10 +11,10 @@ import pytest
 
 from engine.games.bicolor import BicolorSettings
 from engine.games.graph_game import GraphSettings
-from engine.games.lights_out.settings import LightsOutSettings
 from engine.games.registry import declared_settings, kind_settings
 from engine.kind_settings import KindSettings
 from kinds.chess.kind import ChessSettings
+from kinds.lights_out.settings import LightsOutSettings
 from nimbase.settings import (
     DEFAULT_AUTO,
     DEFAULT_CACHE,

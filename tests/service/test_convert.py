@@ -14,12 +14,12 @@ from engine.errors import InvalidArgument, NimbaseError
 from engine.games.base import HeapMove
 from engine.games.bicolor import BicolorMove, BicolorValue
 from engine.games.graph_records import GraphValue
-from engine.games.lights_out.records import LightsOutPress, LightsOutValue
 from engine.games.wythoff import WythoffMove
 from engine.periods import Period
 from engine.records import MoveRecord
 from engine.values import SOURCE_ORDER, Value
 from kinds.chess.records import ChessMove
+from kinds.lights_out.records import LightsOutPress, LightsOutValue
 from nimbase_client import convert as client
 from nimbase_client.kinds import UndeclaredKind
 from service import convert

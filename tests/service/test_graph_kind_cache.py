@@ -16,11 +16,11 @@ import pytest
 import sqlalchemy as sa
 
 from engine.games.graph_game import StoredGraphGame, solution_bytes
-from engine.games.lights_out.kind import LightsOut
-from engine.games.lights_out.records import LightsOutValue
-from engine.games.lights_out.shape import Shape
 from engine.graphs import GraphBuilder, UploadedGraph
 from engine.kind import KIND_BYTES
+from kinds.lights_out.kind import LightsOut
+from kinds.lights_out.records import LightsOutValue
+from kinds.lights_out.shape import Shape
 from nimbase.settings import DEFAULT_CACHE, CacheSettings, Settings
 from service.core import Nimbase
 

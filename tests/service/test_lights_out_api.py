@@ -3,7 +3,7 @@
 
 The seed's facts (tests/data/lights_out.json) are checked as a client sees them, and the other answers
 against a breadth-first search from the rules (`distances`: the fewest presses of every board of a small
-shape, straight from the gluing rules of engine.games.lights_out.grid_neighbourhoods_reference, or a
+shape, straight from the gluing rules of kinds.lights_out.grid_neighbourhoods_reference, or a
 graph's neighbourhoods).
 """
 
@@ -20,7 +20,7 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-from engine.games.lights_out.shape import grid_neighbourhoods_reference
+from kinds.lights_out.shape import grid_neighbourhoods_reference
 from nimbase.client import NimbaseClientError
 from nimbase.settings import Settings
 from service.core import Nimbase

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from collections import deque
 
-from engine.games.lights_out.boards import parse_lights_out_id
-from engine.games.lights_out.kind import LightsOut
-from engine.games.lights_out.shape import (
-    Shape,
-)
-from engine.games.lights_out.solver import ShapeSolver
-from engine.games.lights_out.stored import solver_of
 from engine.graphs import build_graph
 from engine.kind import Context
+from kinds.lights_out.boards import parse_lights_out_id
+from kinds.lights_out.kind import LightsOut
+from kinds.lights_out.shape import (
+    Shape,
+)
+from kinds.lights_out.solver import ShapeSolver
+from kinds.lights_out.stored import solver_of
 
 
 def kind(spec: str) -> LightsOut:

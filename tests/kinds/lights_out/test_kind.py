@@ -18,23 +18,23 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import InvalidArgument, InvalidGameId, InvalidPosition, LimitExceeded, NotApplicable
-from engine.games.lights_out import solver as solver_module
-from engine.games.lights_out.boards import GraphRef, format_board, parse_lights_out_id
-from engine.games.lights_out.kind import LightsOut
-from engine.games.lights_out.records import LightsOutPress, LightsOutValue
-from engine.games.lights_out.settings import ELIMINATIONS
-from engine.games.lights_out.shape import (
+from engine.kind import Context
+from kinds.lights_out import solver as solver_module
+from kinds.lights_out.boards import GraphRef, format_board, parse_lights_out_id
+from kinds.lights_out.kernels.gf2 import eliminate, int_to_words
+from kinds.lights_out.kind import LightsOut
+from kinds.lights_out.records import LightsOutPress, LightsOutValue
+from kinds.lights_out.settings import ELIMINATIONS
+from kinds.lights_out.shape import (
     FAMILY,
     TOPOLOGIES,
     Shape,
     grid_neighbourhoods,
     grid_neighbourhoods_reference,
 )
-from engine.games.lights_out.solver import eliminate_shape, solver_bytes
-from engine.games.lights_out.stats import ShapeStatistics, StatsKernel, nullity_by_polynomial
-from engine.games.lights_out.stored import encode_elimination, solver_of
-from engine.kernels.gf2 import eliminate, int_to_words
-from engine.kind import Context
+from kinds.lights_out.solver import eliminate_shape, solver_bytes
+from kinds.lights_out.stats import ShapeStatistics, StatsKernel, nullity_by_polynomial
+from kinds.lights_out.stored import encode_elimination, solver_of
 from tests.engine.contexts import StoredWords, engine_context, kind_settings
 from tests.facts import load_facts
 from tests.kinds.lights_out.boards import apply, bfs_distances, graph_kind, kind, solver_for, upload
@@ -538,7 +538,7 @@ def test_presses_rank_by_remoteness_and_unsolvable_last() -> None:
 
 @pytest.mark.parametrize("spec", ["lights-out:3x3", "lights-out:7x5:klein", "lights-out:16x16:torus"])
 def test_an_encoded_elimination_reads_back(spec: str) -> None:
-    from engine.games.lights_out.stored import EliminationKernel, decode_elimination, encode_elimination
+    from kinds.lights_out.stored import EliminationKernel, decode_elimination, encode_elimination
 
     game = kind(spec)
     elimination = eliminate_shape(game.shape)

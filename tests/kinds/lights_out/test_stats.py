@@ -16,7 +16,9 @@ from hypothesis import strategies as st
 
 from engine import keep
 from engine.errors import InvalidArgument, LimitExceeded, NotApplicable
-from engine.games.chebyshev_f2 import (
+from engine.kind import Context
+from engine.stored_bytes import decode_words
+from kinds.lights_out.chebyshev_f2 import (
     chebyshev,
     chebyshev_reference,
     gcd,
@@ -26,22 +28,20 @@ from engine.games.chebyshev_f2 import (
     shift_by_one_reference,
     square,
 )
-from engine.games.lights_out.kind import LightsOut
-from engine.games.lights_out.settings import ELIMINATIONS
-from engine.games.lights_out.shape import (
-    Shape,
-)
-from engine.games.lights_out.solver import eliminate_shape
-from engine.games.lights_out.stats import STATS_WORK, ShapeStatistics, StatsKernel, nullity_by_polynomial
-from engine.games.lights_out.stored import STATS, encode_elimination, stats_bytes, stats_from_bytes
-from engine.kernels.gf2 import eliminate, int_to_words, unpack_bits
-from engine.kernels.lights_out_stats import (
+from kinds.lights_out.kernels.gf2 import eliminate, int_to_words, unpack_bits
+from kinds.lights_out.kernels.stats import (
     coset_leader_counts,
     coset_leader_counts_bruteforce,
     type_walk_work,
 )
-from engine.kind import Context
-from engine.stored_bytes import decode_words
+from kinds.lights_out.kind import LightsOut
+from kinds.lights_out.settings import ELIMINATIONS
+from kinds.lights_out.shape import (
+    Shape,
+)
+from kinds.lights_out.solver import eliminate_shape
+from kinds.lights_out.stats import STATS_WORK, ShapeStatistics, StatsKernel, nullity_by_polynomial
+from kinds.lights_out.stored import STATS, encode_elimination, stats_bytes, stats_from_bytes
 from tests.engine.contexts import StoredWords, engine_context
 from tests.facts import load_facts
 from tests.kinds.lights_out.boards import bfs_distances, graph_kind, kind, solver_for

@@ -13,11 +13,11 @@ from engine.errors import (
     InvalidArgument,
     LimitExceeded,
 )
-from engine.kernels.gf2 import (
+from engine.positions import quote_token
+from kinds.lights_out.kernels.gf2 import (
     U64,
     pack_bits,
 )
-from engine.positions import quote_token
 
 I64 = NDArray[np.int64]
 

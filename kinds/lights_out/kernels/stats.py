@@ -32,7 +32,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-from engine.kernels.gf2 import U64, eliminate, unpack_bits
+from kinds.lights_out.kernels.gf2 import U64, eliminate, unpack_bits
 
 I64 = NDArray[np.int64]
 

@@ -13,7 +13,9 @@ from engine.errors import (
     InvalidPosition,
     LimitExceeded,
 )
-from engine.games.lights_out.shape import (
+from engine.graphs import check_graph_name
+from engine.positions import check_length, parse_decimal, quote_position, quote_token
+from kinds.lights_out.shape import (
     FAMILY,
     GLUING,
     MAX_BOARD_SIDE,
@@ -21,8 +23,6 @@ from engine.games.lights_out.shape import (
     TOPOLOGIES,
     Shape,
 )
-from engine.graphs import check_graph_name
-from engine.positions import check_length, parse_decimal, quote_position, quote_token
 
 I64 = NDArray[np.int64]
 

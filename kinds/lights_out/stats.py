@@ -11,10 +11,21 @@ from engine.errors import (
     LimitExceeded,
     NotApplicable,
 )
-from engine.games.chebyshev_f2 import plane_nullity
-from engine.games.lights_out.shape import MAX_BOARD_SIDE, Shape
-from engine.games.lights_out.solver import MAX_CHASE_BITS, chase_plan, eliminate_shape
-from engine.games.lights_out.stored import (
+from engine.kind import Context
+from engine.stored_bytes import BytesKernel
+from engine.values import Source
+from kinds.lights_out.chebyshev_f2 import plane_nullity
+from kinds.lights_out.kernels.gf2 import (
+    ChaseElimination,
+)
+from kinds.lights_out.kernels.stats import (
+    MAX_TYPE_NULLITY,
+    coset_leader_counts,
+    type_walk_work,
+)
+from kinds.lights_out.shape import MAX_BOARD_SIDE, Shape
+from kinds.lights_out.solver import MAX_CHASE_BITS, chase_plan, eliminate_shape
+from kinds.lights_out.stored import (
     STATS,
     ShapeStats,
     solver_of,
@@ -22,17 +33,6 @@ from engine.games.lights_out.stored import (
     stats_record,
     stored_stats,
 )
-from engine.kernels.gf2 import (
-    ChaseElimination,
-)
-from engine.kernels.lights_out_stats import (
-    MAX_TYPE_NULLITY,
-    coset_leader_counts,
-    type_walk_work,
-)
-from engine.kind import Context
-from engine.stored_bytes import BytesKernel
-from engine.values import Source
 
 I64 = NDArray[np.int64]
 
@@ -260,5 +260,6 @@ class ShapeStatistics:
 
 
 def nullity_by_polynomial(n: int, cols: int | None = None) -> int:
-    """Nullity of the n x n (or n x cols) plane board by the polynomial method (engine.games.chebyshev_f2)."""
+    """Nullity of the n x n (or n x cols) plane board by the polynomial method
+    (kinds.lights_out.chebyshev_f2)."""
     return plane_nullity(n, cols)

@@ -13,9 +13,24 @@ from engine.errors import (
     LimitExceeded,
     NotApplicable,
 )
-from engine.games.lights_out.boards import Board, GraphRef, format_board, parse_board, parse_lights_out_id
-from engine.games.lights_out.records import LightsOutPress, LightsOutValue
-from engine.games.lights_out.shape import (
+from engine.graphs import UploadedGraph
+from engine.kind import Context, GameKind, SequenceKernel
+from engine.moves import check_limit
+from engine.needs_graph import NeedsGraph
+from engine.positions import parse_decimal, quote_position, quote_token
+from engine.precompute import JobPlan
+from engine.values import BestMoveResult, GameInfo, MoveValue, Source, Value
+from kinds.lights_out.boards import Board, GraphRef, format_board, parse_board, parse_lights_out_id
+from kinds.lights_out.kernels.gf2 import (
+    U8,
+    CosetSearch,
+    int_to_bits,
+    pack_bits,
+    reduce_greedily,
+    unpack_bits,
+)
+from kinds.lights_out.records import LightsOutPress, LightsOutValue
+from kinds.lights_out.shape import (
     MAX_BOARD_SIDE,
     MAX_GRAPH_EDGES,
     MAX_GRAPH_VERTICES,
@@ -24,9 +39,9 @@ from engine.games.lights_out.shape import (
     graph_of_edges,
     grid_neighbourhoods_reference,
 )
-from engine.games.lights_out.solver import ShapeSolver, chase_plan
-from engine.games.lights_out.stats import STATS_JOB_CELLS, ShapeStatistics, StatsKernel
-from engine.games.lights_out.stored import (
+from kinds.lights_out.solver import ShapeSolver, chase_plan
+from kinds.lights_out.stats import STATS_JOB_CELLS, ShapeStatistics, StatsKernel
+from kinds.lights_out.stored import (
     ELIMINATION,
     STATS,
     EliminationKernel,
@@ -34,21 +49,6 @@ from engine.games.lights_out.stored import (
     solver_of,
     stats_words_bound,
 )
-from engine.graphs import UploadedGraph
-from engine.kernels.gf2 import (
-    U8,
-    CosetSearch,
-    int_to_bits,
-    pack_bits,
-    reduce_greedily,
-    unpack_bits,
-)
-from engine.kind import Context, GameKind, SequenceKernel
-from engine.moves import check_limit
-from engine.needs_graph import NeedsGraph
-from engine.positions import parse_decimal, quote_position, quote_token
-from engine.precompute import JobPlan
-from engine.values import BestMoveResult, GameInfo, MoveValue, Source, Value
 
 I64 = NDArray[np.int64]
 

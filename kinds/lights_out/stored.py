@@ -11,17 +11,17 @@ from typing import TypedDict
 import numpy as np
 from numpy.typing import NDArray
 
-from engine.games.lights_out.settings import ELIMINATIONS, STATISTICS
-from engine.games.lights_out.shape import FAMILY, Shape
-from engine.games.lights_out.solver import ShapeSolver, eliminate_shape, solver_bytes
 from engine.keep import Kept
-from engine.kernels.gf2 import (
-    ChaseElimination,
-    words_for,
-)
 from engine.kind import Context
 from engine.stored_bytes import BytesKernel, decode_words, encode_words, read_stored
 from engine.stored_bytes import words_for as stored_words_for
+from kinds.lights_out.kernels.gf2 import (
+    ChaseElimination,
+    words_for,
+)
+from kinds.lights_out.settings import ELIMINATIONS, STATISTICS
+from kinds.lights_out.shape import FAMILY, Shape
+from kinds.lights_out.solver import ShapeSolver, eliminate_shape, solver_bytes
 
 I64 = NDArray[np.int64]
 

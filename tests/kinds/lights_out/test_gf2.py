@@ -1,5 +1,5 @@
-"""Linear algebra over F2 (engine.kernels.gf2): every kernel against its plain-Python reference on int
-rows, the chase against dense elimination, and the coset search against enumerating the coset."""
+"""Linear algebra over F2 (kinds.lights_out.kernels.gf2): every kernel against its plain-Python reference
+on int rows, the chase against dense elimination, and the coset search against enumerating the coset."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.kernels.gf2 import (
+from kinds.lights_out.kernels.gf2 import (
     ChaseElimination,
     bfs_order,
     chase_eliminate,

@@ -22,7 +22,7 @@ Presses are named by their cell, rows and columns numbered from 1 as in the seed
 e.g. `12` for row 1, column 2) on boards of at most 9 rows and 9 columns, `r,c` (e.g. `12,3`) on
 larger ones; `parse_press` also reads `r,c` on small boards. On graphs a press is its vertex's name.
 
-The elimination of a shape (engine.kernels.gf2.chase_eliminate) is done once per shape and kept (the
+The elimination of a shape (kinds.lights_out.kernels.gf2.chase_eliminate) is done once per shape and kept (the
 service's keeper, `settings.ELIMINATIONS`, which storage can fill: `stored.solver_of`): its cells
 are chased in the order that needs the fewest free unknowns (row or column order for the plane, rows or
 columns folded in pairs (1, R), (2, R - 1), ... where the gluing joins far rows or columns,
@@ -34,9 +34,9 @@ false, with a `note` saying so. The same walk gives every press's remoteness for
 (`press_values`).
 
 Shape statistics (GetStats) come from the elimination (rank, nullity, and the distance counts by
-engine.kernels.lights_out_stats), made for the purpose and not kept for grids past 256 x 256 while
+kinds.lights_out.kernels.stats), made for the purpose and not kept for grids past 256 x 256 while
 cells x 2 min(R, C) fits `MAX_CHASE_BITS`; plane boards past 256 x 256 use the polynomial method
-(engine.games.chebyshev_f2): rank and nullity for any side up to 100,000. Live, the distance counts
+(kinds.lights_out.chebyshev_f2): rank and nullity for any side up to 100,000. Live, the distance counts
 are listed for shapes of at most `STATS_DISTANCE_CELLS` cells and, with the diameter, within
 `STATS_WORK`; past that a `note` says so. A worker job of the family "stats" (`StatsKernel`,
 `LightsOut.job_stats`) goes much further: the walk within `STATS_JOB_WORK` (about half an hour of

@@ -1,7 +1,7 @@
-"""A shape's elimination (engine.kernels.gf2.chase_eliminate) and what solving boards needs of it.
+"""A shape's elimination (kinds.lights_out.kernels.gf2.chase_eliminate) and what solving boards needs of it.
 
 The service keeps one per shape (`settings.ELIMINATIONS`, engine.keep; `solver_bytes` each): see
-engine.games.lights_out.stored.solver_of, which reads a stored one first."""
+kinds.lights_out.stored.solver_of, which reads a stored one first."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ from numpy.typing import NDArray
 from engine.errors import (
     LimitExceeded,
 )
-from engine.games.lights_out.shape import Shape
-from engine.kernels.gf2 import (
+from kinds.lights_out.kernels.gf2 import (
     U8,
     U64,
     ChaseElimination,
@@ -28,6 +27,7 @@ from engine.kernels.gf2 import (
     unpack_bits,
     words_for,
 )
+from kinds.lights_out.shape import Shape
 
 I64 = NDArray[np.int64]
 
