@@ -14,8 +14,8 @@ import random
 import time
 
 from bench.common import figure, fresh_database
-from engine.games.bicolor import parse_family, stored_family_names
-from engine.kernels.bicolor import Heaps, box_values, canonical, values_reference
+from kinds.bicolor.kernels.boxes import Heaps, box_values, canonical, values_reference
+from kinds.bicolor.kind import parse_family, stored_family_names
 from storage.database import create_engine
 from storage.jobs import JobQueue
 from storage.sequences import SequenceStore

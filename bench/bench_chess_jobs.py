@@ -30,8 +30,8 @@ import sqlalchemy as sa
 
 from bench.common import cpu_seconds, figure, fresh_database, process_tree
 from cli.jobs import queue_bulk
-from engine.games.registry import parse_game_id, plan_stored
 from engine.precompute import plan_job
+from engine.registry import parse_game_id, plan_stored
 from kinds.chess.kernels import index as ix
 from kinds.chess.kind import TableKernel
 from kinds.chess.material import Material, materials_of, parse_material

@@ -24,11 +24,11 @@ import sqlalchemy as sa
 from numpy.typing import NDArray
 
 from bench.common import ADMIN_TOKEN, cpu_seconds, figure, fresh_database, running_server
-from engine.games import graph_game
 from engine.graphs import GraphBuilder
 from engine.kernels.retrograde import LOSS, csr_from_edges
 from engine.moves import move_rank
 from engine.values import MoveValue
+from kinds.graphs import kind as graph_game
 from nimbase_client import NimbaseClient, records
 from service.convert import graph_to_pb
 from storage.database import create_engine

@@ -29,12 +29,12 @@ from typing import TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from engine.games.grundy import GRUNDY_RULES, GrundyGame
-from engine.games.octal import OctalGame
-from engine.kernels.rare_common import sparse_extend
-from engine.kernels.rare_common_phases import phase_split
-from engine.kernels.rare_mask import choose_sparseness, last_rare_at
-from engine.kernels.wythoff import wythoff_table
+from kinds.heaps.grundy import GRUNDY_RULES, GrundyGame
+from kinds.heaps.kernels.rare_common import sparse_extend
+from kinds.heaps.kernels.rare_common_phases import phase_split
+from kinds.heaps.kernels.rare_mask import choose_sparseness, last_rare_at
+from kinds.heaps.octal import OctalGame
+from kinds.wythoff.kernels.table import wythoff_table
 
 EMPTY = np.zeros(0, dtype=np.uint32)
 T = TypeVar("T")

@@ -9,7 +9,7 @@ import sys
 import time
 
 from bench.common import figure, fresh_database
-from engine.kernels.wythoff_tiles import PAIRS, values_for_side
+from kinds.wythoff.kernels.tiles import PAIRS, values_for_side
 from storage.database import create_engine
 from storage.jobs import JobQueue
 from storage.sequences import SequenceStore

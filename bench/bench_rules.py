@@ -8,7 +8,7 @@
   resident set) and its solve rate, numba rules; beside the same board's rules as plain Python in the
   same run (the solver calling the methods; on the last tiers, for a bounded time), and the solver alone
   on the numba rules (no stored bytes read or written); target 5 M positions a second on one core. The
-  solver alone runs twice in the same process: the batched expansion (engine.rules.fused.
+  solver alone runs twice in the same process: the batched expansion (kinds.rules.fused.
   expand_wl_batched, what workers run) and the previous one, a position at a time (`solve_tier(...,
   batched=False)`). Each rate is given by the wall clock and by the CPU time (on a shared machine the
   first counts the others' load).
@@ -35,22 +35,22 @@ import numpy as np
 
 from bench.common import figure
 from engine.deadline import Deadline
-from engine.games.registry import kind_settings, parse_game_id
 from engine.keep import Keepers
 from engine.kind import Allowance, Context
-from engine.rules.kind import RulesGame, TierKernel, tier_family
-from engine.rules.solve import positions as tier_codes
-from engine.rules.solve import solve_tier
-from engine.rules.tables import TierTable, merged
+from engine.registry import kind_settings, parse_game_id
 from engine.stored_bytes import StoredBytes, encode_words
+from kinds.rules.kind import RulesGame, TierKernel, tier_family
+from kinds.rules.solve import positions as tier_codes
+from kinds.rules.solve import solve_tier
+from kinds.rules.tables import TierTable, merged
 from nimbase.settings import Limits
 from nimbase_rules.games.connect4 import Connect4, _canonical, _legal
 
 COLD = """
 import time
 started = time.perf_counter()
-from engine.games.registry import parse_game_id
-from engine.rules.kind import tier_family
+from engine.registry import parse_game_id
+from kinds.rules.kind import tier_family
 imported = time.perf_counter()
 game = parse_game_id("tictactoe")
 stored = {}
@@ -64,8 +64,8 @@ print(imported - started, time.perf_counter() - imported)
 #: The board's kernels and the solver's loops over them compiled (kept on disk): its last tier's job.
 WARM = """
 import sys
-from engine.games.registry import parse_game_id
-from engine.rules.kind import tier_family
+from engine.registry import parse_game_id
+from kinds.rules.kind import tier_family
 game = parse_game_id(sys.argv[1])
 game.kernel_for(tier_family(game.rules.tiers()[0])).make()
 """
@@ -73,8 +73,8 @@ game.kernel_for(tier_family(game.rules.tiers()[0])).make()
 LARGEST = """
 import resource, sys
 from bench.bench_rules import solve_jobs
-from engine.games.registry import parse_game_id
-from engine.rules.solve import positions as tier_codes
+from engine.registry import parse_game_id
+from kinds.rules.solve import positions as tier_codes
 game = parse_game_id(sys.argv[1])
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 stored, positions, wall, cpu = solve_jobs(game)

@@ -19,11 +19,11 @@ from numpy.typing import NDArray
 
 from bench.soak_load import Record, asked_text, normal_heap_game
 from bench.soak_services import Services, admin_call, log
-from engine.games.registry import parse_game_id
-from engine.games.wythoff import is_p_pair
-from engine.kernels.wythoff_tiles import PAIRS, value_index
 from engine.kind import SequenceKernel
 from engine.periods import Period
+from engine.registry import parse_game_id
+from kinds.wythoff.kernels.tiles import PAIRS, value_index
+from kinds.wythoff.kind import is_p_pair
 from storage.schema import jobs
 from storage.sequences import SequenceStore
 

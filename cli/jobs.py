@@ -20,8 +20,8 @@ def cmd_precompute(args: argparse.Namespace) -> int:
     if args.men is not None:
         return _bulk_precompute(args)
     from engine.errors import NimbaseError, NotApplicable
-    from engine.games.registry import parse_game_id, plan_stored
     from engine.precompute import plan_job
+    from engine.registry import parse_game_id, plan_stored
     from storage.graphs import GraphStore
     from storage.jobs import JobQueue
 
@@ -80,7 +80,7 @@ def _needs_upto() -> int:
 def _bulk_precompute(args: argparse.Namespace) -> int:
     """`precompute FAMILY --men N` (`queue_bulk`), in the database the settings name."""
     from engine.errors import NimbaseError
-    from engine.games.registry import FAMILIES
+    from engine.registry import FAMILIES
 
     family = FAMILIES.get(args.game)
     if family is None or family.bulk is None:
@@ -101,8 +101,8 @@ def queue_bulk(connect: Callable[[], sa.Engine], game: str, men: int) -> int:
     the others come as their needs (storage.job_needs), so each is queued once. Stored or queued members
     are skipped. Prints each job queued; gives how many were. `connect` opens the database once every id
     is planned (a bad size opens none); NimbaseError for a size or member the family refuses."""
-    from engine.games.registry import FAMILIES, parse_game_id, plan_stored
     from engine.precompute import plan_job
+    from engine.registry import FAMILIES, parse_game_id, plan_stored
     from storage.job_needs import is_stored, open_job_of
     from storage.jobs import JobQueue
 

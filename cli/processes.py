@@ -63,7 +63,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from service import malloc
 
     malloc.configure()  # first, before any thread of the server allocates (service.malloc says why)
-    from engine.games.registry import kind_settings
+    from engine.registry import kind_settings
     from service.core import Nimbase
     from service.kind_plugins import open_resources
     from service.server import run_configured
@@ -103,8 +103,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
 def _queue_defaults(engine: Engine) -> None:
     """Queue the default precompute set for games that are neither stored nor queued yet."""
     from engine.errors import NimbaseError
-    from engine.games.registry import parse_game_id, plan_stored
     from engine.precompute import plan_job
+    from engine.registry import parse_game_id, plan_stored
     from storage.jobs import JobQueue
     from storage.sequences import SequenceStore
 

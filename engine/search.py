@@ -42,7 +42,7 @@ class SearchResult:
 
 
 class HeapRules(Protocol):
-    """What the search reads of a heap game (`engine.games.base.HeapGame` is one): its rules, no more."""
+    """What the search reads of a heap game (`kinds.heaps.base.HeapGame` is one): its rules, no more."""
 
     @property
     def game_id(self) -> str: ...

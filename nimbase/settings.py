@@ -470,7 +470,7 @@ class Settings(BaseModel):
     cache: CacheSettings = DEFAULT_CACHE
     #: The text of each kind's own variables (NIMBASE_LIMITS_<KIND>_<FIELD>, NIMBASE_CACHE_<KIND>_<FIELD>),
     #: by variable name in capitals: validated into each kind's settings by the layer that knows the kinds
-    #: (engine.games.registry.kind_settings), at start-up too. Empty: every kind's defaults.
+    #: (engine.registry.kind_settings), at start-up too. Empty: every kind's defaults.
     kind_variables: dict[str, str] = Field(default_factory=dict)
 
     @classmethod

@@ -19,12 +19,11 @@ from google.protobuf import any_pb2, struct_pb2
 from google.rpc import status_pb2
 
 from engine.errors import NimbaseError
-from engine.games.base import GameInfo
 from engine.graphs import UploadedGraph
 from engine.periods import Period
 from engine.positions import quote_position
 from engine.records import KindRecord, record_fields
-from engine.values import Value
+from engine.values import GameInfo, Value
 from nimbase import schema
 from nimbase.v1 import nimbase_pb2 as pb
 from nimbase_client.calls import terminal_parts

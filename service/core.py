@@ -23,7 +23,6 @@ from sqlalchemy.exc import OperationalError
 
 from engine.deadline import Deadline, within
 from engine.errors import InvalidArgument, NimbaseError
-from engine.games.registry import declared_settings, kind_settings, list_games, parse_game_id, plan_stored
 from engine.graphs import GraphBuilder, UploadedGraph
 from engine.keep import Keepers, keeper_names
 from engine.kind import Allowance, Context, GameKind
@@ -31,6 +30,7 @@ from engine.lru import LRU, Usage
 from engine.mainline import Mainline, mainline
 from engine.moves import check_limit, mark_best
 from engine.positions import MAX_HEAP, quote_int
+from engine.registry import declared_settings, kind_settings, list_games, parse_game_id, plan_stored
 from engine.values import BestMoveResult, GameInfo, MoveValue, SequenceResult, Value
 from service import columnar
 from service.answers import AnswerCache

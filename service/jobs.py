@@ -21,8 +21,8 @@ from typing import cast
 from cachetools import TTLCache
 
 from engine.errors import LimitExceeded, NimbaseError, NotApplicable
-from engine.games.registry import plan_stored
 from engine.precompute import JobPlan, StoredName
+from engine.registry import plan_stored
 from nimbase import schema
 from nimbase.settings import AutoJobSettings, variable_name
 from service.clients import current_client

@@ -23,9 +23,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from engine.games.registry import FAMILIES, declared_settings
 from engine.kind_resources import ResourceError, Resources, ResourceSpec
 from engine.kind_settings import KindSettings
+from engine.registry import FAMILIES, declared_settings
 from nimbase.settings import InvalidSetting
 
 if TYPE_CHECKING:

@@ -98,7 +98,7 @@ def main(settings_pickled: bytes, database_url: str | None, conn: Connection, me
     os.nice(NICENESS)  # the server process, which answers cheap lookups, comes first for the cores
     from engine.deadline import Deadline
     from engine.errors import NimbaseError
-    from engine.games.registry import list_games
+    from engine.registry import list_games
     from service.clients import CLIENT, WAITED
     from service.core import Nimbase
     from storage.database import create_engine

@@ -53,7 +53,7 @@ POLL_SECONDS = 0.1
 #: Least seconds between two progress messages of the child (the first is sent at once).
 CHILD_PROGRESS_SECONDS = 0.1
 #: Modules the fork server imports once, so each child starts with them loaded.
-PRELOAD = ["worker.compute", "engine.games.registry"]
+PRELOAD = ["worker.compute", "engine.registry"]
 #: The setting that caps the child's memory, as messages name it.
 MEMORY_SETTING = variable_name(("worker", "memory_bytes"))
 
@@ -372,7 +372,7 @@ class _State:
 
 
 def _kernel(game_id: str, family: str, graph: UploadedGraph | None) -> SequenceKernel:
-    from engine.games.registry import parse_game_id
+    from engine.registry import parse_game_id
 
     kind = parse_game_id(game_id)
     if graph is not None:

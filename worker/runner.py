@@ -47,11 +47,11 @@ import numpy as np
 import sqlalchemy as sa
 from numpy.typing import NDArray
 
-from engine.games.registry import parse_game_id
 from engine.graphs import UploadedGraph
 from engine.kind import ChecksPoints
 from engine.periods import Period
 from engine.precompute import StoredName
+from engine.registry import parse_game_id
 from engine.stored_bytes import decode_words
 from nimbase.settings import DEFAULT_WORKER, WorkerSettings
 from storage.checkpoints import CheckpointStore

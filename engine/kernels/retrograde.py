@@ -604,7 +604,7 @@ def loopy_grundy(indptr: I64, indices: I32) -> I32:
 
 def loopy_grundy_from(indptr: I64, indices: I32, reverse: tuple[I64, I32], order: I32 | None) -> I32:
     """`loopy_grundy` given the graph's `reverse_csr` and its `topological_order` (None: it has a
-    cycle), for a caller that needs them too (engine.games.graph_game's solve)."""
+    cycle), for a caller that needs them too (kinds.graphs.kind's solve)."""
     n = indptr.shape[0] - 1
     label = np.full(n, _UNLABELLED, dtype=np.int32)
     if order is not None:

@@ -9,6 +9,7 @@ service/, loaded by the service through the family's `plugin` name and never imp
 """
 
 from kinds.chess.kind import (
+    ENTRY,
     FAMILY,
     SETTINGS,
     SYZYGY,
@@ -22,6 +23,7 @@ from kinds.chess.kind import (
 from kinds.chess.material import MAX_MEN, Material, parse_material
 
 __all__ = [
+    "ENTRY",
     "FAMILY",
     "MAX_MEN",
     "SETTINGS",

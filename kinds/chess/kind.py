@@ -43,6 +43,7 @@ import chess
 from pydantic import AfterValidator
 
 from engine.errors import InvalidArgument, InvalidGameId
+from engine.families import Family
 from engine.kind import Context, GameKind, SequenceKernel
 from engine.kind_resources import ResourceSpec
 from engine.kind_settings import KeeperSpec, PositiveInt, SettingsDeclaration
@@ -559,3 +560,9 @@ def parse_chess_kind(params: str | None, text: str) -> GameKind[chess.Board]:
 def family_info() -> GameInfo:
     """How ListGames describes the family: KRvK."""
     return ChessGame(parse_material("KRvK")).info()
+
+
+#: The family's registry entry (pyproject.toml's entry point `chess`).
+ENTRY = Family(
+    parse=parse_chess_kind, info=family_info, settings=SETTINGS, bulk=bulk_ids, plugin=PLUGIN, order=90
+)

@@ -58,3 +58,8 @@ elimination and what solving boards needs of it), `stored` (what a job stores: e
 `stats` (GetStats and the stats job), `kind` (`LightsOut`, the GameKind), `settings` (the budgets of
 what it keeps).
 """
+
+from kinds.lights_out.kind import ENTRY, LightsOut
+from kinds.lights_out.settings import SETTINGS
+
+__all__ = ["ENTRY", "SETTINGS", "LightsOut"]

@@ -13,6 +13,7 @@ from engine.errors import (
     LimitExceeded,
     NotApplicable,
 )
+from engine.families import Family
 from engine.graphs import UploadedGraph
 from engine.kind import Context, GameKind, SequenceKernel
 from engine.moves import check_limit
@@ -30,6 +31,7 @@ from kinds.lights_out.kernels.gf2 import (
     unpack_bits,
 )
 from kinds.lights_out.records import LightsOutPress, LightsOutValue
+from kinds.lights_out.settings import SETTINGS
 from kinds.lights_out.shape import (
     MAX_BOARD_SIDE,
     MAX_GRAPH_EDGES,
@@ -466,3 +468,9 @@ def family_info() -> GameInfo:
 def family_classics() -> list[GameInfo]:
     """The shapes ListGames shows for the family: the classic 5 x 5 board, and on the torus."""
     return [LightsOut(Shape.grid(5, 5)).info(), LightsOut(Shape.grid(5, 5, "torus")).info()]
+
+
+#: The family's registry entry (pyproject.toml's entry point `lights-out`): ListGames lists two shapes.
+ENTRY = Family(
+    parse=parse_lights_out_kind, info=family_info, classics=family_classics, settings=SETTINGS, order=70
+)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from engine.games.registry import FAMILY_NAME, MAX_GAME_ID_CHARS
 from engine.graphs import (
     DOT_SEGMENTS,
     LABELS,
@@ -22,12 +21,13 @@ from engine.graphs import (
     NAME_PATTERN,
 )
 from engine.positions import MAX_HEAP, MAX_POSITION_CHARS
+from engine.registry import FAMILY_NAME, MAX_GAME_ID_CHARS
 from service.limits import Limits
 from service.move_choice import CHOICES
 
 Schema = dict[str, Any]
 
-#: A game id (engine.games.registry.parse_game_id): a family name, then its parameters after a colon.
+#: A game id (engine.registry.parse_game_id): a family name, then its parameters after a colon.
 GAME_ID: Schema = {
     "type": "string",
     "minLength": 1,

@@ -1,4 +1,4 @@
-"""What the document says of games, taken from the registry of games (`engine.games.registry`): the
+"""What the document says of games, taken from the registry of games (`engine.registry`): the
 examples of a game id and a position, and each family's position syntax. The REST layer names no game
 itself, so a family added there is described here without a change."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.games.registry import list_games
+from engine.registry import list_games
 from engine.values import GameInfo
 
 #: ListGames' entries, in its order.

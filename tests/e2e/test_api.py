@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy.engine import make_url
 
-from engine.games.registry import parse_game_id
+from engine.registry import parse_game_id
 from nimbase.client import NimbaseClientError
 from storage.database import create_engine
 from storage.migrate import upgrade_head

@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.games.registry import parse_game_id
+from engine.registry import parse_game_id
 from nimbase.client import NimbaseClient, NimbaseClientError
 from storage.database import create_engine
 from storage.packing import CHUNK_VALUES, checksum, encode

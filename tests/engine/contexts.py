@@ -11,10 +11,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.deadline import Deadline
-from engine.games.registry import kind_settings as registry_kind_settings
 from engine.keep import Keepers
 from engine.kind import Allowance, Context
 from engine.kind_settings import KindSettings
+from engine.registry import kind_settings as registry_kind_settings
 from engine.stored_bytes import StoredBytes
 from nimbase.settings import Limits
 
@@ -26,7 +26,7 @@ T = TypeVar("T")
 
 
 def kind_settings(**variables: str) -> KindSettings:
-    """The kinds' own settings as the service reads them (engine.games.registry.kind_settings), from
+    """The kinds' own settings as the service reads them (engine.registry.kind_settings), from
     variables given by name (`NIMBASE_LIMITS_CHESS_LIVE_MEN="2"`); none: every kind's defaults."""
     return registry_kind_settings(variables)
 

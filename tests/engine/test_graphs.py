@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from engine.errors import InvalidArgument, InvalidGameId
-from engine.games.registry import parse_game_id
 from engine.graphs import MAX_NAME_CHARS, GraphBuilder, build_graph, check_graph_name
 from engine.needs_graph import NeedsGraph
 from engine.positions import quote_token
+from engine.registry import parse_game_id
 from kinds.lights_out.kind import LightsOut
 from tests.engine.contexts import StoredWords, engine_context
 

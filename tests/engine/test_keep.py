@@ -12,9 +12,9 @@ import pytest
 from engine import keep
 from engine.deadline import Deadline
 from engine.errors import DeadlineExceeded, LimitExceeded
-from engine.games.registry import declared_settings
 from engine.keep import Keeper, Keepers, keeper_names
 from engine.lru import Usage
+from engine.registry import declared_settings
 from tests.engine.contexts import kind_settings
 
 

@@ -11,10 +11,10 @@ import pytest
 
 from engine.deadline import Deadline
 from engine.errors import DeadlineExceeded, InvalidArgument, LimitExceeded
-from engine.games.nim import NimGame
 from engine.kind import Context, GameKind
 from engine.mainline import check_metric, mainline
 from engine.values import BestMoveResult
+from kinds.heaps.nim import NimGame
 from nimbase.settings import Limits
 from tests.engine.contexts import ROOMY, heap_context
 

@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.errors import InvalidPosition
-from engine.games.base import MAX_HEAP, MAX_HEAPS
 from engine.positions import MAX_POSITION_CHARS, canonical, format_heaps, parse_heaps
+from kinds.heaps.base import MAX_HEAP, MAX_HEAPS
 
 
 @pytest.mark.parametrize(

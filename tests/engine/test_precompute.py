@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from engine.errors import InvalidArgument, NotApplicable
-from engine.games.registry import parse_game_id
-from engine.kernels.wythoff_tiles import TILE_VALUES
 from engine.precompute import MAX_UPTO, MAX_WYTHOFF_SIDE, JobPlan, plan_job
+from engine.registry import parse_game_id
+from kinds.wythoff.kernels.tiles import TILE_VALUES
 
 
 def test_heap_games_count_heap_sizes() -> None:

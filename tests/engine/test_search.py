@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 
 from engine.component_sum import apply_move
 from engine.errors import DeadlineExceeded, LimitExceeded
-from engine.games.base import GameInfo, HeapGame, HeapMove, Heaps
-from engine.games.nim import NimGame
-from engine.games.subtraction import SubtractionGame
 from engine.search import ESTIMATE_CAP, SearchResult, estimate_states, solve
+from kinds.heaps.base import GameInfo, HeapGame, HeapMove, Heaps
+from kinds.heaps.nim import NimGame
+from kinds.heaps.subtraction import SubtractionGame
 
 Options = Callable[[int], list[int]]
 

@@ -48,10 +48,10 @@ from schemathesis.specs.openapi.checks import (
     use_after_free,
 )
 
-from engine.games import registry
+from engine import registry
 from nimbase.settings import Settings
 from service.core import Nimbase
-from service.rest import create_app
+from service.rest.app import create_app
 from tests import strategies as hostile
 from tests.database import empty_data_tables
 from tests.fuzz.conftest import LIMITS, OPTIONS, TOKEN, FuzzTarget, fuzz_config, warm_up

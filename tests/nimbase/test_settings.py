@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.games.bicolor import BicolorSettings
-from engine.games.graph_game import GraphSettings
-from engine.games.registry import declared_settings, kind_settings
 from engine.kind_settings import KindSettings
+from engine.registry import declared_settings, kind_settings
+from kinds.bicolor.kind import BicolorSettings
 from kinds.chess.kind import ChessSettings
+from kinds.graphs.kind import GraphSettings
 from kinds.lights_out.settings import LightsOutSettings
 from nimbase.settings import (
     DEFAULT_AUTO,
@@ -178,7 +178,7 @@ def test_empty_means_unset(monkeypatch: pytest.MonkeyPatch) -> None:
         ("NIMBASE_AUTO_VALUES", "0", "greater than 0"),
         ("NIMBASE_AUTO_SECONDS", "0", "greater than 0"),
         ("NIMBASE_AUTO_SECONDS", "inf", "finite number"),
-        # a kind's own settings: refused once the kinds are known (engine.games.registry.kind_settings)
+        # a kind's own settings: refused once the kinds are known (engine.registry.kind_settings)
         ("NIMBASE_LIMITS_CHESS_LIVE_MEN", "0", "greater than 0"),
         ("NIMBASE_LIMITS_CHESS_LIVE_MEN", "many", "valid integer"),
         ("NIMBASE_CACHE_LIGHTS_OUT_ELIMINATION_BYTES", "-1", "greater than 0"),

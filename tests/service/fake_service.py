@@ -27,11 +27,11 @@ from engine.errors import (
     NotApplicable,
     UnknownGame,
 )
-from engine.games.base import GameInfo, HeapMove
 from engine.graphs import GraphBuilder, UploadedGraph
 from engine.mainline import Mainline
 from engine.periods import Period
 from engine.values import Value
+from kinds.heaps.base import GameInfo, HeapMove
 from service.answers import AnswerCache
 from service.core import BestMoveResult, GraphSummary, Health, JobView, MoveValue, SequenceResult
 from service.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable

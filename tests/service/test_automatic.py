@@ -17,8 +17,8 @@ import pytest
 import sqlalchemy as sa
 
 from engine.errors import DeadlineExceeded, LimitExceeded
-from engine.games.octal import OctalGame
-from engine.kernels.octal import reference_values
+from kinds.heaps.kernels.octal import reference_values
+from kinds.heaps.octal import OctalGame
 from nimbase.client import NimbaseClient, NimbaseClientError
 from nimbase.settings import AutoJobSettings, Limits, Settings
 from service.core import Nimbase

@@ -1,7 +1,7 @@
 """Bicolor Nim through the public API: real gRPC and REST servers over a real `Nimbase` (and the test
 PostgreSQL) on loopback, every answer checked against the brute force from the rules
-(tests.bicolor_oracle) or the seed's tables (tests/data/bicolor_nim.json, which the oracle reproduces:
-tests/engine/games/test_bicolor.py).
+(tests.kinds.bicolor.oracle) or the seed's tables (tests/data/bicolor_nim.json, which the oracle reproduces:
+tests/kinds/bicolor/test_kind.py).
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-from engine.games.bicolor import parse_family
-from engine.kernels.bicolor import family_table
+from kinds.bicolor.kernels.boxes import family_table
+from kinds.bicolor.kind import parse_family
 from nimbase.client import NimbaseClientError
 from storage.schema import DATA_TABLES
-from tests import bicolor_oracle as oracle
 from tests.facts import load_facts
+from tests.kinds.bicolor import oracle
 from tests.servers import Endpoints, serving_api
 from worker.runner import Worker
 
@@ -199,7 +199,7 @@ def test_seed_tables_over_grpc(api: Endpoints, family: str) -> None:
 
 def test_seed_values_at_44(api: Endpoints) -> None:
     """f^(2)_4(44) = 49 and f^(3)_3(44) = 41 as the seed says; the two differ at 41 (46 against 44,
-    unlike the seed's claim that they agree up to 43: see tests/engine/games/test_bicolor.py)."""
+    unlike the seed's claim that they agree up to 43: see tests/kinds/bicolor/test_kind.py)."""
     assert sequence(api, "f^(2)_4", 44, 45).json()["values"] == [49]
     assert sequence(api, "f^(3)_3", 44, 45).json()["values"] == [41]
     assert sequence(api, "f^(2)_4", 41, 42).json()["values"] == [46]

@@ -9,8 +9,8 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from engine.games.registry import declared_settings
 from engine.keep import keeper_names
+from engine.registry import declared_settings
 from nimbase.settings import Settings
 from service.core import Nimbase
 from service.metrics import Metrics

@@ -29,7 +29,7 @@ from kinds.chess.probe import ChessProbe
 from nimbase.settings import InvalidSetting, Settings
 from service.core import Nimbase
 from service.kind_plugins import open_resources
-from service.rest import create_app
+from service.rest.app import create_app
 from tests.engine.contexts import kind_settings
 from tests.reference.chess_files import syzygy_dir
 from tests.servers import Endpoints, serving_api

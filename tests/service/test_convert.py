@@ -11,15 +11,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.errors import InvalidArgument, NimbaseError
-from engine.games.base import HeapMove
-from engine.games.bicolor import BicolorMove, BicolorValue
-from engine.games.graph_records import GraphValue
-from engine.games.wythoff import WythoffMove
 from engine.periods import Period
 from engine.records import MoveRecord
 from engine.values import SOURCE_ORDER, Value
+from kinds.bicolor.kind import BicolorMove, BicolorValue
 from kinds.chess.records import ChessMove
+from kinds.graphs.records import GraphValue
+from kinds.heaps.base import HeapMove
 from kinds.lights_out.records import LightsOutPress, LightsOutValue
+from kinds.wythoff.kind import WythoffMove
 from nimbase_client import convert as client
 from nimbase_client.kinds import UndeclaredKind
 from service import convert

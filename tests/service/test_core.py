@@ -29,10 +29,10 @@ from engine.errors import (
     UnknownFamily,
     UnknownGame,
 )
-from engine.games.base import HeapMove
-from engine.games.wythoff import WythoffMove
 from engine.periods import Period
 from engine.values import MoveValue, Value
+from kinds.heaps.base import HeapMove
+from kinds.wythoff.kind import WythoffMove
 from nimbase.settings import DEFAULT_LIMITS, Limits, Settings
 from service.core import Nimbase
 from service.errors import NotFound, PermissionDenied, Unauthenticated

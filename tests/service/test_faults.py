@@ -22,7 +22,7 @@ import pytest
 import sqlalchemy as sa
 from numpy.typing import NDArray
 
-from engine.games.registry import parse_game_id
+from engine.registry import parse_game_id
 from nimbase.client import NimbaseClient, NimbaseClientError
 from nimbase.settings import Limits, Settings
 from service.core import Nimbase

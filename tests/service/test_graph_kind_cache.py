@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 import sqlalchemy as sa
 
-from engine.games.graph_game import StoredGraphGame, solution_bytes
 from engine.graphs import GraphBuilder, UploadedGraph
 from engine.kind import KIND_BYTES
+from kinds.graphs.kind import StoredGraphGame, solution_bytes
 from kinds.lights_out.kind import LightsOut
 from kinds.lights_out.records import LightsOutValue
 from kinds.lights_out.shape import Shape

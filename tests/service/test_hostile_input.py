@@ -23,10 +23,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.errors import InvalidArgument, InvalidPosition, NimbaseError
-from engine.games.registry import parse_game_id
-from engine.games.subtraction import SubtractionGame
-from engine.games.wythoff import parse_pairs
 from engine.positions import MAX_HEAP, parse_decimal, parse_heaps, quote_int
+from engine.registry import parse_game_id
+from kinds.heaps.subtraction import SubtractionGame
+from kinds.wythoff.kind import parse_pairs
 from nimbase.client import NimbaseClient, NimbaseClientError
 from nimbase.settings import AutoJobSettings, Limits, Settings
 from nimbase.v1 import nimbase_pb2 as pb

@@ -21,7 +21,7 @@ import pytest
 import sqlalchemy as sa
 
 from engine.errors import InvalidPosition, NimbaseError
-from engine.games.registry import list_games
+from engine.registry import list_games
 from nimbase.client import NimbaseClient, NimbaseClientError
 from nimbase.settings import Limits, Settings
 from service.convert import INTERNAL_MESSAGE

@@ -10,9 +10,9 @@ from dataclasses import replace
 import pytest
 from fastapi.testclient import TestClient
 
-from engine.games import registry
+from engine import registry
 from service import kind_plugins
-from service.rest import create_app
+from service.rest.app import create_app
 from tests.service.fake_service import FakeService
 from tests.service.toy_kind import toy_family
 

@@ -23,7 +23,7 @@ from kinds.chess.tables import board_of_slot, parse_material
 from nimbase.settings import Settings
 from service.core import Nimbase
 from service.metrics import Metrics
-from service.rest import create_app
+from service.rest.app import create_app
 from tests.database import empty_data_tables
 
 #: Materials the random positions are drawn from (solved live; half the boards with the colours

@@ -17,10 +17,10 @@ import sqlalchemy as sa
 from numpy.typing import NDArray
 
 from engine.errors import LimitExceeded
-from engine.games.base import HeapGame
-from engine.games.registry import parse_game_id
 from engine.kind import SequenceKernel, SequenceSource
 from engine.periods import Period
+from engine.registry import parse_game_id
+from kinds.heaps.base import HeapGame
 from nimbase.settings import DEFAULT_CACHE, CacheSettings, Limits, Settings
 from service.core import Nimbase
 from service.gate import DatabaseGate

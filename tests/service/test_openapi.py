@@ -17,12 +17,12 @@ import pytest
 from pydantic import TypeAdapter
 
 from engine.errors import InvalidArgument, InvalidGameId, UnknownGame
-from engine.games.registry import FAMILIES, MAX_GAME_ID_CHARS, list_games, parse_game_id
 from engine.graphs import MAX_NAME_CHARS, check_graph_name
+from engine.registry import FAMILIES, MAX_GAME_ID_CHARS, list_games, parse_game_id
 from nimbase import schema
 from nimbase.client import NimbaseClient
 from service.limits import Limits
-from service.rest import create_app
+from service.rest.app import create_app
 from service.server import BoundPorts
 from tests.servers import running_server
 from tests.service.fake_service import ADMIN_TOKEN, FakeService

@@ -15,7 +15,7 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-from engine.games import registry
+from engine import registry
 from nimbase.client import NimbaseClient, NimbaseClientError
 from nimbase.settings import InvalidSetting, Settings
 from service.core import Nimbase

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from functools import cache
 
 from engine.errors import InvalidGameId, InvalidPosition
-from engine.games.registry import Family
 from engine.kind import Context, GameKind
 from engine.kind_settings import PositiveInt, SettingsDeclaration
 from engine.moves import MoveTo, list_moves
 from engine.records import MoveRecord, ValueRecord
+from engine.registry import Family
 from engine.values import BestMoveResult, GameInfo, Value
 
 #: The toy game: position -> the positions one move reaches.

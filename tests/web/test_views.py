@@ -11,7 +11,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
-from engine.games.registry import FAMILIES
+from engine.registry import FAMILIES
 from tests.web.browser import (
     javascript_errors,
     need,

@@ -24,9 +24,9 @@ import numpy as np
 import pytest
 import sqlalchemy as sa
 
-from engine.games.registry import parse_game_id, plan_stored
 from engine.kind import ChecksPoints
 from engine.precompute import StoredName
+from engine.registry import parse_game_id, plan_stored
 from engine.stored_bytes import decode_words
 from kinds.chess.kind import TableKernel
 from kinds.chess.tables import parse_material

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import sqlalchemy as sa
 
-from engine.games.registry import parse_game_id
+from engine.registry import parse_game_id
 from storage.jobs import JobQueue
 from storage.sequences import SequenceStore
 from tests.storage.helpers import chunk_rows

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from engine.games import registry
-from engine.games.registry import parse_game_id, plan_stored
-from engine.rules import plugins
+from engine import registry
+from engine.registry import parse_game_id, plan_stored
+from kinds.rules import plugins
 from storage.jobs import Job, JobQueue
 from storage.sequences import SequenceStore
 from tests.e2e.processes import start_worker, stop
@@ -104,7 +104,7 @@ def install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: str, source
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(registry, "FAMILIES", dict(registry.FAMILIES))
     point = EntryPoint(game, f"{module}:FAMILY", plugins.GROUP)
-    registry.add_plugins(plugins.load([point], taken=registry.FAMILIES))
+    registry.add(plugins.load([point], taken=registry.FAMILIES))
     return os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])
 
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import sqlalchemy as sa
 
-from engine.games.registry import parse_game_id
 from engine.periods import Period
+from engine.registry import parse_game_id
 from nimbase.settings import DEFAULT_WORKER, InvalidSetting, Settings
 from storage.errors import CorruptChunk
 from storage.jobs import JobQueue
@@ -286,7 +286,7 @@ def test_a_whole_object_is_stored_whole_with_its_progress(
     """A chess table's job stores exactly the table's words whatever its `upto` (and whatever its time
     bound), recording the solve's progress as it goes; the stored words read back as the table, made
     from the stored table it reads (KvK's, whose job runs first)."""
-    from engine.games.registry import parse_game_id, plan_stored
+    from engine.registry import parse_game_id, plan_stored
     from engine.stored_bytes import decode_words
     from kinds.chess.kind import TableKernel
     from kinds.chess.tables import parse_material

@@ -1,7 +1,7 @@
 """Retrograde analysis of game graphs: the queue kernel against the naive fixed point, hand-built graphs
 with known results, packing, the generalised Sprague-Grundy function of loopy graphs (against its
 characterisation by sums with nim heaps), and kernels of acyclic graphs. The `graph:NAME` kind over them
-is tested in tests/engine/games/test_graph_game.py."""
+is tested in tests/kinds/graphs/test_kind.py."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.games.graph_game import gamma_text
 from engine.kernels import retrograde as R
+from kinds.graphs.kind import gamma_text
 from tests.engine.random_graphs import Graph, graphs
 
 

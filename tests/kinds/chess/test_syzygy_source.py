@@ -12,9 +12,9 @@ import chess
 import pytest
 
 from engine.errors import InvalidArgument, InvalidGameId, InvalidPosition
-from engine.games.registry import parse_game_id
 from engine.kind import Context
 from engine.kind_resources import Resources
+from engine.registry import parse_game_id
 from kinds.chess.kind import SYZYGY, BeyondTables, ChessGame
 from kinds.chess.probe import ChessProbe
 from kinds.chess.records import ChessValue

@@ -1,1 +1,0 @@
-"""Game families. Each module holds one family's rules; `registry` turns game ids into games."""

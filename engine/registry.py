@@ -1,0 +1,115 @@
+"""Game ids to games: one `Family` per family, every one found through the entry-point group
+`nimbase.games` (engine.families), so nothing here names a kind.
+
+A game id is `FAMILY` or `FAMILY:PARAMS`; the family name picks a parser that receives PARAMS (or
+None) and the whole id for its error messages. A kind's package declares its `Family` (its parser, its
+ListGames entry, its own settings and keepers, its edge package) and pyproject.toml names it under the
+group; `kind_settings` reads the families' settings from their variables for the service.
+
+The group is read once here at start-up, in every process (server, live processes, workers): the
+kinds' own families first, by their `order`, then those of each `FamilySource` (the rules solver's: the
+plugin authors' games). An entry point that fails to load, or a family a source cannot make, is logged
+by name and left out (`BROKEN_PLUGINS`); it never stops the others.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from importlib.metadata import EntryPoint, entry_points
+
+from engine.errors import InvalidGameId, UnknownGame
+from engine.families import GROUP, Family, FamilySource, Found, Game
+from engine.kind_settings import KindSettings, SettingsDeclaration
+from engine.precompute import JobPlan, StoredName
+from engine.values import GameInfo
+
+__all__ = ["FAMILIES", "Family", "Game", "list_games", "parse_game_id"]
+
+#: Longest game id accepted (a 64-element set of 7-digit numbers fits easily).
+MAX_GAME_ID_CHARS = 1024
+
+FAMILY_NAME = re.compile(r"[a-z][a-z0-9-]*")
+
+#: Family name -> family, in ListGames order.
+FAMILIES: dict[str, Family] = {}
+#: Entry points left out at start-up, by name, with why.
+BROKEN_PLUGINS: dict[str, str] = {}
+
+
+def add(found: Found) -> None:
+    """Registers the families found (after those already registered, in the order given)."""
+    FAMILIES.update(found.families)
+    BROKEN_PLUGINS.update(found.broken)
+
+
+def register(points: Iterable[EntryPoint]) -> None:
+    """Registers the families of `points`: the kinds' own `Family`s by their order, then each source's.
+    An entry point that fails to load is left to the sources, which report it (a plugin's declaration
+    may fail in any way)."""
+    own: list[tuple[int, str, Family]] = []
+    sources: list[tuple[str, FamilySource]] = []
+    for point in points:
+        try:
+            declared = point.load()
+        except Exception:  # reported by the source reading the group, never fatal
+            continue
+        if isinstance(declared, Family):
+            own.append((declared.order, point.name, declared))
+        elif isinstance(declared, FamilySource):
+            sources.append((point.name, declared))
+    add(Found({name: family for _, name, family in sorted(own, key=lambda entry: entry[:2])}))
+    for _, source in sorted(sources, key=lambda entry: entry[0]):
+        add(source.find(FAMILIES))
+
+
+register(entry_points(group=GROUP))
+
+
+def _quote(text: str) -> str:
+    if len(text) <= 100:
+        return repr(text)
+    return repr(text[:100]) + f"... ({len(text)} characters)"
+
+
+def parse_game_id(text: str) -> Game:
+    """The game a game id names; InvalidGameId if malformed, UnknownGame if no family has it."""
+    if len(text) > MAX_GAME_ID_CHARS:
+        raise InvalidGameId(
+            f"game id {_quote(text)} is {len(text)} characters long, more than the limit of "
+            f"{MAX_GAME_ID_CHARS}"
+        )
+    name, sep, params = text.partition(":")
+    if not FAMILY_NAME.fullmatch(name):
+        raise InvalidGameId(f"game id {text!r} does not start with a family name such as 'nim'")
+    family = FAMILIES.get(name)
+    if family is None:
+        known = ", ".join(sorted(FAMILIES))
+        raise UnknownGame(f"unknown game {text!r}: no family {name!r} (known: {known})")
+    return family.parse(params if sep else None, text)
+
+
+def plan_stored(name: StoredName) -> JobPlan:
+    """The job storing `name` whole, as its game plans it: what a job's submission queues first for each
+    object the job needs (storage.job_needs)."""
+    return parse_game_id(name.game_id).plan_job(0, False, name.family)
+
+
+def list_games() -> list[GameInfo]:
+    """One ListGames entry per family."""
+    return [info for family in FAMILIES.values() for info in (family.classics() or [family.info()])]
+
+
+def declared_settings() -> list[SettingsDeclaration]:
+    """Every family's own settings declaration, in ListGames order."""
+    found: list[SettingsDeclaration] = []
+    for family in FAMILIES.values():
+        if family.settings is not None and family.settings not in found:  # plugin families share theirs
+            found.append(family.settings)
+    return found
+
+
+def kind_settings(values: Mapping[str, str]) -> KindSettings:
+    """Every family's own settings from the text of their variables (`Settings.kind_variables`);
+    InvalidSetting naming each bad value, and each variable no family declares."""
+    return KindSettings.read(declared_settings(), values)

@@ -1,1 +1,0 @@
-"""The kinds (engine.games) called directly: values, moves and refusals against oracles and known results."""
