@@ -34,9 +34,9 @@ from service.limits import DEFAULT_LIMITS, Limits
 from service.loop_lag import LoopWatch
 from service.metrics import Metrics
 from service.pooled import PooledService
-from service.processes import bind_port
+from service.ports import bind_port
 from service.rate_limit import RateLimiter
-from service.rest import create_app
+from service.rest.app import create_app
 
 log = logging.getLogger(__name__)
 

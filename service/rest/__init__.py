@@ -8,10 +8,8 @@ Each route declares its answer (`response_model`, the shapes of `nimbase.schema`
 statuses it can give, so `/openapi.json` documents every field. Handlers return `JSONResponse`s built
 by `service.convert` directly: the models serve the documentation, nothing is validated per answer.
 
-`app` builds the app; `routes` holds one router per resource; the modules beside them hold what the
-routes share: the request models, the parameters, the error answers, the deadline, the middleware.
+`app` builds the app (`service.rest.app.create_app`; this face hands on no names, so that a module beside
+the routes importing one of its siblings does not build the app); `routes` holds one router per resource;
+the modules beside them hold what the routes share: the request models, the parameters, the error answers,
+the deadline, the middleware.
 """
-
-from service.rest.app import create_app
-
-__all__ = ["create_app"]

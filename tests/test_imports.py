@@ -1,11 +1,15 @@
-"""The import graph: no circle inside engine/, and each layer imports only the layers below it.
+"""The import graph of the whole house: no circle in any package, each layer importing only the layers
+below it, the pure part of a kind importing no service, storage or network, and nothing importing a
+kind's inner modules from outside the kind.
 
 Read from the source with `ast`, not by importing: every import counts, at module level, inside a function
 or under `if TYPE_CHECKING:`, since each is an edge a reader must follow and a circle waiting for the day
-the import moves to the top. Layers, bottom up: `nimbase` (settings, schema, version, the generated code),
-`engine` (pure computation), `storage`, `service` and `worker`, `kinds` (each kind's parts outside engine/,
-which service/ loads by the name the registry gives, never by an import), then `cli`, which wires them
-together.
+the import moves to the top. Layers, bottom up: `nimbase` (settings, schema, version, the generated code)
+and `nimbase_rules` (the plugin authors' package), `engine` (the framework every kind uses: pure
+computation), `kinds` (one package a kind, registered through entry points: nothing below imports them),
+`storage`, `service` and `worker`, then `cli`, which wires them together. A kind's `edge` subpackage (its
+own REST routes, the files it opens) may import service/, which loads it by the name its `Family` gives,
+never by an import. Tests and benches may import a kind's inner modules (they test and measure them).
 """
 
 from __future__ import annotations
@@ -14,23 +18,63 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
+#: The packages of the product, whose import graph must hold no circle.
+PACKAGES = (
+    "nimbase",
+    "nimbase_rules",
+    "engine",
+    "kinds",
+    "storage",
+    "service",
+    "worker",
+    "cli",
+    "migrations",
+)
 
 #: For each top-level package, the project packages it must never import.
 FORBIDDEN: dict[str, frozenset[str]] = {
     "nimbase": frozenset({"engine", "storage", "service", "worker", "kinds", "cli", "bench", "migrations"}),
-    "engine": frozenset({"storage", "service", "worker", "cli", "bench", "migrations"}),
+    "nimbase_rules": frozenset(
+        {"engine", "storage", "service", "worker", "kinds", "cli", "bench", "migrations"}
+    ),
+    "engine": frozenset({"storage", "service", "worker", "kinds", "cli", "bench", "migrations"}),
+    "kinds": frozenset({"worker", "cli", "bench", "migrations"}),
     "storage": frozenset({"service", "worker", "kinds", "cli", "bench"}),
     "service": frozenset({"worker", "kinds", "cli", "bench"}),
     "worker": frozenset({"service", "kinds", "cli", "bench"}),
-    "kinds": frozenset({"worker", "cli", "bench", "migrations"}),
+    "cli": frozenset({"bench"}),
     "migrations": frozenset({"service", "worker", "kinds", "cli", "bench"}),
 }
 
+#: What the pure part of a kind (all of it but its `edge` subpackage) must never import: no service, no
+#: storage, no network (it does no I/O; its files are opened at the edge and lent as resources).
+NOT_PURE = frozenset(
+    {
+        "storage",
+        "service",
+        "worker",
+        "cli",
+        "socket",
+        "ssl",
+        "http",
+        "urllib",
+        "httpx",
+        "requests",
+        "fastapi",
+        "starlette",
+        "uvicorn",
+        "grpc",
+        "sqlalchemy",
+        "psycopg",
+        "alembic",
+    }
+)
+
 
 def module_name(path: Path) -> str:
-    """`engine/games/base.py` -> `engine.games.base`; a package's `__init__.py` is the package."""
+    """`kinds/heaps/base.py` -> `kinds.heaps.base`; a package's `__init__.py` is the package."""
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
@@ -70,9 +114,9 @@ def with_parents(name: str) -> set[str]:
     return {".".join(parts[:depth]) for depth in range(1, len(parts) + 1)}
 
 
-def engine_graph() -> dict[str, set[str]]:
-    """engine module -> the engine modules it imports (not its own parent packages, already running)."""
-    modules = modules_of("engine")
+def house_graph() -> dict[str, set[str]]:
+    """Product module -> the product modules it imports (not its own parent packages, already running)."""
+    modules = {name: path for package in PACKAGES for name, path in modules_of(package).items()}
     known = set(modules)
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, path in modules.items():
@@ -151,22 +195,22 @@ def test_imports_are_read_everywhere_in_a_file(tmp_path: Path) -> None:
         "from engine import errors\n"
         "from .values import Value\n"
         "if TYPE_CHECKING:\n"
-        "    from engine.games.base import HeapGame\n"
+        "    from kinds.heaps.base import HeapGame\n"
         "def f() -> None:\n"
         "    import engine.graphs\n"
     )
     path = tmp_path / "mod.py"
     path.write_text(source)
-    known = {"engine", "engine.errors", "engine.values", "engine.games", "engine.games.base", "engine.graphs"}
+    known = {"engine", "engine.errors", "engine.values", "engine.games", "kinds.heaps.base", "engine.graphs"}
     found = {target for target, _ in imported(path, "engine.mod", known)}
-    assert found == {"typing", "engine.errors", "engine.values", "engine.games.base", "engine.graphs"}
+    assert found == {"typing", "engine.errors", "engine.values", "kinds.heaps.base", "engine.graphs"}
 
 
-def test_engine_has_no_import_circle() -> None:
-    graph = engine_graph()
-    assert len(graph) > 20, "the engine's modules were not found"
+def test_the_house_has_no_import_circle() -> None:
+    graph = house_graph()
+    assert len(graph) > 200, "the product's modules were not found"
     circles = [" -> ".join(one_cycle(graph, c)) for c in strongly_connected(graph)]
-    assert not circles, "import circles in engine/:\n" + "\n".join(circles)
+    assert not circles, "import circles:\n" + "\n".join(circles)
 
 
 def test_each_layer_imports_only_layers_below_it() -> None:
@@ -178,3 +222,36 @@ def test_each_layer_imports_only_layers_below_it() -> None:
                 if target.split(".")[0] in forbidden:
                     crossings.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
     assert not crossings, "imports against the layers:\n" + "\n".join(dict.fromkeys(crossings))
+
+
+def is_edge(name: str) -> bool:
+    """A kind's edge: `kinds.<kind>.edge` and what it holds."""
+    parts = name.split(".")
+    return len(parts) >= 3 and parts[0] == "kinds" and parts[2] == "edge"
+
+
+def test_the_pure_part_of_a_kind_imports_no_service_storage_or_network() -> None:
+    modules = modules_of("kinds")
+    crossings = [
+        f"{path.relative_to(ROOT)}:{line} imports {target}"
+        for name, path in modules.items()
+        if not is_edge(name)
+        for target, line in imported(path, name, set(modules))
+        if target.split(".")[0] in NOT_PURE
+    ]
+    assert len(modules) > 50, "the kinds' modules were not found"
+    assert not crossings, "a kind's pure part at the edge:\n" + "\n".join(crossings)
+
+
+def test_nothing_imports_a_kind_s_inner_modules_from_outside_it() -> None:
+    everything = {name: path for package in PACKAGES for name, path in modules_of(package).items()}
+    known = set(everything)
+    crossings = []
+    for name, path in everything.items():
+        for target, line in imported(path, name, known):
+            parts = target.split(".")
+            if parts[0] != "kinds" or len(parts) < 3:
+                continue  # not a kind, or a kind's face (its __init__)
+            if name.split(".")[:2] != parts[:2]:
+                crossings.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
+    assert not crossings, "a kind's inner modules imported from outside it:\n" + "\n".join(crossings)
