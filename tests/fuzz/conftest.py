@@ -6,13 +6,16 @@ passes both). The options are declared here, so they are known when `tests/fuzz`
 line (`pytest tests/fuzz --fuzz-examples 1000`); a plain `pytest` runs the defaults.
 
 Schemathesis builds each route's test when the test module is collected, from the configuration it is
-given then: `pytest_configure` keeps the options in `OPTIONS` for the test module to read.
+given then: `pytest_configure` keeps the options in `OPTIONS` for the test module to read. What it keeps
+between runs (its cache of failures to replay) goes to `CACHE_DIR`, under the ignored var/, never into
+the tracked tree; Hypothesis keeps no example database here (`"database": "none"`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -27,6 +30,8 @@ from tests.servers import running_server
 
 #: Examples per route in `make test`: enough to reach every route's error paths in well under a minute.
 DEFAULT_EXAMPLES = 25
+#: Where schemathesis keeps what it caches between runs (the failures it replays first).
+CACHE_DIR = Path(__file__).resolve().parents[2] / "var" / "schemathesis"
 
 #: The admin token of the fuzzed server; the fuzzer sends it on some of the job routes' calls.
 TOKEN = "fuzz-admin-token"
@@ -151,6 +156,7 @@ def fuzz_config(*, examples_and_coverage: bool = True, stateful: bool = False) -
         "checks": {"not_a_server_error": {"expected-statuses": ["2xx", "3xx", "4xx", "504"]}},
         "suppress-health-check": ["too_slow", "filter_too_much", "data_too_large"],
         "request-timeout": 60,
+        "cache": {"directory": str(CACHE_DIR)},
     }
     if not OPTIONS.randomized:
         data["seed"] = 12
