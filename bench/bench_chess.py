@@ -1,8 +1,9 @@
 """Chess table benchmarks (issue 20); prints figures (python -m bench.bench_chess [--help]).
 
-Each solve is measured beside the previous solver (bench.chess_previous: the kernels before moves and
-un-moves were made fast) in the same run, and in CPU time (user CPU too) besides wall time: the machine
-may be shared, CPU time is the figure to compare.
+Each solve is measured beside the previous solver (the kernels before moves and un-moves were made fast:
+`bench/chess_previous.py` at bench.at_commit.BEFORE_LAYOUT, run from a temporary worktree of that commit)
+in the same run, and in CPU time (user CPU too) besides wall time: the machine may be shared, CPU time
+is the figure to compare.
 
 - KQvKR: the dedicated retrograde (kinds.chess.solve) beside the previous one and the generic
   CSR path (engine.kernels.retrograde over the material's whole move graph) (target 2 s);
@@ -21,6 +22,8 @@ may be shared, CPU time is the figure to compare.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import math
 import random
 import resource
@@ -31,8 +34,8 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from bench.at_commit import BEFORE_LAYOUT, run_at
 from bench.chess_fleet import Rates, estimate_lines
-from bench.chess_previous import solve_previous
 from bench.common import figure
 from engine.kernels import retrograde as R
 from kinds.chess.format import ChessValues, InflatingTables
@@ -128,13 +131,49 @@ def user_cpu() -> float:
 
 
 def solve_timed(
-    material: Material, tables: Mapping[str, ChessValues], previous: bool = False
+    material: Material, tables: Mapping[str, ChessValues]
 ) -> tuple[ChessValues, float, float, float]:
-    """The values of `material` (by the previous solver with `previous`) and the seconds it took:
-    wall, CPU, user CPU."""
+    """The values of `material` and the seconds it took: wall, CPU, user CPU."""
     wall, cpu, user = time.perf_counter(), time.process_time(), user_cpu()
-    values = (solve_previous if previous else solve_material)(material, tables)
+    values = solve_material(material, tables)
     return values, time.perf_counter() - wall, time.process_time() - cpu, user_cpu() - user
+
+
+#: The previous solver timed on each of NAMES at its commit, each material's sub-tables solved first
+#: (untimed), printed as JSON: name -> [wall, CPU, user CPU, digest of the values].
+_PREVIOUS = """
+import hashlib, json, resource, time
+from bench.chess_previous import solve_previous
+from engine.games.chess_material import parse_material, solve_order
+from engine.games.chess_solve import solve_material
+def user():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_utime
+solve_material(parse_material("KvK"), {})
+solve_previous(parse_material("KvK"), {})
+tables, out = {}, {}
+for name in NAMES:
+    material = parse_material(name)
+    for sub in solve_order(material.sub_materials()):
+        if sub.name not in tables:
+            tables[sub.name] = solve_material(sub, tables)
+    wall, cpu, u = time.perf_counter(), time.process_time(), user()
+    values = solve_previous(material, tables)
+    took = [time.perf_counter() - wall, time.process_time() - cpu, user() - u]
+    tables.setdefault(name, values)
+    out[name] = [*took, hashlib.sha256(values.dtm.tobytes() + values.dtz.tobytes()).hexdigest()]
+print(json.dumps(out))
+"""
+
+
+def previous_solves(names: list[str]) -> dict[str, tuple[float, float, float, str]]:
+    """The previous solver on each material, at its commit: wall, CPU, user CPU, digest of the values."""
+    found = json.loads(run_at(BEFORE_LAYOUT, f"NAMES = {names!r}\n{_PREVIOUS}").splitlines()[-1])
+    return {name: (wall, cpu, user, digest) for name, (wall, cpu, user, digest) in found.items()}
+
+
+def digest(values: ChessValues) -> str:
+    """What `previous_solves` gives of the values, to compare them."""
+    return hashlib.sha256(values.dtm.tobytes() + values.dtz.tobytes()).hexdigest()
 
 
 def times(what: str, wall: float, cpu: float, user: float) -> None:
@@ -155,9 +194,9 @@ def bench_kqvkr() -> dict[str, ChessValues]:
     values, wall, cpu, user = solve_timed(material, tables)
     tables[material.name] = values
     times("chess KQvKR: solve, DTM and DTZ", wall, cpu, user)
-    before, wall, cpu, user = solve_timed(material, tables, previous=True)
-    times("chess KQvKR: the previous solver, this run", wall, cpu, user)
-    same = np.array_equal(before.dtm, values.dtm) and np.array_equal(before.dtz, values.dtz)
+    *took, before = previous_solves([material.name])[material.name]
+    times(f"chess KQvKR: the previous solver, this run (at {BEFORE_LAYOUT})", *took)
+    same = before == digest(values)
     figure("chess KQvKR: the same values as the previous solver (1 yes)", int(same), "")
     csr_wall, csr_cpu = csr_solve(material, tables)
     figure("chess KQvKR: the generic CSR path, DTM only, this run (wall)", csr_wall, "s")
@@ -194,12 +233,11 @@ def bench_small(previous: bool) -> dict[str, bytes]:
     times("chess: every 3- and 4-man material by one worker", *took)
     figure("chess: every 3- and 4-man material: target", 180.0, "s")
     if previous:
-        tables = {name: ChessValues.from_bytes(data) for name, data in stored.items()}
-        spent = [0.0, 0.0, 0.0]
-        for material in materials_of(4):
-            _, *took = solve_timed(material, tables, previous=True)
-            spent = [a + b for a, b in zip(spent, took, strict=True)]
-        times("chess: every 3- and 4-man material, the previous solver, this run", *spent)
+        solves = previous_solves([material.name for material in materials_of(4)])
+        spent = [sum(solve[k] for solve in solves.values()) for k in range(3)]
+        times(
+            f"chess: every 3- and 4-man material, the previous solver, this run (at {BEFORE_LAYOUT})", *spent
+        )
     return stored
 
 
@@ -220,10 +258,8 @@ def bench_five(name: str, stored: dict[str, bytes], target: float, previous: boo
     figure(f"chess {name}: longest win", longest_win(values), "plies")
     stored[name] = data
     if previous:
-        del values
-        _, *took = solve_timed(material, tables, previous=True)
-        times(f"chess {name}: the previous solver, this run", *took)
-        values = ChessValues.from_bytes(data)
+        *took, _ = previous_solves([name])[name]
+        times(f"chess {name}: the previous solver, this run (at {BEFORE_LAYOUT})", *took)
     table = ChessTable(material, values)
     rng = random.Random(5)
     boards: list[str] = []
@@ -256,7 +292,6 @@ def main() -> None:
     parser.add_argument("--previous-five", action="store_true", help="the previous solver on five men too")
     args = parser.parse_args()
     solve_material(parse_material("KvK"), {})  # load (or compile) the kernels
-    solve_previous(parse_material("KvK"), {})
     bench_kqvkr()
     stored = bench_small(not args.no_previous)
     pawnless = pawnful = math.nan

@@ -1,10 +1,11 @@
-"""Kernel benchmarks, each figure beside its target and the previous kernel's.
+"""Kernel benchmarks, each figure beside its target and the previous kernel's (run at its commit,
+bench.at_commit.BEFORE_LAYOUT, from a temporary worktree).
 
 Run: python -m bench.bench_kernels [--help]
 
 - Grundy's game: time to every value below 2^k, the cost per value of each doubling (new kernel to
   2^24, the previous one to 2^22 in the same run), and where the time of the last doubling goes: the
-  rare × common pass against the check of rare candidates, for both kernels.
+  rare × common pass against the check of rare candidates.
 - 0.6 (unsolved): kernel time to 2^23 (the previous kernel to 2^21 in the same run).
 - 0.376: certified the way a worker job does it (the worker's step sizes, kernel then certification
   after every step), and as a real worker job in a fresh database (with storage).
@@ -21,6 +22,7 @@ RECORDED holds the figures measured before the change, printed where nothing els
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from collections.abc import Callable
 from functools import partial
@@ -29,9 +31,10 @@ from typing import TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
+from bench.at_commit import BEFORE_LAYOUT, run_at, seconds_at
+from bench.rare_common_phases import phase_split
 from kinds.heaps.grundy import GRUNDY_RULES, GrundyGame
 from kinds.heaps.kernels.rare_common import sparse_extend
-from kinds.heaps.kernels.rare_common_phases import phase_split
 from kinds.heaps.kernels.rare_mask import choose_sparseness, last_rare_at
 from kinds.heaps.octal import OctalGame
 from kinds.wythoff.kernels.table import wythoff_table
@@ -67,30 +70,55 @@ def line(name: str, wall: float, cpu: float, compare: str) -> None:
 def warm_up() -> None:
     """Load (or compile) every numba kernel once, so the timings below are of the computation."""
     GrundyGame().kernel().extend(EMPTY, 5000)
-    sparse_extend(EMPTY, 5000, GRUNDY_RULES, previous=True)
     OctalGame("0.6").kernel().extend(EMPTY, 12000)  # uint8, then uint16 copies past 255
     OctalGame("0.77").kernel().solve(1 << 10)
     OctalGame("0.16").kernel().extend(EMPTY, 5000)
     values = GrundyGame().kernel().extend(EMPTY, 3000)
     phase_split(values, 2000, GRUNDY_RULES, choose_sparseness(values[:2000], (0,)))
-    phase_split(values, 2000, GRUNDY_RULES, choose_sparseness(values[:2000], (0,)), previous=True)
     wythoff_table(64)
-    wythoff_table(64, previous=True)
 
 
-def doublings(
-    rules_code: str, top: int, previous: bool
-) -> tuple[NDArray[np.uint32], dict[int, tuple[float, float, float]]]:
+def doublings(rules_code: str, top: int) -> tuple[NDArray[np.uint32], dict[int, tuple[float, float, float]]]:
     """Values below 2^top grown doubling by doubling from 2^16: {k: (total wall, doubling wall, cpu)}."""
     rules = GRUNDY_RULES if rules_code == "grundy" else OctalGame(rules_code).rules
     values = EMPTY
     out: dict[int, tuple[float, float, float]] = {}
     total = 0.0
     for exp in range(16, top + 1):
-        values, wall, cpu = timed(partial(sparse_extend, values, 1 << exp, rules, previous=previous))
+        values, wall, cpu = timed(partial(sparse_extend, values, 1 << exp, rules))
         total += wall
         out[exp] = (total, wall, cpu)
     return values, out
+
+
+#: The same doublings by the previous kernel, as its commit ran it (the `previous` flag it had then).
+_DOUBLINGS_BEFORE = """
+import json, time
+import numpy as np
+from engine.games.grundy import GRUNDY_RULES
+from engine.games.octal import OctalGame
+from engine.kernels.rare_common import sparse_extend
+rules = GRUNDY_RULES if CODE == "grundy" else OctalGame(CODE).rules
+values = np.zeros(0, dtype=np.uint32)
+sparse_extend(values, 5000, rules, previous=True)
+out, total = {}, 0.0
+for exp in range(16, TOP + 1):
+    wall, cpu = time.perf_counter(), time.process_time()
+    values = sparse_extend(values, 1 << exp, rules, previous=True)
+    took = time.perf_counter() - wall
+    total += took
+    out[exp] = (total, took, time.process_time() - cpu)
+print(json.dumps(out))
+"""
+
+
+def doublings_before(rules_code: str, top: int) -> dict[int, tuple[float, float, float]]:
+    """`doublings` by the previous kernel, run at its commit (bench.at_commit)."""
+    if top < 16:
+        return {}
+    code = f"CODE, TOP = {rules_code!r}, {top}\n{_DOUBLINGS_BEFORE}"
+    found = json.loads(run_at(BEFORE_LAYOUT, code).splitlines()[-1])
+    return {int(exp): (total, took, cpu) for exp, (total, took, cpu) in found.items()}
 
 
 def fresh_count(exp: int) -> int:
@@ -98,9 +126,9 @@ def fresh_count(exp: int) -> int:
 
 
 def bench_grundy(top: int, previous_top: int) -> None:
-    values, new = doublings("grundy", top, previous=False)
-    _, old = doublings("grundy", previous_top, previous=True) if previous_top >= 16 else (EMPTY, {})
-    print("grundy: per doubling, new kernel | previous kernel (same run)", flush=True)
+    values, new = doublings("grundy", top)
+    old = doublings_before("grundy", previous_top)
+    print(f"grundy: per doubling, new kernel | previous kernel (same run, at {BEFORE_LAYOUT})", flush=True)
     for exp in range(16, top + 1):
         total, wall, cpu = new[exp]
         text = (
@@ -124,7 +152,7 @@ def bench_grundy(top: int, previous_top: int) -> None:
         total, _, _ = new[23]
         cpu = sum(new[e][2] for e in range(16, 24))
         if 23 in old:
-            previous = f"previous kernel {old[23][0]:.2f} s (same run)"
+            previous = f"previous kernel {old[23][0]:.2f} s (same run, at {BEFORE_LAYOUT})"
         elif old:
             last = max(old)
             scale = (1 << 23) - (1 << last)
@@ -140,37 +168,35 @@ def bench_grundy(top: int, previous_top: int) -> None:
             cpu,
             f"target ≤ {TARGETS['grundy_2^23']:.0f} s; {previous}; C++ programs 54-64 s (issue)",
         )
-    # Where the time of the last doubling to 2^22 goes, both kernels, values known beforehand.
+    # Where the time of the last doubling to 2^22 goes, values known beforehand.
     exp = min(top, 22)
     start = 1 << (exp - 1)
     part = values[: 1 << exp]
     how = choose_sparseness(part[:start], (0,))
-    for label, use_previous in (("new", False), ("previous", True)):
-        split = phase_split(part, start, GRUNDY_RULES, how, previous=use_previous)
-        print(
-            f"grundy 2^{exp - 1}..2^{exp}, {label} kernel: {split.total:.2f} s CPU = rare × common pass "
-            f"{split.rare_common:.2f} s ({100 * split.rare_common / max(split.total, 1e-9):.0f}%) + check "
-            f"of rare candidates {split.check:.2f} s ({100 * split.check / max(split.total, 1e-9):.0f}%)",
-            flush=True,
-        )
-        if not use_previous:
-            heaps = (1 << exp) - start
-            print(
-                f"  per heap: {split.stats[0] / heaps:.0f} rare × common pairs; the check read "
-                f"{split.stats[1] / heaps:.0f} splits one by one, {split.stats[2] / heaps:.0f} in marked "
-                f"chunks, "
-                f"{split.stats[5] / heaps:.0f} in compared chunks",
-                flush=True,
-            )
+    split = phase_split(part, start, GRUNDY_RULES, how)
+    print(
+        f"grundy 2^{exp - 1}..2^{exp}: {split.total:.2f} s CPU = rare × common pass "
+        f"{split.rare_common:.2f} s ({100 * split.rare_common / max(split.total, 1e-9):.0f}%) + check "
+        f"of rare candidates {split.check:.2f} s ({100 * split.check / max(split.total, 1e-9):.0f}%)",
+        flush=True,
+    )
+    heaps = (1 << exp) - start
+    print(
+        f"  per heap: {split.stats[0] / heaps:.0f} rare × common pairs; the check read "
+        f"{split.stats[1] / heaps:.0f} splits one by one, {split.stats[2] / heaps:.0f} in marked "
+        f"chunks, "
+        f"{split.stats[5] / heaps:.0f} in compared chunks",
+        flush=True,
+    )
 
 
 def bench_06(top: int, previous_top: int) -> None:
-    _, new = doublings("0.6", top, previous=False)
-    _, old = doublings("0.6", previous_top, previous=True) if previous_top >= 16 else (EMPTY, {})
+    _, new = doublings("0.6", top)
+    old = doublings_before("0.6", previous_top)
     total, _, _ = new[top]
     cpu = sum(c for _, _, c in new.values())
     if top in old:
-        previous = f"previous kernel {old[top][0]:.2f} s (same run)"
+        previous = f"previous kernel {old[top][0]:.2f} s (same run, at {BEFORE_LAYOUT})"
     elif old:
         last = max(old)
         per_value = old[last][1] / fresh_count(last)
@@ -246,9 +272,9 @@ def bench_worker_job(game: str, upto: int, fill: bool, target: float) -> None:
 def bench_wythoff(side: int, previous: bool) -> None:
     table, wall, cpu = timed(partial(wythoff_table, side))
     if previous:
-        old, o_wall, o_cpu = timed(partial(wythoff_table, side, previous=True))
-        assert np.array_equal(old, table)
-        compare = f"previous kernel {o_wall:.2f} s ({o_cpu:.2f} s CPU, same run)"
+        setup = "from engine.kernels.wythoff import wythoff_table\nwythoff_table(64, previous=True)"
+        o_wall = seconds_at(BEFORE_LAYOUT, setup, f"wythoff_table({side}, previous=True)")
+        compare = f"previous kernel {o_wall:.2f} s (same run, at {BEFORE_LAYOUT})"
     else:
         compare = f"previous kernel {RECORDED.get(f'wythoff_{side}', float('nan')):.2f} s (recorded)"
     target = TARGETS.get(f"wythoff_{side}")

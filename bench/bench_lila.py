@@ -13,7 +13,9 @@ jobs store it (bench.chess_cache), so the answers read a stored table (`source: 
 server process after its first request.
 
     python -m bench.bench_lila
-    python -m bench.bench_lila --serve-previous   # the second server: `nimbase serve`, previous path
+
+The second server runs the commit before GET /standard was lean (bench.at_commit.BEFORE_LAYOUT), from a
+temporary git worktree.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from unittest import mock
 import chess
 import httpx
 
+from bench.at_commit import BEFORE_LAYOUT, checkout
 from bench.bench_mainline import previous_path
 from bench.chess_cache import store_tables
 from bench.common import (
@@ -45,7 +48,7 @@ from bench.common import (
 from engine.deadline import Deadline
 from kinds.chess import answers as chess_answers
 from kinds.chess import san as chess_san
-from kinds.chess.edge import lila, lila_routes
+from kinds.chess.edge import lila
 from kinds.chess.tables import board_of_slot, parse_material
 from nimbase.settings import Settings
 from service.core import Nimbase
@@ -96,20 +99,17 @@ def python_chess_san() -> Iterator[None]:
         yield
 
 
-def serve_previous() -> int:
-    """`nimbase serve` with GET /standard as it was: the FastAPI route, python-chess's SAN."""
-    from cli.main import main as cli_main
-
-    with (
-        mock.patch.object(lila_routes, "routes", lila_routes.previous_routes),
-        python_chess_san(),
-    ):
-        return cli_main(["serve", "--processes", "1"])
-
-
-def previous_server(url: str) -> contextlib.AbstractContextManager[Server]:
-    """A second server, answering GET /standard by the previous path (`serve_previous`)."""
-    return running_server(url, command=["-m", "bench.bench_lila", "--serve-previous"])
+@contextlib.contextmanager
+def previous_server(url: str) -> Iterator[Server]:
+    """A second server answering GET /standard by the previous path (the FastAPI route it was, python-chess's
+    SAN and push): that commit's `bench_lila --serve-previous`, run from a temporary worktree of it."""
+    with checkout(BEFORE_LAYOUT) as tree:
+        start = (
+            f"import runpy, sys; sys.path[0] = {str(tree)!r}; sys.argv[1:] = ['--serve-previous']; "
+            "runpy.run_module('bench.bench_lila', run_name='__main__', alter_sys=True)"
+        )
+        with running_server(url, command=["-c", start], settings={"PYTHONPATH": str(tree)}) as server:
+            yield server
 
 
 class Timed:
@@ -158,10 +158,7 @@ def load() -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--queries", type=int, default=1000)
-    parser.add_argument("--serve-previous", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv or [])
-    if args.serve_previous:
-        raise SystemExit(serve_previous())
     fens = positions(args.queries)
     print(f"load average (1, 5, 15 min) before: {load()} on {os.cpu_count()} cores", flush=True)
     with fresh_database() as url:

@@ -8,10 +8,10 @@
   resident set) and its solve rate, numba rules; beside the same board's rules as plain Python in the
   same run (the solver calling the methods; on the last tiers, for a bounded time), and the solver alone
   on the numba rules (no stored bytes read or written); target 5 M positions a second on one core. The
-  solver alone runs twice in the same process: the batched expansion (kinds.rules.fused.
-  expand_wl_batched, what workers run) and the previous one, a position at a time (`solve_tier(...,
-  batched=False)`). Each rate is given by the wall clock and by the CPU time (on a shared machine the
-  first counts the others' load).
+  solver alone runs on the batched expansion (kinds.rules.fused.expand_wl_batched, what workers run), and in
+  the same run the previous one, a position at a time, at its commit (bench.at_commit: `solve_tier(...,
+  batched=False)` there, from a temporary worktree). Each rate is given by the wall clock and by the CPU time
+  (on a shared machine the first counts the others' load).
 - The largest Connect Four board one worker solves within an hour: measured for the board given; for
   larger boards an estimate (printed as one), from the positions each board has (estimated by sampling
   each tier's candidates: exact counts of pieces by column and colours, the rules' legality tested on a
@@ -33,6 +33,7 @@ from typing import Any, cast
 import numba
 import numpy as np
 
+from bench.at_commit import BEFORE_LAYOUT, run_at
 from bench.common import figure
 from engine.deadline import Deadline
 from engine.keep import Keepers
@@ -223,9 +224,9 @@ def solve_jobs(game: RulesGame) -> tuple[dict[str, bytes], int, float, float]:
     return stored, count, seconds, cpu
 
 
-def rate(game: RulesGame, budget: float | None = None, batched: bool = True) -> tuple[int, float, float]:
+def rate(game: RulesGame, budget: float | None = None) -> tuple[int, float, float]:
     """(positions, seconds, CPU seconds) solving the tiers in order, the solver alone (no stored bytes),
-    stopping past `budget` seconds; `batched` false: the previous expansion, a position at a time."""
+    stopping past `budget` seconds."""
     rules = game.rules
     solved: dict[int, TierTable] = {}
     positions = 0
@@ -234,11 +235,31 @@ def rate(game: RulesGame, budget: float | None = None, batched: bool = True) -> 
     for tier in rules.tiers():
         later = merged([solved[t] for t in rules.tier_moves_to(tier) if t in solved])
         solved = {t: solved[t] for t in rules.tier_moves_to(tier) if t in solved}
-        solved[tier] = solve_tier(rules, tier, later, batched=batched)
+        solved[tier] = solve_tier(rules, tier, later)
         positions += len(solved[tier])
         if budget is not None and time.perf_counter() - started > budget:
             break
     return positions, time.perf_counter() - started, time.process_time() - cpu
+
+
+#: `rate` by the previous expansion, a position at a time, as its commit ran it (its `batched` flag).
+RATE_BEFORE = """
+import time
+from engine.games.registry import parse_game_id
+from engine.rules.solve import solve_tier
+from engine.rules.tables import merged
+def run(rules):
+    solved, positions = {}, 0
+    cpu, started = time.process_time(), time.perf_counter()
+    for tier in rules.tiers():
+        later = merged([solved[t] for t in rules.tier_moves_to(tier) if t in solved])
+        solved = {t: solved[t] for t in rules.tier_moves_to(tier) if t in solved}
+        solved[tier] = solve_tier(rules, tier, later, batched=False)
+        positions += len(solved[tier])
+    return positions, time.perf_counter() - started, time.process_time() - cpu
+run(parse_game_id("connect4:4x4").rules)
+print(*run(parse_game_id(BOARD).rules))
+"""
 
 
 def main() -> None:
@@ -269,9 +290,12 @@ def main() -> None:
     jobs_rate = positions / cpu
     bytes_each = (peak - base) / pair
     game = cast(RulesGame, parse_game_id(board))
-    rate(cast(RulesGame, parse_game_id("connect4:4x4")), batched=False)  # both paths compiled before timing
-    for batched, path in ((True, "batched"), (False, "previous, a position at a time")):
-        positions, seconds, cpu = rate(game, batched=batched)
+    rate(cast(RulesGame, parse_game_id("connect4:4x4")))  # compiled before timing
+    before = run_at(BEFORE_LAYOUT, f"BOARD = {board!r}\n{RATE_BEFORE}").split()
+    for path, (positions, seconds, cpu) in (
+        ("batched", rate(game)),
+        (f"previous, a position at a time (at {BEFORE_LAYOUT})", (int(before[0]), *map(float, before[1:]))),
+    ):
         figure(
             f"{board} the solver alone, {path}: solve rate (wall clock)", positions / seconds, "positions/s"
         )

@@ -12,9 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from kinds.heaps.kernels.octal import SplitRules, value_capacity
-from kinds.heaps.kernels.rare_common import fill_previous, fill_rare_common
-from kinds.heaps.kernels.rare_common_wide import rare_common_extend_previous_nb
+from kinds.heaps.kernels.octal import SplitRules
+from kinds.heaps.kernels.rare_common import fill_rare_common
 from kinds.heaps.kernels.rare_mask import Sparseness
 
 
@@ -32,9 +31,7 @@ class PhaseSplit:
         return max(self.total - self.rare_common, 0.0)
 
 
-def phase_split(
-    values: NDArray[np.uint32], start: int, rules: SplitRules, how: Sparseness, previous: bool = False
-) -> PhaseSplit:
+def phase_split(values: NDArray[np.uint32], start: int, rules: SplitRules, how: Sparseness) -> PhaseSplit:
     """Time the kernel on values[start:] (known, e.g. computed before), whole and without step 2.
 
     The whole run recomputes values[start:] from values[:start]; the second run is given the values
@@ -44,25 +41,12 @@ def phase_split(
     whole_run[start:] = 0
     stats = np.zeros(8, dtype=np.int64)
     t0 = time.process_time()
-    if previous:
-        fill_previous(whole_run, start, rules, how)
-    else:
-        fill_rare_common(whole_run, start, rules, how, stats=stats)
+    fill_rare_common(whole_run, start, rules, how, stats=stats)
     total = time.process_time() - t0
     if not np.array_equal(whole_run, values):
         raise AssertionError("the kernel disagrees with the values it was timed on")
     given = np.array(values, dtype=np.uint32)
-    whole, one, two = rules.arrays()
     t0 = time.process_time()
-    if previous:
-        top = int(given[:start].max()) if start else 0
-        capacity = 2 * max(
-            value_capacity(given[:start]), 1 << how.mask.bit_length(), 1 << (top.bit_length() + 1)
-        )
-        rare_common_extend_previous_nb(
-            given, start, whole, one, two, rules.unequal, how.mask, how.flip, how.heap_parity, capacity, True
-        )
-    else:
-        fill_rare_common(given, start, rules, how, known=True)
+    fill_rare_common(given, start, rules, how, known=True)
     pass_only = time.process_time() - t0
     return PhaseSplit(total, pass_only, tuple(int(s) for s in stats))

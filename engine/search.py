@@ -63,11 +63,11 @@ class LoopyGame(RuntimeError):
 
 
 def _children(game: HeapRules, pos: Heaps) -> Iterator[Heaps]:
-    previous = -1
+    last = -1
     for index, h in enumerate(pos):
-        if h == previous:
+        if h == last:
             continue
-        previous = h
+        last = h
         for option in game.heap_options(h):
             yield apply_move(pos, index, option)
 

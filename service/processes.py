@@ -85,7 +85,7 @@ def serve_processes(settings: Settings, database_url: str, processes: int) -> in
         nonlocal stopping
         stopping = True
 
-    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    handlers = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     children = [start(i) for i in range(processes)]
     log.info("serving gRPC on port %d and HTTP on port %d with %d processes", grpc_port, http_port, processes)
     started = [time.monotonic()] * processes
@@ -118,7 +118,7 @@ def serve_processes(settings: Settings, database_url: str, processes: int) -> in
             if child.exitcode is None:
                 child.kill()
                 child.join()
-        for sig, handler in previous.items():
+        for sig, handler in handlers.items():
             signal.signal(sig, handler)
         grpc_hold.close()
         http_hold.close()

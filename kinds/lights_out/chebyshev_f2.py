@@ -89,9 +89,9 @@ def chebyshev(n: int) -> int:
 
 def chebyshev_reference(n: int) -> int:
     """p_n by the recurrence itself (the reference for `chebyshev`)."""
-    previous, current = 0, 1
+    before, current = 0, 1
     for _ in range(n):
-        previous, current = current, (current << 1) ^ previous
+        before, current = current, (current << 1) ^ before
     return current
 
 

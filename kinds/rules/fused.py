@@ -5,13 +5,13 @@ tiers first (in a tiered game most moves leave their tier), then in the tier its
 tier are counted per position as `ExternalMoves` wants them; moves inside become the tier's graph. No
 array holds every move (the separate expansion's codes and flags took 16 bytes a move), and a lookup is
 one bucket of a sorted array found by the code's high bits (`buckets`) instead of a binary search over
-the whole of it, or, mostly, a few places from where the same move of the previous position led: a tier
+the whole of it, or, mostly, a few places from where the same move of the position before led: a tier
 of ten million positions is mostly cache misses otherwise.
 
-Workers run the batched form (`expand_wl_batched`): a batch of positions' moves generated, then looked up
-in the later tiers in stages that prefetch what the next stage reads (kinds.rules.lookup), so that the
-batch's cache misses are waited for together; the form a position at a time (`expand_wl`) stays, the
-bench's comparison. Both count a position's moves out of the tier with kinds.rules.exits.
+The expansion is batched (`expand_wl_batched`): a batch of positions' moves generated, then looked up in
+the later tiers in stages that prefetch what the next stage reads (kinds.rules.lookup), so that the
+batch's cache misses are waited for together. It counts a position's moves out of the tier with
+kinds.rules.exits.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ GALLOP = 64
 @numba.njit(cache=True, nogil=True, inline="always")
 def lower(codes: I64, at: int, code: int, shift: int, starts: I64) -> int:
     """The first index of `codes` (indexed by `buckets`) whose code is not below `code`, galloping from
-    index `at` (where the same move of the previous position led: the moves of consecutive positions
+    index `at` (where the same move of the position before led: the moves of consecutive positions
     mostly reach codes a few places apart, within a cache line or two), else from the code's bucket."""
     n = codes.shape[0]
     if n == 0:
@@ -129,55 +129,10 @@ def lower(codes: I64, at: int, code: int, shift: int, starts: I64) -> int:
 
 #: The expansion, as source text compiled for each rules' kernels (`expander`): the kernels are called as
 #: globals (`rules_moves`, `rules_canonical`, `rules_end`), which numba can cache on disk, where a kernel
-#: given as an argument cannot be.
-_EXPAND = """
-@numba.njit(cache=CACHE, nogil=True)
-def expand_wl(
-    codes, max_moves, later_codes, later_result, later_rem, in_indptr, ends, count, lost_min, won_count,
-    won_max, tie_min,
-):
-    n = codes.shape[0]
-    to = np.empty(max_moves, np.int64)
-    info = np.empty(max_moves, np.int64)
-    own_shift, own_starts = buckets(codes)
-    shift, starts = buckets(later_codes)
-    inside = np.empty(max(n, 16), np.int32)
-    later_at = np.zeros(max_moves, np.int64)
-    own_at = np.zeros(max_moves, np.int64)
-    n_later = later_codes.shape[0]
-    k = 0
-    for v in range(n):
-        exits = no_exits()
-        m = rules_moves(codes[v], to, info)
-        if m == 0:
-            ends[v] = rules_end(codes[v])
-        for e in range(m):
-            c = rules_canonical(to[e])
-            if info[e] != 0:
-                return inside[:k], v, c, info[e]
-            j = lower(later_codes, later_at[e], c, shift, starts)
-            later_at[e] = j
-            if j == n_later or later_codes[j] != c:
-                i = lower(codes, own_at[e], c, own_shift, own_starts)
-                own_at[e] = i
-                if i == n or codes[i] != c:
-                    return inside[:k], v, c, 0
-                if k == inside.shape[0]:
-                    grown = np.empty(2 * k, np.int32)
-                    grown[:k] = inside
-                    inside = grown
-                inside[k] = i
-                k += 1
-                continue
-            exits = count_exit(exits, later_result[j], later_rem[j])
-        store_exits(v, exits, count, lost_min, won_count, won_max, tie_min)
-        in_indptr[v + 1] = k
-    return inside[:k], -1, 0, 0
-"""
-
-#: The same expansion a batch of positions at a time (`expander(kernels, batched=True)`): the batch's moves
-#: generated first, then looked up in the later tiers in stages, each prefetching what the next one reads
-#: (kinds.rules.lookup), then counted; moves that stay in the tier are looked up as `expand_wl` does.
+#: given as an argument cannot be. A batch of positions at a time: the batch's moves generated first, then
+#: looked up in the later tiers in stages, each prefetching what the next one reads (kinds.rules.lookup),
+#: then counted; moves that stay in the tier are looked up in the tier's buckets from where the same move
+#: of the position before led.
 _EXPAND_BATCHED = """
 @numba.njit(cache=CACHE, nogil=True)
 def expand_wl_batched(
@@ -260,7 +215,7 @@ from kinds.rules.fused import BATCH, buckets, lower
 from kinds.rules.lookup import bucket_of, find_in, fine_index, prefetch
 """
 
-#: The tier's positions by trying every code, as source text compiled as `_EXPAND` is (`scanner`).
+#: The tier's positions by trying every code, as source text compiled as `_EXPAND_BATCHED` is (`scanner`).
 _SCAN = """
 @numba.njit(cache=CACHE, nogil=True)
 def scan(size, tier):
@@ -337,14 +292,12 @@ def _generate(template: str, name: str, kernels: dict[str, Any]) -> Callable[...
     return made
 
 
-def expander(kernels: Kernels, batched: bool = True) -> Callable[..., Any]:
-    """`expand_wl_batched` (or, `batched` false, the previous `expand_wl`, a position at a time) compiled
-    over the rules' kernels: fills the arrays (see `kinds.rules.solve._solve_wl_kernels`) and returns
-    (the in-tier moves' targets, the position of the first bad move or -1, its code, its info)."""
+def expander(kernels: Kernels) -> Callable[..., Any]:
+    """`expand_wl_batched` compiled over the rules' kernels: fills the arrays (see
+    `kinds.rules.solve._solve_wl_kernels`) and returns (the in-tier moves' targets, the position of the first
+    bad move or -1, its code, its info)."""
     roles = {"moves": kernels.moves, "canonical": kernels.canonical, "end": kernels.end}
-    if batched:
-        return _generated(_EXPAND_BATCHED, "expand_wl_batched", roles)
-    return _generated(_EXPAND, "expand_wl", roles)
+    return _generated(_EXPAND_BATCHED, "expand_wl_batched", roles)
 
 
 def scanner(kernels: Kernels) -> Callable[..., Any]:

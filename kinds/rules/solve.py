@@ -82,7 +82,7 @@ def _expand(codes: I64, max_moves: int, moves, canonical, end):  # type: ignore[
 
 
 #: The last tiers' positions enumerated, by (rules class, game id, tier): a tier's job enumerates its own
-#: tier and the tier its moves lead to, which the previous job (that tier's) has just enumerated.
+#: tier and the tier its moves lead to, which the job before (that tier's) has just enumerated.
 _RECENT: OrderedDict[tuple[type, str, int], I64] = OrderedDict()
 RECENT_TIERS = 2
 _RECENT_LOCK = threading.Lock()
@@ -146,16 +146,14 @@ def solve_tier(
     later: TierTable,
     progress: Progress | None = None,
     plain_positions: int = PLAIN_POSITIONS,
-    batched: bool = True,
 ) -> TierTable:
     """The tier solved; `later` holds (at least) every position its moves lead to outside it. Win/loss
     tiers of plain rules of at most `plain_positions` positions are solved by the plain reference; those
-    of numba rules by the batched expansion (`batched` false: the previous one, a position at a time, the
-    bench's comparison)."""
+    of numba rules by the batched expansion (kinds.rules.fused)."""
     codes = positions(rules, tier)
     kernels = rules.kernels()
     if kernels is not None and not rules.score_game:
-        table = _solve_wl_kernels(rules, tier, codes, later, batched)
+        table = _solve_wl_kernels(rules, tier, codes, later)
         if progress is not None:
             progress(len(codes), len(codes))
         return table
@@ -225,9 +223,7 @@ def _solve_wl_fused(
     )
 
 
-def _solve_wl_kernels(
-    rules: Rules, tier: int, codes: I64, later: TierTable, batched: bool = True
-) -> TierTable:
+def _solve_wl_kernels(rules: Rules, tier: int, codes: I64, later: TierTable) -> TierTable:
     """A win/loss tier of numba rules: expanded and sorted into its graph in one compiled pass
     (kinds.rules.fused), then the retrograde passes."""
     kernels = rules.kernels()
@@ -241,7 +237,7 @@ def _solve_wl_kernels(
     won_count = np.empty(n, np.int32)
     won_max = np.empty(n, np.int32)
     tie_min = np.empty(n, np.int32)
-    in_indices, bad, code, info = expander(kernels, batched)(
+    in_indices, bad, code, info = expander(kernels)(
         codes, rules.max_moves, later.codes, later.result, later.remoteness,
         in_indptr, ends, count, lost_min, won_count, won_max, tie_min,
     )  # fmt: skip

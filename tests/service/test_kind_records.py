@@ -14,10 +14,10 @@ import typing
 from pathlib import Path
 from typing import Any
 
+import engine.games
 import pytest
 from google.protobuf.descriptor import FieldDescriptor
 
-import engine.games
 from engine.records import KindRecord, MoveRecord, ValueRecord, record_fields
 from nimbase import schema
 from nimbase.v1 import nimbase_pb2 as pb

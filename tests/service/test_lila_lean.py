@@ -1,8 +1,8 @@
 """GET /standard as a lean route (service.rest.lean) answers what it answered as a FastAPI route
-(`lila_routes.previous_routes`), byte for byte: the status, the body and every header, on many random
-positions of several materials (tables solved live: three men), on lila's errors, on a malformed
-deadline header, on a wrong method, and with gzip asked for or not; and the metrics count it under its
-path."""
+(`fastapi_routes`, the route it was, held here), byte for byte: the status, the body and every header, on
+many random positions of several materials (tables solved live: three men), on lila's errors, on a
+malformed deadline header, on a wrong method, and with gzip asked for or not; and the metrics count it
+under its path."""
 
 from __future__ import annotations
 
@@ -15,15 +15,16 @@ import chess
 import httpx
 import pytest
 import sqlalchemy as sa
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI, Request, Response
 
-from kinds.chess.edge import lila_routes
+from kinds.chess.edge import lila, lila_routes
 from kinds.chess.fen import material_name
 from kinds.chess.tables import board_of_slot, parse_material
 from nimbase.settings import Settings
 from service.core import Nimbase
 from service.metrics import Metrics
 from service.rest.app import create_app
+from service.rest.deadline import DeadlineHeader
 from tests.database import empty_data_tables
 
 #: Materials the random positions are drawn from (solved live; half the boards with the colours
@@ -66,6 +67,26 @@ def random_fens(count: int, seed: int = 11) -> list[str]:
     return fens
 
 
+async def fastapi_standard(
+    request: Request,
+    fen: lila_routes.Fen = None,
+    dtc: lila_routes.Dtc = None,
+    x_deadline: DeadlineHeader = None,
+) -> Response:
+    """GET /standard through FastAPI's parameters, as it was before it was lean."""
+    return await lila_routes._memory_first(
+        request, x_deadline, lila_routes._lila(lila.standard, request, fen)
+    )
+
+
+def fastapi_routes() -> APIRouter:
+    """lila's routes with GET /standard as the FastAPI route it was: what the lean route must answer."""
+    routes = APIRouter()
+    routes.get("/standard", include_in_schema=False)(fastapi_standard)
+    routes.routes.extend(r for r in lila_routes.router.routes if getattr(r, "path", None) != "/standard")
+    return routes
+
+
 @pytest.fixture(scope="module")
 def apps(db_engine: sa.Engine) -> Iterator[tuple[FastAPI, FastAPI, Metrics]]:
     """The app as served (GET /standard lean) and the app with the FastAPI route it was, over one service."""
@@ -73,7 +94,7 @@ def apps(db_engine: sa.Engine) -> Iterator[tuple[FastAPI, FastAPI, Metrics]]:
     service = Nimbase(Settings(admin_token="lean-token"), db_engine)
     metrics = Metrics()
     lean = create_app(service, metrics)
-    with mock.patch.object(lila_routes, "routes", lila_routes.previous_routes):
+    with mock.patch.object(lila_routes, "routes", fastapi_routes):
         previous = create_app(service)
     yield lean, previous, metrics
 

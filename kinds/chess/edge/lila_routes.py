@@ -4,8 +4,8 @@ routes (its `KindPlugin`), mounted by the REST app as any kind's are. Not in nim
 lila-tablebase's shape is lichess's to document, not nimbase's contract.
 
 GET /standard, a bot's hot path, is a lean route (service.rest.lean): it reads its query and header
-itself, without FastAPI's parameter solving; `previous_routes` keeps it as the FastAPI route it was, for
-the benches and the tests that compare the two answers byte for byte."""
+itself, without FastAPI's parameter solving (a test holds the FastAPI route it was, and compares the two
+answers byte for byte)."""
 
 from __future__ import annotations
 
@@ -25,21 +25,11 @@ from service.rest.errors import failure
 from service.rest.lean import LeanRoute, query_value
 
 router = APIRouter()
-#: GET /standard as a FastAPI route, as it was before it was lean (`previous_routes`).
-_previous = APIRouter()
 
 
 def routes() -> APIRouter:
     """The router the REST app mounts (its routes hold nothing of an app: one router serves every app)."""
     return router
-
-
-def previous_routes() -> APIRouter:
-    """The same routes with GET /standard as the FastAPI route it was (the benches' previous path)."""
-    previous = APIRouter()
-    previous.routes.extend(_previous.routes)
-    previous.routes.extend(route for route in router.routes if getattr(route, "path", None) != "/standard")
-    return previous
 
 
 Fen = Annotated[
@@ -100,14 +90,6 @@ async def standard(request: Request) -> Response:
 
 
 router.routes.append(LeanRoute("/standard", standard))
-
-
-@_previous.get("/standard", include_in_schema=False)
-async def previous_standard(
-    request: Request, fen: Fen = None, dtc: Dtc = None, x_deadline: DeadlineHeader = None
-) -> Response:
-    """GET /standard through FastAPI's parameters (`previous_routes`)."""
-    return await _memory_first(request, x_deadline, _lila(lila.standard, request, fen))
 
 
 @router.get("/standard/mainline", include_in_schema=False)

@@ -18,9 +18,8 @@ makes the computed values sparsest (a Walsh-Hadamard transform of the value coun
 rare count at once) and falls back to the direct kernel when nothing is sparse.
 
 The classification and its choice are in `kinds.heaps.kernels.rare_mask`, the batched kernel in
-`kinds.heaps.kernels.rare_common_fill` (with how it spends its time), the previous kernel (values of 2^16
-and more) in `kinds.heaps.kernels.rare_common_wide`, and the benchmarks' timing of the two steps in
-`kinds.heaps.kernels.rare_common_phases`.
+`kinds.heaps.kernels.rare_common_fill` (with how it spends its time), the kernel of wide values (2^16
+and more) in `kinds.heaps.kernels.rare_common_wide`.
 """
 
 from __future__ import annotations
@@ -36,7 +35,7 @@ from kinds.heaps.kernels.octal import (
     value_capacity,
 )
 from kinds.heaps.kernels.rare_common_fill import BATCH_BYTES, TAIL, Compact, rare_common_fill_nb
-from kinds.heaps.kernels.rare_common_wide import rare_common_extend_previous_nb
+from kinds.heaps.kernels.rare_common_wide import rare_common_extend_wide_nb
 from kinds.heaps.kernels.rare_mask import Sparseness, choose_sparseness
 
 #: Values computed per kernel call, at least, once there are as many; between calls the driver may
@@ -46,7 +45,7 @@ CHUNK = 1 << 16
 MAX_RARE_FRACTION = 0.125
 #: Values computed directly before a mask is chosen (too few to show any sparseness).
 WARMUP = 1024
-#: Values from 2^16 on take the previous kernel (rows of seen values would no longer be small).
+#: Values from 2^16 on take the kernel of wide values (rows of seen values would no longer be small).
 MAX_ROOM = 1 << 16
 
 #: Per lane type of the compact values: a one in every lane, and every lane's top bit.
@@ -82,7 +81,7 @@ def fill_rare_common(
             capacity = 2 * max(
                 value_capacity(out[:done]), 1 << how.mask.bit_length(), 1 << (top.bit_length() + 1)
             )
-            rare_common_extend_previous_nb(
+            rare_common_extend_wide_nb(
                 out,
                 done,
                 whole,
@@ -122,16 +121,6 @@ def fill_rare_common(
         top = int(out[:done].max())
 
 
-def fill_previous(out: NDArray[np.uint32], start: int, rules: SplitRules, how: Sparseness) -> None:
-    """Fill out[start:] by the previous kernel (the benchmarks' comparison)."""
-    whole, one, two = rules.arrays()
-    top = int(out[:start].max()) if start else 0
-    capacity = 2 * max(value_capacity(out[:start]), 1 << how.mask.bit_length(), 1 << (top.bit_length() + 1))
-    rare_common_extend_previous_nb(
-        out, start, whole, one, two, rules.unequal, how.mask, how.flip, how.heap_parity, capacity
-    )
-
-
 def _fill_direct(out: NDArray[np.uint32], start: int, rules: SplitRules) -> None:
     """Fill out[start:] in place by the direct method (out[:start] is known)."""
     whole, one, two = rules.arrays()
@@ -139,10 +128,9 @@ def _fill_direct(out: NDArray[np.uint32], start: int, rules: SplitRules) -> None
 
 
 def rare_common_chunk(
-    prefix: NDArray[np.uint32], stop: int, rules: SplitRules, how: Sparseness, previous: bool = False
+    prefix: NDArray[np.uint32], stop: int, rules: SplitRules, how: Sparseness
 ) -> NDArray[np.uint32]:
-    """The first `stop` values by the rare/common method under `how` (exact for any classification);
-    `previous` takes the previous kernel."""
+    """The first `stop` values by the rare/common method under `how` (exact for any classification)."""
     if how.mask <= 0 or not rules.two:
         raise ValueError(f"rare/common needs a positive mask and split moves, got {how} for {rules}")
     if how.heap_parity and len({k & 1 for k in rules.two}) > 1:
@@ -152,10 +140,7 @@ def rare_common_chunk(
         return prefix[:stop].copy()
     out = np.zeros(stop, dtype=np.uint32)
     out[: len(prefix)] = prefix
-    if previous:
-        fill_previous(out, len(prefix), rules, how)
-    else:
-        fill_rare_common(out, len(prefix), rules, how)
+    fill_rare_common(out, len(prefix), rules, how)
     return out
 
 
@@ -172,7 +157,7 @@ def sparse_choice(values: NDArray[np.uint32], two: tuple[int, ...]) -> Sparsenes
 
 
 def sparse_extend(
-    prefix: NDArray[np.uint32], stop: int, rules: SplitRules, chunk: int = CHUNK, previous: bool = False
+    prefix: NDArray[np.uint32], stop: int, rules: SplitRules, chunk: int = CHUNK
 ) -> NDArray[np.uint32]:
     """The first `stop` values: rare/common chunk by chunk where the values are sparse, else direct.
 
@@ -180,7 +165,7 @@ def sparse_extend(
     re-classifies the values below the chunk under it), so a sequence whose sparse space only shows
     after a while still gets it. Chunks double up to `chunk`, then grow by a quarter of the values so
     far: re-choosing reads every value, and a fixed chunk would make that (and the kernel's own pass
-    over the prefix) quadratic. `previous` takes the previous kernel (the benchmarks' comparison).
+    over the prefix) quadratic.
     """
     values = checked_prefix(prefix, stop)
     if stop <= len(values):
@@ -200,8 +185,6 @@ def sparse_extend(
         # Views of `out`: the kernels fill out[done:upto] in place.
         if how is None:
             _fill_direct(out[:upto], done, rules)
-        elif previous:
-            fill_previous(out[:upto], done, rules, how)
         else:
             fill_rare_common(out[:upto], done, rules, how)
         done = upto

@@ -1,7 +1,7 @@
-"""The previous rare/common kernel: heap by heap, with a stamp per value instead of rows of bytes.
+"""The rare/common kernel of wide values: heap by heap, with a stamp per value instead of rows of bytes.
 
-It has no limit on the values, so the driver still takes it for values of 2^16 and more (where the
-rows of the batched kernel would no longer be small); the benchmarks compare the batched kernel with it.
+It has no limit on the values, so the driver takes it for values of 2^16 and more, where the rows of
+the batched kernel (kinds.heaps.kernels.rare_common_fill) would no longer be small.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def _room(g: int) -> int:
 
 
 @numba.njit(cache=True, nogil=True)
-def rare_common_extend_previous_nb(
+def rare_common_extend_wide_nb(
     out: NDArray[np.uint32],
     start: int,
     whole: NDArray[np.int64],
@@ -36,7 +36,7 @@ def rare_common_extend_previous_nb(
     capacity: int,
     known: bool = False,
 ) -> int:
-    """The previous kernel (kept for values of 2^16 and more, and as the benchmarks' comparison).
+    """The kernel of values of 2^16 and more.
 
     Fills out[start:] heap by heap; returns how many splits the common scans read. With `known`,
     out[start:] already holds the values and the check of step 2 is skipped (phase timings only).

@@ -94,55 +94,14 @@ def wythoff_table_nb(rows: int, cols: int, tile: int = TILE) -> NDArray[np.uint3
     return out
 
 
-@numba.njit(cache=True, nogil=True)
-def _lowest_zero_previous(x: np.uint64) -> int:
-    """Index of the lowest zero bit of x (x is not all ones)."""
-    y = ~x
-    i = 0
-    while (y & np.uint64(1)) == np.uint64(0):
-        y >>= np.uint64(1)
-        i += 1
-    return i
-
-
-@numba.njit(cache=True, nogil=True)
-def wythoff_table_previous_nb(rows: int, cols: int) -> NDArray[np.uint32]:
-    """The previous kernel (the benchmarks' comparison): every cell's search starts at value 0."""
-    out = np.zeros((rows, cols), dtype=np.uint32)
-    words = (rows + cols) // 64 + 1
-    row_seen = np.zeros(words, dtype=np.uint64)
-    col_seen = np.zeros((cols, words), dtype=np.uint64)
-    diag_seen = np.zeros((rows + cols, words), dtype=np.uint64)
-    full = ~np.uint64(0)
-    one = np.uint64(1)
-    for a in range(rows):
-        row_seen[:] = 0
-        for b in range(cols):
-            d = b - a + rows
-            g = 0
-            for w in range(words):
-                x = row_seen[w] | col_seen[b, w] | diag_seen[d, w]
-                if x != full:
-                    g = w * 64 + _lowest_zero_previous(x)
-                    break
-            out[a, b] = g
-            w = g >> 6
-            bit = one << np.uint64(g & 63)
-            row_seen[w] |= bit
-            col_seen[b, w] |= bit
-            diag_seen[d, w] |= bit
-    return out
-
-
-def wythoff_table(rows: int, cols: int | None = None, previous: bool = False) -> NDArray[np.uint32]:
-    """The rows x cols table (square when `cols` is omitted), row-major uint32; `previous` takes the
-    previous kernel (the benchmarks' comparison)."""
+def wythoff_table(rows: int, cols: int | None = None) -> NDArray[np.uint32]:
+    """The rows x cols table (square when `cols` is omitted), row-major uint32."""
     cols = rows if cols is None else cols
     if rows < 0 or cols < 0:
         raise ValueError(f"table sides must be non-negative, got {rows} x {cols}")
     if rows == 0 or cols == 0:
         return np.zeros((rows, cols), dtype=np.uint32)
-    return wythoff_table_previous_nb(rows, cols) if previous else wythoff_table_nb(rows, cols)
+    return wythoff_table_nb(rows, cols)
 
 
 def wythoff_table_reference(rows: int, cols: int | None = None) -> list[list[int]]:

@@ -2,7 +2,7 @@
 
 The transform is checked against direct counting, the chosen classification against a search of
 every mask, and the kernel (batched step 1, chunked step 2, uint8/uint16 copies, more room, the
-previous kernel past 2^16) against the direct kernel and the plain definition at random larger n.
+kernel of wide values past 2^16) against the direct kernel and the plain definition at random larger n.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kinds.heaps.kernels.rare_common as rc
+from bench.rare_common_phases import phase_split
 from kinds.heaps.grundy import GRUNDY_RULES
 from kinds.heaps.kernels.octal import SplitRules, direct_extend, reference_values
 from kinds.heaps.kernels.rare_common import rare_common_chunk, sparse_extend
-from kinds.heaps.kernels.rare_common_phases import phase_split
 from kinds.heaps.kernels.rare_mask import (
     Sparseness,
     choose_sparseness,
@@ -121,7 +121,7 @@ def test_values_past_255_move_to_uint16_copies() -> None:
     assert np.array_equal(rare_common_chunk(direct[:8192], 12000, rules, how), direct)
 
 
-def test_values_past_the_room_take_the_previous_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_values_past_the_room_take_the_kernel_of_wide_values(monkeypatch: pytest.MonkeyPatch) -> None:
     rules = OctalGame("0.6").rules
     direct = direct_extend(EMPTY, 3000, rules)
     monkeypatch.setattr(rc, "MAX_ROOM", 32)
@@ -129,11 +129,12 @@ def test_values_past_the_room_take_the_previous_kernel(monkeypatch: pytest.Monke
     assert np.array_equal(rare_common_chunk(direct[:100], 3000, rules, how), direct)
 
 
-def test_previous_kernel_agrees() -> None:
+def test_the_kernel_of_wide_values_agrees(monkeypatch: pytest.MonkeyPatch) -> None:
     new = sparse_extend(EMPTY, 40000, GRUNDY_RULES)
-    assert np.array_equal(sparse_extend(EMPTY, 40000, GRUNDY_RULES, previous=True), new)
     how = choose_sparseness(new[:20000], (0,))
-    assert np.array_equal(rare_common_chunk(new[:20000], 40000, GRUNDY_RULES, how, previous=True), new)
+    monkeypatch.setattr(rc, "MAX_ROOM", 4)  # below every room: each chunk by the kernel of wide values
+    assert np.array_equal(sparse_extend(EMPTY, 40000, GRUNDY_RULES), new)
+    assert np.array_equal(rare_common_chunk(new[:20000], 40000, GRUNDY_RULES, how), new)
 
 
 def mex_at(values: np.ndarray, n: int, rules: SplitRules) -> int:
@@ -179,5 +180,3 @@ def test_phase_split_reproduces_the_values_and_counts_the_rare_heaps() -> None:
     assert split.stats[4] == rare_count(values[20000:], how) > 0
     assert split.stats[3] >= split.stats[4]  # heaps sent to step 2, which it found rare or not
     assert split.stats[0] >= 9000 * (how.rare - 1)  # every heap paired with (nearly) every rare part
-    previous = phase_split(values, 20000, GRUNDY_RULES, how, previous=True)
-    assert previous.stats == (0,) * 8  # the previous kernel counts nothing, and agrees with `values` too

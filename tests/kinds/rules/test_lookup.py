@@ -1,6 +1,6 @@
 """The batched expansion (kinds.rules.fused.expand_wl_batched, its lookups in kinds.rules.lookup) against
-the previous one, a position at a time, and the plain reference: the same tables, with moves to later
-tiers, moves inside the tier (cycles) and rules that break the interface."""
+the separate expansion (every move in arrays, then the fused solve) and the plain reference: the same
+tables, with moves to later tiers, moves inside the tier (cycles) and rules that break the interface."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from kinds.rules.lookup import find_in, fine_index
-from kinds.rules.solve import solve_tier
+from kinds.rules.solve import _solve_wl_fused, expand, positions, solve_tier
 from kinds.rules.tables import TierTable, merged
 from nimbase_rules import LOSS, NOT_OVER, TIE, Kernels, Move, Rules, RulesError
 from nimbase_rules.games.connect4 import Connect4
@@ -116,8 +116,14 @@ def test_the_fine_index_puts_each_code_in_its_bucket() -> None:
             assert ((codes[starts[k] : starts[k + 1]] >> shift) == k).all()
 
 
+def _separately(rules: Rules, tier: int, later: TierTable) -> TierTable:
+    """The tier by the separate expansion (every move in arrays) and the fused solve of its graph."""
+    codes = positions(rules, tier)
+    return _solve_wl_fused(rules, tier, codes, *expand(rules, codes), later)
+
+
 @pytest.mark.parametrize("rules", [Connect4(4, 4), Connect4(5, 4)])
-def test_connect4_tiers_batched_as_one_at_a_time(rules: Connect4) -> None:
+def test_connect4_tiers_batched_as_separately(rules: Connect4) -> None:
     """Every tier (5 x 4: those from 12 pieces on) solved by both expansions from the same later tiers."""
     solved: dict[int, TierTable] = {}
     for tier in rules.tiers():
@@ -125,21 +131,20 @@ def test_connect4_tiers_batched_as_one_at_a_time(rules: Connect4) -> None:
             break
         later = merged([solved[t] for t in rules.tier_moves_to(tier)])
         batched = solve_tier(rules, tier, later)
-        _same(batched, solve_tier(rules, tier, later, batched=False))
+        _same(batched, _separately(rules, tier, later))
         solved[tier] = batched
 
 
-def test_a_loopy_game_batched_as_one_at_a_time_and_as_the_plain_reference() -> None:
+def test_a_loopy_game_batched_as_separately_and_as_the_plain_reference() -> None:
     batched = solve_tier(_Ring(True), 0, merged([]))
-    _same(batched, solve_tier(_Ring(True), 0, merged([]), batched=False))
+    _same(batched, _separately(_Ring(True), 0, merged([])))
     _same(batched, solve_tier(_Ring(False), 0, merged([]), plain_positions=1 << 40))
     assert set(batched.result.tolist()) >= {-1, 0, 1}
 
 
-def test_a_move_to_no_solved_position_fails_naming_it_in_both_expansions() -> None:
+def test_a_move_to_no_solved_position_fails_naming_it() -> None:
     rules = Connect4(4, 3)
     top = solve_tier(rules, 12, merged([]))
     broken = TierTable(12, top.codes[1:], top.result[1:], top.remoteness[1:])  # a position left out
-    for batched in (True, False):
-        with pytest.raises(RulesError, match=r"leads to code \d+, which is neither in its tier"):
-            solve_tier(rules, 11, broken, batched=batched)
+    with pytest.raises(RulesError, match=r"leads to code \d+, which is neither in its tier"):
+        solve_tier(rules, 11, broken)
