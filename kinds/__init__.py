@@ -1,4 +1,5 @@
-"""Each kind's parts outside engine/, one package a kind: what speaks a transport of its own or opens the
-user's files, which engine/ may not (it does no I/O). A kind's registry entry names its package here
-(`Family.plugin`), whose `PLUGIN` (service.kind_plugins.KindPlugin) the service loads by that name:
-service/ never names a kind. The layer sits above service/ and storage/, below cli/."""
+"""The kinds of games, one package a kind (docs/DESIGN.md, "A kind of game"): its rules, records,
+settings, kernels, what it stores and its lookups, with its face in its `__init__` and what it adds at
+the edge (its own routes, the files it opens) in its `edge` subpackage. Each registers through the
+entry-point group `nimbase.games` (pyproject.toml), so nothing below names a kind; only a kind's edge
+may import service/, which loads it by the name its `Family.plugin` gives."""

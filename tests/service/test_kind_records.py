@@ -14,10 +14,10 @@ import typing
 from pathlib import Path
 from typing import Any
 
-import engine.games
 import pytest
 from google.protobuf.descriptor import FieldDescriptor
 
+import kinds
 from engine.records import KindRecord, MoveRecord, ValueRecord, record_fields
 from nimbase import schema
 from nimbase.v1 import nimbase_pb2 as pb
@@ -38,9 +38,11 @@ def _generator() -> Any:
 
 
 def _records() -> list[type[KindRecord]]:
-    """Every kind record: the engine's kinds' modules and the tests' toy kind, imported."""
-    for info in pkgutil.iter_modules(engine.games.__path__, "engine.games."):
-        importlib.import_module(info.name)
+    """Every kind record: the kinds' modules (each kind's package, its edge aside) and the tests' toy
+    kind, imported."""
+    for info in pkgutil.walk_packages(kinds.__path__, "kinds."):
+        if ".edge" not in info.name:
+            importlib.import_module(info.name)
     importlib.import_module("tests.service.toy_kind")
     found: list[type[KindRecord]] = []
     pending: list[type[KindRecord]] = [ValueRecord, MoveRecord]
