@@ -9,8 +9,8 @@ ladder, cheapest first:
 - stored: the object a worker's job stored, read through the request's `ctx.tables`
   (engine.stored_bytes.read_stored), kept from then on (`source` "table");
 - made live: where the kind allows it for this request (else its `refuse` raises the refusal naming the
-  queued job), made once per key under the key's own lock (other requests for it wait on that lock
-  until their deadline, `Deadline.holding`, and find it made), kept (`source` "live").
+  queued job), made once per key under the key's own lock (engine.once: other requests for it wait on
+  that lock until their deadline, `Deadline.holding`, and find it made), kept (`source` "live").
 
 Kept objects are bounded by bytes (an LRU, least recently used dropped first); an object larger than the
 whole budget serves its request and is not kept.
@@ -18,16 +18,16 @@ whole budget serves its request and is not kept.
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar, cast
 
 from engine.deadline import Deadline
 from engine.kind_settings import KeeperSpec, KindSettings, SettingsDeclaration
-from engine.lru import LRU, Usage
+from engine.lru import Usage
+from engine.once import Once
 
 T = TypeVar("T")
 
@@ -69,16 +69,6 @@ class Kept(Generic[T]):
     weight: int
 
 
-class _Key:
-    """A key's lock and how many requests hold or wait for it (the lock is dropped when none does)."""
-
-    __slots__ = ("lock", "users")
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.users = 0
-
-
 class Keeper:
     """Objects stored whole, kept by key within `max_bytes` (each counted as the weight its kind gives).
 
@@ -86,41 +76,38 @@ class Keeper:
     may be shared by several uses."""
 
     def __init__(self, max_bytes: int) -> None:
-        self._kept: LRU[Hashable, Kept[object]] = LRU(max_bytes, getsizeof=lambda kept: kept.weight)
-        #: For each key kept live: when to look in storage again.
+        self._kept: Once[Hashable, Kept[object]] = Once(max_bytes, lambda _key, kept: kept.weight)
+        #: For each key kept live: when to look in storage again (under `_lock`).
         self._looks: dict[Hashable, StoredLook] = {}
-        self._keys: dict[Hashable, _Key] = {}
         self._lock = threading.Lock()
 
     @property
     def max_bytes(self) -> int:
-        return self._kept.maxsize
+        return self._kept.max_bytes
 
     @property
     def kept_bytes(self) -> int:
         """The weights of every kept object together."""
-        with self._lock:
-            return self._kept.currsize
+        return self._kept.kept_bytes
 
     def usage(self) -> Usage:
         """Its objects, their bytes and its budget, for the server's gauges."""
-        with self._lock:
-            return self._kept.usage()
+        return self._kept.usage()
 
     def peek(self, key: Hashable) -> Kept[object] | None:
         """What is kept for `key` (now the most recently used), if anything: never reads, never makes."""
-        with self._lock:
-            return self._kept.get(key)
+        entry = self._kept.entry(key)
+        return None if entry is None else entry.value
 
     def __contains__(self, key: Hashable) -> bool:
-        with self._lock:
-            return key in self._kept
+        return key in self._kept
 
     def keep(self, key: Hashable, value: T, source: Origin, weight: int) -> Kept[T]:
         """Keep `value` for `key` (unless it alone is larger than the whole budget); the kept record."""
         kept = Kept(value, source, weight)
+        stored = self._kept.keep(key, cast(Kept[object], kept))
         with self._lock:
-            if self._kept.keep(key, cast(Kept[object], kept)):
+            if stored:
                 if source == "live":
                     self._looks[key] = StoredLook()  # made just after storage was looked at
                 else:
@@ -156,7 +143,7 @@ class Keeper:
             refuse()
         if before_make is not None:
             before_make()
-        with self._making(key, deadline, what):
+        with self._kept.holding(key, lambda lock: deadline.holding(lock, what)):
             kept = cast("Kept[T] | None", self.peek(key))
             if kept is not None:
                 return kept
@@ -181,21 +168,6 @@ class Keeper:
         with self._lock:
             look = self._looks.get(key)
         return look is not None and look.due()
-
-    @contextlib.contextmanager
-    def _making(self, key: Hashable, deadline: Deadline, what: str) -> Iterator[None]:
-        """The key's lock held (waited for until the deadline); dropped once nobody holds or waits for it."""
-        with self._lock:
-            entry = self._keys.setdefault(key, _Key())
-            entry.users += 1
-        try:
-            with deadline.holding(entry.lock, what):
-                yield
-        finally:
-            with self._lock:
-                entry.users -= 1
-                if entry.users == 0:
-                    del self._keys[key]
 
 
 class Keepers:

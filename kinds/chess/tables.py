@@ -22,6 +22,7 @@ kinds.chess.kind' `ChessGame`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 
 import chess
@@ -79,8 +80,15 @@ def canonical_fen(board: chess.Board) -> str:
 
 #: The men besides the kings, strongest first.
 _KINDS = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN)
-#: `Material.of` by the men of each side (few boards' materials: every answer looks its moves' up).
-_MATERIALS: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[Material, bool]] = {}
+#: Materials kept by the men of each side: every pair of sides of up to five men besides the kings (3,003)
+#: fits, so the materials of every table and Syzygy file stay, and no board can grow it past this.
+MATERIALS_KEPT = 4096
+
+
+@functools.lru_cache(maxsize=MATERIALS_KEPT)
+def _material_of(white: tuple[int, ...], black: tuple[int, ...]) -> tuple[Material, bool]:
+    """`Material.of`, kept (every answer looks its moves' materials up; the cache is thread-safe)."""
+    return Material.of(white, black)
 
 
 def board_material(board: chess.Board) -> tuple[Material, bool]:
@@ -89,10 +97,7 @@ def board_material(board: chess.Board) -> tuple[Material, bool]:
         tuple(kind for kind in _KINDS for _ in range(chess.popcount(board.pieces_mask(kind, colour))))
         for colour in (chess.WHITE, chess.BLACK)
     )
-    found = _MATERIALS.get((white, black))
-    if found is None:
-        found = _MATERIALS[white, black] = Material.of(white, black)
-    return found
+    return _material_of(white, black)
 
 
 def board_squares(material: Material, board: chess.Board, flip: bool) -> list[int]:

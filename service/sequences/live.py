@@ -6,13 +6,16 @@ speed, so a request gives up at once when the next step would overrun its deadli
 out afterwards; what was computed is kept, and the next request continues from it. Only costly steps
 wait for one of the few turns (Limits.live_computations). Prefixes are cached within a byte budget
 (NIMBASE_CACHE_LIVE_BYTES); each grows under its own sequence's lock, and the cache's lock is held only
-for dictionary operations.
+for dictionary operations (engine.once).
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -20,7 +23,8 @@ from numpy.typing import NDArray
 
 from engine.errors import DeadlineExceeded
 from engine.kind import SequenceKernel, SequenceSource
-from engine.lru import LRU, Usage
+from engine.lru import Usage
+from engine.once import Once
 from engine.periods import Period
 from nimbase.settings import DEFAULT_CACHE
 from service.limits import Limits
@@ -34,8 +38,6 @@ LIVE_STEP = 1 << 18
 FIRST_LIVE = 1024
 #: Steps predicted to take less than this (seconds) run without waiting for a turn.
 QUICK_STEP = 0.02
-#: Per-sequence growth locks kept (a few bytes each; an evicted idle lock is simply made again).
-LIVE_LOCKS = 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,10 +62,8 @@ class LiveSequences:
     def __init__(self, limits: Limits, modes: Modes, *, live_bytes: int = DEFAULT_CACHE.live_bytes) -> None:
         self._limits = limits
         self._modes = modes
-        self._live: LRU[SequenceKey, Live] = LRU(maxsize=live_bytes, getsizeof=_live_bytes)
-        self._live_locks: LRU[SequenceKey, threading.Lock] = LRU(maxsize=LIVE_LOCKS)
-        #: Guards the caches above; held only for dictionary operations.
-        self._lock = threading.Lock()
+        #: The prefixes by sequence, and each sequence's growth lock.
+        self._live: Once[SequenceKey, Live] = Once(live_bytes, lambda _key, live: _live_bytes(live))
         #: Turns for live computation (Limits.live_computations at once).
         self._computing = threading.BoundedSemaphore(limits.live_computations)
 
@@ -74,26 +74,25 @@ class LiveSequences:
 
     def cached(self, source: SequenceSource) -> Live | None:
         """The sequence's cached prefix, if any."""
-        with self._lock:
-            return self._live.get((source.game_id, source.family))
+        entry = self._live.entry((source.game_id, source.family))
+        return None if entry is None else entry.value
 
     def cached_bytes(self) -> int:
         """Bytes the live prefixes cached now hold (within their budget)."""
-        with self._lock:
-            return int(self._live.currsize)
+        return self._live.kept_bytes
 
     def usage(self) -> dict[str, Usage]:
-        """What its caches hold, by name, for the server's gauges."""
-        with self._lock:
-            return {"sequence_live": self._live.usage(), "sequence_live_locks": self._live_locks.usage()}
+        """What its cache holds, by name, for the server's gauges."""
+        return {"sequence_live": self._live.usage()}
 
     def _store(self, source: SequenceSource, live: Live, *, replacing: Live | None = None) -> None:
         """Cache a live prefix (unless it exceeds the whole budget); with `replacing`, only while that
         one is still the cached entry (a concurrent growth is never undone)."""
         key = (source.game_id, source.family)
-        with self._lock:
-            if replacing is None or self._live.get(key) is replacing:
-                self._live.keep(key, live)
+        if replacing is None:
+            self._live.keep(key, live)
+        else:
+            self._live.replace(key, live, replacing)
 
     def add_remoteness(self, source: SequenceSource, live: Live, remoteness: NDArray[np.int64]) -> None:
         """Keep the remoteness computed over a cached prefix with it (weighed anew)."""
@@ -112,14 +111,6 @@ class LiveSequences:
             size = step
         return seconds
 
-    def _sequence_lock(self, source: SequenceSource) -> threading.Lock:
-        key = (source.game_id, source.family)
-        with self._lock:
-            lock = self._live_locks.get(key)
-            if lock is None:
-                lock = self._live_locks[key] = threading.Lock()
-            return lock
-
     def grow(self, source: SequenceSource, stop: int, deadline: float | None) -> Live:
         """Grow the sequence's live prefix geometrically towards `stop`, certifying the period after each
         growth, until `stop` values are known or the period is certified.
@@ -135,20 +126,15 @@ class LiveSequences:
         if live is not None and (len(live.values) >= stop or live.period is not None):
             return live
         self._modes.may_compute()
-        lock = self._sequence_lock(source)
         # Waits end a little before the deadline, so a request refused for time still has time to say
         # why (and name the job queued) instead of running out itself.
         deadline = None if deadline is None else _soon(deadline)
-        if not lock.acquire(timeout=_remaining(deadline)):
-            raise DeadlineExceeded(
-                f"computing {name(source)} live: another request was computing it until the deadline"
-            )
-        turn = _Turn(self._computing, self._limits.live_computations, name(source))
-        try:
-            return self._grow_locked(source, kernel, stop, deadline, turn)
-        finally:
-            turn.release()
-            lock.release()
+        with self._live.holding((source.game_id, source.family), _until(deadline, name(source))):
+            turn = _Turn(self._computing, self._limits.live_computations, name(source))
+            try:
+                return self._grow_locked(source, kernel, stop, deadline, turn)
+            finally:
+                turn.release()
 
     def _grow_locked(
         self, source: SequenceSource, kernel: SequenceKernel, stop: int, deadline: float | None, turn: _Turn
@@ -238,6 +224,23 @@ def halfway(deadline: float) -> float:
     """Halfway from now to `deadline` (the time a bonus computed live may take)."""
     now = time.monotonic()
     return now + max(0.0, deadline - now) / 2
+
+
+def _until(deadline: float | None, what: str) -> Callable[[threading.Lock], AbstractContextManager[object]]:
+    """Holding a sequence's growth lock, waited for until `deadline` at most."""
+
+    @contextlib.contextmanager
+    def hold(lock: threading.Lock) -> Iterator[None]:
+        if not lock.acquire(timeout=_remaining(deadline)):
+            raise DeadlineExceeded(
+                f"computing {what} live: another request was computing it until the deadline"
+            )
+        try:
+            yield
+        finally:
+            lock.release()
+
+    return hold
 
 
 def _remaining(deadline: float | None) -> float:
