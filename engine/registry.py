@@ -14,6 +14,7 @@ by name and left out (`BROKEN_PLUGINS`); it never stops the others.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable, Mapping
 from importlib.metadata import EntryPoint, entry_points
@@ -30,6 +31,7 @@ __all__ = ["FAMILIES", "Family", "Game", "list_games", "parse_game_id"]
 MAX_GAME_ID_CHARS = 1024
 
 FAMILY_NAME = re.compile(r"[a-z][a-z0-9-]*")
+log = logging.getLogger(__name__)
 
 #: Family name -> family, in ListGames order.
 FAMILIES: dict[str, Family] = {}
@@ -45,22 +47,30 @@ def add(found: Found) -> None:
 
 def register(points: Iterable[EntryPoint]) -> None:
     """Registers the families of `points`: the kinds' own `Family`s by their order, then each source's.
-    An entry point that fails to load is left to the sources, which report it (a plugin's declaration
-    may fail in any way)."""
+    An entry point that fails to load is reported by the source reading the group (a plugin's declaration
+    may fail in any way), else here."""
     own: list[tuple[int, str, Family]] = []
     sources: list[tuple[str, FamilySource]] = []
+    failed: dict[str, str] = {}
     for point in points:
         try:
             declared = point.load()
-        except Exception:  # reported by the source reading the group, never fatal
+        except Exception as error:  # never fatal
+            failed[point.name] = f"{type(error).__name__}: {error}"
             continue
         if isinstance(declared, Family):
             own.append((declared.order, point.name, declared))
         elif isinstance(declared, FamilySource):
             sources.append((point.name, declared))
+    if not own:  # the installed metadata predates the kinds' entry points
+        log.error("no kind of game found in the entry points %r: reinstall the package (make install)", GROUP)
     add(Found({name: family for _, name, family in sorted(own, key=lambda entry: entry[:2])}))
     for _, source in sorted(sources, key=lambda entry: entry[0]):
         add(source.find(FAMILIES))
+    for name, message in failed.items():
+        if name not in BROKEN_PLUGINS:
+            log.error("entry point %r left out: %s", name, message)
+            BROKEN_PLUGINS[name] = message
 
 
 register(entry_points(group=GROUP))

@@ -1,6 +1,13 @@
-"""Game ids: canonical parsing, the errors bad ids get, ListGames, and adding a family."""
+"""Game ids: canonical parsing, the errors bad ids get, ListGames, adding a family, and the families
+found through the entry points (every kind's, none named by the registry)."""
 
 from __future__ import annotations
+
+import logging
+import sys
+import types
+from collections.abc import Iterator
+from importlib.metadata import EntryPoint, distribution
 
 import pytest
 from hypothesis import given
@@ -8,6 +15,7 @@ from hypothesis import strategies as st
 
 from engine import registry
 from engine.errors import InvalidGameId, UnknownGame
+from engine.families import GROUP, FamilySource, Found
 from engine.registry import MAX_GAME_ID_CHARS, Family, list_games, parse_game_id
 from kinds.heaps.nim import NimGame
 from kinds.heaps.subtraction import SubtractionGame
@@ -136,3 +144,58 @@ def test_a_family_is_one_table_entry(monkeypatch: pytest.MonkeyPatch) -> None:
     assert len(list_games()) == len(list(registry.FAMILIES.values())) + 6 + 1
     with pytest.raises(InvalidGameId, match="'fake:x'"):
         parse_game_id("fake:x")
+
+
+def test_the_kinds_shipped_are_entry_points_listed_in_their_order() -> None:
+    declared = {ep.name for ep in distribution("nimbase").entry_points.select(group=GROUP)}
+    kinds = [
+        "nim",
+        "subtraction",
+        "octal",
+        "grundy",
+        "wythoff",
+        "bicolor-nim",
+        "lights-out",
+        "graph",
+        "chess",
+    ]
+    assert set(kinds) <= declared
+    assert list(registry.FAMILIES)[: len(kinds)] == kinds
+    assert registry.BROKEN_PLUGINS == {}
+
+
+def _nim(params: str | None, text: str) -> NimGame:
+    return NimGame(False)
+
+
+@pytest.fixture
+def fake_kinds(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A module of registry entries, as a kind's package declares them, and an empty registry."""
+    module = types.ModuleType("fake_kinds")
+    info = NimGame(False).info
+    module.LATE = Family(parse=_nim, info=info, order=2)  # type: ignore[attr-defined]
+    module.EARLY = Family(parse=_nim, info=info, order=1)  # type: ignore[attr-defined]
+    found = Found({"from-source": Family(parse=_nim, info=info)}, {"bad-plugin": "ValueError: no"})
+    module.SOURCE = FamilySource(find=lambda taken: found)  # type: ignore[attr-defined]
+    sys.modules[module.__name__] = module
+    monkeypatch.setattr(registry, "FAMILIES", {})
+    monkeypatch.setattr(registry, "BROKEN_PLUGINS", {})
+    yield module.__name__
+    del sys.modules[module.__name__]
+
+
+def test_entry_points_register_the_kinds_by_order_then_the_sources(
+    fake_kinds: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    points = [
+        EntryPoint("late", f"{fake_kinds}:LATE", GROUP),
+        EntryPoint("source", f"{fake_kinds}:SOURCE", GROUP),
+        EntryPoint("early", f"{fake_kinds}:EARLY", GROUP),
+        EntryPoint("missing", "no_such_module_anywhere:ENTRY", GROUP),
+    ]
+    with caplog.at_level(logging.ERROR):
+        registry.register(points)
+    assert list(registry.FAMILIES) == ["early", "late", "from-source"]
+    assert set(registry.BROKEN_PLUGINS) == {"bad-plugin", "missing"}
+    assert "ModuleNotFoundError" in registry.BROKEN_PLUGINS["missing"] and "'missing'" in caplog.text
+    assert isinstance(parse_game_id("early"), NimGame)
