@@ -234,7 +234,9 @@ def bench_small(previous: bool) -> dict[str, bytes]:
     figure("chess: every 3- and 4-man material: target", 180.0, "s")
     if previous:
         solves = previous_solves([material.name for material in materials_of(4)])
-        spent = [sum(solve[k] for solve in solves.values()) for k in range(3)]
+        spent = [0.0, 0.0, 0.0]
+        for wall, cpu, user, _ in solves.values():
+            spent = [spent[0] + wall, spent[1] + cpu, spent[2] + user]
         times(
             f"chess: every 3- and 4-man material, the previous solver, this run (at {BEFORE_LAYOUT})", *spent
         )

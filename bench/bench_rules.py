@@ -291,10 +291,11 @@ def main() -> None:
     bytes_each = (peak - base) / pair
     game = cast(RulesGame, parse_game_id(board))
     rate(cast(RulesGame, parse_game_id("connect4:4x4")))  # compiled before timing
-    before = run_at(BEFORE_LAYOUT, f"BOARD = {board!r}\n{RATE_BEFORE}").split()
+    found = run_at(BEFORE_LAYOUT, f"BOARD = {board!r}\n{RATE_BEFORE}").split()
+    before = (int(found[-3]), float(found[-2]), float(found[-1]))
     for path, (positions, seconds, cpu) in (
         ("batched", rate(game)),
-        (f"previous, a position at a time (at {BEFORE_LAYOUT})", (int(before[0]), *map(float, before[1:]))),
+        (f"previous, a position at a time (at {BEFORE_LAYOUT})", before),
     ):
         figure(
             f"{board} the solver alone, {path}: solve rate (wall clock)", positions / seconds, "positions/s"
