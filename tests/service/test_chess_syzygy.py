@@ -23,7 +23,7 @@ import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
-import kinds.chess
+import kinds.chess.edge
 from kinds.chess.kind import SYZYGY
 from kinds.chess.probe import ChessProbe
 from nimbase.settings import InvalidSetting, Settings
@@ -269,7 +269,7 @@ def test_a_six_man_id_is_routed_to_the_files_the_service_opens(files: Path) -> N
     """The chess plugin's opener replaced by one giving the stand-in: a six-man id and lila's /standard
     are answered from what the service opened at start-up, through every layer."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setitem(kinds.chess.PLUGIN.openers, SYZYGY, lambda _path: DrawnFiles())
+        patch.setitem(kinds.chess.edge.PLUGIN.openers, SYZYGY, lambda _path: DrawnFiles())
         service = Nimbase(Settings(kind_variables={"NIMBASE_SYZYGY_PATH": str(files)}), None)
     http = TestClient(create_app(service))
     value = http.get("/v1/value", params={"game": "chess:KRPPvKP", "position": SIX}).json()
