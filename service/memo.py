@@ -13,6 +13,7 @@ from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
 from engine.lru import LRU, Usage
+from service.learned import MEMO, Journal
 
 T = TypeVar("T")
 
@@ -42,11 +43,13 @@ class _Entry:
 class Memo:
     """LRU cache of at most `max_bytes` (see `_weight`), with per-entry computation locks."""
 
-    def __init__(self, max_bytes: int, may_block: Callable[[], None]) -> None:
+    def __init__(self, max_bytes: int, may_block: Callable[[], None], journal: Journal | None = None) -> None:
+        """`journal` records the entries computed here (service.learned)."""
         self._cache: LRU[Hashable, _Entry] = LRU(maxsize=max_bytes, getsizeof=lambda e: e.weight)
         self._lock = threading.Lock()
         self._computing: dict[Hashable, threading.Lock] = {}
         self._may_block = may_block
+        self._journal = journal if journal is not None else Journal()
 
     def get_or_compute(self, key: Hashable, compute: Callable[[], T]) -> T:
         with self._lock:
@@ -72,7 +75,14 @@ class Memo:
                 # An entry larger than the whole cache is computed for this caller only.
                 self._cache.keep(key, _Entry(value, _weight(key, value)))
                 self._computing.pop(key, None)
+            self._journal.record(MEMO, key, value)
             return value
+
+    def adopt(self, key: Hashable, value: object) -> None:
+        """Keep an entry computed elsewhere (a live process: service.learned), unless one is kept."""
+        with self._lock:
+            if self._cache.get(key) is None:
+                self._cache.keep(key, _Entry(value, _weight(key, value)))
 
     def peek(self, key: Hashable) -> object | None:
         with self._lock:

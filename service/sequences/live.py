@@ -23,6 +23,7 @@ from engine.kind import SequenceKernel, SequenceSource
 from engine.lru import LRU, Usage
 from engine.periods import Period
 from nimbase.settings import DEFAULT_CACHE
+from service.learned import LIVE, Journal
 from service.limits import Limits
 from service.sequences.modes import Modes
 from service.sequences.names import SequenceKey, item, name
@@ -57,8 +58,17 @@ class Live:
 class LiveSequences:
     """The live prefixes of every sequence: cached, grown on demand, their growth's cost predicted."""
 
-    def __init__(self, limits: Limits, modes: Modes, *, live_bytes: int = DEFAULT_CACHE.live_bytes) -> None:
+    def __init__(
+        self,
+        limits: Limits,
+        modes: Modes,
+        *,
+        live_bytes: int = DEFAULT_CACHE.live_bytes,
+        journal: Journal | None = None,
+    ) -> None:
+        """`journal` records the prefixes grown here (service.learned)."""
         self._limits = limits
+        self._journal = journal if journal is not None else Journal()
         self._modes = modes
         self._live: LRU[SequenceKey, Live] = LRU(maxsize=live_bytes, getsizeof=_live_bytes)
         self._live_locks: LRU[SequenceKey, threading.Lock] = LRU(maxsize=LIVE_LOCKS)
@@ -93,6 +103,19 @@ class LiveSequences:
         key = (source.game_id, source.family)
         with self._lock:
             if replacing is None or self._live.get(key) is replacing:
+                self._live.keep(key, live)
+        self._journal.record(LIVE, key, live)
+
+    def adopt(self, key: SequenceKey, live: Live) -> None:
+        """Keep a prefix grown elsewhere (a live process: service.learned) where it knows at least what the
+        cached one knows: as many values, the period if that is certified, the remoteness if computed."""
+        with self._lock:
+            cached = self._live.get(key)
+            if cached is None or (
+                len(live.values) >= len(cached.values)
+                and (live.period is not None or cached.period is None)
+                and (live.remoteness is not None or cached.remoteness is None)
+            ):
                 self._live.keep(key, live)
 
     def add_remoteness(self, source: SequenceSource, live: Live, remoteness: NDArray[np.int64]) -> None:

@@ -107,6 +107,10 @@ class StoredSequences:
             return cached.info
         if self._store is None:
             return None
+        if cached is not None and self._modes.memory_only:
+            # A memory answer does not wait for the database: what the header says stays true (a table
+            # only grows), and the next request answered off the event loop reads it again.
+            return cached.info
         self._modes.may_block()
         store = self._store
         try:
