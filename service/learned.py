@@ -25,6 +25,10 @@ Entry = tuple[str, Hashable, object]
 
 MEMO = "memo"
 LIVE = "live"
+#: Most bytes of arrays one call sends back (a live prefix of 2^22 values and their remoteness weighs
+#: 48 MiB): what is left out is asked of a live process again, as before. It bounds the copy a process
+#: makes within its memory cap, and what the pipe carries.
+MAX_BYTES = 16 << 20
 
 
 class Journal:
@@ -59,13 +63,28 @@ def pack(entries: list[Entry]) -> bytes | None:
         return None
     # A prefix grown in steps is recorded at each: only the last of each key is worth sending.
     last = {(cache, key): value for cache, key, value in entries}
+    sent: list[Entry] = []
+    room = MAX_BYTES
+    for (cache, key), value in last.items():
+        weight = array_bytes(value)
+        if weight <= room:
+            room -= weight
+            sent.append((cache, key, value))
+    if not sent:
+        return None
     try:
-        return pickle.dumps(
-            [(cache, key, value) for (cache, key), value in last.items()], protocol=pickle.HIGHEST_PROTOCOL
-        )
+        return pickle.dumps(sent, protocol=pickle.HIGHEST_PROTOCOL)
     except (MemoryError, pickle.PicklingError, TypeError, AttributeError):
         log.warning("what a live computation learned could not be sent back (%d entries)", len(entries))
         return None
+
+
+def array_bytes(value: object) -> int:
+    """Bytes of the arrays an entry holds (a live prefix's values and remoteness, a result's array)."""
+    total = int(getattr(value, "nbytes", 0))
+    for name in ("values", "remoteness"):
+        total += int(getattr(getattr(value, name, None), "nbytes", 0))
+    return total
 
 
 def unpack(packed: bytes) -> list[Entry]:
