@@ -19,6 +19,7 @@ from engine.errors import DeadlineExceeded, InvalidArgument
 from service import http_cache
 from service.clients import in_request_context
 from service.pooled import Moved, computing_only, reads_only
+from service.rest import kept
 from service.rest.context import context_of
 from service.rest.deadline import arrival, deadline_at
 from service.rest.errors import failure
@@ -69,7 +70,9 @@ async def answer_memory_first(
         return failure(request, exc)
     if body is None:
         return await answer_until_gone(request, Deadline.cancellable(at), call, cache)
-    return respond(request, body, cache)
+    response = respond(request, body, cache)
+    kept.keep(context.service.answers, request, response, body)  # asked again, answered before routing
+    return response
 
 
 async def answer_in_thread(

@@ -60,7 +60,7 @@ def ports(pooled: PooledService) -> Iterator[BoundPorts]:
 
 @contextlib.contextmanager
 def counted(pooled: PooledService, monkeypatch: pytest.MonkeyPatch) -> Iterator[Counts]:
-    """The pool's calls, the event loop's hand-offs to threads and the service's GetValue calls, counted
+    """The pool's calls, the event loop's hand-offs to threads and the service's lookups, counted
     while the block runs."""
     counts = Counts()
 
@@ -78,6 +78,7 @@ def counted(pooled: PooledService, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     with monkeypatch.context() as patch:
         patch.setattr(pooled.pool, "call", counting(pooled.pool.call, "pool", False))
         patch.setattr(pooled, "get_value", counting(pooled.get_value, "service", False))
+        patch.setattr(pooled, "is_p_position", counting(pooled.is_p_position, "service", False))
         patch.setattr(ThreadPoolExecutor, "submit", counting(ThreadPoolExecutor.submit, "threads", True))
         patch.setattr(anyio.to_thread, "run_sync", counting(anyio.to_thread.run_sync, "threads", True))
         yield counts
@@ -145,7 +146,7 @@ def test_a_remoteness_searched_by_a_live_process_is_kept_and_the_answer_repeated
     pooled: PooledService, ports: BoundPorts, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Nim's sum needs a search for its remoteness: once, in a live process; then memory answers it, and
-    the gRPC answer cache answers the same request without the service."""
+    the answer cache answers the same request without the service (gRPC and REST)."""
     with counted(pooled, monkeypatch) as counts:
         first, _ = ask_both(ports, "nim", "1 3 5 7")
     assert counts.pool >= 1
@@ -157,8 +158,7 @@ def test_a_remoteness_searched_by_a_live_process_is_kept_and_the_answer_repeated
     with counted(pooled, monkeypatch) as counts:
         for _ in range(3):
             assert ask_both(ports, "nim", "1 3 5 7")[0] == first
-    assert (counts.pool, counts.threads) == (0, 0)
-    assert counts.service == 3  # REST's three; gRPC's from its answer cache, the service not asked
+    assert (counts.pool, counts.threads, counts.service) == (0, 0, 0)
 
 
 def test_a_formula_answer_with_a_deadline_of_1_ms_is_answered(
@@ -175,3 +175,24 @@ def test_a_formula_answer_with_a_deadline_of_1_ms_is_answered(
         )
         assert reply.status_code == 200, reply.text
         assert reply.json()["source"] == "formula"
+
+
+def test_a_repeated_rest_answer_is_the_routes_own_and_headers_that_vary_it_still_count(
+    pooled: PooledService, ports: BoundPorts, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = f"http://127.0.0.1:{ports.http}/v1/is-p-position"
+    params = {"game": "nim", "position": "2 9"}
+    with httpx.Client(timeout=30) as http:
+        first = http.get(url, params=params)
+        with counted(pooled, monkeypatch) as counts:
+            again = http.get(url, params=params)
+            late = http.get(url, params=params, headers={"x-deadline-ms": "soon"})
+            held = http.get(url, params=params, headers={"if-none-match": first.headers["etag"]})
+    assert first.status_code == again.status_code == 200
+    assert again.content == first.content and again.json()["p_position"] is False
+    for name in ("etag", "cache-control", "content-type", "content-length"):
+        assert again.headers[name] == first.headers[name]
+    assert late.status_code == 400 and "x-deadline-ms" in late.text
+    assert held.status_code == 304
+    assert (counts.pool, counts.threads) == (0, 0)
+    assert counts.service == 2  # the repeated request not: the two whose headers vary the answer
