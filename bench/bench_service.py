@@ -201,14 +201,14 @@ def wrk_rate(url: str, seconds: float = 8.0) -> float | None:
 
 
 @contextlib.contextmanager
-def echo_server() -> Iterator[str]:
+def echo_server() -> Iterator[tuple[str, int]]:
     """A bare grpc.aio echo server (bench.layer_server's `echo`) on loopback: what Python gRPC itself allows
-    here. Yields the URL of its method."""
+    here. Yields the URL of its method and its process id."""
     port = free_port()
     process = subprocess.Popen([sys.executable, "-m", "bench.layer_server", "echo", str(port), "-"])
     try:
         time.sleep(2)
-        yield f"http://127.0.0.1:{port}/bench.Echo/Echo"
+        yield f"http://127.0.0.1:{port}/bench.Echo/Echo", process.pid
     finally:
         process.terminate()
         process.wait()
@@ -326,19 +326,27 @@ def grpc_capacity(server: Server, uncached: Server, echo_url: str) -> None:
     figure("  ... looked up (distinct stored heaps) / echo (target >= 0.8)", rates["looked up"] / echo, "x")
 
 
-def formula_cpu(server: Server, uncached: Server) -> None:
+def cpu_per_call(url: str, body: bytes, pid: int) -> float:
+    """CPU seconds of a server (its process and those below it, the live processes) per call of h2load."""
+    h2load_rate(url, body, 2_000)
+    tree = process_tree(pid)
+    before = sum(cpu_seconds(each) for each in tree)
+    h2load_rate(url, body, 2 * H2LOAD_CALLS)
+    return (sum(cpu_seconds(each) for each in tree) - before) / (2 * H2LOAD_CALLS)
+
+
+def formula_cpu(server: Server, uncached: Server, echo: tuple[str, int]) -> None:
     """Server CPU (the server process and its live processes) per GetValue of a formula answer, under
-    h2load: asked again (the answer cache) and looked up each time (the cache off)."""
+    h2load: asked again (the answer cache) and looked up each time (the cache off); beside the bare echo
+    server's per call, the floor of a Python gRPC call on this machine now."""
     request = pb.GetValueRequest(game=FORMULA[0], position=FORMULA[1]).SerializeToString()
     for name, each in (("asked again", server), ("looked up", uncached)):
         path = f"http://{each.target}/nimbase.v1.Nimbase/GetValue"
-        h2load_rate(path, request, 2_000)
-        tree = process_tree(each.pid)
-        before = sum(cpu_seconds(pid) for pid in tree)
-        h2load_rate(path, request, 2 * H2LOAD_CALLS)
-        per_call = (sum(cpu_seconds(pid) for pid in tree) - before) / (2 * H2LOAD_CALLS)
         target = " (target <= 0.1)" if name == "asked again" else ""
+        per_call = cpu_per_call(path, request, each.pid)
         figure(f"server CPU per formula GetValue, {name}{target}", per_call * 1e3, "ms")
+    floor = cpu_per_call(echo[0], b"x" * 32, echo[1])
+    figure("  ... bare grpc.aio echo server's CPU per call, same run", floor * 1e3, "ms")
 
 
 def rest_capacity(server: Server, bare: str) -> None:
@@ -367,9 +375,9 @@ def capacity(url: str, server: Server, uncached: Server) -> None:
     if shutil.which("h2load") is None:
         print("h2load not installed (Debian package nghttp2-client): gRPC capacity not measured")
     else:
-        with echo_server() as echo_url:
-            grpc_capacity(server, uncached, echo_url)
-        formula_cpu(server, uncached)
+        with echo_server() as echo:
+            grpc_capacity(server, uncached, echo[0])
+            formula_cpu(server, uncached, echo)
     with bare_rest_server(server.base, [FORMULA, STORED_HEAP]) as bare:
         rest_capacity(server, bare)
 
