@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import random
 import re
 import resource
 import shutil
-import statistics
 import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from urllib.parse import quote
 
 import grpc
 import httpx
@@ -23,6 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bench.common import (
+    Server,
     cpu_seconds,
     figure,
     free_port,
@@ -186,75 +189,197 @@ def h2load_run(
     return rate, cpu / wall
 
 
-def wrk_rate(url: str) -> float | None:
+def wrk_rate(url: str, seconds: float = 8.0) -> float | None:
     """Requests per second wrk (a C HTTP/1.1 load generator) gets from a route (None without wrk)."""
     if shutil.which("wrk") is None:
         return None
     out = subprocess.run(
-        ["wrk", "-t", "1", "-c", "16", "-d", "8s", url], capture_output=True, text=True, check=True
+        ["wrk", "-t", "1", "-c", "16", "-d", f"{seconds:g}s", url], capture_output=True, text=True, check=True
     ).stdout
     assert "Non-2xx" not in out, out
     return float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
 
 
 @contextlib.contextmanager
-def echo_server() -> Iterator[str]:
+def echo_server() -> Iterator[tuple[str, int]]:
     """A bare grpc.aio echo server (bench.layer_server's `echo`) on loopback: what Python gRPC itself allows
-    here. Yields the URL of its method."""
+    here. Yields the URL of its method and its process id."""
     port = free_port()
     process = subprocess.Popen([sys.executable, "-m", "bench.layer_server", "echo", str(port), "-"])
     try:
         time.sleep(2)
-        yield f"http://127.0.0.1:{port}/bench.Echo/Echo"
+        yield f"http://127.0.0.1:{port}/bench.Echo/Echo", process.pid
     finally:
         process.terminate()
         process.wait()
 
 
-#: Rounds of the capacity comparison: nimbase and the echo server take turns, and each keeps its best
+@contextlib.contextmanager
+def bare_rest_server(base: str, asked: list[tuple[str, str]]) -> Iterator[str]:
+    """A bare one-process FastAPI app (bench.bare_rest) answering GET /v1/value with the very JSON the
+    nimbase server at `base` answers for each of `asked`: the REST yardstick. Yields its base URL."""
+    with httpx.Client(base_url=base, timeout=60) as client:
+        answers = []
+        for game, position in asked:
+            reply = client.get("/v1/value", params={"game": game, "position": position})
+            reply.raise_for_status()
+            answers.append([game, position, reply.json()])
+    port = free_port()
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as file:
+        json.dump(answers, file)
+        file.flush()
+        process = subprocess.Popen([sys.executable, "-m", "bench.bare_rest", str(port), file.name])
+        bare = f"http://127.0.0.1:{port}"
+        try:
+            until = time.monotonic() + 60
+            while True:
+                with contextlib.suppress(httpx.HTTPError):
+                    game, position = asked[0]
+                    if httpx.get(f"{bare}/v1/value", params={"game": game, "position": position}).is_success:
+                        break
+                assert time.monotonic() < until and process.poll() is None, "the bare app did not start"
+                time.sleep(0.2)
+            yield bare
+        finally:
+            process.terminate()
+            process.wait()
+
+
+@contextlib.contextmanager
+def servers_together(url: str, settings: list[dict[str, str] | None]) -> Iterator[list[Server]]:
+    """Several `nimbase serve` at once, started side by side (each takes a while to start its live
+    processes on a busy machine), stopped on leaving."""
+    managers = [running_server(url, settings=each) for each in settings]
+    started: list[Server | BaseException] = [RuntimeError("not started")] * len(managers)
+
+    def enter(index: int) -> None:
+        try:
+            started[index] = managers[index].__enter__()
+        except BaseException as error:  # raised again below, in the caller's thread
+            started[index] = error
+
+    threads = [threading.Thread(target=enter, args=(i,)) for i in range(len(managers))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    try:
+        for each in started:
+            if isinstance(each, BaseException):
+                raise each
+        yield [each for each in started if isinstance(each, Server)]
+    finally:
+        for manager, each in zip(managers, started, strict=True):
+            if isinstance(each, Server):
+                manager.__exit__(None, None, None)
+
+
+#: Rounds of the capacity comparisons: nimbase and its yardstick take turns, and each keeps its best
 #: round, so a burst of other work on the machine during one round does not decide the ratio.
-CAPACITY_ROUNDS = 5
+CAPACITY_ROUNDS = 3
+#: Calls of each h2load round, and seconds of each wrk round.
+H2LOAD_CALLS = 10_000
+WRK_SECONDS = 4.0
+#: A formula answer (Nim) and a stored heap (GAME's table), as the capacity figures ask them.
+FORMULA = ("nim", "1 3 5 7")
+STORED_HEAP = (GAME, "123457")
 
 
 #: A server whose answer cache keeps nothing (no answer fits its one byte): every call looked up.
 NO_ANSWER_CACHE = {"NIMBASE_CACHE_ANSWER_BYTES": "1"}
 
 
-def capacity(url: str, target: str, base: str) -> None:
-    """Server capacity measured with C load generators, beside the bare gRPC ceiling measured in turns
-    with it (h2load against each in alternation, best round of each).
+def in_turns(runs: dict[str, Callable[[], float | None]], rounds: int = CAPACITY_ROUNDS) -> dict[str, float]:
+    """Each run's best round, the runs taking turns round after round."""
+    best: dict[str, float] = dict.fromkeys(runs, 0.0)
+    for _ in range(rounds):
+        for name, run in runs.items():
+            best[name] = max(best[name], run() or 0.0)
+    return best
+
+
+def grpc_capacity(server: Server, uncached: Server, echo_url: str) -> None:
+    """gRPC GetValue capacity beside the bare grpc.aio echo server, measured in turns with it (h2load
+    against each in alternation, best round of each).
 
     h2load sends one request over and over: the server answers it from its answer cache, as it does a
     bot's hot positions. A server with that cache off, in the same turns, shows what a call costs when
     each is looked up (distinct positions)."""
-    request = pb.GetValueRequest(game=GAME, position="123457").SerializeToString()
+    request = pb.GetValueRequest(game=STORED_HEAP[0], position=STORED_HEAP[1]).SerializeToString()
     method = "nimbase.v1.Nimbase/GetValue"
+    urls = {
+        "repeated": f"http://{server.target}/{method}",
+        "looked up": f"http://{uncached.target}/{method}",
+        "echo": echo_url,
+    }
+    bodies = {"repeated": request, "looked up": request, "echo": b"x" * 32}
+    for name, server_url in urls.items():
+        h2load_rate(server_url, bodies[name], 2_000)  # warm each up
+    rates = in_turns(
+        {name: lambda name=name: h2load_rate(urls[name], bodies[name], H2LOAD_CALLS) for name in urls}  # type: ignore[misc]
+    )
+    echo = rates["echo"]
+    figure("gRPC GetValue, one stored heap repeated, h2load 4x16", rates["repeated"], "calls/s")
+    figure("gRPC GetValue, answer cache off: each call looked up", rates["looked up"], "calls/s")
+    figure("bare grpc.aio echo server, in turns with them", echo, "calls/s")
+    figure("  ... repeated / echo (target >= 0.85)", rates["repeated"] / echo, "x")
+    figure("  ... looked up (distinct stored heaps) / echo (target >= 0.8)", rates["looked up"] / echo, "x")
+
+
+def cpu_per_call(url: str, body: bytes, pid: int) -> float:
+    """CPU seconds of a server (its process and those below it, the live processes) per call of h2load."""
+    h2load_rate(url, body, 2_000)
+    tree = process_tree(pid)
+    before = sum(cpu_seconds(each) for each in tree)
+    h2load_rate(url, body, 2 * H2LOAD_CALLS)
+    return (sum(cpu_seconds(each) for each in tree) - before) / (2 * H2LOAD_CALLS)
+
+
+def formula_cpu(server: Server, uncached: Server, echo: tuple[str, int]) -> None:
+    """Server CPU (the server process and its live processes) per GetValue of a formula answer, under
+    h2load: asked again (the answer cache) and looked up each time (the cache off); beside the bare echo
+    server's per call, the floor of a Python gRPC call on this machine now."""
+    request = pb.GetValueRequest(game=FORMULA[0], position=FORMULA[1]).SerializeToString()
+    for name, each in (("asked again", server), ("looked up", uncached)):
+        path = f"http://{each.target}/nimbase.v1.Nimbase/GetValue"
+        target = " (target <= 0.1)" if name == "asked again" else ""
+        per_call = cpu_per_call(path, request, each.pid)
+        figure(f"server CPU per formula GetValue, {name}{target}", per_call * 1e3, "ms")
+    floor = cpu_per_call(echo[0], b"x" * 32, echo[1])
+    figure("  ... bare grpc.aio echo server's CPU per call, same run", floor * 1e3, "ms")
+
+
+def rest_capacity(server: Server, bare: str) -> None:
+    """REST GetValue of a formula answer and of a stored heap (wrk 16 connections) beside a bare
+    one-process FastAPI app answering the same JSON, in turns, best round of each."""
+    if shutil.which("wrk") is None:
+        print("wrk not installed (Debian package wrk): REST capacity not measured")
+        return
+    for label, (game, position) in (("Nim", FORMULA), ("stored heap", STORED_HEAP)):
+        query = f"/v1/value?game={quote(game)}&position={quote(position)}"
+        wrk_rate(f"{server.base}{query}", 1.0)
+        wrk_rate(f"{bare}{query}", 1.0)
+        rates = in_turns(
+            {
+                "ours": lambda q=query: wrk_rate(f"{server.base}{q}", WRK_SECONDS),  # type: ignore[misc]
+                "bare": lambda q=query: wrk_rate(f"{bare}{q}", WRK_SECONDS),  # type: ignore[misc]
+            }
+        )
+        figure(f"REST GetValue, {label}, wrk 16 connections", rates["ours"], "calls/s")
+        figure("  ... bare FastAPI app, same JSON, in turns", rates["bare"], "calls/s")
+        figure("  ... nimbase / bare (target >= 0.8)", rates["ours"] / rates["bare"], "x")
+
+
+def capacity(url: str, server: Server, uncached: Server) -> None:
+    """The capacity figures of the service, each beside its yardstick measured in the same run."""
     if shutil.which("h2load") is None:
         print("h2load not installed (Debian package nghttp2-client): gRPC capacity not measured")
     else:
-        urls = {"ours": f"http://{target}/{method}"}
-        rates: dict[str, list[float]] = {"ours": [], "looked up": [], "echo": []}
-        with echo_server() as echo_url, running_server(url, settings=NO_ANSWER_CACHE) as uncached:
-            urls["looked up"] = f"http://{uncached.target}/{method}"
-            urls["echo"] = echo_url
-            bodies = {"ours": request, "looked up": request, "echo": b"x" * 32}
-            for name, server_url in urls.items():
-                h2load_rate(server_url, bodies[name], 5_000)  # warm each up
-            for _ in range(CAPACITY_ROUNDS):
-                for name, server_url in urls.items():
-                    rates[name].append(h2load_rate(server_url, bodies[name]) or 0.0)
-        ours, looked_up, echo = rates["ours"], rates["looked up"], rates["echo"]
-        figure("gRPC GetValue, one stored heap repeated, h2load 4x16 (best round)", max(ours), "calls/s")
-        figure("bare grpc.aio echo server, in turns with it (best round)", max(echo), "calls/s")
-        figure("  ... nimbase / echo (target >= 0.8)", max(ours) / max(echo), "x")
-        figure("  ... median rounds: nimbase / echo", statistics.median(ours) / statistics.median(echo), "x")
-        figure("gRPC GetValue, answer cache off: each call looked up (best)", max(looked_up), "calls/s")
-        figure("  ... looked up / echo", max(looked_up) / max(echo), "x")
-    rest = wrk_rate(f"{base}/v1/value?game={GAME}&position=123457")
-    if rest is None:
-        print("wrk not installed (Debian package wrk): REST capacity not measured")
-    else:
-        figure("REST GetValue, stored heap, wrk 16 connections", rest, "calls/s")
+        with echo_server() as echo:
+            grpc_capacity(server, uncached, echo[0])
+            formula_cpu(server, uncached, echo)
+    with bare_rest_server(server.base, [FORMULA, STORED_HEAP]) as bare:
+        rest_capacity(server, bare)
 
 
 def service_path(url: str, heaps: list[int]) -> None:
@@ -335,26 +460,33 @@ def stored_database() -> Iterator[str]:
         yield url
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    """Every figure; with `--capacity`, only the capacity figures (the ratios and their targets)."""
+    only_capacity = "--capacity" in (sys.argv[1:] if argv is None else argv)
     rng = random.Random(7)
     with stored_database() as url:
-        with running_server(url) as server:
+        with servers_together(url, [None, NO_ANSWER_CACHE]) as (server, uncached):
             target, base = server.target, server.base
             heaps = [rng.randrange(STORED) for _ in range(20_000)]
             sequential_grpc(target, GAME, heaps[:2000])  # warm the chunk cache and the connection
-            samples = sequential_grpc(target, GAME, heaps[:5000])
-            latency_figures("gRPC GetValue, stored subtraction heap", samples)
-            figure(
-                "gRPC GetValue, stored heap, one client in sequence", len(samples) / sum(samples), "calls/s"
-            )
-            nim = sequential_grpc(target, "nim", heaps[:5000])
-            latency_figures("gRPC GetValue, Nim formula (same run)", nim)
-            rate = asyncio.run(concurrent_grpc(target, GAME, heaps, in_flight=32))
-            figure("gRPC GetValue, stored heap, Python client 32 in flight", rate, "calls/s")
-            rest = sequential_rest(base, GAME, heaps[:3000])
-            latency_figures("REST GetValue, stored subtraction heap", rest)
-            figure("REST GetValue, stored heap, one client in sequence", len(rest) / sum(rest), "calls/s")
-            capacity(url, target, base)
+            if not only_capacity:
+                samples = sequential_grpc(target, GAME, heaps[:5000])
+                latency_figures("gRPC GetValue, stored subtraction heap", samples)
+                figure(
+                    "gRPC GetValue, stored heap, one client in sequence",
+                    len(samples) / sum(samples),
+                    "calls/s",
+                )
+                nim = sequential_grpc(target, "nim", heaps[:5000])
+                latency_figures("gRPC GetValue, Nim formula (same run)", nim)
+                rate = asyncio.run(concurrent_grpc(target, GAME, heaps, in_flight=32))
+                figure("gRPC GetValue, stored heap, Python client 32 in flight", rate, "calls/s")
+                rest = sequential_rest(base, GAME, heaps[:3000])
+                latency_figures("REST GetValue, stored subtraction heap", rest)
+                figure("REST GetValue, stored heap, one client in sequence", len(rest) / sum(rest), "calls/s")
+            capacity(url, server, uncached)
+            if only_capacity:
+                return
             bulk = [rng.randrange(STORED) for _ in range(200_000)]
             batch = bulk_batch(target, bulk)
             figure("BatchGetValues (10,000 a call), single heaps", batch, "values/s")

@@ -23,6 +23,9 @@ from storage.embedded import database_url
 from storage.migrate import upgrade_head
 
 ADMIN_TOKEN = "bench-token"
+#: How long a server may take to be ready: its live processes start (imports, numba caches) at a low
+#: priority, which on a busy machine takes minutes.
+START_SECONDS = 300
 
 
 def figure(name: str, value: float, unit: str) -> None:
@@ -91,7 +94,7 @@ def running_server(
     process = subprocess.Popen([sys.executable, *arguments], env=env)
     http = f"http://127.0.0.1:{http_port}"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + START_SECONDS
         while True:
             try:
                 if httpx.get(f"{http}/readyz", timeout=1).status_code == 200:

@@ -40,10 +40,12 @@ from service.graphs import Graphs, GraphSummary
 from service.health import DatabaseHealth, Health
 from service.jobs import AutomaticJobs, JobView, QueuedWork, Wanted, job_view
 from service.kind_plugins import open_resources
+from service.learned import LIVE, MEMO, Journal, unpack
 from service.limits import check_batch_size
 from service.mainline import check_plies
 from service.memo import Memo
 from service.move_choice import parse_choice
+from service.sequences.live import Live
 from service.sequences.tables import SequenceTables
 from service.settings import Settings
 from storage.errors import StorageUnavailable
@@ -154,6 +156,9 @@ class Nimbase:
         self._jobs = JobQueue(engine) if engine is not None else None
         self.automatic = AutomaticJobs(self._jobs, self._gate, settings.auto)
         cache = settings.cache
+        #: What this service's memo and live sequences gain, recorded while a live process answers a call
+        #: (service.learned), for the server to keep too.
+        self.journal = Journal()
         self.tables = SequenceTables(
             self._store,
             self._gate,
@@ -162,8 +167,9 @@ class Nimbase:
             chunk_bytes=cache.chunk_bytes,
             queue_work=self._queue_work,
             queue_solve=self._queue_solve,
+            journal=self.journal,
         )
-        self.memo = Memo(cache.memo_bytes, self.tables.may_compute)
+        self.memo = Memo(cache.memo_bytes, self.tables.may_compute, self.journal)
         self.answers = AnswerCache(cache.answer_bytes)
         #: Each kind's own settings, read from their variables (InvalidSetting naming a bad one), lent to
         #: every request (`Context.settings_for`).
@@ -264,6 +270,15 @@ class Nimbase:
         """`call()` if memory and storage answer it (reads, no computation), else None: what a service
         whose computations run elsewhere (service.pooled) still answers itself."""
         return self.tables.without_computing(call)
+
+    def adopt(self, learned: bytes) -> None:
+        """Keep what a live process computed for a call (service.learned): the next request needing it is
+        then answered from this process's memory."""
+        for cache, key, value in unpack(learned):
+            if cache == MEMO:
+                self.memo.adopt(key, value)
+            elif cache == LIVE and isinstance(value, Live) and isinstance(key, tuple):
+                self.tables.adopt_live(key, value)
 
     def _queue_work(self, game_id: str, family: str, wanted: Wanted) -> QueuedWork | None:
         """Queue (or find) the job that extends a sequence a request could not reach."""

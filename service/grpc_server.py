@@ -41,6 +41,7 @@ from engine.values import Value
 from nimbase.v1 import nimbase_pb2 as pb
 from nimbase.v1 import nimbase_pb2_grpc
 from service import convert
+from service.call_hooks import BeforeEachCall, before_each_call
 from service.client_peers import ClientInterceptor
 from service.clients import in_request_context
 from service.core import NimbaseService
@@ -109,10 +110,13 @@ class _Handlers:
         self.handlers.update(handlers)
 
 
-def add_servicer(servicer: NimbaseServicer, server: grpc.aio.Server) -> None:
+def add_servicer(
+    servicer: NimbaseServicer, server: grpc.aio.Server, hooks: Sequence[BeforeEachCall] = ()
+) -> None:
     """`add_NimbaseServicer_to_server`, except that the `RAW_METHODS` take the request's bytes and may
     answer with bytes: they key the answer cache (service.answers) by the request as received, so a
-    repeated lookup is answered without parsing its request or serializing its answer."""
+    repeated lookup is answered without parsing its request or serializing its answer. Each method
+    awaits the `hooks` first (service.call_hooks: the client's address, the rate limit)."""
     collected = _Handlers()
     nimbase_pb2_grpc.add_NimbaseServicer_to_server(servicer, collected)  # type: ignore[no-untyped-call]
     handlers = collected.handlers
@@ -120,6 +124,7 @@ def add_servicer(servicer: NimbaseServicer, server: grpc.aio.Server) -> None:
         handlers[name] = grpc.unary_unary_rpc_method_handler(
             getattr(servicer, name), request_deserializer=None, response_serializer=_serialized
         )
+    handlers = before_each_call(handlers, hooks)
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
     server.add_registered_method_handlers(SERVICE_NAME, handlers)  # type: ignore[attr-defined]
 
@@ -279,14 +284,16 @@ class NimbaseServicer:
         if kept is not None:
             return kept
 
-        def call(deadline: Deadline | None) -> pb.Value:
+        def call(deadline: Deadline | None) -> tuple[str | None, bytes]:
             message = _parse(pb.GetValueRequest, request)
-            return convert.value_to_pb(self._service.get_value(message.game, message.position, deadline))
+            value = self._service.get_value(message.game, message.position, deadline)
+            return value.source, convert.value_to_pb(value).SerializeToString()  # serialized once
 
-        def keep(answer: pb.Value) -> None:
-            self._answers.keep("GetValue", request, answer.source, answer.SerializeToString())
+        def keep(answer: tuple[str | None, bytes]) -> None:
+            self._answers.keep("GetValue", request, *answer)
 
-        return await self._unary("GetValue", context, call, timed=True, memory_first=True, keep=keep)
+        answer = await self._unary("GetValue", context, call, timed=True, memory_first=True, keep=keep)
+        return answer[1]
 
     async def BestMove(self, request: pb.BestMoveRequest, context: Context) -> pb.BestMoveResponse:
         limit = request.limit if request.HasField("limit") else None
@@ -316,15 +323,17 @@ class NimbaseServicer:
         if kept is not None:
             return kept
 
-        def call(deadline: Deadline | None) -> pb.IsPPositionResponse:
+        def call(deadline: Deadline | None) -> tuple[str | None, bytes]:
             message = _parse(pb.IsPPositionRequest, request)
             value = self._service.is_p_position(message.game, message.position, deadline)
-            return pb.IsPPositionResponse(p_position=value.outcome == "P", value=convert.value_to_pb(value))
+            answer = pb.IsPPositionResponse(p_position=value.outcome == "P", value=convert.value_to_pb(value))
+            return value.source, answer.SerializeToString()
 
-        def keep(answer: pb.IsPPositionResponse) -> None:
-            self._answers.keep("IsPPosition", request, answer.value.source, answer.SerializeToString())
+        def keep(answer: tuple[str | None, bytes]) -> None:
+            self._answers.keep("IsPPosition", request, *answer)
 
-        return await self._unary("IsPPosition", context, call, timed=True, memory_first=True, keep=keep)
+        answer = await self._unary("IsPPosition", context, call, timed=True, memory_first=True, keep=keep)
+        return answer[1]
 
     async def BatchGetValues(
         self, request: pb.BatchGetValuesRequest, context: Context
@@ -550,10 +559,6 @@ async def create_grpc_server(
     Must be called inside the event loop that will run it.
     """
     server = grpc.aio.server(
-        interceptors=[
-            ClientInterceptor(),
-            *([] if limiter is None else [RateLimitInterceptor(limiter, metrics)]),
-        ],
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", MAX_SEND_BYTES),
@@ -561,7 +566,8 @@ async def create_grpc_server(
         ],
     )
     servicer = NimbaseServicer(service, metrics, limits=limits)
-    add_servicer(servicer, server)
+    hooks = [ClientInterceptor(), *([] if limiter is None else [RateLimitInterceptor(limiter, metrics)])]
+    add_servicer(servicer, server, hooks)
 
     health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

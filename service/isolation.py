@@ -21,7 +21,7 @@ import pickle
 import signal
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -118,8 +118,13 @@ def describe(method: str, args: Sequence[Any]) -> str:
 class ProcessPool:
     """Processes that run `Nimbase` methods for many threads at once (see the module's docstring)."""
 
-    def __init__(self, settings: Settings, database_url: str | None) -> None:
+    def __init__(
+        self, settings: Settings, database_url: str | None, adopt: Callable[[bytes], None] | None = None
+    ) -> None:
+        """`adopt` is given what a process computed for a call besides its answer (service.learned), to
+        keep in the server's memory."""
         limits = settings.limits
+        self._adopt = adopt
         self._settings = settings
         self._database_url = database_url
         self._size = max(1, limits.live_processes)
@@ -289,7 +294,9 @@ class ProcessPool:
                 raise ProcessDied(f"the answer of a live process to {method} could not be read") from exc
             if kind == "ok":
                 self._release(child)
-                return unpack_answer(payload)
+                answer, learned = payload
+                self._learn(learned)
+                return unpack_answer(answer)
             if kind == "error":
                 self._release(child)
                 raise unpack_error(payload)
@@ -298,6 +305,15 @@ class ProcessPool:
                 raise self._over_cap(method, args)
             self._replace(child)
             raise ProcessDied(f"a live process failed computing {method}")
+
+    def _learn(self, learned: bytes | None) -> None:
+        """Hand `adopt` what a process learned (a failure there costs only the keeping)."""
+        if learned is None or self._adopt is None:
+            return
+        try:
+            self._adopt(learned)
+        except Exception:
+            log.exception("what a live process computed could not be kept")
 
     def _died(self, child: _Child, method: str, args: Sequence[Any]) -> Exception:
         child.process.join(1)
@@ -329,9 +345,11 @@ class ProcessPool:
             try:
                 back = child.conn.poll(KILL_GRACE_SECONDS)
                 if back:
-                    kind, _payload = child.conn.recv()
+                    kind, payload = child.conn.recv()
                     if kind in ("ok", "error"):
                         self._release(child)
+                        if kind == "ok":  # too late for its caller, in time for the next one
+                            self._learn(payload[1])
                         return
             except (EOFError, OSError):
                 pass

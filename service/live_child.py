@@ -99,6 +99,7 @@ def main(settings_pickled: bytes, database_url: str | None, conn: Connection, me
     from engine.deadline import Deadline
     from engine.errors import NimbaseError
     from engine.registry import list_games
+    from service import learned
     from service.clients import CLIENT, WAITED
     from service.core import Nimbase
     from storage.database import create_engine
@@ -130,7 +131,9 @@ def main(settings_pickled: bytes, database_url: str | None, conn: Connection, me
         try:
             deadline = Deadline.cancellable(at)
             current.cancellation = deadline.cancelled
-            reply = ("ok", pack_answer(getattr(service, method)(*args, deadline=deadline)))
+            with service.journal.recording() as gained:
+                answer = getattr(service, method)(*args, deadline=deadline)
+            reply = ("ok", (pack_answer(answer), learned.pack(gained)))
         except MemoryError:
             reply = ("memory", None)
         except NimbaseError as exc:

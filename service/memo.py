@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from engine.lru import Usage
 from engine.once import Once
+from service.learned import MEMO, Journal
 
 T = TypeVar("T")
 
@@ -33,9 +34,11 @@ def _weight(key: Hashable, value: Any) -> int:
 class Memo:
     """LRU cache of at most `max_bytes` (see `_weight`), with per-entry computation locks."""
 
-    def __init__(self, max_bytes: int, may_block: Callable[[], None]) -> None:
+    def __init__(self, max_bytes: int, may_block: Callable[[], None], journal: Journal | None = None) -> None:
+        """`journal` records the entries computed here (service.learned)."""
         self._once: Once[Hashable, Any] = Once(max_bytes, _weight)
         self._may_block = may_block
+        self._journal = journal if journal is not None else Journal()
 
     def get_or_compute(self, key: Hashable, compute: Callable[[], T]) -> T:
         kept = self._once.entry(key)
@@ -43,9 +46,20 @@ class Memo:
             found: T = kept.value
             return found
         self._may_block()
+
+        def make() -> T:
+            value = compute()
+            self._journal.record(MEMO, key, value)
+            return value
+
         # An entry larger than the whole cache is computed for this caller only.
-        made: T = self._once.get(key, compute)
+        made: T = self._once.get(key, make)
         return made
+
+    def adopt(self, key: Hashable, value: object) -> None:
+        """Keep an entry computed elsewhere (a live process: service.learned), unless one is kept."""
+        if self._once.entry(key) is None:
+            self._once.keep(key, value)
 
     def peek(self, key: Hashable) -> object | None:
         entry = self._once.entry(key)

@@ -265,7 +265,7 @@ def isolated(
     if database_url is None or settings.limits.live_processes == 0 or not isinstance(service, Nimbase):
         yield service
         return
-    pool = ProcessPool(settings, database_url)
+    pool = ProcessPool(settings, database_url, adopt=service.adopt)
     pool.start(wait=wait)
     try:
         yield PooledService(service, pool)

@@ -19,6 +19,7 @@ from engine.errors import DeadlineExceeded, InvalidArgument
 from service import http_cache
 from service.clients import in_request_context
 from service.pooled import Moved, computing_only, reads_only
+from service.rest import kept
 from service.rest.context import context_of
 from service.rest.deadline import arrival, deadline_at
 from service.rest.errors import failure
@@ -53,19 +54,25 @@ def answer(request: Request, call: Callable[[], object], cache: Cache = None) ->
 
 
 async def answer_memory_first(
-    request: Request, header: str | None, call: Callable[[Deadline], object], cache: Cache = None
+    request: Request, header: str | None, call: Callable[[Deadline | None], object], cache: Cache = None
 ) -> Response:
     """Answer on the event loop when memory suffices (the hot path of lookups), else in a worker
-    thread, where the call may read the database or compute (`answer_in_thread`)."""
+    thread, where the call may read the database or compute (`answer_in_thread`).
+
+    The memory answer is given whatever the deadline (`x-deadline-ms`, checked for its syntax first):
+    nothing done from memory waits or computes, so it is answered in less time than any deadline allows,
+    and checking the clock along the way would only turn a 1 ms deadline into a refusal."""
     context = context_of(request)
     try:
-        stop = Deadline.cancellable(deadline_at(header, context.limits, arrival(request)))
-        body = context.service.in_memory(lambda: call(stop))
+        at = deadline_at(header, context.limits, arrival(request))
+        body = context.service.in_memory(lambda: call(None))
     except Exception as exc:
         return failure(request, exc)
     if body is None:
-        return await answer_until_gone(request, stop, call, cache)
-    return respond(request, body, cache)
+        return await answer_until_gone(request, Deadline.cancellable(at), call, cache)
+    response = respond(request, body, cache)
+    kept.keep(context.service.answers, request, response, body)  # asked again, answered before routing
+    return response
 
 
 async def answer_in_thread(

@@ -17,6 +17,7 @@ from service.rate_limit import RateLimiter
 from service.rest.assets import mount_assets
 from service.rest.context import RestContext, attach
 from service.rest.errors import add_error_handlers
+from service.rest.kept import KeptAnswers
 from service.rest.middleware import add_middleware
 from service.rest.openapi import document
 from service.rest.routes import ROUTERS
@@ -55,6 +56,7 @@ def create_app(
     attach(app, RestContext(service, limits, meter, computing))
     mount_assets(app)
     document(app, limits)
+    app.add_middleware(KeptAnswers, answers=service.answers)  # innermost: inside every other layer
     add_middleware(app, limits, meter, cors_origins, limiter)
     add_error_handlers(app)
     for router in ROUTERS:

@@ -27,6 +27,7 @@ from engine.lru import Usage
 from engine.once import Once
 from engine.periods import Period
 from nimbase.settings import DEFAULT_CACHE
+from service.learned import LIVE, Journal
 from service.limits import Limits
 from service.sequences.modes import Modes
 from service.sequences.names import SequenceKey, item, name
@@ -59,8 +60,17 @@ class Live:
 class LiveSequences:
     """The live prefixes of every sequence: cached, grown on demand, their growth's cost predicted."""
 
-    def __init__(self, limits: Limits, modes: Modes, *, live_bytes: int = DEFAULT_CACHE.live_bytes) -> None:
+    def __init__(
+        self,
+        limits: Limits,
+        modes: Modes,
+        *,
+        live_bytes: int = DEFAULT_CACHE.live_bytes,
+        journal: Journal | None = None,
+    ) -> None:
+        """`journal` records the prefixes grown here (service.learned)."""
         self._limits = limits
+        self._journal = journal if journal is not None else Journal()
         self._modes = modes
         #: The prefixes by sequence, and each sequence's growth lock.
         self._live: Once[SequenceKey, Live] = Once(live_bytes, lambda _key, live: _live_bytes(live))
@@ -93,6 +103,22 @@ class LiveSequences:
             self._live.keep(key, live)
         else:
             self._live.replace(key, live, replacing)
+        self._journal.record(LIVE, key, live)
+
+    def adopt(self, key: SequenceKey, live: Live) -> None:
+        """Keep a prefix grown elsewhere (a live process: service.learned) where it knows at least what the
+        cached one knows: as many values, the period if that is certified, the remoteness if computed."""
+        kept = self._live.entry(key)
+        if kept is None:
+            self._live.keep(key, live)
+            return
+        cached = kept.value
+        if (
+            len(live.values) >= len(cached.values)
+            and (live.period is not None or cached.period is None)
+            and (live.remoteness is not None or cached.remoteness is None)
+        ):
+            self._live.replace(key, live, cached)
 
     def add_remoteness(self, source: SequenceSource, live: Live, remoteness: NDArray[np.int64]) -> None:
         """Keep the remoteness computed over a cached prefix with it (weighed anew)."""

@@ -95,6 +95,8 @@ class StoredSequences:
         )
         #: Chunks found damaged: not read again (nor reported again) for `header_ttl` seconds.
         self._damaged: LRU[tuple[str, str, int], Damage] = LRU(maxsize=4096)
+        #: Headers being read again behind a memory answer (`_refresh_behind`).
+        self._refreshing: set[tuple[str, str]] = set()
         #: Guards the caches above; held only for dictionary operations.
         self._lock = threading.Lock()
 
@@ -107,6 +109,11 @@ class StoredSequences:
             return cached.info
         if self._store is None:
             return None
+        if cached is not None and self._modes.memory_only:
+            # A memory answer does not wait for the database: what the header says stays true (a table
+            # only grows), and a thread of its own reads it again behind the answer.
+            self._refresh_behind(game_id, family)
+            return cached.info
         self._modes.may_block()
         store = self._store
         try:
@@ -116,6 +123,24 @@ class StoredSequences:
         with self._lock:
             self._headers[(game_id, family)] = _Header(info, now)
         return info
+
+    def _refresh_behind(self, game_id: str, family: str) -> None:
+        """Read a header again in a thread of its own (one at a time per header), for `info` in memory-only
+        mode, which answers from the header it has meanwhile."""
+        key = (game_id, family)
+        with self._lock:
+            if key in self._refreshing:
+                return
+            self._refreshing.add(key)
+
+        def refresh() -> None:
+            try:
+                self.info(game_id, family)  # this thread's mode is not memory-only: it reads
+            finally:
+                with self._lock:
+                    self._refreshing.discard(key)
+
+        threading.Thread(target=refresh, name="nimbase-header", daemon=True).start()
 
     def size(self, game_id: str, family: str) -> int:
         """How many values of (game_id, family) are stored from 0 (0 when none or unreachable)."""

@@ -27,10 +27,11 @@ from service.clients import WAITED
 from service.errors import Unavailable
 from service.gate import DatabaseGate
 from service.jobs import QueuedWork, Wanted
+from service.learned import Journal
 from service.limits import Limits
 from service.sequences.live import Live, LiveSequences, halfway
 from service.sequences.modes import Modes
-from service.sequences.names import HEAP, name
+from service.sequences.names import HEAP, SequenceKey, name
 from service.sequences.refusals import Refusals
 from service.sequences.stored import StoredSequences
 from storage.errors import CorruptChunk, StorageUnavailable
@@ -57,15 +58,17 @@ class SequenceTables:
         chunk_bytes: int = DEFAULT_CACHE.chunk_bytes,
         queue_work: Callable[[str, str, Wanted], QueuedWork | None] | None = None,
         queue_solve: Callable[[str, str], QueuedWork | None] | None = None,
+        journal: Journal | None = None,
     ) -> None:
         """`live_bytes` and `chunk_bytes` bound the live prefixes and the stored chunks kept, by their
         arrays' bytes; one larger than its whole budget serves the request that made it, and is not kept.
-        `queue_work` and `queue_solve` queue the automatic jobs that refusals name (`Refusals`)."""
+        `queue_work` and `queue_solve` queue the automatic jobs that refusals name (`Refusals`); `journal`
+        records the live prefixes grown (service.learned)."""
         self._modes = Modes()
         self._stored = StoredSequences(
             store, gate, self._modes, header_ttl=header_ttl, chunk_bytes=chunk_bytes
         )
-        self._live = LiveSequences(limits, self._modes, live_bytes=live_bytes)
+        self._live = LiveSequences(limits, self._modes, live_bytes=live_bytes, journal=journal)
         self._refusals = Refusals(
             self._stored, self._live, limits, queue_work=queue_work, queue_solve=queue_solve
         )
@@ -87,6 +90,10 @@ class SequenceTables:
     def may_compute(self) -> None:
         """Raise WouldBlock in memory-only and reads-only modes (for callers about to search or compute)."""
         self._modes.may_compute()
+
+    def adopt_live(self, key: SequenceKey, live: Live) -> None:
+        """Keep a live prefix a live process grew (service.learned)."""
+        self._live.adopt(key, live)
 
     # -- what is stored -------------------------------------------------------------------------
 
