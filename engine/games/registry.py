@@ -29,7 +29,7 @@ from engine.games.octal import CLASSICS, OctalGame
 from engine.games.wythoff import WythoffGame
 from engine.kind import GameKind
 from engine.kind_settings import KindSettings, SettingsDeclaration
-from engine.precompute import JobPlan, StoredName
+from engine.precompute import JobPlan, StoredName, plan_job
 from engine.rules import kind as rules_kind
 from engine.rules import plugins
 from nimbase_rules import Family as RulesFamily
@@ -183,7 +183,7 @@ def parse_game_id(text: str) -> Game:
 def plan_stored(name: StoredName) -> JobPlan:
     """The job storing `name` whole, as its game plans it: what a job's submission queues first for each
     object the job needs (storage.job_needs)."""
-    return parse_game_id(name.game_id).plan_job(0, False, name.family)
+    return plan_job(parse_game_id(name.game_id), 0, False, name.family)
 
 
 def list_games() -> list[GameInfo]:
