@@ -292,10 +292,13 @@ def test_a_whole_object_is_stored_whole_with_its_progress(
     from engine.stored_bytes import decode_words
     from worker import runner
 
+    from engine.precompute import plan_job
+
     queue = JobQueue(clean_db)
-    needs = parse_game_id("chess:KRvK").plan_job(0, family="table").needs
+    plan = plan_job(parse_game_id("chess:KRvK"), 0, family="table")
+    needs = plan.needs
     submitted = queue.submit_automatic(
-        "chess:KRvK", "table", 5, cap=4, max_seconds=1e-6, needs=needs, planner=plan_stored
+        "chess:KRvK", "table", 5, cap=4, max_seconds=1e-6, needs=needs, planner=plan_stored, plan=plan
     )
     assert submitted.job is not None and len(submitted.job.waits_for) == 1
     recorded: list[tuple[int, int]] = []
@@ -312,12 +315,17 @@ def test_a_whole_object_is_stored_whole_with_its_progress(
     monkeypatch.setattr(runner, "PROGRESS_SECONDS", 0.0)
     monkeypatch.setattr(JobQueue, "progress", spy)
     run_all(clean_db, step_values=1000)
-    assert recorded and all(0 < done <= total for done, total in recorded)
+    # Finding 9: the total is the table's slots, as queued, for the whole run (not the solve's three
+    # passes, nor the stored words).
+    slots = parse_material("KRvK").slots
+    assert submitted.job.total == slots
+    assert recorded and all(0 <= done <= total == slots for done, total in recorded)
     assert [done for done, _ in recorded] == sorted(done for done, _ in recorded)
     job = queue.get(submitted.job.id)
     info = SequenceStore(clean_db).info("chess:KRvK", "table")
     assert job is not None and info is not None
-    assert (job.status, job.error) == ("done", None) and job.done == job.total == info.computed_upto > 5
+    assert (job.status, job.error) == ("done", None) and job.done == job.total == slots
+    assert info.computed_upto > 5
     stored = decode_words(SequenceStore(clean_db).read_prefix("chess:KRvK", "table", info.computed_upto))
     kvk = SequenceStore(clean_db).info("chess:KvK", "table")
     assert kvk is not None
@@ -345,3 +353,34 @@ def test_a_cancelled_solve_stops_at_its_next_progress_report(clean_db: sa.Engine
     with pytest.raises(_Stopped):
         worker._reporter(job, lost)(20, 100)
     assert lost.is_set()
+
+
+def test_a_tiers_job_counts_the_tiers_positions(clean_db: sa.Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Finding 9: a rules tier showed "0 of" the whole game's codes for its whole run. Its total is the
+    tier's positions, counted as its job starts and never changed after."""
+    from engine.games.registry import plan_stored
+    from engine.precompute import plan_job
+    from engine.rules.solve import positions
+    from worker import runner
+
+    game = parse_game_id("tictactoe")
+    plan = plan_job(game, 0, family="tier:8")
+    queue = JobQueue(clean_db)
+    submitted = queue.queue(plan, plan_stored).job
+    assert submitted is not None and submitted.total == 0  # not known before the tier is found
+    recorded: list[tuple[int, int]] = []
+    record = JobQueue.progress
+
+    def spy(self: JobQueue, job_id: int, worker_id: str, done: int, total: int) -> bool:
+        if job_id == submitted.id:
+            recorded.append((done, total))
+        return record(self, job_id, worker_id, done, total)
+
+    monkeypatch.setattr(runner, "PROGRESS_SECONDS", 0.0)
+    monkeypatch.setattr(JobQueue, "progress", spy)
+    run_all(clean_db)
+    count = len(positions(game.rules, 8))  # type: ignore[attr-defined]
+    assert count < game.rules.size  # type: ignore[attr-defined]
+    assert recorded[0] == (0, count) and all(total == count for _, total in recorded)
+    job = queue.get(submitted.id)
+    assert job is not None and (job.status, job.done, job.total) == ("done", count, count)
