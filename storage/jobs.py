@@ -332,6 +332,18 @@ class JobQueue:
         with unavailable_on_disconnect(), self._engine.connect() as conn:
             return [Job.from_row(row) for row in conn.execute(stmt)]
 
+    def last_done(self, game_id: str, family: str) -> Job | None:
+        """The last done job that stored (game_id, family), if any."""
+        stmt = (
+            sa.select(jobs)
+            .where(jobs.c.game_id == game_id, jobs.c.family == family, jobs.c.status == "done")
+            .order_by(jobs.c.id.desc())
+            .limit(1)
+        )
+        with unavailable_on_disconnect(), self._engine.connect() as conn:
+            row = conn.execute(stmt).first()
+        return None if row is None else Job.from_row(row)
+
     def get(self, job_id: int) -> Job | None:
         with unavailable_on_disconnect(), self._engine.connect() as conn:
             row = conn.execute(sa.select(jobs).where(jobs.c.id == job_id)).first()

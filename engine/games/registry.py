@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.errors import InvalidGameId, UnknownGame
+from engine.errors import InvalidArgument, InvalidGameId, UnknownGame
 from engine.games import bicolor, chess, graph_game, nim, subtraction
 from engine.games.base import GameInfo
 from engine.games.bicolor import BicolorNim
@@ -184,6 +184,16 @@ def plan_stored(name: StoredName) -> JobPlan:
     """The job storing `name` whole, as its game plans it: what a job's submission queues first for each
     object the job needs (storage.job_needs)."""
     return plan_job(parse_game_id(name.game_id), 0, False, name.family)
+
+
+def bulk_ids(name: str, men: int) -> list[str]:
+    """The game ids of the family `name`'s whole set up to `men` (`Family.bulk`), each after those its
+    job reads; InvalidArgument for a family without one, or a size beyond what it stores (naming it)."""
+    family = FAMILIES.get(name)
+    if family is None or family.bulk is None:
+        sets = ", ".join(sorted(n for n, f in FAMILIES.items() if f.bulk is not None))
+        raise InvalidArgument(f"men asks for a family's whole set ({sets}), and {_quote(name)} has none")
+    return family.bulk(men)
 
 
 def list_games() -> list[GameInfo]:

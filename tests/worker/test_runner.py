@@ -53,12 +53,12 @@ def test_without_fill_the_job_ends_once_the_period_is_certified(clean_db: sa.Eng
     assert info.period == kernel.certify(oracle_values((2, 5, 7), info.computed_upto))
     done = queue.get(job.id)
     assert done is not None and (done.status, done.done, done.total) == ("done", 10**7, 10**7)
-    # A later job finds the period stored and has nothing to do.
-    again = queue.submit("subtraction:2,5,7", "heap", 10**6)
-    run_all(clean_db)
-    assert SequenceStore(clean_db).info("subtraction:2,5,7", "heap") == info
-    finished = queue.get(again.id)
-    assert finished is not None and finished.status == "done"
+    # A later submission finds the period stored: nothing is queued.
+    from engine.games.registry import plan_stored
+    from engine.precompute import JobPlan
+
+    again = queue.queue(JobPlan("subtraction:2,5,7", "heap", 10**6, False), plan_stored)
+    assert (again.job, again.stored, again.queued) == (None, info.computed_upto, ())
 
 
 def test_extending_an_existing_table_keeps_its_prefix(clean_db: sa.Engine) -> None:
@@ -289,10 +289,9 @@ def test_a_whole_object_is_stored_whole_with_its_progress(
     from engine.games.chess import TableKernel
     from engine.games.chess_tables import parse_material
     from engine.games.registry import parse_game_id, plan_stored
+    from engine.precompute import plan_job
     from engine.stored_bytes import decode_words
     from worker import runner
-
-    from engine.precompute import plan_job
 
     queue = JobQueue(clean_db)
     plan = plan_job(parse_game_id("chess:KRvK"), 0, family="table")
@@ -340,7 +339,7 @@ def test_a_cancelled_solve_stops_at_its_next_progress_report(clean_db: sa.Engine
     from worker.runner import _Stopped
 
     queue = JobQueue(clean_db)
-    queue.submit("chess:KQvK", "table", 1)
+    queue.submit("chess:KQvK", "table", 100)  # its total: 100
     job = queue.claim("test-worker", 30)
     assert job is not None
     worker = Worker(clean_db, worker_id="test-worker")
