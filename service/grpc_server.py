@@ -399,9 +399,9 @@ class NimbaseServicer:
         def call(_: Deadline | None) -> pb.ListJobsResponse:
             cursor = request.cursor if request.HasField("cursor") else None
             if request.HasField("limit"):
-                jobs, following = self._service.list_jobs(request.limit, cursor)
+                jobs, following = self._service.job_page(request.limit, cursor)
             else:
-                jobs, following = self._service.list_jobs(cursor=cursor)
+                jobs, following = self._service.job_page(cursor=cursor)
             return convert.job_list_to_pb(jobs, following)
 
         return await self._unary("ListJobs", context, call)

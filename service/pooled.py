@@ -232,8 +232,11 @@ class PooledService:
     def get_job(self, job_id: int) -> JobView:
         return self.local.get_job(job_id)
 
-    def list_jobs(self, limit: int = 100, cursor: str | None = None) -> tuple[list[JobView], str | None]:
-        return self.local.list_jobs(limit, cursor)
+    def list_jobs(self, limit: int = 100) -> list[JobView]:
+        return self.local.list_jobs(limit)
+
+    def job_page(self, limit: int = 100, cursor: str | None = None) -> tuple[list[JobView], str | None]:
+        return self.local.job_page(limit, cursor)
 
     def cancel_job(self, token: str | None, job_id: int) -> JobView:
         return self.local.cancel_job(token, job_id)

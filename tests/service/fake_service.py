@@ -261,7 +261,10 @@ class FakeService:
             raise NotFound(f"no job {job_id}")
         return self.jobs[job_id]
 
-    def list_jobs(self, limit: int = 100, cursor: str | None = None) -> tuple[list[JobView], str | None]:
+    def list_jobs(self, limit: int = 100) -> list[JobView]:
+        return self.job_page(limit)[0]
+
+    def job_page(self, limit: int = 100, cursor: str | None = None) -> tuple[list[JobView], str | None]:
         listed = sorted(self.jobs.values(), key=lambda j: -j.id)
         if cursor is not None:
             listed = [j for j in listed if j.id < int(cursor)]

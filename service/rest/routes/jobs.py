@@ -93,7 +93,7 @@ def list_jobs(request: Request, limit: ListLimit = None, cursor: Cursor = None) 
 
     def call() -> schema.JobList:
         jobs, following = (
-            service.list_jobs(cursor=cursor) if limit is None else service.list_jobs(limit, cursor)
+            service.job_page(cursor=cursor) if limit is None else service.job_page(limit, cursor)
         )
         return convert.job_list_as_dict(jobs, following)
 
