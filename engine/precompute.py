@@ -51,8 +51,9 @@ class JobPlan:
     is queued that no worker can finish): `memory_bytes`, the computing process's peak address space
     (None: `PROCESS_BYTES` and `VALUE_BYTES` a value); `work`, the units its progress counts to, fixed
     for the whole run (a chess table's slots, a tier's positions; None: its values; 0: counted by the
-    worker as it starts, before any other progress). `whole` is set by `plan_job` below: the job makes
-    its object whole, whatever `values` says."""
+    worker as it starts, before any other progress); `positions`, the most it may index at once, within
+    `max_positions`. `whole` is set by `plan_job` below: the job makes its object whole, whatever
+    `values` says."""
 
     game_id: str
     family: str
@@ -62,6 +63,9 @@ class JobPlan:
     memory_bytes: int | None = None
     work: int | None = None
     whole: bool = False
+    #: Most positions the job may have to index at once, and most its index holds (None: no bound).
+    positions: int | None = None
+    max_positions: int | None = None
 
     @property
     def name(self) -> StoredName:
@@ -108,15 +112,24 @@ class BeyondWorker(LimitExceeded):
 
 def check_fits(plans: Sequence[JobPlan], memory_cap: int, cap_name: str) -> None:
     """Refuse `plans` (a submission's jobs, all or none) when the largest needs more memory than one
-    worker may hold (`memory_cap` bytes, named `cap_name`; 0: no cap), naming it and the figures."""
-    if memory_cap <= 0 or not plans:
-        return
-    largest = max(plans, key=lambda plan: plan.memory)
-    if largest.memory <= memory_cap:
-        return
-    whose = f"{largest.game_id} ({largest.family})"
-    more = f", one of the {len(plans)} jobs it would queue," if len(plans) > 1 else ""
-    raise BeyondWorker(
-        f"the job storing {whose}{more} needs about {largest.memory:,} bytes of memory, more than a "
-        f"worker's cap of {memory_cap:,} bytes ({cap_name}): nothing is queued"
-    )
+    worker may hold (`memory_cap` bytes, named `cap_name`; 0: no cap), or one may have to index more
+    positions than its index holds, naming it and the figures."""
+    if memory_cap > 0 and plans:
+        largest = max(plans, key=lambda plan: plan.memory)
+        if largest.memory > memory_cap:
+            whose = f"{largest.game_id} ({largest.family})"
+            more = f", one of the {len(plans)} jobs it would queue," if len(plans) > 1 else ""
+            raise BeyondWorker(
+                f"the job storing {whose}{more} needs about {largest.memory:,} bytes of memory, more than a "
+                f"worker's cap of {memory_cap:,} bytes ({cap_name}): nothing is queued"
+            )
+    for plan in plans:
+        if (
+            plan.positions is not None
+            and plan.max_positions is not None
+            and plan.positions > plan.max_positions
+        ):
+            raise BeyondWorker(
+                f"the job storing {plan.game_id} ({plan.family}) may have to index {plan.positions:,} "
+                f"positions at once, more than its index holds ({plan.max_positions:,}): nothing is queued"
+            )

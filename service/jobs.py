@@ -8,6 +8,11 @@ NIMBASE_AUTO_JOBS such jobs open at once, and one client (service.clients) at mo
 (NIMBASE_AUTO_CLIENT_JOBS), so nobody can fill the database or occupy the workers through queries. A job
 is queued only where it can answer the request: its values (NIMBASE_AUTO_VALUES) reach the heap asked,
 or the game's period, once certified, answers every heap.
+
+Every submission, automatic or an admin's (`worker_admission`), is checked before anything is queued
+against what one worker can do (NIMBASE_WORKER_MEMORY_BYTES, as each job's kind estimates it: a refusal
+names the job, the figure and the cap), and queues nothing for what is stored or an open job computes
+(storage.job_needs). `SubmissionView` is what a submission did, as both transports answer it.
 """
 
 from __future__ import annotations

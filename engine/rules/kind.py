@@ -285,6 +285,8 @@ class RulesGame(GameKind[int]):
             needs,
             memory_bytes=job_memory(self.rules),
             work=0,
+            positions=self.rules.size,  # a tier may hold every code
+            max_positions=MAX_TIER_POSITIONS,
         )
 
     def kernel_for(self, family: str) -> SequenceKernel | None:
@@ -298,6 +300,10 @@ class RulesGame(GameKind[int]):
 #: `PLAIN_POSITION_BYTES` and 16 a move.
 POSITION_BYTES = 62
 PLAIN_POSITION_BYTES = 42
+
+
+#: Most positions one tier's solve indexes (its graph's edges name positions as int32).
+MAX_TIER_POSITIONS = (1 << 31) - 1
 
 
 def job_memory(rules: Rules) -> int:

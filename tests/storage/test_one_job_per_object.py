@@ -220,3 +220,16 @@ def test_the_list_pages_newest_first(clean_db: sa.Engine) -> None:
         pages.append([j.id for j in page])
         before = page[-1].id
     assert pages == [ids[6:3:-1], ids[3:0:-1], ids[:1]]
+
+
+def test_a_job_whose_index_cannot_hold_its_positions_is_refused() -> None:
+    """A rules tier found among 127^7 codes (connect4:7x6) may hold more positions than a tier's index."""
+    from engine.games.registry import parse_game_id
+    from engine.precompute import plan_job
+
+    tier = plan_job(parse_game_id("connect4:7x6"), 0)
+    with pytest.raises(
+        BeyondWorker, match="index 532,875,860,165,503 positions at once, more than its index"
+    ):
+        check_fits([tier], 0, "NIMBASE_WORKER_MEMORY_BYTES")  # no memory cap: the index still bounds it
+    check_fits([plan_job(parse_game_id("connect4:5x4"), 0)], 0, "NIMBASE_WORKER_MEMORY_BYTES")
