@@ -146,7 +146,9 @@ class JobQueue:
         kind: JobKind = "extend",
         chunk_index: int | None = None,
     ) -> Job:
-        """Queue a job; `upto` is the number of values wanted (heaps 0..upto-1)."""
+        """Queue a job; `upto` is the number of values wanted (heaps 0..upto-1). An extend job of what is
+        stored is the done job that stored it (InvalidArgument where none did), of what an open job
+        computes that job (`job_needs.decide`)."""
         if upto < 0:
             raise InvalidArgument(f"upto must be >= 0, got {upto}")
         if kind not in ("extend", "repair"):
@@ -158,9 +160,16 @@ class JobQueue:
             with unavailable_on_disconnect(), self._engine.begin() as conn:
                 lock_submissions(conn)
                 got = decide(conn, plan, _no_planner, _admin_row)
-                if got.job_id is None:
+                found = got.job_id
+                if found is None:  # stored: the job that stored it, where there is one
+                    found = conn.execute(
+                        sa.select(sa.func.max(jobs.c.id)).where(
+                            jobs.c.game_id == game_id, jobs.c.family == family, jobs.c.status == "done"
+                        )
+                    ).scalar()
+                if found is None:
                     raise InvalidArgument(f"{game_id} ({family}) holds {got.stored} values already")
-                return Job.from_row(conn.execute(sa.select(jobs).where(jobs.c.id == got.job_id)).one())
+                return Job.from_row(conn.execute(sa.select(jobs).where(jobs.c.id == found)).one())
         stmt = (
             jobs.insert()
             .values(
