@@ -150,6 +150,8 @@ def decide(
             )
         raised: dict[str, object] = {"fill": jobs.c.fill | plan.fill}
         if not covered:
+            if admit is not None:
+                admit([plan])
             raised.update(upto=plan.values, total=plan.total)
         if values(plan).get("origin", "admin") == "admin":  # an admin's job: no time bound, nobody's share
             raised.update(origin="admin", max_seconds=None, client=None)

@@ -149,6 +149,11 @@ def test_what_no_worker_can_finish_is_refused_and_nothing_is_queued(clean_db: sa
     assert families(clean_db) == []
     fits = queue.queue(plan("top"), planner, lambda plans: check_fits(plans, 100, "CAP"))
     assert len(fits.queued) == 4
+    small = queue.queue(JobPlan("s", "heap", 10, False, memory_bytes=50), planner, admit)
+    assert small.job is not None
+    with pytest.raises(BeyondWorker):  # a queued job's upto is not raised past what a worker can do
+        queue.queue(JobPlan("s", "heap", 20, False, memory_bytes=200), planner, admit)
+    assert queue.get(small.job.id).upto == 10  # type: ignore[union-attr]
 
 
 def test_a_job_is_queued_with_its_own_work_as_its_total(clean_db: sa.Engine) -> None:
