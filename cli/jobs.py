@@ -135,6 +135,7 @@ def _follow(queue: object, job_id: int) -> int:
 def cmd_jobs(args: argparse.Namespace) -> int:
     """`nimbase jobs` (a page of jobs, newest first) and `nimbase jobs retry N`."""
     from engine.errors import NimbaseError
+    from engine.positions import MAX_HEAP
     from service.jobs import MAX_LIST_JOBS
     from storage.jobs import JobQueue
 
@@ -146,9 +147,13 @@ def cmd_jobs(args: argparse.Namespace) -> int:
     if not 1 <= args.limit <= MAX_LIST_JOBS:
         print(f"nimbase: --limit {args.limit} is outside 1..{MAX_LIST_JOBS}", file=sys.stderr)
         return 2
+    if args.cursor is not None and args.cursor < 1:
+        print(f"nimbase: --cursor {args.cursor} is not a job id", file=sys.stderr)
+        return 2
     queue = JobQueue(open_engine(ready_database(args.settings)))
+    before = None if args.cursor is None else min(args.cursor, MAX_HEAP)  # no job id is larger
     try:
-        jobs = queue.list(limit=args.limit + 1, before=args.cursor)
+        jobs = queue.list(limit=args.limit + 1, before=before)
     except NimbaseError as error:
         print(f"nimbase: {error}", file=sys.stderr)
         return 2

@@ -9,6 +9,7 @@ It never asks which game it is serving.
 from __future__ import annotations
 
 import hmac
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -46,6 +47,7 @@ from service.gate import DatabaseGate
 from service.graphs import Graphs, GraphSummary
 from service.health import DatabaseHealth, Health
 from service.jobs import (
+    CURSOR_PATTERN,
     MAX_LIST_JOBS,
     AutomaticJobs,
     JobView,
@@ -547,9 +549,9 @@ class Nimbase:
             raise InvalidArgument(f"limit {limit} is outside 1..{MAX_LIST_JOBS}")
         before = None
         if cursor is not None:
-            if not (cursor.isascii() and cursor.isdigit() and 0 < int(cursor) <= MAX_HEAP):
+            if re.fullmatch(CURSOR_PATTERN, cursor) is None:
                 raise InvalidArgument(f"cursor {quote_token(cursor)} is not one a page of jobs gave")
-            before = int(cursor)
+            before = min(int(cursor), MAX_HEAP)  # no job id is larger
         queue = self._queue()
         jobs = self._gate.call(lambda: queue.list(limit=limit + 1, before=before))
         following = str(jobs[limit - 1].id) if len(jobs) > limit else None

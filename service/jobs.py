@@ -39,6 +39,8 @@ from storage.jobs import Job, JobQueue, Submission
 
 #: Most jobs one page of ListJobs holds (a larger `limit` is INVALID_ARGUMENT).
 MAX_LIST_JOBS = 1000
+#: A page's cursor: the id of the last job it listed (the next page lists those below it).
+CURSOR_PATTERN = r"[1-9][0-9]{0,18}"
 #: Seconds a decision about one game's automatic job is reused (a flood of requests for one game
 #: costs one database transaction, not one each).
 DECISION_SECONDS = 2.0

@@ -22,7 +22,7 @@ from engine.graphs import (
     NAME_PATTERN,
 )
 from engine.positions import MAX_HEAP, MAX_POSITION_CHARS
-from service.jobs import MAX_LIST_JOBS
+from service.jobs import CURSOR_PATTERN, MAX_LIST_JOBS
 from service.limits import Limits
 from service.move_choice import CHOICES
 
@@ -84,7 +84,7 @@ def parameter_bounds(path: str, location: str, name: str, limits: Limits) -> Sch
         most = limits.listed_moves if path == BEST_MOVE_PATH else MAX_LIST_JOBS
         return {"type": "integer", "minimum": 1, "maximum": most}
     if location == "query" and name == "cursor":  # a page's next_cursor: a job id
-        return {"type": "string", "pattern": r"^[1-9][0-9]{0,18}$"}
+        return {"type": "string", "pattern": f"^{CURSOR_PATTERN}$"}
     return None
 
 
