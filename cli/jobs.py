@@ -166,10 +166,14 @@ def cmd_jobs(args: argparse.Namespace) -> int:
 
 def _retry(args: argparse.Namespace) -> int:
     from engine.errors import NimbaseError
+    from engine.positions import MAX_HEAP
     from storage.jobs import JobQueue
 
     if args.id is None:
         print("nimbase: jobs retry needs the id of a failed job", file=sys.stderr)
+        return 2
+    if not 0 < args.id <= MAX_HEAP:
+        print(f"nimbase: no job {args.id}: job ids are 1..{MAX_HEAP}", file=sys.stderr)
         return 2
     queue = JobQueue(open_engine(ready_database(args.settings)))
     try:
