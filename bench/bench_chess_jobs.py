@@ -1,6 +1,6 @@
 """Chess tables through the real worker (issue 20): every 3- and 4-man material from an empty database.
 
-`precompute chess --men 4` is queued the way the CLI queues it (cli.jobs.queue_bulk) in a fresh database,
+`precompute chess --men 4` is queued the way the CLI queues it (service.jobs.queue_set) in a fresh database,
 and ONE worker (worker.runner.Worker, its kernels in its computing child under the default memory cap)
 runs the jobs until none is left: wall time, and the CPU time of the worker and its child (the process
 tree below this one, the database's processes left out) beside the target of 3 minutes, with the
@@ -29,13 +29,13 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from bench.common import cpu_seconds, figure, fresh_database, process_tree
-from cli.jobs import queue_bulk
 from engine.precompute import plan_job
 from engine.registry import parse_game_id, plan_stored
 from kinds.chess.kernels import index as ix
 from kinds.chess.kind import TableKernel
 from kinds.chess.material import Material, materials_of, parse_material
 from nimbase.settings import DEFAULT_WORKER
+from service.jobs import queue_set, worker_admission
 from storage.database import create_engine
 from storage.jobs import JobQueue
 from storage.sequences import SequenceStore
@@ -124,7 +124,8 @@ def warm_up() -> None:
 def bench_small(url: str, in_process: bool) -> None:
     warm_up()
     engine = create_engine(url)
-    queued = queue_bulk(lambda: engine, "chess", 4)
+    done = queue_set(JobQueue(engine), "chess", 4, False, worker_admission(DEFAULT_WORKER.memory_bytes))
+    queued = len(done.asked)
     materials = materials_of(4)
     run_worker(engine, "chess: every 3- and 4-man material, one worker's jobs")
     figure("chess: every 3- and 4-man material: target", 180.0, "s")

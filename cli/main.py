@@ -164,8 +164,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     precompute.add_argument("--detach", action="store_true", help="queue and return at once")
     precompute.set_defaults(func=cmd_precompute)
-    jobs = _command(commands, "jobs", "list precompute jobs, newest first")
-    jobs.add_argument("--limit", type=int, default=50, help="list at most this many (default 50)")
+    jobs = _command(
+        commands,
+        "jobs",
+        "list precompute jobs, newest first, or queue a failed one again",
+        "  nimbase jobs\n  nimbase jobs --cursor 120\n  nimbase jobs retry 49\n",
+    )
+    jobs.add_argument("action", nargs="?", choices=["retry"], help="retry: queue the failed job ID again")
+    jobs.add_argument("id", nargs="?", type=int, help="the job to retry")
+    jobs.add_argument(
+        "--limit", type=int, default=50, help="list at most this many (default 50, at most 1000)"
+    )
+    jobs.add_argument(
+        "--cursor", type=int, help="list the jobs older than this one (the line `more:` gives it)"
+    )
     jobs.set_defaults(func=cmd_jobs)
 
     server = _server_options()

@@ -118,7 +118,7 @@ def _queue_defaults(engine: Engine) -> None:
         info = store.info(plan.game_id, plan.family)
         stored = info is not None and (info.computed_upto >= plan.values or info.period is not None)
         if not stored and (plan.game_id, plan.values) not in pending:
-            queue.submit_plan(plan, plan_stored)
+            queue.queue(plan, plan_stored)  # one job per object: stored or open, none queued
             log.info("queued default precompute %s up to %d", plan.game_id, upto)
 
 

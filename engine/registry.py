@@ -19,10 +19,10 @@ import re
 from collections.abc import Iterable, Mapping
 from importlib.metadata import EntryPoint, entry_points
 
-from engine.errors import InvalidGameId, UnknownGame
+from engine.errors import InvalidArgument, InvalidGameId, UnknownGame
 from engine.families import GROUP, Family, FamilySource, Found, Game
 from engine.kind_settings import KindSettings, SettingsDeclaration
-from engine.precompute import JobPlan, StoredName
+from engine.precompute import JobPlan, StoredName, plan_job
 from engine.values import GameInfo
 
 __all__ = ["FAMILIES", "Family", "Game", "list_games", "parse_game_id"]
@@ -102,7 +102,17 @@ def parse_game_id(text: str) -> Game:
 def plan_stored(name: StoredName) -> JobPlan:
     """The job storing `name` whole, as its game plans it: what a job's submission queues first for each
     object the job needs (storage.job_needs)."""
-    return parse_game_id(name.game_id).plan_job(0, False, name.family)
+    return plan_job(parse_game_id(name.game_id), 0, False, name.family)
+
+
+def bulk_ids(name: str, men: int) -> list[str]:
+    """The game ids of the family `name`'s whole set up to `men` (`Family.bulk`), each after those its
+    job reads; InvalidArgument for a family without one, or a size beyond what it stores (naming it)."""
+    family = FAMILIES.get(name)
+    if family is None or family.bulk is None:
+        sets = ", ".join(sorted(n for n, f in FAMILIES.items() if f.bulk is not None))
+        raise InvalidArgument(f"men asks for a family's whole set ({sets}), and {_quote(name)} has none")
+    return family.bulk(men)
 
 
 def list_games() -> list[GameInfo]:

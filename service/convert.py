@@ -30,7 +30,7 @@ from nimbase_client.calls import terminal_parts
 from nimbase_client.kinds import Member, UndeclaredKind, member, put
 from service.core import BestMoveResult, GraphSummary, Health, JobView, Mainline, MoveValue, SequenceResult
 from service.errors import BeyondTheWire
-from service.jobs import job_of
+from service.jobs import SubmissionView, job_of
 from service.limits import Limits
 
 log = logging.getLogger(__name__)
@@ -444,12 +444,34 @@ def job_to_pb(job: JobView) -> pb.Job:
     return msg
 
 
+def submission_to_pb(done: SubmissionView) -> pb.Job:
+    """SubmitJob's or RetryJob's answer: the job, with what the call queued (and what was stored)."""
+    msg = job_to_pb(done.job)
+    msg.queued.extend(job_to_pb(job) for job in done.queued)
+    if done.stored is not None:
+        game, family, upto = done.stored
+        msg.stored.CopyFrom(pb.StoredObject(game=game, family=family, computed_upto=upto))
+    msg.refused.extend(done.refused)
+    return msg
+
+
 def job_as_dict(job: JobView) -> schema.Job:
     return job.as_dict()
 
 
-def job_list_as_dict(jobs: Sequence[JobView]) -> schema.JobList:
-    return {"jobs": [job_as_dict(j) for j in jobs]}
+def submission_as_dict(done: SubmissionView) -> schema.Job:
+    return done.as_dict()
+
+
+def job_list_as_dict(jobs: Sequence[JobView], next_cursor: str | None = None) -> schema.JobList:
+    return {"jobs": [job_as_dict(j) for j in jobs], "next_cursor": next_cursor}
+
+
+def job_list_to_pb(jobs: Sequence[JobView], next_cursor: str | None = None) -> pb.ListJobsResponse:
+    msg = pb.ListJobsResponse(jobs=[job_to_pb(j) for j in jobs])
+    if next_cursor is not None:
+        msg.next_cursor = next_cursor
+    return msg
 
 
 def values_as_dicts(items: Sequence[Value | BaseException]) -> list[schema.ValueOrError]:

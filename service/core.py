@@ -9,6 +9,7 @@ It never asks which game it is serving.
 from __future__ import annotations
 
 import hmac
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -29,7 +30,8 @@ from engine.kind import Allowance, Context, GameKind
 from engine.lru import LRU, Usage
 from engine.mainline import Mainline, mainline
 from engine.moves import check_limit, mark_best
-from engine.positions import MAX_HEAP, quote_int
+from engine.positions import MAX_HEAP, quote_int, quote_token
+from engine.precompute import BeyondWorker, JobPlan, plan_job
 from engine.registry import declared_settings, kind_settings, list_games, parse_game_id, plan_stored
 from engine.values import BestMoveResult, GameInfo, MoveValue, SequenceResult, Value
 from service import columnar
@@ -38,7 +40,19 @@ from service.errors import NotFound, PermissionDenied, Unauthenticated, Unavaila
 from service.gate import DatabaseGate
 from service.graphs import Graphs, GraphSummary
 from service.health import DatabaseHealth, Health
-from service.jobs import AutomaticJobs, JobView, QueuedWork, Wanted, job_view
+from service.jobs import (
+    CURSOR_PATTERN,
+    MAX_LIST_JOBS,
+    AutomaticJobs,
+    JobView,
+    QueuedWork,
+    SubmissionView,
+    Wanted,
+    job_view,
+    queue_set,
+    stored_view,
+    worker_admission,
+)
 from service.kind_plugins import open_resources
 from service.learned import LIVE, MEMO, Journal, unpack
 from service.limits import check_batch_size
@@ -50,7 +64,8 @@ from service.sequences.tables import SequenceTables
 from service.settings import Settings
 from storage.errors import StorageUnavailable
 from storage.graphs import GraphStore
-from storage.jobs import JobQueue
+from storage.job_needs import Admit
+from storage.jobs import JobQueue, Submission
 from storage.sequences import SequenceInfo, SequenceStore
 
 __all__ = [
@@ -113,10 +128,18 @@ class NimbaseService(Protocol):
         self, game: str, family: str | None, start: int, stop: int
     ) -> Iterator[NDArray[np.uint32]]: ...
     def submit_job(
-        self, token: str | None, game: str, upto: int, fill: bool = False, family: str | None = None
-    ) -> JobView: ...
+        self,
+        token: str | None,
+        game: str,
+        upto: int | None = None,
+        fill: bool = False,
+        family: str | None = None,
+        men: int | None = None,
+    ) -> SubmissionView: ...
+    def retry_job(self, token: str | None, job_id: int) -> SubmissionView: ...
     def get_job(self, job_id: int) -> JobView: ...
     def list_jobs(self, limit: int = 100) -> list[JobView]: ...
+    def job_page(self, limit: int = 100, cursor: str | None = None) -> tuple[list[JobView], str | None]: ...
     def cancel_job(self, token: str | None, job_id: int) -> JobView: ...
     def upload_graph(
         self,
@@ -154,7 +177,7 @@ class Nimbase:
         self._gate = DatabaseGate()
         self._store = SequenceStore(engine) if engine is not None else None
         self._jobs = JobQueue(engine) if engine is not None else None
-        self.automatic = AutomaticJobs(self._jobs, self._gate, settings.auto)
+        self.automatic = AutomaticJobs(self._jobs, self._gate, settings.auto, settings.worker.memory_bytes)
         cache = settings.cache
         #: What this service's memo and live sequences gain, recorded while a live process answers a call
         #: (service.learned), for the server to keep too.
@@ -287,7 +310,7 @@ class Nimbase:
     def _queue_solve(self, game_id: str, family: str) -> QueuedWork | None:
         """Queue (or find) the job that stores an object a request needs whole (a solved graph, an endgame
         table), as the kind plans it."""
-        plan = self.game(game_id).plan_job(0, False, family)
+        plan = plan_job(self.game(game_id), 0, False, family)
         return self.automatic.request_solve(plan)
 
     # -- positions ------------------------------------------------------------------------------
@@ -448,13 +471,70 @@ class Nimbase:
         return self._jobs
 
     def submit_job(
-        self, token: str | None, game: str, upto: int, fill: bool = False, family: str | None = None
-    ) -> JobView:
+        self,
+        token: str | None,
+        game: str,
+        upto: int | None = None,
+        fill: bool = False,
+        family: str | None = None,
+        men: int | None = None,
+    ) -> SubmissionView:
+        """SubmitJob: the job computing what was asked, queued after what it reads unless it is stored
+        or an open job computes it; `upto` may be left out where the job makes its object whole; with
+        `men`, every member of the family `game` up to that size (`bulk_ids`). Nothing is queued that no
+        worker could finish (BeyondWorker, naming the cap; a set's members are refused one by one)."""
         self.authorize(token)
-        plan = self.game(game).plan_job(upto, fill, family)
         queue = self._queue()
-        job = self._gate.call(lambda: queue.submit_plan(plan, plan_stored))
-        return job_view(job)
+        admit = worker_admission(self._settings.worker.memory_bytes)
+        if men is not None:
+            if upto is not None or family is not None:
+                raise InvalidArgument("a family's set (men) takes no upto or family")
+            return self._submit_set(queue, game, men, fill, admit)
+        kind = self.game(game)
+        plan = plan_job(kind, 1 if upto is None else upto, fill, family)
+        if upto is None and not plan.whole:
+            raise InvalidArgument(
+                f"{kind.game_id} needs upto: its values go on without end (only a job that makes its "
+                "object whole may leave it out)"
+            )
+        return self._submitted(queue, plan, self._queue_plan(queue, plan, admit))
+
+    def _submit_set(self, queue: JobQueue, game: str, men: int, fill: bool, admit: Admit) -> SubmissionView:
+        """A family's whole set (`queue_set`); the answer's job is its last member's, `queued` every job
+        the set queued, `refused` the members no worker could finish (BeyondWorker when all were)."""
+        done = queue_set(queue, game, men, fill, admit, self._gate.call)
+        if not done.asked:
+            raise BeyondWorker(f"no member of {game} up to {men} fits a worker: {'; '.join(done.refused)}")
+        views = [self._submitted(queue, plan, submitted) for plan, submitted in done.asked]
+        queued = tuple(job for view in views for job in view.queued)
+        return SubmissionView(views[-1].job, queued, views[-1].stored, done.refused)
+
+    def _queue_plan(self, queue: JobQueue, plan: JobPlan, admit: Admit) -> Submission:
+        return self._gate.call(lambda: queue.queue(plan, plan_stored, admit))
+
+    def _submitted(self, queue: JobQueue, plan: JobPlan, done: Submission) -> SubmissionView:
+        if done.job is not None:
+            return SubmissionView(job_view(done.job), tuple(job_view(j) for j in done.queued))
+        assert done.stored is not None
+        last = self._gate.call(lambda: queue.last_done(plan.game_id, plan.family))
+        job = stored_view(plan.game_id, plan.family, done.stored, last)
+        return SubmissionView(job, stored=(plan.game_id, plan.family, done.stored))
+
+    def retry_job(self, token: str | None, job_id: int) -> SubmissionView:
+        """Queue a failed job again with what it failed for and the jobs that failed waiting for it
+        (FAILED_PRECONDITION, naming its status, for a job that did not fail)."""
+        self.authorize(token)
+        if not 0 < job_id <= MAX_HEAP:  # as in get_job: no job has it
+            raise NotFound(f"no job {quote_int(job_id)}: job ids are 1..{MAX_HEAP}")
+        queue = self._queue()
+        retried = self._gate.call(lambda: queue.retry(job_id))
+        if retried is None:
+            raise NotFound(f"no job {job_id}")
+        job = (
+            retried[0] if retried and retried[0].id == job_id else self._gate.call(lambda: queue.get(job_id))
+        )
+        assert job is not None
+        return SubmissionView(job_view(job), tuple(job_view(j) for j in retried))
 
     def get_job(self, job_id: int) -> JobView:
         """A job by id; an id no job can have (jobs.id is a bigint from 1) is simply not found, before
@@ -468,10 +548,23 @@ class Nimbase:
         return job_view(job)
 
     def list_jobs(self, limit: int = 100) -> list[JobView]:
-        if limit < 1:
-            raise InvalidArgument(f"limit {limit} is below 1")
+        """The first page of ListJobs."""
+        return self.job_page(limit)[0]
+
+    def job_page(self, limit: int = 100, cursor: str | None = None) -> tuple[list[JobView], str | None]:
+        """ListJobs: at most `limit` jobs (1..MAX_LIST_JOBS), newest first, from `cursor` (the last page's
+        `next_cursor`) on; with the cursor of the next page (None after the last)."""
+        if not 1 <= limit <= MAX_LIST_JOBS:
+            raise InvalidArgument(f"limit {limit} is outside 1..{MAX_LIST_JOBS}")
+        before = None
+        if cursor is not None:
+            if re.fullmatch(CURSOR_PATTERN, cursor) is None:
+                raise InvalidArgument(f"cursor {quote_token(cursor)} is not one a page of jobs gave")
+            before = min(int(cursor), MAX_HEAP)  # no job id is larger
         queue = self._queue()
-        return [job_view(job) for job in self._gate.call(lambda: queue.list(limit=min(limit, 1000)))]
+        jobs = self._gate.call(lambda: queue.list(limit=limit + 1, before=before))
+        following = str(jobs[limit - 1].id) if len(jobs) > limit else None
+        return [job_view(job) for job in jobs[:limit]], following
 
     def cancel_job(self, token: str | None, job_id: int) -> JobView:
         self.authorize(token)

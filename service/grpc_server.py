@@ -378,16 +378,25 @@ class NimbaseServicer:
         token = convert.bearer_token(_metadata_value(context, "authorization"))
 
         def call(_: Deadline | None) -> pb.Job:
-            job = self._service.submit_job(
+            done = self._service.submit_job(
                 token,
                 request.game,
-                request.upto,
+                request.upto if request.HasField("upto") else None,
                 request.fill,
                 request.family if request.HasField("family") else None,
+                request.men if request.HasField("men") else None,
             )
-            return convert.job_to_pb(job)
+            return convert.submission_to_pb(done)
 
         return await self._unary("SubmitJob", context, call)
+
+    async def RetryJob(self, request: pb.RetryJobRequest, context: Context) -> pb.Job:
+        token = convert.bearer_token(_metadata_value(context, "authorization"))
+
+        def call(_: Deadline | None) -> pb.Job:
+            return convert.submission_to_pb(self._service.retry_job(token, request.id))
+
+        return await self._unary("RetryJob", context, call)
 
     async def GetJob(self, request: pb.GetJobRequest, context: Context) -> pb.Job:
         def call(_: Deadline | None) -> pb.Job:
@@ -397,12 +406,12 @@ class NimbaseServicer:
 
     async def ListJobs(self, request: pb.ListJobsRequest, context: Context) -> pb.ListJobsResponse:
         def call(_: Deadline | None) -> pb.ListJobsResponse:
-            jobs = (
-                self._service.list_jobs(request.limit)
-                if request.HasField("limit")
-                else self._service.list_jobs()
-            )
-            return pb.ListJobsResponse(jobs=[convert.job_to_pb(j) for j in jobs])
+            cursor = request.cursor if request.HasField("cursor") else None
+            if request.HasField("limit"):
+                jobs, following = self._service.job_page(request.limit, cursor)
+            else:
+                jobs, following = self._service.job_page(cursor=cursor)
+            return convert.job_list_to_pb(jobs, following)
 
         return await self._unary("ListJobs", context, call)
 

@@ -8,12 +8,18 @@ NIMBASE_AUTO_JOBS such jobs open at once, and one client (service.clients) at mo
 (NIMBASE_AUTO_CLIENT_JOBS), so nobody can fill the database or occupy the workers through queries. A job
 is queued only where it can answer the request: its values (NIMBASE_AUTO_VALUES) reach the heap asked,
 or the game's period, once certified, answers every heap.
+
+Every submission, automatic or an admin's (`worker_admission`), is checked before anything is queued
+against what one worker can do (NIMBASE_WORKER_MEMORY_BYTES, as each job's kind estimates it: a refusal
+names the job, the figure and the cap), and queues nothing for what is stored or an open job computes
+(storage.job_needs). `SubmissionView` is what a submission did, as both transports answer it.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import cast
@@ -21,15 +27,20 @@ from typing import cast
 from cachetools import TTLCache
 
 from engine.errors import LimitExceeded, NimbaseError, NotApplicable
-from engine.precompute import JobPlan, StoredName
-from engine.registry import plan_stored
+from engine.precompute import BeyondWorker, JobPlan, StoredName, check_fits, plan_job
+from engine.registry import bulk_ids, parse_game_id, plan_stored
 from nimbase import schema
 from nimbase.settings import AutoJobSettings, variable_name
 from service.clients import current_client
 from service.gate import DatabaseGate
 from storage.errors import StorageUnavailable
-from storage.jobs import Job, JobQueue
+from storage.job_needs import Admit
+from storage.jobs import Job, JobQueue, Submission
 
+#: Most jobs one page of ListJobs holds (a larger `limit` is INVALID_ARGUMENT).
+MAX_LIST_JOBS = 1000
+#: A page's cursor: the id of the last job it listed (the next page lists those below it).
+CURSOR_PATTERN = r"[1-9][0-9]{0,18}"
 #: Seconds a decision about one game's automatic job is reused (a flood of requests for one game
 #: costs one database transaction, not one each).
 DECISION_SECONDS = 2.0
@@ -69,6 +80,83 @@ class JobView:
             "finished_at": self.finished_at,
             "waits_for": list(self.waits_for),
         }
+
+
+@dataclass(frozen=True, slots=True)
+class SubmissionView:
+    """What a submission (SubmitJob, or a retry) did, as both transports show it: the job answering it
+    (queued now, open already, or, when what was asked is stored, the last job that stored it: id 0
+    where none did), the jobs it queued in the order they run, what was stored already (game, family and
+    values), and the members of a family's set refused as no worker could finish them."""
+
+    job: JobView
+    queued: tuple[JobView, ...] = ()
+    stored: tuple[str, str, int] | None = None
+    refused: tuple[str, ...] = ()
+
+    def as_dict(self) -> schema.Job:
+        out = self.job.as_dict()
+        out["queued"] = [job.as_dict() for job in self.queued]
+        if self.stored is not None:
+            game, family, upto = self.stored
+            out["stored"] = {"game": game, "family": family, "computed_upto": upto}
+        if self.refused:
+            out["refused"] = list(self.refused)
+        return out
+
+
+def stored_view(game: str, family: str, upto: int, last: Job | None) -> JobView:
+    """The job answering a submission of what is stored: the last one that stored it, else a record of
+    the stored object (id 0, done, its values as its progress)."""
+    if last is not None:
+        return job_view(last)
+    return JobView(0, game, family, upto, False, "done", upto, upto, None, "", None, None)
+
+
+def worker_admission(memory_cap: int) -> Admit:
+    """What a submission checks before queueing: every job within one worker's memory cap
+    (NIMBASE_WORKER_MEMORY_BYTES), as each job's kind estimates it (BeyondWorker otherwise)."""
+    name = variable_name(("worker", "memory_bytes"))
+
+    def admit(plans: Sequence[JobPlan]) -> None:
+        check_fits(plans, memory_cap, name)
+
+    return admit
+
+
+@dataclass(frozen=True, slots=True)
+class SetQueued:
+    """What queueing a family's whole set did: each member asked for (its plan, and what its submission
+    did), in order, and why those refused were not queued."""
+
+    asked: tuple[tuple[JobPlan, Submission], ...]
+    refused: tuple[str, ...]
+
+
+def queue_set(
+    queue: JobQueue,
+    game: str,
+    men: int,
+    fill: bool,
+    admit: Admit,
+    call: Callable[[Callable[[], Submission]], Submission] = lambda submit: submit(),
+) -> SetQueued:
+    """Every member of the family `game` up to `men` (its bulk set, `registry.bulk_ids`), each after
+    what it reads: only the members no other reads are asked for, the rest come as their needs, so
+    each is queued once (stored or open ones are not queued again). A member no worker could finish is
+    refused alone, naming why; `call` runs each submission (the service's database gate)."""
+    plans = [plan_job(parse_game_id(game_id), 0, fill, None) for game_id in bulk_ids(game, men)]
+    needed = {need for plan in plans for need in plan.needs}
+    asked: list[tuple[JobPlan, Submission]] = []
+    refused: list[str] = []
+    for plan in plans:
+        if plan.name in needed:
+            continue
+        try:
+            asked.append((plan, call(lambda p=plan: queue.queue(p, plan_stored, admit))))  # type: ignore[misc]
+        except BeyondWorker as error:
+            refused.append(str(error))
+    return SetQueued(tuple(asked), tuple(refused))
 
 
 def _as_iso(moment: datetime | None) -> str | None:
@@ -146,10 +234,13 @@ class QueuedWork:
 class AutomaticJobs:
     """Queues bounded precompute jobs on behalf of requests, at most `settings.jobs` open at once."""
 
-    def __init__(self, queue: JobQueue | None, gate: DatabaseGate, settings: AutoJobSettings) -> None:
+    def __init__(
+        self, queue: JobQueue | None, gate: DatabaseGate, settings: AutoJobSettings, memory_cap: int = 0
+    ) -> None:
         self._queue = queue
         self._gate = gate
         self._settings = settings
+        self._admit = worker_admission(memory_cap)
         self._decisions: TTLCache[tuple[str, str, str | None], QueuedWork] = TTLCache(
             maxsize=4096, ttl=DECISION_SECONDS, timer=time.monotonic
         )
@@ -194,10 +285,17 @@ class AutomaticJobs:
         if self._queue is None:
             return None
         doing = f"solving {plan.game_id!r} (its stored {plan.family!r})"
-        return self._submit(plan.game_id, plan.family, plan.values, doing, "", plan.needs)
+        return self._submit(plan.game_id, plan.family, plan.values, doing, "", plan.needs, plan)
 
     def _submit(
-        self, game_id: str, family: str, upto: int, doing: str, unit: str, needs: tuple[StoredName, ...] = ()
+        self,
+        game_id: str,
+        family: str,
+        upto: int,
+        doing: str,
+        unit: str,
+        needs: tuple[StoredName, ...] = (),
+        plan: JobPlan | None = None,
     ) -> QueuedWork | None:
         client = current_client()
         key = (game_id, family, client)  # a client's share refuses that client only
@@ -219,10 +317,17 @@ class AutomaticJobs:
                     client_cap=settings.client_share,
                     needs=needs,
                     planner=plan_stored,
+                    plan=plan,
+                    admit=self._admit,
                 )
             )
         except StorageUnavailable:
             return None
+        except BeyondWorker as refused:  # nothing queued: the refusal says why, naming the cap
+            work = QueuedWork(None, f"no job is queued: {refused}")
+            with self._lock:
+                self._decisions[key] = work
+            return work
         if outcome.job is None:
             work = QueuedWork(None, f"{outcome.reason}; ask again later")
         else:

@@ -33,7 +33,7 @@ from engine.values import BestMoveResult, GameInfo, SequenceResult, Value
 from service.core import Health, Nimbase
 from service.graphs import GraphSummary
 from service.isolation import ProcessPool
-from service.jobs import JobView
+from service.jobs import JobView, SubmissionView
 from service.move_choice import parse_choice
 
 T = TypeVar("T")
@@ -216,15 +216,27 @@ class PooledService:
         return self.local.sequence_blocks(game, family, start, stop)
 
     def submit_job(
-        self, token: str | None, game: str, upto: int, fill: bool = False, family: str | None = None
-    ) -> JobView:
-        return self.local.submit_job(token, game, upto, fill, family)
+        self,
+        token: str | None,
+        game: str,
+        upto: int | None = None,
+        fill: bool = False,
+        family: str | None = None,
+        men: int | None = None,
+    ) -> SubmissionView:
+        return self.local.submit_job(token, game, upto, fill, family, men)
+
+    def retry_job(self, token: str | None, job_id: int) -> SubmissionView:
+        return self.local.retry_job(token, job_id)
 
     def get_job(self, job_id: int) -> JobView:
         return self.local.get_job(job_id)
 
     def list_jobs(self, limit: int = 100) -> list[JobView]:
         return self.local.list_jobs(limit)
+
+    def job_page(self, limit: int = 100, cursor: str | None = None) -> tuple[list[JobView], str | None]:
+        return self.local.job_page(limit, cursor)
 
     def cancel_job(self, token: str | None, job_id: int) -> JobView:
         return self.local.cancel_job(token, job_id)

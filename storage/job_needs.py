@@ -5,17 +5,20 @@ needs: one already stored is read by the worker as it is; one an open job is mak
 other is planned by its own game (`Planner`) and queued first, recursively. The job then waits for those
 jobs (`jobs.waits_for`): no worker claims it before each is done, and it fails, naming the one, if one
 fails or is cancelled (storage.jobs). Everything is decided and inserted in one transaction, serialised
-with every other submission by an advisory lock, so two submitters never queue the same object twice.
+with every other submission by an advisory lock, and the unique index on open jobs' objects
+(`ux_jobs_open_extend`) holds even for a submitter that does not take it: one object, at most one open
+job. What is stored is not queued again, and what an open job computes is that job (`decide`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
 
-from engine.errors import InvalidArgument
+from engine.errors import InvalidArgument, NotApplicable
 from engine.precompute import JobPlan, StoredName
 from storage.schema import jobs, sequences
 
@@ -43,7 +46,7 @@ class NewJob:
 
 
 def open_job_of(conn: sa.Connection, name: StoredName) -> int | None:
-    """The oldest queued or running job storing `name`, if any."""
+    """The queued or running job storing `name`, if any (at most one: `ux_jobs_open_extend`)."""
     found = conn.execute(
         sa.select(jobs.c.id)
         .where(
@@ -58,15 +61,107 @@ def open_job_of(conn: sa.Connection, name: StoredName) -> int | None:
     return None if found is None else int(found)
 
 
-def is_stored(conn: sa.Connection, name: StoredName) -> bool:
-    """Whether storage holds `name` (some of it: a job that stopped short leaves what it made, which the
-    needing job's kernel then refuses, naming it)."""
-    upto = conn.execute(
-        sa.select(sequences.c.computed_upto).where(
-            sequences.c.game_id == name.game_id, sequences.c.family == name.family
+def stored_size(conn: sa.Connection, plan: JobPlan) -> int | None:
+    """How many values of `plan`'s object are stored, where that is what the plan asks for (None
+    otherwise): an object made whole once some of it is stored and no job is writing it or stopped
+    part way (the last job that ended on it was done); a sequence once it reaches `plan.values`, or
+    once its period is certified and the plan does not fill."""
+    row = conn.execute(
+        sa.select(sequences.c.computed_upto, sequences.c.certified).where(
+            sequences.c.game_id == plan.game_id, sequences.c.family == plan.family
         )
+    ).first()
+    if row is None or row.computed_upto <= 0:
+        return None
+    upto = int(row.computed_upto)
+    if not plan.whole:
+        return upto if upto >= plan.values or (bool(row.certified) and not plan.fill) else None
+    last = conn.execute(
+        sa.select(jobs.c.status)
+        .where(
+            jobs.c.game_id == plan.game_id,
+            jobs.c.family == plan.family,
+            jobs.c.kind == "extend",
+        )
+        .order_by(jobs.c.id.desc())
+        .limit(1)
     ).scalar()
-    return upto is not None and upto > 0
+    return upto if last in (None, "done") else None
+
+
+def is_stored(conn: sa.Connection, name: StoredName) -> bool:
+    """Whether storage holds the object `name` whole (what a needing job reads)."""
+    return stored_size(conn, JobPlan(name.game_id, name.family, 0, False, whole=True)) is not None
+
+
+class Running(NotApplicable):
+    """A sequence asked further than its running job goes: that job's upto cannot change under its
+    worker, so more is queued once it is done (FAILED_PRECONDITION)."""
+
+
+#: What a submission asks before queueing anything: every plan it would queue, in order; raises to
+#: refuse them all (engine.precompute.check_fits: what one worker can do).
+Admit = Callable[[Sequence[JobPlan]], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Decided:
+    """What a submission found or queued for its plan: the job computing it (`job_id`, open already
+    when `queued` does not hold it), or the values stored (`stored`: nothing queued); `queued` holds
+    the ids this submission inserted, in the order they run."""
+
+    job_id: int | None
+    stored: int | None
+    queued: tuple[int, ...]
+
+
+def decide(
+    conn: sa.Connection,
+    plan: JobPlan,
+    planner: Planner,
+    values: Callable[[JobPlan], dict[str, object]],
+    admit: Admit | None = None,
+) -> Decided:
+    """Queue `plan` unless it is stored or an open job computes it, after the jobs of its needs
+    (`closure`), every plan checked by `admit` first; in the caller's transaction, under
+    `lock_submissions`. A queued job of a sequence asked further has its upto raised; a running one is
+    `Running`."""
+    stored = stored_size(conn, plan)
+    if stored is not None:
+        return Decided(None, stored, ())
+    existing = conn.execute(
+        sa.select(jobs.c.id, jobs.c.upto, jobs.c.status)
+        .where(
+            jobs.c.game_id == plan.game_id,
+            jobs.c.family == plan.family,
+            jobs.c.kind == "extend",
+            jobs.c.status.in_(_OPEN),
+        )
+        .with_for_update()
+    ).first()
+    if existing is not None:
+        covered = plan.whole or existing.upto >= plan.values
+        if existing.status == "running":
+            if covered:
+                return Decided(int(existing.id), None, ())
+            raise Running(
+                f"job {existing.id} is computing {plan.game_id} ({plan.family}) to {existing.upto} values; "
+                f"queue {plan.values} once it is done"
+            )
+        raised: dict[str, object] = {"fill": jobs.c.fill | plan.fill}
+        if not covered:
+            if admit is not None:
+                admit([plan])
+            raised.update(upto=plan.values, total=plan.total)
+        if values(plan).get("origin", "admin") == "admin":  # an admin's job: no time bound, nobody's share
+            raised.update(origin="admin", max_seconds=None, client=None)
+        conn.execute(jobs.update().where(jobs.c.id == existing.id).values(**raised))
+        return Decided(int(existing.id), None, ())
+    new = closure(conn, plan, planner)
+    if admit is not None:
+        admit([job.plan for job in new])
+    ids, inserted = insert_closure(conn, new, values)
+    return Decided(ids[-1], None, tuple(inserted))
 
 
 def closure(conn: sa.Connection, plan: JobPlan, planner: Planner) -> list[NewJob]:
@@ -88,11 +183,11 @@ def closure(conn: sa.Connection, plan: JobPlan, planner: Planner) -> list[NewJob
             if need in placed:
                 job.waits_for_new.append(placed[need])
                 continue
-            if is_stored(conn, need):
-                continue
             existing = open_job_of(conn, need)
             if existing is not None:
                 job.waits_for_open.append(existing)
+                continue
+            if is_stored(conn, need):
                 continue
             job.waits_for_new.append(place(planner(need)))
         visiting.pop()
@@ -111,15 +206,32 @@ def closure(conn: sa.Connection, plan: JobPlan, planner: Planner) -> list[NewJob
 
 def insert_closure(
     conn: sa.Connection, new: list[NewJob], values: Callable[[JobPlan], dict[str, object]]
-) -> list[int]:
+) -> tuple[list[int], list[int]]:
     """Insert the jobs of `closure` in order (each row's own columns from `values(plan)`), each waiting
-    for its dependencies' ids; the new ids, in the same order."""
+    for its dependencies' ids: the ids of every job, in the same order, and of those inserted. A job
+    whose object another submitter's open job took meanwhile (`ux_jobs_open_extend`) is that job."""
     ids: list[int] = []
+    inserted: list[int] = []
     for job in new:
         waits = sorted({*job.waits_for_open, *(ids[i] for i in job.waits_for_new)})
         row = {**values(job.plan), "waits_for": waits}
-        ids.append(int(conn.execute(jobs.insert().values(**row).returning(jobs.c.id)).scalar_one()))
-    return ids
+        stmt = (
+            postgresql.insert(jobs)
+            .values(**row)
+            .on_conflict_do_nothing(
+                index_elements=[jobs.c.game_id, jobs.c.family],
+                index_where=sa.text("kind = 'extend' AND status IN ('queued', 'running')"),
+            )
+            .returning(jobs.c.id)
+        )
+        found = conn.execute(stmt).scalar()
+        if found is None:
+            found = open_job_of(conn, job.plan.name)
+            assert found is not None, "a conflicting open job is visible once the insert has waited for it"
+        else:
+            inserted.append(int(found))
+        ids.append(int(found))
+    return ids, inserted
 
 
 def lock_submissions(conn: sa.Connection) -> None:

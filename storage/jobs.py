@@ -26,11 +26,11 @@ from typing import Any, Literal
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
-from engine.errors import InvalidArgument
+from engine.errors import InvalidArgument, NotApplicable
 from engine.precompute import JobPlan, StoredName
 from storage.database import unavailable_on_disconnect
 from storage.errors import LeaseLost
-from storage.job_needs import Planner, closure, insert_closure, lock_submissions
+from storage.job_needs import Admit, Decided, Planner, Running, decide, lock_submissions, open_job_of
 from storage.schema import jobs
 
 JobStatus = Literal["queued", "running", "done", "failed", "cancelled"]
@@ -45,6 +45,10 @@ MAX_ERROR_CHARS = 4000
 AUTO_JOBS_LOCK_KEY = 0x6E696D6175746F
 #: Advisory lock key serialising claims (see `JobQueue.claim`).
 CLAIM_LOCK_KEY = 0x6E696D636C61696D
+
+
+class NotFailed(NotApplicable):
+    """A retry of a job that did not fail (FAILED_PRECONDITION, naming its status)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +108,17 @@ class AutoSubmission:
     reason: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class Submission:
+    """What `JobQueue.queue` did: the job computing what was asked (queued now, or open already), or,
+    when it is stored, how many values are (`stored`: nothing queued); `queued` holds the jobs this
+    call queued, in the order they run (what was asked last)."""
+
+    job: Job | None
+    stored: int | None
+    queued: tuple[Job, ...]
+
+
 def _no_planner(name: StoredName) -> JobPlan:
     raise InvalidArgument(f"no planner for the job storing {name.game_id}/{name.family}")
 
@@ -131,14 +146,30 @@ class JobQueue:
         kind: JobKind = "extend",
         chunk_index: int | None = None,
     ) -> Job:
-        """Queue a job; `upto` is the number of values wanted (heaps 0..upto-1)."""
+        """Queue a job; `upto` is the number of values wanted (heaps 0..upto-1). An extend job of what is
+        stored is the done job that stored it (InvalidArgument where none did), of what an open job
+        computes that job (`job_needs.decide`)."""
         if upto < 0:
             raise InvalidArgument(f"upto must be >= 0, got {upto}")
         if kind not in ("extend", "repair"):
             raise InvalidArgument(f"job kind must be 'extend' or 'repair', got {kind!r}")
         if (kind == "repair") != (chunk_index is not None):
             raise InvalidArgument(f"a chunk index is required exactly for repair jobs, got {chunk_index!r}")
-        total = 1 if kind == "repair" else upto
+        if kind == "extend":  # one open job per object, as for every submission
+            plan = JobPlan(game_id, family, upto, fill)
+            with unavailable_on_disconnect(), self._engine.begin() as conn:
+                lock_submissions(conn)
+                got = decide(conn, plan, _no_planner, _admin_row)
+                found = got.job_id
+                if found is None:  # stored: the job that stored it, where there is one
+                    found = conn.execute(
+                        sa.select(sa.func.max(jobs.c.id)).where(
+                            jobs.c.game_id == game_id, jobs.c.family == family, jobs.c.status == "done"
+                        )
+                    ).scalar()
+                if found is None:
+                    raise InvalidArgument(f"{game_id} ({family}) holds {got.stored} values already")
+                return Job.from_row(conn.execute(sa.select(jobs).where(jobs.c.id == found)).one())
         stmt = (
             jobs.insert()
             .values(
@@ -148,7 +179,7 @@ class JobQueue:
                 fill=fill,
                 kind=kind,
                 chunk_index=chunk_index,
-                total=total,
+                total=1,
             )
             .returning(*jobs.c)
         )
@@ -156,24 +187,22 @@ class JobQueue:
             return Job.from_row(conn.execute(stmt).one())
 
     def submit_plan(self, plan: JobPlan, planner: Planner) -> Job:
+        """`queue(plan, planner)`'s job (InvalidArgument when the object is stored already)."""
+        done = self.queue(plan, planner)
+        if done.job is None:
+            raise InvalidArgument(f"{plan.game_id} ({plan.family}) is stored already ({done.stored} values)")
+        return done.job
+
+    def queue(self, plan: JobPlan, planner: Planner, admit: Admit | None = None) -> Submission:
         """Queue `plan`'s job (origin 'admin') after the jobs of what it needs that is neither stored nor
-        queued (storage.job_needs), all in one transaction; the job of `plan` itself."""
+        queued (storage.job_needs), all in one transaction, unless it is stored (nothing queued) or an
+        open job computes it (that job, nothing queued). `admit` sees every plan to queue first and
+        refuses them all by raising."""
         if plan.values < 0:
             raise InvalidArgument(f"upto must be >= 0, got {plan.values}")
-
-        def admin_row(p: JobPlan) -> dict[str, object]:
-            return {
-                "game_id": p.game_id,
-                "family": p.family,
-                "upto": p.values,
-                "fill": p.fill,
-                "total": p.values,
-            }
-
         with unavailable_on_disconnect(), self._engine.begin() as conn:
             lock_submissions(conn)
-            ids = insert_closure(conn, closure(conn, plan, planner), admin_row)
-            return Job.from_row(conn.execute(sa.select(jobs).where(jobs.c.id == ids[-1])).one())
+            return _submission(conn, decide(conn, plan, planner, _admin_row, admit))
 
     def submit_automatic(
         self,
@@ -187,6 +216,8 @@ class JobQueue:
         client_cap: int | None = None,
         needs: tuple[StoredName, ...] = (),
         planner: Planner | None = None,
+        plan: JobPlan | None = None,
+        admit: Admit | None = None,
     ) -> AutoSubmission:
         """Queue an automatic extend job (origin 'auto', no fill, bounded by `max_seconds` of worker time)
         on behalf of `client` unless one is needed no more or allowed no more.
@@ -199,7 +230,8 @@ class JobQueue:
         `client` stored with it. Without a client (or a `client_cap`) only `cap` applies. The caller
         bounds `upto` (NIMBASE_AUTO_VALUES). A job with `needs` is queued after the jobs of those not yet
         stored nor queued, planned by `planner` (storage.job_needs), on the same terms; the caps count
-        the jobs requests asked for, not those queued for them to wait for.
+        the jobs requests asked for, not those queued for them to wait for. `plan` (its kind's, when the
+        caller has it) says what the job costs; `admit` refuses the plans to queue by raising.
         """
         if upto < 0:
             raise InvalidArgument(f"upto must be >= 0, got {upto}")
@@ -220,6 +252,12 @@ class JobQueue:
             )
             .order_by(jobs.c.id)
             .limit(1)
+        )
+        sequence_open = sa.select(jobs).where(
+            jobs.c.game_id == game_id,
+            jobs.c.family == family,
+            jobs.c.kind == "extend",
+            jobs.c.status.in_(OPEN_STATUSES),
         )
         waiter = jobs.alias("waiter")
         waited_for = (
@@ -245,7 +283,7 @@ class JobQueue:
                 "upto": p.values,
                 "fill": False,
                 "kind": "extend",
-                "total": p.values,
+                "total": p.total,
                 "origin": "auto",
                 "max_seconds": float(max_seconds),
                 "client": client,
@@ -277,12 +315,21 @@ class JobQueue:
                     created=False,
                     reason=f"{cap} automatic jobs are already queued or running (NIMBASE_AUTO_JOBS)",
                 )
-            plan = JobPlan(game_id, family, upto, False, needs)
-            if needs:
-                lock_submissions(conn)
-            ids = insert_closure(conn, closure(conn, plan, planner or _no_planner), auto_row)
-            job = Job.from_row(conn.execute(sa.select(jobs).where(jobs.c.id == ids[-1])).one())
-            return AutoSubmission(job=job, created=True, reason=None)
+            asked = JobPlan(game_id, family, upto, False, needs) if plan is None else plan
+            lock_submissions(conn)
+            try:
+                got = decide(conn, asked, planner or _no_planner, auto_row, admit)
+            except Running as running:  # an open job of the sequence, short of what was asked
+                row = conn.execute(sequence_open).first()
+                if row is None:
+                    raise
+                return AutoSubmission(job=Job.from_row(row), created=False, reason=str(running))
+            if got.job_id is None:
+                return AutoSubmission(
+                    job=None, created=False, reason=f"{game_id} ({family}) is stored ({got.stored} values)"
+                )
+            job = Job.from_row(conn.execute(sa.select(jobs).where(jobs.c.id == got.job_id)).one())
+            return AutoSubmission(job=job, created=bool(got.queued), reason=None)
 
     def open_jobs(self, game_id: str) -> builtins.list[Job]:
         """The queued and running jobs of `game_id` (every family and kind), oldest first."""
@@ -294,18 +341,77 @@ class JobQueue:
         with unavailable_on_disconnect(), self._engine.connect() as conn:
             return [Job.from_row(row) for row in conn.execute(stmt)]
 
+    def last_done(self, game_id: str, family: str) -> Job | None:
+        """The last done job that stored (game_id, family), if any."""
+        stmt = (
+            sa.select(jobs)
+            .where(jobs.c.game_id == game_id, jobs.c.family == family, jobs.c.status == "done")
+            .order_by(jobs.c.id.desc())
+            .limit(1)
+        )
+        with unavailable_on_disconnect(), self._engine.connect() as conn:
+            row = conn.execute(stmt).first()
+        return None if row is None else Job.from_row(row)
+
     def get(self, job_id: int) -> Job | None:
         with unavailable_on_disconnect(), self._engine.connect() as conn:
             row = conn.execute(sa.select(jobs).where(jobs.c.id == job_id)).first()
         return None if row is None else Job.from_row(row)
 
-    def list(self, limit: int = 100) -> builtins.list[Job]:
-        """The most recent jobs, newest first."""
+    def list(self, limit: int = 100, before: int | None = None) -> builtins.list[Job]:
+        """The most recent jobs, newest first: at most `limit`, of ids below `before` when given (the
+        last id of the page before: a page's cursor)."""
         if limit < 1:
             raise InvalidArgument(f"limit must be >= 1, got {limit}")
         stmt = sa.select(jobs).order_by(jobs.c.id.desc()).limit(limit)
+        if before is not None:
+            stmt = stmt.where(jobs.c.id < before)
         with unavailable_on_disconnect(), self._engine.connect() as conn:
             return [Job.from_row(row) for row in conn.execute(stmt)]
+
+    def retry(self, job_id: int) -> builtins.list[Job] | None:
+        """Queue a failed job again, its checkpoints and progress kept, with the failed jobs it waits for
+        (what it failed for) and those that failed only because they waited for one of them: the jobs
+        queued again, the one asked first; None when there is no such job. NotFailed (naming its status)
+        for a job that did not fail. A job whose object an open job computes meanwhile is not queued
+        again: the jobs waiting for it wait for that one instead."""
+        with unavailable_on_disconnect(), self._engine.begin() as conn:
+            lock_submissions(conn)
+            row = conn.execute(sa.select(jobs).where(jobs.c.id == job_id).with_for_update()).first()
+            if row is None:
+                return None
+            if row.status != "failed":
+                raise NotFailed(f"job {job_id} is {row.status}, not failed: only a failed job can be retried")
+            ids = _retried(conn, job_id)
+            for retried in ids:
+                target = conn.execute(sa.select(jobs).where(jobs.c.id == retried)).one()
+                other = open_job_of(conn, StoredName(target.game_id, target.family))
+                if target.kind == "extend" and other is not None:
+                    conn.execute(
+                        jobs.update()
+                        .where(jobs.c.waits_for.contains(postgresql.array([_bigint(retried)])))
+                        .values(
+                            waits_for=sa.func.array_replace(
+                                jobs.c.waits_for, _bigint(retried), _bigint(other)
+                            )
+                        )
+                    )
+                    continue
+                conn.execute(
+                    jobs.update()
+                    .where(jobs.c.id == retried)
+                    .values(
+                        status="queued",
+                        error=None,
+                        finished_at=None,
+                        lease_owner=None,
+                        lease_expires_at=None,
+                        attempts=0,
+                    )
+                )
+            rows = conn.execute(sa.select(jobs).where(jobs.c.id.in_(ids)))
+            found = {int(r.id): Job.from_row(r) for r in rows}
+            return [found[i] for i in ids if found[i].status == "queued"]
 
     def cancel(self, job_id: int) -> Job | None:
         """Cancel a queued or running job (its worker stops at its next heartbeat or write).
@@ -526,3 +632,56 @@ def open_repair_insert(game_id: str, family: str, chunk_index: int, upto: int) -
             index_where=sa.text("kind = 'repair' AND status IN ('queued', 'running')"),
         )
     )
+
+
+def _admin_row(plan: JobPlan) -> dict[str, object]:
+    """An admin job's own columns (its progress total the plan's own work)."""
+    return {
+        "game_id": plan.game_id,
+        "family": plan.family,
+        "upto": plan.values,
+        "fill": plan.fill,
+        "total": plan.total,
+    }
+
+
+def _submission(conn: sa.Connection, got: Decided) -> Submission:
+    ids = [*got.queued, *([] if got.job_id is None else [got.job_id])]
+    rows = {int(row.id): Job.from_row(row) for row in conn.execute(sa.select(jobs).where(jobs.c.id.in_(ids)))}
+    job = None if got.job_id is None else rows[got.job_id]
+    return Submission(job=job, stored=got.stored, queued=tuple(rows[i] for i in got.queued))
+
+
+#: The start of the error of a job failed because a job it waits for failed (`_fail_orphans`).
+_ORPHAN_ERROR = "job {id} it waits for ("
+
+
+def _retried(conn: sa.Connection, job_id: int) -> builtins.list[int]:
+    """The failed jobs a retry of `job_id` queues again: itself, the failed jobs it waits for (and
+    theirs), and every job that failed only because it waited for one of them; `job_id` first."""
+    order = [job_id]
+    seen = {job_id}
+    at = 0
+    while at < len(order):
+        current = order[at]
+        at += 1
+        row = conn.execute(sa.select(jobs.c.waits_for).where(jobs.c.id == current)).one()
+        above = conn.execute(
+            sa.select(jobs.c.id).where(jobs.c.id.in_(list(row.waits_for or ())), jobs.c.status == "failed")
+        ).scalars()
+        below = conn.execute(
+            sa.select(jobs.c.id).where(
+                jobs.c.waits_for.contains(postgresql.array([_bigint(current)])),
+                jobs.c.status == "failed",
+                jobs.c.error.startswith(_ORPHAN_ERROR.format(id=current), autoescape=True),
+            )
+        ).scalars()
+        for found in [*above, *below]:
+            if int(found) not in seen:
+                seen.add(int(found))
+                order.append(int(found))
+    return order
+
+
+def _bigint(value: int) -> sa.ColumnElement[int]:
+    return sa.literal(value, sa.BigInteger())

@@ -95,6 +95,13 @@ jobs = sa.Table(
         postgresql_where=sa.text("kind = 'repair' AND status IN ('queued', 'running')"),
     ),
     sa.Index("ix_jobs_waits_for", "waits_for", postgresql_using="gin"),
+    sa.Index(
+        "ux_jobs_open_extend",
+        "game_id",
+        "family",
+        unique=True,
+        postgresql_where=sa.text("kind = 'extend' AND status IN ('queued', 'running')"),
+    ),
 )
 
 corruption_reports = sa.Table(

@@ -320,6 +320,9 @@ class Worker:
                 )
             self.queue.finish(job.id, self.worker_id)
             return
+        # Progress counts the job's own work to the total it was queued with (a whole object's: its
+        # kernel's units, the total counted as it started where the plan could not know it).
+        total = upto if length is None else self._queued_total(job)
         log.info("job %d: resuming at %d of %d", job.id, stored, upto)
         values = self._load_prefix(job, stored, lost)
         prefix: NDArray[np.uint32] | None = values  # the computing process is given it with the first step
@@ -376,8 +379,8 @@ class Worker:
                 start=start,
                 values=values,
                 period=new_period,
-                done=min(stop, upto),
-                total=upto,
+                done=total * min(stop, upto) // upto,
+                total=total,
                 finish=finish,
             )
             period = period or new_period
@@ -457,20 +460,34 @@ class Worker:
 
         return save
 
+    def _queued_total(self, job: Job) -> int:
+        """The job's progress total as recorded now (set as it started where it was queued as 0)."""
+        try:
+            found = self.queue.get(job.id)
+        except StorageUnavailable:
+            found = None
+        return max(1, (found or job).total)
+
     def _reporter(self, job: Job, lost: threading.Event) -> Callable[[int, int], None]:
-        """progress(done, total) for a kernel's long computation: recorded in the job at most every
-        PROGRESS_SECONDS, and where the job is to stop (lease lost, cancelled, shutting down) it raises
+        """progress(done, total) for a kernel's long computation, in the units of the job's own total
+        (the kernel's scaled to it; a job queued with total 0 takes the kernel's first), so the total
+        never changes during the run: recorded in the job at most every PROGRESS_SECONDS (its first
+        report at once), and where the job is to stop (lease lost, cancelled, shutting down) it raises
         `_Stopped`, which ends the computation."""
-        last = [0.0]
+        last = [float("-inf")]
+        fixed = [job.total]
 
         def report(done: int, total: int) -> None:
             self._check(lost)
+            if fixed[0] <= 0 < total:
+                fixed[0] = total
             now = time.monotonic()
             if now - last[0] < PROGRESS_SECONDS:
                 return
             last[0] = now
+            done = min(fixed[0], fixed[0] * done // total) if total > 0 else 0
             try:
-                if not self.queue.progress(job.id, self.worker_id, done, total):
+                if not self.queue.progress(job.id, self.worker_id, done, fixed[0]):
                     lost.set()
             except StorageUnavailable as exc:  # the next checkpoint will tell; the work goes on
                 log.warning("job %d: progress not recorded: %s", job.id, exc)

@@ -96,19 +96,31 @@ def get_stats(game: str) -> Call[records.Stats]:
     return Call("GetStats", pb.GetStatsRequest(game=game), convert.stats_dict)
 
 
-def submit_job(game: str, upto: int, fill: bool, family: str | None) -> Call[records.Job]:
-    request = pb.SubmitJobRequest(game=game, upto=upto, fill=fill)
+def submit_job(
+    game: str, upto: int | None, fill: bool, family: str | None, men: int | None = None
+) -> Call[records.Job]:
+    request = pb.SubmitJobRequest(game=game, fill=fill)
+    if upto is not None:
+        request.upto = upto
     if family is not None:
         request.family = family
-    return Call("SubmitJob", request, convert.job_dict, auth=True)
+    if men is not None:
+        request.men = men
+    return Call("SubmitJob", request, convert.submission_dict, auth=True)
+
+
+def retry_job(job_id: int) -> Call[records.Job]:
+    return Call("RetryJob", pb.RetryJobRequest(id=job_id), convert.submission_dict, auth=True)
 
 
 def get_job(job_id: int) -> Call[records.Job]:
     return Call("GetJob", pb.GetJobRequest(id=job_id), convert.job_dict)
 
 
-def list_jobs(limit: int | None) -> Call[records.JobList]:
+def list_jobs(limit: int | None, cursor: str | None = None) -> Call[records.JobList]:
     request = pb.ListJobsRequest() if limit is None else pb.ListJobsRequest(limit=limit)
+    if cursor is not None:
+        request.cursor = cursor
     return Call("ListJobs", request, convert.job_list_dict)
 
 

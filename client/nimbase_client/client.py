@@ -169,17 +169,30 @@ class NimbaseClient(_Base, Closing):
         """What is known of the game as a whole."""
         return self._unary(calls.get_stats(game))
 
-    def submit_job(self, game: str, upto: int, fill: bool = False, family: str | None = None) -> records.Job:
-        """Queues a precompute job of values 0..upto-1 (needs the admin token); `family` names one of
-        the game's stored families where it has several (ListGames and GetStats name them)."""
-        return self._unary(calls.submit_job(game, upto, fill, family))
+    def submit_job(
+        self,
+        game: str,
+        upto: int | None = None,
+        fill: bool = False,
+        family: str | None = None,
+        men: int | None = None,
+    ) -> records.Job:
+        """Queues a precompute job of values 0..upto-1 (needs the admin token; `upto` may be left out
+        where the job makes its object whole), or with `men` a family's whole set; `family` names one of
+        the game's stored families where it has several (ListGames and GetStats name them). The answer's
+        `queued` lists the jobs queued; `stored` says what was stored already."""
+        return self._unary(calls.submit_job(game, upto, fill, family, men))
+
+    def retry_job(self, job_id: int) -> records.Job:
+        """Queues a failed job again, with the jobs that failed waiting for it (needs the admin token)."""
+        return self._unary(calls.retry_job(job_id))
 
     def get_job(self, job_id: int) -> records.Job:
         return self._unary(calls.get_job(job_id))
 
-    def list_jobs(self, limit: int | None = None) -> records.JobList:
-        """The jobs, newest first."""
-        return self._unary(calls.list_jobs(limit))
+    def list_jobs(self, limit: int | None = None, cursor: str | None = None) -> records.JobList:
+        """The jobs, newest first, a page at a time (`cursor`: the last page's `next_cursor`)."""
+        return self._unary(calls.list_jobs(limit, cursor))
 
     def cancel_job(self, job_id: int) -> records.Job:
         """Cancels a job (needs the admin token)."""
@@ -300,15 +313,23 @@ class AsyncNimbaseClient(_Base, AsyncClosing):
         return await self._unary(calls.get_stats(game))
 
     async def submit_job(
-        self, game: str, upto: int, fill: bool = False, family: str | None = None
+        self,
+        game: str,
+        upto: int | None = None,
+        fill: bool = False,
+        family: str | None = None,
+        men: int | None = None,
     ) -> records.Job:
-        return await self._unary(calls.submit_job(game, upto, fill, family))
+        return await self._unary(calls.submit_job(game, upto, fill, family, men))
+
+    async def retry_job(self, job_id: int) -> records.Job:
+        return await self._unary(calls.retry_job(job_id))
 
     async def get_job(self, job_id: int) -> records.Job:
         return await self._unary(calls.get_job(job_id))
 
-    async def list_jobs(self, limit: int | None = None) -> records.JobList:
-        return await self._unary(calls.list_jobs(limit))
+    async def list_jobs(self, limit: int | None = None, cursor: str | None = None) -> records.JobList:
+        return await self._unary(calls.list_jobs(limit, cursor))
 
     async def cancel_job(self, job_id: int) -> records.Job:
         return await self._unary(calls.cancel_job(job_id))

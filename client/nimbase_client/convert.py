@@ -131,13 +131,33 @@ def stats_dict(msg: pb.GetStatsResponse) -> records.Stats:
     return cast(records.Stats, stats if isinstance(stats, dict) else {})
 
 
+#: The fields of a Job only SubmitJob's and RetryJob's answers carry.
+_SUBMISSION_FIELDS = ("queued", "stored", "refused")
+
+
 def job_dict(msg: pb.Job) -> records.Job:
     progress: records.Progress = {"done": msg.progress.done, "total": msg.progress.total}
-    return cast(records.Job, _record(records.Job, msg, progress=progress))
+    out = _record(records.Job, msg, progress=progress, **dict.fromkeys(_SUBMISSION_FIELDS))
+    for key in _SUBMISSION_FIELDS:
+        del out[key]
+    return cast(records.Job, out)
+
+
+def submission_dict(msg: pb.Job) -> records.Job:
+    """SubmitJob's or RetryJob's answer, as the REST JSON has it: the job with what the call queued."""
+    out = job_dict(msg)
+    out["queued"] = [job_dict(j) for j in msg.queued]
+    if msg.HasField("stored"):
+        stored = msg.stored
+        out["stored"] = {"game": stored.game, "family": stored.family, "computed_upto": stored.computed_upto}
+    if msg.refused:
+        out["refused"] = list(msg.refused)
+    return out
 
 
 def job_list_dict(msg: pb.ListJobsResponse) -> records.JobList:
-    return {"jobs": [job_dict(j) for j in msg.jobs]}
+    following = msg.next_cursor if msg.HasField("next_cursor") else None
+    return {"jobs": [job_dict(j) for j in msg.jobs], "next_cursor": following}
 
 
 def whole_numbers(obj: object) -> object:

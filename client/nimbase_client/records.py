@@ -43,6 +43,7 @@ __all__ = [
     "Sequence",
     "Source",
     "Stats",
+    "StoredObject",
     "TerminalLabel",
     "Value",
     "ValueOrError",
@@ -352,12 +353,32 @@ class Job(TypedDict):
     """ISO 8601 timestamp, or null."""
     waits_for: list[int]
     """The jobs that must be done before this one runs (the stored objects it reads)."""
+    queued: NotRequired[list[Job]]
+    """A submission's or retry's answer only: the jobs this call queued, in the order they run (empty
+    when an open job computes what was asked, or it is stored)."""
+    stored: NotRequired[StoredObject]
+    """A submission's answer only: what was asked is stored already, and nothing is queued; the job is
+    the last one that stored it (id 0 where none did)."""
+    refused: NotRequired[list[str]]
+    """A family set's submission only: why members of the set were not queued (no worker could finish
+    them), one message each."""
+
+
+class StoredObject(TypedDict):
+    """A stored object a submission asked for."""
+
+    game: str
+    family: str
+    computed_upto: int
+    """The values stored (an object made whole: its words)."""
 
 
 class JobList(TypedDict):
     """Answer of `GET /v1/jobs` (ListJobs), newest first."""
 
     jobs: list[Job]
+    next_cursor: NotRequired[str | None]
+    """Where the next page starts (`cursor=`), or null after the last page."""
 
 
 # -- graphs ------------------------------------------------------------------------------------

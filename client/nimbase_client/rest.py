@@ -91,19 +91,29 @@ def _get_stats(game: str) -> Request[records.Stats]:
     return Request("GET", "/v1/stats", {"game": game})
 
 
-def _submit_job(game: str, upto: int, fill: bool, family: str | None) -> Request[records.Job]:
-    body: dict[str, Any] = {"game": game, "upto": upto, "fill": fill}
-    if family is not None:
-        body["family"] = family
+def _submit_job(
+    game: str, upto: int | None, fill: bool, family: str | None, men: int | None = None
+) -> Request[records.Job]:
+    body: dict[str, Any] = {"game": game, "fill": fill}
+    for key, value in (("upto", upto), ("family", family), ("men", men)):
+        if value is not None:
+            body[key] = value
     return Request("POST", "/v1/jobs", body=body, auth=True)
+
+
+def _retry_job(job_id: int) -> Request[records.Job]:
+    return Request("POST", f"/v1/jobs/{int(job_id)}:retry", auth=True)
 
 
 def _get_job(job_id: int) -> Request[records.Job]:
     return Request("GET", f"/v1/jobs/{int(job_id)}")
 
 
-def _list_jobs(limit: int | None) -> Request[records.JobList]:
-    return Request("GET", "/v1/jobs", {} if limit is None else {"limit": limit})
+def _list_jobs(limit: int | None, cursor: str | None = None) -> Request[records.JobList]:
+    query: dict[str, Any] = {} if limit is None else {"limit": limit}
+    if cursor is not None:
+        query["cursor"] = cursor
+    return Request("GET", "/v1/jobs", query)
 
 
 def _cancel_job(job_id: int) -> Request[records.Job]:
@@ -245,14 +255,24 @@ class RestClient(_Base, Closing):
     def get_stats(self, game: str) -> records.Stats:
         return self._call(_get_stats(game))
 
-    def submit_job(self, game: str, upto: int, fill: bool = False, family: str | None = None) -> records.Job:
-        return self._call(_submit_job(game, upto, fill, family))
+    def submit_job(
+        self,
+        game: str,
+        upto: int | None = None,
+        fill: bool = False,
+        family: str | None = None,
+        men: int | None = None,
+    ) -> records.Job:
+        return self._call(_submit_job(game, upto, fill, family, men))
+
+    def retry_job(self, job_id: int) -> records.Job:
+        return self._call(_retry_job(job_id))
 
     def get_job(self, job_id: int) -> records.Job:
         return self._call(_get_job(job_id))
 
-    def list_jobs(self, limit: int | None = None) -> records.JobList:
-        return self._call(_list_jobs(limit))
+    def list_jobs(self, limit: int | None = None, cursor: str | None = None) -> records.JobList:
+        return self._call(_list_jobs(limit, cursor))
 
     def cancel_job(self, job_id: int) -> records.Job:
         return self._call(_cancel_job(job_id))
@@ -330,15 +350,23 @@ class AsyncRestClient(_Base, AsyncClosing):
         return await self._call(_get_stats(game))
 
     async def submit_job(
-        self, game: str, upto: int, fill: bool = False, family: str | None = None
+        self,
+        game: str,
+        upto: int | None = None,
+        fill: bool = False,
+        family: str | None = None,
+        men: int | None = None,
     ) -> records.Job:
-        return await self._call(_submit_job(game, upto, fill, family))
+        return await self._call(_submit_job(game, upto, fill, family, men))
+
+    async def retry_job(self, job_id: int) -> records.Job:
+        return await self._call(_retry_job(job_id))
 
     async def get_job(self, job_id: int) -> records.Job:
         return await self._call(_get_job(job_id))
 
-    async def list_jobs(self, limit: int | None = None) -> records.JobList:
-        return await self._call(_list_jobs(limit))
+    async def list_jobs(self, limit: int | None = None, cursor: str | None = None) -> records.JobList:
+        return await self._call(_list_jobs(limit, cursor))
 
     async def cancel_job(self, job_id: int) -> records.Job:
         return await self._call(_cancel_job(job_id))

@@ -49,13 +49,14 @@ from engine.kind_resources import ResourceSpec
 from engine.kind_settings import KeeperSpec, PositiveInt, SettingsDeclaration
 from engine.moves import MoveTo, check_limit, list_moves, move_rank
 from engine.positions import quote_position, quote_token
-from engine.precompute import JobPlan, StoredName
+from engine.precompute import PROCESS_BYTES, JobPlan, StoredName
 from engine.stored_bytes import BytesKernel, read_stored
 from engine.values import BestMoveResult, GameInfo, MoveValue, Outcome, Source, Value
 from kinds.chess import checkpoint as ck
 from kinds.chess.answers import PositionInfo, answer, info_at, move_info, position_info
 from kinds.chess.fen import MAX_SYZYGY_MEN, position_fen
 from kinds.chess.format import ChessValues, InflatingTables
+from kinds.chess.kernels import index as ix
 from kinds.chess.line import child_probes, choose
 from kinds.chess.material import MAX_MEN, materials_of
 from kinds.chess.probe import ChessProbe
@@ -184,6 +185,21 @@ class TableKernel(BytesKernel):
         tables = InflatingTables(self._given)
         values = solve_material(self.material, tables, progress, self.checkpoint, self._resume)
         return values.to_bytes()
+
+
+#: Bytes a slot of the block being solved costs at the peak (its degrees, the DTM and DTZ reached, and
+#: the bytes it is stored as), fitted to the measured peak below.
+SOLVE_BLOCK_BYTES = 7
+
+
+def job_memory(material: Material) -> int:
+    """About the peak address space of the process solving `material`'s table: the process itself, the
+    table's DTM and DTZ (4 bytes a slot), the block being solved, and the largest table it reads, inflated
+    (KQRvKR: 3.2 GiB counted, 3.1 GiB measured by bench.bench_chess_jobs --five; a five-man material
+    with a pawn, whose DTM and DTZ alone take 3.2 GB, needs a larger cap than the default)."""
+    block = int(ix.block_size(material.spec))
+    read = max((sub.slots for sub in material.sub_materials() if sub != material), default=0)
+    return PROCESS_BYTES + 4 * material.slots + SOLVE_BLOCK_BYTES * block + 4 * read
 
 
 def bulk_ids(men: int) -> list[str]:
@@ -384,7 +400,16 @@ class ChessGame(GameKind[chess.Board]):
                 f"{self.game_id} has {self.material.men} men: nimbase stores tables of at most {MAX_MEN} men "
                 "(the user's Syzygy files answer larger materials: NIMBASE_SYZYGY_PATH)"
             )
-        return JobPlan(self.game_id, TABLE, self.material.slots, True, TableKernel(self.material).needs())
+        material = self.material
+        return JobPlan(
+            self.game_id,
+            TABLE,
+            material.slots,
+            True,
+            TableKernel(material).needs(),
+            memory_bytes=job_memory(material),
+            work=material.slots,
+        )
 
     def kernel_for(self, family: str) -> SequenceKernel | None:
         return TableKernel(self.material) if family == TABLE else None

@@ -25,7 +25,7 @@ from engine.kind import Context, GameKind, SequenceKernel
 from engine.kind_settings import KeeperSpec, PositiveInt, SettingsDeclaration
 from engine.moves import check_limit
 from engine.positions import quote_position, quote_token
-from engine.precompute import JobPlan, StoredName
+from engine.precompute import PROCESS_BYTES, JobPlan, StoredName
 from engine.records import MoveRecord, ValueRecord
 from engine.stored_bytes import BytesKernel, read_stored
 from engine.values import BestMoveResult, GameInfo, MoveValue, Outcome, Source, Value
@@ -276,12 +276,44 @@ class RulesGame(GameKind[int]):
         """The job storing one tier (family `tier:T`; by default the initial position's tier, whose
         job waits for every tier it leads to). `upto` and `fill` do not apply."""
         tier = self.rules.tier(self.rules.initial()) if family is None else family_tier(self.rules, family)
-        return JobPlan(self.game_id, tier_family(tier), self.rules.size, True, tier_needs(self.rules, tier))
+        needs = tier_needs(self.rules, tier)
+        return JobPlan(
+            self.game_id,
+            tier_family(tier),
+            self.rules.size,
+            True,
+            needs,
+            memory_bytes=job_memory(self.rules),
+            work=0,
+            positions=self.rules.size,  # a tier may hold every code
+            max_positions=MAX_TIER_POSITIONS,
+        )
 
     def kernel_for(self, family: str) -> SequenceKernel | None:
         if not family.startswith(TIER_PREFIX):
             return None
         return TierKernel(self.rules, family_tier(self.rules, family))
+
+
+#: Bytes a position of a tier costs its job at the peak with compiled rules (its code, the graph's index
+#: and counts, its value, and the later tiers' it reads), besides 4 a move; plain rules' expansion costs
+#: `PLAIN_POSITION_BYTES` and 16 a move.
+POSITION_BYTES = 62
+PLAIN_POSITION_BYTES = 42
+
+
+#: Most positions one tier's solve indexes (its graph's edges name positions as int32).
+MAX_TIER_POSITIONS = (1 << 31) - 1
+
+
+def job_memory(rules: Rules) -> int:
+    """About the peak address space of a tier's job. A tier is found by trying every code (`Rules.size`),
+    so it may hold that many positions, and what is not known before that bounds it: a game whose code
+    space no worker can hold a tier of is refused before its jobs are queued (Connect Four 7 x 6's
+    127^7 codes), not failed after them."""
+    compiled = type(rules).kernels is not Rules.kernels
+    per = POSITION_BYTES + 4 * rules.max_moves if compiled else PLAIN_POSITION_BYTES + 16 * rules.max_moves
+    return PROCESS_BYTES + rules.size * per
 
 
 def tier_needs(rules: Rules, tier: int) -> tuple[StoredName, ...]:
@@ -336,5 +368,8 @@ class TierKernel(BytesKernel):
                 check_round_trip(rules, tier, positions(rules, tier))
                 solved[tier] = solve_tier(rules, tier, merged([solved[t] for t in rules.tier_moves_to(tier)]))
             later = merged([solved[t] for t in needed])
-        check_round_trip(rules, self.tier, positions(rules, self.tier))
+        codes = positions(rules, self.tier)
+        if progress is not None:  # the job's total: the tier's positions, known once they are found
+            progress(0, len(codes))
+        check_round_trip(rules, self.tier, codes)
         return solve_tier(rules, self.tier, later, progress).to_bytes()

@@ -22,6 +22,7 @@ from engine.graphs import (
 )
 from engine.positions import MAX_HEAP, MAX_POSITION_CHARS
 from engine.registry import FAMILY_NAME, MAX_GAME_ID_CHARS
+from service.jobs import CURSOR_PATTERN, MAX_LIST_JOBS
 from service.limits import Limits
 from service.move_choice import CHOICES
 
@@ -52,7 +53,7 @@ VERTEX_NAME: Schema = {
     "maxLength": MAX_VERTEX_CHARS,
     "pattern": f"^{_NEITHER_CONTROL_NOR_BLANK}(?:{_NOT_CONTROL}*{_NEITHER_CONTROL_NOR_BLANK})?$",
 }
-#: The route whose `limit` is bounded by `Limits.listed_moves` (the jobs list's takes any, at most 1,000).
+#: The route whose `limit` is bounded by `Limits.listed_moves` (the jobs list's by MAX_LIST_JOBS).
 BEST_MOVE_PATH = "/v1/best-move"
 #: A whole number the server reads as a signed 64-bit integer (heaps, ranges, job ids).
 _INT64: Schema = {"type": "integer", "maximum": MAX_HEAP}
@@ -80,8 +81,10 @@ def parameter_bounds(path: str, location: str, name: str, limits: Limits) -> Sch
     if location == "query" and name == "choose":
         return {"type": "string", "enum": list(CHOICES)}
     if location == "query" and name == "limit":
-        most = {"maximum": limits.listed_moves} if path == BEST_MOVE_PATH else {}  # GET /v1/jobs: any, capped
-        return {"type": "integer", "minimum": 1, **most}
+        most = limits.listed_moves if path == BEST_MOVE_PATH else MAX_LIST_JOBS
+        return {"type": "integer", "minimum": 1, "maximum": most}
+    if location == "query" and name == "cursor":  # a page's next_cursor: a job id
+        return {"type": "string", "pattern": f"^{CURSOR_PATTERN}$"}
     return None
 
 
@@ -90,7 +93,7 @@ def body_bounds(name: str, limits: Limits) -> dict[str, Schema]:
     if name == "BatchRequest":
         return {"game": GAME_ID, "positions": {"maxItems": limits.batch_positions}}
     if name == "JobRequest":  # beyond these, how far a job may go is its game's (GameKind.plan_job)
-        return {"game": GAME_ID, "upto": {**_INT64, "minimum": 0}}
+        return {"game": GAME_ID, "upto": {**_INT64, "minimum": 0}, "men": {**_INT64, "minimum": 1}}
     if name == "GraphRequest":
         return {
             "name": GRAPH_NAME,

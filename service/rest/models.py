@@ -41,8 +41,10 @@ class JobRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [JOB_EXAMPLE]})
     game: StrictStr = Field(description="The game id to precompute.")
-    upto: JsonInt = Field(
-        description="Compute values 0..upto-1; for a game of pairs, the side of the square table."
+    upto: JsonInt | None = Field(
+        default=None,
+        description="Compute values 0..upto-1; for a game of pairs, the side of the square table. May be "
+        "left out where the job makes its object whole (a chess table, a rules game's tiers).",
     )
     fill: StrictBool = Field(
         default=False, description="Fill the whole range even once the period is certified."
@@ -52,6 +54,11 @@ class JobRequest(BaseModel):
         max_length=64,
         description="The stored family, for games that store several (their description in GET "
         "/v1/games names them).",
+    )
+    men: JsonInt | None = Field(
+        default=None,
+        description='Queue the family `game`\'s whole set up to this size in one call (`{"game": '
+        '"chess", "men": 5}`), each member after what it reads; beyond what the family stores is 400.',
     )
 
 

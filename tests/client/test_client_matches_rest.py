@@ -64,9 +64,16 @@ def test_lists_batches_sequences_and_stats_match_rest(client: NimbaseClient, htt
 
 def test_jobs_match_rest(client: NimbaseClient, http: httpx.Client) -> None:
     job = client.submit_job("nim", 50, fill=True)
+    assert [queued["id"] for queued in job.pop("queued")] == [job["id"]]  # the submission's answer only
     assert job == http.get(f"/v1/jobs/{job['id']}").json() == client.get_job(int(str(job["id"])))
     assert client.list_jobs() == http.get("/v1/jobs").json()
     assert client.list_jobs(limit=1) == http.get("/v1/jobs", params={"limit": 1}).json()
+    first = http.get("/v1/jobs", params={"limit": 1}).json()
+    if first["next_cursor"] is not None:
+        cursor = first["next_cursor"]
+        assert (
+            client.list_jobs(1, cursor) == http.get("/v1/jobs", params={"limit": 1, "cursor": cursor}).json()
+        )
     cancelled = client.cancel_job(int(str(job["id"])))
     assert cancelled["status"] == "cancelled"
     assert cancelled == http.get(f"/v1/jobs/{job['id']}").json()

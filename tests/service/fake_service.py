@@ -35,6 +35,7 @@ from kinds.heaps.base import GameInfo, HeapMove
 from service.answers import AnswerCache
 from service.core import BestMoveResult, GraphSummary, Health, JobView, MoveValue, SequenceResult
 from service.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
+from service.jobs import SubmissionView
 
 ADMIN_TOKEN = "s3cret-token"
 CREATED = "2024-01-01T00:00:00+00:00"
@@ -229,17 +230,31 @@ class FakeService:
             raise PermissionDenied("wrong admin token")
 
     def submit_job(
-        self, token: str | None, game: str, upto: int, fill: bool = False, family: str | None = None
-    ) -> JobView:
+        self,
+        token: str | None,
+        game: str,
+        upto: int | None = None,
+        fill: bool = False,
+        family: str | None = None,
+        men: int | None = None,
+    ) -> SubmissionView:
         self.authorize(token)
         self._check_game(game)
+        upto = 0 if upto is None else upto
         with self._lock:
             job_id = len(self.jobs) + 1
             job = JobView(
                 job_id, game, family or "heap", upto, fill, "queued", 0, upto, None, CREATED, None, None
             )
             self.jobs[job_id] = job
-        return job
+        return SubmissionView(job, (job,))
+
+    def retry_job(self, token: str | None, job_id: int) -> SubmissionView:
+        self.authorize(token)
+        job = self.get_job(job_id)
+        if job.status != "failed":
+            raise NotApplicable(f"job {job_id} is {job.status}, not failed: only a failed job can be retried")
+        return SubmissionView(job, (job,))
 
     def get_job(self, job_id: int) -> JobView:
         if job_id not in self.jobs:
@@ -247,7 +262,14 @@ class FakeService:
         return self.jobs[job_id]
 
     def list_jobs(self, limit: int = 100) -> list[JobView]:
-        return sorted(self.jobs.values(), key=lambda j: -j.id)[:limit]
+        return self.job_page(limit)[0]
+
+    def job_page(self, limit: int = 100, cursor: str | None = None) -> tuple[list[JobView], str | None]:
+        listed = sorted(self.jobs.values(), key=lambda j: -j.id)
+        if cursor is not None:
+            listed = [j for j in listed if j.id < int(cursor)]
+        following = str(listed[limit - 1].id) if len(listed) > limit else None
+        return listed[:limit], following
 
     def cancel_job(self, token: str | None, job_id: int) -> JobView:
         self.authorize(token)

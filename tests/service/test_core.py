@@ -342,7 +342,7 @@ def test_subtraction_answers_live_then_from_the_stored_table(service: Nimbase, c
     assert [v.grundy for v in values_only(good)] == [g[10] ^ g[11] ^ g[12], 0, 0, g[2] ^ g[9] ^ g[33]]
     check_moves(service.best_move(SUB, "5 9").moves, expected_heap_moves(SUB, (5, 9)))
 
-    job = service.submit_job(TOKEN, SUB, 3000, fill=True)
+    job = service.submit_job(TOKEN, SUB, 3000, fill=True).job
     assert (job.game, job.family, job.upto, job.fill, job.status) == (SUB, "heap", 3000, True, "queued")
     run_worker(clean_db)
     assert service.get_job(job.id).status == "done"
@@ -449,7 +449,7 @@ def test_wythoff_pairs_and_sums(service: Nimbase, clean_db: sa.Engine) -> None:
     assert result.moves[0].kind == WythoffMove((4, 6), (3, 5))
 
     assert service.get_stats("wythoff")["table_side"] == 0
-    job = service.submit_job(TOKEN, "wythoff", 256)
+    job = service.submit_job(TOKEN, "wythoff", 256).job
     assert job.family == "pairs"
     run_worker(clean_db)
     service.tables.forget("wythoff")
@@ -559,8 +559,8 @@ def test_jobs_submit_get_list_cancel(service: Nimbase, clean_db: sa.Engine) -> N
         Nimbase(Settings(limits=LIMITS), clean_db).submit_job(TOKEN, SUB, 100)
     assert service.list_jobs() == []
 
-    first = service.submit_job(TOKEN, SUB, 5000)
-    second = service.submit_job(TOKEN, "octal:0.77", 1000, fill=True)
+    first = service.submit_job(TOKEN, SUB, 5000).job
+    second = service.submit_job(TOKEN, "octal:0.77", 1000, fill=True).job
     assert [j.id for j in service.list_jobs()] == [second.id, first.id]
     assert [j.id for j in service.list_jobs(limit=1)] == [second.id]
     got = service.get_job(first.id)
@@ -591,7 +591,7 @@ def test_jobs_submit_get_list_cancel(service: Nimbase, clean_db: sa.Engine) -> N
 def test_bad_inputs_never_change_stored_data(service: Nimbase, clean_db: sa.Engine) -> None:
     service.submit_job(TOKEN, SUB, 2000, fill=True)
     run_worker(clean_db)
-    queued = service.submit_job(TOKEN, "octal:0.77", 500)
+    queued = service.submit_job(TOKEN, "octal:0.77", 500).job
     before = row_counts(clean_db)
     assert before["sequences"] == 1 and before["sequence_chunks"] == 1 and before["jobs"] == 2
     jobs_before = [j.as_dict() for j in service.list_jobs()]

@@ -40,7 +40,7 @@ RPCS = {
     "GetGraph",
 }
 #: RPCs beyond the contract's, each proposed for it: bulk lookups at batch speed over one stream.
-EXTRA_RPCS = {"StreamBatches", "ColumnarValues"}
+EXTRA_RPCS = {"StreamBatches", "ColumnarValues", "RetryJob"}  # RetryJob: POST /v1/jobs/{id}:retry
 
 
 @pytest.fixture(scope="module")
@@ -260,6 +260,8 @@ def test_jobs_need_the_token(stub: Any, fake: FakeService) -> None:
     assert (job.game, job.upto, job.fill, job.status) == ("nim", 100, True, "queued")
     assert (job.progress.done, job.progress.total) == (0, 100)
     assert not job.HasField("error") and not job.HasField("started_at") and job.created_at
+    assert [j.id for j in job.queued] == [job.id]
+    del job.queued[:]  # what the submission queued: its answer only
     assert stub.GetJob(pb.GetJobRequest(id=job.id)) == job
     assert job.id in [j.id for j in stub.ListJobs(pb.ListJobsRequest()).jobs]
     assert len(stub.ListJobs(pb.ListJobsRequest(limit=1)).jobs) == 1

@@ -169,8 +169,8 @@ def test_health_and_formula_lookups_answer_while_every_process_is_busy(
     (a position too large for a remoteness search, which would be live work) and a stored table's values
     (read by the server process itself, not queued behind the computations) still answer promptly over
     both transports."""
-    JobQueue(db_engine).submit("grundy", "heap", 5_000, fill=True)
-    assert Worker(db_engine).run_once()
+    if JobQueue(db_engine).submit("grundy", "heap", 5_000, fill=True).status != "done":  # else stored
+        assert Worker(db_engine).run_once()
     answers: list[tuple[httpx.Response, float]] = []
 
     def run() -> None:

@@ -57,8 +57,8 @@ def test_only_a_pooled_service_has_a_compute_lane(pooled: PooledService) -> None
 def test_reads_answer_promptly_while_more_calls_wait_for_a_process_than_reads_have_threads(
     pooled: PooledService, ports: BoundPorts, db_engine: sa.Engine
 ) -> None:
-    JobQueue(db_engine).submit("grundy", "heap", 5_000, fill=True)
-    assert Worker(db_engine).run_once()
+    if JobQueue(db_engine).submit("grundy", "heap", 5_000, fill=True).status != "done":  # else stored
+        assert Worker(db_engine).run_once()
     target = f"127.0.0.1:{ports.grpc}"
     outcomes: list[str] = []
 
@@ -109,8 +109,8 @@ def test_streams_moved_to_the_compute_lane_answer_every_item_once(
 def test_rest_reads_answer_promptly_while_more_requests_wait_for_a_process_than_starlette_has_threads(
     pooled: PooledService, ports: BoundPorts, db_engine: sa.Engine
 ) -> None:
-    JobQueue(db_engine).submit("grundy", "heap", 5_000, fill=True)
-    assert Worker(db_engine).run_once()
+    if JobQueue(db_engine).submit("grundy", "heap", 5_000, fill=True).status != "done":  # else stored
+        assert Worker(db_engine).run_once()
     base = f"http://127.0.0.1:{ports.http}"
     statuses: list[int] = []
     game, position = RUNAWAY

@@ -48,6 +48,7 @@ MODELS: dict[tuple[str, str], str] = {
     ("get", "/v1/jobs"): "JobList",
     ("get", "/v1/jobs/{job_id}"): "Job",
     ("delete", "/v1/jobs/{job_id}"): "Job",
+    ("post", "/v1/jobs/{job_id}:retry"): "Job",
     ("post", "/v1/graphs"): "GraphSummary",
     ("get", "/v1/graphs/{name}"): "Graph",
     ("get", "/healthz"): "Health",
@@ -64,10 +65,11 @@ ERRORS_AT_LEAST: dict[tuple[str, str], set[str]] = {
     ("post", "/v1/values:columnar"): {"400", "404", "409", "413", "422", "503", "504"},
     ("get", "/v1/sequence"): {"400", "404", "422", "503", "504"},
     ("get", "/v1/stats"): {"400", "404", "503"},
-    ("post", "/v1/jobs"): {"400", "401", "403", "404", "409", "503"},
+    ("post", "/v1/jobs"): {"400", "401", "403", "404", "409", "422", "503"},
     ("get", "/v1/jobs"): {"400", "503"},
     ("get", "/v1/jobs/{job_id}"): {"400", "404", "503"},
     ("delete", "/v1/jobs/{job_id}"): {"400", "401", "403", "404", "503"},
+    ("post", "/v1/jobs/{job_id}:retry"): {"400", "401", "403", "404", "409", "503"},
     ("post", "/v1/graphs"): {"400", "401", "403", "409", "413", "503"},
     ("get", "/v1/graphs/{name}"): {"400", "404", "503"},
 }
@@ -216,6 +218,10 @@ def test_jobs_fit_their_declarations(http: httpx.Client) -> None:
     fits(schema.Job, http.get(f"/v1/jobs/{job['id']}").json())
     fits(schema.JobList, http.get("/v1/jobs").json())
     fits(schema.Job, http.delete(f"/v1/jobs/{job['id']}", headers=ADMIN).json())
+    assert "queued" in job and "queued" not in http.get(f"/v1/jobs/{job['id']}").json()
+    page = http.get("/v1/jobs", params={"limit": 1}).json()
+    fits(schema.JobList, page)
+    assert set(page) == {"jobs", "next_cursor"}
 
 
 @pytest.mark.parametrize(

@@ -230,8 +230,10 @@ def test_jobs(http: httpx.Client, fake: FakeService) -> None:
         "started_at",
         "finished_at",
         "waits_for",
+        "queued",
     }
-    assert job["waits_for"] == []
+    assert job["waits_for"] == [] and [j["id"] for j in job["queued"]] == [job["id"]]
+    del job["queued"]  # what the submission queued: its answer only
     assert http.get(f"/v1/jobs/{job['id']}").json() == job
     assert job in http.get("/v1/jobs").json()["jobs"]
     assert len(http.get("/v1/jobs", params={"limit": 1}).json()["jobs"]) == 1

@@ -90,7 +90,7 @@ def test_a_job_that_keeps_losing_its_workers_fails(clean_db: sa.Engine) -> None:
 def test_a_live_job_blocks_other_jobs_of_its_sequence(clean_db: sa.Engine) -> None:
     queue = JobQueue(clean_db)
     first = queue.submit(GAME, "heap", 10)
-    queue.submit(GAME, "heap", 20)
+    queue.submit(GAME, "heap", 20, kind="repair", chunk_index=0)  # one open extend job a sequence
     other = queue.submit("subtraction:1,2", "heap", 10)
     assert queue.claim("w1", 30) is not None
     claimed = queue.claim("w2", 30)
@@ -98,7 +98,7 @@ def test_a_live_job_blocks_other_jobs_of_its_sequence(clean_db: sa.Engine) -> No
     assert queue.claim("w3", 30) is None
     assert queue.finish(first.id, "w1")
     later = queue.claim("w3", 30)
-    assert later is not None and later.upto == 20
+    assert later is not None and later.kind == "repair"
 
 
 def test_cancel_fail_and_release(clean_db: sa.Engine) -> None:
@@ -189,13 +189,21 @@ def test_an_open_job_covering_the_request_is_returned_whatever_its_origin(clean_
     # Even with automatic jobs off or the cap reached, the open job is the answer.
     assert queue.submit_automatic(GAME, "heap", 10, cap=0, max_seconds=60).job == first
     assert queue.submit_automatic(GAME, "heap", 10, cap=1, max_seconds=60).job == first
-    # A larger request needs a new job; an admin job reaching far enough is as good as an automatic one.
+    # A larger request raises the queued job's upto: one open job a sequence. An admin's request takes it
+    # over (no time bound), and any smaller request is answered by it.
     larger = queue.submit_automatic(GAME, "heap", 6000, cap=4, max_seconds=60)
-    assert larger.created and larger.job is not None and larger.job.id != first.id
+    assert (
+        not larger.created and larger.job is not None and (larger.job.id, larger.job.upto) == (first.id, 6000)
+    )
     admin = queue.submit(GAME, "heap", 10**6, fill=True)
+    assert (admin.id, admin.upto, admin.total, admin.origin, admin.max_seconds) == (
+        first.id,
+        10**6,
+        10**6,
+        "admin",
+        None,
+    )
     assert queue.submit_automatic(GAME, "heap", 10**5, cap=4, max_seconds=60).job == admin
-    # The oldest covering job is chosen (the one claimed first).
-    assert queue.submit_automatic(GAME, "heap", 10, cap=4, max_seconds=60).job == first
     # Another family, a running job, and only open jobs count.
     other = queue.submit_automatic(GAME, "pairs", 10, cap=4, max_seconds=60)
     assert other.created
@@ -203,11 +211,12 @@ def test_an_open_job_covering_the_request_is_returned_whatever_its_origin(clean_
     assert claimed is not None and claimed.id == first.id
     running = queue.submit_automatic(GAME, "heap", 5000, cap=4, max_seconds=60).job
     assert running is not None and (running.id, running.status) == (first.id, "running")
+    beyond = queue.submit_automatic(GAME, "heap", 2 * 10**6, cap=4, max_seconds=60)
+    assert beyond.job is not None and beyond.job.id == first.id and not beyond.created
+    assert beyond.reason is not None and "queue 2000000 once it is done" in beyond.reason
     assert queue.finish(first.id, "w1")
-    for job in (larger.job, admin):
-        queue.cancel(job.id)
     renewed = queue.submit_automatic(GAME, "heap", 5000, cap=4, max_seconds=60)
-    assert renewed.created and renewed.job is not None and renewed.job.id > admin.id
+    assert renewed.created and renewed.job is not None and renewed.job.id > other.job.id  # type: ignore[union-attr]
 
 
 def test_a_repair_job_does_not_cover_a_request(clean_db: sa.Engine) -> None:
@@ -343,7 +352,7 @@ def test_open_jobs_lists_a_games_queued_and_running_jobs_oldest_first(clean_db: 
     assert queue.open_jobs(GAME) == []
     first = queue.submit(GAME, "heap", 10)
     other_game = queue.submit("subtraction:1,2", "heap", 10)
-    automatic = queue.submit_automatic(GAME, "heap", 100, cap=4, max_seconds=60).job
+    automatic = queue.submit_automatic(GAME, "other", 100, cap=4, max_seconds=60).job
     repair = queue.submit(GAME, "heap", 10, kind="repair", chunk_index=0)
     cancelled = queue.submit(GAME, "pairs", 10)
     assert automatic is not None

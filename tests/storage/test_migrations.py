@@ -205,3 +205,42 @@ def test_checkpoints_migration_downgrades_and_upgrades_again(empty_database_url:
         assert _diff(engine, metadata) == []
     finally:
         engine.dispose()
+
+
+def test_one_open_job_migration_merges_open_duplicates(empty_database_url: str) -> None:
+    """Before h_queue_01 one object could have several open jobs: the upgrade keeps the running one (else
+    the oldest), cancels the others naming it, and points the jobs waiting for them at it."""
+    _migrate(empty_database_url, "0008")
+    engine = sa.create_engine(empty_database_url, poolclass=sa.NullPool)
+    try:
+        with engine.begin() as conn:
+            conn.execute(
+                sa.text(
+                    "INSERT INTO jobs (id, game_id, family, upto, total, status, waits_for) VALUES "
+                    "(1, 'chess:KBNvK', 'table', 9, 9, 'queued', '{}'), "
+                    "(2, 'chess:KBNvK', 'table', 9, 9, 'running', '{}'), "
+                    "(3, 'chess:KBNvK', 'table', 9, 9, 'done', '{}'), "
+                    "(4, 'nim', 'heap', 5, 5, 'queued', '{}'), "
+                    "(5, 'chess:KBNvKN', 'table', 9, 9, 'queued', '{1, 4}')"
+                )
+            )
+        _migrate(empty_database_url, "h_queue_01")
+        with engine.connect() as conn:
+            rows = conn.execute(sa.text("SELECT id, status, error, waits_for FROM jobs ORDER BY id")).all()
+        assert [(r[0], r[1], r[3]) for r in rows] == [
+            (1, "cancelled", []),
+            (2, "running", []),
+            (3, "done", []),
+            (4, "queued", []),
+            (5, "queued", [2, 4]),
+        ]
+        assert rows[0][2] == "merged into job 2, which computes the same object"
+        with pytest.raises(sa.exc.IntegrityError), engine.begin() as conn:
+            conn.execute(
+                sa.text("INSERT INTO jobs (game_id, family, upto, total) VALUES ('nim', 'heap', 7, 7)")
+            )
+        _migrate(empty_database_url, "0008", down=True)
+        _migrate(empty_database_url, "head")
+        assert _diff(engine, metadata) == []
+    finally:
+        engine.dispose()

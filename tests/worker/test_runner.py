@@ -53,12 +53,12 @@ def test_without_fill_the_job_ends_once_the_period_is_certified(clean_db: sa.Eng
     assert info.period == kernel.certify(oracle_values((2, 5, 7), info.computed_upto))
     done = queue.get(job.id)
     assert done is not None and (done.status, done.done, done.total) == ("done", 10**7, 10**7)
-    # A later job finds the period stored and has nothing to do.
-    again = queue.submit("subtraction:2,5,7", "heap", 10**6)
-    run_all(clean_db)
-    assert SequenceStore(clean_db).info("subtraction:2,5,7", "heap") == info
-    finished = queue.get(again.id)
-    assert finished is not None and finished.status == "done"
+    # A later submission finds the period stored: nothing is queued.
+    from engine.precompute import JobPlan
+    from engine.registry import plan_stored
+
+    again = queue.queue(JobPlan("subtraction:2,5,7", "heap", 10**6, False), plan_stored)
+    assert (again.job, again.stored, again.queued) == (None, info.computed_upto, ())
 
 
 def test_extending_an_existing_table_keeps_its_prefix(clean_db: sa.Engine) -> None:
@@ -286,6 +286,7 @@ def test_a_whole_object_is_stored_whole_with_its_progress(
     """A chess table's job stores exactly the table's words whatever its `upto` (and whatever its time
     bound), recording the solve's progress as it goes; the stored words read back as the table, made
     from the stored table it reads (KvK's, whose job runs first)."""
+    from engine.precompute import plan_job
     from engine.registry import parse_game_id, plan_stored
     from engine.stored_bytes import decode_words
     from kinds.chess.kind import TableKernel
@@ -293,9 +294,10 @@ def test_a_whole_object_is_stored_whole_with_its_progress(
     from worker import runner
 
     queue = JobQueue(clean_db)
-    needs = parse_game_id("chess:KRvK").plan_job(0, family="table").needs
+    plan = plan_job(parse_game_id("chess:KRvK"), 0, family="table")
+    needs = plan.needs
     submitted = queue.submit_automatic(
-        "chess:KRvK", "table", 5, cap=4, max_seconds=1e-6, needs=needs, planner=plan_stored
+        "chess:KRvK", "table", 5, cap=4, max_seconds=1e-6, needs=needs, planner=plan_stored, plan=plan
     )
     assert submitted.job is not None and len(submitted.job.waits_for) == 1
     recorded: list[tuple[int, int]] = []
@@ -312,12 +314,17 @@ def test_a_whole_object_is_stored_whole_with_its_progress(
     monkeypatch.setattr(runner, "PROGRESS_SECONDS", 0.0)
     monkeypatch.setattr(JobQueue, "progress", spy)
     run_all(clean_db, step_values=1000)
-    assert recorded and all(0 < done <= total for done, total in recorded)
+    # Finding 9: the total is the table's slots, as queued, for the whole run (not the solve's three
+    # passes, nor the stored words).
+    slots = parse_material("KRvK").slots
+    assert submitted.job.total == slots
+    assert recorded and all(0 <= done <= total == slots for done, total in recorded)
     assert [done for done, _ in recorded] == sorted(done for done, _ in recorded)
     job = queue.get(submitted.job.id)
     info = SequenceStore(clean_db).info("chess:KRvK", "table")
     assert job is not None and info is not None
-    assert (job.status, job.error) == ("done", None) and job.done == job.total == info.computed_upto > 5
+    assert (job.status, job.error) == ("done", None) and job.done == job.total == slots
+    assert info.computed_upto > 5
     stored = decode_words(SequenceStore(clean_db).read_prefix("chess:KRvK", "table", info.computed_upto))
     kvk = SequenceStore(clean_db).info("chess:KvK", "table")
     assert kvk is not None
@@ -332,7 +339,7 @@ def test_a_cancelled_solve_stops_at_its_next_progress_report(clean_db: sa.Engine
     from worker.runner import _Stopped
 
     queue = JobQueue(clean_db)
-    queue.submit("chess:KQvK", "table", 1)
+    queue.submit("chess:KQvK", "table", 100)  # its total: 100
     job = queue.claim("test-worker", 30)
     assert job is not None
     worker = Worker(clean_db, worker_id="test-worker")
@@ -345,3 +352,34 @@ def test_a_cancelled_solve_stops_at_its_next_progress_report(clean_db: sa.Engine
     with pytest.raises(_Stopped):
         worker._reporter(job, lost)(20, 100)
     assert lost.is_set()
+
+
+def test_a_tiers_job_counts_the_tiers_positions(clean_db: sa.Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Finding 9: a rules tier showed "0 of" the whole game's codes for its whole run. Its total is the
+    tier's positions, counted as its job starts and never changed after."""
+    from engine.precompute import plan_job
+    from engine.registry import plan_stored
+    from kinds.rules.solve import positions
+    from worker import runner
+
+    game = parse_game_id("tictactoe")
+    plan = plan_job(game, 0, family="tier:8")
+    queue = JobQueue(clean_db)
+    submitted = queue.queue(plan, plan_stored).job
+    assert submitted is not None and submitted.total == 0  # not known before the tier is found
+    recorded: list[tuple[int, int]] = []
+    record = JobQueue.progress
+
+    def spy(self: JobQueue, job_id: int, worker_id: str, done: int, total: int) -> bool:
+        if job_id == submitted.id:
+            recorded.append((done, total))
+        return record(self, job_id, worker_id, done, total)
+
+    monkeypatch.setattr(runner, "PROGRESS_SECONDS", 0.0)
+    monkeypatch.setattr(JobQueue, "progress", spy)
+    run_all(clean_db)
+    count = len(positions(game.rules, 8))  # type: ignore[attr-defined]
+    assert count < game.rules.size  # type: ignore[attr-defined]
+    assert recorded[0] == (0, count) and all(total == count for _, total in recorded)
+    job = queue.get(submitted.id)
+    assert job is not None and (job.status, job.done, job.total) == ("done", count, count)

@@ -282,7 +282,7 @@ class Progress(_message.Message):
     def __init__(self, done: _Optional[int] = ..., total: _Optional[int] = ...) -> None: ...
 
 class Job(_message.Message):
-    __slots__ = ("id", "game", "family", "upto", "fill", "status", "progress", "error", "created_at", "started_at", "finished_at", "waits_for")
+    __slots__ = ("id", "game", "family", "upto", "fill", "status", "progress", "error", "created_at", "started_at", "finished_at", "waits_for", "queued", "stored", "refused")
     ID_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     FAMILY_FIELD_NUMBER: _ClassVar[int]
@@ -295,6 +295,9 @@ class Job(_message.Message):
     STARTED_AT_FIELD_NUMBER: _ClassVar[int]
     FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
     WAITS_FOR_FIELD_NUMBER: _ClassVar[int]
+    QUEUED_FIELD_NUMBER: _ClassVar[int]
+    STORED_FIELD_NUMBER: _ClassVar[int]
+    REFUSED_FIELD_NUMBER: _ClassVar[int]
     id: int
     game: str
     family: str
@@ -307,19 +310,40 @@ class Job(_message.Message):
     started_at: str
     finished_at: str
     waits_for: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, id: _Optional[int] = ..., game: _Optional[str] = ..., family: _Optional[str] = ..., upto: _Optional[int] = ..., fill: _Optional[bool] = ..., status: _Optional[str] = ..., progress: _Optional[_Union[Progress, _Mapping]] = ..., error: _Optional[str] = ..., created_at: _Optional[str] = ..., started_at: _Optional[str] = ..., finished_at: _Optional[str] = ..., waits_for: _Optional[_Iterable[int]] = ...) -> None: ...
+    queued: _containers.RepeatedCompositeFieldContainer[Job]
+    stored: StoredObject
+    refused: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, id: _Optional[int] = ..., game: _Optional[str] = ..., family: _Optional[str] = ..., upto: _Optional[int] = ..., fill: _Optional[bool] = ..., status: _Optional[str] = ..., progress: _Optional[_Union[Progress, _Mapping]] = ..., error: _Optional[str] = ..., created_at: _Optional[str] = ..., started_at: _Optional[str] = ..., finished_at: _Optional[str] = ..., waits_for: _Optional[_Iterable[int]] = ..., queued: _Optional[_Iterable[_Union[Job, _Mapping]]] = ..., stored: _Optional[_Union[StoredObject, _Mapping]] = ..., refused: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class StoredObject(_message.Message):
+    __slots__ = ("game", "family", "computed_upto")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    FAMILY_FIELD_NUMBER: _ClassVar[int]
+    COMPUTED_UPTO_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    family: str
+    computed_upto: int
+    def __init__(self, game: _Optional[str] = ..., family: _Optional[str] = ..., computed_upto: _Optional[int] = ...) -> None: ...
 
 class SubmitJobRequest(_message.Message):
-    __slots__ = ("game", "upto", "fill", "family")
+    __slots__ = ("game", "upto", "fill", "family", "men")
     GAME_FIELD_NUMBER: _ClassVar[int]
     UPTO_FIELD_NUMBER: _ClassVar[int]
     FILL_FIELD_NUMBER: _ClassVar[int]
     FAMILY_FIELD_NUMBER: _ClassVar[int]
+    MEN_FIELD_NUMBER: _ClassVar[int]
     game: str
     upto: int
     fill: bool
     family: str
-    def __init__(self, game: _Optional[str] = ..., upto: _Optional[int] = ..., fill: _Optional[bool] = ..., family: _Optional[str] = ...) -> None: ...
+    men: int
+    def __init__(self, game: _Optional[str] = ..., upto: _Optional[int] = ..., fill: _Optional[bool] = ..., family: _Optional[str] = ..., men: _Optional[int] = ...) -> None: ...
+
+class RetryJobRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    def __init__(self, id: _Optional[int] = ...) -> None: ...
 
 class GetJobRequest(_message.Message):
     __slots__ = ("id",)
@@ -328,16 +352,20 @@ class GetJobRequest(_message.Message):
     def __init__(self, id: _Optional[int] = ...) -> None: ...
 
 class ListJobsRequest(_message.Message):
-    __slots__ = ("limit",)
+    __slots__ = ("limit", "cursor")
     LIMIT_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
     limit: int
-    def __init__(self, limit: _Optional[int] = ...) -> None: ...
+    cursor: str
+    def __init__(self, limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
 
 class ListJobsResponse(_message.Message):
-    __slots__ = ("jobs",)
+    __slots__ = ("jobs", "next_cursor")
     JOBS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
     jobs: _containers.RepeatedCompositeFieldContainer[Job]
-    def __init__(self, jobs: _Optional[_Iterable[_Union[Job, _Mapping]]] = ...) -> None: ...
+    next_cursor: str
+    def __init__(self, jobs: _Optional[_Iterable[_Union[Job, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
 
 class CancelJobRequest(_message.Message):
     __slots__ = ("id",)

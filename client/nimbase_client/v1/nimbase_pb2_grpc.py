@@ -110,6 +110,11 @@ class NimbaseStub:
                 request_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.CancelJobRequest.SerializeToString,
                 response_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.Job.FromString,
                 _registered_method=True)
+        self.RetryJob = channel.unary_unary(
+                '/nimbase.v1.Nimbase/RetryJob',
+                request_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.RetryJobRequest.SerializeToString,
+                response_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.Job.FromString,
+                _registered_method=True)
         self.UploadGraph = channel.stream_unary(
                 '/nimbase.v1.Nimbase/UploadGraph',
                 request_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.GraphPart.SerializeToString,
@@ -233,6 +238,15 @@ class NimbaseServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RetryJob(self, request, context):
+        """Queues a failed job again (needs the admin token; REST: POST /v1/jobs/{id}:retry), with the failed
+        jobs it waits for and those that failed only because they waited for it (the answer's `queued`); a
+        job that did not fail is FAILED_PRECONDITION, naming its status.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def UploadGraph(self, request_iterator, context):
         """Stores a graph under a new name (needs `authorization: Bearer <admin token>`; REST: POST /v1/graphs),
         streamed so that no message size limits a graph: the first message carries the name (and usually
@@ -328,6 +342,11 @@ def add_NimbaseServicer_to_server(servicer, server):
             'CancelJob': grpc.unary_unary_rpc_method_handler(
                     servicer.CancelJob,
                     request_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.CancelJobRequest.FromString,
+                    response_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.Job.SerializeToString,
+            ),
+            'RetryJob': grpc.unary_unary_rpc_method_handler(
+                    servicer.RetryJob,
+                    request_deserializer=nimbase__client_dot_v1_dot_nimbase__pb2.RetryJobRequest.FromString,
                     response_serializer=nimbase__client_dot_v1_dot_nimbase__pb2.Job.SerializeToString,
             ),
             'UploadGraph': grpc.stream_unary_rpc_method_handler(
@@ -746,6 +765,33 @@ class Nimbase:
             target,
             '/nimbase.v1.Nimbase/CancelJob',
             nimbase__client_dot_v1_dot_nimbase__pb2.CancelJobRequest.SerializeToString,
+            nimbase__client_dot_v1_dot_nimbase__pb2.Job.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RetryJob(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/nimbase.v1.Nimbase/RetryJob',
+            nimbase__client_dot_v1_dot_nimbase__pb2.RetryJobRequest.SerializeToString,
             nimbase__client_dot_v1_dot_nimbase__pb2.Job.FromString,
             options,
             channel_credentials,
