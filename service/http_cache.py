@@ -13,14 +13,14 @@ of bytes, so a gzipped answer's tag gets a `-gzip` suffix; `If-None-Match` match
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from fastapi.responses import Response
+from fastapi.responses import Response, StreamingResponse
 from starlette.middleware.gzip import GZipResponder
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from service.rest.json_body import PiecewiseJSONResponse
+from service.rest.json_body import PiecewiseJSONResponse, around, list_in_pieces
 
 #: `source` values whose answers never change (API.md: formula, table, certified period).
 IMMUTABLE_SOURCES = frozenset({"formula", "table", "period"})
@@ -69,6 +69,26 @@ def respond(body: Any, if_none_match: str | None, immutable: bool) -> Response:
     response.headers["etag"] = f'"{tag}"'
     response.headers["cache-control"] = CACHE_CONTROL
     return response
+
+
+def respond_streamed(
+    body: dict[str, Any], key: str, pieces: Iterable[list[Any]], if_none_match: str | None, immutable: bool
+) -> Response:
+    """`respond` for an answer whose list `key` (empty in `body`) is written a piece at a time as the
+    client reads (json_body.list_in_pieces), with the transport's backpressure: the bytes are those
+    `respond` would send. Its ETag is a hash of the text around the list: an immutable answer's values
+    are facts that the rest of it (game, family, range, period, source) determines."""
+    head, tail = around(body, key)
+    tag = hashlib.blake2b(f"{head}]{tail}".encode(), digest_size=16).hexdigest()
+    if immutable and if_none_match is not None:
+        held = _matching(if_none_match, tag)
+        if held is not None:
+            return Response(status_code=304, headers={"etag": held, "cache-control": CACHE_CONTROL})
+    headers = {"cache-control": NOT_CACHED}
+    if immutable:
+        headers = {"etag": f'"{tag}"', "cache-control": CACHE_CONTROL}
+    content = list_in_pieces(head, pieces, tail)
+    return StreamingResponse(content, media_type="application/json", headers=headers)
 
 
 def _matching(header: str, tag: str) -> str | None:
