@@ -109,9 +109,8 @@ def grundy_values(
         prefix = np.zeros(len(singles) + 1, dtype=np.int64)
         np.bitwise_xor.accumulate(singles, out=prefix[1:])
         values = prefix[bounds[1:]] ^ prefix[bounds[:-1]]
-    too_big = np.flatnonzero(values > MAX_GRUNDY)
-    if len(too_big):
-        i = int(too_big[0])
+    if len(values) and values.max() > MAX_GRUNDY:  # one pass, no mask, in the common case
+        i = int(np.argmax(values > MAX_GRUNDY))
         where = f"heap {int(heaps[i])}" if bounds is None else f"position {i}"
         raise InvalidArgument(
             f"{where} (at index {i}) of {kind.game_id!r} has Grundy value {int(values[i])}, beyond the "

@@ -20,12 +20,13 @@ LENGTH_DELIMITED = 2
 def varints(values: NDArray[Any]) -> bytes:
     """Unsigned integers (each below 2^64) as concatenated base-128 varints: seven bits a byte, least
     significant first, the high bit set on every byte but each value's last."""
-    v = np.asarray(values).astype(np.uint64, copy=False)
-    if len(v) == 0:
+    values = np.asarray(values)
+    if len(values) == 0:
         return b""
-    width = max(1, (int(v.max()).bit_length() + 6) // 7)
+    width = max(1, (int(values.max()).bit_length() + 6) // 7)
     if width == 1:  # every value below 128 (the Grundy values of most games): one byte each
-        return v.astype(np.uint8).tobytes()
+        return values.astype(np.uint8).tobytes()
+    v = values.astype(np.uint64, copy=False)
     groups = np.empty((len(v), width), dtype=np.uint8)
     sizes = np.ones(len(v), dtype=np.uint8)
     part = v
