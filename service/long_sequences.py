@@ -11,6 +11,7 @@ answer: 100 clients reading slowly each cost a piece, not the 36 MB a million Py
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import cast
@@ -37,12 +38,15 @@ class LongSequence:
     stop: int
     period: Period | None
     source: Source
+    #: Seconds each piece may take when asked again (a request's most).
+    piece_seconds: float
 
     def pieces(self) -> Iterator[list[int]]:
         """The values, `PIECE_VALUES` at a time, each asked of the service when the caller wants it."""
         for low in range(self.start, self.stop, PIECE_VALUES):
             high = min(self.stop, low + PIECE_VALUES)
-            yield self.service.get_sequence(self.game, self.family, low, high).values
+            deadline = time.monotonic() + self.piece_seconds
+            yield self.service.get_sequence(self.game, self.family, low, high, deadline).values
 
 
 def long_sequence(
@@ -64,4 +68,6 @@ def long_sequence(
         piece = service.get_sequence(first.game, first.family, low, min(stop, low + PIECE_VALUES), deadline)
         sources.append(cast(Source, piece.source))
         period = piece.period  # the latest: a period certified meanwhile is the answer's
-    return LongSequence(service, first.game, first.family, start, stop, period, costliest(sources))
+    return LongSequence(
+        service, first.game, first.family, start, stop, period, costliest(sources), limits.request_seconds
+    )
