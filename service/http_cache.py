@@ -13,7 +13,7 @@ of bytes, so a gzipped answer's tag gets a `-gzip` suffix; `If-None-Match` match
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from fastapi.responses import Response, StreamingResponse
@@ -79,12 +79,18 @@ def respond(body: Any, if_none_match: str | None, immutable: bool) -> Response:
 
 
 def respond_streamed(
-    body: dict[str, Any], key: str, pieces: Iterable[list[Any]], if_none_match: str | None, immutable: bool
+    body: dict[str, Any],
+    key: str,
+    pieces: Iterable[list[Any]],
+    if_none_match: str | None,
+    immutable: bool,
+    producing: Callable[[Iterator[bytes]], Iterator[bytes]] = lambda chunks: chunks,
 ) -> Response:
     """`respond` for an answer whose list `key` (empty in `body`) is written a piece at a time as the
     client reads (json_body.list_in_pieces), with the transport's backpressure: the bytes are those
-    `respond` would send. Its ETag is a hash of the text around the list: an immutable answer's values
-    are facts that the rest of it (game, family, range, period, source) determines."""
+    `respond` would send; `producing` wraps the making of each piece (a bound on the threads making
+    them). Its ETag is a hash of the text around the list: an immutable answer's values are facts that
+    the rest of it (game, family, range, period, source) determines."""
     head, tail = around(body, key)
     tag = hashlib.blake2b(f"{head}]{tail}".encode(), digest_size=16).hexdigest()
     if immutable and if_none_match is not None:
@@ -94,7 +100,7 @@ def respond_streamed(
     headers = {"cache-control": NOT_CACHED}
     if immutable:
         headers = {"etag": f'"{tag}"', "cache-control": CACHE_CONTROL}
-    content = list_in_pieces(head, pieces, tail)
+    content = producing(list_in_pieces(head, pieces, tail))
     return StreamingResponse(content, media_type="application/json", headers=headers)
 
 

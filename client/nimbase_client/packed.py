@@ -39,7 +39,7 @@ def varints(values: NDArray[Any]) -> bytes:
         column = groups[:, k]
         np.bitwise_and(part, 0x7F, out=column, casting="unsafe")
         if k + 1 < width:
-            part = part >> 7
+            part = np.right_shift(part, 7)
             more = np.not_equal(part, 0, out=keep[:, k + 1])
             column |= more.view(np.uint8) << 7
     return groups[keep].tobytes()

@@ -14,7 +14,7 @@ from engine.errors import InvalidArgument
 from engine.values import SequenceResult
 from nimbase import schema
 from service import columnar, convert, download, http_cache
-from service.long_sequences import PIECE_VALUES, long_sequence
+from service.long_sequences import PIECE_VALUES, long_sequence, one_at_a_time
 from service.rest.answer import answer_in_thread
 from service.rest.context import context_of, service_of
 from service.rest.deadline import DeadlineHeader
@@ -112,6 +112,7 @@ async def get_sequence(
             answer.pieces(),
             request.headers.get("if-none-match"),
             http_cache.sequence_is_immutable(body),
+            one_at_a_time,
         )
 
     return await answer_in_thread(request, x_deadline, streamed)
