@@ -91,7 +91,7 @@ def running_server(
     process = subprocess.Popen([sys.executable, *arguments], env=env)
     http = f"http://127.0.0.1:{http_port}"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180  # a loaded machine starts live processes slowly
         while True:
             try:
                 if httpx.get(f"{http}/readyz", timeout=1).status_code == 200:
