@@ -147,6 +147,10 @@ def main(seconds: float = SECONDS) -> None:
     with fresh_database() as url, running_server(url) as server:
         cheap_rest(server.base, 2.0, clients=1)  # the connections and the game warmed
         cheap_grpc(server.target, 2.0, clients=1)
+        quiet = [sample.took * 1000 for sample in cheap_rest(server.base, seconds / 3, clients=2)]
+        figure("no readers (same run): cheap REST GetValue p99", p99(quiet), "ms")
+        quiet = [sample.took * 1000 for sample in cheap_grpc(server.target, seconds / 3, clients=2)]
+        figure("no readers (same run): cheap gRPC GetValue p99", p99(quiet), "ms")
         figure(f"{READERS} silent and then {READERS} slow readers of", 1_000_000, "values each")
         report("silent readers", phase(server.base, server.target, server.pid, slow=False, seconds=seconds))
         report("slow readers", phase(server.base, server.target, server.pid, slow=True, seconds=seconds))
