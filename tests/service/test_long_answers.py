@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any, cast
 
 import httpx
 import pytest
@@ -23,7 +24,7 @@ from engine.deadline import Deadline
 from engine.values import SequenceResult
 from nimbase.client import NimbaseClient
 from nimbase.settings import Limits, Settings
-from service import convert, long_sequences
+from service import convert, grpc_server, long_sequences
 from service.core import Nimbase
 from service.long_sequences import PIECE_VALUES
 from tests.database import empty_data_tables
@@ -173,3 +174,21 @@ def test_each_piece_is_made_holding_a_place_and_handed_over_without_it() -> None
     for item in long_sequences.one_at_a_time(made()):
         assert long_sequences._producing._value == free, item  # type: ignore[attr-defined]
     assert seen == [free - 1] * 3
+
+
+def test_long_grpc_messages_are_parsed_and_serialized_in_the_calls_thread() -> None:
+    """grpc.aio parses requests and serializes answers on the event loop; the long ones take and give bytes,
+    made in the call's thread (a million values: milliseconds of the loop each way otherwise)."""
+    handlers: dict[str, Any] = {}
+
+    class Collecting:
+        def add_generic_rpc_handlers(self, generic: Any) -> None:
+            pass
+
+        def add_registered_method_handlers(self, service: str, methods: dict[str, Any]) -> None:
+            handlers.update(methods)
+
+    grpc_server.add_servicer(cast(Any, object.__new__(grpc_server.NimbaseServicer)), cast(Any, Collecting()))
+    for method in ("ColumnarValues", "GetSequence"):
+        assert handlers[method].request_deserializer is None, method
+        assert handlers[method].response_serializer(b"made in the thread") == b"made in the thread"
