@@ -116,4 +116,4 @@ def grundy_values(
             f"{where} (at index {i}) of {kind.game_id!r} has Grundy value {int(values[i])}, beyond the "
             f"columnar answer's uint32 (at most {MAX_GRUNDY}); ask GetValue for it"
         )
-    return values.astype(np.uint32)
+    return values.astype(np.uint32, copy=False)

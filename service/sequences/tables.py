@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -246,7 +246,9 @@ class SequenceTables:
         """v(n) for every n of `ns` (each 0..2^63-1), in order: numpy in, numpy out, no Python object
         per value (the columnar route answers a million heaps a call this way).
 
-        Stored heaps are gathered chunk by chunk with fancy indexing, the others come from the period
+        Where every heap is stored, they are gathered at once from the chunks they touch laid end to end
+        (`_all_stored`; the values then come as stored, uint32). Else stored heaps are gathered chunk by
+        chunk with fancy indexing, the others come from the period
         (its head looked up the same way) or the live prefix. All or nothing: where some heap cannot be
         answered, the largest such heap's error is raised (naming the work queued for it, as `value`
         does) and nothing is returned.
@@ -255,6 +257,9 @@ class SequenceTables:
             return np.zeros(0, dtype=np.int64)
         if source.formula_value(0) is not None:
             return self._formula_array(source, ns)
+        gathered = self._all_stored(source, ns, deadline)
+        if gathered is not None:  # the common case: the values as stored (uint32), not copied once more
+            return cast(NDArray[np.int64], gathered)
         out = np.zeros(len(ns), dtype=np.int64)
         pending = self._stored_array(source, ns, out, deadline)
         if len(pending) == 0:
@@ -293,58 +298,51 @@ class SequenceTables:
         reduced, cycles = period.reduce_many(ns)
         return head[reduced] + period.saltus * cycles
 
-    def _stored_array(
-        self, source: SequenceSource, ns: NDArray[np.int64], out: NDArray[np.int64], deadline: float | None
-    ) -> NDArray[np.intp]:
-        """Write the stored value of every stored heap of `ns` into `out` (same index); the indices of the
-        heaps left to answer (beyond the table, or in a chunk that cannot be read now, which the period or
-        live computation may still answer).
-
-        The chunks the heaps fall in are laid end to end and every heap gathered from them at once, where
-        that copies no more than `GATHER_SPAN` values a heap (a million random heaps of a table of a
-        million: 4 MB copied, one gather; sorting the heaps by chunk instead took 50 ms); else the heaps
-        are grouped by chunk and gathered chunk by chunk."""
-        game_id, family = source.game_id, source.family
-        stored_upto = self._stored.size(game_id, family)
-        every = len(ns) > 0 and int(ns.max()) < stored_upto
-        where = np.flatnonzero(ns < stored_upto) if not every else None
-        if where is not None and len(where) == 0:
-            return np.arange(len(ns))
-        heaps = ns if where is None else ns[where]
-        chunk_of = heaps >> CHUNK_BITS if 1 << CHUNK_BITS == CHUNK_VALUES else heaps // CHUNK_VALUES
+    def _all_stored(
+        self, source: SequenceSource, ns: NDArray[np.int64], deadline: float | None
+    ) -> NDArray[np.uint32] | None:
+        """Every heap's stored value, gathered at once from the chunks they touch laid end to end, where
+        every heap is stored, in a chunk that can be read now, and that copies at most `GATHER_SPAN` values
+        a heap; else None (`_stored_array` then answers what it can)."""
+        stored_upto = self._stored.size(source.game_id, source.family)
+        if int(ns.max()) >= stored_upto:
+            return None
+        chunk_of = ns >> CHUNK_BITS if 1 << CHUNK_BITS == CHUNK_VALUES else ns // CHUNK_VALUES
         counts = np.bincount(chunk_of)
         touched = np.flatnonzero(counts)
-        if len(touched) * CHUNK_VALUES > GATHER_SPAN * len(heaps):
-            inside = np.arange(len(ns)) if where is None else where
-            return self._stored_by_chunk(source, ns, inside, chunk_of, counts, out, stored_upto, deadline)
+        if len(touched) * CHUNK_VALUES > GATHER_SPAN * len(ns):
+            return None
         # shift[c]: what turns a heap of chunk c into its index in the chunks laid end to end.
         shift = np.zeros(len(counts), dtype=np.int64)
-        readable = np.zeros(len(counts), dtype=bool)
         parts: list[NDArray[np.uint32]] = []
         laid = 0
         for index in touched.tolist():
             self._check_reading(source, deadline)
             try:
-                chunk = self._stored.chunk_of(game_id, index, family, stored_upto)
+                chunk = self._stored.chunk_of(source.game_id, index, source.family, stored_upto)
             except (CorruptChunk, StorageUnavailable):
-                continue
+                return None
             parts.append(chunk)
             shift[index] = laid - index * CHUNK_VALUES
-            readable[index] = True
             laid += len(chunk)
-        if not parts:
-            return np.arange(len(ns))
         laid_out = np.concatenate(parts) if len(parts) > 1 else parts[0]
-        if where is None and len(parts) == len(touched):
-            out[:] = laid_out[heaps + shift[chunk_of]]
-            return np.zeros(0, dtype=np.intp)
-        if where is None:
-            where = np.arange(len(ns))
-        read = readable[chunk_of]
-        out[where[read]] = laid_out[heaps[read] + shift[chunk_of[read]]]
-        left = np.ones(len(ns), dtype=bool)
-        left[where[read]] = False
-        return np.flatnonzero(left)
+        at = shift[chunk_of]
+        at += ns
+        return laid_out[at]
+
+    def _stored_array(
+        self, source: SequenceSource, ns: NDArray[np.int64], out: NDArray[np.int64], deadline: float | None
+    ) -> NDArray[np.intp]:
+        """Write the stored value of every stored heap of `ns` into `out` (same index); the indices of the
+        heaps left to answer (beyond the table, or in a chunk that cannot be read now, which the period or
+        live computation may still answer)."""
+        stored_upto = self._stored.size(source.game_id, source.family)
+        inside = np.flatnonzero(ns < stored_upto)
+        if len(inside) == 0:
+            return np.arange(len(ns))
+        chunk_of = ns[inside] // CHUNK_VALUES
+        counts = np.bincount(chunk_of)
+        return self._stored_by_chunk(source, ns, inside, chunk_of, counts, out, stored_upto, deadline)
 
     def _stored_by_chunk(
         self,
@@ -357,7 +355,7 @@ class SequenceTables:
         stored_upto: int,
         deadline: float | None,
     ) -> NDArray[np.intp]:
-        """`_stored_array` for a few heaps spread over many chunks: grouped by chunk, one gather each."""
+        """`_stored_array`'s gathers: the heaps grouped by chunk, one gather each."""
         # A stable sort of 16-bit keys is numpy's radix sort: the heaps grouped by chunk in linear time.
         keys = chunk_of.astype(np.uint16) if len(counts) <= 1 << 16 else chunk_of
         order = inside[np.argsort(keys, kind="stable")] if len(counts) > 1 else inside
