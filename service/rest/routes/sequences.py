@@ -102,7 +102,8 @@ async def get_sequence(
     limits = context_of(request).limits
 
     def streamed(deadline: Deadline) -> Response:
-        """A long answer, checked whole first, then written as the client reads (service.long_sequences)."""
+        """A long answer, its range checked and its ends asked first, then written as the client reads
+        (service.long_sequences)."""
         answer = long_sequence(service, limits, game, family, start, stop, deadline)
         result = SequenceResult(answer.game, answer.family, start, stop, [], answer.period, answer.source)
         body = cast(dict[str, Any], convert.sequence_as_dict(result))
