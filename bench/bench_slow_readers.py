@@ -111,36 +111,39 @@ def phase(base: str, target: str, pid: int, slow: bool, seconds: float = SECONDS
     return Phase(found["rest"], found["grpc"], before, most)
 
 
-def report(name: str, measured: Phase) -> list[str]:
-    """Prints the phase's figures beside the targets; the targets missed and the lookups that failed."""
-    missed = []
+def report(name: str, measured: Phase) -> tuple[list[str], list[str]]:
+    """Prints the phase's figures beside the targets; the targets missed, and the problems (lookups that
+    failed or were wrong, or none made)."""
+    missed, problems = [], []
     for transport, samples in (("REST", measured.rest), ("gRPC", measured.grpc)):
         times = [sample.took * 1000 for sample in samples]
         failed = sum(1 for sample in samples if sample.outcome not in ("200", "OK"))
         figure(f"{name}: cheap {transport} GetValue p99 (target <= {TARGET_P99_MS:.0f})", p99(times), "ms")
         figure(f"  ... {transport} lookups answered (not 200/OK: {failed})", len(samples) - failed, "")
         if not p99(times) <= TARGET_P99_MS:
-            missed.append(f"{name}: cheap {transport} p99 over {TARGET_P99_MS:.0f} ms")
+            missed.append(f"{name}: cheap {transport} p99")
         if failed or not samples:
-            missed.append(
+            problems.append(
                 f"{name}: {failed} of {len(samples)} cheap {transport} lookups failed or were wrong"
             )
     growth = (measured.most - measured.before) / 1e6
     figure(f"{name}: server resident memory growth (target <= {TARGET_GROWTH_MB:.0f})", growth, "MB")
     if growth > TARGET_GROWTH_MB:
-        missed.append(f"{name}: the server's memory grew {growth:.0f} MB")
-    return missed
+        missed.append(f"{name}: memory growth")
+    return missed, problems
 
 
 def soak_phase(base: str, target: str, pid: int, seconds: float = 10.0) -> list[str]:
-    """The soak's short phase of silent, then slow, readers: what missed its target or failed."""
+    """The soak's short phase of silent, then slow, readers; what fails the soak (lookups that failed or
+    were wrong: as for the hostile load, a target missed on a busy machine is printed, not failed)."""
     print(
         f"== soak: {READERS} silent, then {READERS} slow readers of a million values (issue 31)", flush=True
     )
-    missed = report("silent readers", phase(base, target, pid, slow=False, seconds=seconds))
-    missed += report("slow readers", phase(base, target, pid, slow=True, seconds=seconds))
+    missed, problems = report("silent readers", phase(base, target, pid, slow=False, seconds=seconds))
+    more_missed, more_problems = report("slow readers", phase(base, target, pid, slow=True, seconds=seconds))
+    missed += more_missed
     print("  targets " + ("met" if not missed else "missed: " + "; ".join(missed)), flush=True)
-    return missed
+    return problems + more_problems
 
 
 def main(seconds: float = SECONDS) -> None:
