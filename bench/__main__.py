@@ -7,6 +7,8 @@ import importlib
 SCRIPTS = (
     "bench.bench_precompute",
     "bench.bench_service",
+    "bench.bench_columnar",
+    "bench.bench_slow_readers",
     "bench.bench_grpc_layers",
     "bench.bench_kernels",
     "bench.bench_live",

@@ -9,6 +9,8 @@ send gRPC and REST requests (values, best moves, P-positions, batches, streamed 
 stats, jobs) on stored, periodic, formula and live positions, and invalid ones that must get a 4xx.
 Beside them runs the hostile load of issue 23 (`bench.soak_hostile`): expensive live requests with short
 deadlines, the runaway request of defect 1, and cheap lookups and /healthz timed against their targets.
+Once the load is over, 100 silent and then 100 slow readers of a million values each come for a few seconds
+while cheap lookups are timed (`bench.bench_slow_readers`, issue 31).
 
 At the end the load stops, the open jobs are given time to finish (the rest are cancelled), and every
 stored table is compared byte for byte with a recomputation by the engine's kernels; the service reads
@@ -41,6 +43,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from bench.bench_isolation import EXPENSIVE_CLIENTS
+from bench.bench_slow_readers import soak_phase
 from bench.soak_checks import check_observations, check_tables, drain, job_summary, read_back
 from bench.soak_database import EmbeddedPostgres, ExternalPostgres, create_database
 from bench.soak_faults import Run, run_faults
@@ -188,6 +191,11 @@ def main(argv: list[str] | None = None) -> int:
         hostile_samples = hostile.collect() if hostile is not None else None
         stop_faults.set()
         fault_thread.join(timeout=180)
+        readers = (
+            soak_phase(services.http_base, services.grpc_target, services.server.pid)
+            if services.server
+            else []
+        )
         log(f"load over: {sum(record.counts.values()):,} requests; letting the open jobs finish")
 
         engine = create_engine(url)
@@ -202,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         engine.dispose()
         more = hostile_report(hostile_samples, run) if isinstance(hostile_samples, HostileSamples) else []
+        more += readers
         passed = report(run, record, check, readback, observed, jobs_seen, corrupt, more)
         return 0 if passed else 1
     finally:

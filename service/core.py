@@ -167,6 +167,27 @@ LISTED_TABLES = 1000
 LISTING_SECONDS = 5.0
 
 
+def check_range(start: int, stop: int, most: int) -> None:
+    """Refuse a range that runs backwards, holds more than `most` values, or leaves what a signed 64-bit
+    integer holds: `start` and `stop` are int64 in the gRPC message and REST takes the same bounds, so
+    `stop` is at most 2^63-1 and the last index n < stop at most 2^63-2 (GetValue answers every heap up
+    to 2^63-1)."""
+    for name, bound in (("start", start), ("stop", stop)):
+        if bound < 0:
+            raise InvalidArgument(f"{name} {quote_int(bound)} is negative")
+        if bound > MAX_HEAP:
+            raise InvalidArgument(
+                f"{name} {quote_int(bound)} is above the limit of {MAX_HEAP} (2^63-1, a signed 64-bit "
+                "integer)"
+            )
+    if start > stop:
+        raise InvalidArgument(f"start {start} is greater than stop {stop}")
+    if stop - start > most:
+        raise InvalidArgument(
+            f"range {start}..{stop} holds {stop - start} values; at most {most} are allowed in one call"
+        )
+
+
 class Nimbase:
     """The service: resolves game ids to kinds and answers through them, within `Limits`."""
 
@@ -417,25 +438,7 @@ class Nimbase:
         return np.array(values, dtype=np.uint32)
 
     def _check_range(self, start: int, stop: int, most: int | None = None) -> None:
-        """Refuse a range that runs backwards, is too long, or leaves what a signed 64-bit integer
-        holds: `start` and `stop` are int64 in the gRPC message and REST takes the same bounds, so
-        `stop` is at most 2^63-1 and the last index n < stop at most 2^63-2 (GetValue answers every
-        heap up to 2^63-1)."""
-        for name, bound in (("start", start), ("stop", stop)):
-            if bound < 0:
-                raise InvalidArgument(f"{name} {quote_int(bound)} is negative")
-            if bound > MAX_HEAP:
-                raise InvalidArgument(
-                    f"{name} {quote_int(bound)} is above the limit of {MAX_HEAP} (2^63-1, a signed 64-bit "
-                    "integer)"
-                )
-        if start > stop:
-            raise InvalidArgument(f"start {start} is greater than stop {stop}")
-        most = self._limits.sequence_values if most is None else most
-        if stop - start > most:
-            raise InvalidArgument(
-                f"range {start}..{stop} holds {stop - start} values; at most {most} are allowed in one call"
-            )
+        check_range(start, stop, self._limits.sequence_values if most is None else most)
 
     def get_stats(self, game: str, deadline: float | Deadline | None = None) -> dict[str, object]:
         """What the kind knows of the game, and the precompute jobs still open for it (`pending`). A

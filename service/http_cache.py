@@ -13,14 +13,14 @@ of bytes, so a gzipped answer's tag gets a `-gzip` suffix; `If-None-Match` match
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from fastapi.responses import Response
-from starlette.middleware.gzip import GZipResponder
+from fastapi.responses import Response, StreamingResponse
+from starlette.middleware.gzip import DEFAULT_EXCLUDED_CONTENT_TYPES, GZipResponder
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from service.rest.json_body import PiecewiseJSONResponse
+from service.rest.json_body import PiecewiseJSONResponse, around, list_in_pieces
 
 #: `source` values whose answers never change (API.md: formula, table, certified period).
 IMMUTABLE_SOURCES = frozenset({"formula", "table", "period"})
@@ -32,6 +32,13 @@ GZIP_MINIMUM_BYTES = 1024
 #: zlib's default level: level 9 takes nearly twice as long on a 1M-value sequence of Nim for no gain.
 GZIP_LEVEL = 6
 GZIP_SUFFIX = "-gzip"
+#: Bodies (or pieces of a streamed one) at least this long are compressed in a thread, not on the event loop
+#: (a piece of a long sequence is about 100 kB, a few milliseconds of zlib).
+GZIP_THREAD_BYTES = 32 * 1024
+#: Never gzipped: what starlette leaves alone (already compressed, streams of events), and the packed
+#: arrays of columnar answers, whose clients ask for speed (compressing 4 MB of them took more of the
+#: server's time than the whole lookup).
+NOT_GZIPPED = (*DEFAULT_EXCLUDED_CONTENT_TYPES, "application/octet-stream")
 
 
 def value_is_immutable(body: Mapping[str, Any]) -> bool:
@@ -69,6 +76,32 @@ def respond(body: Any, if_none_match: str | None, immutable: bool) -> Response:
     response.headers["etag"] = f'"{tag}"'
     response.headers["cache-control"] = CACHE_CONTROL
     return response
+
+
+def respond_streamed(
+    body: dict[str, Any],
+    key: str,
+    pieces: Iterable[list[Any]],
+    if_none_match: str | None,
+    immutable: bool,
+    producing: Callable[[Iterator[bytes]], Iterator[bytes]] = lambda chunks: chunks,
+) -> Response:
+    """`respond` for an answer whose list `key` (empty in `body`) is written a piece at a time as the
+    client reads (json_body.list_in_pieces), with the transport's backpressure: the bytes are those
+    `respond` would send; `producing` wraps the making of each piece (a bound on the threads making
+    them). Its ETag is a hash of the text around the list: an immutable answer's values are facts that
+    the rest of it (game, family, range, period, source) determines."""
+    head, tail = around(body, key)
+    tag = hashlib.blake2b(f"{head}]{tail}".encode(), digest_size=16).hexdigest()
+    if immutable and if_none_match is not None:
+        held = _matching(if_none_match, tag)
+        if held is not None:
+            return Response(status_code=304, headers={"etag": held, "cache-control": CACHE_CONTROL})
+    headers = {"cache-control": NOT_CACHED}
+    if immutable:
+        headers = {"etag": f'"{tag}"', "cache-control": CACHE_CONTROL}
+    content = producing(list_in_pieces(head, pieces, tail))
+    return StreamingResponse(content, media_type="application/json", headers=headers)
 
 
 def _matching(header: str, tag: str) -> str | None:
@@ -109,7 +142,14 @@ class Compression:
                     ]
             await send(message)
 
-        await GZipResponder(self._app, self._minimum, GZIP_LEVEL)(scope, receive, retag)
+        responder = GZipResponder(
+            self._app,
+            self._minimum,
+            GZIP_LEVEL,
+            thread_minimum_size=GZIP_THREAD_BYTES,
+            exclude_content_types=NOT_GZIPPED,
+        )
+        await responder(scope, receive, retag)
 
 
 def _accepts_gzip(scope: Scope) -> bool:

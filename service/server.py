@@ -16,6 +16,7 @@ import json
 import logging
 import signal
 import socket
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -217,6 +218,13 @@ async def _trim_now_and_then() -> None:
         malloc.trim()
 
 
+#: How long a thread keeps the GIL from another that asks for it (Python's default is 5 ms). The event loop
+#: gives the GIL up at every socket write and wait; with threads encoding long answers, each time it
+#: waited up to the whole interval to get it back, and a hundred answers being written made cheap lookups
+#: wait hundreds of milliseconds.
+SWITCH_SECONDS = 0.0005
+
+
 def run_configured(
     service: NimbaseService,
     settings: Settings,
@@ -250,6 +258,7 @@ def run_configured(
         )
 
     collector.freeze_startup()  # the service, its kinds and the modules: out of every full collection
+    sys.setswitchinterval(SWITCH_SECONDS)
     with isolated(service, settings, database_url, wait=False) as served:
         asyncio.run(main(served))
 

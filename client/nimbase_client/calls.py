@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from google.protobuf.message import Message
 
 from nimbase_client import convert, records
+from nimbase_client.channel import SERVICE
 from nimbase_client.v1 import nimbase_pb2 as pb
 
 if TYPE_CHECKING:
@@ -26,12 +27,23 @@ T = TypeVar("T")
 @dataclass(frozen=True, slots=True)
 class Call(Generic[T]):
     """One unary call: the RPC, its request, the conversion of its answer, and whether it needs the
-    admin token (sent as `authorization: Bearer TOKEN`)."""
+    admin token (sent as `authorization: Bearer TOKEN`). A request given as the message's bytes (encoded
+    here without a message, as the columnar call's arrays are) names the `reply` type to parse."""
 
     method: str
-    request: Message
+    request: Message | bytes
     answer: Callable[[Any], T]
     auth: bool = False
+    reply: type[Message] | None = None
+
+    def multi_callable(self, stub: Any, channel: Any) -> Any:
+        """What sends this call: the stub's method, or for a request of bytes the channel's own."""
+        if isinstance(self.request, Message):
+            return getattr(stub, self.method)
+        assert self.reply is not None
+        return channel.unary_unary(
+            f"/{SERVICE}/{self.method}", request_serializer=None, response_deserializer=self.reply.FromString
+        )
 
 
 def list_games() -> Call[records.GameList]:
@@ -78,11 +90,18 @@ def columnar_values(
     game: str, heaps: Sequence[int] | NDArray[np.uint64], offsets: Sequence[int] | NDArray[np.uint64] | None
 ) -> Call[NDArray[np.uint32]]:
     np = _numpy()  # before anything is sent
-    request = pb.ColumnarValuesRequest(game=game)
-    request.heaps.extend(_ints(heaps))
+    from nimbase_client import packed
+
+    # The message's bytes straight from the arrays (its fields in number order, as protobuf writes them).
+    request = packed.field(1, game.encode()) + packed.uint_field(2, np.asarray(heaps, dtype=np.uint64))
     if offsets is not None:
-        request.offsets.extend(_ints(offsets))
-    return Call("ColumnarValues", request, lambda reply: np.array(reply.grundy, dtype=np.uint32))
+        request += packed.uint_field(3, np.asarray(offsets, dtype=np.uint64))
+    return Call(
+        "ColumnarValues",
+        request,
+        lambda reply: np.array(reply.grundy, dtype=np.uint32),
+        reply=pb.ColumnarValuesResponse,
+    )
 
 
 def get_sequence(game: str, start: int, stop: int, family: str | None) -> Call[records.Sequence]:
@@ -243,12 +262,6 @@ def stream_value_request(item: tuple[str, str]) -> pb.StreamValuesRequest:
 def stream_batch_request(item: tuple[str, Sequence[str]]) -> pb.BatchGetValuesRequest:
     """One StreamBatches request: (game, positions)."""
     return pb.BatchGetValuesRequest(game=item[0], positions=list(item[1]))
-
-
-def _ints(values: Sequence[int] | NDArray[np.uint64]) -> Sequence[int]:
-    """Plain ints for a repeated field (a numpy array converts in one call, not element by element)."""
-    tolist = getattr(values, "tolist", None)
-    return tolist() if callable(tolist) else values  # type: ignore[return-value]
 
 
 def _numpy() -> Any:

@@ -85,7 +85,7 @@ class NimbaseClient(_Base, Closing):
 
     def _unary(self, call: Call[T]) -> T:
         try:
-            reply = getattr(self._stub, call.method)(
+            reply = call.multi_callable(self._stub, self._channel)(
                 call.request, timeout=self._timeout, metadata=self._metadata(call)
             )
         except grpc.RpcError as exc:
@@ -240,7 +240,7 @@ class AsyncNimbaseClient(_Base, AsyncClosing):
 
     async def _unary(self, call: Call[T]) -> T:
         try:
-            reply = await getattr(self._stub, call.method)(
+            reply = await call.multi_callable(self._stub, self._channel)(
                 call.request, timeout=self._timeout, metadata=self._metadata(call)
             )
         except grpc.RpcError as exc:

@@ -103,13 +103,14 @@ class HeapGame(ComponentSum[int], SequenceDefaults):
                 f"{self.game_id!r} is played misère: columnar lookups answer normal-play Grundy values "
                 "only (use BatchGetValues for its outcomes)"
             )
-        too_big = np.flatnonzero(heaps > MAX_HEAP)
-        if len(too_big):
-            index = int(too_big[0])
+        if len(heaps) and heaps.max() > MAX_HEAP:
+            index = int(np.argmax(heaps > MAX_HEAP))
             raise InvalidPosition(
                 f"heap {int(heaps[index])} (at index {index}) is above the limit of {MAX_HEAP} (2^63-1)"
             )
-        return ctx.tables.lookup_array(self, heaps.astype(np.int64), ctx.deadline.at)
+        # Each heap below 2^63 has the same bits as an int64: a view, not a copy of a million of them.
+        signed = heaps.view(np.int64) if heaps.dtype == np.uint64 else heaps.astype(np.int64)
+        return ctx.tables.lookup_array(self, signed, ctx.deadline.at)
 
     def single_heap_remoteness(self, n: int, ctx: Context) -> int | None:
         """Remoteness of one heap from a pass over the sequence, where the kernel has one."""

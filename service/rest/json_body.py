@@ -5,11 +5,16 @@
 run; the soak's loop stalls of 116-171 ms had a thread inside that encoder (service.loop_lag's log).
 Encoding long lists in pieces of `PIECE` items gives the other threads the GIL between pieces. The bytes
 are those `json.dumps` gives (compact, UTF-8, no NaN).
+
+An answer too long to hold whole (a sequence of a million values) is written as its client reads:
+`around` gives the text of the answer before and after its long list, and `list_in_pieces` the bytes of the
+whole, its list's items encoded a piece at a time as they come.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from fastapi.responses import JSONResponse
@@ -55,6 +60,37 @@ def encode(content: Any) -> str:
                 parts.append(",".join(map(encode, piece)))
         return "[" + ",".join(parts) + "]"
     return _dumps(content)
+
+
+def around(content: dict[str, Any], key: str) -> tuple[str, str]:
+    """The text `encode` gives `content`, whose list `key` is empty, before and after that list's items."""
+    text = encode(content)
+    marker = f"{_dumps(key)}:[]"
+    # Unique: in the text of a string every '"' is escaped, and a number or a constant holds none.
+    head, found, tail = text.partition(marker)
+    assert found, f"{key!r} is not a key of the object, or its list is not empty"
+    return head + marker[:-1], "]" + tail
+
+
+def list_in_pieces(head: str, pieces: Iterable[list[Any]], tail: str) -> Iterator[bytes]:
+    """The bytes of `head`, the items of every piece in order, comma-separated, then `tail` (`around`'s
+    parts): each piece encoded when the caller asks for it (a million values are never text at once)."""
+    yield head.encode()
+    separator = ""
+    for piece in pieces:
+        if piece:
+            yield (separator + _items(piece)).encode()
+            separator = ","
+    yield tail.encode()
+
+
+def _items(piece: list[Any]) -> str:
+    """The items of a piece as JSON text; numpy integers (which `json` cannot encode) made ints first, as
+    the answers' conversion makes them."""
+    try:
+        return encode(piece)[1:-1]
+    except TypeError:
+        return encode([int(item) for item in piece])[1:-1]
 
 
 class PiecewiseJSONResponse(JSONResponse):

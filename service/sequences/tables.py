@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -39,6 +39,11 @@ from storage.packing import CHUNK_VALUES
 from storage.sequences import SequenceInfo, SequenceStore
 
 T = TypeVar("T")
+
+#: Values of stored chunks a columnar lookup may copy per heap it asks to gather all its heaps at once.
+GATHER_SPAN = 8
+#: Bits of a heap below its chunk's first (chunks hold a power of two of values).
+CHUNK_BITS = CHUNK_VALUES.bit_length() - 1
 
 #: Values a first GetStats computes live when nothing is stored or computed yet.
 STATS_PREFIX = 4096
@@ -248,7 +253,9 @@ class SequenceTables:
         """v(n) for every n of `ns` (each 0..2^63-1), in order: numpy in, numpy out, no Python object
         per value (the columnar route answers a million heaps a call this way).
 
-        Stored heaps are gathered chunk by chunk with fancy indexing, the others come from the period
+        Where every heap is stored, they are gathered at once from the chunks they touch laid end to end
+        (`_all_stored`; the values then come as stored, uint32). Else stored heaps are gathered chunk by
+        chunk with fancy indexing, the others come from the period
         (its head looked up the same way) or the live prefix. All or nothing: where some heap cannot be
         answered, the largest such heap's error is raised (naming the work queued for it, as `value`
         does) and nothing is returned.
@@ -257,6 +264,9 @@ class SequenceTables:
             return np.zeros(0, dtype=np.int64)
         if source.formula_value(0) is not None:
             return self._formula_array(source, ns)
+        gathered = self._all_stored(source, ns, deadline)
+        if gathered is not None:  # the common case: the values as stored (uint32), not copied once more
+            return cast(NDArray[np.int64], gathered)
         out = np.zeros(len(ns), dtype=np.int64)
         pending = self._stored_array(source, ns, out, deadline)
         if len(pending) == 0:
@@ -295,19 +305,64 @@ class SequenceTables:
         reduced, cycles = period.reduce_many(ns)
         return head[reduced] + period.saltus * cycles
 
+    def _all_stored(
+        self, source: SequenceSource, ns: NDArray[np.int64], deadline: float | None
+    ) -> NDArray[np.uint32] | None:
+        """Every heap's stored value, gathered at once from the chunks they touch laid end to end, where
+        every heap is stored, in a chunk that can be read now, and that copies at most `GATHER_SPAN` values
+        a heap; else None (`_stored_array` then answers what it can)."""
+        stored_upto = self._stored.size(source.game_id, source.family)
+        if int(ns.max()) >= stored_upto:
+            return None
+        chunk_of = ns >> CHUNK_BITS if 1 << CHUNK_BITS == CHUNK_VALUES else ns // CHUNK_VALUES
+        counts = np.bincount(chunk_of)
+        touched = np.flatnonzero(counts)
+        if len(touched) * CHUNK_VALUES > GATHER_SPAN * len(ns):
+            return None
+        # shift[c]: what turns a heap of chunk c into its index in the chunks laid end to end.
+        shift = np.zeros(len(counts), dtype=np.int64)
+        parts: list[NDArray[np.uint32]] = []
+        laid = 0
+        for index in touched.tolist():
+            self._check_reading(source, deadline)
+            try:
+                chunk = self._stored.chunk_of(source.game_id, index, source.family, stored_upto)
+            except (CorruptChunk, StorageUnavailable):
+                return None
+            parts.append(chunk)
+            shift[index] = laid - index * CHUNK_VALUES
+            laid += len(chunk)
+        laid_out = np.concatenate(parts) if len(parts) > 1 else parts[0]
+        at = shift[chunk_of]
+        at += ns
+        return laid_out[at]
+
     def _stored_array(
         self, source: SequenceSource, ns: NDArray[np.int64], out: NDArray[np.int64], deadline: float | None
     ) -> NDArray[np.intp]:
-        """Write the stored value of every stored heap of `ns` into `out` (same index), one gather per
-        chunk; the indices of the heaps left to answer (beyond the table, or in a chunk that cannot be
-        read now, which the period or live computation may still answer)."""
-        game_id, family = source.game_id, source.family
-        stored_upto = self._stored.size(game_id, family)
+        """Write the stored value of every stored heap of `ns` into `out` (same index); the indices of the
+        heaps left to answer (beyond the table, or in a chunk that cannot be read now, which the period or
+        live computation may still answer)."""
+        stored_upto = self._stored.size(source.game_id, source.family)
         inside = np.flatnonzero(ns < stored_upto)
         if len(inside) == 0:
             return np.arange(len(ns))
         chunk_of = ns[inside] // CHUNK_VALUES
         counts = np.bincount(chunk_of)
+        return self._stored_by_chunk(source, ns, inside, chunk_of, counts, out, stored_upto, deadline)
+
+    def _stored_by_chunk(
+        self,
+        source: SequenceSource,
+        ns: NDArray[np.int64],
+        inside: NDArray[np.intp],
+        chunk_of: NDArray[np.int64],
+        counts: NDArray[np.intp],
+        out: NDArray[np.int64],
+        stored_upto: int,
+        deadline: float | None,
+    ) -> NDArray[np.intp]:
+        """`_stored_array`'s gathers: the heaps grouped by chunk, one gather each."""
         # A stable sort of 16-bit keys is numpy's radix sort: the heaps grouped by chunk in linear time.
         keys = chunk_of.astype(np.uint16) if len(counts) <= 1 << 16 else chunk_of
         order = inside[np.argsort(keys, kind="stable")] if len(counts) > 1 else inside
@@ -315,18 +370,22 @@ class SequenceTables:
         left = np.ones(len(ns), dtype=bool)
         left[inside] = False
         for index in np.flatnonzero(counts).tolist():
-            if deadline is not None and time.monotonic() > deadline:  # chunks read from the database
-                raise DeadlineExceeded(
-                    f"reading the stored chunks of {name(source)} ran past the request's deadline"
-                )
+            self._check_reading(source, deadline)
             group = order[ends[index] - counts[index] : ends[index]]
             try:
-                chunk = self._stored.chunk_of(game_id, index, family, stored_upto)
+                chunk = self._stored.chunk_of(source.game_id, index, source.family, stored_upto)
             except (CorruptChunk, StorageUnavailable):
                 left[group] = True
                 continue
             out[group] = chunk[ns[group] - index * CHUNK_VALUES]
         return np.flatnonzero(left)
+
+    def _check_reading(self, source: SequenceSource, deadline: float | None) -> None:
+        """Past the deadline, stop reading chunks (each may be read from the database)."""
+        if deadline is not None and time.monotonic() > deadline:
+            raise DeadlineExceeded(
+                f"reading the stored chunks of {name(source)} ran past the request's deadline"
+            )
 
     # -- ranges ----------------------------------------------------------------------------------
 
@@ -348,6 +407,9 @@ class SequenceTables:
         out = np.zeros(count, dtype=np.int64)
         if count == 0:
             return out, "formula"
+        if source.formula_value(0) is not None and source.formula_period() is not None:
+            # A closed form with its period (Nim's): whole arrays as `lookup_array` reads them, no loop.
+            return self._formula_array(source, np.arange(start, stop, dtype=np.int64)), "formula"
         if source.formula_value(start) is not None:
             for i in range(count):
                 value = source.formula_value(start + i)

@@ -289,3 +289,17 @@ def test_the_deadline_bounds_live_work(served: Served) -> None:
     assert reply.status_code in (422, 504), reply.text
     assert "application/json" in reply.headers["content-type"]
     assert time.monotonic() - started < 5
+
+
+def test_a_columnar_answer_is_sent_as_it_is_to_a_client_accepting_gzip(served: Served) -> None:
+    """Packed arrays are for speed: compressing a million values cost more than looking them up."""
+    heaps = list(range(5000))
+    reply = served.http.post(
+        "/v1/values:columnar",
+        params={"game": PERIODIC},
+        content=body(heaps),
+        headers={**OCTET, "accept-encoding": "gzip"},
+    )
+    assert reply.status_code == 200 and "content-encoding" not in reply.headers
+    expected = served.service.columnar_values(PERIODIC, np.array(heaps, dtype=np.uint64))
+    assert np.frombuffer(reply.content, dtype="<u4").tolist() == expected.tolist()

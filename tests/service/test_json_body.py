@@ -66,3 +66,16 @@ def test_no_c_call_encodes_more_than_a_piece(monkeypatch: pytest.MonkeyPatch) ->
     }
     assert json.loads(encode(body)) == body
     assert 0 < largest <= json_body.PIECE
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.dictionaries(st.text(max_size=5).filter(lambda key: key != "values"), scalars, max_size=4),
+    st.lists(st.lists(st.integers(), max_size=20), max_size=6),
+)
+def test_a_list_written_in_pieces_is_the_whole_answers_bytes(
+    rest: dict[str, Any], pieces: list[list[int]]
+) -> None:
+    whole = {**rest, "values": [item for piece in pieces for item in piece], "after": rest}
+    head, tail = json_body.around({**whole, "values": []}, "values")
+    assert b"".join(json_body.list_in_pieces(head, iter(pieces), tail)) == JSONResponse(whole).body

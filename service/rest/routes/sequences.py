@@ -3,7 +3,7 @@ as JSON) and GET /v1/sequence:download (a whole range as one gzipped file)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response, StreamingResponse
@@ -11,10 +11,12 @@ from starlette.requests import ClientDisconnect
 
 from engine.deadline import Deadline
 from engine.errors import InvalidArgument
+from engine.values import SequenceResult
 from nimbase import schema
 from service import columnar, convert, download, http_cache
+from service.long_sequences import PIECE_VALUES, long_sequence, one_at_a_time
 from service.rest.answer import answer_in_thread
-from service.rest.context import service_of
+from service.rest.context import context_of, service_of
 from service.rest.deadline import DeadlineHeader
 from service.rest.errors import body_not_received, failure
 from service.rest.openapi import CACHED, binary, errors
@@ -90,12 +92,31 @@ async def get_sequence(
     Cached as GET /v1/value when its source is formula, or table or period with a certified period.
     """
     service = service_of(request)
-    return await answer_in_thread(
-        request,
-        x_deadline,
-        lambda deadline: convert.sequence_as_dict(service.get_sequence(game, family, start, stop, deadline)),
-        http_cache.sequence_is_immutable,
-    )
+    if stop - start <= PIECE_VALUES:
+        return await answer_in_thread(
+            request,
+            x_deadline,
+            lambda by: convert.sequence_as_dict(service.get_sequence(game, family, start, stop, by)),
+            http_cache.sequence_is_immutable,
+        )
+    limits = context_of(request).limits
+
+    def streamed(deadline: Deadline) -> Response:
+        """A long answer, its range checked and its ends asked first, then written as the client reads
+        (service.long_sequences)."""
+        answer = long_sequence(service, limits, game, family, start, stop, deadline)
+        result = SequenceResult(answer.game, answer.family, start, stop, [], answer.period, answer.source)
+        body = cast(dict[str, Any], convert.sequence_as_dict(result))
+        return http_cache.respond_streamed(
+            body,
+            "values",
+            answer.pieces(),
+            request.headers.get("if-none-match"),
+            http_cache.sequence_is_immutable(body),
+            one_at_a_time,
+        )
+
+    return await answer_in_thread(request, x_deadline, streamed)
 
 
 @router.get(
