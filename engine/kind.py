@@ -89,6 +89,10 @@ class SequenceKernel(ABC):
         length, which a job stores whatever `upto` it was given. None for the open-ended sequences."""
         return None
 
+    def makes_whole(self) -> bool:
+        """Whether this kernel makes its object whole: it has its own `length`."""
+        return type(self).length is not SequenceKernel.length
+
     def needs(self) -> tuple[StoredName, ...]:
         """The stored objects this kernel reads (engine.precompute: its job waits until they are stored);
         the worker reads them and hands them over through `give` before anything else."""

@@ -101,9 +101,7 @@ def plan_job(game: PlansJobs, upto: int, fill: bool = False, family: str | None 
 def makes_whole(kernel: SequenceKernel | None) -> bool:
     """Whether `kernel` makes its object whole (a solved graph, an endgame table): it has its own
     `SequenceKernel.length`, and its job stores that length whatever `upto` it was given."""
-    from engine.kind import SequenceKernel
-
-    return kernel is not None and type(kernel).length is not SequenceKernel.length
+    return kernel is not None and kernel.makes_whole()
 
 
 class BeyondWorker(LimitExceeded):

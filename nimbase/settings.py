@@ -259,9 +259,10 @@ class WorkerSettings:
     #: The worker's name in the jobs table; None: host:pid:random.
     id: OptionalText = None
     #: Bytes of address space (RLIMIT_AS) the process computing a job may hold: past it the job fails,
-    #: naming this cap; 0: no cap. The default holds a five-man chess table's solve (KQRvKR: 3.1 GiB of
-    #: address space at its peak, 2.6 GiB resident, bench.bench_chess_jobs --five).
-    memory_bytes: NonNegativeInt = 4 << 30
+    #: naming this cap; 0: no cap. The default holds every five-man chess table's solve (KQRvKR: 3.1 GiB
+    #: of address space at its peak, 2.6 GiB resident, bench.bench_chess_jobs --five; one with a pawn is
+    #: estimated at 4.9 GiB), and two workers still fit a 16 GB machine.
+    memory_bytes: NonNegativeInt = 6 << 30
     #: CPU seconds an object made whole (a chess table's solve) computes before its checkpoint records are
     #: stored: those of a shorter one, deleted as soon as it is stored, are never written; a killed worker
     #: loses at most this much of a solve besides the stage in flight. 0: every record as it comes.
