@@ -139,3 +139,22 @@ def test_the_seed_spans_a_signed_64_bit_integer() -> None:
     assert parse_choice("random", -(2**63)).seed == -(2**63)
     assert parse_choice("random", 2**63 - 1).seed == 2**63 - 1
     assert parse_choice(None, 7).random is False and parse_choice("", None).random is False
+
+
+@pytest.mark.parametrize(("game", "position"), [("nim", "3 5 7"), ("wythoff", "6,10")])
+def test_random_with_a_limit_draws_among_every_best_move(api: Endpoints, game: str, position: str) -> None:
+    """`limit` bounds the moves listed, not the draw: with limit=1 the seed still chooses among all the best
+    moves (it used to draw among the one move the limit kept, the same whatever the seed)."""
+    ranked = best_move(api, game, position)
+    best = {m["move"] for m in ranked["moves"] if m.get("best")}
+    assert len(best) >= 2
+    drawn: Counter[str] = Counter()
+    for seed in range(20 * len(best)):
+        answer = best_move(api, game, position, choose="random", seed=seed, limit=1)
+        assert len(answer["moves"]) == 1 and answer["best_move"] == answer["moves"][0]
+        assert answer["best_move"]["move"] in best and answer["best_move"]["best"] is True
+        whole = best_move(api, game, position, choose="random", seed=seed)
+        assert answer["best_move"] == whole["best_move"]  # the same draw as without the limit
+        assert api.client.best_move(game, position, limit=1, choose="random", seed=seed) == answer
+        drawn[answer["best_move"]["move"]] += 1
+    assert set(drawn) == best, (drawn, best)
