@@ -314,17 +314,12 @@ class Nimbase:
     ) -> BestMoveResult:
         """The moves best first, those tying with the first marked best, one of them drawn first with
         `choose=random` (service.move_choice). A draw is among every best move, not only those `limit`
-        keeps: the moves are ranked as without a limit, drawn from, then cut to `limit`."""
+        keeps (`Choice.ranked`)."""
         check_limit(limit, self._limits)
         choice = parse_choice(choose, seed)
         kind = self.game(game)
-        ranked = kind.best_moves(
-            kind.parse(position), None if choice.random else limit, self._context(deadline)
-        )
-        drawn = choice.apply(BestMoveResult(ranked.value, mark_best(ranked.moves)))
-        if choice.random and limit is not None and len(drawn.moves) > limit:
-            return BestMoveResult(drawn.value, drawn.moves[:limit])
-        return drawn
+        ranked = kind.best_moves(kind.parse(position), choice.ranked(limit), self._context(deadline))
+        return choice.apply(BestMoveResult(ranked.value, mark_best(ranked.moves)), limit)
 
     def mainline(
         self,

@@ -158,3 +158,14 @@ def test_random_with_a_limit_draws_among_every_best_move(api: Endpoints, game: s
         assert api.client.best_move(game, position, limit=1, choose="random", seed=seed) == answer
         drawn[answer["best_move"]["move"]] += 1
     assert set(drawn) == best, (drawn, best)
+
+
+def test_a_draw_ranks_every_move_and_cuts_to_the_limit_after_drawing(api: Endpoints) -> None:
+    """What both services (in process and pooled) do with a limit: rank every move for a draw, draw, then
+    keep `limit` moves, the drawn one first."""
+    ranked = api.service.best_move("nim", "3 5 7")
+    choice = parse_choice("random", 11)
+    assert choice.ranked(1) is None and parse_choice("best", 11).ranked(1) == 1
+    whole = choice.apply(ranked)
+    cut = choice.apply(ranked, 1)
+    assert cut.moves == whole.moves[:1] and cut.value == whole.value
