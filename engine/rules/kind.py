@@ -86,7 +86,7 @@ def tier_family(tier: int) -> str:
 def family_tier(rules: Rules, family: str) -> int:
     """The tier a stored family names (InvalidArgument where it names none of the game's)."""
     text = family.removeprefix(TIER_PREFIX)
-    if not family.startswith(TIER_PREFIX) or not text.lstrip("-").isdigit():
+    if not family.startswith(TIER_PREFIX) or not (text.isascii() and text.lstrip("-").isdigit()):
         raise InvalidArgument(f"{rules.game_id} stores families 'tier:T', not {quote_token(family)}")
     tier = int(text)
     if tier not in rules.tiers():

@@ -143,7 +143,9 @@ def stats_from_bytes(shape: Shape, data: bytes) -> ShapeStats:
         raise ValueError("stored statistics with a diameter that is not a whole number")
     counts: list[int] | None = None
     if texts is not None:
-        if not isinstance(texts, list) or not all(isinstance(t, str) and t.isdigit() for t in texts):
+        if not isinstance(texts, list) or not all(
+            isinstance(t, str) and t.isascii() and t.isdigit() for t in texts
+        ):
             raise ValueError("stored distance counts are not decimal text")
         counts = [int(t) for t in texts]
         if sum(counts) != 1 << rank or diameter != len(counts) - 1:

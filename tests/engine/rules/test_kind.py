@@ -86,6 +86,19 @@ def test_bad_game_ids() -> None:
         parse_game_id("tictactoe:big")
 
 
+def test_digits_of_other_scripts_are_refused() -> None:
+    """int() and str.isdigit() take an Arabic-Indic '\u0663' for 3: game ids, positions and tier
+    families of the rules games read ASCII digits only."""
+    for game_id in ["rules-nim:\u0663,4", "rules-kayles:\u0668", "rules-nim:+3,4", "rules-nim:1_0"]:
+        with pytest.raises(InvalidGameId):
+            parse_game_id(game_id)
+    game = parse_game_id("rules-nim:3,4,5")
+    with pytest.raises(InvalidPosition, match="'\u0661 2 3'"):
+        game.parse("\u0661 2 3")
+    with pytest.raises(InvalidArgument, match="'tier:\u0663'"):
+        parse_game_id("connect4:7x6").plan_job(0, family="tier:\u0663")
+
+
 def test_large_games_are_refused_naming_their_tier_job() -> None:
     game = parse_game_id("connect4:7x6")
     ctx = engine_context(Refusing())
