@@ -7,10 +7,14 @@ kernel is O(n·|S|) with no allocation, about as fast as the memory it writes.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from engine import heap_stats
 from engine.kernels.periodicity import certify_local
 from engine.kernels.remoteness import heap_remoteness
 from engine.kind import SequenceKernel
@@ -89,6 +93,16 @@ class SubtractionKernel(SequenceKernel):
 
     def reference(self, stop: int) -> list[int]:
         return subtraction_reference(self.moves, self.misere, stop)
+
+    def stats_part(self, values: NDArray[np.uint32], start: int) -> dict[str, Any] | None:
+        return heap_stats.part(values, start, self.observe(values))
+
+    def combine_stats(self, earlier: Mapping[str, Any], later: Mapping[str, Any]) -> dict[str, Any]:
+        return heap_stats.combine(earlier, later)
+
+    def heap_stats(self, stats: Mapping[str, Any], listed: int) -> dict[str, Any] | None:
+        """GetStats' figures from the stored statistics (engine.heap_stats): no rare/common ones."""
+        return heap_stats.answer(stats, None, listed)
 
     gives_remoteness = True
 

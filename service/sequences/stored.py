@@ -10,10 +10,13 @@ database. One small lock guards the caches, held only for dictionary operations.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -31,6 +34,10 @@ from storage.packing import CHUNK_VALUES
 from storage.sequences import SequenceInfo, SequenceStore
 
 log = logging.getLogger(__name__)
+
+#: Bytes of stored statistics kept in process (each counted as its JSON's length): statistics are a few
+#: kilobytes a table (the P-positions listed the most of them).
+STATS_BYTES = 16 << 20
 
 
 @dataclass(slots=True)
@@ -95,6 +102,10 @@ class StoredSequences:
         )
         #: Chunks found damaged: not read again (nor reported again) for `header_ttl` seconds.
         self._damaged: LRU[tuple[str, str, int], Damage] = LRU(maxsize=4096)
+        #: Stored statistics read, with how many values they cover (current while the header says so).
+        self._stats: LRU[tuple[str, str], tuple[int, Mapping[str, Any], int]] = LRU(
+            maxsize=STATS_BYTES, getsizeof=lambda kept: kept[2]
+        )
         #: Guards the caches above; held only for dictionary operations.
         self._lock = threading.Lock()
 
@@ -116,6 +127,33 @@ class StoredSequences:
         with self._lock:
             self._headers[(game_id, family)] = _Header(info, now)
         return info
+
+    def stats(self, game_id: str, family: str = HEAP) -> Mapping[str, Any] | None:
+        """The statistics stored beside the sequence (storage: `SequenceStore.stats`) when they cover
+        every stored value, read once per stored length and kept; None otherwise (none stored, a job still
+        writing the sequence, the database unreachable)."""
+        info = self.info(game_id, family)
+        if info is None or not info.stats_current:
+            return None
+        key = (game_id, family)
+        with self._lock:
+            kept = self._stats.get(key)
+        if kept is not None and kept[0] == info.computed_upto:
+            return kept[1]
+        if self._store is None:
+            return None
+        self._modes.may_block()
+        store = self._store
+        try:
+            found = self._gate.call(lambda: store.stats(game_id, family))
+        except StorageUnavailable:
+            return None
+        if found is None or found[0] != info.computed_upto:
+            return None  # the table grew since its header was read: the next header says so
+        upto, stats = found
+        with self._lock:
+            self._stats.keep(key, (upto, stats, len(json.dumps(stats))))
+        return stats
 
     def size(self, game_id: str, family: str) -> int:
         """How many values of (game_id, family) are stored from 0 (0 when none or unreachable)."""
@@ -202,7 +240,10 @@ class StoredSequences:
                 self._headers.clear()
                 self._chunks.clear()
                 self._damaged.clear()
+                self._stats.clear()
                 return
+            for stats in [k for k in self._stats if k[0] == game_id]:
+                del self._stats[stats]
             for header in [k for k in self._headers if k[0] == game_id]:
                 del self._headers[header]
             for key in [k for k in self._chunks if k[0] == game_id]:
@@ -222,4 +263,5 @@ class StoredSequences:
                 "sequence_headers": self._headers.usage(),
                 "sequence_chunks": self._chunks.usage(),
                 "sequence_damaged": self._damaged.usage(),
+                "sequence_stats": self._stats.usage(),
             }
