@@ -21,7 +21,7 @@ GAME = "octal:0.6"
 
 
 def run_all(engine: sa.Engine, **settings: int) -> None:
-    Worker(engine, worker_id="stats-worker", **settings).run_until_idle(threading.Event())  # type: ignore[arg-type]
+    Worker(engine, worker_id="stats-worker", **settings).run_until_idle(threading.Event())
 
 
 def whole_table_stats(game_id: str, values: np.ndarray) -> dict[str, object] | None:

@@ -136,6 +136,40 @@ def test_tiers_stored_by_jobs_are_read_back() -> None:
         assert game.value(code, ctx)._replace(source="live") == game.value(code, live)
 
 
+@pytest.mark.parametrize("game_id", ["connect4:4x3", "dots-and-boxes:2x2"])
+def test_stats_stored_beside_each_tier_are_those_of_the_tables(game_id: str) -> None:
+    """GetStats adds up the statistics each tier's job stored beside it (reading no tier but the
+    initial position's), and they equal those computed from the tables, stored or solved live."""
+    game = parse_game_id(game_id)
+    assert isinstance(game, RulesGame)
+    stored = Refusing()
+    given: dict[str, bytes] = {}
+    for tier in game.rules.tiers():
+        kernel = game.kernel_for(tier_family(tier))
+        assert isinstance(kernel, TierKernel)
+        kernel.give({name: given[name.family] for name in kernel.needs()})
+        words = kernel.words()
+        given[tier_family(tier)] = kernel.make()
+        stored.words[(game.game_id, tier_family(tier))] = words
+        stats = kernel.stats_part(words, 0)
+        assert stats is not None and kernel.stats_part(words[:-1], 0) is None  # whole objects only
+        stored.stats[(game.game_id, tier_family(tier))] = stats
+    limited = kind_settings(NIMBASE_LIMITS_RULES_LIVE_CODES="1")
+    from_stats = game.stats(engine_context(stored, settings=limited))
+    tables = Refusing()
+    tables.words = dict(stored.words)
+    from_tables = game.stats(engine_context(tables, settings=limited))
+    live = game.stats(engine_context(Refusing()))
+    assert from_stats == from_tables and from_stats["source"] == "table"
+    assert live["source"] == "live" and live["initial"]["source"] == "live"  # type: ignore[index]
+    assert {**live, "source": "table", "initial": from_stats["initial"]} == from_stats
+    initial = tier_family(game.rules.tier(game.rules.initial()))
+    only_initial = Refusing()
+    only_initial.stats = dict(stored.stats)
+    only_initial.words = {key: words for key, words in stored.words.items() if key[1] == initial}
+    assert game.stats(engine_context(only_initial, settings=limited)) == from_stats
+
+
 class _Broken(Rules):
     """Take one token from a row; the tier goes the wrong way from 3 tokens on."""
 
