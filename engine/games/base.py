@@ -192,9 +192,10 @@ class HeapGame(ComponentSum[int], SequenceDefaults):
             }
         stored = ctx.tables.stored_size(self.game_id, HEAP)
         if stored:
-            summarised = self.stored_stats(ctx)
-            if summarised is not None:
-                return summarised
+            key = ("stored stats", self.game_id, stored)  # a stored table changes only as it grows
+            summarised = ctx.memo.peek(key) or self.stored_stats(ctx)
+            if isinstance(summarised, dict):
+                return dict(ctx.memo.get_or_compute(key, lambda: summarised))  # a copy: callers add to it
             # Stored before its statistics were (or asked of more P-positions than they keep): computed
             # from the values once per size, within the request's deadline; the next job storing the
             # table stores them.

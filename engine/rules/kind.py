@@ -191,26 +191,8 @@ class RulesGame(GameKind[int]):
         )
 
     def value_of(self, code: int, ctx: Context) -> Value:
-        rules = self.rules
-        table, source = self.tier_table(rules.tier(code), ctx)
-        i = table.index(rules.canonical(code))
-        if i is None:
-            raise InvalidPosition(
-                f"position {quote_position(rules.format(code))} is in no solved tier of {self.game_id}"
-            )
-        result = int(table.result[i])
-        remoteness = int(table.remoteness[i])
-        outcome: Outcome = "N" if result == WIN else "P" if result == LOSS else "D"
-        record = None if table.margin is None else ScoreValue(int(table.margin[i]))
-        return Value(
-            self.game_id,
-            rules.format(code),
-            outcome,
-            None,
-            None if result == DRAW else remoteness,
-            source,
-            record,
-        )
+        table, source = self.tier_table(self.rules.tier(code), ctx)
+        return value_in(self.rules, table, code, source)
 
     # -- GameKind ------------------------------------------------------------------------------------
 
@@ -239,8 +221,9 @@ class RulesGame(GameKind[int]):
 
     def stats(self, ctx: Context) -> dict[str, object]:
         """Positions by value and remoteness, the longest win and loss, the initial position's value: from
-        the statistics stored beside each tier by its job (`tier_stats`) where every tier has them, else
-        from the tiers' tables (kept, stored or solved live)."""
+        the statistics stored beside each tier by its job (`tier_stats`; the initial tier's hold the initial
+        position's value) where every tier has them, reading no table, else from the tiers' tables (kept,
+        stored or solved live)."""
         tiers = self.rules.tiers()
         stored = [ctx.tables.stored_stats(self.game_id, tier_family(t)) for t in tiers]
         if all(s is not None and s.get("version") == TIER_STATS_VERSION for s in stored):
@@ -263,7 +246,8 @@ class RulesGame(GameKind[int]):
             "longest_win": max((int(r) for r in counts["win"]), default=0),
             "longest_loss": max((int(r) for r in counts["loss"]), default=0),
             "tiers": len(parts),
-            "initial": self.value_of(self.rules.initial(), ctx).as_dict(),
+            "initial": next((p["initial"] for p in parts if "initial" in p), None)
+            or self.value_of(self.rules.initial(), ctx).as_dict(),
             "source": source,
         }
         if total["margins"]:
@@ -280,6 +264,28 @@ class RulesGame(GameKind[int]):
         if not family.startswith(TIER_PREFIX):
             return None
         return TierKernel(self.rules, family_tier(self.rules, family))
+
+
+def value_in(rules: Rules, table: TierTable, code: int, source: Source) -> Value:
+    """The value of position `code` in its tier's solved `table`."""
+    i = table.index(rules.canonical(code))
+    if i is None:
+        raise InvalidPosition(
+            f"position {quote_position(rules.format(code))} is in no solved tier of {rules.game_id}"
+        )
+    result = int(table.result[i])
+    remoteness = int(table.remoteness[i])
+    outcome: Outcome = "N" if result == WIN else "P" if result == LOSS else "D"
+    record = None if table.margin is None else ScoreValue(int(table.margin[i]))
+    return Value(
+        rules.game_id,
+        rules.format(code),
+        outcome,
+        None,
+        None if result == DRAW else remoteness,
+        source,
+        record,
+    )
 
 
 #: The shape of `tier_stats`, stored with them (statistics of another shape are not read).
@@ -382,6 +388,9 @@ class TierKernel(BytesKernel):
         check_round_trip(rules, self.tier, positions(rules, self.tier))
         table = solve_tier(rules, self.tier, later, progress)
         self._stats = tier_stats(table)  # stored beside the tier: GetStats adds them up, tables unread
+        initial = rules.initial()
+        if rules.tier(initial) == self.tier:  # and the initial position's value, with its tier's
+            self._stats["initial"] = value_in(rules, table, initial, "table").as_dict()
         return table.to_bytes()
 
     def object_stats(self) -> dict[str, Any] | None:
