@@ -62,7 +62,7 @@ def test_stored_stats_are_those_computed_from_the_table(game_id: str, listed: in
     game, kernel, values = game_and_values(game_id)
     limits = Limits(stats_p_positions=listed)
     existing = game.stats(engine_context(StoredHeap(values, None), limits=limits, memo=DictMemo()))
-    ctx = engine_context(StoredHeap(values, kernel.stats_part(values, 0)), limits=limits)
+    ctx = engine_context(StoredHeap(values, kernel.stats_part(values, 0)), limits=limits, memo=DictMemo())
     assert game.stored_stats(ctx) is not None  # answered from the statistics, not from the values
     assert game.stats(ctx) == existing
     assert existing["source"] == "table" and existing["computed_upto"] == SIZE
