@@ -25,11 +25,15 @@ from engine.games.lights_out.shape import (
     grid_neighbourhoods_reference,
 )
 from engine.games.lights_out.solver import ShapeSolver, chase_plan
-from engine.games.lights_out.stats import STATS_JOB_CELLS, ShapeStatistics, StatsKernel
+from engine.games.lights_out.stats import (
+    STATS_JOB_CELLS,
+    EliminationStatsKernel,
+    ShapeStatistics,
+    StatsKernel,
+)
 from engine.games.lights_out.stored import (
     ELIMINATION,
     STATS,
-    EliminationKernel,
     elimination_words_bound,
     solver_of,
     stats_words_bound,
@@ -395,7 +399,7 @@ class LightsOut(GameKind[Board]):
 
     def kernel_for(self, family: str) -> SequenceKernel | None:
         if family == ELIMINATION:
-            return EliminationKernel(self.shape)
+            return EliminationStatsKernel(self.shape)
         if family == STATS:
             return StatsKernel(self.shape)
         return None
