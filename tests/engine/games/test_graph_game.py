@@ -195,7 +195,7 @@ def test_stats_stored_beside_a_solution_are_those_of_the_solution(graph: Graph, 
     upload = build_graph("stored", names, edges, terminals)
     served = graph_game.StoredGraphGame.from_upload(upload)
     kernel = served.kernel_for("solution")
-    assert kernel is not None
+    assert isinstance(kernel, graph_game.SolutionKernel)
     words = kernel.words()
     stats = kernel.stats_part(words, 0)
     assert stats is not None
