@@ -32,7 +32,13 @@ from engine.games.lights_out.shape import (
     Shape,
 )
 from engine.games.lights_out.solver import eliminate_shape
-from engine.games.lights_out.stats import STATS_WORK, ShapeStatistics, StatsKernel, nullity_by_polynomial
+from engine.games.lights_out.stats import (
+    STATS_WORK,
+    EliminationStatsKernel,
+    ShapeStatistics,
+    StatsKernel,
+    nullity_by_polynomial,
+)
 from engine.games.lights_out.stored import STATS, encode_elimination, stats_bytes, stats_from_bytes
 from engine.kernels.gf2 import eliminate, int_to_words, unpack_bits
 from engine.kernels.lights_out_stats import (
@@ -353,7 +359,7 @@ def test_stats_stored_beside_the_elimination_are_the_live_ones(spec: str) -> Non
     counts are beyond the live limits), and GetStats answers from them without the elimination."""
     game = kind(spec)
     kernel = game.kernel_for("elimination")
-    assert kernel is not None
+    assert isinstance(kernel, EliminationStatsKernel)
     words = kernel.words()
     stats = kernel.stats_part(words, 0)
     assert stats is not None and kernel.stats_part(words[:-1], 0) is None
