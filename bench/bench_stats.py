@@ -13,6 +13,7 @@ from PostgreSQL), then the median and the slowest of --repeats more, each beside
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import threading
 import time
@@ -23,6 +24,7 @@ from bench.common import ADMIN_TOKEN, figure, fresh_database, running_server
 from nimbase.settings import Settings
 from service.core import Nimbase
 from storage.database import create_engine
+from storage.sequences import SequenceStore
 from worker.runner import Worker
 
 #: What each GetStats answer is judged against (issue 32), in milliseconds.
@@ -48,11 +50,13 @@ def main(argv: list[str] | None = None) -> None:
     with fresh_database() as url:
         engine = create_engine(url)
         service = Nimbase(Settings(admin_token=ADMIN_TOKEN), engine)
+        store = SequenceStore(engine)
         for game, upto in jobs:
             service.submit_job(ADMIN_TOKEN, game, upto)
             started = time.perf_counter()
             Worker(engine, worker_id="bench-stats", poll_seconds=0).run_until_idle(threading.Event())
             figure(f"storing {names[game]} (worker, statistics included)", time.perf_counter() - started, "s")
+            figure("  its statistics stored beside it (JSON)", _stats_bytes(store, game) / 1024, "KiB")
         engine.dispose()
         with (
             running_server(url, ready_seconds=600) as server,
@@ -60,6 +64,12 @@ def main(argv: list[str] | None = None) -> None:
         ):
             for game, _ in jobs:
                 _measure(http, game, names[game], args.repeats)
+
+
+def _stats_bytes(store: SequenceStore, game: str) -> int:
+    """The bytes of the statistics stored beside every family of `game` (a rules game's tiers)."""
+    found = (store.stats(info.game_id, info.family) for info in store.list_sequences(game))
+    return sum(len(json.dumps(stats)) for _, stats in filter(None, found))
 
 
 def _measure(http: httpx.Client, game: str, name: str, repeats: int) -> None:
