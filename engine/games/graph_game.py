@@ -518,9 +518,9 @@ class StoredGraphGame(GraphGame):
         """From the statistics its solve job stored beside the solution, where they say all that is asked
         (the kernel's names up to the request's limit), else from the solution."""
         stored = ctx.tables.stored_stats(self.game_id, SOLUTION)
-        if (
-            stored is not None
-            and (stored.get("vertices"), stored.get("edges")) == (len(self.vertices), self.edge_count)
+        if stored is not None and (stored.get("vertices"), stored.get("edges")) == (
+            len(self.vertices),
+            self.edge_count,
         ):
             answer = dict(stored)
             kernel = answer.get("kernel")
