@@ -204,6 +204,9 @@ class _Stored:
     def stored_stats(self, game_id: str, family: str) -> None:
         return None
 
+    def stored_stats_of(self, game_id: str, families: list[str]) -> dict[str, None]:
+        return dict.fromkeys(families)
+
     def known_prefix(self, source: StoredBytes, deadline: float) -> tuple[Any, str]:
         return self.words[(source.game_id, source.family)], "table"
 

@@ -210,6 +210,12 @@ class Tables(Protocol):
         were, a job still writing it, or the database unreachable)."""
         ...
 
+    def stored_stats_of(
+        self, game_id: str, families: Sequence[str]
+    ) -> Mapping[str, Mapping[str, Any] | None]:
+        """`stored_stats` of several families of one game (a rules game's tiers), asked of storage at once."""
+        ...
+
     def may_block(self) -> None:
         """Called before waiting on storage: lets the service move the request off its event loop."""
         ...

@@ -120,6 +120,18 @@ class SequenceStore:
             return None
         return int(row.stats_upto), dict(row.stats)
 
+    def stats_many(self, game_id: str, families: Sequence[str]) -> dict[str, tuple[int, dict[str, Any]]]:
+        """`stats` of several families of one game in one query (those with none stored left out)."""
+        stmt = sa.select(sequences.c.family, sequences.c.stats_upto, sequences.c.stats).where(
+            sequences.c.game_id == game_id,
+            sequences.c.family.in_(list(families)),
+            sequences.c.stats.is_not(None),
+            sequences.c.stats_upto.is_not(None),
+        )
+        with unavailable_on_disconnect(), self._engine.connect() as conn:
+            rows = conn.execute(stmt).all()
+        return {row.family: (int(row.stats_upto), dict(row.stats)) for row in rows}
+
     def list_sequences(self, game_id: str) -> list[SequenceInfo]:
         """The headers of `game_id`'s stored sequences, by family."""
         stmt = sa.select(*_HEADER).where(sequences.c.game_id == game_id).order_by(sequences.c.family)

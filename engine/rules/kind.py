@@ -225,7 +225,9 @@ class RulesGame(GameKind[int]):
         position's value) where every tier has them, reading no table, else from the tiers' tables (kept,
         stored or solved live)."""
         tiers = self.rules.tiers()
-        stored = [ctx.tables.stored_stats(self.game_id, tier_family(t)) for t in tiers]
+        families = [tier_family(t) for t in tiers]
+        found = ctx.tables.stored_stats_of(self.game_id, families)
+        stored = [found.get(family) for family in families]
         if all(s is not None and s.get("version") == TIER_STATS_VERSION for s in stored):
             parts = [s for s in stored if s is not None]
             source: Source = "table"

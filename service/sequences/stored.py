@@ -14,7 +14,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,6 +102,8 @@ class StoredSequences:
         )
         #: Chunks found damaged: not read again (nor reported again) for `header_ttl` seconds.
         self._damaged: LRU[tuple[str, str, int], Damage] = LRU(maxsize=4096)
+        #: The headers of every family of a game, read at once (`stats_of`), with when they were read.
+        self._game_headers: LRU[str, tuple[float, dict[str, SequenceInfo]]] = LRU(maxsize=256)
         #: Stored statistics read, with how many values they cover (current while the header says so).
         self._stats: LRU[tuple[str, str], tuple[int, Mapping[str, Any], int]] = LRU(
             maxsize=STATS_BYTES, getsizeof=lambda kept: kept[2]
@@ -154,6 +156,57 @@ class StoredSequences:
         with self._lock:
             self._stats.keep(key, (upto, stats, len(json.dumps(stats))))
         return stats
+
+    def stats_of(self, game_id: str, families: Sequence[str]) -> dict[str, Mapping[str, Any] | None]:
+        """`stats` of several families of one game (a rules game's tiers): their headers in one query
+        (refreshed every `header_ttl` seconds, per game) and the statistics not kept yet in one more."""
+        now = time.monotonic()
+        with self._lock:
+            cached = self._game_headers.get(game_id)
+        if cached is None or now - cached[0] >= self._header_ttl:
+            if self._store is None:
+                return dict.fromkeys(families)
+            self._modes.may_block()
+            store = self._store
+            try:
+                listed = self._gate.call(lambda: store.list_sequences(game_id))
+            except StorageUnavailable:
+                return dict.fromkeys(families)
+            cached = (now, {info.family: info for info in listed})
+            with self._lock:
+                self._game_headers[game_id] = cached
+        infos = cached[1]
+        found: dict[str, Mapping[str, Any] | None] = {}
+        missing = []
+        for family in families:
+            info = infos.get(family)
+            if info is None or not info.stats_current:
+                found[family] = None
+                continue
+            with self._lock:
+                kept = self._stats.get((game_id, family))
+            if kept is not None and kept[0] == info.computed_upto:
+                found[family] = kept[1]
+            else:
+                missing.append(family)
+        if missing:
+            assert self._store is not None
+            self._modes.may_block()
+            store = self._store
+            try:
+                read = self._gate.call(lambda: store.stats_many(game_id, missing))
+            except StorageUnavailable:
+                read = {}
+            for family in missing:
+                upto_stats = read.get(family)
+                info = infos[family]
+                if upto_stats is None or upto_stats[0] != info.computed_upto:
+                    found[family] = None
+                    continue
+                found[family] = upto_stats[1]
+                with self._lock:
+                    self._stats.keep((game_id, family), (*upto_stats, len(json.dumps(upto_stats[1]))))
+        return found
 
     def size(self, game_id: str, family: str) -> int:
         """How many values of (game_id, family) are stored from 0 (0 when none or unreachable)."""
@@ -241,7 +294,9 @@ class StoredSequences:
                 self._chunks.clear()
                 self._damaged.clear()
                 self._stats.clear()
+                self._game_headers.clear()
                 return
+            self._game_headers.pop(game_id)
             for stats in [k for k in self._stats if k[0] == game_id]:
                 del self._stats[stats]
             for header in [k for k in self._headers if k[0] == game_id]:

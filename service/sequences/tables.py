@@ -10,7 +10,7 @@ by period, never value by value.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -102,6 +102,11 @@ class SequenceTables:
 
     def stored_stats(self, game_id: str, family: str) -> Mapping[str, Any] | None:
         return self._stored.stats(game_id, family)
+
+    def stored_stats_of(
+        self, game_id: str, families: Sequence[str]
+    ) -> Mapping[str, Mapping[str, Any] | None]:
+        return self._stored.stats_of(game_id, families)
 
     def chunk(self, game_id: str, index: int, family: str = HEAP) -> NDArray[np.uint32]:
         """One stored chunk, verified, from the cache or the database (`StoredSequences.chunk`)."""

@@ -129,3 +129,6 @@ class StoredWords:
 
     def stored_stats(self, game_id: str, family: str) -> dict[str, Any] | None:
         return self.stats.get((game_id, family))
+
+    def stored_stats_of(self, game_id: str, families: list[str]) -> dict[str, dict[str, Any] | None]:
+        return {family: self.stats.get((game_id, family)) for family in families}
