@@ -145,13 +145,29 @@ class Computer:
         prefix: NDArray[np.uint32] | None = None,
         certify: bool = False,
         until: float | None = None,
+    ) -> tuple[NDArray[np.uint32], Period | None]:
+        """The values from the child's current length (or from `prefix`, which it then holds) to `stop`,
+        and with `certify` the period the values so far certify (None: none)."""
+        values, period, _ = self.extend_summarised(
+            stop, check, what, prefix=prefix, certify=certify, until=until
+        )
+        return values, period
+
+    def extend_summarised(
+        self,
+        stop: int,
+        check: Callable[[], None],
+        what: str,
+        *,
+        prefix: NDArray[np.uint32] | None = None,
+        certify: bool = False,
+        until: float | None = None,
         stats: tuple[int, Mapping[str, Any] | None] | None = None,
     ) -> tuple[NDArray[np.uint32], Period | None, dict[str, Any] | None]:
-        """The values from the child's current length (or from `prefix`, which it then holds) to `stop`,
-        with `certify` the period the values so far certify (None: none), and with `stats` = (since,
-        earlier) the kernel's statistics of every value so far (engine.kind.SequenceKernel.stats_part):
-        those of the values from `since` on, combined with `earlier` (those of the values before `since`;
-        None when `since` is 0); None where the kernel makes none now."""
+        """`extend`, and with `stats` = (since, earlier) the kernel's statistics of every value so far
+        (engine.kind.SequenceKernel.stats_part): those of the values from `since` on, combined with
+        `earlier` (those of the values before `since`; None when `since` is 0); None where the kernel
+        makes none now."""
         message = ("extend", prefix, stop, certify, stats)
         values, period, found = self._call(message, check, until, None, what)
         return values, period, found

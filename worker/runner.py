@@ -357,7 +357,7 @@ class Worker:
                     stop = fitted
                 until = max(deadline, now) + KILL_GRACE_SECONDS
             try:
-                new, new_period, stats = self._computer.extend(
+                new, new_period, stats = self._computer.extend_summarised(
                     stop,
                     check,
                     f"extending {job.game_id!r} (family {job.family!r}) from {start} to {stop} values",
@@ -408,7 +408,7 @@ class Worker:
         """Store the statistics of a table stored before they were (its job finds it whole), made from its
         stored values by the kernel, with the job finished; False where the kernel makes none."""
         values = self._load_prefix(job, stored, lost)
-        _, _, stats = self._computer.extend(
+        _, _, stats = self._computer.extend_summarised(
             stored,
             lambda: self._check(lost),
             f"the statistics of {job.game_id!r} (family {job.family!r})",
@@ -551,7 +551,7 @@ class Worker:
         lo = index * CHUNK_VALUES
         hi = min(stop, lo + CHUNK_VALUES)
         good = self.store.read_prefix(job.game_id, job.family, lo)  # chunks before are verified
-        values, _, _ = self._computer.extend(
+        values, _ = self._computer.extend(
             hi, lambda: self._check(lost), f"recomputing chunk {index} of {job.game_id!r}", prefix=good
         )
         self._rewrite(job, index, values)
