@@ -58,6 +58,8 @@ class SequenceKernel(ABC):
     certifies: bool = True
     #: Whether `remoteness` gives single positions' remoteness (else growing values for it is pointless).
     gives_remoteness: bool = False
+    #: Whether `stats_part` makes the statistics stored beside the sequence (else a worker asks for none).
+    stores_stats: bool = False
 
     @abstractmethod
     def extend(self, prefix: NDArray[np.uint32], stop: int) -> NDArray[np.uint32]:

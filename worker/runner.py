@@ -319,7 +319,8 @@ class Worker:
                 self.checkpoints.drop(
                     job_id=job.id, worker_id=self.worker_id, game_id=job.game_id, family=job.family
                 )
-            if info is not None and not info.stats_current and self._store_stats(job, stored, lost):
+            legacy = info is not None and not info.stats_current and _stores_stats(job)
+            if legacy and self._store_stats(job, stored, lost):  # stored before its statistics were
                 return
             self.queue.finish(job.id, self.worker_id)
             return
@@ -612,6 +613,13 @@ def _fit_step(start: int, stop: int, seconds_per_value: float | None, left: floa
         if half < FIRST_STEP:
             return None
         stop = start + half
+
+
+def _stores_stats(job: Job) -> bool:
+    """Whether the kernel of the job's object makes statistics to store beside it (a game on an uploaded
+    graph, unbound here, is counted as making none: its solution is not read again for them)."""
+    kernel = parse_game_id(job.game_id).kernel_for(job.family)
+    return kernel is not None and kernel.stores_stats
 
 
 def _certified(period: Period | None) -> Period | None:

@@ -148,6 +148,7 @@ class TableKernel(BytesKernel):
     Progress counts three passes over the table's slots."""
 
     family = TABLE
+    stores_stats = True
 
     def __init__(self, material: Material) -> None:
         super().__init__()

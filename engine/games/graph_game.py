@@ -448,6 +448,7 @@ class SolutionKernel(BytesKernel):
     progress), as `GraphSolution.to_bytes`."""
 
     family = SOLUTION
+    stores_stats = True
 
     def __init__(self, game: GraphGame) -> None:
         super().__init__()

@@ -63,6 +63,7 @@ class SplitKernel(SequenceKernel):
     """Single-heap values of a split game: rare/common where sparse, direct otherwise."""
 
     certifies = False
+    stores_stats = True
 
     def __init__(self, rules: SplitRules) -> None:
         self.rules = rules

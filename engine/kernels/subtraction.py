@@ -79,6 +79,8 @@ def subtraction_reference(moves: tuple[int, ...], misere: bool, stop: int) -> li
 class SubtractionKernel(SequenceKernel):
     """Sequence kernel of one subtraction game; periods certified by a repeated window of max(S)."""
 
+    stores_stats = True
+
     def __init__(self, moves: tuple[int, ...], misere: bool) -> None:
         if not moves or min(moves) < 1:
             raise ValueError(f"a subtraction set needs positive elements, got {moves!r}")

@@ -356,6 +356,8 @@ class TierKernel(BytesKernel):
     it solves is first checked to round-trip on a sample of its positions (engine.rules.checks): rules
     whose encoding does not fail the job naming the position before anything is stored."""
 
+    stores_stats = True
+
     def __init__(self, rules: Rules, tier: int) -> None:
         super().__init__()
         self.rules = rules

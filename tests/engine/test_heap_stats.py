@@ -73,6 +73,7 @@ def test_stored_stats_are_those_computed_from_the_table(game_id: str, listed: in
 @given(cuts=st.lists(st.integers(min_value=0, max_value=SIZE), max_size=6))
 def test_statistics_combined_range_by_range_are_the_whole_tables(game_id: str, cuts: list[int]) -> None:
     _, kernel, values = game_and_values(game_id)
+    assert kernel.stores_stats  # the worker asks it for them
     stops = sorted({*cuts, SIZE} - {0})
     start = 0
     stats: dict[str, Any] | None = None

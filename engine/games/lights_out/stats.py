@@ -81,6 +81,8 @@ class EliminationStatsKernel(EliminationKernel):
     of it stored beside it: rank, nullity, and the distance counts and diameter within the live limits
     (with the `note` saying why where they are absent), as `stats_bytes` writes them."""
 
+    stores_stats = True
+
     def summarise(self, elimination: ChaseElimination) -> dict[str, Any] | None:
         statistics = ShapeStatistics(self.shape)
         stats = statistics.elimination_stats(elimination, STATS_DISTANCE_CELLS, STATS_WORK)

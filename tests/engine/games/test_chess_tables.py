@@ -592,6 +592,7 @@ def test_stats_stored_beside_a_table_are_those_of_the_table(tablebase: Tables) -
         kernel.give({need: tablebase[need.game_id.partition(":")[2]].to_bytes() for need in kernel.needs()})
         words = kernel.words()
         stats = kernel.stats_part(words, 0)
+        assert kernel.stores_stats
         assert stats == ChessTable(material, ChessValues.from_bytes(kernel.make()), {}, "table").stats()
         assert stats is not None and kernel.stats_part(words[:-1], 0) is None
         stored = StoredWords()  # the statistics stored, not the table: GetStats reads only them

@@ -198,7 +198,7 @@ def test_stats_stored_beside_a_solution_are_those_of_the_solution(graph: Graph, 
     assert isinstance(kernel, graph_game.SolutionKernel)
     words = kernel.words()
     stats = kernel.stats_part(words, 0)
-    assert stats is not None
+    assert stats is not None and kernel.stores_stats
     limits = Limits(stats_p_positions=max(listed, 1))
     with_solution = StoredWords()
     with_solution.words[(served.game_id, "solution")] = words

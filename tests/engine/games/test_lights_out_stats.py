@@ -362,7 +362,7 @@ def test_stats_stored_beside_the_elimination_are_the_live_ones(spec: str) -> Non
     assert isinstance(kernel, EliminationStatsKernel)
     words = kernel.words()
     stats = kernel.stats_part(words, 0)
-    assert stats is not None and kernel.stats_part(words[:-1], 0) is None
+    assert stats is not None and kernel.stats_part(words[:-1], 0) is None and kernel.stores_stats
     with_elimination = StoredWords()
     with_elimination.words[(spec, "elimination")] = words
     live = game.stats(engine_context(with_elimination))

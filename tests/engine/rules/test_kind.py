@@ -154,6 +154,7 @@ def test_stats_stored_beside_each_tier_are_those_of_the_tables(game_id: str) -> 
         stored.words[(game.game_id, tier_family(tier))] = words
         stats = kernel.stats_part(words, 0)
         assert stats is not None and kernel.stats_part(words[:-1], 0) is None  # whole objects only
+        assert kernel.stores_stats
         stored.stats[(game.game_id, tier_family(tier))] = stats
     limited = kind_settings(NIMBASE_LIMITS_RULES_LIVE_CODES="1")
     from_stats = game.stats(engine_context(stored, settings=limited))
