@@ -23,6 +23,7 @@ SCRIPTS = (
     "bench.bench_rules",
     "bench.bench_chess",
     "bench.bench_chess_jobs",
+    "bench.bench_stats",
 )
 
 for name in SCRIPTS:

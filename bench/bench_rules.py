@@ -202,6 +202,12 @@ class _Stored:
         words = self.words.get((game_id, family), ())
         return int(words[index]) if index < len(words) else None
 
+    def stored_stats(self, game_id: str, family: str) -> None:
+        return None
+
+    def stored_stats_of(self, game_id: str, families: list[str]) -> dict[str, None]:
+        return dict.fromkeys(families)
+
     def known_prefix(self, source: StoredBytes, deadline: float) -> tuple[Any, str]:
         return self.words[(source.game_id, source.family)], "table"
 

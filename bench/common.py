@@ -75,10 +75,11 @@ def running_server(
     processes: int = 1,
     settings: Mapping[str, str] | None = None,
     command: Sequence[str] | None = None,
+    ready_seconds: float = START_SECONDS,
 ) -> Iterator[Server]:
     """`nimbase serve --processes N` on loopback (one process unless told), with more `settings`
     (NIMBASE_* variables) if given, stopped afterwards; `command` (python's arguments) serves another
-    way, such as a bench's previous path."""
+    way, such as a bench's previous path; waits `ready_seconds` for /readyz."""
     grpc_port, http_port = free_port(), free_port()
     env = {
         **os.environ,
@@ -94,7 +95,7 @@ def running_server(
     process = subprocess.Popen([sys.executable, *arguments], env=env)
     http = f"http://127.0.0.1:{http_port}"
     try:
-        deadline = time.monotonic() + START_SECONDS
+        deadline = time.monotonic() + ready_seconds
         while True:
             try:
                 if httpx.get(f"{http}/readyz", timeout=1).status_code == 200:

@@ -58,6 +58,8 @@ class SequenceKernel(ABC):
     certifies: bool = True
     #: Whether `remoteness` gives single positions' remoteness (else growing values for it is pointless).
     gives_remoteness: bool = False
+    #: Whether `stats_part` makes the statistics stored beside the sequence (else a worker asks for none).
+    stores_stats: bool = False
 
     @abstractmethod
     def extend(self, prefix: NDArray[np.uint32], stop: int) -> NDArray[np.uint32]:
@@ -82,6 +84,18 @@ class SequenceKernel(ABC):
     def remoteness(self, values: NDArray[np.uint32]) -> NDArray[np.int64] | None:
         """Remoteness of each single position 0..len(values)-1, where one pass finds it (else None)."""
         return None
+
+    def stats_part(self, values: NDArray[np.uint32], start: int) -> dict[str, Any] | None:
+        """Whole-table statistics a worker stores beside the sequence (JSON, of the kind's own shape), for
+        values start..len(values)-1, `values` holding the sequence from 0: `combine_stats` adds them to
+        those stored for 0..start-1, so a table extended later is not summarised from the start again.
+        None where the kind stores none (its GetStats works from the values, as before it stored any)."""
+        return None
+
+    def combine_stats(self, earlier: Mapping[str, Any], later: Mapping[str, Any]) -> dict[str, Any]:
+        """The statistics of values 0..b-1 from those of 0..a-1 (`earlier`) and of a..b-1 (`later`, from
+        `stats_part(values, a)`). By default the later ones (an object is made whole at once)."""
+        return dict(later)
 
     def length(self, progress: Callable[[int, int], None] | None = None) -> int | None:
         """For a sequence that is one object made whole (engine.stored_bytes: a solved graph, an endgame
@@ -194,6 +208,18 @@ class Tables(Protocol):
 
     def stored_value(self, game_id: str, family: str, index: int) -> int | None:
         """One stored value, or None where it is not stored or cannot be read now."""
+        ...
+
+    def stored_stats(self, game_id: str, family: str) -> Mapping[str, Any] | None:
+        """The statistics a worker stored beside (game_id, family) (`SequenceKernel.stats_part`), when
+        they cover every value stored; None otherwise (nothing stored, a table stored before statistics
+        were, a job still writing it, or the database unreachable)."""
+        ...
+
+    def stored_stats_of(
+        self, game_id: str, families: Sequence[str]
+    ) -> Mapping[str, Mapping[str, Any] | None]:
+        """`stored_stats` of several families of one game (a rules game's tiers), asked of storage at once."""
         ...
 
     def may_block(self) -> None:

@@ -22,7 +22,7 @@ import zlib
 from abc import abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -89,6 +89,19 @@ class BytesKernel(SequenceKernel):
 
     def certify(self, values: U32) -> Period | None:
         return None
+
+    def object_stats(self) -> dict[str, Any] | None:
+        """The made object's whole-table statistics (JSON), once `make` has made it; None where the kind
+        stores none. A kernel computes them as it makes the object, while it holds it unpacked."""
+        return None
+
+    def stats_part(self, values: U32, start: int) -> dict[str, Any] | None:
+        """The object's statistics once every word of it is in `values` (the step storing its last words),
+        else None: an object is summarised whole, never in parts."""
+        words = self._words
+        if words is None or len(values) < len(words):
+            return None
+        return self.object_stats()
 
     def reference(self, stop: int) -> list[int]:
         return [int(v) for v in self.extend(np.zeros(0, np.uint32), stop)]

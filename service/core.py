@@ -372,12 +372,13 @@ class Nimbase:
         seed: int | None = None,
     ) -> BestMoveResult:
         """The moves best first, those tying with the first marked best, one of them drawn first with
-        `choose=random` (service.move_choice)."""
+        `choose=random` (service.move_choice). A draw is among every best move, not only those `limit`
+        keeps (`Choice.ranked`)."""
         check_limit(limit, self._limits)
         choice = parse_choice(choose, seed)
         kind = self.game(game)
-        ranked = kind.best_moves(kind.parse(position), limit, self._context(deadline))
-        return choice.apply(BestMoveResult(ranked.value, mark_best(ranked.moves)))
+        ranked = kind.best_moves(kind.parse(position), choice.ranked(limit), self._context(deadline))
+        return choice.apply(BestMoveResult(ranked.value, mark_best(ranked.moves)), limit)
 
     def mainline(
         self,

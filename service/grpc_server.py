@@ -505,8 +505,9 @@ class NimbaseServicer:
     async def StreamBatches(
         self, request_iterator: AsyncIterator[pb.BatchGetValuesRequest], context: Context
     ) -> AsyncIterator[pb.BatchGetValuesResponse]:
-        """One batch answer per request, in order; a bad batch (bad game, too many positions)
-        gets its error in every slot and the stream goes on."""
+        """One batch answer per request, in order; a bad batch (bad game) gets its error in every slot,
+        one with more positions than a message may hold gets one slot with its error (not one copy per
+        position), and the stream goes on."""
         async with self._observed("StreamBatches", context):
             async for request in request_iterator:
                 deadline = self._deadline(context)
@@ -515,10 +516,13 @@ class NimbaseServicer:
     def _answer_batch(
         self, request: pb.BatchGetValuesRequest, deadline: Deadline
     ) -> pb.BatchGetValuesResponse:
+        try:
+            check_batch_size(len(request.positions), self._limits, streamed=True)
+        except InvalidArgument as exc:
+            return convert.batch_to_pb([exc])
         positions = list(request.positions)
         items: Sequence[Value | BaseException]
         try:
-            check_batch_size(len(positions), self._limits)
             items = self._service.batch_get_values(request.game, positions, deadline)
         except NimbaseError as exc:
             items = [exc] * len(positions)

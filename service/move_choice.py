@@ -34,21 +34,28 @@ class Choice:
         """Whether each answer draws anew (random without a seed): such answers must not be cached."""
         return self.random and self.seed is None
 
-    def apply(self, result: BestMoveResult) -> BestMoveResult:
-        """`result` (its best moves marked) with a best move drawn first, when drawing; else as it is."""
+    def ranked(self, limit: int | None) -> int | None:
+        """How many moves to rank for a request asking for `limit`: a draw is among every best move, not
+        only among those the limit keeps, so drawing ranks them all (as a request without a limit does)."""
+        return None if self.random else limit
+
+    def apply(self, result: BestMoveResult, limit: int | None = None) -> BestMoveResult:
+        """`result` (its best moves marked, ranked for `ranked(limit)`) with a best move drawn first, when
+        drawing, then cut to `limit`; else as it is."""
         moves = result.moves
         if not self.random or not moves:
             return result
         best = [i for i, move in enumerate(moves) if move.best]
         if len(best) < 2:
-            return result
+            return result if limit is None else BestMoveResult(result.value, moves[:limit])
         if self.seed is None:
             index = best[secrets.randbelow(len(best))]
         else:
             value = result.value
             # A string seed is hashed (SHA-512) the same way on every platform and Python version.
             index = best[random.Random(f"{self.seed}\n{value.game}\n{value.position}").randrange(len(best))]
-        return BestMoveResult(result.value, [moves[index], *moves[:index], *moves[index + 1 :]])
+        drawn = [moves[index], *moves[:index], *moves[index + 1 :]]
+        return BestMoveResult(result.value, drawn if limit is None else drawn[:limit])
 
 
 BEST = Choice()

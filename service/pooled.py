@@ -163,9 +163,8 @@ class PooledService:
     ) -> BestMoveResult:
         """Ranked (its best moves marked) where `_compute` says; the draw, if any, here."""
         choice = parse_choice(choose, seed)
-        return choice.apply(
-            cast(BestMoveResult, self._compute("best_move", (game, position, limit), deadline))
-        )
+        ranked = self._compute("best_move", (game, position, choice.ranked(limit)), deadline)
+        return choice.apply(cast(BestMoveResult, ranked), limit)
 
     def mainline(
         self,

@@ -24,6 +24,8 @@ sequences = sa.Table(
     sa.Column("saltus", sa.BigInteger(), nullable=True),
     sa.Column("certified", sa.Boolean(), nullable=True),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False, server_default=sa.func.now()),
+    sa.Column("stats", postgresql.JSONB(), nullable=True),
+    sa.Column("stats_upto", sa.BigInteger(), nullable=True),
     sa.PrimaryKeyConstraint("game_id", "family", name="pk_sequences"),
     sa.CheckConstraint("computed_upto >= 0", name="ck_sequences_computed_upto"),
 )

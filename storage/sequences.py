@@ -10,7 +10,7 @@ progress, fenced by the job lease and by the stored length the writer started fr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -41,6 +41,13 @@ class SequenceInfo:
     max_value_at: int | None
     period: Period | None
     updated_at: datetime
+    #: How many values the stored statistics cover (`SequenceStore.stats`); None where none are stored.
+    stats_upto: int | None = None
+
+    @property
+    def stats_current(self) -> bool:
+        """Whether statistics are stored for every stored value (not for a shorter prefix, nor none)."""
+        return self.stats_upto is not None and self.stats_upto == self.computed_upto
 
 
 def _info_from_row(row: sa.Row[Any]) -> SequenceInfo:
@@ -61,7 +68,12 @@ def _info_from_row(row: sa.Row[Any]) -> SequenceInfo:
         max_value_at=m["max_value_at"],
         period=period,
         updated_at=m["updated_at"],
+        stats_upto=None if m["stats_upto"] is None else int(m["stats_upto"]),
     )
+
+
+#: The header's columns: all but the statistics, read only when asked for (`SequenceStore.stats`).
+_HEADER = [column for column in sequences.c if column.name != "stats"]
 
 
 def _key(game_id: str, family: str) -> sa.ColumnElement[bool]:
@@ -95,12 +107,34 @@ class SequenceStore:
 
     def info(self, game_id: str, family: str) -> SequenceInfo | None:
         with unavailable_on_disconnect(), self._engine.connect() as conn:
-            row = conn.execute(sa.select(sequences).where(_key(game_id, family))).first()
+            row = conn.execute(sa.select(*_HEADER).where(_key(game_id, family))).first()
         return None if row is None else _info_from_row(row)
+
+    def stats(self, game_id: str, family: str) -> tuple[int, dict[str, Any]] | None:
+        """The statistics stored beside (game_id, family) and how many values they cover, or None where
+        none are stored (a table stored before they were, or nothing stored)."""
+        stmt = sa.select(sequences.c.stats_upto, sequences.c.stats).where(_key(game_id, family))
+        with unavailable_on_disconnect(), self._engine.connect() as conn:
+            row = conn.execute(stmt).first()
+        if row is None or row.stats is None or row.stats_upto is None:
+            return None
+        return int(row.stats_upto), dict(row.stats)
+
+    def stats_many(self, game_id: str, families: Sequence[str]) -> dict[str, tuple[int, dict[str, Any]]]:
+        """`stats` of several families of one game in one query (those with none stored left out)."""
+        stmt = sa.select(sequences.c.family, sequences.c.stats_upto, sequences.c.stats).where(
+            sequences.c.game_id == game_id,
+            sequences.c.family.in_(list(families)),
+            sequences.c.stats.is_not(None),
+            sequences.c.stats_upto.is_not(None),
+        )
+        with unavailable_on_disconnect(), self._engine.connect() as conn:
+            rows = conn.execute(stmt).all()
+        return {row.family: (int(row.stats_upto), dict(row.stats)) for row in rows}
 
     def list_sequences(self, game_id: str) -> list[SequenceInfo]:
         """The headers of `game_id`'s stored sequences, by family."""
-        stmt = sa.select(sequences).where(sequences.c.game_id == game_id).order_by(sequences.c.family)
+        stmt = sa.select(*_HEADER).where(sequences.c.game_id == game_id).order_by(sequences.c.family)
         with unavailable_on_disconnect(), self._engine.connect() as conn:
             return [_info_from_row(row) for row in conn.execute(stmt)]
 
@@ -110,7 +144,7 @@ class SequenceStore:
         if limit < 1:
             raise InvalidArgument(f"limit must be >= 1, got {limit}")
         stmt = (
-            sa.select(sequences)
+            sa.select(*_HEADER)
             .order_by(sequences.c.updated_at.desc(), sequences.c.game_id, sequences.c.family)
             .limit(limit)
         )
@@ -246,6 +280,7 @@ class SequenceStore:
         done: int,
         total: int,
         finish: bool = False,
+        stats: Mapping[str, Any] | None = None,
     ) -> None:
         """Store values[start:] (values holds the whole prefix 0..len-1) as one checkpoint.
 
@@ -254,7 +289,9 @@ class SequenceStore:
         (StaleWrite otherwise), every chunk from the one holding `start` is upserted (a partial last
         chunk is rewritten), and computed_upto, max_value and a certified `period` are recorded.
         With `finish`, the job is marked done in the same transaction, and the checkpoints of the
-        object (storage.checkpoints), of no use once it is stored whole, are deleted.
+        object (storage.checkpoints), of no use once it is stored whole, are deleted. `stats` (the
+        kernel's statistics of all values 0..len-1) are stored with them; without, the statistics stored
+        before cover fewer values than are stored, and are no longer current.
         """
         stop = len(values)
         if not 0 <= start <= stop:
@@ -283,6 +320,8 @@ class SequenceStore:
                 update.update(
                     preperiod=period.preperiod, period=period.period, saltus=period.saltus, certified=True
                 )
+            if stats is not None:
+                update.update(stats=dict(stats), stats_upto=stop)
             conn.execute(sequences.update().where(_key(game_id, family)).values(**update))
             if finish:
                 conn.execute(delete_records(game_id, family))

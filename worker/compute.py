@@ -148,8 +148,29 @@ class Computer:
     ) -> tuple[NDArray[np.uint32], Period | None]:
         """The values from the child's current length (or from `prefix`, which it then holds) to `stop`,
         and with `certify` the period the values so far certify (None: none)."""
-        values, period = self._call(("extend", prefix, stop, certify), check, until, None, what)
+        values, period, _ = self.extend_summarised(
+            stop, check, what, prefix=prefix, certify=certify, until=until
+        )
         return values, period
+
+    def extend_summarised(
+        self,
+        stop: int,
+        check: Callable[[], None],
+        what: str,
+        *,
+        prefix: NDArray[np.uint32] | None = None,
+        certify: bool = False,
+        until: float | None = None,
+        stats: tuple[int, Mapping[str, Any] | None] | None = None,
+    ) -> tuple[NDArray[np.uint32], Period | None, dict[str, Any] | None]:
+        """`extend`, and with `stats` = (since, earlier) the kernel's statistics of every value so far
+        (engine.kind.SequenceKernel.stats_part): those of the values from `since` on, combined with
+        `earlier` (those of the values before `since`; None when `since` is 0); None where the kernel
+        makes none now."""
+        message = ("extend", prefix, stop, certify, stats)
+        values, period, found = self._call(message, check, until, None, what)
+        return values, period, found
 
     def close(self) -> None:
         """Stop the child (a new one starts when next needed)."""
@@ -362,13 +383,26 @@ class _State:
                 return kernel.length(_reporter(conn))
             finally:
                 kernel.checkpoint = None
-        _, prefix, stop, certify = message
+        _, prefix, stop, certify, stats = message
         if prefix is not None:
             self.values = prefix
         start = len(self.values)
         self.values = kernel.extend(self.values, stop)
         period = kernel.certify(self.values) if certify else None
-        return self.values[start:stop], period
+        return self.values[start:stop], period, _stats(kernel, self.values[:stop], stats)
+
+
+def _stats(
+    kernel: SequenceKernel, values: NDArray[np.uint32], wanted: tuple[int, Mapping[str, Any] | None] | None
+) -> dict[str, Any] | None:
+    """The kernel's statistics of `values` (`Computer.extend`'s `stats`), None where it makes none."""
+    if wanted is None:
+        return None
+    since, earlier = wanted
+    part = kernel.stats_part(values, since)
+    if part is None or earlier is None:
+        return part
+    return kernel.combine_stats(earlier, part)
 
 
 def _kernel(game_id: str, family: str, graph: UploadedGraph | None) -> SequenceKernel:

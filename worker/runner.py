@@ -42,6 +42,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from types import TracebackType
+from typing import Any
 
 import numpy as np
 import sqlalchemy as sa
@@ -59,7 +60,7 @@ from storage.errors import CorruptChunk, LeaseLost, StaleWrite, StorageUnavailab
 from storage.graphs import GraphStore
 from storage.jobs import Job, JobQueue
 from storage.packing import CHUNK_VALUES
-from storage.sequences import SequenceStore
+from storage.sequences import SequenceInfo, SequenceStore
 from worker.compute import Computer, KernelFailed, TimeUp
 
 log = logging.getLogger(__name__)
@@ -318,6 +319,9 @@ class Worker:
                 self.checkpoints.drop(
                     job_id=job.id, worker_id=self.worker_id, game_id=job.game_id, family=job.family
                 )
+            legacy = info is not None and not info.stats_current and _stores_stats(job)
+            if legacy and self._store_stats(job, stored, lost):  # stored before its statistics were
+                return
             self.queue.finish(job.id, self.worker_id)
             return
         # Progress counts the job's own work to the total it was queued with (a whole object's: its
@@ -327,6 +331,9 @@ class Worker:
         values = self._load_prefix(job, stored, lost)
         prefix: NDArray[np.uint32] | None = values  # the computing process is given it with the first step
         start = stored
+        # The statistics stored for the values so far (engine.kind.SequenceKernel.stats_part) are combined
+        # with each new range's; where none are stored for all of them, the first step makes them whole.
+        earlier = self._stored_stats(job, stored, info)
         seconds_per_value: float | None = None
         while start < upto:
             self._check(lost)
@@ -354,13 +361,14 @@ class Worker:
                     stop = fitted
                 until = max(deadline, now) + KILL_GRACE_SECONDS
             try:
-                new, new_period = self._computer.extend(
+                new, new_period, stats = self._computer.extend_summarised(
                     stop,
                     check,
                     f"extending {job.game_id!r} (family {job.family!r}) from {start} to {stop} values",
                     prefix=prefix,
                     certify=period is None,
                     until=until,
+                    stats=(0, None) if earlier is None else (start, earlier),
                 )
             except TimeUp:
                 self._stop_at_bound(job, start, started)
@@ -382,14 +390,54 @@ class Worker:
                 done=total * min(stop, upto) // upto,
                 total=total,
                 finish=finish,
+                stats=stats,
             )
             period = period or new_period
+            earlier = stats
             start = stop
             if finish:
                 return
             if deadline is not None and time.monotonic() >= deadline:
                 self._stop_at_bound(job, stop, started)
                 return
+
+    def _stored_stats(self, job: Job, stored: int, info: SequenceInfo | None) -> dict[str, Any] | None:
+        """The statistics stored for the job's values 0..stored-1, if they cover them all (else None)."""
+        if info is None or not info.stats_current or stored == 0:
+            return None
+        found = self.store.stats(job.game_id, job.family)
+        return None if found is None or found[0] != stored else found[1]
+
+    def _store_stats(self, job: Job, stored: int, lost: threading.Event) -> bool:
+        """Store the statistics of a table stored before they were (its job finds it whole), made from its
+        stored values by the kernel, with the job finished; False where the kernel makes none."""
+        values = self._load_prefix(job, stored, lost)
+        _, _, stats = self._computer.extend_summarised(
+            stored,
+            lambda: self._check(lost),
+            f"the statistics of {job.game_id!r} (family {job.family!r})",
+            prefix=values,
+            stats=(0, None),
+        )
+        if stats is None:
+            return False
+        self.store.write_extension(
+            job_id=job.id,
+            worker_id=self.worker_id,
+            game_id=job.game_id,
+            family=job.family,
+            start=stored,
+            values=values,
+            period=None,
+            done=stored,
+            total=stored,
+            finish=True,
+            stats=stats,
+        )
+        log.info(
+            "job %d: stored the statistics of %s/%s (%d values)", job.id, job.game_id, job.family, stored
+        )
+        return True
 
     def _make_whole(self, job: Job, lost: threading.Event, reload: Callable[[], None]) -> int | None:
         """The length of the object a checkpointing kernel makes whole, each of its records stored as it
@@ -582,6 +630,13 @@ def _fit_step(start: int, stop: int, seconds_per_value: float | None, left: floa
         if half < FIRST_STEP:
             return None
         stop = start + half
+
+
+def _stores_stats(job: Job) -> bool:
+    """Whether the kernel of the job's object makes statistics to store beside it (a game on an uploaded
+    graph, unbound here, is counted as making none: its solution is not read again for them)."""
+    kernel = parse_game_id(job.game_id).kernel_for(job.family)
+    return kernel is not None and kernel.stores_stats
 
 
 def _certified(period: Period | None) -> Period | None:

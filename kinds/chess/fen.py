@@ -1,12 +1,12 @@
 """Reading a FEN for an endgame table: every reason a table cannot answer it, each named.
 
-A table answers a legal position of its material with no castling rights; the FEN's en passant square
-is kept where a double step could have made it (the tables play en passant), and so are its halfmove
-clock (the fifty-move rule: lila's `category`) and move number (the FENs of moves count on from it).
-InvalidPosition quotes the FEN and says what is wrong: malformed; castling rights (the castling field);
-an en passant square no double step could have made; the side not to move in check; pawns on the first
-or last rank; more men than tables hold (`MAX_TABLE_MEN`: nimbase's own; `MAX_SYZYGY_MEN` for a material only
-Syzygy files answer), or than the material; another material.
+A table answers a legal position of its material with no castling rights; the FEN's en passant square is
+kept where a double step could have made it (the tables play en passant), and so are its halfmove clock (the
+fifty-move rule: lila's `category`) and move number (the FENs of moves count on from it). InvalidPosition
+quotes the FEN and says what is wrong: malformed (a character outside ASCII too); castling rights (the
+castling field); an en passant square no double step could have made; the side not to move in check; pawns
+on the first or last rank; more men than tables hold (`MAX_TABLE_MEN`: nimbase's own; `MAX_SYZYGY_MEN` for a
+material only Syzygy files answer), or than the material; another material.
 """
 
 from __future__ import annotations
@@ -71,11 +71,20 @@ def parse_fen(text: str, most: int = MAX_TABLE_MEN) -> chess.Board:
     material)."""
     if len(text) > MAX_FEN_CHARS:
         raise InvalidPosition(f"FEN {quote_position(text)} is longer than {MAX_FEN_CHARS} characters")
+    if not text.isascii():  # python-chess reads clocks with int(), which takes any script's digits
+        raise InvalidPosition(f"malformed FEN {quote_position(text)}: {not_ascii(text)}")
     try:
         board = chess.Board(text)
     except ValueError as error:
         raise InvalidPosition(f"malformed FEN {quote_position(text)}: {error}") from None
     return check_board(board, text, most)
+
+
+def not_ascii(text: str) -> str:
+    """What is wrong with a FEN holding a character outside ASCII (the first one named): a FEN is ASCII,
+    and its clocks ASCII digits ('\u0663', an Arabic-Indic three, is no clock)."""
+    char = next(c for c in text if not c.isascii())
+    return f"it holds {char!r} (U+{ord(char):04X}), not an ASCII character"
 
 
 def check_board(board: chess.Board, text: str, most: int = MAX_TABLE_MEN) -> chess.Board:

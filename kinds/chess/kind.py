@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, NamedTuple
+from typing import Annotated, Any, NamedTuple
 
 import chess
 from pydantic import AfterValidator
@@ -150,6 +150,7 @@ class TableKernel(BytesKernel):
     Progress counts three passes over the table's slots."""
 
     family = TABLE
+    stores_stats = True
 
     def __init__(self, material: Material) -> None:
         super().__init__()
@@ -162,6 +163,7 @@ class TableKernel(BytesKernel):
         #: whoever runs the kernel keeps them, so that a solve stopped part way resumes (`resume`).
         self.checkpoint: Callable[[bytes], None] | None = None
         self._resume = b""
+        self._stats: dict[str, Any] | None = None
 
     def resume(self, records: Sequence[bytes]) -> None:
         """Have `make` go on from the checkpoint records (in order) that a stopped solve of this material
@@ -184,7 +186,13 @@ class TableKernel(BytesKernel):
             )
         tables = InflatingTables(self._given)
         values = solve_material(self.material, tables, progress, self.checkpoint, self._resume)
+        # The table's statistics, stored beside it (GetStats reads them, not the table): counted now, while
+        # the solve holds the table unpacked.
+        self._stats = ChessTable(self.material, values, {}, "table").stats()
         return values.to_bytes()
+
+    def object_stats(self) -> dict[str, Any] | None:
+        return self._stats
 
 
 #: Bytes a slot of the block being solved costs at the peak (its degrees, the DTM and DTZ reached, and
@@ -386,6 +394,9 @@ class ChessGame(GameKind[chess.Board]):
             raise _beyond(
                 self.material, ctx, "the Syzygy files answer positions, not a whole table's statistics"
             )
+        stored = ctx.tables.stored_stats(self.game_id, TABLE)  # made by the worker that stored the table
+        if stored is not None and stored.get("game") == self.game_id:
+            return dict(stored)
         return self.table(self.material, ctx).stats()
 
     def plan_job(self, upto: int, fill: bool = False, family: str | None = None) -> JobPlan:

@@ -440,19 +440,32 @@ def solution_bytes(solution: GraphSolution) -> int:
     return int(solution.packed.nbytes + gamma)
 
 
+#: The names of an acyclic graph's kernel its stored statistics list (past them, its count).
+STORED_KERNEL_NAMES = 10_000
+
+
 class SolutionKernel(BytesKernel):
     """What a worker runs for the family "solution" of a graph: the graph solved (`solve`, with its
     progress), as `GraphSolution.to_bytes`."""
 
     family = SOLUTION
+    stores_stats = True
 
     def __init__(self, game: GraphGame) -> None:
         super().__init__()
         self.game = game
+        self._stats: dict[str, Any] | None = None
 
     def make(self, progress: Callable[[int, int], None] | None = None) -> bytes:
         game = self.game
-        return solve(game.indptr, game.indices, game.terminal, progress).to_bytes()
+        solution = solve(game.indptr, game.indices, game.terminal, progress)
+        # Its statistics, stored beside it (GetStats reads them, not the solution), the kernel's names
+        # listed up to STORED_KERNEL_NAMES (past them, its count).
+        self._stats = game.with_solution(solution, "table").stats_of(STORED_KERNEL_NAMES)
+        return solution.to_bytes()
+
+    def object_stats(self) -> dict[str, Any] | None:
+        return self._stats
 
 
 class StoredGraphGame(GraphGame):
@@ -504,6 +517,20 @@ class StoredGraphGame(GraphGame):
         return self.solved_game(ctx).best_moves(position, limit, ctx)
 
     def stats(self, ctx: Context) -> dict[str, object]:
+        """From the statistics its solve job stored beside the solution, where they say all that is asked
+        (the kernel's names up to the request's limit), else from the solution."""
+        stored = ctx.tables.stored_stats(self.game_id, SOLUTION)
+        if stored is not None and (stored.get("vertices"), stored.get("edges")) == (
+            len(self.vertices),
+            self.edge_count,
+        ):
+            answer = dict(stored)
+            kernel = answer.get("kernel")
+            listed = ctx.limits.stats_p_positions
+            if isinstance(kernel, list) and len(kernel) > listed:
+                answer["kernel"] = len(kernel)
+            if not (isinstance(kernel, int) and kernel <= listed):  # else names it did not keep
+                return answer
         return self.solved_game(ctx).stats(ctx)
 
 

@@ -14,10 +14,13 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from engine import heap_stats
 from engine.component_sum import ComponentSum, Found
 from engine.errors import InvalidArgument, InvalidPosition, LimitExceeded, NotApplicable, UnknownFamily
+from engine.heap_stats import SummarisesHeaps
 from engine.kind import Context, SequenceDefaults, SequenceKernel
 from engine.moves import MoveTo
+from engine.periods import Period
 from engine.positions import MAX_HEAP, MAX_HEAPS, Heaps, parse_heaps, quote_position
 from engine.precompute import MAX_UPTO, JobPlan
 from engine.records import MoveRecord
@@ -190,9 +193,38 @@ class HeapGame(ComponentSum[int], SequenceDefaults):
             }
         stored = ctx.tables.stored_size(self.game_id, HEAP)
         if stored:
-            # A stored table changes only when a worker extends it: its stats are computed once per size.
+            key = ("stored stats", self.game_id, stored)  # a stored table changes only as it grows
+            summarised = ctx.memo.peek(key) or self.stored_stats(ctx)
+            if isinstance(summarised, dict):
+                return dict(ctx.memo.get_or_compute(key, lambda: summarised))  # a copy: callers add to it
+            # Stored before its statistics were (or asked of more P-positions than they keep): computed
+            # from the values once per size, within the request's deadline; the next job storing the
+            # table stores them.
             return ctx.memo.get_or_compute(("stats", self.game_id, stored), lambda: self._known_stats(ctx))
         return self._known_stats(ctx)
+
+    def stored_stats(self, ctx: Context) -> dict[str, object] | None:
+        """GetStats of the stored table from the statistics its worker stored beside it (engine.heap_stats:
+        a few kilobytes read, not the table); None where none are stored for all of it. The period is the
+        certified one stored (or certified live already), else the one the values show, uncertified."""
+        kernel = self.kernel()
+        if not isinstance(kernel, SummarisesHeaps):
+            return None
+        stats = ctx.tables.stored_stats(self.game_id, HEAP)
+        if stats is None or not heap_stats.readable(stats):
+            return None
+        figures = kernel.heap_stats(stats, ctx.limits.stats_p_positions)
+        if figures is None:
+            return None
+        period = self.formula_period() or ctx.tables.period(self, ctx.deadline.at)
+        if period is None and stats["observed"] is not None:
+            period = Period(**stats["observed"])
+        return {
+            "game": self.game_id,
+            "period": period.as_dict() if period else None,
+            "source": "table",
+            **figures,
+        }
 
     def _known_stats(self, ctx: Context) -> dict[str, object]:
         values, source = ctx.tables.known_prefix(self, ctx.deadline.at)

@@ -11,12 +11,13 @@ Canonical codes: one digit before the point (`.77` means `0.77`), trailing zeros
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from engine import heap_stats
 from engine.errors import InvalidGameId
 from engine.families import Family
 from engine.kind import GameKind
@@ -64,6 +65,7 @@ class SplitKernel(SequenceKernel):
     """Single-heap values of a split game: rare/common where sparse, direct otherwise."""
 
     certifies = False
+    stores_stats = True
 
     def __init__(self, rules: SplitRules) -> None:
         self.rules = rules
@@ -87,6 +89,17 @@ class SplitKernel(SequenceKernel):
 
     def reference(self, stop: int) -> list[int]:
         return reference_values(stop, self.rules)
+
+    def stats_part(self, values: NDArray[np.uint32], start: int) -> dict[str, Any] | None:
+        return heap_stats.part(values, start, self.observe(values))
+
+    def combine_stats(self, earlier: Mapping[str, Any], later: Mapping[str, Any]) -> dict[str, Any]:
+        return heap_stats.combine(earlier, later)
+
+    def heap_stats(self, stats: Mapping[str, Any], listed: int) -> dict[str, Any] | None:
+        """GetStats' figures from the stored statistics (engine.heap_stats), rare/common ones included
+        where `rarity` gives them."""
+        return heap_stats.answer(stats, self.rules.two or None, listed)
 
 
 class OctalKernel(SplitKernel):

@@ -42,11 +42,15 @@ from kinds.lights_out.shape import (
     grid_neighbourhoods_reference,
 )
 from kinds.lights_out.solver import ShapeSolver, chase_plan
-from kinds.lights_out.stats import STATS_JOB_CELLS, ShapeStatistics, StatsKernel
+from kinds.lights_out.stats import (
+    STATS_JOB_CELLS,
+    EliminationStatsKernel,
+    ShapeStatistics,
+    StatsKernel,
+)
 from kinds.lights_out.stored import (
     ELIMINATION,
     STATS,
-    EliminationKernel,
     elimination_words_bound,
     solver_of,
     stats_words_bound,
@@ -397,7 +401,7 @@ class LightsOut(GameKind[Board]):
 
     def kernel_for(self, family: str) -> SequenceKernel | None:
         if family == ELIMINATION:
-            return EliminationKernel(self.shape)
+            return EliminationStatsKernel(self.shape)
         if family == STATS:
             return StatsKernel(self.shape)
         return None

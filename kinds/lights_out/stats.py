@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -26,10 +28,13 @@ from kinds.lights_out.kernels.stats import (
 from kinds.lights_out.shape import MAX_BOARD_SIDE, Shape
 from kinds.lights_out.solver import MAX_CHASE_BITS, chase_plan, eliminate_shape
 from kinds.lights_out.stored import (
+    ELIMINATION,
     STATS,
+    EliminationKernel,
     ShapeStats,
     solver_of,
     stats_bytes,
+    stats_from_bytes,
     stats_record,
     stored_stats,
 )
@@ -71,6 +76,22 @@ class StatsKernel(BytesKernel):
         return stats_bytes(self.shape, ShapeStatistics(self.shape).job_stats(progress=progress))
 
 
+class EliminationStatsKernel(EliminationKernel):
+    """The family "elimination" of a shape (`EliminationKernel`), with the statistics GetStats would make
+    of it stored beside it: rank, nullity, and the distance counts and diameter within the live limits
+    (with the `note` saying why where they are absent), as `stats_bytes` writes them."""
+
+    stores_stats = True
+
+    def summarise(self, elimination: ChaseElimination) -> dict[str, Any] | None:
+        statistics = ShapeStatistics(self.shape)
+        stats = statistics.elimination_stats(elimination, STATS_DISTANCE_CELLS, STATS_WORK)
+        body: dict[str, Any] = json.loads(stats_bytes(self.shape, stats))
+        if stats["distance_counts"] is None:
+            body["note"] = statistics.counts_note(elimination, stats["diameter"] is not None)
+        return body
+
+
 class ShapeStatistics:
     """The statistics of one shape: GetStats' answer (`stats`), and what a stats job stores (`job_stats`)."""
 
@@ -94,11 +115,31 @@ class ShapeStatistics:
         stored = stored_stats(self.shape, ctx)
         if stored is not None:
             return self.stats_answer(stored, "table")
+        beside = self.stored_beside(ctx)
+        if beside is not None:
+            return beside
         elimination, source = self.live_elimination(ctx)
         stats = self.elimination_stats(elimination, STATS_DISTANCE_CELLS, STATS_WORK)
         answer = self.stats_answer(stats, source)
         if stats["distance_counts"] is None:
             answer["note"] = self.counts_note(elimination, stats["diameter"] is not None)
+        return answer
+
+    def stored_beside(self, ctx: Context) -> dict[str, object] | None:
+        """GetStats from the statistics stored beside the shape's stored elimination by its job
+        (`EliminationStatsKernel`): what the live answer from that elimination is, without it; None where
+        none are stored (or they are another shape's or layout's)."""
+        beside = ctx.tables.stored_stats(self.game_id, ELIMINATION)
+        if beside is None:
+            return None
+        try:
+            stats = stats_from_bytes(self.shape, json.dumps(beside).encode())
+        except ValueError:
+            return None
+        answer = self.stats_answer(stats, "table")
+        answer.pop("note", None)
+        if isinstance(beside.get("note"), str):
+            answer["note"] = beside["note"]
         return answer
 
     def live_elimination(self, ctx: Context) -> tuple[ChaseElimination, Source]:

@@ -6,7 +6,7 @@ import io
 import json
 import zipfile
 from collections.abc import Callable
-from typing import TypedDict
+from typing import Any, TypedDict
 
 import numpy as np
 from numpy.typing import NDArray
@@ -88,9 +88,19 @@ class EliminationKernel(BytesKernel):
     def __init__(self, shape: Shape) -> None:
         super().__init__()
         self.shape = shape
+        self._stats: dict[str, Any] | None = None
 
     def make(self, progress: Callable[[int, int], None] | None = None) -> bytes:
-        return elimination_bytes(eliminate_shape(self.shape))
+        elimination = eliminate_shape(self.shape)
+        self._stats = self.summarise(elimination)
+        return elimination_bytes(elimination)
+
+    def summarise(self, elimination: ChaseElimination) -> dict[str, Any] | None:
+        """The shape's statistics to store beside its elimination (JSON), made from it; None: none."""
+        return None
+
+    def object_stats(self) -> dict[str, Any] | None:
+        return self._stats
 
 
 def load_stored(shape: Shape, ctx: Context) -> ShapeSolver | None:
@@ -143,7 +153,9 @@ def stats_from_bytes(shape: Shape, data: bytes) -> ShapeStats:
         raise ValueError("stored statistics with a diameter that is not a whole number")
     counts: list[int] | None = None
     if texts is not None:
-        if not isinstance(texts, list) or not all(isinstance(t, str) and t.isdigit() for t in texts):
+        if not isinstance(texts, list) or not all(
+            isinstance(t, str) and t.isascii() and t.isdigit() for t in texts
+        ):
             raise ValueError("stored distance counts are not decimal text")
         counts = [int(t) for t in texts]
         if sum(counts) != 1 << rank or diameter != len(counts) - 1:

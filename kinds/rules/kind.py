@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -86,7 +87,7 @@ def tier_family(tier: int) -> str:
 def family_tier(rules: Rules, family: str) -> int:
     """The tier a stored family names (InvalidArgument where it names none of the game's)."""
     text = family.removeprefix(TIER_PREFIX)
-    if not family.startswith(TIER_PREFIX) or not text.lstrip("-").isdigit():
+    if not family.startswith(TIER_PREFIX) or not (text.isascii() and text.lstrip("-").isdigit()):
         raise InvalidArgument(f"{rules.game_id} stores families 'tier:T', not {quote_token(family)}")
     tier = int(text)
     if tier not in rules.tiers():
@@ -190,26 +191,8 @@ class RulesGame(GameKind[int]):
         )
 
     def value_of(self, code: int, ctx: Context) -> Value:
-        rules = self.rules
-        table, source = self.tier_table(rules.tier(code), ctx)
-        i = table.index(rules.canonical(code))
-        if i is None:
-            raise InvalidPosition(
-                f"position {quote_position(rules.format(code))} is in no solved tier of {self.game_id}"
-            )
-        result = int(table.result[i])
-        remoteness = int(table.remoteness[i])
-        outcome: Outcome = "N" if result == WIN else "P" if result == LOSS else "D"
-        record = None if table.margin is None else ScoreValue(int(table.margin[i]))
-        return Value(
-            self.game_id,
-            rules.format(code),
-            outcome,
-            None,
-            None if result == DRAW else remoteness,
-            source,
-            record,
-        )
+        table, source = self.tier_table(self.rules.tier(code), ctx)
+        return value_in(self.rules, table, code, source)
 
     # -- GameKind ------------------------------------------------------------------------------------
 
@@ -237,39 +220,40 @@ class RulesGame(GameKind[int]):
         return BestMoveResult(value, moves[:limit] if limit is not None else moves)
 
     def stats(self, ctx: Context) -> dict[str, object]:
-        """Positions by value and remoteness, the longest win and loss, the initial position's value."""
-        tables = [self.tier_table(t, ctx) for t in self.rules.tiers()]
-        counts: dict[str, dict[str, int]] = {"win": {}, "loss": {}, "tie": {}}
-        names = {WIN: "win", LOSS: "loss", TIE: "tie"}
-        draws = 0
-        total = 0
-        margins: dict[str, int] = {}
-        for table, _ in tables:
-            total += len(table)
-            draws += int((table.result == DRAW).sum())
-            for result, name in names.items():
-                rem = table.remoteness[table.result == result]
-                for r, c in zip(*np.unique(rem, return_counts=True), strict=True):
-                    counts[name][str(int(r))] = counts[name].get(str(int(r)), 0) + int(c)
-            if table.margin is not None:
-                for m, c in zip(*np.unique(table.margin, return_counts=True), strict=True):
-                    margins[str(int(m))] = margins.get(str(int(m)), 0) + int(c)
+        """Positions by value and remoteness, the longest win and loss, the initial position's value: from
+        the statistics stored beside each tier by its job (`tier_stats`; the initial tier's hold the initial
+        position's value) where every tier has them, reading no table, else from the tiers' tables (kept,
+        stored or solved live)."""
+        tiers = self.rules.tiers()
+        families = [tier_family(t) for t in tiers]
+        found = ctx.tables.stored_stats_of(self.game_id, families)
+        stored = [found.get(family) for family in families]
+        if all(s is not None and s.get("version") == TIER_STATS_VERSION for s in stored):
+            parts = [s for s in stored if s is not None]
+            source: Source = "table"
+        else:
+            tables = [self.tier_table(t, ctx) for t in tiers]
+            parts = [tier_stats(table) for table, _ in tables]
+            source = "live" if any(s == "live" for _, s in tables) else "table"
+        total = combine_tier_stats(parts)
+        counts: dict[str, dict[str, int]] = total["by_remoteness"]
         out: dict[str, object] = {
             "game": self.game_id,
-            "positions": total,
+            "positions": total["positions"],
             "wins": sum(counts["win"].values()),
             "losses": sum(counts["loss"].values()),
             "ties": sum(counts["tie"].values()),
-            "draws": draws,
+            "draws": total["draws"],
             "by_remoteness": counts,
             "longest_win": max((int(r) for r in counts["win"]), default=0),
             "longest_loss": max((int(r) for r in counts["loss"]), default=0),
-            "tiers": len(tables),
-            "initial": self.value_of(self.rules.initial(), ctx).as_dict(),
-            "source": "live" if any(s == "live" for _, s in tables) else "table",
+            "tiers": len(parts),
+            "initial": next((p["initial"] for p in parts if "initial" in p), None)
+            or self.value_of(self.rules.initial(), ctx).as_dict(),
+            "source": source,
         }
-        if margins:
-            out["margins"] = dict(sorted(margins.items(), key=lambda kv: int(kv[0])))
+        if total["margins"]:
+            out["margins"] = dict(sorted(total["margins"].items(), key=lambda kv: int(kv[0])))
         return out
 
     def plan_job(self, upto: int, fill: bool = False, family: str | None = None) -> JobPlan:
@@ -316,6 +300,72 @@ def job_memory(rules: Rules) -> int:
     return PROCESS_BYTES + rules.size * per
 
 
+def value_in(rules: Rules, table: TierTable, code: int, source: Source) -> Value:
+    """The value of position `code` in its tier's solved `table`."""
+    i = table.index(rules.canonical(code))
+    if i is None:
+        raise InvalidPosition(
+            f"position {quote_position(rules.format(code))} is in no solved tier of {rules.game_id}"
+        )
+    result = int(table.result[i])
+    remoteness = int(table.remoteness[i])
+    outcome: Outcome = "N" if result == WIN else "P" if result == LOSS else "D"
+    record = None if table.margin is None else ScoreValue(int(table.margin[i]))
+    return Value(
+        rules.game_id,
+        rules.format(code),
+        outcome,
+        None,
+        None if result == DRAW else remoteness,
+        source,
+        record,
+    )
+
+
+#: The shape of `tier_stats`, stored with them (statistics of another shape are not read).
+TIER_STATS_VERSION = 1
+
+
+def tier_stats(table: TierTable) -> dict[str, Any]:
+    """One tier's statistics, stored beside it by its job (JSON): its positions, endless draws, positions
+    by result and remoteness, and by margin in score games; `combine_tier_stats` adds tiers up."""
+    names = {WIN: "win", LOSS: "loss", TIE: "tie"}
+    counts: dict[str, dict[str, int]] = {"win": {}, "loss": {}, "tie": {}}
+    for result, name in names.items():
+        rem = table.remoteness[table.result == result]
+        for r, c in zip(*np.unique(rem, return_counts=True), strict=True):
+            counts[name][str(int(r))] = int(c)
+    margins: dict[str, int] = {}
+    if table.margin is not None:
+        for m, c in zip(*np.unique(table.margin, return_counts=True), strict=True):
+            margins[str(int(m))] = int(c)
+    return {
+        "version": TIER_STATS_VERSION,
+        "positions": len(table),
+        "draws": int((table.result == DRAW).sum()),
+        "by_remoteness": counts,
+        "margins": margins,
+    }
+
+
+def combine_tier_stats(parts: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """The statistics of several tiers together (`tier_stats` of each), counts added."""
+    counts: dict[str, dict[str, int]] = {"win": {}, "loss": {}, "tie": {}}
+    margins: dict[str, int] = {}
+    for part in parts:
+        for name, by_remoteness in part["by_remoteness"].items():
+            for r, c in by_remoteness.items():
+                counts[name][r] = counts[name].get(r, 0) + c
+        for m, c in part["margins"].items():
+            margins[m] = margins.get(m, 0) + c
+    return {
+        "positions": sum(part["positions"] for part in parts),
+        "draws": sum(part["draws"] for part in parts),
+        "by_remoteness": counts,
+        "margins": margins,
+    }
+
+
 def tier_needs(rules: Rules, tier: int) -> tuple[StoredName, ...]:
     """The stored tiers the job of `tier` reads: those its moves lead to."""
     return tuple(StoredName(rules.game_id, tier_family(t)) for t in rules.tier_moves_to(tier))
@@ -338,12 +388,15 @@ class TierKernel(BytesKernel):
     it solves is first checked to round-trip on a sample of its positions (kinds.rules.checks): rules
     whose encoding does not fail the job naming the position before anything is stored."""
 
+    stores_stats = True
+
     def __init__(self, rules: Rules, tier: int) -> None:
         super().__init__()
         self.rules = rules
         self.tier = tier
         self.family = tier_family(tier)
         self._given: dict[int, TierTable] | None = None
+        self._stats: dict[str, Any] | None = None
 
     def needs(self) -> tuple[StoredName, ...]:
         return tier_needs(self.rules, self.tier)
@@ -372,4 +425,12 @@ class TierKernel(BytesKernel):
         if progress is not None:  # the job's total: the tier's positions, known once they are found
             progress(0, len(codes))
         check_round_trip(rules, self.tier, codes)
-        return solve_tier(rules, self.tier, later, progress).to_bytes()
+        table = solve_tier(rules, self.tier, later, progress)
+        self._stats = tier_stats(table)  # stored beside the tier: GetStats adds them up, tables unread
+        initial = rules.initial()
+        if rules.tier(initial) == self.tier:  # and the initial position's value, with its tier's
+            self._stats["initial"] = value_in(rules, table, initial, "table").as_dict()
+        return table.to_bytes()
+
+    def object_stats(self) -> dict[str, Any] | None:
+        return self._stats

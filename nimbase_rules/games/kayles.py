@@ -57,7 +57,7 @@ class RowKayles(Rules):
 
 
 def _make(params: str | None) -> Rules:
-    if params is None or not params.isdigit() or not 1 <= int(params) <= 20:
+    if params is None or not (params.isascii() and params.isdigit()) or not 1 <= int(params) <= 20:
         raise ValueError("Kayles (rules) needs its row's length 1..20, e.g. 'rules-kayles:8'")
     return RowKayles(int(params))
 

@@ -36,7 +36,7 @@ class HeapNim(Rules):
 
     def parse(self, text: str) -> int:
         parts = text.split()
-        if len(parts) != len(self.bounds) or not all(p.isdigit() for p in parts):
+        if len(parts) != len(self.bounds) or not all(p.isascii() and p.isdigit() for p in parts):
             raise ValueError(f"{len(self.bounds)} heap sizes separated by spaces")
         sizes = [int(p) for p in parts]
         if any(s > b for s, b in zip(sizes, self.bounds, strict=True)):
@@ -61,10 +61,12 @@ class HeapNim(Rules):
 
 
 def _make(params: str | None) -> Rules:
-    try:
-        bounds = tuple(int(p) for p in (params or "").split(","))
-    except ValueError:
-        raise ValueError("Nim (rules) needs its heap bounds, e.g. 'rules-nim:3,4,5'") from None
+    parts = (params or "").split(",")
+    if not all(
+        p.isascii() and p.isdigit() for p in parts
+    ):  # int() takes '+3', '1_0' and other scripts' digits
+        raise ValueError("Nim (rules) needs its heap bounds, e.g. 'rules-nim:3,4,5'")
+    bounds = tuple(int(p) for p in parts)
     if not 1 <= len(bounds) <= 6 or not all(1 <= b <= 20 for b in bounds):
         raise ValueError("one to six heap bounds, each 1..20")
     return HeapNim(bounds)

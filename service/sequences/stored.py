@@ -10,10 +10,13 @@ database. One small lock guards the caches, held only for dictionary operations.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import threading
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -31,6 +34,10 @@ from storage.packing import CHUNK_VALUES
 from storage.sequences import SequenceInfo, SequenceStore
 
 log = logging.getLogger(__name__)
+
+#: Bytes of stored statistics kept in process (each counted as its JSON's length): statistics are a few
+#: kilobytes a table (the P-positions listed the most of them).
+STATS_BYTES = 16 << 20
 
 
 @dataclass(slots=True)
@@ -97,6 +104,12 @@ class StoredSequences:
         self._damaged: LRU[tuple[str, str, int], Damage] = LRU(maxsize=4096)
         #: Headers being read again behind a memory answer (`_refresh_behind`).
         self._refreshing: set[tuple[str, str]] = set()
+        #: The headers of every family of a game, read at once (`stats_of`), with when they were read.
+        self._game_headers: LRU[str, tuple[float, dict[str, SequenceInfo]]] = LRU(maxsize=256)
+        #: Stored statistics read, with how many values they cover (current while the header says so).
+        self._stats: LRU[tuple[str, str], tuple[int, Mapping[str, Any], int]] = LRU(
+            maxsize=STATS_BYTES, getsizeof=lambda kept: kept[2]
+        )
         #: Guards the caches above; held only for dictionary operations.
         self._lock = threading.Lock()
 
@@ -141,6 +154,84 @@ class StoredSequences:
                     self._refreshing.discard(key)
 
         threading.Thread(target=refresh, name="nimbase-header", daemon=True).start()
+
+    def stats(self, game_id: str, family: str = HEAP) -> Mapping[str, Any] | None:
+        """The statistics stored beside the sequence (storage: `SequenceStore.stats`) when they cover
+        every stored value, read once per stored length and kept; None otherwise (none stored, a job still
+        writing the sequence, the database unreachable)."""
+        info = self.info(game_id, family)
+        if info is None or not info.stats_current:
+            return None
+        key = (game_id, family)
+        with self._lock:
+            kept = self._stats.get(key)
+        if kept is not None and kept[0] == info.computed_upto:
+            return kept[1]
+        if self._store is None:
+            return None
+        self._modes.may_block()
+        store = self._store
+        try:
+            found = self._gate.call(lambda: store.stats(game_id, family))
+        except StorageUnavailable:
+            return None
+        if found is None or found[0] != info.computed_upto:
+            return None  # the table grew since its header was read: the next header says so
+        upto, stats = found
+        with self._lock:
+            self._stats.keep(key, (upto, stats, len(json.dumps(stats))))
+        return stats
+
+    def stats_of(self, game_id: str, families: Sequence[str]) -> dict[str, Mapping[str, Any] | None]:
+        """`stats` of several families of one game (a rules game's tiers): their headers in one query
+        (refreshed every `header_ttl` seconds, per game) and the statistics not kept yet in one more."""
+        now = time.monotonic()
+        with self._lock:
+            cached = self._game_headers.get(game_id)
+        if cached is None or now - cached[0] >= self._header_ttl:
+            if self._store is None:
+                return dict.fromkeys(families)
+            self._modes.may_block()
+            store = self._store
+            try:
+                listed = self._gate.call(lambda: store.list_sequences(game_id))
+            except StorageUnavailable:
+                return dict.fromkeys(families)
+            cached = (now, {info.family: info for info in listed})
+            with self._lock:
+                self._game_headers[game_id] = cached
+        infos = cached[1]
+        found: dict[str, Mapping[str, Any] | None] = {}
+        missing = []
+        for family in families:
+            info = infos.get(family)
+            if info is None or not info.stats_current:
+                found[family] = None
+                continue
+            with self._lock:
+                kept = self._stats.get((game_id, family))
+            if kept is not None and kept[0] == info.computed_upto:
+                found[family] = kept[1]
+            else:
+                missing.append(family)
+        if missing:
+            assert self._store is not None
+            self._modes.may_block()
+            store = self._store
+            try:
+                read = self._gate.call(lambda: store.stats_many(game_id, missing))
+            except StorageUnavailable:
+                read = {}
+            for family in missing:
+                upto_stats = read.get(family)
+                info = infos[family]
+                if upto_stats is None or upto_stats[0] != info.computed_upto:
+                    found[family] = None
+                    continue
+                found[family] = upto_stats[1]
+                with self._lock:
+                    self._stats.keep((game_id, family), (*upto_stats, len(json.dumps(upto_stats[1]))))
+        return found
 
     def size(self, game_id: str, family: str) -> int:
         """How many values of (game_id, family) are stored from 0 (0 when none or unreachable)."""
@@ -227,7 +318,12 @@ class StoredSequences:
                 self._headers.clear()
                 self._chunks.clear()
                 self._damaged.clear()
+                self._stats.clear()
+                self._game_headers.clear()
                 return
+            self._game_headers.pop(game_id)
+            for stats in [k for k in self._stats if k[0] == game_id]:
+                del self._stats[stats]
             for header in [k for k in self._headers if k[0] == game_id]:
                 del self._headers[header]
             for key in [k for k in self._chunks if k[0] == game_id]:
@@ -247,4 +343,5 @@ class StoredSequences:
                 "sequence_headers": self._headers.usage(),
                 "sequence_chunks": self._chunks.usage(),
                 "sequence_damaged": self._damaged.usage(),
+                "sequence_stats": self._stats.usage(),
             }

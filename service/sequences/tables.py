@@ -10,8 +10,8 @@ by period, never value by value.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import TypeVar, cast
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -111,6 +111,14 @@ class SequenceTables:
 
     def stored_value(self, game_id: str, family: str, index: int) -> int | None:
         return self._stored.value(game_id, family, index)
+
+    def stored_stats(self, game_id: str, family: str) -> Mapping[str, Any] | None:
+        return self._stored.stats(game_id, family)
+
+    def stored_stats_of(
+        self, game_id: str, families: Sequence[str]
+    ) -> Mapping[str, Mapping[str, Any] | None]:
+        return self._stored.stats_of(game_id, families)
 
     def chunk(self, game_id: str, index: int, family: str = HEAP) -> NDArray[np.uint32]:
         """One stored chunk, verified, from the cache or the database (`StoredSequences.chunk`)."""

@@ -108,6 +108,8 @@ class StoredWords:
 
     def __init__(self) -> None:
         self.words: dict[tuple[str, str], NDArray[np.uint32]] = {}
+        #: Statistics stored beside the words (what the job's kernel made, `SequenceKernel.stats_part`).
+        self.stats: dict[tuple[str, str], dict[str, Any]] = {}
 
     def may_block(self) -> None:
         pass
@@ -124,3 +126,9 @@ class StoredWords:
     def stored_value(self, game_id: str, family: str, index: int) -> int | None:
         words = self.words.get((game_id, family), ())
         return int(words[index]) if index < len(words) else None
+
+    def stored_stats(self, game_id: str, family: str) -> dict[str, Any] | None:
+        return self.stats.get((game_id, family))
+
+    def stored_stats_of(self, game_id: str, families: list[str]) -> dict[str, dict[str, Any] | None]:
+        return {family: self.stats.get((game_id, family)) for family in families}

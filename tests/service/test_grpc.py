@@ -303,10 +303,15 @@ def test_stream_batches_answer_each_batch_in_order(stub: Any) -> None:
         pb.BatchGetValuesRequest(game="nim", positions=["4 4"]),
     ]
     replies = list(stub.StreamBatches(iter(requests)))
-    assert [len(r.values) for r in replies] == [2, 2, MAX_BATCH + 1, 1]
+    # A message over the per-message limit is answered by ONE error (it was one copy per position:
+    # 10,001 errors, about 1 MB, each telling to use StreamBatches), and the stream goes on.
+    assert [len(r.values) for r in replies] == [2, 2, 1, 1]
     assert replies[0].values[0].value.grundy == 3 and replies[0].values[1].error.code == "INVALID_ARGUMENT"
     assert {v.error.code for v in replies[1].values} == {"NOT_FOUND"}
-    assert replies[2].values[0].error.code == "INVALID_ARGUMENT"
+    oversized = replies[2].values[0].error
+    assert oversized.code == "INVALID_ARGUMENT" and f"at most {MAX_BATCH} positions" in oversized.message
+    assert str(MAX_BATCH + 1) in oversized.message and "use StreamBatches" not in oversized.message
+    assert "split it" in oversized.message
     assert replies[3].values[0].value.outcome == "P"
 
 

@@ -194,6 +194,12 @@ def test_the_mainline_of_a_draw_is_empty(api: Endpoints) -> None:
         ("4k3/8/8/8/8/8/PPPP4/4K3 w - - 0 1", 404, "too many pieces"),
         ("4k3/8/8/8/8/8/PP6/4K3 w - - 0 1", 404, "required table not found"),  # KPPvK: no table
         ("4k3/8/8/8/8/8/8/3QKR2 w - - 0 1", 404, "required table not found"),  # KQRvK: not stored
+        # En passant squares no double step could have made (lila: 400, as /v1/value), not dropped:
+        ("8/8/8/8/8/2k5/8/K7 w - a3 0 1", 400, "en passant"),
+        ("4k3/8/8/3Pp3/8/8/8/4K3 w - e3 0 1", 400, "en passant"),
+        # A clock in other digits than ASCII's (int() reads '٣' as 3; lila does not):
+        ("8/8/8/8/8/2k5/8/KR6 w - - ٣ 1", 400, "invalid fen"),
+        ("8/8/8/8/8/2k5/8/KR6 w - - 0 ٣", 400, "invalid fen"),
     ],
 )
 def test_lilas_errors(api: Endpoints, fen: str | None, status: int, why: str) -> None:

@@ -139,3 +139,33 @@ def test_the_seed_spans_a_signed_64_bit_integer() -> None:
     assert parse_choice("random", -(2**63)).seed == -(2**63)
     assert parse_choice("random", 2**63 - 1).seed == 2**63 - 1
     assert parse_choice(None, 7).random is False and parse_choice("", None).random is False
+
+
+@pytest.mark.parametrize(("game", "position"), [("nim", "3 5 7"), ("wythoff", "6,10")])
+def test_random_with_a_limit_draws_among_every_best_move(api: Endpoints, game: str, position: str) -> None:
+    """`limit` bounds the moves listed, not the draw: with limit=1 the seed still chooses among all the best
+    moves (it used to draw among the one move the limit kept, the same whatever the seed)."""
+    ranked = best_move(api, game, position)
+    best = {m["move"] for m in ranked["moves"] if m.get("best")}
+    assert len(best) >= 2
+    drawn: Counter[str] = Counter()
+    for seed in range(20 * len(best)):
+        answer = best_move(api, game, position, choose="random", seed=seed, limit=1)
+        assert len(answer["moves"]) == 1 and answer["best_move"] == answer["moves"][0]
+        assert answer["best_move"]["move"] in best and answer["best_move"]["best"] is True
+        whole = best_move(api, game, position, choose="random", seed=seed)
+        assert answer["best_move"] == whole["best_move"]  # the same draw as without the limit
+        assert api.client.best_move(game, position, limit=1, choose="random", seed=seed) == answer
+        drawn[answer["best_move"]["move"]] += 1
+    assert set(drawn) == best, (drawn, best)
+
+
+def test_a_draw_ranks_every_move_and_cuts_to_the_limit_after_drawing(api: Endpoints) -> None:
+    """What both services (in process and pooled) do with a limit: rank every move for a draw, draw, then
+    keep `limit` moves, the drawn one first."""
+    ranked = api.service.best_move("nim", "3 5 7")
+    choice = parse_choice("random", 11)
+    assert choice.ranked(1) is None and parse_choice("best", 11).ranked(1) == 1
+    whole = choice.apply(ranked)
+    cut = choice.apply(ranked, 1)
+    assert cut.moves == whole.moves[:1] and cut.value == whole.value

@@ -208,7 +208,7 @@ def test_checkpoints_migration_downgrades_and_upgrades_again(empty_database_url:
 
 
 def test_one_open_job_migration_merges_open_duplicates(empty_database_url: str) -> None:
-    """Before h_queue_01 one object could have several open jobs: the upgrade keeps the running one (else
+    """Before 0009 one object could have several open jobs: the upgrade keeps the running one (else
     the oldest), cancels the others naming it, and points the jobs waiting for them at it."""
     _migrate(empty_database_url, "0008")
     engine = sa.create_engine(empty_database_url, poolclass=sa.NullPool)
@@ -224,7 +224,7 @@ def test_one_open_job_migration_merges_open_duplicates(empty_database_url: str) 
                     "(5, 'chess:KBNvKN', 'table', 9, 9, 'queued', '{1, 4}')"
                 )
             )
-        _migrate(empty_database_url, "h_queue_01")
+        _migrate(empty_database_url, "0009")
         with engine.connect() as conn:
             rows = conn.execute(sa.text("SELECT id, status, error, waits_for FROM jobs ORDER BY id")).all()
         assert [(r[0], r[1], r[3]) for r in rows] == [

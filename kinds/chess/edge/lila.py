@@ -1,15 +1,16 @@
 """lichess's tablebase API (`GET /standard?fen=`, `GET /standard/mainline?fen=`), answered as
 lila-tablebase answers it, so that a client of lichess's tablebase works by changing its base URL.
 
-The answers are the chess kind's (BestMove: lila's view of the position and its moves, ranked as lila
-ranks them; kinds.chess.answers) in lila's JSON shape: its field names and order, `null` for what
-is unknown (`dtw` and `dtc`, which standard chess has not, always), `variant_win` and `variant_loss`
-always false. lila's errors: a FEN it cannot read, or an illegal position, is 400 with the reason as
-plain text; castling rights, too many men (more than seven, or more than five without Syzygy files), or a
-material no table answers (here: one nimbase neither has stored nor may solve for the request, nor finds
-in the Syzygy files) is 404; like lila, castling rights
-or an en passant square the board contradicts are ignored, not refused. Other failures (the deadline,
-the server stopping) keep the status the rest of the API gives, with the message as plain text.
+The answers are the chess kind's (BestMove: lila's view of the position and its moves, ranked as lila ranks
+them; kinds.chess.answers) in lila's JSON shape: its field names and order, `null` for what is
+unknown (`dtw` and `dtc`, which standard chess has not, always), `variant_win` and `variant_loss` always
+false. lila's errors: a FEN it cannot read, or an illegal position, is 400 with the reason as plain text (an
+en passant square no double step of a pawn could have made, or a character outside ASCII, is 400 too);
+castling rights, too many men (more than seven, or more than five without Syzygy files), or a material no
+table answers (here: one nimbase neither has stored nor may solve for the request, nor finds in the Syzygy
+files) is 404; like lila, castling rights the board contradicts, and an en passant square no pawn can take
+on, are ignored, not refused. Other failures (the deadline, the server stopping) keep the status the rest of
+the API gives, with the message as plain text.
 """
 
 from __future__ import annotations
@@ -24,7 +25,14 @@ from engine.errors import InvalidGameId, InvalidPosition, LimitExceeded, Nimbase
 from engine.positions import quote_position
 from engine.values import BestMoveResult, MoveValue
 from kinds.chess.answers import FIFTY_MOVES, best_move_key
-from kinds.chess.fen import MAX_SYZYGY_MEN, MAX_TABLE_MEN, check_board, material_name, position_fen
+from kinds.chess.fen import (
+    MAX_SYZYGY_MEN,
+    MAX_TABLE_MEN,
+    check_board,
+    material_name,
+    not_ascii,
+    position_fen,
+)
 from kinds.chess.kind import BeyondTables
 from kinds.chess.records import ChessMove, ChessValue
 from kinds.chess.tables import parse_material
@@ -64,6 +72,8 @@ def read(fen: str | None) -> Asked:
     if fen is None:
         raise LilaError(400, "Failed to deserialize query string: missing field `fen`")
     text = fen.replace("_", " ").strip()
+    if not text.isascii():  # python-chess reads clocks with int(), which takes any script's digits
+        raise LilaError(400, f"invalid fen {quote_position(fen)}: {not_ascii(text)}")
     try:
         board = chess.Board(text)
     except ValueError as error:
@@ -71,8 +81,16 @@ def read(fen: str | None) -> Asked:
     board.castling_rights = board.clean_castling_rights()
     if board.castling_rights:
         raise LilaError(404, "syzygy tables do not contain position with castling rights")
-    if board.ep_square is not None and not board.has_legal_en_passant():
-        board.ep_square = None
+    if board.ep_square is not None:
+        if board.status() & chess.STATUS_INVALID_EP_SQUARE:
+            square = chess.square_name(board.ep_square)
+            raise LilaError(
+                400,
+                f"illegal position {quote_position(fen)}: the en passant square {square!r} is not one a "
+                "double step of a pawn could have made",
+            )
+        if not board.has_legal_en_passant():
+            board.ep_square = None
     men = chess.popcount(board.occupied)
     if men > MAX_SYZYGY_MEN:
         raise _too_many(MAX_SYZYGY_MEN, men)

@@ -86,16 +86,35 @@ def choose_sparseness(values: NDArray[np.uint32], two: tuple[int, ...]) -> Spars
         return Sparseness(1, 1, 0, len(values))
     top = int(values.max())
     bits = min(max(top.bit_length(), 1), MAX_MASK_BITS)
-    odd = odd_counts(values, bits)
+    return _fewest_rare(odd_counts(values, bits), len(values), bits, two)
+
+
+def choose_sparseness_counted(
+    values: NDArray[np.int64], parities: NDArray[np.int64], counts: NDArray[np.int64], two: tuple[int, ...]
+) -> Sparseness:
+    """`choose_sparseness` of a sequence given as how many of its heaps n have each (g(n), n & 1): the
+    same classification, from its statistics alone (engine.heap_stats), without the values."""
+    total = int(counts.sum())
+    if total == 0 or not two:
+        return Sparseness(1, 1, 0, total)
+    bits = min(max(int(values.max()).bit_length(), 1), MAX_MASK_BITS)
+    keys = (values & ((1 << bits) - 1)) | (parities << bits)
+    key_counts = np.bincount(keys, weights=counts, minlength=1 << (bits + 1)).astype(np.int64)
+    odd: NDArray[np.int64] = (total - walsh_hadamard(key_counts)) // 2
+    return _fewest_rare(odd, total, bits, two)
+
+
+def _fewest_rare(odd: NDArray[np.int64], size: int, bits: int, two: tuple[int, ...]) -> Sparseness:
+    """The classification of `choose_sparseness`, from `odd_counts` of `size` heaps."""
     masks = np.arange(len(odd), dtype=np.int64)
     heap_parity = masks >> bits
     flip = 1 ^ (heap_parity & two[0] & 1)
     # rare(n) = odd(key(n) & s) ^ flip: the odd ones when flip is 0, the even ones when it is 1.
-    rare = np.where(flip == 1, len(values) - odd, odd)
+    rare = np.where(flip == 1, size - odd, odd)
     usable = (masks & ((1 << bits) - 1)) != 0
     if len({k & 1 for k in two}) > 1:
         usable &= heap_parity == 0
-    order = np.lexsort((masks, np.bitwise_count(masks), np.where(usable, rare, len(values) + 1)))
+    order = np.lexsort((masks, np.bitwise_count(masks), np.where(usable, rare, size + 1)))
     best = int(order[0])
     return Sparseness(best & ((1 << bits) - 1), int(flip[best]), int(heap_parity[best]), int(rare[best]))
 

@@ -7,10 +7,14 @@ kernel is O(n·|S|) with no allocation, about as fast as the memory it writes.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from engine import heap_stats
 from engine.kind import SequenceKernel
 from engine.periods import Period
 from kinds.heaps.kernels.periodicity import certify_local
@@ -75,6 +79,8 @@ def subtraction_reference(moves: tuple[int, ...], misere: bool, stop: int) -> li
 class SubtractionKernel(SequenceKernel):
     """Sequence kernel of one subtraction game; periods certified by a repeated window of max(S)."""
 
+    stores_stats = True
+
     def __init__(self, moves: tuple[int, ...], misere: bool) -> None:
         if not moves or min(moves) < 1:
             raise ValueError(f"a subtraction set needs positive elements, got {moves!r}")
@@ -89,6 +95,16 @@ class SubtractionKernel(SequenceKernel):
 
     def reference(self, stop: int) -> list[int]:
         return subtraction_reference(self.moves, self.misere, stop)
+
+    def stats_part(self, values: NDArray[np.uint32], start: int) -> dict[str, Any] | None:
+        return heap_stats.part(values, start, self.observe(values))
+
+    def combine_stats(self, earlier: Mapping[str, Any], later: Mapping[str, Any]) -> dict[str, Any]:
+        return heap_stats.combine(earlier, later)
+
+    def heap_stats(self, stats: Mapping[str, Any], listed: int) -> dict[str, Any] | None:
+        """GetStats' figures from the stored statistics (engine.heap_stats): no rare/common ones."""
+        return heap_stats.answer(stats, None, listed)
 
     gives_remoteness = True
 

@@ -115,6 +115,9 @@ def test_moves_count_the_clocks_on_and_rank_as_lila() -> None:
         ("4k3/8/8/8/8/8/PPPP4/4K3 w - - 0 1", "6 men: tables hold at most 5"),
         ("4k3/8/8/8/8/8/8/4RK2 w - - 0 1", "side not to move is in check"),
         ("P3k3/8/8/8/8/8/8/4K3 w - - 0 1", "first or last rank"),
+        # Clocks in digits of another script: int() reads '\u0663' (Arabic-Indic three) as 3.
+        ("4k3/8/8/8/8/8/8/R3K3 w - - \u0663 1", "'\u0663' (U+0663), not an ASCII character"),
+        ("4k3/8/8/8/8/8/8/R3K3 w - - 0 \u0661\u0662", "'\u0661' (U+0661), not an ASCII character"),
     ],
 )
 def test_fens_the_tables_refuse(fen: str, why: str) -> None:

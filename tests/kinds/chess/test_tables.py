@@ -22,7 +22,7 @@ from kinds.chess.kernels import index as ix
 from kinds.chess.kernels import movegen as mg
 from kinds.chess.kernels import retro
 from kinds.chess.kernels.values import NONE, after, better, zeroing
-from kinds.chess.kind import TABLE, TABLES, ChessGame
+from kinds.chess.kind import TABLE, TABLES, ChessGame, TableKernel
 from kinds.chess.tables import (
     ChessTable,
     Material,
@@ -581,3 +581,23 @@ def test_the_kinds_own_settings_reach_it() -> None:
     tiny = engine_context(Refusing(), settings=kind_settings(NIMBASE_CACHE_CHESS_TABLE_BYTES="1"))
     assert value_of(tiny, "KRvK", fen).source == "live"
     assert tiny.kept.keeper(TABLES).max_bytes == 1 and tiny.kept.keeper(TABLES).kept_bytes == 0
+
+
+def test_stats_stored_beside_a_table_are_those_of_the_table(tablebase: Tables) -> None:
+    """The statistics the job's kernel makes as it solves a table (stored beside it) are the table's own
+    (`ChessTable.stats`), and GetStats answers from them without reading the table."""
+    for name in ("KRvK", "KQvK", "KPvK"):
+        material = parse_material(name)
+        kernel = TableKernel(material)
+        kernel.give({need: tablebase[need.game_id.partition(":")[2]].to_bytes() for need in kernel.needs()})
+        words = kernel.words()
+        stats = kernel.stats_part(words, 0)
+        assert kernel.stores_stats
+        assert stats == ChessTable(material, ChessValues.from_bytes(kernel.make()), {}, "table").stats()
+        assert stats is not None and kernel.stats_part(words[:-1], 0) is None
+        stored = StoredWords()  # the statistics stored, not the table: GetStats reads only them
+        stored.stats[(material.game_id, TABLE)] = stats
+        assert ChessGame(material).stats(engine_context(stored)) == stats
+        with_table = StoredWords()
+        with_table.words[(material.game_id, TABLE)] = words
+        assert ChessGame(material).stats(engine_context(with_table)) == stats

@@ -18,7 +18,8 @@ from engine.moves import move_rank
 from engine.values import MoveValue
 from kinds.graphs import kind as graph_game
 from kinds.graphs.kind import GraphGame, GraphSolution
-from tests.engine.contexts import engine_context
+from nimbase.settings import Limits
+from tests.engine.contexts import StoredWords, engine_context
 from tests.engine.random_graphs import Graph, graphs
 
 
@@ -178,3 +179,31 @@ def test_graph_game_from_upload() -> None:
         upload.terminal_labels = np.array([code], np.uint8)
         fresh = GraphGame.from_upload(cast(Any, upload))
         assert [fresh.value_of(v).outcome for v in range(3)] == expected, code
+
+
+@settings(max_examples=30, deadline=None)
+@given(graph=graphs(), listed=st.integers(min_value=0, max_value=6))
+def test_stats_stored_beside_a_solution_are_those_of_the_solution(graph: Graph, listed: int) -> None:
+    """The solve job stores the solution's statistics beside it; GetStats answers from them (no solution
+    read: none is stored here) what it answers from the stored solution, the kernel listed up to the
+    request's limit."""
+    labels = {-1: "loss", 0: "draw", 1: "win"}
+    names = [f"v{i}" for i in range(graph.n)]
+    movers = {a for a, _ in graph.edges}
+    terminals = {names[v]: labels[t] for v, t in enumerate(graph.terminal) if v not in movers and t != -1}
+    edges = [(names[a], names[b]) for a, b in graph.edges]
+    upload = build_graph("stored", names, edges, terminals)
+    served = graph_game.StoredGraphGame.from_upload(upload)
+    kernel = served.kernel_for("solution")
+    assert isinstance(kernel, graph_game.SolutionKernel)
+    words = kernel.words()
+    stats = kernel.stats_part(words, 0)
+    assert stats is not None and kernel.stores_stats
+    limits = Limits(stats_p_positions=max(listed, 1))
+    with_solution = StoredWords()
+    with_solution.words[(served.game_id, "solution")] = words
+    expected = served.stats(engine_context(with_solution, limits=limits))
+    assert expected["source"] == "table"
+    only_stats = StoredWords()
+    only_stats.stats[(served.game_id, "solution")] = stats
+    assert served.stats(engine_context(only_stats, limits=limits)) == expected

@@ -40,7 +40,13 @@ from kinds.lights_out.shape import (
     Shape,
 )
 from kinds.lights_out.solver import eliminate_shape
-from kinds.lights_out.stats import STATS_WORK, ShapeStatistics, StatsKernel, nullity_by_polynomial
+from kinds.lights_out.stats import (
+    STATS_WORK,
+    EliminationStatsKernel,
+    ShapeStatistics,
+    StatsKernel,
+    nullity_by_polynomial,
+)
 from kinds.lights_out.stored import STATS, encode_elimination, stats_bytes, stats_from_bytes
 from tests.engine.contexts import StoredWords, engine_context
 from tests.facts import load_facts
@@ -339,3 +345,31 @@ def test_a_progress_that_raises_stops_the_walk(ctx: Context) -> None:
 
     with pytest.raises(RuntimeError, match="stopped at"):
         coset_leader_counts(basis, 16, progress=stop, slice_steps=1)
+
+
+# -- the statistics stored beside a stored elimination --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["lights-out:5x5", "lights-out:3x3:torus", "lights-out:4x4", "lights-out:12x12", "lights-out:40x40"],
+)
+def test_stats_stored_beside_the_elimination_are_the_live_ones(spec: str) -> None:
+    """The elimination's job stores beside it what GetStats would make of it (note included where the
+    counts are beyond the live limits), and GetStats answers from them without the elimination."""
+    game = kind(spec)
+    kernel = game.kernel_for("elimination")
+    assert isinstance(kernel, EliminationStatsKernel)
+    words = kernel.words()
+    stats = kernel.stats_part(words, 0)
+    assert stats is not None and kernel.stats_part(words[:-1], 0) is None and kernel.stores_stats
+    with_elimination = StoredWords()
+    with_elimination.words[(spec, "elimination")] = words
+    live = game.stats(engine_context(with_elimination))
+    assert live["source"] == "table"  # the stored elimination's
+    only_stats = StoredWords()
+    only_stats.stats[(spec, "elimination")] = json.loads(json.dumps(stats))  # as stored (JSON)
+    assert game.stats(engine_context(only_stats)) == live
+    both = StoredWords()
+    both.words, both.stats = with_elimination.words, only_stats.stats
+    assert game.stats(engine_context(both)) == live

@@ -86,6 +86,19 @@ def test_bad_game_ids() -> None:
         parse_game_id("tictactoe:big")
 
 
+def test_digits_of_other_scripts_are_refused() -> None:
+    """int() and str.isdigit() take an Arabic-Indic '\u0663' for 3: game ids, positions and tier
+    families of the rules games read ASCII digits only."""
+    for game_id in ["rules-nim:\u0663,4", "rules-kayles:\u0668", "rules-nim:+3,4", "rules-nim:1_0"]:
+        with pytest.raises(InvalidGameId):
+            parse_game_id(game_id)
+    game = parse_game_id("rules-nim:3,4,5")
+    with pytest.raises(InvalidPosition, match="'\u0661 2 3'"):
+        game.parse("\u0661 2 3")
+    with pytest.raises(InvalidArgument, match="'tier:\u0663'"):
+        parse_game_id("connect4:7x6").plan_job(0, family="tier:\u0663")
+
+
 def test_large_games_are_refused_naming_their_tier_job() -> None:
     game = parse_game_id("connect4:7x6")
     ctx = engine_context(Refusing())
@@ -121,6 +134,40 @@ def test_tiers_stored_by_jobs_are_read_back() -> None:
         code = game.parse(text)
         assert game.value(code, ctx).source == "table"
         assert game.value(code, ctx)._replace(source="live") == game.value(code, live)
+
+
+@pytest.mark.parametrize("game_id", ["connect4:4x3", "dots-and-boxes:2x2"])
+def test_stats_stored_beside_each_tier_are_those_of_the_tables(game_id: str) -> None:
+    """GetStats adds up the statistics each tier's job stored beside it (reading no tier: the initial
+    position's value is stored with its tier's), and they equal those computed from the tables, stored or
+    solved live."""
+    game = parse_game_id(game_id)
+    assert isinstance(game, RulesGame)
+    stored = Refusing()
+    given: dict[str, bytes] = {}
+    for tier in game.rules.tiers():
+        kernel = game.kernel_for(tier_family(tier))
+        assert isinstance(kernel, TierKernel)
+        kernel.give({name: given[name.family] for name in kernel.needs()})
+        words = kernel.words()
+        given[tier_family(tier)] = kernel.make()
+        stored.words[(game.game_id, tier_family(tier))] = words
+        stats = kernel.stats_part(words, 0)
+        assert stats is not None and kernel.stats_part(words[:-1], 0) is None  # whole objects only
+        assert kernel.stores_stats
+        stored.stats[(game.game_id, tier_family(tier))] = stats
+    limited = kind_settings(NIMBASE_LIMITS_RULES_LIVE_CODES="1")
+    from_stats = game.stats(engine_context(stored, settings=limited))
+    tables = Refusing()
+    tables.words = dict(stored.words)
+    from_tables = game.stats(engine_context(tables, settings=limited))
+    live = game.stats(engine_context(Refusing()))
+    assert from_stats == from_tables and from_stats["source"] == "table"
+    assert live["source"] == "live" and live["initial"]["source"] == "live"  # type: ignore[index]
+    assert {**live, "source": "table", "initial": from_stats["initial"]} == from_stats
+    only_stats = Refusing()  # the initial position's value is stored with its tier's statistics
+    only_stats.stats = dict(stored.stats)
+    assert game.stats(engine_context(only_stats, settings=limited)) == from_stats
 
 
 class _Broken(Rules):

@@ -5,7 +5,7 @@ submitters do, in any process, at the same moment. Open duplicates an older vers
 first: the oldest open job of each object is kept (the running one, where one runs), the others are
 cancelled naming it, and the jobs waiting for them wait for it instead.
 
-Revision ID: h_queue_01
+Revision ID: 0009
 Revises: 0008
 Create Date: 2026-11-28
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "h_queue_01"
+revision = "0009"
 down_revision = "0008"
 branch_labels = None
 depends_on = None
