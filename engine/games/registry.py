@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import InvalidGameId, UnknownGame
-from engine.games import bicolor, chess, graph_game, nim, subtraction
+from engine.games import bicolor, chess, graph_game, misere, nim, subtraction
 from engine.games.base import GameInfo
 from engine.games.bicolor import BicolorNim
 from engine.games.grundy import GrundyGame
@@ -61,9 +61,11 @@ class Family:
 
 
 def _parse_octal(params: str | None, text: str) -> Game:
+    params, misere_play = misere.split_suffix(params)
     if params is None:
         raise InvalidGameId(f"game id {text!r} needs an octal code, e.g. 'octal:0.77'")
-    return OctalGame(params)
+    game = OctalGame(params)
+    return misere.misere_of(game, game.t, text) if misere_play else game
 
 
 def _octal_info() -> GameInfo:
@@ -97,17 +99,20 @@ def _parse_bicolor(params: str | None, text: str) -> Game:
 
 
 def _parse_grundy(params: str | None, text: str) -> Game:
+    params, misere_play = misere.split_suffix(params)
     if params is not None:
         raise InvalidGameId(f"game id {text!r}: Grundy's game takes no parameters, use 'grundy'")
-    return GrundyGame()
+    return misere.misere_of(GrundyGame(), None, text) if misere_play else GrundyGame()
 
 
 #: Family name -> family. Keep in ListGames order.
 FAMILIES: dict[str, Family] = {
     nim.FAMILY: Family(parse=nim.parse_nim_id, info=nim.family_info),
     subtraction.FAMILY: Family(parse=subtraction.parse_subtraction_id, info=subtraction.family_info),
-    "octal": Family(parse=_parse_octal, info=_octal_info, classics=_octal_classics),  # lists the classics
-    "grundy": Family(parse=_parse_grundy, info=lambda: GrundyGame().info()),
+    "octal": Family(
+        parse=_parse_octal, info=_octal_info, classics=_octal_classics, settings=misere.SETTINGS
+    ),  # lists the classics
+    "grundy": Family(parse=_parse_grundy, info=lambda: GrundyGame().info(), settings=misere.SETTINGS),
     "wythoff": Family(parse=_parse_wythoff, info=lambda: WythoffGame().info()),
     "bicolor-nim": Family(parse=_parse_bicolor, info=lambda: BicolorNim().info(), settings=bicolor.SETTINGS),
     LIGHTS_OUT: Family(
@@ -177,7 +182,13 @@ def parse_game_id(text: str) -> Game:
     if family is None:
         known = ", ".join(sorted(FAMILIES))
         raise UnknownGame(f"unknown game {text!r}: no family {name!r} (known: {known})")
+    if name in NO_MISERE and text.endswith(misere.SUFFIX):
+        raise InvalidGameId(f"game id {_quote(text)}: {name!r} has no misère form")
     return family.parse(params if sep else None, text)
+
+
+#: Families whose games have no misère form (a score, a puzzle, loopy play): `:misere` on them is refused.
+NO_MISERE = frozenset({"wythoff", "bicolor-nim", LIGHTS_OUT, graph_game.FAMILY, chess.FAMILY})
 
 
 def plan_stored(name: StoredName) -> JobPlan:
