@@ -59,7 +59,7 @@ def fold(q: Quotient, heaps: Sequence[int]) -> int:
         offsets = np.array([0, len(heaps)], dtype=np.int64)
         return int(fold_kernel(q.table, elements_of(q, heaps), offsets)[0])
     z = 0
-    table = q.table
+    rows, phi, bound = q.rows, q.phi_list, q.bound
     for h in heaps:
-        z = int(table[z, q.element_of(h)])
+        z = rows[z][phi[h] if h <= bound else q.element_of(h)]
     return z

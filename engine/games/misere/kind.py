@@ -10,9 +10,10 @@ naming the job that stores the quotient.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
-from engine.errors import LimitExceeded, UnknownFamily
+from engine.component_sum import DEADLINE_EVERY
+from engine.errors import LimitExceeded, NimbaseError, UnknownFamily
 from engine.games.base import HEAP, HOPELESS, HeapGame, Heaps
 from engine.games.misere.construct import HeapRules, compute
 from engine.games.misere.fold import fold
@@ -94,15 +95,15 @@ class MisereHeapGame(HeapGame):
             before_make=ctx.tables.may_compute,
         )
 
-    def element(self, position: Heaps, ctx: Context) -> tuple[int, Source] | None:
-        """The position's element and where it came from, or None where a heap is past the quotient."""
+    def element(self, position: Heaps, ctx: Context) -> tuple[int, Source, Quotient] | None:
+        """The position's element, where it came from and the quotient, or None where a heap is past it."""
         kept = self.quotient(ctx)
         q = kept.value
         if position and position[-1] > q.bound:  # heaps are sorted: the last is the largest
             if q.period is None:
                 return None
-            return fold(q, position), "period"
-        return fold(q, position), kept.source
+            return fold(q, position), "period", q
+        return fold(q, position), kept.source, q
 
     # -- values ----------------------------------------------------------------------------------
 
@@ -110,9 +111,8 @@ class MisereHeapGame(HeapGame):
         found = self.element(position, ctx)
         if found is None:
             return self.searched(position, ctx)
-        z, source = found
-        q = self.quotient(ctx).value
-        return ("P" if q.p[z] else "N"), source, (0 if not position else None)
+        z, source, q = found
+        return ("P" if q.p_list[z] else "N"), source, (0 if not position else None)
 
     def searched(self, position: Heaps, ctx: Context) -> tuple[Outcome, Source, int | None]:
         """A sum past the quotient's bound: the bounded search, else the refusal naming the job that
@@ -132,9 +132,43 @@ class MisereHeapGame(HeapGame):
         return result.outcome, "live", result.remoteness
 
     def _value(self, position: Heaps, ctx: Context, remoteness: bool) -> Value:
-        value = super()._value(position, ctx, remoteness)
         found = self.element(position, ctx)
-        return value if found is None else value._replace(kind=MisereValue(found[0]))
+        if found is None:
+            searched, how, steps = self.searched(position, ctx)
+            return Value(self.game_id, self.format(position), searched, None, steps, how)
+        z, source, q = found
+        known = self.remoteness(position, ctx) if remoteness else (0 if not position else None)
+        outcome: Outcome = "P" if q.p_list[z] else "N"
+        return Value(self.game_id, self.format(position), outcome, None, known, source, MisereValue(z))
+
+    def values(self, texts: Sequence[str], ctx: Context) -> list[Value | NimbaseError]:
+        """Many sums: the quotient found once, each sum folded (a bad item gets its error)."""
+        kept = self.quotient(ctx)
+        q = kept.value
+        out: list[Value | NimbaseError] = []
+        for index, text in enumerate(texts):
+            if index % DEADLINE_EVERY == 0:
+                try:
+                    ctx.deadline.check(lambda: f"answering {len(texts)} positions of {self.game_id!r}")
+                except NimbaseError as error:
+                    out.extend([error] * (len(texts) - index))
+                    return out
+            try:
+                position = self.parse(text)
+                if position and not q.covers(position[-1]):
+                    out.append(self._value(position, ctx, False))
+                    continue
+                z = fold(q, position)
+            except NimbaseError as error:
+                out.append(error)
+                continue
+            source: Source = "period" if position and position[-1] > q.bound else kept.source
+            outcome: Outcome = "P" if q.p_list[z] else "N"
+            known = None if position else 0
+            out.append(
+                Value(self.game_id, self.format(position), outcome, None, known, source, MisereValue(z))
+            )
+        return out
 
     def remoteness(self, position: Heaps, ctx: Context) -> int | None:
         if not position:

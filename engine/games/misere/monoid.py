@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
@@ -72,6 +73,19 @@ class Quotient:
             raise KeyError(heap)
         pre, per = self.period.preperiod, self.period.period
         return int(self.phi[pre + (heap - pre) % per])
+
+    @cached_property
+    def rows(self) -> list[list[int]]:
+        """The table as Python lists (a scalar lookup costs less than numpy's)."""
+        return [[int(v) for v in row] for row in self.table]
+
+    @cached_property
+    def p_list(self) -> list[bool]:
+        return [bool(v) for v in self.p]
+
+    @cached_property
+    def phi_list(self) -> list[int]:
+        return [int(v) for v in self.phi]
 
     def p_portion(self) -> list[int]:
         return [int(x) for x in np.flatnonzero(self.p)]
