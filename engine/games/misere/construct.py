@@ -299,7 +299,7 @@ class _Walk:
         classes = np.array([renumber[c] for c in classes.tolist()], dtype=np.int64)
         order_q = len(renumber)
         if order_q > self.limits.max_order:
-            raise TooLarge(f"the quotient passed {self.limits.max_order} elements at heap {n}")
+            raise TooLarge(f"a candidate quotient passed {self.limits.max_order} elements at heap {n}")
         reps: list[Elem] = [()] * order_q
         seen = [False] * order_q
         for z, c in zip(order, classes.tolist(), strict=True):
