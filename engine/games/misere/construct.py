@@ -12,9 +12,9 @@ Theory A 115 (2008), arXiv math/0609825) and Siegel's MisereSolver (CGSuite, `mi
    them; its P-portion is marked by the misère rule, each element at the first sum reaching it in order
    of tokens (MisereSolver's `markPPortion`); it is reduced (elements no sum tells apart are merged:
    Moore's partition refinement) and checked by the local criterion.
-4. A failing check names a sum: its heaps that were not generators had an identification Q_{n-1} allowed
-   and Q_n does not (MisereSolver's *recalibration*); they become generators (a heap that already is one
-   gets a longer cycle) and the walk starts again from heap 1.
+4. A failing check names a sum: its heaps, or the heaps its moves leave, that were not generators had an
+   identification Q_{n-1} allowed and Q_n does not (MisereSolver's *recalibration*); they become
+   generators (where all already are, their cycles get longer) and the walk starts again from heap 1.
 
 Where it differs from MisereSolver: recalibration is coarser (every non-generator heap of the failing
 sum is freed at once, and the walk restarts, instead of trying subsets of them in place), and the
@@ -357,7 +357,11 @@ def compute(
                     last = walk.result(n, upto, None)
             return walk.result(upto, upto, None)
         except _Failed as failed:
-            freed = {h for h in failed.word if h not in walk.gens}
+            # The identification to undo is among the failing sum's heaps or the heaps its moves leave.
+            involved = set(failed.word)
+            for h in failed.word:
+                involved.update(part for option in walk.options[h] for part in option)
+            freed = {h for h in involved if h not in walk.gens and walk.options[h]}
             if freed:
                 forced |= freed
             else:
