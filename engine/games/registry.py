@@ -25,6 +25,7 @@ from engine.games.grundy import GrundyGame
 from engine.games.lights_out import kind as lights_out
 from engine.games.lights_out import settings as lights_out_settings
 from engine.games.lights_out.shape import FAMILY as LIGHTS_OUT
+from engine.games.misere.subtraction import MisereSubtraction
 from engine.games.octal import CLASSICS, OctalGame
 from engine.games.wythoff import WythoffGame
 from engine.kind import GameKind
@@ -86,6 +87,11 @@ def _octal_classics() -> list[GameInfo]:
     return [OctalGame(code).info() for code in CLASSICS]
 
 
+def _parse_subtraction(params: str | None, text: str) -> Game:
+    game = subtraction.parse_subtraction_id(params, text)
+    return MisereSubtraction(game.moves) if game.misere else game
+
+
 def _parse_wythoff(params: str | None, text: str) -> Game:
     if params is not None:
         raise InvalidGameId(f"game id {text!r}: Wythoff's game takes no parameters, use 'wythoff'")
@@ -108,7 +114,9 @@ def _parse_grundy(params: str | None, text: str) -> Game:
 #: Family name -> family. Keep in ListGames order.
 FAMILIES: dict[str, Family] = {
     nim.FAMILY: Family(parse=nim.parse_nim_id, info=nim.family_info),
-    subtraction.FAMILY: Family(parse=subtraction.parse_subtraction_id, info=subtraction.family_info),
+    subtraction.FAMILY: Family(
+        parse=_parse_subtraction, info=subtraction.family_info, settings=misere.SETTINGS
+    ),
     "octal": Family(
         parse=_parse_octal, info=_octal_info, classics=_octal_classics, settings=misere.SETTINGS
     ),  # lists the classics

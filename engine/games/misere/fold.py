@@ -59,7 +59,13 @@ def fold(q: Quotient, heaps: Sequence[int]) -> int:
         offsets = np.array([0, len(heaps)], dtype=np.int64)
         return int(fold_kernel(q.table, elements_of(q, heaps), offsets)[0])
     z = 0
-    rows, phi, bound = q.rows, q.phi_list, q.bound
+    rows, phi = q.rows, q.phi_list
+    size = len(phi)
+    if q.period is None:
+        for h in heaps:
+            z = rows[z][phi[h]]
+        return z
+    pre, per = q.period.preperiod, q.period.period
     for h in heaps:
-        z = rows[z][phi[h] if h <= bound else q.element_of(h)]
+        z = rows[z][phi[h] if h < size else phi[pre + (h - pre) % per]]
     return z

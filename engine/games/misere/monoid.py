@@ -67,12 +67,13 @@ class Quotient:
     def element_of(self, heap: int) -> int:
         """Phi(heap): read, or from the certified period past the bound (KeyError past an uncertified
         bound)."""
-        if heap <= self.bound:
-            return int(self.phi[heap])
-        if self.period is None:
+        phi = self.phi_list
+        if heap < len(phi):
+            return phi[heap]
+        period = self.period
+        if period is None:
             raise KeyError(heap)
-        pre, per = self.period.preperiod, self.period.period
-        return int(self.phi[pre + (heap - pre) % per])
+        return phi[period.preperiod + (heap - period.preperiod) % period.period]
 
     @cached_property
     def rows(self) -> list[list[int]]:

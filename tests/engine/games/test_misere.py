@@ -271,3 +271,28 @@ def test_periodicity_criterion_needs_its_whole_window() -> None:
     # period 2 from 1, t = 2: proved only once phi reaches 2*1 + 2*2 + 2 - 1 = 7
     assert certify([0, 1, 2, 1, 2, 1, 2], rules) is None
     assert certify([0, 1, 2, 1, 2, 1, 2, 1], rules) is not None
+
+
+def test_subtraction_sums_go_through_the_quotient() -> None:
+    kind = parse_game_id("subtraction:1,3,4:misere")
+    ctx = _ctx(24)
+    options = {1, 3, 4}
+
+    @cache
+    def is_p(position: tuple[int, ...]) -> bool:
+        moved = False
+        for i, heap in enumerate(position):
+            for s in options:
+                if s <= heap:
+                    moved = True
+                    rest = position[:i] + position[i + 1 :] + ((heap - s,) if heap > s else ())
+                    if is_p(tuple(sorted(rest))):
+                        return False
+        return moved
+
+    for heaps in [(2, 3), (5, 6, 7), (1, 1, 9), (4, 8, 10, 11)]:
+        value = kind.value(heaps, ctx)
+        assert value.outcome == ("P" if is_p(heaps) else "N"), heaps
+        assert value.kind is not None
+    big = kind.value((999, 1000, 1000), ctx)  # the quotient's period answers it
+    assert big.source == "period"
