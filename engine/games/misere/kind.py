@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from engine.component_sum import DEADLINE_EVERY
-from engine.errors import LimitExceeded, NimbaseError, UnknownFamily
+from engine.errors import InvalidArgument, LimitExceeded, NimbaseError, UnknownFamily
 from engine.games.base import HEAP, HOPELESS, HeapGame, Heaps
 from engine.games.misere.construct import HeapRules, compute
 from engine.games.misere.fold import fold
@@ -264,10 +264,8 @@ class MisereHeapGame(HeapGame):
         heaps or until certified or a size limit (`upto` counts the heaps asked for, checked only)."""
         if family not in (None, QUOTIENT):
             raise UnknownFamily(f"{self.game_id!r} stores only family {QUOTIENT!r}, not {family!r}")
-        if not 1 <= upto <= MAX_UPTO:
-            from engine.errors import InvalidArgument
-
-            raise InvalidArgument(f"upto {upto} is outside 1..{MAX_UPTO}")
+        if not 0 <= upto <= MAX_UPTO:  # 0: the job a refusal queues makes the object whole
+            raise InvalidArgument(f"upto {upto} is outside 0..{MAX_UPTO}")
         settings = MisereSettings()
         return JobPlan(self.game_id, QUOTIENT, words_for(64 * settings.max_order**2 + 16 * 1000), True)
 

@@ -46,7 +46,7 @@ class MisereSubtraction(SubtractionGame):
 
     def plan_job(self, upto: int, fill: bool = False, family: str | None = None) -> JobPlan:
         if family == QUOTIENT:
-            return self.quotiented.plan_job(max(upto, 1), fill, family)
+            return self.quotiented.plan_job(upto, fill, family)
         return super().plan_job(upto, fill, family)
 
     def kernel_for(self, family: str) -> SequenceKernel | None:

@@ -296,3 +296,12 @@ def test_subtraction_sums_go_through_the_quotient() -> None:
         assert value.kind is not None
     big = kind.value((999, 1000, 1000), ctx)  # the quotient's period answers it
     assert big.source == "period"
+
+
+def test_the_job_a_refusal_queues_is_planned() -> None:
+    from engine.games.registry import plan_stored
+    from engine.precompute import StoredName
+
+    for game in ("octal:0.77:misere", "grundy:misere", "subtraction:1,3,4:misere"):
+        plan = plan_stored(StoredName(game, "quotient"))
+        assert plan.family == "quotient" and plan.game_id == game and plan.values > 0
