@@ -12,9 +12,10 @@ Theory A 115 (2008), arXiv math/0609825) and Siegel's MisereSolver (CGSuite, `mi
    them; its P-portion is marked by the misère rule, each element at the first sum reaching it in order
    of tokens (MisereSolver's `markPPortion`); it is reduced (elements no sum tells apart are merged:
    Moore's partition refinement) and checked by the local criterion.
-4. A failing check names a sum: its heaps, or the heaps its moves leave, that were not generators had an
-   identification Q_{n-1} allowed and Q_n does not (MisereSolver's *recalibration*); they become
-   generators (where all already are, their cycles get longer) and the walk starts again from heap 1.
+4. A failing check names a sum: its heaps that were not generators had an identification Q_{n-1} allowed
+   and Q_n does not (MisereSolver's *recalibration*); they become generators (where all already are,
+   their cycles get longer; where that did not help, the heaps its moves leave are freed) and the walk
+   starts again from heap 1.
 
 Where it differs from MisereSolver: recalibration is coarser (every non-generator heap of the failing
 sum is freed at once, and the walk restarts, instead of trying subsets of them in place), and the
@@ -340,6 +341,7 @@ def compute(
     limits = limits or Limits()
     forced: set[int] = set()
     index: dict[int, int] = {}
+    lengthened: set[Word] = set()
     last = _Walk(rules, forced, index, limits, None).result(0, upto, None)
     for _ in range(MAX_RESTARTS):
         walk = _Walk(rules, forced, index, limits, check)
@@ -357,11 +359,15 @@ def compute(
                     last = walk.result(n, upto, None)
             return walk.result(upto, upto, None)
         except _Failed as failed:
-            # The identification to undo is among the failing sum's heaps or the heaps its moves leave.
-            involved = set(failed.word)
-            for h in failed.word:
-                involved.update(part for option in walk.options[h] for part in option)
-            freed = {h for h in involved if h not in walk.gens and walk.options[h]}
+            # The identification to undo is among the failing sum's heaps; where they are all generators
+            # their cycles get longer, and where that did not help the sum, the heaps its moves leave
+            # are freed.
+            freed = {h for h in failed.word if h not in walk.gens}
+            if not freed and failed.word in lengthened:
+                involved = {part for h in failed.word for option in walk.options[h] for part in option}
+                freed = {h for h in involved if h not in walk.gens and walk.options[h]}
+            if not freed:
+                lengthened.add(failed.word)
             if freed:
                 forced |= freed
             else:
