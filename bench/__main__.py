@@ -24,6 +24,7 @@ SCRIPTS = (
     "bench.bench_chess",
     "bench.bench_chess_jobs",
     "bench.bench_stats",
+    "bench.bench_misere",
 )
 
 for name in SCRIPTS:

@@ -43,6 +43,9 @@ class Family:
     #: Where ListGames lists the family among the families declared this way (lowest first); the families
     #: of sources come after them.
     order: int = 1000
+    #: False for a family whose games have no misère form (`FAMILY:...:misere` is refused, naming the
+    #: game); None leaves `:misere` to its parser.
+    misere: bool | None = None
 
 
 @dataclass(slots=True)

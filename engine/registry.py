@@ -31,6 +31,8 @@ __all__ = ["FAMILIES", "Family", "Game", "list_games", "parse_game_id"]
 MAX_GAME_ID_CHARS = 1024
 
 FAMILY_NAME = re.compile(r"[a-z][a-z0-9-]*")
+#: What ends the id of a game played misère.
+MISERE_SUFFIX = ":misere"
 log = logging.getLogger(__name__)
 
 #: Family name -> family, in ListGames order.
@@ -96,6 +98,8 @@ def parse_game_id(text: str) -> Game:
     if family is None:
         known = ", ".join(sorted(FAMILIES))
         raise UnknownGame(f"unknown game {text!r}: no family {name!r} (known: {known})")
+    if family.misere is False and text.endswith(MISERE_SUFFIX):
+        raise InvalidGameId(f"game id {_quote(text)}: {name!r} has no misère form")
     return family.parse(params if sep else None, text)
 
 

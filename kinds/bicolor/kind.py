@@ -564,4 +564,6 @@ def _parse_bicolor(params: str | None, text: str) -> GameKind[Any]:
 
 
 #: The family's registry entry (pyproject.toml's entry point `bicolor-nim`).
-ENTRY = Family(parse=_parse_bicolor, info=lambda: BicolorNim().info(), settings=SETTINGS, order=60)
+ENTRY = Family(
+    parse=_parse_bicolor, info=lambda: BicolorNim().info(), settings=SETTINGS, misere=False, order=60
+)

@@ -600,5 +600,11 @@ def family_info() -> GameInfo:
 
 #: The family's registry entry (pyproject.toml's entry point `chess`).
 ENTRY = Family(
-    parse=parse_chess_kind, info=family_info, settings=SETTINGS, bulk=bulk_ids, plugin=PLUGIN, order=90
+    parse=parse_chess_kind,
+    info=family_info,
+    settings=SETTINGS,
+    bulk=bulk_ids,
+    plugin=PLUGIN,
+    misere=False,
+    order=90,
 )

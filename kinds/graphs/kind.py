@@ -561,4 +561,4 @@ def family_info() -> GameInfo:
 
 
 #: The family's registry entry (pyproject.toml's entry point `graph`).
-ENTRY = Family(parse=parse_graph_kind, info=family_info, settings=SETTINGS, order=80)
+ENTRY = Family(parse=parse_graph_kind, info=family_info, settings=SETTINGS, misere=False, order=80)

@@ -8,11 +8,8 @@ Its values are very sparse under the right mask, which is what the rare/common k
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from engine.errors import InvalidGameId
-from engine.families import Family
-from engine.kind import GameKind
 from kinds.heaps.base import GameInfo, HeapGame, Heaps
 from kinds.heaps.kernels.octal import SplitRules
 from kinds.heaps.octal import SplitKernel
@@ -52,11 +49,8 @@ class GrundyGame(HeapGame):
         return _KERNEL
 
 
-def _parse_grundy(params: str | None, text: str) -> GameKind[Any]:
+def parse_grundy_id(params: str | None, text: str) -> GrundyGame:
+    """Grundy's game (`grundy` takes no parameters), InvalidGameId quoting `text` otherwise."""
     if params is not None:
         raise InvalidGameId(f"game id {text!r}: Grundy's game takes no parameters, use 'grundy'")
     return GrundyGame()
-
-
-#: The family's registry entry (pyproject.toml's entry point `grundy`).
-ENTRY = Family(parse=_parse_grundy, info=lambda: GrundyGame().info(), order=40)

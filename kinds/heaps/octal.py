@@ -19,8 +19,6 @@ from numpy.typing import NDArray
 
 from engine import heap_stats
 from engine.errors import InvalidGameId
-from engine.families import Family
-from engine.kind import GameKind
 from engine.periods import Period
 from kinds.heaps.base import GameInfo, HeapGame, Heaps, SequenceKernel
 from kinds.heaps.kernels.guy_smith import certify_octal, observe_period
@@ -185,13 +183,14 @@ class OctalGame(HeapGame):
         return self._kernel
 
 
-def _parse_octal(params: str | None, text: str) -> GameKind[Any]:
+def parse_octal_id(params: str | None, text: str) -> OctalGame:
+    """The game of `octal:CODE` (CODE being `params`), InvalidGameId quoting `text` without one."""
     if params is None:
         raise InvalidGameId(f"game id {text!r} needs an octal code, e.g. 'octal:0.77'")
     return OctalGame(params)
 
 
-def _octal_info() -> GameInfo:
+def family_info() -> GameInfo:
     return GameInfo(
         id="octal:0.77",
         name="Octal games",
@@ -205,9 +204,5 @@ def _octal_info() -> GameInfo:
     )
 
 
-def _octal_classics() -> list[GameInfo]:
+def family_classics() -> list[GameInfo]:
     return [OctalGame(code).info() for code in CLASSICS]
-
-
-#: The family's registry entry (pyproject.toml's entry point `octal`): ListGames lists the classics.
-ENTRY = Family(parse=_parse_octal, info=_octal_info, classics=_octal_classics, order=30)

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from engine.errors import InvalidGameId
-from engine.families import Family
 from engine.positions import parse_decimal
 from kinds.heaps.base import GameInfo, HeapGame, Heaps, SequenceKernel
 from kinds.heaps.kernels.subtraction import SubtractionKernel
@@ -112,7 +111,3 @@ def parse_subtraction_id(params: str | None, text: str) -> SubtractionGame:
             f"game id {text!r}: the set has {len(distinct)} elements, more than the limit of {MAX_SET_SIZE}"
         )
     return SubtractionGame(distinct, misere=bool(sep))
-
-
-#: The family's registry entry (pyproject.toml's entry point `subtraction`).
-ENTRY = Family(parse=parse_subtraction_id, info=family_info, order=20)

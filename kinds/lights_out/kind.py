@@ -476,5 +476,10 @@ def family_classics() -> list[GameInfo]:
 
 #: The family's registry entry (pyproject.toml's entry point `lights-out`): ListGames lists two shapes.
 ENTRY = Family(
-    parse=parse_lights_out_kind, info=family_info, classics=family_classics, settings=SETTINGS, order=70
+    parse=parse_lights_out_kind,
+    info=family_info,
+    classics=family_classics,
+    settings=SETTINGS,
+    misere=False,
+    order=70,
 )

@@ -385,4 +385,4 @@ def _parse_wythoff(params: str | None, text: str) -> GameKind[Any]:
 
 
 #: The family's registry entry (pyproject.toml's entry point `wythoff`).
-ENTRY = Family(parse=_parse_wythoff, info=lambda: WythoffGame().info(), order=50)
+ENTRY = Family(parse=_parse_wythoff, info=lambda: WythoffGame().info(), misere=False, order=50)

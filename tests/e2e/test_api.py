@@ -150,7 +150,7 @@ def test_other_bad_requests(server: Server) -> None:
             (lambda: client.get_sequence("subtraction:1,2", 10, 5), "INVALID_ARGUMENT"),
             (lambda: client.get_sequence("subtraction:1,2", 0, 1_000_001), "INVALID_ARGUMENT"),
             (lambda: client.best_move("nim", f"{2**40} 3"), "RESOURCE_EXHAUSTED"),
-            (lambda: client.get_value("subtraction:1,3,4:misere", "999 1000 1000"), "RESOURCE_EXHAUSTED"),
+            (lambda: client.get_value("subtraction:1,3,40:misere", "999 1000 1000"), "RESOURCE_EXHAUSTED"),
         ]:
             with pytest.raises(NimbaseClientError) as error:
                 call()

@@ -20,6 +20,7 @@ __all__ = [
     "HeapMove",
     "LightsOutPress",
     "LightsOutValue",
+    "MisereValue",
     "MoveKinds",
     "ScoreMove",
     "ScoreValue",
@@ -112,6 +113,15 @@ class ScoreValue(TypedDict):
     both sides (negative when behind)."""
 
 
+class MisereValue(TypedDict):
+    """Misère heap games (`octal:CODE:misere`, `grundy:misere`): the position's element of the game's misère
+    quotient (Plambeck and Siegel)."""
+
+    element: int
+    """Misère heap games: the element of the game's misère quotient the position maps to (the product of its
+    heaps' elements; 0 is the empty position), as GetStats' quotient numbers it."""
+
+
 class ValueKinds(TypedDict, total=False):
     """Every field a kind may add to a value, flat (each kind gives its own)."""
 
@@ -165,6 +175,10 @@ class ValueKinds(TypedDict, total=False):
     margin: int
     """Score games: the points the player to move scores beyond the opponent from here on, with best play on
     both sides (negative when behind)."""
+
+    element: int
+    """Misère heap games: the element of the game's misère quotient the position maps to (the product of its
+    heaps' elements; 0 is the empty position), as GetStats' quotient numbers it."""
 
 
 class HeapMove(TypedDict):

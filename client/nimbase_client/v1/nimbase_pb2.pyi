@@ -44,7 +44,7 @@ class GetValueRequest(_message.Message):
     def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ...) -> None: ...
 
 class Value(_message.Message):
-    __slots__ = ("game", "position", "outcome", "grundy", "remoteness", "source", "bicolor", "lights_out", "graph", "toy", "chess", "score")
+    __slots__ = ("game", "position", "outcome", "grundy", "remoteness", "source", "bicolor", "lights_out", "graph", "toy", "chess", "score", "misere")
     GAME_FIELD_NUMBER: _ClassVar[int]
     POSITION_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
@@ -57,6 +57,7 @@ class Value(_message.Message):
     TOY_FIELD_NUMBER: _ClassVar[int]
     CHESS_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
+    MISERE_FIELD_NUMBER: _ClassVar[int]
     game: str
     position: str
     outcome: str
@@ -69,7 +70,8 @@ class Value(_message.Message):
     toy: ToyValue
     chess: ChessValue
     score: ScoreValue
-    def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ..., source: _Optional[str] = ..., bicolor: _Optional[_Union[BicolorValue, _Mapping]] = ..., lights_out: _Optional[_Union[LightsOutValue, _Mapping]] = ..., graph: _Optional[_Union[GraphValue, _Mapping]] = ..., toy: _Optional[_Union[ToyValue, _Mapping]] = ..., chess: _Optional[_Union[ChessValue, _Mapping]] = ..., score: _Optional[_Union[ScoreValue, _Mapping]] = ...) -> None: ...
+    misere: MisereValue
+    def __init__(self, game: _Optional[str] = ..., position: _Optional[str] = ..., outcome: _Optional[str] = ..., grundy: _Optional[int] = ..., remoteness: _Optional[int] = ..., source: _Optional[str] = ..., bicolor: _Optional[_Union[BicolorValue, _Mapping]] = ..., lights_out: _Optional[_Union[LightsOutValue, _Mapping]] = ..., graph: _Optional[_Union[GraphValue, _Mapping]] = ..., toy: _Optional[_Union[ToyValue, _Mapping]] = ..., chess: _Optional[_Union[ChessValue, _Mapping]] = ..., score: _Optional[_Union[ScoreValue, _Mapping]] = ..., misere: _Optional[_Union[MisereValue, _Mapping]] = ...) -> None: ...
 
 class Error(_message.Message):
     __slots__ = ("code", "message", "job")
@@ -519,6 +521,12 @@ class ScoreMove(_message.Message):
     MARGIN_FIELD_NUMBER: _ClassVar[int]
     margin: int
     def __init__(self, margin: _Optional[int] = ...) -> None: ...
+
+class MisereValue(_message.Message):
+    __slots__ = ("element",)
+    ELEMENT_FIELD_NUMBER: _ClassVar[int]
+    element: int
+    def __init__(self, element: _Optional[int] = ...) -> None: ...
 
 class ToyValue(_message.Message):
     __slots__ = ("parity",)

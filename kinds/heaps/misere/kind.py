@@ -1,0 +1,273 @@
+"""`octal:CODE:misere` and `grundy:misere`: misère sums of heaps answered through the game's misère quotient.
+
+A sum is a P-position exactly when the product of its heaps' elements lies in the quotient's P-portion
+(Plambeck and Siegel), so a value costs one table lookup per heap. The quotient comes from the keeper
+(`stored.QUOTIENTS`): kept, else stored by a worker's job (family "quotient"), else computed for the
+request up to `MisereSettings.live_heaps` heaps. A heap the quotient does not cover (beyond an
+uncertified bound) falls back to the bounded search of engine.search, and past its budget to the refusal
+naming the job that stores the quotient.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from engine.component_sum import DEADLINE_EVERY
+from engine.errors import InvalidArgument, LimitExceeded, NimbaseError, UnknownFamily
+from engine.keep import Kept
+from engine.kind import Context, SequenceKernel
+from engine.moves import MoveTo
+from engine.positions import quote_position
+from engine.precompute import MAX_UPTO, JobPlan
+from engine.search import estimate_states
+from engine.stored_bytes import read_stored, words_for
+from engine.values import GameInfo, Outcome, SequenceResult, Source, Value
+from kinds.heaps.base import HEAP, HOPELESS, HeapGame, Heaps
+from kinds.heaps.misere.construct import HeapRules, compute
+from kinds.heaps.misere.fold import fold
+from kinds.heaps.misere.monoid import Quotient
+from kinds.heaps.misere.stored import QUOTIENT, QUOTIENTS, MisereSettings, MisereValue, QuotientKernel
+from kinds.heaps.misere.tame import tame_genus
+
+#: The suffix of a misère game id.
+SUFFIX = ":misere"
+
+
+class MisereHeapGame(HeapGame):
+    """The misère form of a heap game whose moves the construction can read (octal games, Grundy's)."""
+
+    misere = True
+
+    def __init__(self, base: HeapGame, t: int | None) -> None:
+        self.base = base
+        self.game_id = base.game_id + SUFFIX
+        self.splits = base.splits
+        self.rules = HeapRules(self.game_id, base.heap_options, t, base.splits)
+
+    def __repr__(self) -> str:
+        return f"MisereHeapGame({self.base.game_id!r})"
+
+    def info(self) -> GameInfo:
+        info = self.base.info()
+        return GameInfo(
+            id=self.game_id,
+            name=f"{info.name} (misère)",
+            description=info.description.replace("normal play", "misère play (the last player to move loses)")
+            + " Answered through the game's misère quotient (Plambeck and Siegel).",
+            position_syntax=info.position_syntax,
+            examples=info.examples,
+        )
+
+    def heap_options(self, n: int) -> Iterator[Heaps]:
+        return self.base.heap_options(n)
+
+    def option_count(self, component: int) -> int:
+        return self.base.option_count(component)
+
+    def single_heap_remoteness(self, n: int, ctx: Context) -> int | None:
+        return None
+
+    # -- the quotient ----------------------------------------------------------------------------
+
+    def quotient(self, ctx: Context) -> Kept[Quotient]:
+        """The game's quotient: kept, stored, or computed now (within the request's deadline)."""
+        settings = ctx.settings_for(MisereSettings)
+
+        def make() -> Quotient:
+            def check() -> None:
+                ctx.deadline.check(lambda: f"computing the misère quotient of {self.game_id!r}")
+
+            return compute(self.rules, settings.live_heaps, settings.limits(), check=check)
+
+        return ctx.kept.keeper(QUOTIENTS).get(
+            (QUOTIENT, self.game_id),
+            ctx.deadline,
+            what=f"computing the misère quotient of {self.game_id!r}",
+            read=lambda: read_stored(
+                self.game_id,
+                QUOTIENT,
+                ctx,
+                "a stored quotient",
+                lambda b: Quotient.from_bytes(b, self.game_id),
+            ),
+            make=make,
+            weigh=Quotient.weight,
+            before_make=ctx.tables.may_compute,
+        )
+
+    def element(self, position: Heaps, ctx: Context) -> tuple[int, Source, Quotient] | None:
+        """The position's element, where it came from and the quotient, or None where a heap is past it."""
+        kept = self.quotient(ctx)
+        q = kept.value
+        if position and position[-1] > q.bound:  # heaps are sorted: the last is the largest
+            if q.period is None:
+                return None
+            return fold(q, position), "period", q
+        return fold(q, position), kept.source, q
+
+    # -- values ----------------------------------------------------------------------------------
+
+    def misere_value(self, position: Heaps, ctx: Context) -> tuple[Outcome, Source, int | None]:
+        found = self.element(position, ctx)
+        if found is None:
+            return self.searched(position, ctx)
+        z, source, q = found
+        return ("P" if q.p_list[z] else "N"), source, (0 if not position else None)
+
+    def searched(self, position: Heaps, ctx: Context) -> tuple[Outcome, Source, int | None]:
+        """A sum past the quotient's bound: the bounded search, else the refusal naming the job that
+        stores the quotient."""
+        budget = ctx.limits.search_states
+        estimate = estimate_states(self, position)
+        try:
+            if estimate > HOPELESS * budget:
+                raise LimitExceeded(
+                    f"solving {self.game_id!r} position {quote_position(self.format(position))} would visit "
+                    f"about {estimate:.3g} positions, beyond the live search budget of {budget}, and its "
+                    "misère quotient does not reach its largest heap"
+                )
+            result = self.search(position, budget, ctx)
+        except LimitExceeded as error:
+            raise ctx.tables.refusal(self.game_id, QUOTIENT, str(error)) from None
+        return result.outcome, "live", result.remoteness
+
+    def _value(self, position: Heaps, ctx: Context, remoteness: bool) -> Value:
+        found = self.element(position, ctx)
+        if found is None:
+            searched, how, steps = self.searched(position, ctx)
+            return Value(self.game_id, self.format(position), searched, None, steps, how)
+        z, source, q = found
+        known = self.remoteness(position, ctx) if remoteness else (0 if not position else None)
+        outcome: Outcome = "P" if q.p_list[z] else "N"
+        return Value(self.game_id, self.format(position), outcome, None, known, source, MisereValue(z))
+
+    def values(self, texts: Sequence[str], ctx: Context) -> list[Value | NimbaseError]:
+        """Many sums: the quotient found once, each sum folded (a bad item gets its error)."""
+        kept = self.quotient(ctx)
+        q = kept.value
+        out: list[Value | NimbaseError] = []
+        for index, text in enumerate(texts):
+            if index % DEADLINE_EVERY == 0:
+                try:
+                    ctx.deadline.check(lambda: f"answering {len(texts)} positions of {self.game_id!r}")
+                except NimbaseError as error:
+                    out.extend([error] * (len(texts) - index))
+                    return out
+            try:
+                position = self.parse(text)
+                if position and not q.covers(position[-1]):
+                    out.append(self._value(position, ctx, False))
+                    continue
+                z = fold(q, position)
+            except NimbaseError as error:
+                out.append(error)
+                continue
+            source: Source = "period" if position and position[-1] > q.bound else kept.source
+            outcome: Outcome = "P" if q.p_list[z] else "N"
+            known = None if position else 0
+            out.append(
+                Value(self.game_id, self.format(position), outcome, None, known, source, MisereValue(z))
+            )
+        return out
+
+    def remoteness(self, position: Heaps, ctx: Context) -> int | None:
+        if not position:
+            return 0
+        if len(position) > 6:  # a search is hopeless on long sums: remoteness is left out
+            return None
+        return super().remoteness(position, ctx)
+
+    def misere_winning_moves(self, position: Heaps, ctx: Context) -> list[MoveTo[Heaps]]:
+        """Every move to a P-position, from the products of the other heaps (prefix and suffix products)."""
+        q = self.quotient(ctx).value
+        if position and not q.covers(position[-1]):
+            return []
+        elements = [q.element_of(h) for h in position]
+        prefix = [0]
+        for x in elements:
+            prefix.append(int(q.table[prefix[-1], x]))
+        suffix = [0] * (len(elements) + 1)
+        for i in range(len(elements) - 1, -1, -1):
+            suffix[i] = int(q.table[elements[i], suffix[i + 1]])
+        found: list[MoveTo[Heaps]] = []
+        for i, heap in enumerate(position):
+            if i and position[i - 1] == heap:
+                continue
+            ctx.deadline.check(
+                lambda: f"looking for winning moves of {quote_position(self.format(position))}"
+            )
+            rest = int(q.table[prefix[i], suffix[i + 1]])
+            for option in self.heap_options(heap):
+                if not all(q.covers(h) for h in option):
+                    continue
+                z = rest
+                for h in option:
+                    z = int(q.table[z, q.element_of(h)])
+                if q.p[z]:
+                    found.append(self.move(position, i, option))
+        return found
+
+    # -- whole-game answers ------------------------------------------------------------------------
+
+    def sequence(self, family: str | None, start: int, stop: int, ctx: Context) -> SequenceResult:
+        """The pretending function: each heap's element of the quotient (family "heap")."""
+        family = family or HEAP
+        if family != HEAP:
+            raise UnknownFamily(f"{self.game_id!r} has no sequence family {family!r}; its family is 'heap'")
+        kept = self.quotient(ctx)
+        q = kept.value
+        if stop > q.bound + 1 and q.period is None:
+            raise ctx.tables.refusal(
+                self.game_id,
+                QUOTIENT,
+                f"heaps {start}..{stop - 1} of {self.game_id!r}: its misère quotient covers heaps up to "
+                f"{q.bound}" + (f" ({q.note})" if q.note else ""),
+            )
+        values = [q.element_of(n) for n in range(start, stop)]
+        period = None
+        if q.period is not None:
+            from engine.periods import Period
+
+            period = Period(q.period.preperiod, q.period.period, 0, True)
+        source: Source = kept.source if stop <= q.bound + 1 else "period"
+        return SequenceResult(self.game_id, family, start, stop, values, period, source)
+
+    def stats(self, ctx: Context) -> dict[str, object]:
+        """The quotient: order, P-portion, presentation, heap bound, certified; tameness and genus."""
+        kept = self.quotient(ctx)
+        q = kept.value
+        genus = tame_genus(q, self.base)
+        return {
+            "game": self.game_id,
+            "source": kept.source,
+            "computed_upto": q.bound + 1,
+            "quotient": {
+                "order": q.order,
+                "p_portion": q.p_portion(),
+                "presentation": q.presentation(),
+                "heap_bound": q.bound,
+                "certified": q.certified,
+                "period": None
+                if q.period is None
+                else {"preperiod": q.period.preperiod, "period": q.period.period},
+                "pretending_function": q.phi.tolist(),
+                "table": q.table.tolist() if q.order <= 64 else None,
+                "note": q.note,
+            },
+            "tame": genus is not None,
+            "genus": genus,
+            "p_positions": [n for n in range(1, q.bound + 1) if q.p[int(q.phi[n])]],
+        }
+
+    def plan_job(self, upto: int, fill: bool = False, family: str | None = None) -> JobPlan:
+        """The job storing the quotient whole (family "quotient"); it computes to `stored.JOB_HEAPS`
+        heaps or until certified or a size limit (`upto` counts the heaps asked for, checked only)."""
+        if family not in (None, QUOTIENT):
+            raise UnknownFamily(f"{self.game_id!r} stores only family {QUOTIENT!r}, not {family!r}")
+        if not 0 <= upto <= MAX_UPTO:  # 0: the job a refusal queues makes the object whole
+            raise InvalidArgument(f"upto {upto} is outside 0..{MAX_UPTO}")
+        settings = MisereSettings()
+        return JobPlan(self.game_id, QUOTIENT, words_for(64 * settings.max_order**2 + 16 * 1000), True)
+
+    def kernel_for(self, family: str) -> SequenceKernel | None:
+        return QuotientKernel(self.rules) if family == QUOTIENT else None

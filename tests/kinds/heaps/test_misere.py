@@ -1,0 +1,307 @@
+"""Misère quotients against a brute-force search written apart (its own move rules from the octal code,
+its own memoised recursion over sorted sums), the published values, and the served kind's answers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Hashable
+from functools import cache
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.errors import InvalidGameId, LimitExceeded, NimbaseError
+from engine.kind import Context
+from engine.registry import parse_game_id
+from kinds.heaps.misere import MisereHeapGame, Quotient
+from kinds.heaps.misere.construct import certify
+from kinds.heaps.misere.fold import fold_kernel, fold_reference
+from tests.engine.contexts import StoredWords, engine_context, kind_settings
+
+T = TypeVar("T")
+DATA = Path(__file__).resolve().parents[2] / "data" / "misere_quotients.json"
+
+# -- the brute force (no code shared with kinds.heaps) ------------------------------------------------
+
+
+def _moves_of(code: str) -> Callable[[int], list[tuple[int, ...]]]:
+    """Options of one heap under an octal code, or Grundy's game for "grundy"."""
+    if code == "grundy":
+        return lambda n: [(a, n - a) for a in range(1, n) if a < n - a]
+    head, tail = code.split(".")
+    digits = [int(head)] + [int(d) for d in tail]
+
+    def options(n: int) -> list[tuple[int, ...]]:
+        out: list[tuple[int, ...]] = []
+        for k, d in enumerate(digits):
+            if k > n:
+                break
+            if d & 1 and k == n and k > 0:
+                out.append(())
+            if d & 2 and 0 < k < n:
+                out.append((n - k,))
+            if d & 4:
+                for a in range(1, n - k):
+                    out.append((a, n - k - a))
+        return out
+
+    return options
+
+
+def brute_is_p(code: str) -> Callable[[tuple[int, ...]], bool]:
+    options = _moves_of(code)
+
+    @cache
+    def is_p(position: tuple[int, ...]) -> bool:
+        moved = False
+        for i, heap in enumerate(position):
+            if i and position[i - 1] == heap:
+                continue
+            for option in options(heap):
+                moved = True
+                child = tuple(sorted(position[:i] + position[i + 1 :] + tuple(h for h in option if h)))
+                if is_p(child):
+                    return False
+        return moved  # misère: a sum with no move is won by the player to move
+
+    return is_p
+
+
+# -- a request's context -----------------------------------------------------------------------------
+
+
+class _Memo:
+    def __init__(self) -> None:
+        self.kept: dict[Hashable, object] = {}
+
+    def get_or_compute(self, key: Hashable, compute: Callable[[], T]) -> T:
+        if key not in self.kept:
+            self.kept[key] = compute()
+        return self.kept[key]  # type: ignore[return-value]
+
+    def peek(self, key: Hashable) -> object | None:
+        return self.kept.get(key)
+
+
+class _Tables(StoredWords):
+    def refusal(self, game_id: str, family: str, message: str, *, precondition: bool = False) -> NimbaseError:
+        return LimitExceeded(f"{message}; job storing {game_id} {family}")
+
+
+def _ctx(heaps: int = 14) -> Context:
+    """A context whose quotients are computed live to `heaps` heaps."""
+    return engine_context(
+        _Tables(), memo=_Memo(), settings=kind_settings(NIMBASE_LIMITS_MISERE_LIVE_HEAPS=str(heaps))
+    )
+
+
+GAMES = ("0.07", "0.77", "0.137", "0.75", "4.7", "grundy")
+
+
+def _kind(code: str) -> MisereHeapGame:
+    kind = parse_game_id("grundy:misere" if code == "grundy" else f"octal:{code}:misere")
+    assert isinstance(kind, MisereHeapGame)
+    return kind
+
+
+_KEPT: dict[str, Context] = {}
+
+
+def _shared_ctx(code: str) -> Context:
+    """A fresh context whose keepers are shared by the whole module: each quotient is computed once."""
+    if code not in _KEPT:
+        _KEPT[code] = _ctx()
+    return engine_context(_Tables(), memo=_Memo(), kept=_KEPT[code].kept, settings=_KEPT[code].settings)
+
+
+@pytest.mark.parametrize("code", GAMES)
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_random_sums_agree_with_the_brute_force(code: str, data: Any) -> None:
+    heaps = tuple(sorted(data.draw(st.lists(st.integers(1, 12), min_size=1, max_size=6))))
+    if code in ("0.77", "4.7", "grundy") and sum(heaps) > 36:
+        heaps = heaps[:3]  # the brute force's own limit: these games split heaps into many sums
+    kind = _kind(code)
+    ctx = _shared_ctx(code)
+    try:
+        value = kind.value(heaps, ctx)
+    except LimitExceeded:
+        # refused only past the quotient's bound, where the bounded search's budget ran out
+        assert not kind.quotient(ctx).value.covers(heaps[-1])
+        return
+    assert value.outcome == ("P" if brute_is_p(code)(heaps) else "N"), heaps
+    assert value.grundy is None
+
+
+@pytest.mark.parametrize("code", ["0.75", "0.312", "0.07", "0.137"])
+def test_the_quotient_is_outcome_faithful_on_every_small_sum(code: str) -> None:
+    kind = _kind(code)
+    q = kind.quotient(_shared_ctx(code)).value
+    is_p = brute_is_p(code)
+    top = min(q.bound, 10)
+    for a in range(0, top + 1):
+        for b in range(a, top + 1):
+            for c in range(b, top + 1):
+                heaps = tuple(h for h in (a, b, c) if h)
+                z = 0
+                for h in heaps:
+                    z = int(q.table[z, q.phi[h]])
+                assert bool(q.p[z]) == is_p(heaps), heaps
+
+
+def test_the_quotient_is_a_reduced_commutative_monoid() -> None:
+    q = _kind("0.75").quotient(_shared_ctx("0.75")).value
+    table = q.table
+    n = q.order
+    assert (table == table.T).all()
+    assert (table[0] == np.arange(n)).all()
+    assert all(
+        table[table[a, b], c] == table[a, table[b, c]] for a in range(n) for b in range(n) for c in range(n)
+    )
+    # reduced: any two elements are told apart by some element (the quotient is generated by its heaps)
+    for a in range(n):
+        for b in range(a + 1, n):
+            assert any(q.p[table[a, x]] != q.p[table[b, x]] for x in range(n))
+
+
+def test_published_quotients() -> None:
+    """The values tests/data/misere_quotients.json records from the literature."""
+    published = json.loads(DATA.read_text())
+    for entry in published["quotients"]:
+        kind = _kind(entry["code"])
+        last = max(entry.get("single_heap_p_positions", [1]))
+        q = kind.quotient(_ctx(max(last, 14))).value
+        if "order" in entry:
+            assert q.order == entry["order"], entry
+            assert len(q.p_portion()) == entry["p_portion_size"], entry
+        for heap in entry.get("single_heap_p_positions", []):
+            assert q.p[q.element_of(heap)], (entry["code"], heap)
+        if "single_heap_p_positions" in entry:
+            last = max(entry["single_heap_p_positions"])
+            found = [n for n in range(1, last + 1) if q.p[q.element_of(n)]]
+            assert found == entry["single_heap_p_positions"], entry["code"]
+
+
+def test_kayles_single_heaps_sibert_conway() -> None:
+    q = _kind("0.77").quotient(_ctx(20)).value
+    assert [n for n in range(1, 21) if q.p[q.element_of(n)]] == [1, 4, 9, 12, 20]
+
+
+def test_a_certified_quotient_answers_any_heap() -> None:
+    kind = _kind("0.75")
+    ctx = _ctx(24)
+    q = kind.quotient(ctx).value
+    assert q.certified
+    big = (10**12, 10**15 + 3)
+    value = kind.value(big, ctx)
+    assert value.source == "period"
+    assert value.outcome == ("P" if q.p[int(q.table[q.element_of(big[0]), q.element_of(big[1])])] else "N")
+
+
+def test_best_moves_flag_every_move_to_a_p_position() -> None:
+    kind = _kind("0.137")
+    ctx = _ctx()
+    is_p = brute_is_p("0.137")
+    position = (3, 5, 7)
+    result = kind.best_moves(position, None, ctx)
+    assert result.value.outcome == ("P" if is_p(position) else "N")
+    for move in result.moves:
+        reached = tuple(int(h) for h in move.value.position.split()) if move.value.position else ()
+        assert move.value.outcome == ("P" if is_p(reached) else "N")
+    winning = [m for m in result.moves if m.value.outcome == "P"]
+    assert [m for m in result.moves if m.best] == (
+        winning or result.moves[: len([m for m in result.moves if m.best])]
+    )
+
+
+def test_stats_and_sequence() -> None:
+    kind = _kind("0.75")
+    ctx = _ctx(24)
+    stats = kind.stats(ctx)
+    quotient = stats["quotient"]
+    assert isinstance(quotient, dict)
+    assert quotient["order"] == 8 and quotient["certified"] is True
+    assert quotient["presentation"]["generators"]
+    sequence = kind.sequence(None, 0, 30, ctx)
+    q = kind.quotient(ctx).value
+    assert sequence.values == [q.element_of(n) for n in range(30)]
+    assert sequence.period is not None and sequence.period.certified
+
+
+def test_tame_game_is_recognised() -> None:
+    kind = _kind("0.03")  # take two tokens: misère Nim with heaps of value 0 and 1
+    stats = kind.stats(_ctx())
+    assert stats["tame"] is True
+    genus = stats["genus"]
+    assert isinstance(genus, list) and genus[1] == "0^120" and genus[2] == "1^031"
+
+
+def test_misere_ids_on_games_without_a_misere_form_are_refused() -> None:
+    for text in ("chess:KRvK:misere", "wythoff:misere", "lights-out:5x5:misere", "bicolor-nim:misere"):
+        with pytest.raises(InvalidGameId, match="misère"):
+            parse_game_id(text)
+
+
+def test_stored_quotient_reads_back() -> None:
+    q = _kind("0.312").quotient(_ctx()).value
+    again = Quotient.from_bytes(q.to_bytes(), q.game_id)
+    assert (again.table == q.table).all() and (again.phi == q.phi).all() and again.period == q.period
+    with pytest.raises(ValueError):
+        Quotient.from_bytes(q.to_bytes(), "octal:0.7:misere")
+
+
+def test_fold_kernel_matches_its_reference() -> None:
+    q = _kind("0.07").quotient(_shared_ctx("0.07")).value
+    rng = np.random.default_rng(5)
+    elements = rng.integers(0, q.order, 500).astype(np.int32)
+    offsets = np.array(sorted({0, 500, *rng.integers(0, 500, 30).tolist()}), dtype=np.int64)
+    assert fold_kernel(q.table, elements, offsets).tolist() == fold_reference(
+        q.table, elements.tolist(), offsets.tolist()
+    )
+
+
+def test_periodicity_criterion_needs_its_whole_window() -> None:
+    from kinds.heaps.misere.construct import HeapRules
+
+    rules = HeapRules("x", lambda n: [], 2, True)
+    # period 2 from 1, t = 2: proved only once phi reaches 2*1 + 2*2 + 2 - 1 = 7
+    assert certify([0, 1, 2, 1, 2, 1, 2], rules) is None
+    assert certify([0, 1, 2, 1, 2, 1, 2, 1], rules) is not None
+
+
+def test_subtraction_sums_go_through_the_quotient() -> None:
+    kind = parse_game_id("subtraction:1,3,4:misere")
+    ctx = _ctx(24)
+    options = {1, 3, 4}
+
+    @cache
+    def is_p(position: tuple[int, ...]) -> bool:
+        moved = False
+        for i, heap in enumerate(position):
+            for s in options:
+                if s <= heap:
+                    moved = True
+                    rest = position[:i] + position[i + 1 :] + ((heap - s,) if heap > s else ())
+                    if is_p(tuple(sorted(rest))):
+                        return False
+        return moved
+
+    for heaps in [(2, 3), (5, 6, 7), (1, 1, 9), (4, 8, 10, 11)]:
+        value = kind.value(heaps, ctx)
+        assert value.outcome == ("P" if is_p(heaps) else "N"), heaps
+        assert value.kind is not None
+    big = kind.value((999, 1000, 1000), ctx)  # the quotient's period answers it
+    assert big.source == "period"
+
+
+def test_the_job_a_refusal_queues_is_planned() -> None:
+    from engine.precompute import StoredName
+    from engine.registry import plan_stored
+
+    for game in ("octal:0.77:misere", "grundy:misere", "subtraction:1,3,4:misere"):
+        plan = plan_stored(StoredName(game, "quotient"))
+        assert plan.family == "quotient" and plan.game_id == game and plan.values > 0

@@ -1,0 +1,74 @@
+"""Misère octal games through the public API: real gRPC and REST servers over a real `Nimbase` (and the
+test PostgreSQL) on loopback; outcomes against the brute force of tests/kinds/heaps/test_misere.py."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+import sqlalchemy as sa
+
+from tests.engine.contexts import fresh_keepers
+from tests.kinds.heaps.test_misere import brute_is_p
+from tests.servers import Endpoints, serving_api
+from worker.runner import Worker
+
+TOKEN = "misere-token"
+GAME = "octal:0.75:misere"
+
+
+@pytest.fixture(scope="module")
+def api(db_engine: sa.Engine) -> Iterator[Endpoints]:
+    with serving_api(db_engine, TOKEN) as endpoints:
+        yield endpoints
+
+
+def test_values_over_both_transports(api: Endpoints) -> None:
+    is_p = brute_is_p("0.75")
+    for heaps in [(1,), (2, 3), (4, 5, 6), (1, 1, 7), (3, 8, 9, 10)]:
+        text = " ".join(map(str, heaps))
+        expected = "P" if is_p(heaps) else "N"
+        answer = api.client.get_value(GAME, text)
+        assert answer["outcome"] == expected and "grundy" not in answer
+        assert isinstance(answer["element"], int)
+        rest = api.http.get("/v1/value", params={"game": GAME, "position": text}).json()
+        assert rest["outcome"] == expected and "grundy" not in rest and rest["element"] == answer["element"]
+        assert api.client.is_p_position(GAME, text)["p_position"] == (expected == "P")
+
+
+def test_best_moves_and_batches(api: Endpoints) -> None:
+    is_p = brute_is_p("0.75")
+    answer = api.client.best_move(GAME, "2 3 6")
+    for move in answer["moves"]:
+        reached = tuple(int(h) for h in move["position"].split())
+        assert move["outcome"] == ("P" if is_p(reached) else "N")
+        assert bool(move.get("best")) == (move["outcome"] == answer["moves"][0]["outcome"])
+    batch = api.client.batch_get_values(GAME, ["1", "2 2", "x"])
+    values = batch["values"]
+    assert values[0]["outcome"] == "P" and values[1]["outcome"] == ("P" if is_p((2, 2)) else "N")
+    assert values[2]["error"]["code"] == "INVALID_ARGUMENT"
+
+
+def test_stats_sequence_and_the_stored_quotient(api: Endpoints, monkeypatch: pytest.MonkeyPatch) -> None:
+    stats = api.client.get_stats(GAME)
+    quotient = stats["quotient"]  # type: ignore[typeddict-item]
+    assert quotient["order"] == 8 and len(quotient["p_portion"]) == 2
+    sequence = api.client.get_sequence(GAME, 0, 12)
+    assert sequence["values"] == quotient["pretending_function"][:12]
+    job = api.client.submit_job(GAME, 100)
+    assert job["family"] == "quotient"
+    Worker(api.db, poll_seconds=0.05).run_until_idle(threading.Event())
+    assert api.client.get_job(job["id"])["status"] == "done"
+    monkeypatch.setattr(api.service, "kept", fresh_keepers())
+    api.service.tables.forget()
+    assert api.client.get_stats(GAME)["source"] == "table"
+    assert api.client.get_value(GAME, "2 3")["source"] in ("table", "period")
+
+
+def test_bad_input(api: Endpoints) -> None:
+    for game in ("chess:KRvK:misere", "wythoff:misere"):
+        response = api.http.get("/v1/value", params={"game": game, "position": "1"})
+        assert response.status_code == 400 and "misère" in response.text
+    response = api.http.get("/v1/value", params={"game": GAME, "position": "3 x"})
+    assert response.status_code == 400 and "3 x" in response.text
