@@ -43,7 +43,6 @@ import chess
 from pydantic import AfterValidator
 
 from engine.errors import InvalidArgument, InvalidGameId
-from engine.games import chess_checkpoint as ck
 from engine.games.chess_answers import PositionInfo, answer, info_at, move_info, position_info
 from engine.games.chess_fen import MAX_SYZYGY_MEN, position_fen
 from engine.games.chess_format import ChessValues, InflatingTables
@@ -159,12 +158,12 @@ class TableKernel(BytesKernel):
         #: Given each checkpoint record of the solve as its stage ends (engine.games.chess_checkpoint):
         #: whoever runs the kernel keeps them, so that a solve stopped part way resumes (`resume`).
         self.checkpoint: Callable[[bytes], None] | None = None
-        self._resume = b""
+        self._resume: Sequence[bytes] = ()
 
     def resume(self, records: Sequence[bytes]) -> None:
         """Have `make` go on from the checkpoint records (in order) that a stopped solve of this material
         gave, instead of solving their stages again (engine.kind.ChecksPoints)."""
-        self._resume = ck.join(list(records))
+        self._resume = list(records)  # not joined: a copy of tens of megabytes the solve would hold too
 
     def needs(self) -> tuple[StoredName, ...]:
         return tuple(StoredName(sub.game_id, TABLE) for sub in self.material.sub_materials())
