@@ -1,0 +1,224 @@
+"""Start, stop, restart (issue 32): `nimbase run` from its start to /readyz 200, on a fresh machine (empty
+data directory, numba cache and home) and warm; the first answer of each shipped kind once ready; and a
+worker stopped mid-solve, by SIGINT and by SIGKILL inside `run`: how soon its job is queued again, whether
+the next worker resumes from its last checkpoint, and how much work was lost.
+
+Each figure is printed beside its target. `python -m bench.bench_lifecycle` (`make bench` runs it); the
+cold start compiles every kernel from nothing and takes minutes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from bench.common import ADMIN_TOKEN, figure, free_port
+from nimbase.client import NimbaseClient
+
+REPO = Path(__file__).resolve().parents[1]
+#: The first answer of each shipped kind once ready, asked one after the other: (game, position).
+FIRST_ANSWERS = (
+    ("nim", "3 5 7"),
+    ("subtraction:1,3,4", "10 12"),
+    ("octal:0.77", "1000"),
+    ("grundy", "7 4"),
+    ("wythoff", "3,5"),
+    ("bicolor-nim", "2w1b 3w 4b"),
+    ("lights-out:5x5", "00000/01100/01100/00000/00000"),
+    ("graph:bench", "a"),
+    ("chess:KRvK", "8/8/8/8/8/2k5/8/KR6 w - - 0 1"),
+    ("chess:KQvKR", "8/8/8/4k3/8/8/7r/KQ6 w - - 0 1"),
+    ("tictactoe", "x../.o./..."),
+    ("connect4:4x4", "..../..../..../...."),
+)
+FIRST_ANSWER_TARGET_MS = 50.0
+REQUEUE_TARGET_S = 5.0
+#: The table solved while its worker is stopped: one slice, solved in stages seconds apart.
+GAME = "chess:KQvKR"
+GRAPH = {"name": "bench", "vertices": ["a", "b", "c"], "edges": [["a", "b"], ["b", "c"]]}
+READY_SECONDS = 3600.0
+
+
+@dataclass
+class Machine:
+    root: Path
+    env: dict[str, str]
+
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.env['NIMBASE_HTTP_PORT']}"
+
+    @property
+    def grpc(self) -> str:
+        return f"127.0.0.1:{self.env['NIMBASE_GRPC_PORT']}"
+
+
+def fresh_machine() -> Machine:
+    root = Path(tempfile.mkdtemp(prefix="nbl"))  # short: PostgreSQL's socket lives there
+    for name in ("h", "v", "n"):
+        (root / name).mkdir()
+    skipped = ("NIMBASE_", "NUMBA_")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(skipped) and k != "DATABASE_URL"}
+    env |= {
+        "HOME": str(root / "h"),
+        "XDG_DATA_HOME": "",
+        "NIMBASE_VAR_DIR": str(root / "v"),
+        "NUMBA_CACHE_DIR": str(root / "n"),
+        "NIMBASE_HOST": "127.0.0.1",
+        "NIMBASE_GRPC_PORT": str(free_port()),
+        "NIMBASE_HTTP_PORT": str(free_port()),
+        "NIMBASE_ADMIN_TOKEN": ADMIN_TOKEN,
+        "NIMBASE_WORKER_CHECKPOINT_SECONDS": "0",
+        "NIMBASE_LOG_LEVEL": "INFO",
+        "PYTHONUNBUFFERED": "1",
+    }
+    return Machine(root, env)
+
+
+def start(machine: Machine) -> tuple[subprocess.Popen[bytes], float]:
+    """`nimbase run` (one server process), and the seconds until its /readyz is 200."""
+    started = time.monotonic()
+    with (machine.root / "run.log").open("ab") as log:
+        run = subprocess.Popen(
+            [sys.executable, "-m", "cli", "run", "--processes", "1"],
+            cwd=REPO,
+            env=machine.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    while True:
+        if run.poll() is not None or time.monotonic() - started > READY_SECONDS:
+            raise RuntimeError((machine.root / "run.log").read_text()[-3000:])
+        try:
+            if httpx.get(f"{machine.http}/readyz", timeout=5).status_code == 200:
+                return run, time.monotonic() - started
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+
+
+def stop(run: subprocess.Popen[bytes]) -> None:
+    """SIGINT to the process group (Ctrl-C), SIGKILL past a minute."""
+    os.killpg(run.pid, signal.SIGINT)
+    try:
+        run.wait(60)
+    except subprocess.TimeoutExpired:
+        os.killpg(run.pid, signal.SIGKILL)
+        run.wait()
+
+
+def first_answers(machine: Machine, label: str) -> None:
+    with httpx.Client(base_url=machine.http, timeout=60) as http:
+        http.post("/v1/graphs", json=GRAPH)  # 409 on the second start: it is stored
+        for game, position in FIRST_ANSWERS:
+            began = time.perf_counter()
+            reply = http.get("/v1/value", params={"game": game, "position": position})
+            took = (time.perf_counter() - began) * 1000
+            figure(f"first answer {game} ({label}, {reply.status_code})", took, "ms")
+    print(f"target: each first answer <= {FIRST_ANSWER_TARGET_MS:.0f} ms after ready", flush=True)
+
+
+def workers(pid: int) -> list[int]:
+    """The ids of the `nimbase worker` processes `pid` started (its children, from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        parent = int(stat.rpartition(")")[2].split()[1])
+        if parent == pid and b"worker" in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def stopped_worker(machine: Machine, run: subprocess.Popen[bytes], signum: signal.Signals) -> None:
+    """Queue GAME's table, stop the worker by `signum` once the solve stored a checkpoint, and print how
+    soon the job was queued again, the records the next worker resumed from and the work lost: the
+    progress recorded before the stop (at most a second old: a lower bound) less what the records
+    restore (GAME is one slice solved in three passes, a record each)."""
+    with NimbaseClient(machine.grpc, token=ADMIN_TOKEN, timeout=60) as client:
+        for job in client.list_jobs()["jobs"]:  # the default set: not what is measured here
+            if job["status"] in ("queued", "running"):
+                client.cancel_job(job["id"])
+        job = client.submit_job(GAME, 0, family="table")
+        while True:  # until its first pass is solved: its record is stored
+            state = client.get_job(job["id"])
+            progress = state["progress"]
+            if state["status"] == "running" and progress["done"] * 3 >= progress["total"] > 0:
+                break
+            if state["status"] in ("done", "failed", "cancelled"):
+                raise RuntimeError(f"the job ended before it could be stopped: {state}")
+            time.sleep(0.05)
+        (worker,) = workers(run.pid)
+        stopped = time.monotonic()
+        os.kill(worker, signum)
+        seen = progress["done"]
+        while True:
+            state = client.get_job(job["id"])
+            if state["status"] == "queued":
+                queued_after = time.monotonic() - stopped
+                break
+            if state["status"] != "running":
+                raise RuntimeError(f"the stopped job became {state['status']}: {state}")
+            seen = max(seen, state["progress"]["done"])
+            time.sleep(0.02)
+        while (state := client.get_job(job["id"]))["status"] != "done":
+            if state["status"] in ("failed", "cancelled"):
+                raise RuntimeError(f"the resumed job became {state['status']}: {state}")
+            time.sleep(0.1)
+        total = state["progress"]["total"]
+    name = signum.name
+    figure(f"{name} to a worker mid-solve: job queued again after", queued_after, "s")
+    print(f"target: queued again within {REQUEUE_TARGET_S:.0f} s", flush=True)
+    log = (machine.root / "run.log").read_text()
+    found = re.findall(rf"job {job['id']}: resuming from (\d+) checkpoint records", log)
+    records = int(found[-1]) if found else 0
+    figure(f"{name}: checkpoint records the next worker resumed from", float(records), "records")
+    lost = max(0, seen - min(records, 3) * total // 3)
+    figure(f"{name}: work lost (slots solved again, of {total:,})", float(lost), "slots")
+    figure(f"{name}: work lost, share of the solve", 100.0 * lost / max(1, total), "%")
+
+
+def main() -> None:
+    machine = fresh_machine()
+    try:
+        run, cold = start(machine)
+        figure("nimbase run to /readyz 200, fresh machine (empty caches)", cold, "s")
+        first_answers(machine, "cold start")
+        stopped_worker(machine, run, signal.SIGINT)
+        stopped_worker(machine, run, signal.SIGKILL)
+        stop(run)
+        run, warm = start(machine)
+        figure("nimbase run to /readyz 200, warm (same data and numba cache)", warm, "s")
+        first_answers(machine, "warm start")
+        stop(run)
+    finally:
+        data = machine.root / "v" / "postgres"
+        pid_file = data / "postmaster.pid"
+        if pid_file.is_file():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid_file.read_text().split()[0]), signal.SIGINT)
+            until = time.monotonic() + 30
+            while pid_file.exists() and time.monotonic() < until:
+                time.sleep(0.2)
+        shutil.rmtree(machine.root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
