@@ -37,7 +37,9 @@ from service.live_child import address_space, pack_error, unpack_answer, unpack_
 
 log = logging.getLogger(__name__)
 
-#: How long a process may take to start (imports, database pool, warm-up) before it counts as failed.
+#: How long a starting process may go without a sign of life (its imports and database pool, then each
+#: game of its warm-up: service.warm_up compiles every kernel on a fresh machine, for minutes in all)
+#: before it counts as failed.
 START_SECONDS = 180.0
 #: A process that fails to start is started again after this long, so a broken set-up does not spin.
 RESTART_SECONDS = 2.0
@@ -373,8 +375,10 @@ class ProcessPool:
             theirs.close()
             child = _Child(process, ours)
             try:
-                if ours.poll(START_SECONDS):
+                while ours.poll(START_SECONDS):
                     kind, base = ours.recv()
+                    if kind == "warming":  # a game of its warm-up done: alive, and compiling
+                        continue
                     if kind == "ready":
                         child.base = int(base)
                         with self._changed:
@@ -383,6 +387,7 @@ class ProcessPool:
                                 self._idle.append(child)
                                 self._changed.notify_all()
                                 return
+                    break
             except (EOFError, OSError):
                 pass
             process.kill()
