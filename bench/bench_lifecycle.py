@@ -46,6 +46,7 @@ FIRST_ANSWER_TARGET_MS = 50.0
 REQUEUE_TARGET_S = 5.0
 #: The table solved while its worker is stopped: one slice, solved in stages seconds apart.
 GAME = "chess:KQvKR"
+ADMIN = {"authorization": f"Bearer {ADMIN_TOKEN}"}
 GRAPH = {"name": "bench", "vertices": ["a", "b", "c"], "edges": [["a", "b"], ["b", "c"]]}
 READY_SECONDS = 3600.0
 
@@ -121,7 +122,7 @@ def stop(run: subprocess.Popen[bytes]) -> None:
 
 def first_answers(machine: Machine, label: str) -> None:
     with httpx.Client(base_url=machine.http, timeout=60) as http:
-        http.post("/v1/graphs", json=GRAPH)  # 409 on the second start: it is stored
+        http.post("/v1/graphs", json=GRAPH, headers=ADMIN)  # 409 on the second start: it is stored
         for game, position in FIRST_ANSWERS:
             began = time.perf_counter()
             reply = http.get("/v1/value", params={"game": game, "position": position})

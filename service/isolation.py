@@ -38,9 +38,9 @@ from service.live_child import address_space, pack_error, unpack_answer, unpack_
 log = logging.getLogger(__name__)
 
 #: How long a starting process may go without a sign of life (its imports and database pool, then each
-#: game of its warm-up: service.warm_up compiles every kernel on a fresh machine, for minutes in all)
-#: before it counts as failed.
-START_SECONDS = 180.0
+#: question of its warm-up: service.warm_up compiles every kernel on a fresh machine, for minutes in all,
+#: at the live processes' low priority) before it counts as failed.
+START_SECONDS = 600.0
 #: A process that fails to start is started again after this long, so a broken set-up does not spin.
 RESTART_SECONDS = 2.0
 #: How often a waiting call looks at its client's cancellation and its process's memory.
@@ -377,7 +377,7 @@ class ProcessPool:
             try:
                 while ours.poll(START_SECONDS):
                     kind, base = ours.recv()
-                    if kind == "warming":  # a game of its warm-up done: alive, and compiling
+                    if kind == "warming":  # a question of its warm-up done: alive, and compiling
                         continue
                     if kind == "ready":
                         child.base = int(base)

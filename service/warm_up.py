@@ -34,7 +34,7 @@ STATS_SECONDS = 2.0
 
 def warm_up(settings: Settings, progress: Callable[[int, int], None] | None = None) -> int:
     """Ask every listed game its kind's warm-up questions in this process; how many were asked.
-    `progress(done, total)` is told after each game."""
+    `progress(done, total)` is told the games done after each question (a sign of life)."""
     from service.core import Nimbase  # the service layer, which imports this module's users
 
     service = Nimbase(settings, None)
@@ -53,6 +53,8 @@ def warm_up(settings: Settings, progress: Callable[[int, int], None] | None = No
                 asked += 1
                 with contextlib.suppress(NimbaseError):
                     question()
+                if progress is not None:
+                    progress(done, len(games))
         if positions:
             asked += 1
             with contextlib.suppress(NimbaseError):
