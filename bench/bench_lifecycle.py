@@ -10,6 +10,7 @@ cold start compiles every kernel from nothing and takes minutes.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import os
 import re
 import shutil
@@ -65,17 +66,18 @@ class Machine:
         return f"127.0.0.1:{self.env['NIMBASE_GRPC_PORT']}"
 
 
-def fresh_machine() -> Machine:
+def fresh_machine(keep_numba_cache: bool = False) -> Machine:
     root = Path(tempfile.mkdtemp(prefix="nbl"))  # short: PostgreSQL's socket lives there
     for name in ("h", "v", "n"):
         (root / name).mkdir()
     skipped = ("NIMBASE_", "NUMBA_")
     env = {k: v for k, v in os.environ.items() if not k.startswith(skipped) and k != "DATABASE_URL"}
+    if keep_numba_cache and "NUMBA_CACHE_DIR" in os.environ:
+        env["NUMBA_CACHE_DIR"] = os.environ["NUMBA_CACHE_DIR"]
     env |= {
         "HOME": str(root / "h"),
         "XDG_DATA_HOME": "",
         "NIMBASE_VAR_DIR": str(root / "v"),
-        "NUMBA_CACHE_DIR": str(root / "n"),
         "NIMBASE_HOST": "127.0.0.1",
         "NIMBASE_GRPC_PORT": str(free_port()),
         "NIMBASE_HTTP_PORT": str(free_port()),
@@ -84,6 +86,8 @@ def fresh_machine() -> Machine:
         "NIMBASE_LOG_LEVEL": "INFO",
         "PYTHONUNBUFFERED": "1",
     }
+    if not keep_numba_cache:
+        env["NUMBA_CACHE_DIR"] = str(root / "n")
     return Machine(root, env)
 
 
@@ -151,8 +155,8 @@ def workers(pid: int) -> list[int]:
 def stopped_worker(machine: Machine, run: subprocess.Popen[bytes], signum: signal.Signals) -> None:
     """Queue GAME's table, stop the worker by `signum` once the solve stored a checkpoint, and print how
     soon the job was queued again, the records the next worker resumed from and the work lost: the
-    progress recorded before the stop (at most a second old: a lower bound) less what the records
-    restore (GAME is one slice solved in three passes, a record each)."""
+    seconds of solving since the last checkpoint record stored before the stop (what the next worker
+    solves again; from the run's log), beside the seconds the records kept."""
     with NimbaseClient(machine.grpc, token=ADMIN_TOKEN, timeout=60) as client:
         for job in client.list_jobs()["jobs"]:  # the default set: not what is measured here
             if job["status"] in ("queued", "running"):
@@ -167,9 +171,8 @@ def stopped_worker(machine: Machine, run: subprocess.Popen[bytes], signum: signa
                 raise RuntimeError(f"the job ended before it could be stopped: {state}")
             time.sleep(0.05)
         (worker,) = workers(run.pid)
-        stopped = time.monotonic()
+        stopped, stopped_at = time.monotonic(), datetime.datetime.now()
         os.kill(worker, signum)
-        seen = progress["done"]
         while True:
             state = client.get_job(job["id"])
             if state["status"] == "queued":
@@ -177,13 +180,11 @@ def stopped_worker(machine: Machine, run: subprocess.Popen[bytes], signum: signa
                 break
             if state["status"] != "running":
                 raise RuntimeError(f"the stopped job became {state['status']}: {state}")
-            seen = max(seen, state["progress"]["done"])
             time.sleep(0.02)
         while (state := client.get_job(job["id"]))["status"] != "done":
             if state["status"] in ("failed", "cancelled"):
                 raise RuntimeError(f"the resumed job became {state['status']}: {state}")
             time.sleep(0.1)
-        total = state["progress"]["total"]
     name = signum.name
     figure(f"{name} to a worker mid-solve: job queued again after", queued_after, "s")
     print(f"target: queued again within {REQUEUE_TARGET_S:.0f} s", flush=True)
@@ -191,16 +192,33 @@ def stopped_worker(machine: Machine, run: subprocess.Popen[bytes], signum: signa
     found = re.findall(rf"job {job['id']}: resuming from (\d+) checkpoint records", log)
     records = int(found[-1]) if found else 0
     figure(f"{name}: checkpoint records the next worker resumed from", float(records), "records")
-    lost = max(0, seen - min(records, 3) * total // 3)
-    figure(f"{name}: work lost (slots solved again, of {total:,})", float(lost), "slots")
-    figure(f"{name}: work lost, share of the solve", 100.0 * lost / max(1, total), "%")
+    number = job["id"]
+    marks = re.compile(rf"^(\S+ \S+) .*(running job {number} |job {number}: stored checkpoint)", re.M)
+    before = [(_when(stamp), what) for stamp, what in marks.findall(log) if _when(stamp) <= stopped_at]
+    began = max(when for when, what in before if what.startswith("running"))
+    last = max((when for when, what in before if what.startswith("job")), default=began)
+    figure(
+        f"{name}: work lost (seconds of solving since the last checkpoint)",
+        (stopped_at - last).total_seconds(),
+        "s",
+    )
+    figure(f"{name}: work kept by the checkpoints (seconds of solving)", (last - began).total_seconds(), "s")
+
+
+def _when(stamp: str) -> datetime.datetime:
+    """A log line's time (logging's default format, local time)."""
+    return datetime.datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S,%f")
 
 
 def main() -> None:
-    machine = fresh_machine()
+    """With --keep-numba-cache the first start has a fresh data directory and home but numba's cache as
+    the environment has it (the kernels compiled already: a quicker run of the rest)."""
+    kept = "--keep-numba-cache" in sys.argv[1:]
+    machine = fresh_machine(kept)
     try:
         run, cold = start(machine)
-        figure("nimbase run to /readyz 200, fresh machine (empty caches)", cold, "s")
+        what = "fresh data and home, numba's cache kept" if kept else "fresh machine (empty caches)"
+        figure(f"nimbase run to /readyz 200, {what}", cold, "s")
         first_answers(machine, "cold start")
         stopped_worker(machine, run, signal.SIGINT)
         stopped_worker(machine, run, signal.SIGKILL)
