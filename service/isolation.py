@@ -168,7 +168,11 @@ class ProcessPool:
         if started == 0:
             if strict:
                 raise RuntimeError(f"no live process started within {timeout:.0f} s")
-            log.error("no live process started within %.0f s: still trying", timeout)
+            log.warning(
+                "no live process ready within %.0f s: still starting (each compiles the kernels of its "
+                "computations first, for minutes on a fresh machine)",
+                timeout,
+            )
             return
         log.info("%d live processes started, each capped at %s more", started, bytes_text(self._memory_bytes))
 
