@@ -310,6 +310,11 @@ class GameKind(ABC, Generic[Pos]):
         kernels its examples do not overrides it."""
         return self.info().examples if self.warms_up else ()
 
+    def warm_up_graph(self) -> UploadedGraph | None:
+        """For a kind that plays on an uploaded graph (`graph_name`), the graph its warm-up plays on in
+        its place (named `graph_name`, its `warm_ups` among its vertices); None: no warm-up."""
+        return None
+
     def bind_graph(self, graph: UploadedGraph) -> GameKind[Any]:
         """The kind playing on `graph`, once the service has loaded the graph `graph_name` names."""
         raise NotApplicable(f"{self.game_id!r} plays on no uploaded graph")

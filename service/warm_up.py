@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 QUESTION_SECONDS = 60.0
 #: The deadline of a warm-up's stats: past their kernels' first calls (a compile is not interrupted by a
 #: deadline, so it ends all the same), stats of a game with no known period go on computing values.
-STATS_SECONDS = 2.0
+STATS_SECONDS = 10.0
 
 
 def warm_up(settings: Settings, progress: Callable[[int, int], None] | None = None) -> int:
@@ -42,7 +42,15 @@ def warm_up(settings: Settings, progress: Callable[[int, int], None] | None = No
     asked = 0
     for done, game in enumerate(games):
         try:
-            positions = parse_game_id(game).warm_ups()
+            kind = parse_game_id(game)
+            graph = kind.warm_up_graph()
+            if kind.graph_name is None:
+                positions = kind.warm_ups()
+            elif graph is None:  # plays on an uploaded graph, and has none of its own to warm up on
+                positions = ()
+            else:
+                service.graphs.hold(graph)
+                positions = kind.bind_graph(graph).warm_ups()
         except NimbaseError:
             positions = ()
         for position in positions:

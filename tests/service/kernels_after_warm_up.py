@@ -13,7 +13,8 @@ import time
 from numba.core.dispatcher import Dispatcher
 
 from engine.errors import NimbaseError
-from engine.games.registry import list_games
+from engine.games.registry import list_games, parse_game_id
+from engine.graphs import GraphBuilder
 from nimbase.settings import Settings
 from service.core import Nimbase
 from service.warm_up import warm_up
@@ -43,6 +44,13 @@ def main(cold: bool) -> None:
     before = overloads()
     service = Nimbase(settings, None)
     for info in list_games():
+        graph_name = parse_game_id(info.id).graph_name
+        if graph_name is not None:  # a graph of the user's, not the warm-up's own
+            builder = GraphBuilder(graph_name)
+            builder.add_vertices([*info.examples, *(f"v{i}" for i in range(12))])
+            pairs = [(f"v{i}", f"v{(3 * i + 1) % 12}") for i in range(12)]
+            builder.add_edge_pairs([*pairs, *((name, "v0") for name in info.examples)])
+            service.graphs.hold(builder.finish())
         for position in info.examples:
             with contextlib.suppress(NimbaseError):
                 service.get_value(info.id, position, time.monotonic() + 60)
