@@ -27,8 +27,8 @@ from engine.games.chess_tables import parse_material
 from engine.games.registry import list_games
 from engine.stored_bytes import decode_words
 from nimbase.client import NimbaseClient
-from storage.database import create_engine
 from storage.checkpoints import CheckpointStore
+from storage.database import create_engine
 from storage.embedded import database_url
 from storage.sequences import SequenceStore
 from tests.e2e.processes import ADMIN_TOKEN, REPO, free_port
