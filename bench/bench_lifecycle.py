@@ -26,6 +26,9 @@ import httpx
 
 from bench.common import ADMIN_TOKEN, figure, free_port
 from nimbase.client import NimbaseClient
+from storage.checkpoints import CheckpointStore
+from storage.database import create_engine
+from storage.embedded import database_url
 
 REPO = Path(__file__).resolve().parents[1]
 #: The first answer of each shipped kind once ready, asked one after the other: (game, position).
@@ -162,14 +165,15 @@ def stopped_worker(machine: Machine, run: subprocess.Popen[bytes], signum: signa
             if job["status"] in ("queued", "running"):
                 client.cancel_job(job["id"])
         job = client.submit_job(GAME, 0, family="table")
-        while True:  # until its first pass is solved: its record is stored
-            state = client.get_job(job["id"])
-            progress = state["progress"]
-            if state["status"] == "running" and progress["done"] * 3 >= progress["total"] > 0:
-                break
-            if state["status"] in ("done", "failed", "cancelled"):
-                raise RuntimeError(f"the job ended before it could be stopped: {state}")
-            time.sleep(0.05)
+        engine = create_engine(database_url(None, machine.root / "v"))  # the database run started
+        try:
+            while CheckpointStore(engine).count(GAME, "table") == 0:  # until its first pass is stored
+                state = client.get_job(job["id"])
+                if state["status"] in ("done", "failed", "cancelled"):
+                    raise RuntimeError(f"the job ended before it could be stopped: {state}")
+                time.sleep(0.05)
+        finally:
+            engine.dispose()
         (worker,) = workers(run.pid)
         stopped, stopped_at = time.monotonic(), datetime.datetime.now()
         os.kill(worker, signum)
