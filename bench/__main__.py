@@ -25,6 +25,7 @@ SCRIPTS = (
     "bench.bench_chess_jobs",
     "bench.bench_stats",
     "bench.bench_misere",
+    "bench.bench_lifecycle",
 )
 
 for name in SCRIPTS:

@@ -332,6 +332,19 @@ class GameKind(ABC, Generic[Pos]):
     #: every process start seconds.
     warms_up: bool = True
 
+    def warm_ups(self) -> Sequence[str]:
+        """Positions a server process (and each live process) answers before it says it is ready, value
+        and best moves, then the game's stats: so that every kernel its requests may run is compiled, or
+        loaded from numba's cache, before the first request and never under one's deadline. By default
+        the examples ListGames shows (none where `warms_up` is False); a kind whose requests reach
+        kernels its examples do not overrides it."""
+        return self.info().examples if self.warms_up else ()
+
+    def warm_up_graph(self) -> UploadedGraph | None:
+        """For a kind that plays on an uploaded graph (`graph_name`), the graph its warm-up plays on in
+        its place (named `graph_name`, its `warm_ups` among its vertices); None: no warm-up."""
+        return None
+
     def bind_graph(self, graph: UploadedGraph) -> GameKind[Any]:
         """The kind playing on `graph`, once the service has loaded the graph `graph_name` names."""
         raise NotApplicable(f"{self.game_id!r} plays on no uploaded graph")

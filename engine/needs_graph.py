@@ -12,9 +12,13 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.errors import InvalidArgument
-from engine.graphs import UploadedGraph
+from engine.graphs import GraphBuilder, UploadedGraph
 from engine.kind import Context, GameKind
 from engine.values import BestMoveResult, GameInfo, Value
+
+#: The graph of a warm-up (`NeedsGraph.warm_up_graph`).
+WARM_UP_VERTICES = ("a", "b", "c", "d", "e")
+WARM_UP_EDGES = (("a", "b"), ("b", "c"), ("c", "b"), ("b", "d"), ("d", "e"), ("a", "e"))
 
 
 class NeedsGraph(GameKind[Any]):
@@ -31,6 +35,14 @@ class NeedsGraph(GameKind[Any]):
 
     def bind_graph(self, graph: UploadedGraph) -> GameKind[Any]:
         return self._bind(graph)
+
+    def warm_up_graph(self) -> UploadedGraph | None:
+        """A small graph with a cycle (draws), a dead end and vertices named as the examples are (`a`,
+        `b`): what a warm-up plays on, so that the kernels of graphs are compiled before a request."""
+        builder = GraphBuilder(self.graph_name)
+        builder.add_vertices(WARM_UP_VERTICES)
+        builder.add_edge_pairs(WARM_UP_EDGES)
+        return builder.finish()
 
     def _unbound(self) -> InvalidArgument:
         return InvalidArgument(

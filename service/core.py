@@ -8,6 +8,7 @@ It never asks which game it is serving.
 
 from __future__ import annotations
 
+import dataclasses
 import hmac
 import re
 import threading
@@ -59,6 +60,7 @@ from service.limits import check_batch_size
 from service.mainline import check_plies
 from service.memo import Memo
 from service.move_choice import parse_choice
+from service.readiness import Readiness
 from service.sequences.live import Live
 from service.sequences.tables import SequenceTables
 from service.settings import Settings
@@ -233,6 +235,8 @@ class Nimbase:
         self._games_lock = threading.Lock()
         self._listed: TTLCache[str, list[GameInfo]] = TTLCache(maxsize=1, ttl=LISTING_SECONDS)
         self._health = DatabaseHealth(self._ping, self._gate) if engine is not None else None
+        #: What this process waits for before it is ready (its kernels compiled, `nimbase run`'s worker).
+        self.readiness = Readiness()
 
     # -- games and requests ---------------------------------------------------------------------
 
@@ -612,8 +616,11 @@ class Nimbase:
         """The database's health as last checked (service.health): answered from memory, so the
         transports call it on their event loop."""
         if self._health is None:
-            return Health(database=False, details={"database": "not configured"})
-        return self._health.read()
+            health = Health(database=False, details={"database": "not configured"})
+        else:
+            health = self._health.read()
+        reasons = self.readiness.reasons()
+        return dataclasses.replace(health, ready=not reasons, reasons=reasons) if reasons else health
 
     def cache_usage(self) -> dict[str, Usage]:
         """What each in-process cache holds now, by name (the gauges of service.metrics): the service's

@@ -108,6 +108,10 @@ class Graphs:
         builder.add_edge_pairs(edges)
         return self.store(builder)
 
+    def hold(self, graph: UploadedGraph) -> None:
+        """Keep `graph` as if it had been loaded (a warm-up's own graph, on a service without storage)."""
+        self._keep(graph)
+
     def load(self, name: str) -> UploadedGraph:
         """The stored graph `name` (kept once loaded); NOT_FOUND naming it when there is none,
         INVALID_ARGUMENT quoting a name no graph may have."""

@@ -561,6 +561,39 @@ class NimbaseServicer:
             return exc
 
 
+#: How often the gRPC health status follows the service's readiness (seconds).
+READINESS_POLL_SECONDS = 0.5
+#: The readiness watches running (a task is only weakly held by its loop).
+_WATCHES: set[asyncio.Task[None]] = set()
+
+
+async def _watch_readiness(service: NimbaseService, servicer: Any) -> None:
+    """Keep the health status of "" and the nimbase service at NOT_SERVING while the service is not
+    ready (GET /readyz: kernels compiling, live processes starting, no worker under `nimbase run`), at
+    SERVING once it is; read from memory every READINESS_POLL_SECONDS, on the event loop."""
+    status = None
+    try:
+        while True:
+            try:
+                ready = service.health().ready
+            except Exception:  # a health read that fails reports nothing new
+                ready = status == health_pb2.HealthCheckResponse.SERVING
+            now = (
+                health_pb2.HealthCheckResponse.SERVING
+                if ready
+                else health_pb2.HealthCheckResponse.NOT_SERVING
+            )
+            if now != status:
+                for name in ("", SERVICE_NAME):
+                    await servicer.set(name, now)
+                status = now
+            await asyncio.sleep(READINESS_POLL_SECONDS)
+    finally:
+        task = asyncio.current_task()
+        if task is not None:
+            _WATCHES.discard(task)
+
+
 async def create_grpc_server(
     service: NimbaseService,
     metrics: Metrics | None = None,
@@ -590,9 +623,9 @@ async def create_grpc_server(
 
     health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    # Status is fixed at SERVING: the process answers what needs no database even when it is down.
-    for name in ("", SERVICE_NAME):
-        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    # NOT_SERVING until the process is ready (as /readyz), then SERVING: it answers what needs no
+    # database even when the database is down.
+    _WATCHES.add(asyncio.create_task(_watch_readiness(service, health_servicer)))
 
     reflection.enable_server_reflection(
         (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),

@@ -31,9 +31,12 @@ UNREACHABLE = {"database": "unreachable"}
 class Health:
     database: bool
     details: dict[str, object] = field(default_factory=dict)
-    #: Whether every live process has started (GET /readyz): the server answers from its first second,
-    #: but a computation waits for a live process until then.
+    #: Whether the process is ready (GET /readyz, gRPC health): its kernels compiled, every live process
+    #: started, and whatever else it waits for (service.readiness); the server answers from its first
+    #: second, but a request would meanwhile wait for a compile or for a live process.
     ready: bool = True
+    #: Why it is not ready (empty once it is).
+    reasons: list[str] = field(default_factory=list)
 
 
 class DatabaseHealth:

@@ -37,8 +37,10 @@ from service.live_child import address_space, pack_error, unpack_answer, unpack_
 
 log = logging.getLogger(__name__)
 
-#: How long a process may take to start (imports, database pool, warm-up) before it counts as failed.
-START_SECONDS = 180.0
+#: How long a starting process may go without a sign of life (its imports and database pool, then each
+#: question of its warm-up: service.warm_up compiles every kernel on a fresh machine, for minutes in all,
+#: at the live processes' low priority) before it counts as failed.
+START_SECONDS = 600.0
 #: A process that fails to start is started again after this long, so a broken set-up does not spin.
 RESTART_SECONDS = 2.0
 #: How often a waiting call looks at its client's cancellation and its process's memory.
@@ -171,7 +173,11 @@ class ProcessPool:
         if started == 0:
             if strict:
                 raise RuntimeError(f"no live process started within {timeout:.0f} s")
-            log.error("no live process started within %.0f s: still trying", timeout)
+            log.warning(
+                "no live process ready within %.0f s: still starting (each compiles the kernels of its "
+                "computations first, for minutes on a fresh machine)",
+                timeout,
+            )
             return
         log.info("%d live processes started, each capped at %s more", started, bytes_text(self._memory_bytes))
 
@@ -391,8 +397,10 @@ class ProcessPool:
             theirs.close()
             child = _Child(process, ours)
             try:
-                if ours.poll(START_SECONDS):
+                while ours.poll(START_SECONDS):
                     kind, base = ours.recv()
+                    if kind == "warming":  # a question of its warm-up done: alive, and compiling
+                        continue
                     if kind == "ready":
                         child.base = int(base)
                         with self._changed:
@@ -401,6 +409,7 @@ class ProcessPool:
                                 self._idle.append(child)
                                 self._changed.notify_all()
                                 return
+                    break
             except (EOFError, OSError):
                 pass
             process.kill()

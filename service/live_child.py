@@ -10,7 +10,6 @@ otherwise compete with the server's cheap lookups and its answers at their deadl
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import pickle
@@ -31,9 +30,6 @@ log = logging.getLogger(__name__)
 #: How much lower than the server's the live processes' scheduling priority is: busy with runaway work
 #: on every core, they must not delay the lookups and health checks the server answers itself.
 NICENESS = 10
-#: Each process values every listed game's first example once it has started (each within this many
-#: seconds), so its memory cap is measured with the kinds' kernels loaded.
-WARM_UP_SECONDS = 2.0
 
 
 def address_space(pid: int | str = "self") -> int:
@@ -98,21 +94,19 @@ def main(settings_pickled: bytes, database_url: str | None, conn: Connection, me
     os.nice(NICENESS)  # the server process, which answers cheap lookups, comes first for the cores
     from engine.deadline import Deadline
     from engine.errors import NimbaseError
-    from engine.registry import list_games
     from service import learned
     from service.clients import CLIENT, WAITED
     from service.core import Nimbase
+    from service.warm_up import warm_up
     from storage.database import create_engine
 
     settings: Settings = pickle.loads(settings_pickled)
     logging.basicConfig(level=settings.log_level, format="%(asctime)s [live] %(name)s %(message)s")
 
     service = Nimbase(settings, create_engine(database_url) if database_url is not None else None)
-    for info in list_games():
-        for position in info.examples[:1]:
-            with contextlib.suppress(NimbaseError):
-                if service.game(info.id).warms_up:
-                    service.get_value(info.id, position, time.monotonic() + WARM_UP_SECONDS)
+    # Every kernel a computation may run, compiled (or loaded from numba's cache) before the process says
+    # it is ready: never under a request's deadline; and its memory cap is measured with them loaded.
+    warm_up(settings, lambda done, total: conn.send(("warming", done)))
     base = address_space()
     _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     cap = base + memory_bytes

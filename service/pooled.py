@@ -263,7 +263,14 @@ class PooledService:
         self.local.authorize(token, action)
 
     def health(self) -> Health:
-        """The service's health, ready once every live process has started (GET /readyz)."""
+        """The service's health, ready once this process is and every live process has started, its
+        kernels compiled (GET /readyz)."""
         health, started = self.local.health(), self.pool.started()
         details = {**health.details, "live_processes": {"started": started, "of": self.pool.size}}
-        return dataclasses.replace(health, details=details, ready=started >= self.pool.size)
+        reasons = list(health.reasons)
+        if started < self.pool.size:
+            reasons.append(
+                f"starting its live processes, each compiling the kernels of its computations: {started} "
+                f"of {self.pool.size} ready"
+            )
+        return dataclasses.replace(health, details=details, ready=not reasons, reasons=reasons)

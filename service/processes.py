@@ -23,6 +23,7 @@ from multiprocessing.process import BaseProcess
 
 from nimbase.settings import Settings
 from service.ports import bind_port
+from service.readiness import SharedNote
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +44,9 @@ def reserve_port(host: str, port: int) -> tuple[int, socket.socket]:
     return sock.getsockname()[1], sock
 
 
-def _child(settings: Settings, database_url: str, metrics_dir: str, index: int) -> None:
+def _child(
+    settings: Settings, database_url: str, metrics_dir: str, index: int, worker: SharedNote | None = None
+) -> None:
     """One server process: its own service over the shared ports (runs in a spawned interpreter)."""
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir  # before prometheus_client is imported
     from service import malloc
@@ -61,12 +64,16 @@ def _child(settings: Settings, database_url: str, metrics_dir: str, index: int) 
         reuse_port=True,
         metrics=Metrics(shared_dir=metrics_dir),
         database_url=database_url,
+        worker=worker,
     )
 
 
-def serve_processes(settings: Settings, database_url: str, processes: int) -> int:
+def serve_processes(
+    settings: Settings, database_url: str, processes: int, worker: SharedNote | None = None
+) -> int:
     """Run `processes` servers on the settings' ports until SIGINT or SIGTERM; 0 once all stopped, 1 if
-    they could not be kept running."""
+    they could not be kept running. `worker` (`nimbase run`'s word on its worker) goes to each: they
+    are not ready while it says something is wrong."""
     grpc_port, grpc_hold = reserve_port(settings.host, settings.grpc_port)
     http_port, http_hold = reserve_port(settings.host, settings.http_port)
     shared = settings.model_copy(update={"grpc_port": grpc_port, "http_port": http_port})
@@ -76,7 +83,9 @@ def serve_processes(settings: Settings, database_url: str, processes: int) -> in
 
     def start(index: int) -> BaseProcess:
         child = context.Process(
-            target=_child, args=(shared, database_url, metrics_dir, index), name=f"nimbase-serve-{index}"
+            target=_child,
+            args=(shared, database_url, metrics_dir, index, worker),
+            name=f"nimbase-serve-{index}",
         )
         child.start()
         return child

@@ -37,7 +37,9 @@ from service.metrics import Metrics
 from service.pooled import PooledService
 from service.ports import bind_port
 from service.rate_limit import RateLimiter
+from service.readiness import SharedNote
 from service.rest.app import create_app
+from service.warm_up import WarmUp
 
 log = logging.getLogger(__name__)
 
@@ -232,11 +234,15 @@ def run_configured(
     reuse_port: bool = False,
     metrics: Metrics | None = None,
     database_url: str | None = None,
+    worker: SharedNote | None = None,
 ) -> None:
     """`serve` on the settings' ports, host, limits, CORS origins, rate limit and TLS until SIGINT or
     SIGTERM, then stop gracefully (the `nimbase serve` entry point, and each process of `nimbase serve
     --processes N`). Given the `database_url` the service was built on, its computations run in
-    `Limits.live_processes` processes (service.isolation), unless that is 0."""
+    `Limits.live_processes` processes (service.isolation), unless that is 0. The server is ready once
+    this process has compiled the kernels its requests may run (service.warm_up, in the background:
+    /healthz answers meanwhile) and, given `worker` (`nimbase run`'s word on its worker), while that
+    says nothing is wrong."""
 
     async def main(served: NimbaseService) -> None:
         stop = asyncio.Event()
@@ -257,6 +263,10 @@ def run_configured(
             metrics=metrics,
         )
 
+    if isinstance(service, Nimbase):
+        service.readiness.require("kernels", WarmUp(settings).start().reason)
+        if worker is not None:
+            service.readiness.require("worker", worker.read)
     collector.freeze_startup()  # the service, its kinds and the modules: out of every full collection
     sys.setswitchinterval(SWITCH_SECONDS)
     with isolated(service, settings, database_url, wait=False) as served:

@@ -557,6 +557,33 @@ class JobQueue:
         """Put a running job back in the queue (a worker shutting down); False when the lease was lost."""
         return self._update_owned(job_id, worker_id, status="queued", lease_owner=None, lease_expires_at=None)
 
+    def release_dead(self, worker_id: str) -> builtins.list[int]:
+        """Put back in the queue at once, not at their lease's expiry, the running jobs of a worker known
+        to be dead (its supervisor saw it exit); their ids. An attempt counts as one whose lease ran out:
+        a job past MAX_ATTEMPTS fails as it would then."""
+        owned = sa.and_(jobs.c.lease_owner == worker_id, jobs.c.status == "running")
+        queued = (
+            jobs.update()
+            .where(owned, jobs.c.attempts < MAX_ATTEMPTS)
+            .values(status="queued", lease_owner=None, lease_expires_at=None)
+            .returning(jobs.c.id)
+        )
+        with unavailable_on_disconnect(), self._engine.begin() as conn:
+            ids = [int(i) for i in conn.execute(queued).scalars()]
+            conn.execute(
+                jobs.update()
+                .where(owned)
+                .values(
+                    status="failed",
+                    error=f"gave up after {MAX_ATTEMPTS} attempts: every worker that ran it stopped without "
+                    "finishing (killed, or out of its lease)",
+                    lease_owner=None,
+                    lease_expires_at=None,
+                    finished_at=sa.func.now(),
+                )
+            )
+        return ids
+
     def _update_owned(self, job_id: int, worker_id: str, **values: Any) -> bool:
         stmt = (
             jobs.update()

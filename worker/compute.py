@@ -7,7 +7,10 @@ address space is capped (RLIMIT_AS, NIMBASE_WORKER_MEMORY_BYTES), and waits for 
 time it chooses: past it, or as soon as the job must stop (lease lost, job cancelled, worker shutting
 down), the child is killed. The child never writes to the database (the worker writes every checkpoint),
 so killing it loses the step in flight and nothing else; and it exits when its worker's end of the pipe
-closes, so a killed worker leaves no computation behind.
+closes, so a killed worker leaves no computation behind. It ignores the signals that stop its worker
+(a terminal's Ctrl-C reaches the whole process group): the worker stops it and puts the job back in the
+queue, and a child that died of a signal the worker received too is not the job's failure. A failure
+names how the child died (its signal or exit code), and the memory cap only when it was seen near it.
 
 A kernel that checkpoints while it makes its object whole (engine.kind.ChecksPoints) has each record
 forwarded to the worker as it is made, and is given back the records of a stopped run (`resume`) before
@@ -56,6 +59,16 @@ CHILD_PROGRESS_SECONDS = 0.1
 PRELOAD = ["worker.compute", "engine.registry"]
 #: The setting that caps the child's memory, as messages name it.
 MEMORY_SETTING = variable_name(("worker", "memory_bytes"))
+#: A child that died with its address space within this fraction of its cap died of its memory: only then
+#: does the job's error name the cap.
+NEAR_CAP = 0.9
+#: How long a worker whose child died of a signal (or whose fork server did) waits for a stop of its own
+#: before it takes the death for the job's failure: a terminal's Ctrl-C, or SIGTERM to the process group,
+#: reaches the child and the worker at once, and the worker's handler runs only at its next bytecode.
+STOP_GRACE_SECONDS = 0.5
+#: Signals the child ignores: they stop the worker, which then stops its child (the job goes back to the
+#: queue), rather than kill the computation under it and pass for the job's failure.
+WORKER_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class ComputeError(Exception):
@@ -98,6 +111,8 @@ class Computer:
         self.memory_bytes = memory_bytes
         self._process: BaseProcess | None = None
         self._conn: Connection | None = None
+        #: The largest address space the child was seen to map during the current call.
+        self._seen = 0
 
     def use(
         self,
@@ -207,6 +222,7 @@ class Computer:
         payloads: Iterable[bytes] = (),
         checkpoint: Callable[[bytes], None] | None = None,
     ) -> Any:
+        self._seen = 0
         try:
             conn = self._start()
             try:
@@ -217,7 +233,7 @@ class Computer:
                 if message[0] == "resume":
                     conn.send(("end",))
             except (OSError, ValueError):
-                raise self._died(what) from None
+                raise self._died(what, check) from None
             while True:
                 check()
                 now = time.monotonic()
@@ -226,13 +242,15 @@ class Computer:
                     raise TimeUp(what)
                 if not conn.poll(POLL_SECONDS if until is None else min(POLL_SECONDS, until - now)):
                     process = self._process
-                    if process is not None and not process.is_alive():
-                        raise self._died(what)
+                    if process is not None:
+                        self._seen = max(self._seen, address_space(process.pid))
+                        if not process.is_alive():
+                            raise self._died(what, check)
                     continue
                 try:
                     answer = conn.recv()
                 except (EOFError, OSError):
-                    raise self._died(what) from None
+                    raise self._died(what, check) from None
                 kind = answer[0]
                 if kind == "progress":
                     if progress is not None:
@@ -283,22 +301,57 @@ class Computer:
         except Exception:  # the lease is gone, the child too: what is left cannot be kept
             return
 
-    def _died(self, what: str) -> ComputeError:
+    def _died(self, what: str, check: Callable[[], None]) -> ComputeError:
+        """The error of a child that died, naming how: its signal or exit code, and the memory cap only
+        when it was seen near it. A child killed by a signal the worker received too (its process group's
+        Ctrl-C or SIGTERM) is no failure: `check` then raises the worker's stop, which is raised instead."""
         process = self._process
         if process is not None:
             process.join(1.0)  # it closed its pipe: give it a moment to be gone, for its exit code
         code = None if process is None else process.exitcode
+        check()  # (what it raises takes the records the child sent, then closes it)
+        if code is None or code < 0 or code == FORK_SERVER_GONE:
+            until = time.monotonic() + STOP_GRACE_SECONDS
+            while time.monotonic() < until:
+                time.sleep(POLL_SECONDS / 5)
+                check()
         self.close()
+        return ComputeError(f"{what}: the process computing it {self._how(code)}")
+
+    def _how(self, code: int | None) -> str:
         if code is None:
             how = "stopped answering"
         elif code < 0:
-            how = f"was killed by signal {-code}"
+            how = f"was killed by signal {-code} ({_signal_name(-code)})"
+        elif code == FORK_SERVER_GONE:
+            how = f"was lost with the fork server that started it (exit code {code})"
         else:
             how = f"exited ({code})"
-        cap = ""
-        if self.memory_bytes:
-            cap = f", under its memory cap of {self.memory_bytes} bytes ({MEMORY_SETTING})"
-        return ComputeError(f"{what}: the process computing it {how}{cap}")
+        if self.memory_bytes and self._seen >= NEAR_CAP * self.memory_bytes:
+            how += f", near its memory cap of {self.memory_bytes} bytes ({MEMORY_SETTING})"
+        return how
+
+
+#: The exit code multiprocessing gives a fork server's child once the fork server is gone (its status
+#: can no longer be read): the child itself may well have been sound.
+FORK_SERVER_GONE = 255
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return "unknown signal"
+
+
+def address_space(pid: int | None) -> int:
+    """Bytes of address space a process maps (VmSize), as its RLIMIT_AS counts them; 0 once it is gone
+    (or where /proc is not)."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as statm:
+            return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 # ---- the child --------------------------------------------------------------------------------------
@@ -306,7 +359,8 @@ class Computer:
 
 def serve(conn: Connection, memory_bytes: int) -> None:
     """The child: answer the worker's messages until its end of the pipe closes."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the worker decides when its computation stops
+    for signum in WORKER_SIGNALS:  # the worker decides when its computation stops
+        signal.signal(signum, signal.SIG_IGN)
     os.nice(NICENESS)
     inbox: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
 

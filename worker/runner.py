@@ -503,6 +503,9 @@ class Worker:
                 log.warning("job %d: checkpoint %d not stored, nor any later one: %s", job.id, number, exc)
                 broken = True
                 return
+            except LeaseLost:  # nor any later one (those the child already sent, handed over as it stops)
+                broken = True
+                raise
             log.info("job %d: stored checkpoint %d (%d bytes)", job.id, number, len(record))
             number += 1
 

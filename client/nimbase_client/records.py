@@ -201,6 +201,9 @@ class ErrorDetail(TypedDict):
     job: NotRequired[Job]
     """RESOURCE_EXHAUSTED only: the precompute job queued (or already open) that will make the answer
     possible; ask again when it is done."""
+    reasons: NotRequired[list[str]]
+    """`/readyz`'s UNAVAILABLE only: what the server waits for before it is ready (its kernels compiling,
+    its live processes starting, `nimbase run`'s worker not running), each in a sentence."""
 
 
 class ErrorBody(TypedDict):

@@ -52,7 +52,6 @@ from engine.positions import quote_position, quote_token
 from engine.precompute import PROCESS_BYTES, JobPlan, StoredName
 from engine.stored_bytes import BytesKernel, read_stored
 from engine.values import BestMoveResult, GameInfo, MoveValue, Outcome, Source, Value
-from kinds.chess import checkpoint as ck
 from kinds.chess.answers import PositionInfo, answer, info_at, move_info, position_info
 from kinds.chess.fen import MAX_SYZYGY_MEN, position_fen
 from kinds.chess.format import ChessValues, InflatingTables
@@ -162,13 +161,13 @@ class TableKernel(BytesKernel):
         #: Given each checkpoint record of the solve as its stage ends (kinds.chess.checkpoint):
         #: whoever runs the kernel keeps them, so that a solve stopped part way resumes (`resume`).
         self.checkpoint: Callable[[bytes], None] | None = None
-        self._resume = b""
+        self._resume: Sequence[bytes] = ()
         self._stats: dict[str, Any] | None = None
 
     def resume(self, records: Sequence[bytes]) -> None:
         """Have `make` go on from the checkpoint records (in order) that a stopped solve of this material
         gave, instead of solving their stages again (engine.kind.ChecksPoints)."""
-        self._resume = ck.join(list(records))
+        self._resume = list(records)  # not joined: a copy of tens of megabytes the solve would hold too
 
     def needs(self) -> tuple[StoredName, ...]:
         return tuple(StoredName(sub.game_id, TABLE) for sub in self.material.sub_materials())

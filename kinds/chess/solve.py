@@ -12,7 +12,7 @@ stage in flight.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 import chess
 import numpy as np
@@ -67,7 +67,7 @@ def solve_material(
     tables: Mapping[str, ChessValues],
     progress: Callable[[int, int], None] | None = None,
     checkpoint: Callable[[bytes], None] | None = None,
-    resume: bytes = b"",
+    resume: bytes | Sequence[bytes] = b"",
 ) -> ChessValues:
     """`material`'s DTM and DTZ; `tables` holds (at least) the values of every material its captures
     and promotions lead to, each read (`tables[name]`) when the first slice that needs it comes and not
@@ -76,7 +76,9 @@ def solve_material(
     Slots naming no position hold the values of the slot before them (they deflate to nothing).
 
     checkpoint(record) is given a record as each stage ends (kinds.chess.checkpoint), and
-    `resume` (records joined) restores those stages instead of solving them again."""
+    `resume` (records joined, or in a sequence) restores those stages instead of solving them again,
+    each inflated straight into the arrays the solve holds anyway when its stage comes, so a resumed
+    solve needs no more memory than an uninterrupted one (beyond the records, deflated)."""
     spec = material.spec
     order = slice_order(material)
     wanted = _wanted(material, order)
@@ -88,7 +90,7 @@ def solve_material(
     dtz = np.zeros(n, dtype=np.int16)
     block = int(ix.block_size(spec))
     stages = len(order) == 1  # one slice (no pawns): checkpoints within it too
-    restored = _restored(resume, block, order)
+    restored = _restored(resume, order)
     total = 3 * block * len(order)
     done = 0
     deg = np.empty(block, dtype=np.uint8)
@@ -109,14 +111,14 @@ def solve_material(
         lo = config * block
         found = restored.get(config, {})
         if ck.SLICE in found:
-            dtm[lo : lo + block], dtz[lo : lo + block] = found[ck.SLICE].arrays
+            ck.unpack_into(found.pop(ck.SLICE), block, (dtm[lo : lo + block], dtz[lo : lo + block]))
             continue
         if wanted[at] != loaded:
             loaded = wanted[at]
             child_dtm = child_dtz = np.zeros(1, np.int16)  # the tables no longer read, let go first
             child_dtm, child_dtz, rows = _children(material, loaded, tables)
         if ck.PREPARED in found:
-            deg[:], exm[:], exz[:] = found[ck.PREPARED].arrays
+            ck.unpack_into(found.pop(ck.PREPARED), block, (deg, exm, exz))
         else:
             for a in range(lo, lo + block, CHUNK):
                 b = min(lo + block, a + CHUNK)
@@ -139,7 +141,7 @@ def solve_material(
             if stages and checkpoint is not None:
                 checkpoint(ck.pack(ck.PREPARED, config, (deg, exm, exz)))
         if ck.DTM in found:
-            (dtm[lo : lo + block],) = found[ck.DTM].arrays
+            ck.unpack_into(found.pop(ck.DTM), block, (dtm[lo : lo + block],))
         else:
             spare = deg.copy()
             retro.retro(spec, lo, lo + block, dtm, spare, exm, MAX_LEVEL)
@@ -204,13 +206,15 @@ def _children(
     return child_dtm, child_dtz, rows
 
 
-def _restored(resume: bytes, block: int, order: list[int]) -> dict[int, dict[int, ck.Record]]:
-    """The records of `resume` by slice and kind; CorruptCheckpoint for a slice the solve has not."""
-    found: dict[int, dict[int, ck.Record]] = {}
+def _restored(resume: bytes | Sequence[bytes], order: list[int]) -> dict[int, dict[int, bytes | memoryview]]:
+    """The records of `resume` by slice and kind, still deflated (their headers read; each is inflated
+    when its stage comes); CorruptCheckpoint for a slice the solve has not."""
+    found: dict[int, dict[int, bytes | memoryview]] = {}
     slices = set(order)
-    for data in ck.split(resume):
-        record = ck.unpack(data, block)
-        if record.config not in slices:
-            raise ck.CorruptCheckpoint(f"a checkpoint of slice {record.config}, which this material has not")
-        found.setdefault(record.config, {})[record.kind] = record
+    records = ck.split(resume) if isinstance(resume, bytes | bytearray | memoryview) else resume
+    for data in records:
+        kind, config = ck.kind_of(data)
+        if config not in slices:
+            raise ck.CorruptCheckpoint(f"a checkpoint of slice {config}, which this material has not")
+        found.setdefault(config, {})[kind] = data
     return found

@@ -15,7 +15,7 @@ draws, then losses by most; score games by margin.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,11 +102,15 @@ def _weigh(solved: dict[int, TierTable]) -> int:
 class RulesGame(GameKind[int]):
     """A plugin's game; positions are the rules' codes, written as the rules write them."""
 
-    #: No warm-up: valuing a rules game's first example solves the whole game (Connect Four 4 x 4's 88,289
-    #: positions), work and memory no request asked for, at every process start; its kernels are not what
-    #: it would load ahead either, since they are compiled once on disk (nimbase_rules.compiled) and load
-    #: in a fraction of a second when first asked for.
+    #: No warm-up of a live process's memory: valuing a rules game's first example solves the whole game
+    #: (Connect Four 4 x 4's 88,289 positions), work and memory no request asked for.
     warms_up = False
+
+    def warm_ups(self) -> Sequence[str]:
+        """The examples of the games ListGames shows (small boards, each solved in well under a second
+        once compiled), whose requests would otherwise load the shared rules kernels (and the game's
+        own, from nimbase_rules.compiled) under their deadline."""
+        return self.info().examples
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules

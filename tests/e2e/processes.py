@@ -78,7 +78,7 @@ def start_server(database_url: str, log_path: Path, **extra: str) -> Server:
         cwd=REPO,
     )
     server = Server(process, f"127.0.0.1:{grpc_port}", f"http://127.0.0.1:{http_port}", log_path)
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + 300  # ready once it compiled its kernels (service.warm_up)
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"server exited with {process.returncode}:\n{server.log()}")

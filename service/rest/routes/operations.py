@@ -31,19 +31,33 @@ async def healthz(request: Request) -> Response:
     return JSONResponse(convert.health_as_dict(health))
 
 
-@router.get("/readyz", tags=["operations"], response_model=schema.Health, responses=errors(503))
+#: /readyz's 503, documented apart: the error says what the server waits for.
+NOT_READY = {
+    "model": schema.ErrorBody,
+    "description": "UNAVAILABLE: not ready yet; `error.reasons` lists what the server waits for (its "
+    "kernels compiling, its live processes starting, `nimbase run`'s worker not running).",
+}
+
+
+@router.get(
+    "/readyz", tags=["operations"], response_model=schema.Health, responses={**errors(), 503: NOT_READY}
+)
 async def readyz(request: Request) -> Response:
-    """200 (the /healthz body) once the server computes at full strength, every live process started;
-    UNAVAILABLE (503) until then. The server answers from its first second what it answers by itself, but
-    a computation waits for a live process: a load balancer or a benchmark waits for this."""
+    """200 (the /healthz body) once the server answers within its targets: every kernel its requests may
+    run compiled or loaded (in this process and in each live process), every live process started, and
+    under `nimbase run` its worker running. UNAVAILABLE (503) until then, the error's `reasons` saying
+    what it waits for. The server answers from its first second what it can, but a request meanwhile
+    may wait for a compile or a live process: a load balancer, a test or a benchmark waits for this."""
     try:
         health = service_of(request).health()
     except Exception:
         log.exception("health check failed")
         return error_response("UNAVAILABLE", "the server's health could not be read")
     if not health.ready:
-        started = health.details.get("live_processes")
-        return error_response("UNAVAILABLE", f"the server is starting its live processes ({started})")
+        reasons = health.reasons or ["not ready"]
+        body = convert.error_body("UNAVAILABLE", "not ready: " + "; ".join(reasons))
+        body["error"]["reasons"] = reasons
+        return JSONResponse(body, status_code=convert.http_status("UNAVAILABLE"))
     return JSONResponse(convert.health_as_dict(health))
 
 

@@ -4,6 +4,9 @@ damaged records are refused, a record cut short by the stop is left out."""
 
 from __future__ import annotations
 
+import tracemalloc
+from collections.abc import Callable
+
 import pytest
 
 from engine.precompute import StoredName
@@ -104,3 +107,29 @@ def test_damaged_records_are_refused_and_a_cut_one_is_left_out() -> None:
         ck.unpack(records[1], block + 1)
     with pytest.raises(ck.CorruptCheckpoint):
         solve_material(parse_material("KRvK"), tables_for(material), resume=ck.join(records))
+
+
+def traced_peak(solve: Callable[[], object]) -> int:
+    """Bytes the solve held at its peak beyond what was held before it (numpy's arrays count)."""
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        solve()
+        return tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("stop", [1, 2])
+def test_a_resumed_solve_needs_no_more_memory_than_an_uninterrupted_one(stop: int) -> None:
+    """Issue 32, finding 5: a five-man solve resumed from its first checkpoint ran out of the worker's
+    memory cap that the uninterrupted solve fits in. Resuming may hold its records (deflated) besides
+    what the solve holds anyway, and nothing more: no record inflated whole beside its arrays' copies."""
+    material = parse_material("KQvK")
+    tables = tables_for(material)
+    records = stopped_after(material, stop)
+    joined = ck.join(records)
+    straight = traced_peak(lambda: solve_material(material, tables))
+    resumed = traced_peak(lambda: solve_material(material, tables, resume=joined))
+    assert resumed <= straight + sum(len(r) for r in records), (resumed, straight)

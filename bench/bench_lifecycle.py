@@ -1,0 +1,247 @@
+"""Start, stop, restart (issue 32): `nimbase run` from its start to /readyz 200, on a fresh machine (empty
+data directory, numba cache and home) and warm; the first answer of each shipped kind once ready; and a
+worker stopped mid-solve, by SIGINT and by SIGKILL inside `run`: how soon its job is queued again, whether
+the next worker resumes from its last checkpoint, and how much work was lost.
+
+Each figure is printed beside its target. `python -m bench.bench_lifecycle` (`make bench` runs it); the
+cold start compiles every kernel from nothing and takes minutes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from bench.common import ADMIN_TOKEN, figure, free_port
+from nimbase.client import NimbaseClient
+from storage.checkpoints import CheckpointStore
+from storage.database import create_engine
+from storage.embedded import database_url
+
+REPO = Path(__file__).resolve().parents[1]
+#: The first answer of each shipped kind once ready, asked one after the other: (game, position).
+FIRST_ANSWERS = (
+    ("nim", "3 5 7"),
+    ("subtraction:1,3,4", "10 12"),
+    ("octal:0.77", "1000"),
+    ("grundy", "7 4"),
+    ("wythoff", "3,5"),
+    ("bicolor-nim", "2w1b 3w 4b"),
+    ("lights-out:5x5", "00000/01100/01100/00000/00000"),
+    ("graph:bench", "a"),
+    ("chess:KRvK", "8/8/8/8/8/2k5/8/KR6 w - - 0 1"),
+    ("chess:KQvKR", "8/8/8/4k3/8/8/7r/KQ6 w - - 0 1"),
+    ("tictactoe", "x../.o./..."),
+    ("connect4:4x4", "..../..../..../...."),
+)
+FIRST_ANSWER_TARGET_MS = 50.0
+REQUEUE_TARGET_S = 5.0
+#: The table solved while its worker is stopped: one slice, solved in stages seconds apart.
+GAME = "chess:KQvKR"
+ADMIN = {"authorization": f"Bearer {ADMIN_TOKEN}"}
+GRAPH = {"name": "bench", "vertices": ["a", "b", "c"], "edges": [["a", "b"], ["b", "c"]]}
+READY_SECONDS = 3600.0
+
+
+@dataclass
+class Machine:
+    root: Path
+    env: dict[str, str]
+
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.env['NIMBASE_HTTP_PORT']}"
+
+    @property
+    def grpc(self) -> str:
+        return f"127.0.0.1:{self.env['NIMBASE_GRPC_PORT']}"
+
+
+def fresh_machine(keep_numba_cache: bool = False) -> Machine:
+    root = Path(tempfile.mkdtemp(prefix="nbl"))  # short: PostgreSQL's socket lives there
+    for name in ("h", "v", "n"):
+        (root / name).mkdir()
+    skipped = ("NIMBASE_", "NUMBA_")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(skipped) and k != "DATABASE_URL"}
+    if keep_numba_cache and "NUMBA_CACHE_DIR" in os.environ:
+        env["NUMBA_CACHE_DIR"] = os.environ["NUMBA_CACHE_DIR"]
+    env |= {
+        "HOME": str(root / "h"),
+        "XDG_DATA_HOME": "",
+        "NIMBASE_VAR_DIR": str(root / "v"),
+        "NIMBASE_HOST": "127.0.0.1",
+        "NIMBASE_GRPC_PORT": str(free_port()),
+        "NIMBASE_HTTP_PORT": str(free_port()),
+        "NIMBASE_ADMIN_TOKEN": ADMIN_TOKEN,
+        "NIMBASE_WORKER_CHECKPOINT_SECONDS": "0",
+        "NIMBASE_LOG_LEVEL": "INFO",
+        "PYTHONUNBUFFERED": "1",
+    }
+    if not keep_numba_cache:
+        env["NUMBA_CACHE_DIR"] = str(root / "n")
+    return Machine(root, env)
+
+
+def start(machine: Machine) -> tuple[subprocess.Popen[bytes], float]:
+    """`nimbase run` (one server process), and the seconds until its /readyz is 200."""
+    started = time.monotonic()
+    with (machine.root / "run.log").open("ab") as log:
+        run = subprocess.Popen(
+            [sys.executable, "-m", "cli", "run", "--processes", "1"],
+            cwd=REPO,
+            env=machine.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    while True:
+        if run.poll() is not None or time.monotonic() - started > READY_SECONDS:
+            raise RuntimeError((machine.root / "run.log").read_text()[-3000:])
+        try:
+            if httpx.get(f"{machine.http}/readyz", timeout=5).status_code == 200:
+                return run, time.monotonic() - started
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+
+
+def stop(run: subprocess.Popen[bytes]) -> None:
+    """SIGINT to the process group (Ctrl-C), SIGKILL past a minute."""
+    os.killpg(run.pid, signal.SIGINT)
+    try:
+        run.wait(60)
+    except subprocess.TimeoutExpired:
+        os.killpg(run.pid, signal.SIGKILL)
+        run.wait()
+
+
+def first_answers(machine: Machine, label: str) -> None:
+    with httpx.Client(base_url=machine.http, timeout=60) as http:
+        http.post("/v1/graphs", json=GRAPH, headers=ADMIN)  # 409 on the second start: it is stored
+        for game, position in FIRST_ANSWERS:
+            began = time.perf_counter()
+            reply = http.get("/v1/value", params={"game": game, "position": position})
+            took = (time.perf_counter() - began) * 1000
+            figure(f"first answer {game} ({label}, {reply.status_code})", took, "ms")
+    print(f"target: each first answer <= {FIRST_ANSWER_TARGET_MS:.0f} ms after ready", flush=True)
+
+
+def workers(pid: int) -> list[int]:
+    """The ids of the `nimbase worker` processes `pid` started (its children, from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        parent = int(stat.rpartition(")")[2].split()[1])
+        if parent == pid and b"worker" in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def stopped_worker(machine: Machine, run: subprocess.Popen[bytes], signum: signal.Signals) -> None:
+    """Queue GAME's table, stop the worker by `signum` once the solve stored a checkpoint, and print how
+    soon the job was queued again, the records the next worker resumed from and the work lost: the
+    seconds of solving since the last checkpoint record stored before the stop (what the next worker
+    solves again; from the run's log), beside the seconds the records kept."""
+    with NimbaseClient(machine.grpc, token=ADMIN_TOKEN, timeout=60) as client:
+        for job in client.list_jobs()["jobs"]:  # the default set: not what is measured here
+            if job["status"] in ("queued", "running"):
+                client.cancel_job(job["id"])
+        job = client.submit_job(GAME, 0, family="table")
+        engine = create_engine(database_url(None, machine.root / "v"))  # the database run started
+        try:
+            while CheckpointStore(engine).count(GAME, "table") == 0:  # until its first pass is stored
+                state = client.get_job(job["id"])
+                if state["status"] in ("done", "failed", "cancelled"):
+                    raise RuntimeError(f"the job ended before it could be stopped: {state}")
+                time.sleep(0.05)
+        finally:
+            engine.dispose()
+        (worker,) = workers(run.pid)
+        stopped, stopped_at = time.monotonic(), datetime.datetime.now()
+        os.kill(worker, signum)
+        while True:
+            state = client.get_job(job["id"])
+            if state["status"] == "queued":
+                queued_after = time.monotonic() - stopped
+                break
+            if state["status"] != "running":
+                raise RuntimeError(f"the stopped job became {state['status']}: {state}")
+            time.sleep(0.02)
+        while (state := client.get_job(job["id"]))["status"] != "done":
+            if state["status"] in ("failed", "cancelled"):
+                raise RuntimeError(f"the resumed job became {state['status']}: {state}")
+            time.sleep(0.1)
+    name = signum.name
+    figure(f"{name} to a worker mid-solve: job queued again after", queued_after, "s")
+    print(f"target: queued again within {REQUEUE_TARGET_S:.0f} s", flush=True)
+    log = (machine.root / "run.log").read_text()
+    found = re.findall(rf"job {job['id']}: resuming from (\d+) checkpoint records", log)
+    records = int(found[-1]) if found else 0
+    figure(f"{name}: checkpoint records the next worker resumed from", float(records), "records")
+    number = job["id"]
+    marks = re.compile(rf"^(\S+ \S+) .*(running job {number} |job {number}: stored checkpoint)", re.M)
+    before = [(_when(stamp), what) for stamp, what in marks.findall(log) if _when(stamp) <= stopped_at]
+    began = max(when for when, what in before if what.startswith("running"))
+    last = max((when for when, what in before if what.startswith("job")), default=began)
+    figure(
+        f"{name}: work lost (seconds of solving since the last checkpoint)",
+        (stopped_at - last).total_seconds(),
+        "s",
+    )
+    figure(f"{name}: work kept by the checkpoints (seconds of solving)", (last - began).total_seconds(), "s")
+
+
+def _when(stamp: str) -> datetime.datetime:
+    """A log line's time (logging's default format, local time)."""
+    return datetime.datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S,%f")
+
+
+def main() -> None:
+    """With --keep-numba-cache the first start has a fresh data directory and home but numba's cache as
+    the environment has it (the kernels compiled already: a quicker run of the rest)."""
+    kept = "--keep-numba-cache" in sys.argv[1:]
+    machine = fresh_machine(kept)
+    try:
+        run, cold = start(machine)
+        what = "fresh data and home, numba's cache kept" if kept else "fresh machine (empty caches)"
+        figure(f"nimbase run to /readyz 200, {what}", cold, "s")
+        first_answers(machine, "cold start")
+        stopped_worker(machine, run, signal.SIGINT)
+        stopped_worker(machine, run, signal.SIGKILL)
+        stop(run)
+        run, warm = start(machine)
+        figure("nimbase run to /readyz 200, warm (same data and numba cache)", warm, "s")
+        first_answers(machine, "warm start")
+        stop(run)
+    finally:
+        data = machine.root / "v" / "postgres"
+        pid_file = data / "postmaster.pid"
+        if pid_file.is_file():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid_file.read_text().split()[0]), signal.SIGINT)
+            until = time.monotonic() + 30
+            while pid_file.exists() and time.monotonic() < until:
+                time.sleep(0.2)
+        shutil.rmtree(machine.root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
