@@ -66,6 +66,9 @@ class JobPlan:
     #: Most positions the job may have to index at once, and most its index holds (None: no bound).
     positions: int | None = None
     max_positions: int | None = None
+    #: Whether its kernel stores the object's statistics beside it (set by `plan_job`): the object is
+    #: then stored once its statistics are too (a table stored before they were is backfilled by a job).
+    stats: bool = False
 
     @property
     def name(self) -> StoredName:
@@ -95,7 +98,9 @@ def plan_job(game: PlansJobs, upto: int, fill: bool = False, family: str | None 
     """The job for `upto`, `whole` where its kernel makes its object whole; NotApplicable where nothing
     is stored, InvalidArgument for a bad size."""
     plan = game.plan_job(upto, fill, family)
-    return dataclasses.replace(plan, whole=makes_whole(game.kernel_for(plan.family)))
+    kernel = game.kernel_for(plan.family)
+    stats = kernel is not None and kernel.stores_stats
+    return dataclasses.replace(plan, whole=makes_whole(kernel), stats=stats)
 
 
 def makes_whole(kernel: SequenceKernel | None) -> bool:

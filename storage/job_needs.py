@@ -65,14 +65,17 @@ def stored_size(conn: sa.Connection, plan: JobPlan) -> int | None:
     """How many values of `plan`'s object are stored, where that is what the plan asks for (None
     otherwise): an object made whole once some of it is stored and no job is writing it or stopped
     part way (the last job that ended on it was done); a sequence once it reaches `plan.values`, or
-    once its period is certified and the plan does not fill."""
+    once its period is certified and the plan does not fill; and, where its kernel stores statistics
+    (`plan.stats`), once they cover every value stored."""
     row = conn.execute(
-        sa.select(sequences.c.computed_upto, sequences.c.certified).where(
+        sa.select(sequences.c.computed_upto, sequences.c.certified, sequences.c.stats_upto).where(
             sequences.c.game_id == plan.game_id, sequences.c.family == plan.family
         )
     ).first()
     if row is None or row.computed_upto <= 0:
         return None
+    if plan.stats and row.stats_upto != row.computed_upto:
+        return None  # stored before its statistics were: a job adds them
     upto = int(row.computed_upto)
     if not plan.whole:
         return upto if upto >= plan.values or (bool(row.certified) and not plan.fill) else None

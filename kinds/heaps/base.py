@@ -14,10 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from engine import heap_stats
 from engine.component_sum import ComponentSum, Found
 from engine.errors import InvalidArgument, InvalidPosition, LimitExceeded, NotApplicable, UnknownFamily
-from engine.heap_stats import SummarisesHeaps
 from engine.kind import Context, SequenceDefaults, SequenceKernel
 from engine.moves import MoveTo
 from engine.periods import Period
@@ -26,6 +24,8 @@ from engine.precompute import MAX_UPTO, JobPlan
 from engine.records import MoveRecord
 from engine.search import SearchResult, estimate_states, solve
 from engine.values import GameInfo, Outcome, SequenceResult, Source
+from kinds.heaps import stats as heap_stats
+from kinds.heaps.stats import SummarisesHeaps
 
 __all__ = ["MAX_HEAP", "MAX_HEAPS", "GameInfo", "HeapGame", "Heaps", "SequenceKernel"]
 
@@ -204,7 +204,7 @@ class HeapGame(ComponentSum[int], SequenceDefaults):
         return self._known_stats(ctx)
 
     def stored_stats(self, ctx: Context) -> dict[str, object] | None:
-        """GetStats of the stored table from the statistics its worker stored beside it (engine.heap_stats:
+        """GetStats of the stored table from the statistics its worker stored beside it (kinds.heaps.stats:
         a few kilobytes read, not the table); None where none are stored for all of it. The period is the
         certified one stored (or certified live already), else the one the values show, uncertified."""
         kernel = self.kernel()

@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from engine import heap_stats
 from engine.errors import InvalidGameId
 from engine.periods import Period
+from kinds.heaps import stats as heap_stats
 from kinds.heaps.base import GameInfo, HeapGame, Heaps, SequenceKernel
 from kinds.heaps.kernels.guy_smith import certify_octal, observe_period
 from kinds.heaps.kernels.octal import SplitRules, reference_values
@@ -95,7 +95,7 @@ class SplitKernel(SequenceKernel):
         return heap_stats.combine(earlier, later)
 
     def heap_stats(self, stats: Mapping[str, Any], listed: int) -> dict[str, Any] | None:
-        """GetStats' figures from the stored statistics (engine.heap_stats), rare/common ones included
+        """GetStats' figures from the stored statistics (kinds.heaps.stats), rare/common ones included
         where `rarity` gives them."""
         return heap_stats.answer(stats, self.rules.two or None, listed)
 

@@ -13,6 +13,7 @@ import sqlalchemy as sa
 from engine.registry import parse_game_id
 from kinds.chess.kind import bulk_ids
 from nimbase.client import NimbaseClientError
+from nimbase.settings import DEFAULT_WORKER
 from storage.jobs import JobQueue
 from storage.schema import jobs, sequences
 from tests.database import empty_data_tables
@@ -105,7 +106,8 @@ def test_nothing_is_queued_that_no_worker_can_finish(fresh: Endpoints) -> None:
     refused = fresh.http.get("/v1/value", params={"game": "connect4:7x6", "position": EMPTY_7X6})
     assert refused.status_code == 422, refused.text
     message = refused.json()["error"]["message"]
-    assert "no job is queued" in message and "4,294,967,296 bytes (NIMBASE_WORKER_MEMORY_BYTES)" in message
+    cap = f"{DEFAULT_WORKER.memory_bytes:,} bytes (NIMBASE_WORKER_MEMORY_BYTES)"
+    assert "no job is queued" in message and cap in message
     assert "job" not in refused.json()["error"]
     dots = fresh.http.post("/v1/jobs", json={"game": "dots-and-boxes:4x4", "upto": 0}, headers=ADMIN)
     assert dots.status_code == 422 and dots.json()["error"]["code"] == "RESOURCE_EXHAUSTED"

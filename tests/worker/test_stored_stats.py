@@ -10,7 +10,8 @@ import threading
 import numpy as np
 import sqlalchemy as sa
 
-from engine.registry import parse_game_id
+from engine.precompute import plan_job
+from engine.registry import parse_game_id, plan_stored
 from storage.jobs import JobQueue
 from storage.packing import CHUNK_VALUES
 from storage.schema import sequences
@@ -52,10 +53,15 @@ def test_a_table_stored_before_stats_were_gets_them_from_its_next_job(clean_db: 
         conn.execute(sequences.update().values(stats=None, stats_upto=None))
     info = store.info(GAME, "heap")
     assert info is not None and not info.stats_current and store.stats(GAME, "heap") is None
-    job = queue.submit(GAME, "heap", 7000)
+    # Its kind stores statistics, so the table is not stored whole until they are: a job is queued.
+    plan = plan_job(parse_game_id(GAME), 7000, False, "heap")
+    queued = queue.queue(plan, plan_stored)
+    assert queued.queued
     run_all(clean_db)
     found = store.stats(GAME, "heap")
     assert found is not None and found[0] == 7000
     assert found[1] == whole_table_stats(GAME, store.read_prefix(GAME, "heap", 7000))
-    done = queue.get(job.id)
+    again = queue.queue(plan, plan_stored)
+    assert not again.queued  # stored now, statistics included
+    done = queue.get(queued.queued[-1].id)
     assert done is not None and done.status == "done"

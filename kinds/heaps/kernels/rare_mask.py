@@ -93,7 +93,7 @@ def choose_sparseness_counted(
     values: NDArray[np.int64], parities: NDArray[np.int64], counts: NDArray[np.int64], two: tuple[int, ...]
 ) -> Sparseness:
     """`choose_sparseness` of a sequence given as how many of its heaps n have each (g(n), n & 1): the
-    same classification, from its statistics alone (engine.heap_stats), without the values."""
+    same classification, from its statistics alone (kinds.heaps.stats), without the values."""
     total = int(counts.sum())
     if total == 0 or not two:
         return Sparseness(1, 1, 0, total)

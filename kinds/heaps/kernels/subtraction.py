@@ -14,9 +14,9 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-from engine import heap_stats
 from engine.kind import SequenceKernel
 from engine.periods import Period
+from kinds.heaps import stats as heap_stats
 from kinds.heaps.kernels.periodicity import certify_local
 from kinds.heaps.kernels.remoteness import heap_remoteness
 
@@ -103,7 +103,7 @@ class SubtractionKernel(SequenceKernel):
         return heap_stats.combine(earlier, later)
 
     def heap_stats(self, stats: Mapping[str, Any], listed: int) -> dict[str, Any] | None:
-        """GetStats' figures from the stored statistics (engine.heap_stats): no rare/common ones."""
+        """GetStats' figures from the stored statistics (kinds.heaps.stats): no rare/common ones."""
         return heap_stats.answer(stats, None, listed)
 
     gives_remoteness = True

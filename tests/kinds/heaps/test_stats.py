@@ -1,4 +1,4 @@
-"""Statistics of single-heap tables stored beside them (engine.heap_stats): GetStats from the stored
+"""Statistics of single-heap tables stored beside them (kinds.heaps.stats): GetStats from the stored
 statistics is what the existing code computes from the values (`HeapGame.prefix_stats`), and statistics
 combined range by range, at any split points, are those made of the whole table at once."""
 
@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
-from engine import heap_stats
 from engine.kind import SequenceKernel
 from engine.registry import parse_game_id
+from kinds.heaps import stats as heap_stats
 from kinds.heaps.base import HeapGame
 from nimbase.settings import Limits
 from tests.engine.contexts import DictMemo, engine_context
