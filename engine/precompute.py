@@ -21,8 +21,6 @@ from engine.errors import LimitExceeded
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from engine.kind import SequenceKernel
-
 #: Largest `upto` a heap-game job may ask for.
 MAX_UPTO = 1 << 36
 #: Largest side of a Wythoff table a job may ask for.
@@ -87,11 +85,20 @@ class JobPlan:
         return self.values if self.work is None else self.work
 
 
+class StoresObjects(Protocol):
+    """What `plan_job` asks of a game's kernel: `engine.kind.SequenceKernel` has it (engine.kind imports
+    this module, so it is named here by what it does)."""
+
+    stores_stats: bool
+
+    def makes_whole(self) -> bool: ...
+
+
 class PlansJobs(Protocol):
-    """What `plan_job` asks of a game: `engine.kind.GameKind` has it (the kinds import this module)."""
+    """What `plan_job` asks of a game: `engine.kind.GameKind` has it."""
 
     def plan_job(self, upto: int, fill: bool = False, family: str | None = None) -> JobPlan: ...
-    def kernel_for(self, family: str) -> SequenceKernel | None: ...
+    def kernel_for(self, family: str) -> StoresObjects | None: ...
 
 
 def plan_job(game: PlansJobs, upto: int, fill: bool = False, family: str | None = None) -> JobPlan:
@@ -103,7 +110,7 @@ def plan_job(game: PlansJobs, upto: int, fill: bool = False, family: str | None 
     return dataclasses.replace(plan, whole=makes_whole(kernel), stats=stats)
 
 
-def makes_whole(kernel: SequenceKernel | None) -> bool:
+def makes_whole(kernel: StoresObjects | None) -> bool:
     """Whether `kernel` makes its object whole (a solved graph, an endgame table): it has its own
     `SequenceKernel.length`, and its job stores that length whatever `upto` it was given."""
     return kernel is not None and kernel.makes_whole()

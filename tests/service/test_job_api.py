@@ -92,7 +92,11 @@ def test_identical_jobs_are_merged_and_stored_tables_answered_at_once(fresh: End
     kqvkr = post(fresh, {"game": "chess:KQvKR"})
     assert kqvkr["queued"] == [] and rows(fresh) == krvkp
     with fresh.db.begin() as conn:
-        conn.execute(sa.insert(sequences).values(game_id="chess:KBBvK", family="table", computed_upto=99))
+        conn.execute(  # stored whole with its statistics
+            sa.insert(sequences).values(
+                game_id="chess:KBBvK", family="table", computed_upto=99, stats={}, stats_upto=99
+            )
+        )
     stored = post(fresh, {"game": "chess:KBBvK"})
     assert stored["stored"] == {"game": "chess:KBBvK", "family": "table", "computed_upto": 99}
     assert stored["queued"] == [] and stored["id"] == 0 and stored["status"] == "done"
