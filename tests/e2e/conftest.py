@@ -1,5 +1,6 @@
-"""The end-to-end tests' processes, one of each per module: a database proxy (so a test can cut the
-server off its database), `nimbase serve` behind it, and `nimbase worker`."""
+"""The end-to-end tests' processes, one of each for the package (its modules ask different games, so
+they share them rather than start a server with its live processes and a worker each): a database proxy
+(so a test can cut the server off its database), `nimbase serve` behind it, and `nimbase worker`."""
 
 from __future__ import annotations
 
@@ -12,14 +13,14 @@ from .processes import Server, start_server, start_worker, stop
 from .proxy import DatabaseProxy
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def db_proxy(database_url: str) -> Iterator[DatabaseProxy]:
     proxy = DatabaseProxy(database_url)
     yield proxy
     proxy.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def server(db_proxy: DatabaseProxy, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     logs = tmp_path_factory.mktemp("server")
     running = start_server(db_proxy.url, logs / "server.log")
@@ -27,7 +28,7 @@ def server(db_proxy: DatabaseProxy, tmp_path_factory: pytest.TempPathFactory) ->
     stop(running.process)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def worker(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[subprocess.Popen[bytes]]:
     logs = tmp_path_factory.mktemp("worker")
     process = start_worker(database_url, logs / "worker.log")
