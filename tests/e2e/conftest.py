@@ -1,6 +1,7 @@
-"""The end-to-end tests' processes, one of each for the package (its modules ask different games, so
-they share them rather than start a server with its live processes and a worker each): a database proxy
-(so a test can cut the server off its database), `nimbase serve` behind it, and `nimbase worker`."""
+"""The end-to-end tests' processes: a database proxy (so a test can cut the server off its database) and
+`nimbase serve` behind it, one for the package (its modules ask different games, so they share them
+rather than start a server with its live processes each), and `nimbase worker`, one per module (the
+plugin modules start workers of their own, which must be the only ones to take their jobs)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def server(db_proxy: DatabaseProxy, tmp_path_factory: pytest.TempPathFactory) ->
     stop(running.process)
 
 
-@pytest.fixture(scope="package")
+@pytest.fixture(scope="module")
 def worker(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[subprocess.Popen[bytes]]:
     logs = tmp_path_factory.mktemp("worker")
     process = start_worker(database_url, logs / "worker.log")
