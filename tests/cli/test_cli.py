@@ -252,6 +252,9 @@ def test_serve_with_tls(elsewhere: Path, tmp_path: Path, database_url: str) -> N
         "NIMBASE_HTTP_PORT": str(http_port),
         "NIMBASE_TLS_CERT": str(tls.cert),
         "NIMBASE_TLS_KEY": str(tls.key),
+        # No live processes: Nim's formula answers, and each would load every kind's kernels at start
+        # (on an empty numba cache, each server process's two compiled them all at once).
+        "NIMBASE_LIMITS_LIVE_PROCESSES": "0",
     }
     log = (tmp_path / "serve.log").open("wb")
     server = subprocess.Popen(

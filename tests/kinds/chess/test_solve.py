@@ -9,8 +9,9 @@ from collections.abc import Iterator, Mapping
 import chess
 
 from kinds.chess.format import ChessValues
-from kinds.chess.material import parse_material, solve_order
+from kinds.chess.material import parse_material
 from kinds.chess.solve import solve_material
+from tests.kinds.chess.test_syzygy import Solved
 
 
 class Counting(Mapping[str, ChessValues]):
@@ -33,9 +34,9 @@ class Counting(Mapping[str, ChessValues]):
 
 def test_promotion_tables_are_read_for_the_promoting_slices_only() -> None:
     material = parse_material("KRPvK")
-    tables: dict[str, ChessValues] = {}
-    for sub in solve_order(material.sub_materials()):
-        tables[sub.name] = solve_material(sub, tables)
+    # The sub-tables as the Syzygy checks solved and cached them (solved here on an empty cache).
+    solved = Solved()
+    tables = {sub.name: solved.table(sub.name).packed for sub in material.sub_materials()}
     counting = Counting(tables)
     values = solve_material(material, counting)
     whole = solve_material(material, tables)

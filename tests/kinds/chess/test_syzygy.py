@@ -1,8 +1,8 @@
 """The chess tables against real tablebases: python-chess probing the Syzygy files (every 3- and 4-man
 material: WDL with the fifty-move rule, cursed and blessed included, DTZ, and lila's category at halfmove
 clocks around the fifty-move edge) and the Gaviota files (3-man DTM), on random positions either
-colouring; the counts of wins, draws and losses of the 3-man tables over every position; and, marked
-slow, every position of every 4-man table.
+colouring; the counts of wins, draws and losses of the 3-man tables over every position (KPvK's marked
+slow); and, marked slow, larger samples of every material and every position of every 4-man table.
 
 The tables are solved the way workers' jobs solve them (`TableKernel`, given the stored bytes of the
 tables it needs), once: the bytes are cached beside the reference files, keyed by the solver's source,
@@ -50,16 +50,12 @@ THREE_MEN = [name for name in MATERIALS if len(name) == 4]
 #: one pawn first: minutes). Every 4-man material is checked again, with more positions, marked slow.
 QUICK = {"KQvKR", "KBNvK", "KRvKP", "KNvKP"}
 #: Random positions per material: `make test`'s by men (each costs some milliseconds, mostly the
-#: reference's probes; a 3-man one less), and the slow set's.
-QUICK_EXAMPLES = {3: 3000, 4: 1000}
-SLOW_EXAMPLES = 5000
+#: reference's probes; a 3-man one less), and the slow set's (every material, 3-man ones included).
+QUICK_EXAMPLES = {3: 1000, 4: 400}
+SLOW_EXAMPLES = {3: 3000, 4: 5000}
 SAMPLED = [
     pytest.param(n, QUICK_EXAMPLES[len(n) - 1], id=n) for n in MATERIALS if n in THREE_MEN or n in QUICK
-] + [
-    pytest.param(n, SLOW_EXAMPLES, id=f"{n}-slow", marks=pytest.mark.slow)
-    for n in MATERIALS
-    if n not in THREE_MEN
-]
+] + [pytest.param(n, SLOW_EXAMPLES[len(n) - 1], id=f"{n}-slow", marks=pytest.mark.slow) for n in MATERIALS]
 #: How far from the fifty-move edge (plies, either side of it) a sample's halfmove clocks may be.
 EDGE = 3
 
@@ -229,7 +225,12 @@ def test_dtm_agrees_with_gaviota(solved: Solved, name: str) -> None:
         assert checked > 500
 
 
-@pytest.mark.parametrize("name", THREE_MEN)
+#: Every position of KPvK (the largest 3-man table) probed in Syzygy: slow; its counts are checked in
+#: `make test` against the brute force (test_chess_bruteforce) and the equations (test_chess_equations).
+COUNTED = [pytest.param(n, marks=pytest.mark.slow) if n == "KPvK" else n for n in THREE_MEN]
+
+
+@pytest.mark.parametrize("name", COUNTED)
 def test_three_man_counts_agree_with_syzygy(
     solved: Solved, syzygy: chess.syzygy.Tablebase, name: str
 ) -> None:

@@ -331,16 +331,31 @@ def expected_values(table: ChessTable, board: chess.Board) -> tuple[int, int]:
     return best_m, best_z
 
 
-@pytest.mark.parametrize("name", ["KQvK", "KRvK", "KPvK"])
-def test_values_satisfy_the_retrograde_equations(tablebase: Tables, name: str) -> None:
+#: Positions `make test` checks against the equations per material (python-chess lists each one's
+#: moves: some milliseconds a position); marked slow, every position of KQvK and KRvK.
+EQUATION_SAMPLE = 4000
+
+
+@pytest.mark.parametrize(
+    ("name", "sample"),
+    [
+        ("KQvK", EQUATION_SAMPLE),
+        ("KRvK", EQUATION_SAMPLE),
+        ("KPvK", EQUATION_SAMPLE),
+        pytest.param("KQvK", None, id="KQvK-every", marks=pytest.mark.slow),
+        pytest.param("KRvK", None, id="KRvK-every", marks=pytest.mark.slow),
+    ],
+)
+def test_values_satisfy_the_retrograde_equations(tablebase: Tables, name: str, sample: int | None) -> None:
     """DTM: wins are 1 + the quickest move to a loss, losses 1 + the slowest move (all to wins), draws
     neither; DTZ the same with zeroing moves valued from the fifty-move rule's outcome they reach.
-    Holding at every position, these determine the values: checked on every position of KQvK and
-    KRvK, and on sampled ones of KPvK."""
+    Holding at every position, these determine the values: checked on `sample` random positions of
+    each material, and (slow) on every position of KQvK and KRvK (tests.chess_equations checks every
+    position of all three in `make test` with its own move generation)."""
     table = tablebase[name]
     valid = np.flatnonzero(ix.valid_mask(table.material.spec, 0, len(table.packed)))
     rng = np.random.default_rng(7)
-    slots = valid if name != "KPvK" else rng.choice(valid, 4000, replace=False)
+    slots = valid if sample is None else rng.choice(valid, sample, replace=False)
     wrong = []
     for slot in slots.tolist():
         board = table.board_of_slot(slot)
