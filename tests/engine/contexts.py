@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.deadline import Deadline
+from engine.errors import LimitExceeded
 from engine.keep import Keepers
 from engine.kind import Allowance, Context
 from engine.kind_settings import KindSettings
@@ -108,6 +109,8 @@ class StoredWords:
 
     def __init__(self) -> None:
         self.words: dict[tuple[str, str], NDArray[np.uint32]] = {}
+        #: How many ranges `values` read (blocks of blocked tables read as probes need them).
+        self.ranges_read = 0
 
     def may_block(self) -> None:
         pass
@@ -124,3 +127,13 @@ class StoredWords:
     def stored_value(self, game_id: str, family: str, index: int) -> int | None:
         words = self.words.get((game_id, family), ())
         return int(words[index]) if index < len(words) else None
+
+    def values(
+        self, source: StoredBytes, start: int, stop: int, deadline: float
+    ) -> tuple[NDArray[np.int64], str]:
+        """Stored words start..stop (a range of a stored object's bytes, engine.stored_bytes)."""
+        words = self.words[(source.game_id, source.family)]
+        if stop > len(words):
+            raise LimitExceeded(f"words {start}..{stop} of {source.game_id} are not all stored")
+        self.ranges_read += 1
+        return words[start:stop].astype(np.int64), "table"

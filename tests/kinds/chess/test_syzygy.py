@@ -31,7 +31,7 @@ from kinds.chess import material as chess_material
 from kinds.chess import solve as chess_solve
 from kinds.chess import tables as chess_tables
 from kinds.chess.answers import FIFTY_MOVES
-from kinds.chess.format import ChessValues
+from kinds.chess.blocks import values_from_bytes
 from kinds.chess.kernels import index as chess_index
 from kinds.chess.kernels import movegen as chess_movegen
 from kinds.chess.kernels import retro as chess_retro
@@ -105,7 +105,7 @@ class Solved:
             material = chess_material.parse_material(name)
             for sub in material.sub_materials():
                 self.table(sub.name)
-            values = ChessValues.from_bytes(self._bytes(material))
+            values = values_from_bytes(self._bytes(material))
             self.tables[name] = ChessTable(material, values, self.tables)
         return self.tables[name]
 

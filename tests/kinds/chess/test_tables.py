@@ -17,7 +17,7 @@ from engine.errors import InvalidGameId, InvalidPosition, LimitExceeded
 from engine.kind import Context
 from engine.stored_bytes import encode_words
 from engine.values import MoveValue, Value
-from kinds.chess.format import ChessValues
+from kinds.chess.blocks import values_from_bytes
 from kinds.chess.kernels import index as ix
 from kinds.chess.kernels import movegen as mg
 from kinds.chess.kernels import retro
@@ -532,7 +532,7 @@ def test_the_kind_answers_as_its_tables(tablebase: Tables, served: Context) -> N
     """The kind, reading the tables from storage and parsing FENs, answers as the tables' lookups on
     the boards; a table's bytes read back as the same table."""
     krk = tablebase["KRvK"]
-    again = ChessValues.from_bytes(krk.to_bytes())
+    again = values_from_bytes(krk.to_bytes())
     assert np.array_equal(again.dtm, krk.packed.dtm) and np.array_equal(again.dtz, krk.packed.dtz)
     rng = random.Random(1)
     for _, board in valid_boards(krk.material, rng, 50):
@@ -549,7 +549,7 @@ def test_the_kind_answers_as_its_tables(tablebase: Tables, served: Context) -> N
             )
             assert served_value.position.split()[:2] == table_value.position.split()[:2]
     with pytest.raises(ValueError):
-        ChessTable(krk.material, ChessValues.from_bytes(tablebase["KvK"].to_bytes()))
+        ChessTable(krk.material, values_from_bytes(tablebase["KvK"].to_bytes()))
     # A table whose sub-tables are not loaded answers values, and refuses moves leading into them.
     alone = ChessTable(krk.material, krk.packed)
     board = chess.Board("8/8/8/8/8/8/kR6/7K b - - 0 1")
