@@ -21,6 +21,7 @@ SCRIPTS = (
     "bench.bench_rules",
     "bench.bench_chess",
     "bench.bench_chess_jobs",
+    "bench.bench_chess_blocks",
 )
 
 for name in SCRIPTS:

@@ -72,10 +72,11 @@ def running_server(
     processes: int = 1,
     settings: Mapping[str, str] | None = None,
     command: Sequence[str] | None = None,
+    ready_seconds: float = 60.0,
 ) -> Iterator[Server]:
     """`nimbase serve --processes N` on loopback (one process unless told), with more `settings`
     (NIMBASE_* variables) if given, stopped afterwards; `command` (python's arguments) serves another
-    way, such as a bench's previous path."""
+    way, such as a bench's previous path; `ready_seconds` bounds the wait for its readiness."""
     grpc_port, http_port = free_port(), free_port()
     env = {
         **os.environ,
@@ -91,7 +92,7 @@ def running_server(
     process = subprocess.Popen([sys.executable, *arguments], env=env)
     http = f"http://127.0.0.1:{http_port}"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + ready_seconds
         while True:
             try:
                 if httpx.get(f"{http}/readyz", timeout=1).status_code == 200:

@@ -20,6 +20,7 @@ either form whole).
 
 from __future__ import annotations
 
+import logging
 import struct
 import zlib
 from collections.abc import Callable, Hashable
@@ -32,6 +33,8 @@ from engine.errors import NimbaseError
 from engine.keep import Keeper
 from kinds.chess.format import _MAGIC as WHOLE_MAGIC
 from kinds.chess.format import ChessValues, CorruptTable, _unzigzag, _zigzag
+
+log = logging.getLogger(__name__)
 
 I16 = NDArray[np.int16]
 I64 = NDArray[np.int64]
@@ -189,7 +192,11 @@ class BlockedValues:
     def _load(self, block: int) -> tuple[I16, I16]:
         start, stop = int(self.index.offsets[block]), int(self.index.offsets[block + 1])
         base = self.index.base
-        return self.index.decode(block, self._read(base + start, base + stop), self.what)
+        try:
+            return self.index.decode(block, self._read(base + start, base + stop), self.what)
+        except DamagedBlock as damaged:
+            log.error("%s", damaged)  # reported each time it is met: it is never kept, never answered
+            raise
 
     def lookup(self, slot: int) -> tuple[int, int]:
         dtm, dtz = self.block(slot >> self.index.shift)

@@ -103,10 +103,11 @@ class ChessSettings:
     has stored it: three men take well under a second, four up to a minute (RESOURCE_EXHAUSTED, naming
     the job, until it is stored)."""
     table_bytes: PositiveInt = 2 << 30
-    """Bytes of endgame tables kept whole in the process (`TABLES`), each counted as its packed bytes (4
-    a slot: every table of up to four men together about 64 MB, a five-man table about 1 GB). A table
-    larger than the budget is read and inflated again for every request (tens of seconds for five men), so the
-    default holds two five-man tables beside the smaller ones; a budget is a cap, not memory taken."""
+    """Bytes of endgame tables kept in the process (`TABLES`): a stored table counts as its index (its
+    blocks are `block_bytes`'), a table solved live or stored whole before blocks as its values (4 bytes a
+    slot: every table of up to four men together about 64 MB, a five-man table about 1 GB). A whole table
+    larger than the budget is read and inflated again for every request (tens of seconds for five men), so
+    the default holds two five-man tables beside the smaller ones; a budget is a cap, not memory taken."""
     block_bytes: PositiveInt = 256 << 20
     """Bytes of stored tables' blocks kept inflated in the process (`BLOCKS`, one cache for every
     material): a stored table is read by blocks of 32,768 slots (128 KiB inflated), each when a probe

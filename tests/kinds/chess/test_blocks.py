@@ -101,7 +101,9 @@ def test_every_four_man_slot(solved: Solved) -> None:
     assert checked == sum(m.slots for m in four)
 
 
-def test_a_damaged_block_is_refused_never_answered(tablebase: dict[str, ChessTable]) -> None:
+def test_a_damaged_block_is_refused_never_answered(
+    tablebase: dict[str, ChessTable], caplog: pytest.LogCaptureFixture
+) -> None:
     values = tablebase["KRvK"].packed
     data = bytearray(to_blocks(values))
     index = BlockIndex(bytes(data[: chess_blocks.HEADER_BYTES]), lambda a, b: bytes(data[a:b]))
@@ -113,6 +115,7 @@ def test_a_damaged_block_is_refused_never_answered(tablebase: dict[str, ChessTab
     with pytest.raises(DamagedBlock, match="block 1 of a test table fails its checksum") as raised:
         table.lookup(slot)
     assert isinstance(raised.value, NimbaseError) and raised.value.code == "UNAVAILABLE"
+    assert "block 1 of a test table fails its checksum" in caplog.text  # reported
     with pytest.raises(DamagedBlock):
         table.lookup(slot)  # never kept: refused again
     with pytest.raises(DamagedBlock):

@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kinds.chess import answers as chess_answers
+from kinds.chess import blocks as chess_blocks
 from kinds.chess import format as chess_format
 from kinds.chess import material as chess_material
 from kinds.chess import solve as chess_solve
@@ -63,7 +64,16 @@ SAMPLED = [
 #: How far from the fifty-move edge (plies, either side of it) a sample's halfmove clocks may be.
 EDGE = 3
 
-_SOURCES = (chess_index, chess_movegen, chess_retro, chess_values, chess_format, chess_material, chess_solve)
+_SOURCES = (
+    chess_index,
+    chess_movegen,
+    chess_retro,
+    chess_values,
+    chess_format,
+    chess_blocks,
+    chess_material,
+    chess_solve,
+)
 
 
 def _solver_key() -> str:
