@@ -7,7 +7,9 @@ over REST.
 - GetValue p50 with a cold block (a server keeping no block and no storage chunk: every answer reads its
   block from the database) and warm (positions asked again);
 - BestMove p50 over random positions (the blocks their moves reach read as they come);
-- the server's resident memory after answering random positions across every stored material.
+- the server's resident memory after answering random positions across every stored material;
+- GetValue (cold block; its block inflated again, its storage chunk kept; warm) and BestMove (first
+  asked, again) in the service layer itself, in this process, without the transport's cost.
 
 The material is a four-man one by default (KQvKR and the tables it reads): a five-man table and its
 sub-tables take far longer than a bench run to solve on a loaded machine. `--material KQRvKR` measures a
@@ -19,6 +21,7 @@ five-man one (solved once and kept on disk by bench.chess_cache).
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import sys
@@ -30,7 +33,7 @@ from pathlib import Path
 
 import httpx
 
-from bench.bench_chess_answers import positions
+from bench.bench_chess_answers import latencies, positions
 from bench.chess_cache import solved_bytes, store_tables
 from bench.common import ADMIN_TOKEN, Server, figure, fresh_database, process_tree, running_server
 from kinds.chess.blocks import to_blocks
@@ -58,13 +61,24 @@ def blocked(data: bytes) -> bytes:
     return to_blocks(ChessValues.from_bytes(data))
 
 
+def bench_settings(variables: dict[str, str] | None = None) -> Settings:
+    """The service's settings from the environment and `variables` (NIMBASE_*), long requests allowed."""
+    saved = dict(os.environ)
+    os.environ.update(variables or {})
+    try:
+        found = Settings.from_env()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    return found.model_copy(
+        update={"admin_token": ADMIN_TOKEN, "limits": replace(found.limits, request_seconds=3600.0)}
+    )
+
+
 @contextmanager
 def stored(name: str, encode: Callable[[bytes], bytes] | None) -> Iterator[str]:
     """A fresh database holding `name`'s table and the tables it reads, in the form `encode` gives."""
-    found = Settings.from_env()
-    settings = found.model_copy(
-        update={"admin_token": ADMIN_TOKEN, "limits": replace(found.limits, request_seconds=3600.0)}
-    )
+    settings = bench_settings()
     with fresh_database(settings) as url:
         engine = create_engine(url)
         try:
@@ -116,7 +130,10 @@ def measure(url: str, name: str, fens: list[str], spread: list[tuple[str, str]])
     game = f"chess:{name}"
     out: dict[str, float] = {}
     with serving(url) as (server, client):
+        out["idle"] = resident_mib(server)
         out["first"] = timed(client, "/v1/value", game, fens[0]) * 1e3
+        other, fen = spread[0]  # another table's first answer: the kernels are loaded by now
+        out["second"] = timed(client, "/v1/value", f"chess:{other}", fen) * 1e3
         out["best"] = p50_ms([timed(client, "/v1/best-move", game, fen) for fen in fens])
         for fen in fens:  # every block these positions fall in read once
             timed(client, "/v1/value", game, fen)
@@ -133,6 +150,27 @@ def cold(url: str, name: str, fens: list[str]) -> float:
     with serving(url, COLD) as (_, client):
         timed(client, "/v1/value", game, fens[0])
         return p50_ms([timed(client, "/v1/value", game, fen) for fen in fens])
+
+
+def in_process(url: str, name: str, fens: list[str]) -> dict[str, float]:
+    """The service layer's own figures (no transport), each service fresh: GetValue with a cold block (a
+    service keeping no block and no storage chunk) and warm, BestMove first asked and asked again (ms)."""
+    game, out = f"chess:{name}", {}
+    engine = create_engine(url)
+    try:
+        cold = Nimbase(bench_settings(COLD), engine)
+        cold.get_value(game, fens[0])  # the table's index, and the kernels, read once
+        out["cold"] = p50_ms(latencies(lambda fen: cold.get_value(game, fen), fens)[0])
+        unkept = Nimbase(bench_settings({"NIMBASE_CACHE_CHESS_BLOCK_BYTES": "1"}), engine)
+        latencies(lambda fen: unkept.get_value(game, fen), fens)  # its storage chunks read and cached
+        out["inflate"] = p50_ms(latencies(lambda fen: unkept.get_value(game, fen), fens)[0])
+        service = Nimbase(bench_settings(), engine)
+        out["best first"] = p50_ms(latencies(lambda fen: service.best_move(game, fen), fens)[0])
+        out["best"] = p50_ms(latencies(lambda fen: service.best_move(game, fen), fens)[0])
+        out["warm"] = p50_ms(latencies(lambda fen: service.get_value(game, fen), fens)[0])
+    finally:
+        engine.dispose()
+    return out
 
 
 def row(what: str, new: float, target: float, old: float | None, unit: str) -> None:
@@ -159,12 +197,25 @@ def main(argv: list[str] | None = None) -> None:
     with stored(name, blocked) as url:
         new = measure(url, name, fens, spread)
         new_cold = cold(url, name, fens)
+        layer = in_process(url, name, fens)
     with stored(name, None) as url:
         old = measure(url, name, fens, spread)
+        old_layer = in_process(url, name, fens)
     row(f"{name} first GetValue in a fresh server", new["first"], FIRST_MS, old["first"], "ms")
-    row(f"{name} GetValue p50, cold block", new_cold, COLD_MS, None, "ms")
-    row(f"{name} GetValue p50, warm", new["warm"], WARM_MS, old["warm"], "ms")
-    row(f"{name} BestMove p50 (first asked)", new["best"], BEST_MOVE_MS, old["best"], "ms")
+    row("first GetValue on another stored table, same server", new["second"], FIRST_MS, old["second"], "ms")
+    row(f"{name} GetValue p50 over REST, cold block", new_cold, COLD_MS, None, "ms")
+    row(f"{name} GetValue p50 over REST, warm", new["warm"], WARM_MS, old["warm"], "ms")
+    row(f"{name} BestMove p50 over REST (first asked)", new["best"], BEST_MOVE_MS, old["best"], "ms")
+    row(f"{name} GetValue p50 in the service, cold block", layer["cold"], COLD_MS, old_layer["cold"], "ms")
+    row(f"{name} GetValue p50 in the service, block inflated again", layer["inflate"], COLD_MS, None, "ms")
+    row(f"{name} GetValue p50 in the service, warm", layer["warm"], WARM_MS, old_layer["warm"], "ms")
+    first, again = layer["best first"], layer["best"]
+    row(
+        f"{name} BestMove p50 in the service, first asked", first, BEST_MOVE_MS, old_layer["best first"], "ms"
+    )
+    row(f"{name} BestMove p50 in the service, asked again", again, BEST_MOVE_MS, old_layer["best"], "ms")
+    figure("chess blocks: resident memory of a fresh server, blocks (no table read yet)", new["idle"], "MiB")
+    figure("chess blocks: resident memory of a fresh server, stored whole (this run)", old["idle"], "MiB")
     row(
         f"server resident memory after {len(spread)} positions of {len(materials)} materials",
         new["resident"],
