@@ -13,6 +13,9 @@ sequences' own: chunks, checkpoints, leases, repairs, caches.
 - `StoredBytes` is the family as the service's sequence tables see it (read only, never grown live),
   and `read_stored(game_id, family, ctx, what, decode)` gives the stored object through `ctx.tables`,
   decoded, or None where none is stored whole or what is stored does not decode.
+- An object too large to read whole for each use is read by parts: `stored_object_size` gives its byte
+  count once all of it is stored, and `read_stored_range` a byte range of it, as the stored words holding
+  that range (the storage's verified chunks, cached by the service): chess tables' blocks.
 """
 
 from __future__ import annotations
