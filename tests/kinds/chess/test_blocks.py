@@ -93,6 +93,7 @@ def test_every_slot_of_some_four_man_materials(solved: Solved, name: str) -> Non
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)  # every 4-man table solved first where none is kept on disk
 def test_every_four_man_slot(solved: Solved) -> None:
     checked = 0
     four = [m for m in materials_of(4) if m.men == 4]
