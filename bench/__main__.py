@@ -26,6 +26,7 @@ SCRIPTS = (
     "bench.bench_stats",
     "bench.bench_misere",
     "bench.bench_lifecycle",
+    "bench.bench_chess_blocks",
 )
 
 for name in SCRIPTS:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -59,16 +60,19 @@ def _solve(material: Material, subs: dict[str, bytes]) -> bytes:
     return data
 
 
-def store_tables(engine: sa.Engine, service: Nimbase, name: str) -> None:
+def store_tables(
+    engine: sa.Engine, service: Nimbase, name: str, encode: Callable[[bytes], bytes] | None = None
+) -> None:
     """`name`'s table and every table it reads stored as a worker stores them: each material's job is
-    queued, claimed and finished with the kept bytes as its words (instead of a worker solving them
-    again)."""
+    queued, claimed and finished with the kept bytes (or `encode` of them: another stored form of the
+    same values) as its words (instead of a worker solving them again)."""
     kept: dict[str, bytes] = {}
     for material in solve_order([parse_material(name)]):
         service.submit_job(ADMIN_TOKEN, material.game_id, 0)
     queue, store = JobQueue(engine), SequenceStore(engine)
     while (job := queue.claim(WORKER, 3600.0)) is not None:
-        words = encode_words(solved_bytes(job.game_id.partition(":")[2], kept))
+        data = solved_bytes(job.game_id.partition(":")[2], kept)
+        words = encode_words(data if encode is None else encode(data))
         store.write_extension(
             job_id=job.id,
             worker_id=WORKER,

@@ -13,6 +13,9 @@ sequences' own: chunks, checkpoints, leases, repairs, caches.
 - `StoredBytes` is the family as the service's sequence tables see it (read only, never grown live),
   and `read_stored(game_id, family, ctx, what, decode)` gives the stored object through `ctx.tables`,
   decoded, or None where none is stored whole or what is stored does not decode.
+- An object too large to read whole for each use is read by parts: `stored_object_size` gives its byte
+  count once all of it is stored, and `read_stored_range` a byte range of it, as the stored words holding
+  that range (the storage's verified chunks, cached by the service): chess tables' blocks.
 """
 
 from __future__ import annotations
@@ -131,3 +134,33 @@ def read_stored(game_id: str, family: str, ctx: Context, what: str, decode: Call
         return decode(decode_words(words, what))
     except (NimbaseError, ValueError, struct.error, zlib.error):
         return None
+
+
+def stored_object_size(game_id: str, family: str, ctx: Context) -> int | None:
+    """The byte count of the object stored whole as (game_id, family), or None where none is stored, not
+    all of it yet (a job still writing it) or it cannot be read now."""
+    try:
+        stored = ctx.tables.stored_size(game_id, family)
+        low, high = ctx.tables.stored_value(game_id, family, 0), ctx.tables.stored_value(game_id, family, 1)
+    except NimbaseError:
+        return None
+    if low is None or high is None:
+        return None
+    size = low | high << 32
+    return size if stored >= words_for(size) else None
+
+
+def read_stored_range(game_id: str, family: str, ctx: Context, start: int, stop: int) -> bytes:
+    """Bytes start..stop of the object stored whole as (game_id, family), read through `ctx.tables` as
+    the stored words holding them (the storage's chunk reads, each chunk verified and cached): a kind
+    reads part of a large object without reading all of it. The tables' own errors (a damaged chunk's
+    UNAVAILABLE naming its repair, the database down, a refusal past the stored words) are raised."""
+    if not 0 <= start <= stop:
+        raise ValueError(f"invalid byte range {start}..{stop}")
+    if start == stop:
+        return b""
+    first, last = 2 + start // 4, 2 + -(-stop // 4)
+    words, _ = ctx.tables.values(StoredBytes(game_id, family), first, last, ctx.deadline.at)
+    data = words.astype("<u4").tobytes()
+    at = start - 4 * (first - 2)
+    return data[at : at + stop - start]

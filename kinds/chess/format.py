@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import struct
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -162,11 +162,14 @@ class InflatingTables(Mapping[str, ChessValues]):
     are solved, and a five-man material with a pawn fits beside the five-man tables its promotions
     lead to."""
 
-    def __init__(self, stored: Mapping[str, bytes]) -> None:
+    def __init__(
+        self, stored: Mapping[str, bytes], decode: Callable[[bytes], ChessValues] = ChessValues.from_bytes
+    ) -> None:
         self._stored = stored
+        self._decode = decode
 
     def __getitem__(self, name: str) -> ChessValues:
-        return ChessValues.from_bytes(self._stored[name])
+        return self._decode(self._stored[name])
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._stored)

@@ -8,8 +8,10 @@ Where a table comes from, cheapest first:
 - the process's keeper (`TABLES`, engine.keep: least recently used dropped past
   `ChessSettings.table_bytes`, NIMBASE_CACHE_CHESS_TABLE_BYTES; every table of up to four men together
   takes about 64 MB, a five-man one about 1 GB), so a position is then answered in well under 5 ms;
-- storage: a worker's job stores a table as the family "table" (`ChessValues.to_bytes`, through
-  engine.stored_bytes), read once through `ctx.tables` (`source` "table");
+- storage: a worker's job stores a table as the family "table" by blocks (kinds.chess.blocks, through
+  engine.stored_bytes); its header and index are read once through `ctx.tables`, each block when a probe
+  first needs it, kept in one byte-bounded cache (`BLOCKS`, `ChessSettings.block_bytes`) (`source`
+  "table"); a table stored whole before blocks (kinds.chess.format) is still read whole;
 - live: a material of at most `ChessSettings.live_men` men (3: well under a second each) is solved for
   the request, with the tables its captures and promotions lead to (`source` "live"; a stored table
   replaces it once a worker has stored one);
@@ -42,7 +44,7 @@ from typing import Annotated, Any, NamedTuple
 import chess
 from pydantic import AfterValidator
 
-from engine.errors import InvalidArgument, InvalidGameId
+from engine.errors import InvalidArgument, InvalidGameId, NimbaseError
 from engine.families import Family
 from engine.kind import Context, GameKind, SequenceKernel
 from engine.kind_resources import ResourceSpec
@@ -50,9 +52,17 @@ from engine.kind_settings import KeeperSpec, PositiveInt, SettingsDeclaration
 from engine.moves import MoveTo, check_limit, list_moves, move_rank
 from engine.positions import quote_position, quote_token
 from engine.precompute import PROCESS_BYTES, JobPlan, StoredName
-from engine.stored_bytes import BytesKernel, read_stored
+from engine.stored_bytes import BytesKernel, read_stored, read_stored_range, stored_object_size
 from engine.values import BestMoveResult, GameInfo, MoveValue, Outcome, Source, Value
 from kinds.chess.answers import PositionInfo, answer, info_at, move_info, position_info
+from kinds.chess.blocks import (
+    HEADER_BYTES,
+    BlockedValues,
+    BlockIndex,
+    is_blocked,
+    to_blocks,
+    values_from_bytes,
+)
 from kinds.chess.fen import MAX_SYZYGY_MEN, position_fen
 from kinds.chess.format import ChessValues, InflatingTables
 from kinds.chess.kernels import index as ix
@@ -93,10 +103,16 @@ class ChessSettings:
     has stored it: three men take well under a second, four up to a minute (RESOURCE_EXHAUSTED, naming
     the job, until it is stored)."""
     table_bytes: PositiveInt = 2 << 30
-    """Bytes of endgame tables kept whole in the process (`TABLES`), each counted as its packed bytes (4
-    a slot: every table of up to four men together about 64 MB, a five-man table about 1 GB). A table
-    larger than the budget is read and inflated again for every request (tens of seconds for five men), so the
-    default holds two five-man tables beside the smaller ones; a budget is a cap, not memory taken."""
+    """Bytes of endgame tables kept in the process (`TABLES`): a stored table counts as its index (its
+    blocks are `block_bytes`'), a table solved live or stored whole before blocks as its values (4 bytes a
+    slot: every table of up to four men together about 64 MB, a five-man table about 1 GB). A whole table
+    larger than the budget is read and inflated again for every request (tens of seconds for five men), so
+    the default holds two five-man tables beside the smaller ones; a budget is a cap, not memory taken."""
+    block_bytes: PositiveInt = 256 << 20
+    """Bytes of stored tables' blocks kept inflated in the process (`BLOCKS`, one cache for every
+    material): a stored table is read by blocks of 32,768 slots (128 KiB inflated), each when a probe
+    first needs it (kinds.chess.blocks), so a process serving every table holds this much of their values
+    at most, besides each table's index (about 12 bytes a block)."""
     syzygy_path: Annotated[str | None, AfterValidator(_unset_if_blank)] = None
     """Directories of the user's Syzygy files (NIMBASE_SYZYGY_PATH, several joined by the path separator;
     unset: none): materials beyond nimbase's own tables (neither stored nor solved for a request) are
@@ -106,23 +122,26 @@ class ChessSettings:
 
 #: The keeper of endgame tables, by material; its budget is `ChessSettings.table_bytes`.
 TABLES = KeeperSpec(ChessSettings, "table_bytes")
+#: The keeper of stored tables' inflated blocks, by (material, block); its budget is
+#: `ChessSettings.block_bytes`.
+BLOCKS = KeeperSpec(ChessSettings, "block_bytes")
 #: The user's Syzygy files (`ChessSettings.syzygy_path`), opened at start-up outside engine/ (the kind's
 #: plugin, kinds.chess.edge) and lent to each request: `ctx.resources.of(SYZYGY)`.
 SYZYGY: ResourceSpec[SyzygyProber] = ResourceSpec(ChessSettings, "syzygy_path")
 #: What the registry entry declares (NIMBASE_LIMITS_CHESS_LIVE_MEN, NIMBASE_CACHE_CHESS_TABLE_BYTES,
-#: NIMBASE_SYZYGY_PATH).
+#: NIMBASE_CACHE_CHESS_BLOCK_BYTES, NIMBASE_SYZYGY_PATH).
 SETTINGS = SettingsDeclaration(
     "chess",
     ChessSettings,
-    keepers=(TABLES,),
+    keepers=(TABLES, BLOCKS),
     named=(("syzygy_path", "NIMBASE_SYZYGY_PATH"),),
     resources=(SYZYGY,),
 )
 
 
 def _table_bytes(table: ChessTable) -> int:
-    """What a kept table weighs (`TABLES`)."""
-    return table.packed.nbytes
+    """What a kept table weighs (`TABLES`): its values, or a stored blocked table's index."""
+    return table.nbytes
 
 
 class BeyondTables(InvalidGameId):
@@ -183,12 +202,12 @@ class TableKernel(BytesKernel):
             raise MissingSubTables(
                 f"the table of {self.material.name} needs the stored tables of {', '.join(missing)}"
             )
-        tables = InflatingTables(self._given)
+        tables = InflatingTables(self._given, values_from_bytes)
         values = solve_material(self.material, tables, progress, self.checkpoint, self._resume)
         # The table's statistics, stored beside it (GetStats reads them, not the table): counted now, while
         # the solve holds the table unpacked.
         self._stats = ChessTable(self.material, values, {}, "table").stats()
-        return values.to_bytes()
+        return to_blocks(values)
 
     def object_stats(self) -> dict[str, Any] | None:
         return self._stats
@@ -451,7 +470,7 @@ class ChessGame(GameKind[chess.Board]):
             packed = solve_material(material, values, lambda _d, _t: ctx.deadline.check(what))
             return ChessTable(material, packed, {}, "live")
 
-        return (
+        table = (
             ctx.kept.keeper(TABLES)
             .get(
                 (FAMILY, material.name),
@@ -465,6 +484,7 @@ class ChessGame(GameKind[chess.Board]):
             )
             .value
         )
+        return table.reading(_reader(material, ctx))
 
 
 def _beyond(material: Material, ctx: Context, why: str | None = None) -> BeyondTables:
@@ -480,8 +500,28 @@ def _beyond(material: Material, ctx: Context, why: str | None = None) -> BeyondT
     return BeyondTables(material, syzygy_set, why)
 
 
+def _reader(material: Material, ctx: Context) -> Callable[[int, int], bytes]:
+    """Reads byte ranges of `material`'s stored table for this request (its deadline, its tables)."""
+    return lambda start, stop: read_stored_range(material.game_id, TABLE, ctx, start, stop)
+
+
 def _stored(material: Material, ctx: Context) -> ChessTable | None:
-    """The stored table of `material`, if storage holds one that reads."""
+    """The stored table of `material`, if storage holds one that reads: a blocked table's header and
+    index read now, its blocks as probes need them (kept in `BLOCKS`); a table stored whole before blocks
+    (kinds.chess.format) read whole, as it was then."""
+    size = stored_object_size(material.game_id, TABLE, ctx)
+    if size is None:
+        return None
+    read = _reader(material, ctx)
+    try:
+        head = read(0, min(size, HEADER_BYTES))
+        if is_blocked(head):
+            index = BlockIndex(head, read)
+            what = f"the stored table of {material.name}"
+            values = BlockedValues(index, read, ctx.kept.keeper(BLOCKS), (FAMILY, material.name), what)
+            return ChessTable(material, values, {}, "table")
+    except (NimbaseError, ValueError):
+        return None
     return read_stored(
         material.game_id,
         TABLE,
@@ -512,7 +552,7 @@ class Lookup:
             )
             if stored is None:
                 return None, material.game_id
-            return stored.value, material.game_id
+            return stored.value.reading(_reader(material, ctx)), material.game_id
         return self.game.table(material, ctx), material.game_id
 
     def _found(self, board: chess.Board) -> tuple[ChessTable | None, str]:

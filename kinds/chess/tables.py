@@ -11,8 +11,8 @@ writes them, and gives SAN).
 Materials (kinds.chess.material) are named the usual tablebase way, the stronger side first
 (`KQvKR`); a table covers both colourings. Positions are indexed with the stronger side as White by a
 perfect index (kinds.chess.kernels.index) and solved by kinds.chess.solve, captures and
-promotions read from the sub-tables, solved first. Values are stored deflated
-(kinds.chess.format).
+promotions read from the sub-tables, solved first. Values are stored by deflated blocks
+(kinds.chess.blocks; kinds.chess.format reads tables stored whole before blocks).
 
 `ChessTable` is a solved table as data and lookups, on boards checked once (`checked_board`):
 `probe(board)` (kinds.chess.probe's record), `value(board)`, `moves(board)` (every legal move,
@@ -32,6 +32,7 @@ from numpy.typing import NDArray
 from engine.errors import LimitExceeded
 from engine.moves import move_rank
 from engine.values import MoveValue, Outcome, Source, Value
+from kinds.chess.blocks import BlockedValues, ReadRange, to_blocks
 from kinds.chess.fen import MAX_SYZYGY_MEN, MAX_TABLE_MEN, check_material, parse_fen
 from kinds.chess.format import ChessValues
 from kinds.chess.kernels import index as ix
@@ -178,23 +179,44 @@ class ChessTable:
     def __init__(
         self,
         material: Material,
-        packed: ChessValues,
+        packed: ChessValues | BlockedValues,
         tables: Mapping[str, ChessTable] | None = None,
         source: Source = "table",
+        stats: dict[str, object] | None = None,
     ) -> None:
         if len(packed) != material.slots:
             raise ValueError(f"a table of {material.name} has {material.slots} slots, not {len(packed)}")
         self.material = material
         self.game_id = material.game_id
-        #: The values per slot (DTM and DTZ).
-        self.packed = packed
+        #: The values per slot (DTM and DTZ): in memory, or a stored table's blocks read as probed.
+        self.values = packed
         self.tables = tables if tables is not None else {}
         self.source: Source = source
-        self._stats: dict[str, object] | None = None
+        #: The whole table's statistics once counted (shared by the table's readers, `reading`).
+        self._stats: dict[str, object] = {} if stats is None else stats
+
+    @property
+    def packed(self) -> ChessValues:
+        """Every slot's values in memory (a blocked table's blocks all read: whole-table readers only)."""
+        values = self.values
+        return values if isinstance(values, ChessValues) else values.whole()
+
+    @property
+    def nbytes(self) -> int:
+        """What the table itself keeps in memory: its values, or a blocked table's index."""
+        return self.values.nbytes
+
+    def reading(self, read: ReadRange) -> ChessTable:
+        """This table with a stored blocked table's blocks read through `read` (a request's own reader;
+        the index, the block cache and the statistics are shared); an in-memory table as it is."""
+        values = self.values
+        if isinstance(values, ChessValues):
+            return self
+        return ChessTable(self.material, values.reading(read), self.tables, self.source, self._stats)
 
     def to_bytes(self) -> bytes:
-        """What a worker stores (`ChessValues.from_bytes` reads it back)."""
-        return self.packed.to_bytes()
+        """What a worker stores, by blocks (kinds.chess.blocks)."""
+        return to_blocks(self.packed)
 
     def slot(self, board: chess.Board) -> int:
         """The board's slot in this table (the board must be of its material and legal)."""
@@ -224,7 +246,7 @@ class ChessTable:
         if not _has_en_passant(board):
             material, flip = board_material(board)
             table = self if material == self.material or others is None else others(material)
-            return table._table_for(material).packed.lookup(_slot(material, board, flip))
+            return table._table_for(material).values.lookup(_slot(material, board, flip))
         best_m, best_z = -32768, -32768
         for move in list(board.legal_moves):
             zeroing_move = board.is_zeroing(move)
@@ -251,8 +273,20 @@ class ChessTable:
         (`board_squares`, side to move per row: 0 side A), in one numba call; None when a row names no
         position of the table."""
         out = np.empty((squares.shape[0], 2), dtype=np.int64)
-        done = probe_many(self.material.spec, squares, stms, self.packed.dtm, self.packed.dtz, out)
-        return out if done == squares.shape[0] else None
+        values = self.values
+        if isinstance(values, ChessValues):
+            done = probe_many(self.material.spec, squares, stms, values.dtm, values.dtz, out)
+            return out if done == squares.shape[0] else None
+        # By blocks: the slots first, then each block they fall in read once.
+        image = np.empty(2 + ix.MAX_PIECES, dtype=np.int64)
+        slots = np.array(
+            [ix.canonical(self.material.spec, squares[i], stms[i], image) for i in range(squares.shape[0])],
+            dtype=np.int64,
+        )
+        if (slots < 0).any():
+            return None
+        out[:, 0], out[:, 1] = values.lookup_slots(slots)
+        return out
 
     def value(self, board: chess.Board) -> Value:
         """The value of a legal board of this table's material or of one its moves lead to (LimitExceeded
@@ -292,13 +326,14 @@ class ChessTable:
         """wins, losses, draws, longest_win and longest_loss (plies) over every position of the table,
         either side to move, each counted once (up to the board's symmetries), with a position of each
         longest line, its size and where it came from."""
-        if self._stats is None:
-            self._stats = self._count()
+        if not self._stats:
+            self._stats.update(self._count())
         return dict(self._stats)
 
     def _count(self) -> dict[str, object]:
-        dtm = self.packed.dtm
-        once = ix.valid_mask(self.material.spec, 0, len(self.packed))
+        packed = self.packed
+        dtm = packed.dtm
+        once = ix.valid_mask(self.material.spec, 0, len(packed))
         wins = (dtm > 0) & once
         losses = (dtm < 0) & once
         remoteness = np.where(dtm > 0, dtm, -dtm.astype(np.int32) - 1)
@@ -306,8 +341,8 @@ class ChessTable:
             "game": self.game_id,
             "material": self.material.name,
             "positions": int(once.sum()),
-            "index_slots": len(self.packed),
-            "bytes": self.packed.nbytes,
+            "index_slots": len(packed),
+            "bytes": packed.nbytes,
             "wins": int(wins.sum()),
             "losses": int(losses.sum()),
             "draws": int(((dtm == 0) & once).sum()),

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
-from engine.stored_bytes import encode_words, read_stored
+from engine.stored_bytes import encode_words, read_stored, read_stored_range, stored_object_size
 from tests.engine.contexts import StoredWords, engine_context
 
 GAME, FAMILY = "graph:g", "solution"
@@ -61,3 +61,19 @@ def test_a_fault_in_the_decoder_itself_is_not_hidden() -> None:
     ctx = engine_context(stored(b"data"))
     with pytest.raises(TypeError):
         read_stored(GAME, FAMILY, ctx, "a stored solution", lambda data: data + 1)  # type: ignore[operator]
+
+
+def test_byte_ranges_of_a_stored_object() -> None:
+    """Any byte range of a stored object reads as those bytes (ranges not aligned on words too); its size
+    is known only once all of it is stored."""
+    data = bytes(range(256)) * 4 + b"xyz"
+    tables = stored(data)
+    ctx = engine_context(tables)
+    assert stored_object_size(GAME, FAMILY, ctx) == len(data)
+    for start, stop in [(0, 0), (0, 1), (1, 2), (3, 9), (5, 1027), (1000, 1027), (0, len(data))]:
+        assert read_stored_range(GAME, FAMILY, ctx, start, stop) == data[start:stop], (start, stop)
+    with pytest.raises(ValueError):
+        read_stored_range(GAME, FAMILY, ctx, 5, 4)
+    tables.words[(GAME, FAMILY)] = tables.words[(GAME, FAMILY)][:100]  # a job still writing it
+    assert stored_object_size(GAME, FAMILY, ctx) is None
+    assert stored_object_size(GAME, "other", ctx) is None

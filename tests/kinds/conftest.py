@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.kind import Context
-from kinds.chess.format import ChessValues
+from kinds.chess.blocks import values_from_bytes
 from kinds.chess.kind import TableKernel
 from kinds.chess.tables import ChessTable, parse_material
 from tests.engine.contexts import StoredWords, engine_context
@@ -19,7 +19,7 @@ SMALL_MATERIALS = ("KvK", "KQvK", "KRvK", "KBvK", "KNvK", "KPvK")
 def tablebase() -> dict[str, ChessTable]:
     """The tables of SMALL_MATERIALS by name, solved once for the session the way workers' jobs solve
     and store them (`TableKernel.make`, given the stored bytes of the tables it needs) and read back as
-    the service reads them (`ChessValues.from_bytes`); each holds the others, so that its moves out of
+    whole (`values_from_bytes`); each holds the others, so that its moves out of
     its material are valued (tests only read them)."""
     stored: dict[str, bytes] = {}
     tables: dict[str, ChessTable] = {}
@@ -28,7 +28,7 @@ def tablebase() -> dict[str, ChessTable]:
         kernel = TableKernel(material)
         kernel.give({need: stored[need.game_id.partition(":")[2]] for need in kernel.needs()})
         stored[name] = kernel.make()
-        tables[name] = ChessTable(material, ChessValues.from_bytes(stored[name]), tables)
+        tables[name] = ChessTable(material, values_from_bytes(stored[name]), tables)
     return tables
 
 

@@ -26,12 +26,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kinds.chess import answers as chess_answers
+from kinds.chess import blocks as chess_blocks
 from kinds.chess import format as chess_format
 from kinds.chess import material as chess_material
 from kinds.chess import solve as chess_solve
 from kinds.chess import tables as chess_tables
 from kinds.chess.answers import FIFTY_MOVES
-from kinds.chess.format import ChessValues
+from kinds.chess.blocks import values_from_bytes
 from kinds.chess.kernels import index as chess_index
 from kinds.chess.kernels import movegen as chess_movegen
 from kinds.chess.kernels import retro as chess_retro
@@ -59,7 +60,16 @@ SAMPLED = [
 #: How far from the fifty-move edge (plies, either side of it) a sample's halfmove clocks may be.
 EDGE = 3
 
-_SOURCES = (chess_index, chess_movegen, chess_retro, chess_values, chess_format, chess_material, chess_solve)
+_SOURCES = (
+    chess_index,
+    chess_movegen,
+    chess_retro,
+    chess_values,
+    chess_format,
+    chess_blocks,
+    chess_material,
+    chess_solve,
+)
 
 
 def _solver_key() -> str:
@@ -101,7 +111,7 @@ class Solved:
             material = chess_material.parse_material(name)
             for sub in material.sub_materials():
                 self.table(sub.name)
-            values = ChessValues.from_bytes(self._bytes(material))
+            values = values_from_bytes(self._bytes(material))
             self.tables[name] = ChessTable(material, values, self.tables)
         return self.tables[name]
 

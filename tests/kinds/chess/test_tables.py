@@ -17,7 +17,7 @@ from engine.errors import InvalidGameId, InvalidPosition, LimitExceeded
 from engine.kind import Context
 from engine.stored_bytes import encode_words
 from engine.values import MoveValue, Value
-from kinds.chess.format import ChessValues
+from kinds.chess.blocks import values_from_bytes
 from kinds.chess.kernels import index as ix
 from kinds.chess.kernels import movegen as mg
 from kinds.chess.kernels import retro
@@ -547,7 +547,7 @@ def test_the_kind_answers_as_its_tables(tablebase: Tables, served: Context) -> N
     """The kind, reading the tables from storage and parsing FENs, answers as the tables' lookups on
     the boards; a table's bytes read back as the same table."""
     krk = tablebase["KRvK"]
-    again = ChessValues.from_bytes(krk.to_bytes())
+    again = values_from_bytes(krk.to_bytes())
     assert np.array_equal(again.dtm, krk.packed.dtm) and np.array_equal(again.dtz, krk.packed.dtz)
     rng = random.Random(1)
     for _, board in valid_boards(krk.material, rng, 50):
@@ -564,7 +564,7 @@ def test_the_kind_answers_as_its_tables(tablebase: Tables, served: Context) -> N
             )
             assert served_value.position.split()[:2] == table_value.position.split()[:2]
     with pytest.raises(ValueError):
-        ChessTable(krk.material, ChessValues.from_bytes(tablebase["KvK"].to_bytes()))
+        ChessTable(krk.material, values_from_bytes(tablebase["KvK"].to_bytes()))
     # A table whose sub-tables are not loaded answers values, and refuses moves leading into them.
     alone = ChessTable(krk.material, krk.packed)
     board = chess.Board("8/8/8/8/8/8/kR6/7K b - - 0 1")
@@ -608,7 +608,7 @@ def test_stats_stored_beside_a_table_are_those_of_the_table(tablebase: Tables) -
         words = kernel.words()
         stats = kernel.stats_part(words, 0)
         assert kernel.stores_stats
-        assert stats == ChessTable(material, ChessValues.from_bytes(kernel.make()), {}, "table").stats()
+        assert stats == ChessTable(material, values_from_bytes(kernel.make()), {}, "table").stats()
         assert stats is not None and kernel.stats_part(words[:-1], 0) is None
         stored = StoredWords()  # the statistics stored, not the table: GetStats reads only them
         stored.stats[(material.game_id, TABLE)] = stats

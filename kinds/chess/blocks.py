@@ -1,0 +1,240 @@
+"""A chess table stored by blocks: a probe inflates the one block holding its slot, not the whole table.
+
+Stored (`to_blocks`): a header (magic, format version, slot count, whether DTZ is written as DTM - DTZ,
+log2 of the slots a block holds, the block count, CRC-32 of the index), the index (each block's start
+within the blocks' bytes, and one past the last; each block's CRC-32), then the blocks. A block holds
+`BLOCK_SLOTS` slots (the last fewer), deflated on its own as kinds.chess.format writes a whole table: its
+four byte planes (low and high bytes of DTM's and DTZ's zigzag codes) one after the other.
+
+Read (`BlockedValues`): the header and the index once per material (`read_index`), then each block when
+a probe first needs it, through a reader of byte ranges of the stored object (engine.stored_bytes'
+`read_stored_range`: the storage's own chunk reads and cache) and kept in one byte-bounded cache per
+process (the kind's keeper of blocks, engine.keep). A block whose bytes fail their checksum is refused
+(`DamagedBlock`), never answered. Whole-table readers (a solve's sub-tables, statistics) read every
+block in turn (`whole`).
+
+Tables stored before blocks (format 2, one deflated stream) are still read: `is_blocked` tells them apart
+by their magic, and they are read whole as before (`ChessValues.from_bytes`; `values_from_bytes` reads
+either form whole).
+"""
+
+from __future__ import annotations
+
+import logging
+import struct
+import zlib
+from collections.abc import Callable, Hashable
+from typing import cast
+
+import numpy as np
+from numpy.typing import NDArray
+
+from engine.errors import NimbaseError
+from engine.keep import Keeper
+from kinds.chess.format import _MAGIC as WHOLE_MAGIC
+from kinds.chess.format import ChessValues, CorruptTable, _unzigzag, _zigzag
+
+log = logging.getLogger(__name__)
+
+I16 = NDArray[np.int16]
+I64 = NDArray[np.int64]
+
+_MAGIC = b"NBCHBLK"
+_VERSION = 3
+#: magic, version, slots, delta, log2 of a block's slots, blocks, CRC-32 of the index.
+_HEADER = struct.Struct("<7sBQBBII")
+_LEVEL = 6
+#: log2 of the slots a block holds: 32,768 slots, 128 KiB of values once inflated (a few hundred µs).
+BLOCK_SHIFT = 15
+BLOCK_SLOTS = 1 << BLOCK_SHIFT
+#: Bytes read to tell a stored table's form and size its index: the header.
+HEADER_BYTES = _HEADER.size
+
+#: A reader of the stored object's bytes start..stop (ValueError or a NimbaseError when it cannot).
+ReadRange = Callable[[int, int], bytes]
+
+
+class DamagedBlock(NimbaseError):
+    """A stored block that fails its checksum or does not inflate to its slots: the table's answers from
+    it are refused (UNAVAILABLE), never given; the table must be stored again."""
+
+    code = "UNAVAILABLE"
+
+
+def is_blocked(head: bytes) -> bool:
+    """Whether stored bytes beginning with `head` are a blocked table (else, by its magic, a whole one)."""
+    return head[: len(_MAGIC)] == _MAGIC
+
+
+def is_whole(head: bytes) -> bool:
+    """Whether stored bytes beginning with `head` are a table of format 2 (one deflated stream)."""
+    return head[: len(WHOLE_MAGIC)] == WHOLE_MAGIC
+
+
+def _encode_block(dtm: I16, dtz: I16, delta: bool) -> bytes:
+    second = (dtm.astype(np.int32) - dtz).astype(np.int16) if delta else dtz
+    codes = (_zigzag(dtm), _zigzag(second))
+    planes = [((c >> shift) & 0xFF).astype(np.uint8) for c in codes for shift in (0, 8)]
+    return zlib.compress(np.concatenate(planes).tobytes(), _LEVEL)
+
+
+def to_blocks(values: ChessValues, shift: int = BLOCK_SHIFT) -> bytes:
+    """The stored bytes of `values` by blocks of 2**shift slots (`BlockedValues` reads them)."""
+    n, size = len(values), 1 << shift
+    blocks = [
+        _encode_block(values.dtm[at : at + size], values.dtz[at : at + size], values.delta)
+        for at in range(0, n, size)
+    ]
+    offsets = np.zeros(len(blocks) + 1, dtype="<u8")
+    np.cumsum([len(b) for b in blocks], out=offsets[1:])
+    crcs = np.array([zlib.crc32(b) for b in blocks], dtype="<u4")
+    index = offsets.tobytes() + crcs.tobytes()
+    header = _HEADER.pack(_MAGIC, _VERSION, n, int(values.delta), shift, len(blocks), zlib.crc32(index))
+    return header + index + b"".join(blocks)
+
+
+class BlockIndex:
+    """A blocked table's header and index: where each block's bytes are and their checksums."""
+
+    __slots__ = ("base", "blocks", "crcs", "delta", "offsets", "shift", "slots")
+
+    def __init__(self, head: bytes, read: ReadRange) -> None:
+        """From the stored header (`head`, at least HEADER_BYTES) and `read` for the index after it;
+        CorruptTable when they are not a blocked table this code wrote."""
+        if len(head) < _HEADER.size:
+            raise CorruptTable(f"a blocked chess table of {len(head)} bytes is shorter than its header")
+        magic, version, n, delta, shift, blocks, crc = _HEADER.unpack_from(head)
+        if magic != _MAGIC or version != _VERSION or not 0 < shift < 32 or blocks != -(-n // (1 << shift)):
+            raise CorruptTable(f"not a blocked chess table of format {_VERSION} (header {bytes(head[:8])!r})")
+        size = 8 * (blocks + 1) + 4 * blocks
+        index = read(_HEADER.size, _HEADER.size + size)
+        if len(index) != size or zlib.crc32(index) != crc:
+            raise CorruptTable(f"a blocked chess table of {n} slots fails its index's checksum")
+        self.slots = int(n)
+        self.delta = bool(delta)
+        self.shift = int(shift)
+        self.blocks = int(blocks)
+        self.offsets = np.frombuffer(index, dtype="<u8", count=blocks + 1).astype(np.int64)
+        self.crcs = np.frombuffer(index, dtype="<u4", offset=8 * (blocks + 1)).astype(np.int64)
+        #: Where the blocks' bytes begin in the stored object.
+        self.base = _HEADER.size + size
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.offsets.nbytes + self.crcs.nbytes)
+
+    def decode(self, block: int, data: bytes, what: str) -> tuple[I16, I16]:
+        """The DTM and DTZ of `block`'s slots from its stored bytes; DamagedBlock when they are not."""
+        if zlib.crc32(data) != int(self.crcs[block]):
+            raise DamagedBlock(_damaged(block, what, "fails its checksum"))
+        first = block << self.shift
+        k = min(self.slots - first, 1 << self.shift)
+        try:
+            raw = zlib.decompress(data)
+        except zlib.error as error:
+            raise DamagedBlock(_damaged(block, what, f"does not inflate ({error})")) from None
+        if len(raw) != 4 * k:
+            raise DamagedBlock(_damaged(block, what, f"holds {len(raw)} bytes, not {4 * k}"))
+        planes = np.frombuffer(raw, dtype=np.uint8).reshape(4, k).astype(np.uint16)
+        dtm = _unzigzag(planes[0] | planes[1] << 8)
+        second = _unzigzag(planes[2] | planes[3] << 8)
+        dtz = (dtm.astype(np.int32) - second).astype(np.int16) if self.delta else second
+        return dtm, dtz
+
+
+def _damaged(block: int, what: str, why: str) -> str:
+    return (
+        f"block {block} of {what} {why}: its positions are never answered from it; the table must be "
+        "stored again (its job run anew)"
+    )
+
+
+class BlockedValues:
+    """A stored blocked table's values (the `ChessValues` lookups a served table needs), each block read
+    and inflated when first probed and kept in `cache` under (`key`, block), weighing its values' bytes.
+    Two requests missing the same block may both read it (harmless: the same values)."""
+
+    def __init__(self, index: BlockIndex, read: ReadRange, cache: Keeper, key: Hashable, what: str) -> None:
+        self.index = index
+        self._read = read
+        self._cache = cache
+        self._key = key
+        #: Names the table in errors ("the stored table of KRvK").
+        self.what = what
+        self._mask = (1 << index.shift) - 1
+
+    def reading(self, read: ReadRange) -> BlockedValues:
+        """The same table read through `read` (a request's own reader), sharing the index and cache."""
+        return BlockedValues(self.index, read, self._cache, self._key, self.what)
+
+    def __len__(self) -> int:
+        return self.index.slots
+
+    @property
+    def nbytes(self) -> int:
+        """What the table keeps in memory itself (its index; its blocks are the cache's)."""
+        return self.index.nbytes
+
+    @property
+    def delta(self) -> bool:
+        return self.index.delta
+
+    def block(self, block: int) -> tuple[I16, I16]:
+        """DTM and DTZ of a block's slots: cached, else read, checked and inflated now (and cached)."""
+        key = (self._key, block)
+        kept = self._cache.peek(key)
+        if kept is not None:
+            return cast("tuple[I16, I16]", kept.value)
+        found = self._load(block)
+        self._cache.keep(key, found, "table", int(found[0].nbytes + found[1].nbytes))
+        return found
+
+    def _load(self, block: int) -> tuple[I16, I16]:
+        start, stop = int(self.index.offsets[block]), int(self.index.offsets[block + 1])
+        base = self.index.base
+        try:
+            return self.index.decode(block, self._read(base + start, base + stop), self.what)
+        except DamagedBlock as damaged:
+            log.error("%s", damaged)  # reported each time it is met: it is never kept, never answered
+            raise
+
+    def lookup(self, slot: int) -> tuple[int, int]:
+        dtm, dtz = self.block(slot >> self.index.shift)
+        at = slot & self._mask
+        return int(dtm[at]), int(dtz[at])
+
+    def lookup_slots(self, slots: I64) -> tuple[I16, I16]:
+        """DTM and DTZ of each slot of `slots` (in order), reading each block they fall in once."""
+        dtm, dtz = np.empty(len(slots), np.int16), np.empty(len(slots), np.int16)
+        blocks = slots >> self.index.shift
+        for block in np.unique(blocks).tolist():
+            m, z = self.block(int(block))
+            where = blocks == block
+            at = slots[where] & self._mask
+            dtm[where], dtz[where] = m[at], z[at]
+        return dtm, dtz
+
+    def whole(self) -> ChessValues:
+        """Every slot's values, block after block (not kept in the cache: a whole-table reader)."""
+        dtm, dtz = np.empty(len(self), np.int16), np.empty(len(self), np.int16)
+        for block in range(self.index.blocks):
+            first = block << self.index.shift
+            kept = self._cache.peek((self._key, block))
+            found = cast("tuple[I16, I16]", kept.value) if kept is not None else self._load(block)
+            m, z = found
+            dtm[first : first + len(m)], dtz[first : first + len(m)] = m, z
+        return ChessValues(dtm, dtz, self.delta)
+
+
+def values_from_bytes(data: bytes | memoryview) -> ChessValues:
+    """The values of stored bytes of either form, read whole (a worker's sub-tables, old tables);
+    CorruptTable (or DamagedBlock) when they are not a table."""
+    view = memoryview(data)
+    if not is_blocked(bytes(view[: len(_MAGIC)])):
+        return ChessValues.from_bytes(view)
+
+    def read(start: int, stop: int) -> bytes:
+        return bytes(view[start:stop])
+
+    index = BlockIndex(bytes(view[:HEADER_BYTES]), read)
+    return BlockedValues(index, read, Keeper(1), None, "a blocked chess table").whole()

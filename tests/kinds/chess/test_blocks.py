@@ -1,0 +1,198 @@
+"""Chess tables stored by blocks (kinds.chess.blocks): every slot of every 3-man material and of a few
+4-man ones (every 4-man material with -m slow) probed through the blocked form equals the values of the
+table stored whole (count checked); a probe reads only the blocks it needs; a damaged block is refused,
+never answered; tables stored whole before blocks are still served."""
+
+from __future__ import annotations
+
+import random
+import zlib
+
+import numpy as np
+import pytest
+
+from engine.errors import NimbaseError
+from engine.keep import Keeper
+from engine.kind import Context
+from engine.stored_bytes import encode_words
+from kinds.chess import blocks as chess_blocks
+from kinds.chess.blocks import BlockedValues, BlockIndex, DamagedBlock, to_blocks, values_from_bytes
+from kinds.chess.format import ChessValues, CorruptTable
+from kinds.chess.kind import BLOCKS, TABLE, TABLES, ChessGame
+from kinds.chess.material import materials_of, parse_material
+from kinds.chess.tables import ChessTable
+from tests.engine.contexts import StoredWords, engine_context
+from tests.kinds.chess.test_syzygy import Solved
+
+#: 4-man materials checked by default (every one with -m slow): one whose sub-tables have three men.
+SOME_FOUR = ("KQvKR",)
+
+
+def blocked(data: bytes, keeper: Keeper | None = None) -> BlockedValues:
+    """Stored blocked bytes read as a server reads them: the header, the index, then blocks on demand."""
+
+    def read(start: int, stop: int) -> bytes:
+        return data[start:stop]
+
+    index = BlockIndex(data[: chess_blocks.HEADER_BYTES], read)
+    return BlockedValues(index, read, keeper or Keeper(64 << 20), ("test", id(data)), "a test table")
+
+
+def check_every_slot(
+    values: ChessValues, shift: int = chess_blocks.BLOCK_SHIFT, one_by_one: bool = False
+) -> int:
+    """Probe every slot of `values` through its blocked form (in a shuffled order, so that blocks are
+    left and come back) against the table stored whole and read back; the slots checked."""
+    old = ChessValues.from_bytes(values.to_bytes())
+    new = blocked(to_blocks(values, shift), Keeper(4 << 20))
+    n = len(values)
+    assert len(new) == n == len(old)
+    order = np.random.default_rng(n).permutation(n).astype(np.int64)
+    checked = 0
+    for at in range(0, n, 1 << 16):
+        slots = order[at : at + (1 << 16)]
+        dtm, dtz = new.lookup_slots(slots)
+        assert np.array_equal(dtm, old.dtm[slots]) and np.array_equal(dtz, old.dtz[slots])
+        checked += len(slots)
+    if one_by_one:
+        for slot in order.tolist():
+            assert new.lookup(slot) == old.lookup(slot)
+    whole = new.whole()
+    assert np.array_equal(whole.dtm, old.dtm) and np.array_equal(whole.dtz, old.dtz)
+    return checked
+
+
+@pytest.mark.parametrize("delta", [False, True])
+@pytest.mark.parametrize("slots", [0, 1, 7, 1000, 1024, 4099])
+def test_random_values_read_back_by_blocks(delta: bool, slots: int) -> None:
+    rng = np.random.default_rng(slots)
+    dtm = rng.integers(-32768, 32767, slots).astype(np.int16)
+    dtz = rng.integers(-32768, 32767, slots).astype(np.int16)
+    assert check_every_slot(ChessValues(dtm, dtz, delta), shift=10, one_by_one=True) == slots
+    again = values_from_bytes(to_blocks(ChessValues(dtm, dtz, delta), 10))
+    assert np.array_equal(again.dtm, dtm) and np.array_equal(again.dtz, dtz) and again.delta == delta
+
+
+def test_every_three_man_slot(tablebase: dict[str, ChessTable]) -> None:
+    materials = [m for m in materials_of(3) if m.men == 3]
+    assert {m.name for m in materials} <= tablebase.keys()
+    for material in materials:
+        values = tablebase[material.name].packed
+        assert check_every_slot(values, one_by_one=True) == material.slots
+
+
+@pytest.fixture(scope="module")
+def solved() -> Solved:
+    return Solved()
+
+
+@pytest.mark.parametrize("name", SOME_FOUR)
+def test_every_slot_of_some_four_man_materials(solved: Solved, name: str) -> None:
+    table = solved.table(name)
+    assert check_every_slot(table.packed) == table.material.slots
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(3600)  # every 4-man table solved first where none is kept on disk
+def test_every_four_man_slot(solved: Solved) -> None:
+    checked = 0
+    four = [m for m in materials_of(4) if m.men == 4]
+    for material in four:
+        checked += check_every_slot(solved.table(material.name).packed)
+    assert checked == sum(m.slots for m in four)
+
+
+def test_a_damaged_block_is_refused_never_answered(
+    tablebase: dict[str, ChessTable], caplog: pytest.LogCaptureFixture
+) -> None:
+    values = tablebase["KRvK"].packed
+    data = bytearray(to_blocks(values))
+    index = BlockIndex(bytes(data[: chess_blocks.HEADER_BYTES]), lambda a, b: bytes(data[a:b]))
+    start, stop = int(index.offsets[1]), int(index.offsets[2])
+    data[index.base + (start + stop) // 2] ^= 0x40  # block 1 damaged
+    table = blocked(bytes(data))
+    assert table.lookup(5) == values.lookup(5)  # block 0 reads
+    slot = (1 << chess_blocks.BLOCK_SHIFT) + 3
+    with pytest.raises(DamagedBlock, match="block 1 of a test table fails its checksum") as raised:
+        table.lookup(slot)
+    assert isinstance(raised.value, NimbaseError) and raised.value.code == "UNAVAILABLE"
+    assert "block 1 of a test table fails its checksum" in caplog.text  # reported
+    with pytest.raises(DamagedBlock):
+        table.lookup(slot)  # never kept: refused again
+    with pytest.raises(DamagedBlock):
+        values_from_bytes(bytes(data))
+    # A damaged index or header: not a table (the service reads it as not stored).
+    broken = bytearray(to_blocks(values))
+    broken[chess_blocks.HEADER_BYTES + 3] ^= 1
+    with pytest.raises(CorruptTable, match="index"):
+        blocked(bytes(broken))
+    with pytest.raises(CorruptTable):
+        blocked(b"NBCHBLK" + bytes(40))
+
+
+def test_a_block_whose_bytes_check_but_do_not_inflate_is_refused() -> None:
+    values = ChessValues(np.arange(3000, dtype=np.int16), np.zeros(3000, np.int16))
+    data = bytearray(to_blocks(values, 10))
+    index = BlockIndex(bytes(data[: chess_blocks.HEADER_BYTES]), lambda a, b: bytes(data[a:b]))
+    start = index.base + int(index.offsets[0])
+    short = zlib.compress(bytes(10))  # a block that inflates to the wrong size, its checksum made to match
+    data[start : start + len(short)] = short
+    index.crcs[0] = zlib.crc32(bytes(data[start : index.base + int(index.offsets[1])]))
+    with pytest.raises(DamagedBlock, match="block 0 of t"):
+        index.decode(0, bytes(data[start : index.base + int(index.offsets[1])]), "t")
+
+
+def served(tables: dict[str, ChessTable], form: str) -> tuple[StoredWords, Context]:
+    """A context whose storage holds `tables` in `form` ("blocks", or "whole" as before blocks)."""
+    stored = StoredWords()
+    for table in tables.values():
+        data = to_blocks(table.packed) if form == "blocks" else table.packed.to_bytes()
+        stored.words[(table.material.game_id, TABLE)] = encode_words(data)
+    return stored, engine_context(stored)
+
+
+@pytest.mark.parametrize("form", ["blocks", "whole"])
+def test_the_kind_serves_either_stored_form(tablebase: dict[str, ChessTable], form: str) -> None:
+    """Tables stored by blocks and tables stored whole before blocks answer alike, from storage; a
+    blocked table keeps only its index as a table, its blocks in the block keeper, and a probe reads the
+    block it needs."""
+    _, ctx = served(tablebase, form)
+    krk = tablebase["KRvK"]
+    game = ChessGame(parse_material("KRvK"))
+    rng = random.Random(4)
+    valid = np.flatnonzero(
+        np.array([krk.board_of_slot(s) is not None for s in range(0, krk.material.slots, 97)])
+    )
+    for k in rng.sample(list(valid), 20):
+        board = krk.board_of_slot(97 * int(k))
+        assert board is not None
+        value = game.value(board, ctx)
+        assert (value.outcome, value.remoteness, value.source) == (
+            krk.value(board).outcome,
+            krk.value(board).remoteness,
+            "table",
+        )
+        best = game.best_moves(board, None, ctx)
+        assert {m.move: (m.value.outcome, m.value.remoteness) for m in best.moves} == {
+            m.move: (m.value.outcome, m.value.remoteness) for m in krk.moves(board)
+        }
+    blocks = ctx.kept.keeper(BLOCKS)
+    if form == "blocks":
+        read = 4 * (krk.material.slots + tablebase["KvK"].material.slots)  # its captures lead into KvK
+        assert 0 < blocks.kept_bytes <= read
+        kept = ctx.kept.keeper(TABLES).peek(("chess", "KRvK"))
+        assert kept is not None and kept.weight < 1024  # the index alone
+    else:
+        assert blocks.kept_bytes == 0
+    assert game.stats(ctx)["positions"] == krk.stats()["positions"]
+
+
+def test_a_probe_reads_only_its_block(tablebase: dict[str, ChessTable]) -> None:
+    """One GetValue on a stored blocked table reads the header, the index and one block's range (each
+    one read of the stored words), not the table."""
+    stored, ctx = served(tablebase, "blocks")
+    game = ChessGame(parse_material("KRvK"))
+    game.value(game.parse("8/8/8/8/8/2k5/8/KR6 w - - 0 1"), ctx)
+    assert stored.ranges_read == 3
+    game.value(game.parse("8/8/8/8/8/2k5/8/KR6 w - - 0 1"), ctx)
+    assert stored.ranges_read == 3  # the block is kept
