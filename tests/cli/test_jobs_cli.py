@@ -27,7 +27,11 @@ def test_precompute_queues_an_object_once_and_answers_what_is_stored(
     assert second.returncode == 0 and "already computes connect4:5x4" in second.stdout, second.stdout
     assert len(queue.list(limit=1000)) == count
     with db_engine.begin() as conn:
-        conn.execute(sa.insert(sequences).values(game_id="chess:KBBvK", family="table", computed_upto=9))
+        conn.execute(  # stored whole with its statistics
+            sa.insert(sequences).values(
+                game_id="chess:KBBvK", family="table", computed_upto=9, stats={}, stats_upto=9
+            )
+        )
     stored = nimbase(tmp_path, "precompute", "chess:KBBvK", **env)
     assert stored.returncode == 0 and "is stored already (9 values): nothing queued" in stored.stdout
     assert len(queue.list(limit=1000)) == count
