@@ -217,7 +217,14 @@ def test_the_retry_policy_covers_exactly_the_read_rpcs() -> None:
     named = {name["method"] for name in method_config["name"]}
     rpcs = set(service.methods_by_name)
     assert named <= rpcs  # every name is an RPC of the service (a typo would retry nothing)
-    assert rpcs - named == {"SubmitJob", "CancelJob", "StreamValues", "StreamBatches", "UploadGraph"}
+    assert rpcs - named == {
+        "SubmitJob",
+        "CancelJob",
+        "RetryJob",
+        "StreamValues",
+        "StreamBatches",
+        "UploadGraph",
+    }
     assert method_config["retryPolicy"]["retryableStatusCodes"] == ["UNAVAILABLE"]
     assert "methodConfig" not in json.loads(service_config(attempts=1))
     with pytest.raises(ValueError, match="between 1 and 5"):
