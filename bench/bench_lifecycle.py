@@ -74,9 +74,10 @@ def fresh_machine(keep_numba_cache: bool = False) -> Machine:
     for name in ("h", "v", "n"):
         (root / name).mkdir()
     skipped = ("NIMBASE_", "NUMBA_")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(skipped) and k != "DATABASE_URL"}
-    if keep_numba_cache and "NUMBA_CACHE_DIR" in os.environ:
-        env["NUMBA_CACHE_DIR"] = os.environ["NUMBA_CACHE_DIR"]
+    inherited = dict(os.environ)
+    env = {k: v for k, v in inherited.items() if not k.startswith(skipped) and k != "DATABASE_URL"}
+    if keep_numba_cache and "NUMBA_CACHE_DIR" in inherited:
+        env["NUMBA_CACHE_DIR"] = inherited["NUMBA_CACHE_DIR"]
     env |= {
         "HOME": str(root / "h"),
         "XDG_DATA_HOME": "",

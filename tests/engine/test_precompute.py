@@ -11,10 +11,11 @@ from kinds.wythoff.kernels.tiles import TILE_VALUES
 
 
 def test_heap_games_count_heap_sizes() -> None:
+    # Their kernels store each table's statistics beside it (`stats`).
     assert plan_job(parse_game_id("subtraction:3,1,4"), 1000) == JobPlan(
-        "subtraction:1,3,4", "heap", 1000, False
+        "subtraction:1,3,4", "heap", 1000, False, stats=True
     )
-    assert plan_job(parse_game_id("grundy"), 5, fill=True) == JobPlan("grundy", "heap", 5, True)
+    assert plan_job(parse_game_id("grundy"), 5, fill=True) == JobPlan("grundy", "heap", 5, True, stats=True)
 
 
 def test_wythoff_counts_the_side_of_its_table() -> None:
