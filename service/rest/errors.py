@@ -7,6 +7,8 @@ so no answer is ever FastAPI's default shape. `request.state.code` tells the met
 
 from __future__ import annotations
 
+import re
+
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
@@ -17,6 +19,8 @@ from service import convert
 
 #: Status code name of HTTP errors raised by Starlette and FastAPI themselves: a body they cannot parse
 #: (JSON nested too deeply, not UTF-8), an unknown path, a wrong method.
+#: A path parameter in a route's path.
+_PARAMETER = re.compile(r"{[^}]*}")
 _ROUTING_CODES = {400: "INVALID_ARGUMENT", 404: "NOT_FOUND", 405: "UNIMPLEMENTED"}
 
 
@@ -103,15 +107,27 @@ async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
 def allowed_methods(request: Request, exc: StarletteHTTPException) -> str:
     """The `Allow` of a 405 (RFC 9110): every method some route of the app takes at this path. Starlette's
     own names only the first route matching the path (GET /v1/jobs, not POST); a mount's files say
-    theirs in the exception."""
+    theirs in the exception. Where routes of several shapes match, the most specific ones (the most
+    literal characters: `/v1/jobs/{job_id}:retry` before `/v1/jobs/{job_id}`) are the path's."""
+    matching = [
+        route
+        for route in request.app.router.routes
+        if isinstance(route, Route) and route.methods and route.matches(request.scope)[0] != Match.NONE
+    ]
+    most = max((_literal_length(route) for route in matching), default=0)
     methods: set[str] = set()
-    for route in request.app.router.routes:
-        if isinstance(route, Route) and route.methods and route.matches(request.scope)[0] != Match.NONE:
-            methods |= route.methods
+    for route in matching:
+        if _literal_length(route) == most:
+            methods |= route.methods or set()
     for header in (exc.headers or {}).items():
         if header[0].lower() == "allow":
             methods |= {method.strip() for method in header[1].split(",") if method.strip()}
     return ", ".join(sorted(methods))
+
+
+def _literal_length(route: Route) -> int:
+    """The characters of a route's path that are not parameters."""
+    return len(_PARAMETER.sub("", route.path_format))
 
 
 def add_error_handlers(app: FastAPI) -> None:

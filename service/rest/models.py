@@ -39,7 +39,25 @@ class BatchRequest(BaseModel):
 class JobRequest(BaseModel):
     """Body of POST /v1/jobs."""
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [JOB_EXAMPLE]})
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [JOB_EXAMPLE],
+            # A family's set (`men`) takes no `upto` nor `family` (400): declared, as every bound is.
+            "not": {
+                "anyOf": [
+                    {
+                        "required": ["men", "upto"],
+                        "properties": {"men": {"type": "integer"}, "upto": {"type": "integer"}},
+                    },
+                    {
+                        "required": ["men", "family"],
+                        "properties": {"men": {"type": "integer"}, "family": {"type": "string"}},
+                    },
+                ]
+            },
+        },
+    )
     game: StrictStr = Field(description="The game id to precompute.")
     upto: JsonInt | None = Field(
         default=None,

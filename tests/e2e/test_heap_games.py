@@ -176,7 +176,7 @@ def test_precomputed_grundy_and_wythoff_tables(server: Server, worker: subproces
         assert grundy["status"] == "done" and wythoff["status"] == "done"
         time.sleep(2.5)
         stats = client.get_stats("grundy")
-        assert stats["computed_upto"] == 20_000
+        assert stats["computed_upto"] >= 20_000  # or more, where another test of the folder stored more
         assert stats["rare_mask"] is not None and stats["rare_count"] > 0
         assert client.get_value("grundy", "19999")["source"] == "table"
         assert client.get_value("wythoff", "300,500")["source"] == "table"

@@ -29,7 +29,7 @@ from tests.servers import running_server
 
 GAME = "subtraction:1,3,4"
 #: A misère sum whose moves are each valued by a search of up to a second: BestMove takes seconds.
-MISERE_GAME = "subtraction:1,3,4:misere"
+MISERE_GAME = "subtraction:1,3,4,99:misere"
 MISERE_POSITION = "25 26 27 28"
 #: Requests may compute for a minute, so the client's deadline or cancellation is what ends them.
 LIMITS = Limits(request_seconds=60.0)

@@ -125,11 +125,13 @@ def test_a_refusal_of_a_huge_position_is_short_on_both_transports(real: tuple[ht
     position (a 2 MB answer; over gRPC past the metadata limit, which the client reported instead)."""
     http, stub = real
     position = " ".join(["7"] * 100_000)
-    reply = http.post("/v1/values:batch", json={"game": "subtraction:1,3,4:misere", "positions": [position]})
+    reply = http.post(
+        "/v1/values:batch", json={"game": "subtraction:1,3,4,99:misere", "positions": [position]}
+    )
     assert reply.status_code == 200, reply.text[:300]
     error = reply.json()["values"][0]["error"]
     assert error["code"] == "RESOURCE_EXHAUSTED" and len(error["message"]) < 1000
     with pytest.raises(grpc.RpcError) as info:
-        stub.GetValue(pb.GetValueRequest(game="subtraction:1,3,4:misere", position=position), timeout=30)
+        stub.GetValue(pb.GetValueRequest(game="subtraction:1,3,4,99:misere", position=position), timeout=30)
     assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED  # type: ignore[attr-defined]
     assert len(info.value.details()) < 1000  # type: ignore[attr-defined]

@@ -38,12 +38,15 @@ from worker.runner import Worker
 #: Searches may visit 50 million positions, so the deadline or the memory cap is what stops them; each
 #: live process may map 48 MiB beyond what it maps once started.
 LIMITS = Limits(request_seconds=30.0, search_states=50_000_000, live_processes=2, live_memory_bytes=48 << 20)
-MISERE = "subtraction:1,3,4:misere"
+#: A misère subtraction game whose sums a search answers: its largest move, over 16, leaves it without a
+#: misère quotient (kinds.heaps.misere), which would answer them at once; 99 is past every heap asked,
+#: so the searches are those of 1,3,4.
+MISERE = "subtraction:1,3,4,99:misere"
 #: BestMove values each move of this sum by a search of seconds: it runs past any short deadline. Each
 #: runaway request plays another game, so no live process finds its searches memoized.
 RUNAWAY = "40 41 42 43"
 RUNAWAY_GAMES = iter(
-    f"subtraction:{moves}:misere"
+    f"subtraction:{moves},99:misere"
     for moves in ("1,2,4", "2,3,5", "1,2,5", "2,3,4", "1,4,6", "2,4,7", "1,3,6", "2,5,7", "1,5,6", "3,4,6")
 )
 #: The value of this sum needs a search of millions of positions: past 48 MiB within seconds.

@@ -25,7 +25,7 @@ from worker.runner import Worker
 
 LIMITS = Limits(request_seconds=30.0, search_states=50_000_000, live_processes=1, live_memory_bytes=256 << 20)
 #: BestMove values each move of this misère sum by a search of seconds: it runs past a short deadline.
-RUNAWAY = ("subtraction:1,3,4:misere", "40 41 42 43")
+RUNAWAY = ("subtraction:1,3,4,99:misere", "40 41 42 43")
 #: More calls waiting for the one live process than the reads lane has threads (gRPC's executor, and
 #: starlette's threads: anyio's default of 40).
 WAITING = DEFAULT_WORKERS + 4
@@ -51,7 +51,7 @@ def test_only_a_pooled_service_has_a_compute_lane(pooled: PooledService) -> None
     assert compute_lane_threads(pooled.local) == 0
     assert compute_lane_threads(pooled) >= pooled.pool.size
     assert reads_only(lambda: pooled.get_value("nim", "7 10 13 9 3 9")).grundy == 3  # type: ignore[union-attr]
-    assert reads_only(lambda: pooled.get_value("subtraction:1,3,4:misere", "3 4 5")) is TO_COMPUTE_LANE
+    assert reads_only(lambda: pooled.get_value("subtraction:1,3,4,99:misere", "3 4 5")) is TO_COMPUTE_LANE
 
 
 def test_reads_answer_promptly_while_more_calls_wait_for_a_process_than_reads_have_threads(
@@ -95,7 +95,12 @@ def test_streams_moved_to_the_compute_lane_answer_every_item_once(
     pooled: PooledService, ports: BoundPorts
 ) -> None:
     """A chunk with a live item runs again in the compute lane: its answers are the service's, in order."""
-    requests = [("nim", "3 5"), ("subtraction:1,3,4:misere", "3 4 5"), ("nim", "1 2"), ("octal:0.137", "9")]
+    requests = [
+        ("nim", "3 5"),
+        ("subtraction:1,3,4,99:misere", "3 4 5"),
+        ("nim", "1 2"),
+        ("octal:0.137", "9"),
+    ]
     with NimbaseClient(f"127.0.0.1:{ports.grpc}", timeout=30) as client:
         answers = list(client.stream_values(requests))
         batches = list(client.stream_batches([(game, [position]) for game, position in requests]))
@@ -154,7 +159,7 @@ def test_a_call_moved_to_the_compute_lane_goes_straight_to_the_pool(
         return real(call)
 
     monkeypatch.setattr(pooled.local, "without_computing", counted)
-    game, position = "subtraction:1,3,4:misere", "3 4 6"
+    game, position = "subtraction:1,3,4,99:misere", "3 4 6"
     assert reads_only(lambda: pooled.get_value(game, position)) is TO_COMPUTE_LANE
     assert len(tried) == 1
     value = computing_only(lambda: pooled.get_value(game, position))
@@ -178,7 +183,7 @@ def test_a_rest_call_in_the_compute_lane_is_answered_by_its_deadline_when_its_th
         started = time.monotonic()
         answer = http.get(
             "/v1/value",
-            params={"game": "subtraction:1,3,4:misere", "position": "3 4 7"},
+            params={"game": "subtraction:1,3,4,99:misere", "position": "3 4 7"},
             headers={"x-deadline-ms": "300"},
         )
         took = time.monotonic() - started

@@ -78,7 +78,7 @@ def test_stats_after_a_wait_for_the_process_are_answered_by_the_deadline(
 ) -> None:
     """The process seeks the period until the caller's deadline: stats answered, the process kept."""
     before = set(ready.pool.pids())
-    runaway = hold_the_process(ports, "subtraction:1,2,4:misere", FULL_S / 2, ready)
+    runaway = hold_the_process(ports, "subtraction:1,2,4,99:misere", FULL_S / 2, ready)
     with NimbaseClient(f"127.0.0.1:{ports.grpc}", timeout=30) as client:
         started = time.monotonic()
         stats = client.get_stats("octal:0.64")
@@ -103,7 +103,7 @@ def test_a_value_refused_for_time_after_a_wait_names_the_wait_not_a_short_deadli
         with contextlib.suppress(NimbaseClientError):
             client.get_value(game, "20000")
         wait_until(lambda: ready.pool.idle() == ready.pool.size, 180, "the live process idle")
-        runaway = hold_the_process(ports, "subtraction:2,3,5:misere", FULL_S - 0.3, ready)
+        runaway = hold_the_process(ports, "subtraction:2,3,5,99:misere", FULL_S - 0.3, ready)
         try:
             answer = client.get_value(game, "300000")
             outcome, message = "OK", str(answer)
