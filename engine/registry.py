@@ -111,10 +111,13 @@ def plan_stored(name: StoredName) -> JobPlan:
 
 def bulk_ids(name: str, men: int) -> list[str]:
     """The game ids of the family `name`'s whole set up to `men` (`Family.bulk`), each after those its
-    job reads; InvalidArgument for a family without one, or a size beyond what it stores (naming it)."""
+    job reads; UnknownGame for no such family, InvalidArgument for a family without one, or a size beyond
+    what it stores (naming it)."""
     family = FAMILIES.get(name)
-    if family is None or family.bulk is None:
-        sets = ", ".join(sorted(n for n, f in FAMILIES.items() if f.bulk is not None))
+    sets = ", ".join(sorted(n for n, f in FAMILIES.items() if f.bulk is not None))
+    if family is None:
+        raise UnknownGame(f"unknown family {_quote(name)}: men asks for a family's whole set ({sets})")
+    if family.bulk is None:
         raise InvalidArgument(f"men asks for a family's whole set ({sets}), and {_quote(name)} has none")
     return family.bulk(men)
 

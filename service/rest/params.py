@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Header, Path, Query
+from starlette.convertors import Convertor, register_url_convertor
 
 from service.rest.examples import EXAMPLE_GAME, EXAMPLE_POSITION, position_syntaxes
 
@@ -35,6 +36,25 @@ Position = Annotated[
         examples=[EXAMPLE_POSITION],
     ),
 ]
+
+
+class _Segment(Convertor[str]):
+    """A path segment without ':': `/v1/jobs/{job_id:segment}` leaves `/v1/jobs/1:retry` to the retry
+    route, so another method there is 405 naming POST, not a job id that does not parse."""
+
+    regex = "[^/:]+"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("segment", _Segment())
+#: The path of one job, its id a segment without ':' (`_Segment`).
+JOB_PATH = "/v1/jobs/{job_id:segment}"
+
 JobId = Annotated[int, Path(description="The job's id, as SubmitJob returned it.", examples=[1])]
 GraphName = Annotated[
     str,

@@ -344,7 +344,7 @@ def no_undeclared_field(
     content_type = (response.headers.get("content-type") or [""])[0]
     if not content_type.startswith("application/json"):
         return
-    validator = _closed_validator(status, case.operation.path, case.method.lower())
+    validator = _closed_validator(status, case.operation.path, case.operation.method.lower())
     if validator is None:
         return
     instance = json.loads(response.content)

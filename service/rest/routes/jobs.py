@@ -18,7 +18,7 @@ from service.rest.answer import answer
 from service.rest.context import service_of
 from service.rest.models import JobRequest
 from service.rest.openapi import errors
-from service.rest.params import Authorization, JobId
+from service.rest.params import JOB_PATH, Authorization, JobId
 
 router = APIRouter()
 
@@ -78,7 +78,7 @@ def retry_job(request: Request, job_id: JobId, authorization: Authorization = No
     return answer(request, lambda: convert.submission_as_dict(service.retry_job(token, job_id)))
 
 
-@router.get("/v1/jobs/{job_id}", tags=["jobs"], response_model=schema.Job, responses=errors(400, 404, 503))
+@router.get(JOB_PATH, tags=["jobs"], response_model=schema.Job, responses=errors(400, 404, 503))
 def get_job(request: Request, job_id: JobId) -> Response:
     """One precompute job: its status and progress."""
     service = service_of(request)
@@ -100,9 +100,7 @@ def list_jobs(request: Request, limit: ListLimit = None, cursor: Cursor = None) 
     return answer(request, call)
 
 
-@router.delete(
-    "/v1/jobs/{job_id}", tags=["jobs"], response_model=schema.Job, responses=errors(400, 401, 403, 404, 503)
-)
+@router.delete(JOB_PATH, tags=["jobs"], response_model=schema.Job, responses=errors(400, 401, 403, 404, 503))
 def cancel_job(request: Request, job_id: JobId, authorization: Authorization = None) -> Response:
     """Cancel a job (needs `authorization: Bearer <admin token>`)."""
     service = service_of(request)
