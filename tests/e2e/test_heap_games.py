@@ -180,7 +180,7 @@ def test_precomputed_grundy_and_wythoff_tables(server: Server, worker: subproces
         assert stats["rare_mask"] is not None and stats["rare_count"] > 0
         assert client.get_value("grundy", "19999")["source"] == "table"
         assert client.get_value("wythoff", "300,500")["source"] == "table"
-        assert client.get_stats("wythoff")["table_side"] == 512
+        assert client.get_stats("wythoff")["table_side"] >= 512  # as the Grundy table's: or more
 
 
 def test_a_corrupted_chunk_is_never_served(
