@@ -12,6 +12,7 @@ so that a later run only reads them.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -100,7 +101,7 @@ class Solved:
             kernel.give({need: self._bytes(sub) for need, sub in subs})
             data = kernel.make()
             self.folder.mkdir(parents=True, exist_ok=True)
-            partial = path.with_suffix(".part")
+            partial = path.with_suffix(f".{os.getpid()}.part")  # another test process may write it too
             partial.write_bytes(data)
             partial.replace(path)
         self.stored[material.name] = data
