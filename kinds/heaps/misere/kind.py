@@ -18,7 +18,7 @@ from engine.keep import Kept
 from engine.kind import Context, SequenceKernel
 from engine.moves import MoveTo
 from engine.positions import quote_position
-from engine.precompute import MAX_UPTO, JobPlan
+from engine.precompute import PROCESS_BYTES, JobPlan
 from engine.search import estimate_states
 from engine.stored_bytes import read_stored, words_for
 from engine.values import GameInfo, Outcome, SequenceResult, Source, Value
@@ -26,11 +26,21 @@ from kinds.heaps.base import HEAP, HOPELESS, HeapGame, Heaps
 from kinds.heaps.misere.construct import HeapRules, compute
 from kinds.heaps.misere.fold import fold
 from kinds.heaps.misere.monoid import Quotient
-from kinds.heaps.misere.stored import QUOTIENT, QUOTIENTS, MisereSettings, MisereValue, QuotientKernel
+from kinds.heaps.misere.stored import (
+    QUOTIENT,
+    QUOTIENTS,
+    MisereSettings,
+    MisereValue,
+    QuotientKernel,
+    job_heaps,
+)
 from kinds.heaps.misere.tame import tame_genus
 
 #: The suffix of a misère game id.
 SUFFIX = ":misere"
+#: Largest `upto` a quotient job may ask for: the walk over heaps is quadratic in them, and a quotient
+#: that is not certified by then is beyond any size limit anyway.
+MAX_QUOTIENT_UPTO = 100_000
 
 
 class MisereHeapGame(HeapGame):
@@ -260,14 +270,22 @@ class MisereHeapGame(HeapGame):
         }
 
     def plan_job(self, upto: int, fill: bool = False, family: str | None = None) -> JobPlan:
-        """The job storing the quotient whole (family "quotient"); it computes to `stored.JOB_HEAPS`
-        heaps or until certified or a size limit (`upto` counts the heaps asked for, checked only)."""
+        """The job storing the quotient whole (family "quotient"): it computes the quotient of heaps
+        0..upto-1 (`upto` counts heap sizes, as for every heap game; 0, the job a refusal queues, asks for
+        `stored.JOB_HEAPS`), stopping sooner once certified or at a size limit. Its progress counts heaps.
+        A quotient stored whole is not computed again (engine.precompute: an object made whole)."""
         if family not in (None, QUOTIENT):
             raise UnknownFamily(f"{self.game_id!r} stores only family {QUOTIENT!r}, not {family!r}")
-        if not 0 <= upto <= MAX_UPTO:  # 0: the job a refusal queues makes the object whole
-            raise InvalidArgument(f"upto {upto} is outside 0..{MAX_UPTO}")
+        if not 0 <= upto <= MAX_QUOTIENT_UPTO:
+            raise InvalidArgument(
+                f"upto {upto} is outside 0..{MAX_QUOTIENT_UPTO} (the heaps a misère quotient job computes)"
+            )
+        heaps = job_heaps(upto)
         settings = MisereSettings()
-        return JobPlan(self.game_id, QUOTIENT, words_for(64 * settings.max_order**2 + 16 * 1000), True)
+        table = 64 * settings.max_order**2 + 16 * heaps
+        memory = PROCESS_BYTES + 8 * words_for(table)
+        # values: the heap sizes 0..heaps, which the worker hands back to the kernel (`QuotientKernel.aim`)
+        return JobPlan(self.game_id, QUOTIENT, heaps + 1, True, memory_bytes=memory)
 
     def kernel_for(self, family: str) -> SequenceKernel | None:
         return QuotientKernel(self.rules) if family == QUOTIENT else None

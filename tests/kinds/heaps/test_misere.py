@@ -14,12 +14,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.errors import InvalidGameId, LimitExceeded, NimbaseError
+from engine.errors import InvalidArgument, InvalidGameId, LimitExceeded, NimbaseError
 from engine.kind import Context
 from engine.registry import parse_game_id
 from kinds.heaps.misere import MisereHeapGame, Quotient
 from kinds.heaps.misere.construct import certify
 from kinds.heaps.misere.fold import fold_kernel, fold_reference
+from kinds.heaps.misere.stored import QuotientKernel
 from tests.engine.contexts import StoredWords, engine_context, kind_settings
 
 T = TypeVar("T")
@@ -305,3 +306,22 @@ def test_the_job_a_refusal_queues_is_planned() -> None:
     for game in ("octal:0.77:misere", "grundy:misere", "subtraction:1,3,4:misere"):
         plan = plan_stored(StoredName(game, "quotient"))
         assert plan.family == "quotient" and plan.game_id == game and plan.values > 0
+
+
+def test_a_jobs_upto_is_the_heap_bound_its_quotient_is_computed_to() -> None:
+    """`upto` counts heap sizes 0..upto-1, as for every heap game's job; 0 (the job a refusal queues)
+    asks for the default bound. Grundy's game is never certified, so its bound is exactly the one asked."""
+    from kinds.heaps.misere.stored import JOB_HEAPS
+
+    kind = _kind("grundy")
+    assert kind.plan_job(16).values == 16 and kind.plan_job(0).values == JOB_HEAPS + 1
+    kernel = kind.kernel_for("quotient")
+    assert kernel is not None
+    kernel.aim(16)
+    assert isinstance(kernel, QuotientKernel)
+    q = Quotient.from_bytes(kernel.make(), kind.game_id)
+    assert q.bound == 15 and q.target == 15 and q.note is None
+    live = kind.quotient(_ctx(15)).value  # the same walk asked live to heap 15
+    assert (q.table == live.table).all() and (q.phi == live.phi).all()
+    with pytest.raises(InvalidArgument, match="upto"):
+        kind.plan_job(10**9)
