@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from engine.errors import InvalidArgument, InvalidGameId, LimitExceeded, NimbaseError
 from engine.kind import Context
 from engine.registry import parse_game_id
+from engine.values import Value
 from kinds.heaps.misere import MisereHeapGame, Quotient
 from kinds.heaps.misere.construct import certify
 from kinds.heaps.misere.fold import fold_kernel, fold_reference
@@ -325,3 +326,69 @@ def test_a_jobs_upto_is_the_heap_bound_its_quotient_is_computed_to() -> None:
     assert (q.table == live.table).all() and (q.phi == live.phi).all()
     with pytest.raises(InvalidArgument, match="upto"):
         kind.plan_job(10**9)
+
+
+def _batch_texts(seed: int) -> list[str]:
+    """Sums as clients send them: canonical or not (unsorted, zero heaps, leading zeros, odd spacing),
+    with bad ones among them."""
+    rng = np.random.default_rng(seed)
+    texts = ["", "0", "1 2 3", "3 2 1", " 1  2", "007 5", "1\t2\r\n3", "1 2 ", "5 0 5", "x", "1 é", "4 -1"]
+    texts += ["9" * 19, "1 " + "8" * 18, " ".join(["3"] * 40) + " 2", "12 1000000000000000"]
+    for _ in range(200):
+        count = int(rng.integers(0, 90))
+        heaps = [
+            [0, int(rng.integers(1, 40)), int(rng.integers(1, 10**12))][int(rng.integers(3))]
+            for _ in range(count)
+        ]
+        if rng.random() < 0.5:
+            heaps.sort()
+        texts.append(str(rng.choice([" ", "  ", "\n"])).join(map(str, heaps)))
+    return texts
+
+
+@pytest.mark.parametrize("code", ["0.75", "grundy"])
+def test_the_batch_pass_matches_its_reference_and_the_parser(code: str) -> None:
+    from engine.positions import format_heaps, parse_heaps
+    from kinds.heaps.misere.batch import OK, SLOW, parse_fold, parse_fold_reference
+
+    q = _kind(code).quotient(_shared_ctx(code)).value
+    texts = _batch_texts(11)
+    folded = parse_fold(q, texts)
+    pre, per = (0, 0) if q.period is None else (q.period.preperiod, q.period.period)
+    reference = parse_fold_reference(texts, q.rows, q.phi_list, pre, per)
+    for i, text in enumerate(texts):
+        status, z, top, canonical = reference[i]
+        assert int(folded.status[i]) == status, text
+        if status == SLOW:
+            continue
+        assert (int(folded.element[i]), int(folded.top[i])) == (z, top), text
+        assert folded.positions[i] == (text if canonical is None else canonical), text
+        heaps = parse_heaps(text)  # the per-position path agrees
+        assert folded.positions[i] == format_heaps(heaps)
+        z_alone = 0
+        for h in heaps:
+            z_alone = int(q.table[z_alone, q.element_of(h)])
+        assert z_alone == z
+    assert [int(s) for s in folded.status[:12]] == [OK] * 9 + [SLOW] * 3
+    assert int(folded.status[12]) == SLOW  # 19 digits: the parser's own bounds decide
+
+
+@pytest.mark.parametrize("code", ["0.75", "grundy"])
+def test_a_batch_answers_as_each_position_alone(code: str) -> None:
+    kind = _kind(code)
+    ctx = _shared_ctx(code)
+    texts = [*_batch_texts(12)[:60], "1 2 3 " * 3, "2 99999", "3 x 4"]
+    batch = kind.values(texts, ctx)
+    assert len(batch) == len(texts)
+    for text, answer in zip(texts, batch, strict=True):
+        try:
+            alone: Value | NimbaseError = kind.value(kind.parse(text), ctx)
+        except NimbaseError as error:
+            alone = error
+        if isinstance(alone, NimbaseError):
+            assert isinstance(answer, NimbaseError) and type(answer) is type(alone), text
+            assert str(answer) == str(alone)
+        else:
+            assert isinstance(answer, Value) and answer == alone._replace(remoteness=answer.remoteness), text
+    bad = batch[-1]
+    assert isinstance(bad, NimbaseError) and "3 x 4" in str(bad)
