@@ -170,22 +170,60 @@ def test_the_quotient_is_a_reduced_commutative_monoid() -> None:
             assert any(q.p[table[a, x]] != q.p[table[b, x]] for x in range(n))
 
 
-def test_published_quotients() -> None:
-    """The values tests/data/misere_quotients.json records from the literature."""
-    published = json.loads(DATA.read_text())
-    for entry in published["quotients"]:
-        kind = _kind(entry["code"])
-        last = max(entry.get("single_heap_p_positions", [1]))
-        q = kind.quotient(_ctx(max(last, 14))).value
-        if "order" in entry:
-            assert q.order == entry["order"], entry
-            assert len(q.p_portion()) == entry["p_portion_size"], entry
-        for heap in entry.get("single_heap_p_positions", []):
-            assert q.p[q.element_of(heap)], (entry["code"], heap)
-        if "single_heap_p_positions" in entry:
-            last = max(entry["single_heap_p_positions"])
-            found = [n for n in range(1, last + 1) if q.p[q.element_of(n)]]
-            assert found == entry["single_heap_p_positions"], entry["code"]
+def _published() -> dict[str, Any]:
+    facts: dict[str, Any] = json.loads(DATA.read_text())
+    return facts
+
+
+@pytest.mark.parametrize("entry", _published()["quotients"], ids=lambda entry: entry["code"])
+def test_published_quotients(entry: dict[str, Any]) -> None:
+    """Each quotient tests/data/misere_quotients.json records from the literature: order, P-portion,
+    the pretending function's certified period, single-heap P-positions."""
+    kind = _kind(entry["code"])
+    last = max(entry.get("single_heap_p_positions", [1]))
+    q = kind.quotient(_ctx(max(last, 40))).value
+    if "order" in entry:
+        assert q.order == entry["order"], entry
+        assert len(q.p_portion()) == entry["p_portion_size"], entry
+    if "pretending_period" in entry:
+        assert q.period is not None and q.period.period == entry["pretending_period"], (entry, q.period)
+    if "single_heap_p_positions" in entry:
+        found = [n for n in range(1, last + 1) if q.p[q.element_of(n)]]
+        assert found == entry["single_heap_p_positions"], entry["code"]
+
+
+def test_0312_pretends_to_be_adders_as_plambeck_prints() -> None:
+    """plambeck.org's 0.312: heaps with the same printed adder have the same element, heaps with
+    different ones different elements, and A + A (two heaps of 4) pretends to be :0, the empty sum."""
+    (entry,) = [e for e in _published()["quotients"] if e["code"] == "0.312"]
+    q = _kind("0.312").quotient(_ctx(30)).value
+    pretends = {int(heap): label for heap, label in entry["pretends"].items()}
+    for h1, label1 in pretends.items():
+        for h2, label2 in pretends.items():
+            assert (q.element_of(h1) == q.element_of(h2)) == (label1 == label2), (h1, h2)
+    a = q.element_of(4)
+    assert entry["A_plus_A"] == ":0" and int(q.table[a, a]) == 0
+    assert q.period is not None and q.period.period == entry["pretends_period"]
+    top = max(pretends)
+    for heap in range(top + 1, 200):  # "etc (period 2)": every heap past the list, by the period
+        assert q.element_of(heap) == q.element_of(heap - 2)
+
+
+#: Two-digit octal games whose quotient to heap 20 is quick: the structure theorems are checked on them.
+STRUCTURE_GAMES = ("0.04", "0.22", "0.31", "0.34", "0.44", "0.52", "0.53", "0.56", "0.75", "0.312", "0.137")
+
+
+@pytest.mark.parametrize("code", STRUCTURE_GAMES)
+def test_quotients_obey_the_published_structure_theorems(code: str) -> None:
+    """Every nontrivial quotient has even order (Plambeck and Siegel); one with |P| = 2 has order
+    2^n + 2 or 2^n + 4 (Siegel). Each Q_N is the quotient of a closed set (heaps up to N), so both hold
+    for it whether or not it is certified."""
+    theorems = {t["name"] for t in _published()["theorems"]}
+    assert theorems == {"even_order", "two_p_positions"}
+    q = _kind(code).quotient(_ctx(20)).value
+    assert q.order == 1 or q.order % 2 == 0, (code, q.order)
+    if len(q.p_portion()) == 2:
+        assert any(q.order - 2**n in (2, 4) for n in range(1, 20)), (code, q.order)
 
 
 def test_kayles_single_heaps_sibert_conway() -> None:
