@@ -95,26 +95,38 @@ def _sort(heaps: NDArray[np.int64], count: int, scratch: NDArray[np.int64]) -> N
         heaps[:count] = source[:count]
 
 
+#: "00" to "99" as bytes: `_write` makes two digits a division.
+PAIRS = np.frombuffer("".join(f"{n:02d}" for n in range(100)).encode(), dtype=np.uint8).copy()
+
+
 @numba.njit(cache=True, nogil=True)
 def _write(heaps: NDArray[np.int64], count: int, out: NDArray[np.uint8], at: int) -> int:
-    """heaps[:count] as decimal text joined by single spaces, written from out[at]; the end."""
-    digits = np.empty(20, dtype=np.uint8)
+    """heaps[:count] (positive) as decimal text joined by single spaces, written from out[at]; the end.
+    Unsigned arithmetic, the length first, then two digits a division, from the right."""
     for i in range(count):
         if i:
             out[at] = 32
             at += 1
-        x = heaps[i]
-        n = 0
-        while True:
-            q = x // 10
-            digits[n] = 48 + (x - 10 * q)
-            n += 1
+        x = np.uint64(heaps[i])
+        length = 1
+        power = np.uint64(10)
+        while length < 19 and x >= power:
+            length += 1
+            power *= np.uint64(10)
+        at += length
+        pos = at
+        while x >= 100:
+            q = x // np.uint64(100)
+            r = np.int64(x - q * np.uint64(100))
+            pos -= 2
+            out[pos] = PAIRS[2 * r]
+            out[pos + 1] = PAIRS[2 * r + 1]
             x = q
-            if x == 0:
-                break
-        for k in range(n - 1, -1, -1):
-            out[at] = digits[k]
-            at += 1
+        if x >= 10:
+            out[pos - 2] = PAIRS[2 * np.int64(x)]
+            out[pos - 1] = PAIRS[2 * np.int64(x) + 1]
+        else:
+            out[pos - 1] = 48 + np.int64(x)
     return at
 
 
@@ -287,7 +299,7 @@ def parse_fold(q: Quotient, texts: Sequence[str]) -> Folded:
     status, element, top, canonical, out, spans = parse_fold_kernel(
         data, starts, ends, q.table, q.phi, preperiod, period, MAX_HEAPS, MAX_POSITION_CHARS
     )
-    raw = out.tobytes()
+    raw = memoryview(out.data)  # each canonical text is decoded straight from the kernel's buffer
     positions: list[str | None] = []
     for i, text in enumerate(texts):
         if not ascii_ok[i]:
@@ -298,5 +310,5 @@ def parse_fold(q: Quotient, texts: Sequence[str]) -> Folded:
         elif canonical[i]:
             positions.append(text)
         else:
-            positions.append(raw[spans[i] : spans[i + 1]].decode("ascii"))
+            positions.append(str(raw[spans[i] : spans[i + 1]], "ascii"))
     return Folded(status, element, top, positions)
