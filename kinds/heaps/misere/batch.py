@@ -286,11 +286,9 @@ class Folded:
 def parse_fold(q: Quotient, texts: Sequence[str]) -> Folded:
     """`parse_fold_kernel` over `texts` (a text that is not ASCII is SLOW without being looked at)."""
     ascii_ok = [t.isascii() for t in texts]
-    joined = "\n".join(t if ok else "" for t, ok in zip(texts, ascii_ok, strict=True))
-    data = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
-    lengths = np.fromiter(
-        (len(t) if ok else 0 for t, ok in zip(texts, ascii_ok, strict=True)), np.int64, len(texts)
-    )
+    plain = list(texts) if all(ascii_ok) else [t if ok else "" for t, ok in zip(texts, ascii_ok, strict=True)]
+    data = np.frombuffer("\n".join(plain).encode("ascii"), dtype=np.uint8)
+    lengths = np.array(list(map(len, plain)), dtype=np.int64)
     starts = np.zeros(len(texts), dtype=np.int64)
     if len(texts) > 1:
         np.cumsum(lengths[:-1] + 1, out=starts[1:])
