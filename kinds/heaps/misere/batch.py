@@ -171,6 +171,7 @@ def parse_fold_kernel(
             spans[i + 1] = at
             continue
         count = 0
+        tokens = 0
         z = 0
         largest = 0
         in_order = True
@@ -192,16 +193,14 @@ def parse_fold_kernel(
                         break
                     value = value * 10 + (c - 48)
                     pos += 1
-                if pos - first > MAX_DIGITS:
+                tokens += 1
+                if pos - first > MAX_DIGITS or tokens > max_heaps:  # zero heaps count, as for the parser
                     bad = True
                     break
                 if value == 0 or (data[first] == 48):
                     plain = False  # a zero heap, or a leading zero
                 if value == 0:
                     continue
-                if count >= max_heaps:
-                    bad = True
-                    break
                 if value < previous:
                     in_order = False
                     if largest < previous:
@@ -260,7 +259,7 @@ def parse_fold_reference(
             found.append(slow)
             continue
         heaps = sorted(int(t) for t in tokens if int(t))
-        if len(heaps) > MAX_HEAPS or (heaps and heaps[-1] > bound and period == 0):
+        if len(tokens) > MAX_HEAPS or (heaps and heaps[-1] > bound and period == 0):
             found.append(slow)
             continue
         z = 0

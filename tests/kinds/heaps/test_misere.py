@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from engine.errors import InvalidArgument, InvalidGameId, LimitExceeded, NimbaseError
 from engine.kind import Context
+from engine.positions import MAX_HEAPS
 from engine.registry import parse_game_id
 from engine.values import Value
 from kinds.heaps.misere import MisereHeapGame, Quotient
@@ -372,6 +373,7 @@ def _batch_texts(seed: int) -> list[str]:
     rng = np.random.default_rng(seed)
     texts = ["", "0", "1 2 3", "3 2 1", " 1  2", "007 5", "1\t2\r\n3", "1 2 ", "5 0 5", "x", "1 é", "4 -1"]
     texts += ["9" * 19, "1 " + "8" * 18, " ".join(["3"] * 40) + " 2", "12 1000000000000000"]
+    texts += ["1 " * MAX_HEAPS + "0", "1 " * (MAX_HEAPS - 1) + "0"]  # zero heaps count toward the limit
     for _ in range(200):
         count = int(rng.integers(0, 90))
         heaps = [
@@ -409,6 +411,7 @@ def test_the_batch_pass_matches_its_reference_and_the_parser(code: str) -> None:
         assert z_alone == z
     assert [int(s) for s in folded.status[:12]] == [OK] * 9 + [SLOW] * 3
     assert int(folded.status[12]) == SLOW  # 19 digits: the parser's own bounds decide
+    assert [int(s) for s in folded.status[16:18]] == [SLOW, OK]  # one token too many, then as many
 
 
 @pytest.mark.parametrize("code", ["0.75", "grundy"])
