@@ -103,6 +103,12 @@ class SequenceKernel(ABC):
         length, which a job stores whatever `upto` it was given. None for the open-ended sequences."""
         return None
 
+    def aim(self, upto: int) -> None:
+        """The `upto` its job was given, handed over before `length`: a kernel whose object is made whole
+        to a bound the job names (a misère quotient's heaps) reads it here; by default it is ignored (the
+        object's own `length` decides what is stored)."""
+        del upto
+
     def makes_whole(self) -> bool:
         """Whether this kernel makes its object whole: it has its own `length`."""
         return type(self).length is not SequenceKernel.length
