@@ -8,7 +8,10 @@ the 5-man tables measured here), not a measurement of the set, which is not buil
 
 The tables come from bench.chess_cache (solved once and kept on disk; a 5-man one takes many minutes).
 
-    python -m bench.bench_chess_stored [--men 4] [--five KBNvKN ...]
+    python -m bench.bench_chess_stored [--men 4] [--more KQvKR KBNvKN ...]
+
+By default the 3-man set and KQvKR (which the other chess benches solve too); `--men 4` measures every
+4-man table, solving those not kept yet.
 """
 
 from __future__ import annotations
@@ -58,8 +61,8 @@ def measure(material: Material, tables: dict[str, bytes]) -> tuple[int, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--men", type=int, default=4, help="every material of up to this many men (3 or 4)")
-    parser.add_argument("--five", nargs="*", default=[], help="5-man materials measured too")
+    parser.add_argument("--men", type=int, default=3, help="every material of up to this many men (3 or 4)")
+    parser.add_argument("--more", nargs="*", default=["KQvKR"], help="other materials measured too")
     args = parser.parse_args()
     tables: dict[str, bytes] = {}
     small = [m for m in materials_of(args.men) if m.men >= 3]
@@ -69,12 +72,15 @@ def main() -> None:
     slots = sum(m.slots for m in small)
     figure(f"3-{args.men}-man set format 3 (measured)", totals[0] / slots, "bytes/slot")
     figure(f"3-{args.men}-man set format 4 (measured)", totals[1] / slots, "bytes/slot")
-    if not args.five:
-        return
+    more = [parse_material(name) for name in args.more if parse_material(name) not in small]
+    fives = [m for m in more if m.men == 5]
     five = np.zeros(2)
-    fives = [parse_material(name) for name in args.five]
-    for material in fives:
-        five += measure(material, tables)
+    for material in more:
+        sizes = measure(material, tables)
+        if material.men == 5:
+            five += sizes
+    if not fives:
+        return
     rate = five / sum(m.slots for m in fives)
     set_slots = sum(m.slots for m in materials_of(5) if m.men == 5)
     for version, per_slot in zip((3, 4), rate, strict=True):
