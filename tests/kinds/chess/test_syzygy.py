@@ -27,6 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kinds.chess import answers as chess_answers
+from kinds.chess import block_codec as chess_block_codec
 from kinds.chess import blocks as chess_blocks
 from kinds.chess import format as chess_format
 from kinds.chess import material as chess_material
@@ -68,6 +69,7 @@ _SOURCES = (
     chess_values,
     chess_format,
     chess_blocks,
+    chess_block_codec,
     chess_material,
     chess_solve,
 )
