@@ -8,6 +8,14 @@ game what its kind declares (`GameKind.warm_ups`: value, best moves, then the ga
 short by a deadline: where no period is known they compute for seconds past their kernels' loading) before it
 says it is ready, on a service of its own without a database: nothing is queued, nothing is stored, and
 no request waits behind it. service/ names no kind here; each kind says what to ask.
+
+The process's own service (`into`) then starts where the warm-up left it, so that the first request of
+each kind is answered within its target rather than repeating the warm-up's work under its deadline: it
+keeps the objects the warm-up made (it shares the warm-up service's keepers: a rules game solved live, a
+board's elimination; a stored object still replaces one made live at its next look), adopts what the
+warm-up's memo and live sequences gained (service.learned: a remoteness search, a live prefix), and is
+asked the same questions once more without computing, queueing nothing: the stored tables' headers and
+first chunks, an uploaded graph, the database connection of this process, read before ready.
 """
 
 from __future__ import annotations
@@ -17,10 +25,15 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from engine.errors import NimbaseError
 from engine.registry import list_games, parse_game_id
 from nimbase.settings import Settings
+from service import learned
+
+if TYPE_CHECKING:
+    from service.core import Nimbase
 
 log = logging.getLogger(__name__)
 
@@ -32,14 +45,45 @@ QUESTION_SECONDS = 60.0
 STATS_SECONDS = 10.0
 
 
-def warm_up(settings: Settings, progress: Callable[[int, int], None] | None = None) -> int:
+def warm_up(
+    settings: Settings, progress: Callable[[int, int], None] | None = None, into: Nimbase | None = None
+) -> int:
     """Ask every listed game its kind's warm-up questions in this process; how many were asked.
-    `progress(done, total)` is told the games done after each question (a sign of life)."""
+    `progress(done, total)` is told the games done after each question (a sign of life). `into`, the
+    process's own service, starts where the warm-up left it (the module's docstring)."""
     from service.core import Nimbase  # the service layer, which imports this module's users
 
     service = Nimbase(settings, None)
+    if into is not None:
+        service.kept = into.kept
+    with service.journal.recording() as gained:
+        asked, questions = _ask(service, progress)
+    if into is not None:
+        packed = learned.pack(gained)
+        if packed is not None:
+            into.adopt(packed)
+        into.kept.look_again()  # made without storage: what is stored replaces them as it is read now
+        _read_ahead(into, questions)
+    return asked
+
+
+def _read_ahead(service: Nimbase, questions: list[tuple[str, str]]) -> None:
+    """Ask `service` the warm-up's questions without computing and without queueing any job."""
+    with service.automatic.held():
+        for game, position in questions:
+            for question in (
+                lambda: service.get_value(game, position, time.monotonic() + QUESTION_SECONDS),  # noqa: B023
+                lambda: service.best_move(game, position, deadline=time.monotonic() + QUESTION_SECONDS),  # noqa: B023
+            ):
+                with contextlib.suppress(NimbaseError):
+                    service.without_computing(question)
+
+
+def _ask(service: Nimbase, progress: Callable[[int, int], None] | None) -> tuple[int, list[tuple[str, str]]]:
+    """Every listed game's warm-up questions asked of `service`: how many, and the (game, position)s."""
     games = [info.id for info in list_games()]
     asked = 0
+    questions: list[tuple[str, str]] = []
     for done, game in enumerate(games):
         try:
             kind = parse_game_id(game)
@@ -54,6 +98,7 @@ def warm_up(settings: Settings, progress: Callable[[int, int], None] | None = No
         except NimbaseError:
             positions = ()
         for position in positions:
+            questions.append((game, position))
             for question in (
                 lambda: service.get_value(game, position, time.monotonic() + QUESTION_SECONDS),  # noqa: B023
                 lambda: service.best_move(game, position, deadline=time.monotonic() + QUESTION_SECONDS),  # noqa: B023
@@ -69,14 +114,15 @@ def warm_up(settings: Settings, progress: Callable[[int, int], None] | None = No
                 service.get_stats(game, time.monotonic() + STATS_SECONDS)
         if progress is not None:
             progress(done + 1, len(games))
-    return asked
+    return asked, questions
 
 
 class WarmUp:
     """`warm_up` in a background thread of this process; `reason` says what is left until it is done."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, into: Nimbase | None = None) -> None:
         self._settings = settings
+        self._into = into
         self._done = threading.Event()
         self._progress = (0, 0)
         self._started = time.monotonic()
@@ -87,7 +133,7 @@ class WarmUp:
 
     def _run(self) -> None:
         try:
-            asked = warm_up(self._settings, self._report)
+            asked = warm_up(self._settings, self._report, self._into)
             log.info(
                 "kernels compiled or loaded: %d warm-up questions in %.1f s",
                 asked,

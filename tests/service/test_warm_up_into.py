@@ -1,0 +1,47 @@
+"""A process's own service starts where its warm-up left it (issue 32: the first answer of each kind after
+ready within 50 ms). Before, the warm-up's service was thrown away: the first request of a rules game
+solved it again under its deadline (tictactoe: half a second), a Nim sum searched its remoteness again,
+and every stored table's first request read its header and first chunk through a connection not opened
+yet. Now the service keeps what the warm-up made (an object made live gives way to the stored one), and
+has read what storage holds for the warm-up's questions, queueing nothing."""
+
+from __future__ import annotations
+
+import threading
+
+import sqlalchemy as sa
+
+from nimbase.settings import Settings
+from service.core import Nimbase
+from service.warm_up import warm_up
+from storage.jobs import JobQueue
+from worker.runner import Worker
+
+TOKEN = "warm-up-into"
+CHESS = ("chess:KRvK", "8/8/8/8/8/2k5/8/KR6 w - - 0 1")
+ANSWERED_FROM_MEMORY = [
+    ("tictactoe", "x../.o./..."),  # solved by the warm-up, kept
+    ("nim", "3 5 7"),  # its remoteness searched by the warm-up, adopted
+    ("octal:0.6", "10 20"),  # its stored table's first chunk read before ready
+]
+
+
+def test_the_service_answers_from_memory_what_its_warm_up_asked(clean_db: sa.Engine) -> None:
+    service = Nimbase(Settings(admin_token=TOKEN), clean_db)
+    service.submit_job(TOKEN, "octal:0.6", 5000)
+    service.submit_job(TOKEN, CHESS[0], 0)
+    Worker(clean_db, worker_id="warm-up-into", poll_seconds=0).run_until_idle(threading.Event())
+    jobs = len(JobQueue(clean_db).list(limit=100))
+
+    bare = Nimbase(Settings(admin_token=TOKEN), clean_db)
+    warm_up(Settings())  # as before: on a service of its own
+    for game, position in [*ANSWERED_FROM_MEMORY, CHESS]:
+        assert bare.in_memory(lambda g=game, p=position: bare.get_value(g, p)) is None, game
+
+    warm_up(Settings(), into=service)
+    for game, position in ANSWERED_FROM_MEMORY:
+        assert service.in_memory(lambda g=game, p=position: service.get_value(g, p)) is not None, game
+    # The stored table, not the one the warm-up solved without storage, read before ready.
+    found = service.in_memory(lambda: service.get_value(*CHESS))
+    assert found is not None and found.source == "table"
+    assert len(JobQueue(clean_db).list(limit=100)) == jobs  # the reads queued nothing
