@@ -8,6 +8,7 @@ has read what storage holds for the warm-up's questions, queueing nothing."""
 from __future__ import annotations
 
 import threading
+from functools import partial
 
 import sqlalchemy as sa
 
@@ -36,11 +37,11 @@ def test_the_service_answers_from_memory_what_its_warm_up_asked(clean_db: sa.Eng
     bare = Nimbase(Settings(admin_token=TOKEN), clean_db)
     warm_up(Settings())  # as before: on a service of its own
     for game, position in [*ANSWERED_FROM_MEMORY, CHESS]:
-        assert bare.in_memory(lambda g=game, p=position: bare.get_value(g, p)) is None, game
+        assert bare.in_memory(partial(bare.get_value, game, position)) is None, game
 
     warm_up(Settings(), into=service)
     for game, position in ANSWERED_FROM_MEMORY:
-        assert service.in_memory(lambda g=game, p=position: service.get_value(g, p)) is not None, game
+        assert service.in_memory(partial(service.get_value, game, position)) is not None, game
     # The stored table, not the one the warm-up solved without storage, read before ready.
     found = service.in_memory(lambda: service.get_value(*CHESS))
     assert found is not None and found.source == "table"
