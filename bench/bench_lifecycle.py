@@ -213,6 +213,9 @@ def stopped_worker(machine: Machine, run: subprocess.Popen[bytes], signum: signa
 def stored(machine: Machine) -> None:
     """GAME's table stored by the worker, uninterrupted (--first-answers: no worker is stopped)."""
     with NimbaseClient(machine.grpc, token=ADMIN_TOKEN, timeout=60) as client:
+        for open_job in client.list_jobs()["jobs"]:  # the default set: not what is measured here
+            if open_job["status"] in ("queued", "running"):
+                client.cancel_job(open_job["id"])
         job = client.submit_job(GAME, 0, family="table")
         while (state := client.get_job(job["id"]))["status"] != "done":
             if state["status"] in ("failed", "cancelled"):
