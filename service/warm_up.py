@@ -14,8 +14,9 @@ each kind is answered within its target rather than repeating the warm-up's work
 keeps the objects the warm-up made (it shares the warm-up service's keepers: a rules game solved live, a
 board's elimination; a stored object still replaces one made live at its next look), adopts what the
 warm-up's memo and live sequences gained (service.learned: a remoteness search, a live prefix), and is
-asked the same questions once more without computing, queueing nothing: the stored tables' headers and
-first chunks, an uploaded graph, the database connection of this process, read before ready.
+asked the same questions once more without computing, queueing nothing, and those of the games with a
+stored table: the stored tables' headers and first chunks, the database connection of this process,
+read before ready.
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ QUESTION_SECONDS = 60.0
 #: The deadline of a warm-up's stats: past their kernels' first calls (a compile is not interrupted by a
 #: deadline, so it ends all the same), stats of a game with no known period go on computing values.
 STATS_SECONDS = 10.0
+#: Games with a stored table (besides the listed ones) whose warm-up questions a process's own service
+#: reads ahead before ready: a few database reads each (a header, a chunk or a block).
+READ_AHEAD_GAMES = 64
 
 
 def warm_up(
@@ -68,8 +72,15 @@ def warm_up(
 
 
 def _read_ahead(service: Nimbase, questions: list[tuple[str, str]]) -> None:
-    """Ask `service` the warm-up's questions without computing and without queueing any job."""
+    """Ask `service` the warm-up's questions and their games' stats, and those of the first
+    READ_AHEAD_GAMES other games with a stored table (ListGames lists them), without computing and
+    without queueing any job."""
     with service.automatic.held():
+        asked = {game for game, _ in questions}
+        stored = [info.id for info in service.list_games() if info.id not in asked]
+        for game in stored[:READ_AHEAD_GAMES]:
+            with contextlib.suppress(NimbaseError):
+                questions = [*questions, *((game, p) for p in service.game(game).warm_ups())]
         for game, position in questions:
             for question in (
                 lambda: service.get_value(game, position, time.monotonic() + QUESTION_SECONDS),  # noqa: B023
@@ -77,6 +88,9 @@ def _read_ahead(service: Nimbase, questions: list[tuple[str, str]]) -> None:
             ):
                 with contextlib.suppress(NimbaseError):
                     service.without_computing(question)
+        for game in dict.fromkeys(game for game, _ in questions):  # their stored statistics, and kernels
+            with contextlib.suppress(NimbaseError):
+                service.without_computing(lambda: service.get_stats(game, time.monotonic() + STATS_SECONDS))  # noqa: B023
 
 
 def _ask(service: Nimbase, progress: Callable[[int, int], None] | None) -> tuple[int, list[tuple[str, str]]]:

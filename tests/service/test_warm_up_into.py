@@ -3,7 +3,8 @@ ready within 50 ms). Before, the warm-up's service was thrown away: the first re
 solved it again under its deadline (tictactoe: half a second), a Nim sum searched its remoteness again,
 and every stored table's first request read its header and first chunk through a connection not opened
 yet. Now the service keeps what the warm-up made (an object made live gives way to the stored one), and
-has read what storage holds for the warm-up's questions, queueing nothing."""
+has read what storage holds for the warm-up's questions and for the games with a stored table, queueing
+nothing."""
 
 from __future__ import annotations
 
@@ -25,11 +26,14 @@ ANSWERED_FROM_MEMORY = [
     ("nim", "3 5 7"),  # its remoteness searched by the warm-up, adopted
     ("octal:0.6", "10 20"),  # its stored table's first chunk read before ready
 ]
+#: A game ListGames lists for its stored table: its header read ahead too.
+STORED = "octal:0.31"
 
 
 def test_the_service_answers_from_memory_what_its_warm_up_asked(clean_db: sa.Engine) -> None:
     service = Nimbase(Settings(admin_token=TOKEN), clean_db)
     service.submit_job(TOKEN, "octal:0.6", 5000)
+    service.submit_job(TOKEN, STORED, 5000)
     service.submit_job(TOKEN, CHESS[0], 0)
     Worker(clean_db, worker_id="warm-up-into", poll_seconds=0).run_until_idle(threading.Event())
     jobs = len(JobQueue(clean_db).list(limit=100))
@@ -38,10 +42,12 @@ def test_the_service_answers_from_memory_what_its_warm_up_asked(clean_db: sa.Eng
     warm_up(Settings())  # as before: on a service of its own
     for game, position in [*ANSWERED_FROM_MEMORY, CHESS]:
         assert bare.in_memory(partial(bare.get_value, game, position)) is None, game
+    assert bare.in_memory(partial(bare.tables.stored_size, STORED, "heap")) is None
 
     warm_up(Settings(), into=service)
     for game, position in ANSWERED_FROM_MEMORY:
         assert service.in_memory(partial(service.get_value, game, position)) is not None, game
+    assert service.in_memory(partial(service.tables.stored_size, STORED, "heap"))  # stored, known
     # The stored table, not the one the warm-up solved without storage, read before ready.
     found = service.in_memory(lambda: service.get_value(*CHESS))
     assert found is not None and found.source == "table"
