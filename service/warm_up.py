@@ -58,10 +58,13 @@ def warm_up(
     from service.core import Nimbase  # the service layer, which imports this module's users
 
     service = Nimbase(settings, None)
+    apart = service
     if into is not None:
         service.kept = into.kept
+        # A warm-up graph is not the uploaded graph of its name: what is made on it is not kept.
+        apart = Nimbase(settings, None)
     with service.journal.recording() as gained:
-        asked, questions = _ask(service, progress)
+        asked, questions = _ask(service, apart, progress)
     if into is not None:
         packed = learned.pack(gained)
         if packed is not None:
@@ -93,14 +96,19 @@ def _read_ahead(service: Nimbase, questions: list[tuple[str, str]]) -> None:
                 service.without_computing(lambda: service.get_stats(game, time.monotonic() + STATS_SECONDS))  # noqa: B023
 
 
-def _ask(service: Nimbase, progress: Callable[[int, int], None] | None) -> tuple[int, list[tuple[str, str]]]:
-    """Every listed game's warm-up questions asked of `service`: how many, and the (game, position)s."""
+def _ask(
+    shared: Nimbase, apart: Nimbase, progress: Callable[[int, int], None] | None
+) -> tuple[int, list[tuple[str, str]]]:
+    """Every listed game's warm-up questions asked of `shared`, those of games played on a warm-up graph
+    of `apart`: how many, and the (game, position)s asked of `shared`."""
     games = [info.id for info in list_games()]
     asked = 0
     questions: list[tuple[str, str]] = []
     for done, game in enumerate(games):
+        service = shared
         try:
             kind = parse_game_id(game)
+            service = shared if kind.graph_name is None else apart
             graph = kind.warm_up_graph()
             if kind.graph_name is None:
                 positions = kind.warm_ups()
@@ -112,7 +120,8 @@ def _ask(service: Nimbase, progress: Callable[[int, int], None] | None) -> tuple
         except NimbaseError:
             positions = ()
         for position in positions:
-            questions.append((game, position))
+            if service is shared:
+                questions.append((game, position))
             for question in (
                 lambda: service.get_value(game, position, time.monotonic() + QUESTION_SECONDS),  # noqa: B023
                 lambda: service.best_move(game, position, deadline=time.monotonic() + QUESTION_SECONDS),  # noqa: B023

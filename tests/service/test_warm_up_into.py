@@ -13,6 +13,7 @@ from functools import partial
 
 import sqlalchemy as sa
 
+from engine.needs_graph import WARM_UP_EDGES, WARM_UP_VERTICES
 from nimbase.settings import Settings
 from service.core import Nimbase
 from service.warm_up import warm_up
@@ -52,3 +53,17 @@ def test_the_service_answers_from_memory_what_its_warm_up_asked(clean_db: sa.Eng
     found = service.in_memory(lambda: service.get_value(*CHESS))
     assert found is not None and found.source == "table"
     assert len(JobQueue(clean_db).list(limit=100)) == jobs  # the reads queued nothing
+
+
+def test_a_graph_uploaded_under_the_warm_up_graphs_name_is_answered_from_its_own_edges(
+    clean_db: sa.Engine,
+) -> None:
+    """The warm-up plays graph games on a graph of its own, named as the listed id names it: what is
+    solved on it is not kept for an uploaded graph of that name (same vertices, as many edges)."""
+    service = Nimbase(Settings(admin_token=TOKEN), clean_db)
+    warm_up(Settings(), into=service)
+    edges = [[b, a] for a, b in WARM_UP_EDGES]  # every move reversed
+    service.upload_graph(TOKEN, "NAME", list(WARM_UP_VERTICES), edges)
+    fresh = Nimbase(Settings(admin_token=TOKEN), clean_db)
+    for vertex in WARM_UP_VERTICES:
+        assert service.get_value("graph:NAME", vertex) == fresh.get_value("graph:NAME", vertex), vertex
