@@ -50,11 +50,17 @@ READ_AHEAD_GAMES = 64
 
 
 def warm_up(
-    settings: Settings, progress: Callable[[int, int], None] | None = None, into: Nimbase | None = None
+    settings: Settings,
+    progress: Callable[[int, int], None] | None = None,
+    into: Nimbase | None = None,
+    *,
+    adopt: bool = True,
 ) -> int:
     """Ask every listed game its kind's warm-up questions in this process; how many were asked.
     `progress(done, total)` is told the games done after each question (a sign of life). `into`, the
-    process's own service, starts where the warm-up left it (the module's docstring)."""
+    process's own service, starts where the warm-up left it (the module's docstring); without `adopt`
+    it takes none of the memo's and live sequences' gains (a live process: what it computes for a call
+    must be computed there, for its journal to carry it to the server, service.learned)."""
     from service.core import Nimbase  # the service layer, which imports this module's users
 
     service = Nimbase(settings, None)
@@ -66,7 +72,7 @@ def warm_up(
     with service.journal.recording() as gained:
         asked, questions = _ask(service, apart, progress)
     if into is not None:
-        packed = learned.pack(gained)
+        packed = learned.pack(gained) if adopt else None
         if packed is not None:
             into.adopt(packed)
         into.kept.look_again()  # made without storage: what is stored replaces them as it is read now

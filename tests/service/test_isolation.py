@@ -244,7 +244,7 @@ def test_answers_through_the_pool_equal_answers_without_it(
     the service and over REST, the same with the pool and without it (each started as a live process
     starts: from its warm-up, service.warm_up)."""
     plain = Nimbase(Settings(limits=LIMITS), db_engine)
-    warm_up(Settings(limits=LIMITS), into=plain)
+    warm_up(Settings(limits=LIMITS), into=plain, adopt=False)
     for game, position in SAMPLE:
         for method, args in (
             ("get_value", (game, position)),
