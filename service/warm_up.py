@@ -13,7 +13,8 @@ The process's own service (`into`) then starts where the warm-up left it, so tha
 each kind is answered within its target rather than repeating the warm-up's work under its deadline: it
 keeps the objects the warm-up made (it shares the warm-up service's keepers: a rules game solved live, a
 board's elimination; a stored object still replaces one made live at its next look), adopts what the
-warm-up's memo and live sequences gained (service.learned: a remoteness search, a live prefix), and is
+warm-up's memo and live sequences gained (service.learned: a remoteness search, a live prefix; in the
+server process only, for a live process sends back what it computes for a call), and is
 asked the same questions once more without computing, queueing nothing, and those of the games with a
 stored table: the stored tables' headers and first chunks, the database connection of this process,
 read before ready.
