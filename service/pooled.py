@@ -198,8 +198,14 @@ class PooledService:
         return cast(SequenceResult, self._compute("get_sequence", (game, family, start, stop), deadline))
 
     def get_stats(self, game: str) -> dict[str, object]:
+        """In this process where storage answers (a stored table's statistics, read once and kept here:
+        no hop to a live process for a few numbers), else in the pool (what is known live, as before)."""
         if self._mode.memory_only:
             return self.local.get_stats(game)
+        if not _lane.computing:
+            read = self.local.without_computing(lambda: self.local.get_stats(game))
+            if read is not None and read.get("source") != "live":
+                return read
         if _lane.reads:
             raise _ToComputeLane
         return cast(dict[str, object], self.pool.call("get_stats", (game,), None))
