@@ -346,6 +346,11 @@ class GameKind(ABC, Generic[Pos]):
         kernels its examples do not overrides it."""
         return self.info().examples if self.warms_up else ()
 
+    def load_kernels(self) -> None:
+        """Load the kernels this kind's requests may run that its warm-up questions would reach only after
+        seconds of computing (a wider type of values, met far into a sequence), each on a small input:
+        the warm-up calls it before asking them. By default there are none."""
+
     def warm_up_graph(self) -> UploadedGraph | None:
         """For a kind that plays on an uploaded graph (`graph_name`), the graph its warm-up plays on in
         its place (named `graph_name`, its `warm_ups` among its vertices); None: no warm-up."""

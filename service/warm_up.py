@@ -43,8 +43,10 @@ log = logging.getLogger(__name__)
 #: needs longer is refused by its deadline, the kernels it reached compiled all the same).
 QUESTION_SECONDS = 60.0
 #: The deadline of a warm-up's stats: past their kernels' first calls (a compile is not interrupted by a
-#: deadline, so it ends all the same), stats of a game with no known period go on computing values.
-STATS_SECONDS = 10.0
+#: deadline, so it ends all the same), stats of a game with no known period go on computing values, which
+#: is spent CPU and time before ready in every process: the kernels they reach only far on, a kind loads
+#: itself (`GameKind.load_kernels`).
+STATS_SECONDS = 2.0
 #: Games with a stored table (besides the listed ones) whose warm-up questions a process's own service
 #: reads ahead before ready: a few database reads each (a header, a chunk or a block).
 READ_AHEAD_GAMES = 64
@@ -115,6 +117,7 @@ def _ask(
         service = shared
         try:
             kind = parse_game_id(game)
+            kind.load_kernels()
             service = shared if kind.graph_name is None else apart
             graph = kind.warm_up_graph()
             if kind.graph_name is None:
