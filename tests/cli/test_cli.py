@@ -1,11 +1,17 @@
 """The `nimbase` console script, run as a user runs it: a subprocess in a directory of its own.
 
+A few runs of each kind are real subprocesses; the checks of what a command prints (its JSON, its errors,
+its help) run the same `cli.main.main` in this process, in that directory and with that environment
+(`in_process`): a subprocess would add only its start-up, a second of imports each.
+
 Without a database it says so in one line and creates none; on the test database its questions are
 answered by the service layer; with --server by a running server, with the same JSON.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import secrets
@@ -54,6 +60,27 @@ def nimbase(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[st
     )
 
 
+def in_process(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`nimbase ARGS` as `nimbase` runs it, but by `cli.main.main` in this process: in `cwd`, with no
+    nimbase variable but those given, its output and exit status returned as a subprocess's are."""
+    from cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        for name in list(os.environ):
+            if name.startswith("NIMBASE_") or name == "DATABASE_URL":
+                patch.delenv(name)
+        for name, value in env.items():
+            patch.setenv(name, value)
+        patch.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = main(list(args))
+            except SystemExit as exit:  # argparse: --help, --version, a bad argument
+                status = exit.code if isinstance(exit.code, int) else int(exit.code is not None)
+    return subprocess.CompletedProcess(["nimbase", *args], status, out.getvalue(), err.getvalue())
+
+
 def one_line_error(done: subprocess.CompletedProcess[str]) -> str:
     assert done.returncode == 1, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
@@ -89,7 +116,8 @@ def test_without_a_database_one_line_names_the_fix_and_creates_none(
     elsewhere: Path, tmp_path: Path, command: list[str]
 ) -> None:
     var = tmp_path / "data"
-    line = one_line_error(nimbase(elsewhere, *command, NIMBASE_VAR_DIR=str(var)))
+    run = nimbase if command[0] == "value" else in_process  # one as a person runs it, the rest here
+    line = one_line_error(run(elsewhere, *command, NIMBASE_VAR_DIR=str(var)))
     assert line == f"nimbase: no nimbase database at {var}: run `nimbase migrate` (or `make run`) first"
     assert not var.exists()
     assert list(elsewhere.iterdir()) == []
@@ -112,7 +140,7 @@ def unmigrated_url(database_url: str) -> Iterator[str]:
 
 def test_an_unmigrated_database_is_refused_in_one_line(elsewhere: Path, unmigrated_url: str) -> None:
     for command in (["value", "nim", "3 5 7"], ["jobs"], ["worker"]):
-        line = one_line_error(nimbase(elsewhere, *command, DATABASE_URL=unmigrated_url))
+        line = one_line_error(in_process(elsewhere, *command, DATABASE_URL=unmigrated_url))
         assert line.startswith("nimbase: the nimbase database at postgresql+psycopg://"), line
         assert line.endswith("is not migrated: run `nimbase migrate` first"), line
         assert "***" in line or "@" not in line  # never the password
@@ -120,7 +148,7 @@ def test_an_unmigrated_database_is_refused_in_one_line(elsewhere: Path, unmigrat
 
 def test_an_unreachable_database_is_one_line_too(elsewhere: Path) -> None:
     url = "postgresql://nobody:secret@127.0.0.1:1/nimbase"
-    line = one_line_error(nimbase(elsewhere, "value", "nim", "1", DATABASE_URL=url))
+    line = one_line_error(in_process(elsewhere, "value", "nim", "1", DATABASE_URL=url))
     assert line.startswith("nimbase: cannot reach the nimbase database at postgresql+psycopg://nobody:***@")
     assert "secret" not in line
 
@@ -130,31 +158,31 @@ def test_questions_on_the_local_database(elsewhere: Path, database_url: str) -> 
     value = nimbase(elsewhere, "value", "nim", "3", "5", "7", **env)
     assert value.returncode == 0, value.stderr
     assert json.loads(value.stdout) == NIM_357
-    assert json.loads(nimbase(elsewhere, "value", "nim", "3 5 7", **env).stdout) == NIM_357
+    assert json.loads(in_process(elsewhere, "value", "nim", "3 5 7", **env).stdout) == NIM_357
 
-    best = nimbase(elsewhere, "best-move", "nim", "3", "5", "7", "--limit", "1", **env)
+    best = in_process(elsewhere, "best-move", "nim", "3", "5", "7", "--limit", "1", **env)
     assert best.returncode == 0, best.stderr
     answer = json.loads(best.stdout)
     assert answer["best_move"]["outcome"] == "P" and len(answer["moves"]) == 1
 
-    plot = nimbase(elsewhere, "sequence", "nim", "--start", "0", "--stop", "10", "--plot", **env)
+    plot = in_process(elsewhere, "sequence", "nim", "--start", "0", "--stop", "10", "--plot", **env)
     assert plot.returncode == 0, plot.stderr
     lines = plot.stdout.splitlines()
     assert lines[0].startswith("nim (heap), n = 0..9")
     assert lines[1] == "9 |         *" and lines[10] == "0 |*"  # one row per value: g(n) = n
     assert lines[-2] == "  +----------" and lines[-1].split() == ["0", "9"]
 
-    sequence = json.loads(nimbase(elsewhere, "sequence", "nim", "--stop", "5", **env).stdout)
+    sequence = json.loads(in_process(elsewhere, "sequence", "nim", "--stop", "5", **env).stdout)
     assert sequence["values"] == [0, 1, 2, 3, 4]
 
-    stats = nimbase(elsewhere, "stats", "subtraction:1,2", **env)
+    stats = in_process(elsewhere, "stats", "subtraction:1,2", **env)
     assert stats.returncode == 0, stats.stderr
     assert json.loads(stats.stdout)["period"]["period"] == 3
 
-    games = nimbase(elsewhere, "games", **env)
+    games = in_process(elsewhere, "games", **env)
     assert games.returncode == 0, games.stderr
     assert any(line.split()[0] == "nim" for line in games.stdout.splitlines())
-    assert {g["id"] for g in json.loads(nimbase(elsewhere, "games", "--json", **env).stdout)["games"]} >= {
+    assert {g["id"] for g in json.loads(in_process(elsewhere, "games", "--json", **env).stdout)["games"]} >= {
         "nim",
         "wythoff",
     }
@@ -162,9 +190,9 @@ def test_questions_on_the_local_database(elsewhere: Path, database_url: str) -> 
 
 
 def test_errors_of_a_question_are_one_line(elsewhere: Path, database_url: str) -> None:
-    line = one_line_error(nimbase(elsewhere, "value", "no-such-game", "1", DATABASE_URL=database_url))
+    line = one_line_error(in_process(elsewhere, "value", "no-such-game", "1", DATABASE_URL=database_url))
     assert line.startswith("nimbase: NOT_FOUND: ")
-    line = one_line_error(nimbase(elsewhere, "value", "nim", "x", DATABASE_URL=database_url))
+    line = one_line_error(in_process(elsewhere, "value", "nim", "x", DATABASE_URL=database_url))
     assert line.startswith("nimbase: INVALID_ARGUMENT: ") and "'x'" in line
 
 
@@ -175,18 +203,18 @@ def test_precompute_binds_a_game_graph(elsewhere: Path, database_url: str, db_en
     name = f"cli-{secrets.token_hex(4)}"
     Nimbase(Settings(admin_token="t"), db_engine).upload_graph("t", name, ["a", "b"], [["a", "b"]])
     env = {"DATABASE_URL": database_url}
-    done = nimbase(elsewhere, "precompute", f"graph:{name}", "--upto", "0", "--detach", **env)
+    done = in_process(elsewhere, "precompute", f"graph:{name}", "--upto", "0", "--detach", **env)
     assert done.returncode == 0, done.stderr
     queue = JobQueue(db_engine)
     jobs = [job for job in queue.list() if job.game_id == f"graph:{name}"]
     assert [job.family for job in jobs] == ["solution"]
     queue.cancel(jobs[0].id)  # no later worker should run it
-    missing = nimbase(elsewhere, "precompute", "graph:no-such-graph", "--upto", "0", **env)
+    missing = in_process(elsewhere, "precompute", "graph:no-such-graph", "--upto", "0", **env)
     assert missing.returncode == 2 and "no graph named 'no-such-graph'" in missing.stderr
 
 
 def test_png(elsewhere: Path, database_url: str) -> None:
-    done = nimbase(
+    done = in_process(
         elsewhere, "sequence", "octal:0.77", "--stop", "300", "--png", "kayles.png", DATABASE_URL=database_url
     )
     assert done.returncode == 0, done.stderr
@@ -197,12 +225,12 @@ def test_png(elsewhere: Path, database_url: str) -> None:
 def test_asking_a_server_gives_the_same_json(
     elsewhere: Path, database_url: str, db_engine: sa.Engine
 ) -> None:
-    local = nimbase(elsewhere, "best-move", "nim", "3 5 7", DATABASE_URL=database_url)
+    local = in_process(elsewhere, "best-move", "nim", "3 5 7", DATABASE_URL=database_url)
     with running_server(Nimbase(Settings(), db_engine)) as ports:
         remote = nimbase(elsewhere, "best-move", "nim", "3 5 7", "--server", f"127.0.0.1:{ports.grpc}")
     assert remote.returncode == 0, remote.stderr
     assert json.loads(remote.stdout) == json.loads(local.stdout)
-    line = one_line_error(nimbase(elsewhere, "games", "--server", "127.0.0.1:1"))
+    line = one_line_error(in_process(elsewhere, "games", "--server", "127.0.0.1:1"))
     assert line.startswith("nimbase: UNAVAILABLE: ")
 
 
@@ -221,7 +249,7 @@ def free_port() -> int:
 def test_serve_refuses_a_bad_kind_setting_at_start(elsewhere: Path) -> None:
     """A kind's own variable (declared by the kind, engine.kind_settings) is checked before the service
     starts: exit 2, one line naming it."""
-    line = nimbase(elsewhere, "serve", NIMBASE_LIMITS_CHESS_LIVE_MEN="0")
+    line = in_process(elsewhere, "serve", NIMBASE_LIMITS_CHESS_LIVE_MEN="0")
     assert line.returncode == 2 and "Traceback" not in line.stderr
     assert line.stderr.startswith("nimbase: NIMBASE_LIMITS_CHESS_LIVE_MEN='0' is invalid: ")
 
@@ -230,7 +258,7 @@ def test_serve_refuses_syzygy_files_that_do_not_open(elsewhere: Path, tmp_path: 
     """The files a kind's setting names are opened before the service starts (outside engine/, by the
     kind's plugin): exit 2, one line naming the variable and the file."""
     (tmp_path / "KQvK.rtbw").write_bytes(b"not a table")
-    line = nimbase(elsewhere, "serve", NIMBASE_SYZYGY_PATH=str(tmp_path))
+    line = in_process(elsewhere, "serve", NIMBASE_SYZYGY_PATH=str(tmp_path))
     assert line.returncode == 2 and "Traceback" not in line.stderr
     assert line.stderr.startswith("nimbase: NIMBASE_SYZYGY_PATH: Syzygy files that do not open: ")
     assert "KQvK.rtbw" in line.stderr
@@ -240,7 +268,7 @@ def test_serve_with_tls(elsewhere: Path, tmp_path: Path, database_url: str) -> N
     """NIMBASE_TLS_CERT and NIMBASE_TLS_KEY make `nimbase serve` speak TLS only; one without the other
     is refused at start, naming both."""
     tls = self_signed_certificate(tmp_path)
-    line = nimbase(elsewhere, "serve", NIMBASE_TLS_CERT=str(tls.cert), DATABASE_URL=database_url)
+    line = in_process(elsewhere, "serve", NIMBASE_TLS_CERT=str(tls.cert), DATABASE_URL=database_url)
     assert line.returncode == 2 and "Traceback" not in line.stderr
     assert "NIMBASE_TLS_CERT is set but NIMBASE_TLS_KEY is not" in line.stderr
     grpc_port, http_port = free_port(), free_port()
@@ -291,10 +319,10 @@ def test_version_and_help(elsewhere: Path) -> None:
     version = nimbase(elsewhere, "--version")
     assert version.returncode == 0
     assert version.stdout.strip() == f"nimbase {__version__} (nimbase-client {__version__})"
-    top = nimbase(elsewhere, "--help").stdout
+    top = in_process(elsewhere, "--help").stdout
     assert "examples:" in top and "nimbase value nim 3 5 7" in top and "NIMBASE_VAR_DIR" in top
     for command in ("value", "best-move", "mainline", "sequence", "stats", "games"):
-        text = nimbase(elsewhere, command, "--help").stdout
+        text = in_process(elsewhere, command, "--help").stdout
         assert "examples:" in text and "--server URL" in text and "HOST:PORT for gRPC" in text, command
         assert "NIMBASE_SERVER" in text, command
 

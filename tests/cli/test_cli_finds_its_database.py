@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.cli.test_cli import NIM_357, free_port, nimbase, one_line_error
+from tests.cli.test_cli import NIM_357, free_port, in_process, nimbase, one_line_error
 
 REPO = Path(__file__).resolve().parents[2]
 #: How long `nimbase run` may take to create the embedded database, migrate it and serve.
@@ -45,20 +45,20 @@ def test_a_formula_needs_no_database(tmp_path: Path) -> None:
     value = nimbase(cwd, "value", "nim", "3", "5", "7", **env)
     assert value.returncode == 0, value.stderr
     assert json.loads(value.stdout) == NIM_357
-    best = nimbase(cwd, "best-move", "nim", "3 5 7", "--choose", "random", "--seed", "7", **env)
+    best = in_process(cwd, "best-move", "nim", "3 5 7", "--choose", "random", "--seed", "7", **env)
     assert best.returncode == 0, best.stderr
     assert json.loads(best.stdout)["best_move"]["best"] is True
-    line = nimbase(cwd, "mainline", "nim", "3 5 7", **env)
+    line = in_process(cwd, "mainline", "nim", "3 5 7", **env)
     assert line.returncode == 0, line.stderr
     assert len(json.loads(line.stdout)["moves"]) == 15
-    sequence = nimbase(cwd, "sequence", "nim", "--stop", "4", **env)
+    sequence = in_process(cwd, "sequence", "nim", "--stop", "4", **env)
     assert json.loads(sequence.stdout)["values"] == [0, 1, 2, 3]
-    bad = one_line_error(nimbase(cwd, "value", "nim", "x", **env))
+    bad = one_line_error(in_process(cwd, "value", "nim", "x", **env))
     assert bad.startswith("nimbase: INVALID_ARGUMENT: ") and "'x'" in bad
     data = home / ".local" / "share" / "nimbase"
     missing = f"nimbase: no nimbase database at {data}: run `nimbase migrate` (or `make run`) first"
-    assert one_line_error(nimbase(cwd, "value", "octal:0.77", "100", **env)) == missing
-    assert one_line_error(nimbase(cwd, "stats", "nim", **env)) == missing
+    assert one_line_error(in_process(cwd, "value", "octal:0.77", "100", **env)) == missing
+    assert one_line_error(in_process(cwd, "stats", "nim", **env)) == missing
     assert not home.exists() and list(cwd.iterdir()) == []
 
 
@@ -158,13 +158,13 @@ def test_server_url_asks_the_running_server(running: Running, tmp_path: Path) ->
     rest_url, grpc_target = f"http://127.0.0.1:{running.http}", f"127.0.0.1:{running.grpc}"
     answers = [
         nimbase(cwd, "value", "octal:0.77", "100", "--server", rest_url, **env),
-        nimbase(cwd, "value", "octal:0.77", "100", "--server", grpc_target, **env),
-        nimbase(cwd, "value", "octal:0.77", "100", NIMBASE_SERVER=rest_url, **env),
-        nimbase(cwd, "value", "octal:0.77", "100", NIMBASE_SERVER=grpc_target, **env),
+        in_process(cwd, "value", "octal:0.77", "100", "--server", grpc_target, **env),
+        in_process(cwd, "value", "octal:0.77", "100", NIMBASE_SERVER=rest_url, **env),
+        in_process(cwd, "value", "octal:0.77", "100", NIMBASE_SERVER=grpc_target, **env),
     ]
     for answer in answers:
         assert answer.returncode == 0, answer.stderr
     assert len({json.dumps(json.loads(a.stdout)["grundy"]) for a in answers}) == 1
-    line = nimbase(cwd, "mainline", "nim", "1 2", "--server", rest_url, **env)
+    line = in_process(cwd, "mainline", "nim", "1 2", "--server", rest_url, **env)
     assert json.loads(line.stdout)["end"] == "terminal"
     assert not (tmp_path / "nobody").exists()

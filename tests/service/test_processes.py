@@ -73,6 +73,9 @@ def server(
         "NIMBASE_HTTP_PORT": str(http_port),
         "NIMBASE_HOST": "127.0.0.1",
         "NIMBASE_LOG_LEVEL": "WARNING",
+        # The server's processes are what is tested here; each computes in itself, without live
+        # processes of its own (tests/service/test_isolation.py), each of which would load every kernel.
+        "NIMBASE_LIMITS_LIVE_PROCESSES": "0",
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "cli", "serve", "--processes", str(PROCESSES)],

@@ -35,9 +35,12 @@ def server(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
         database_url,
         site / "server.log",
         PYTHONPATH=os.pathsep.join([str(site), os.environ.get("PYTHONPATH", str(REPO))]),
+        # The plugin's game is solved in the server's own process: live processes (their isolation is
+        # tested in tests/service) would each load every kind's kernels at start.
+        NIMBASE_LIMITS_LIVE_PROCESSES="0",
     )
     try:
-        # The live processes start in the background (seconds each on a loaded machine): the page's first
+        # The server loads its kernels in the background (seconds on a loaded machine): the page's first
         # lookup must not be the one that waits for them.
         deadline = time.monotonic() + 240
         while True:

@@ -14,12 +14,17 @@ a win as fast as possible, a loss as slow as possible, checkmate a loss in 0 and
 
 from __future__ import annotations
 
+import hashlib
+import os
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import chess
 import numpy as np
 from numpy.typing import NDArray
+
+from tests.reference.chess_files import cache_dir
 
 I64 = NDArray[np.int64]
 
@@ -148,8 +153,39 @@ def fixed_point(
             return outcome[:n].copy(), remoteness[:n].copy(), r
 
 
+#: The cache of solved materials: a new one whenever this module or python-chess changes.
+_CACHED = f"chess-oracle-{hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]}-{chess.__version__}"
+#: The fields of `Solved` kept in the cache, arrays and counts.
+_FIELDS = ("man", "reps", "class_of", "outcome", "remoteness", "moves", "mates", "stalemates", "rounds")
+
+
 @cache
 def solve(name: str) -> Solved:
+    """`name` (a key of MATERIALS) solved by `brute_force`, or read back from the tests' cache where this
+    module, as it is, solved it before: the brute force is deterministic, and it takes seconds of CPU
+    a material in every run otherwise."""
+    path = cache_dir() / _CACHED / f"{name}.npz"
+    if path.exists():
+        with np.load(path) as data:
+            return Solved(
+                name,
+                int(data["man"]),
+                data["reps"],
+                data["class_of"],
+                data["outcome"],
+                data["remoteness"],
+                *(int(data[key]) for key in _FIELDS[5:]),
+            )
+    solved = brute_force(name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(f".{os.getpid()}.part")  # another test process may write it too
+    with partial.open("wb") as out:
+        np.savez(out, **{key: getattr(solved, key) for key in _FIELDS})
+    partial.replace(path)
+    return solved
+
+
+def brute_force(name: str) -> Solved:
     """Enumerate, generate the moves of and solve `name` (a key of MATERIALS), the materials its
     promotions lead to first."""
     man = MATERIALS[name]

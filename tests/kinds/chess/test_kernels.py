@@ -53,7 +53,7 @@ def test_slides_match_a_walk() -> None:
                 assert int(mg.slides(kind, s, np.uint64(occ))) == _slides_walk(kind, s, occ), (kind, s, occ)
 
 
-@numba.njit
+@numba.njit(cache=True)  # compiled once, then loaded by every later run
 def _walked(spec: I64, slot: int, sq: I64, kinds: I64, owners: I64, stm: int, out: I64, work: I64) -> int:
     """`predecessors` as it was first written: each man's un-moves walked square by square, each
     origin tested for a check with `_attacks`."""
@@ -130,7 +130,7 @@ def _walked(spec: I64, slot: int, sq: I64, kinds: I64, owners: I64, stm: int, ou
     return retro._merge_moved(out, count, moved)
 
 
-@numba.njit
+@numba.njit(cache=True)  # compiled once, then loaded by every later run
 def _mismatches(spec: I64, lo: int, hi: int, stride: int) -> int:
     """Valid slots lo, lo + stride, ... below hi whose predecessors (as sets) differ from the walk's."""
     sq = np.empty(5, np.int64)
@@ -153,17 +153,39 @@ def _mismatches(spec: I64, lo: int, hi: int, stride: int) -> int:
     return bad
 
 
-@pytest.mark.parametrize(
-    ("name", "stride"),
-    [("KQvK", 1), ("KBBvK", 1), ("KRvKN", 1), ("KRPvK", 5), ("KPvKP", 5), ("KQRvKR", 997), ("KRPvKR", 331)],
+def _walks(*whole: tuple[str, int], sampled: tuple[tuple[str, int], ...]) -> list[object]:
+    """The walks over every slot (or a fine stride) of small materials, run with -m slow, then the
+    default run's: each of those materials on a stride of its slots from a seeded offset, and the
+    larger materials' slices."""
+    return [
+        pytest.param(name, stride, marks=pytest.mark.slow, id=f"{name}-{stride}") for name, stride in whole
+    ] + [pytest.param(name, stride, id=f"{name}-{stride}") for name, stride in sampled]
+
+
+#: Every slot of the small materials (slow); a sample of each, and slices of the larger, by default.
+WALKS = _walks(
+    ("KQvK", 1),
+    ("KBBvK", 1),
+    ("KRvKN", 1),
+    ("KRPvK", 5),
+    ("KPvKP", 5),
+    sampled=(("KQvK", 7), ("KBBvK", 13), ("KRvKN", 17), ("KRPvK", 61), ("KPvKP", 61), ("KQRvKR", 997)),
 )
+
+
+def _offset(name: str, stride: int) -> int:
+    """The seeded first slot of a sample (the whole walk when stride is 1)."""
+    return random.Random(name).randrange(stride)
+
+
+@pytest.mark.parametrize(("name", "stride"), [*WALKS, ("KRPvKR", 331)])
 def test_predecessors_match_the_walk(name: str, stride: int) -> None:
     spec = parse_material(name).spec
     total = int(ix.size(spec))
-    assert _mismatches(spec, 0, total, stride) == 0
+    assert _mismatches(spec, _offset(name, stride), total, stride) == 0
 
 
-@numba.njit
+@numba.njit(cache=True)  # compiled once, then loaded by every later run
 def _move_mismatches(spec: I64, lo: int, hi: int, stride: int) -> int:
     """Valid slots whose `_moves` (zeroing rows, then the quiet moves as rows) differ as a set from
     `legal_moves`, or whose zeroing rows are not exactly its captures and pawn moves."""
@@ -199,16 +221,13 @@ def _move_mismatches(spec: I64, lo: int, hi: int, stride: int) -> int:
     return bad
 
 
-@pytest.mark.parametrize(
-    ("name", "stride"),
-    [("KQvK", 1), ("KBBvK", 1), ("KRvKN", 1), ("KRPvK", 5), ("KPvKP", 5), ("KQRvKR", 997), ("KRPvKP", 331)],
-)
+@pytest.mark.parametrize(("name", "stride"), [*WALKS, ("KRPvKP", 331)])
 def test_split_moves_match_legal_moves(name: str, stride: int) -> None:
     spec = parse_material(name).spec
-    assert _move_mismatches(spec, 0, int(ix.size(spec)), stride) == 0
+    assert _move_mismatches(spec, _offset(name, stride), int(ix.size(spec)), stride) == 0
 
 
-@numba.njit
+@numba.njit(cache=True)  # compiled once, then loaded by every later run
 def _step_mismatches(spec: I64, lo: int, hi: int, stride: int) -> int:
     sq = np.empty(5, np.int64)
     kinds = np.empty(5, np.int64)
@@ -232,7 +251,7 @@ def test_step_bases(name: str) -> None:
     assert _step_mismatches(spec, 0, int(ix.size(spec)), 97) == 0
 
 
-@numba.njit
+@numba.njit(cache=True)  # compiled once, then loaded by every later run
 def _valid_mismatches(spec: I64, stride: int) -> int:
     """Slots where `valid` differs from its definition: distinct squares, kings apart, the slot its
     position's `canonical` one, the side not to move not in check (`valid` skips `canonical` where the

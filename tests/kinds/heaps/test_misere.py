@@ -122,9 +122,23 @@ def _shared_ctx(code: str) -> Context:
 
 
 @pytest.mark.parametrize("code", GAMES)
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(data=st.data())
 def test_random_sums_agree_with_the_brute_force(code: str, data: Any) -> None:
+    """A few sums by default (the brute force of the splitting games takes a second each); more with
+    -m slow (test_more_random_sums_agree_with_the_brute_force)."""
+    _agrees_with_the_brute_force(code, data)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("code", GAMES)
+@settings(max_examples=50, deadline=None)
+@given(data=st.data())
+def test_more_random_sums_agree_with_the_brute_force(code: str, data: Any) -> None:
+    _agrees_with_the_brute_force(code, data)
+
+
+def _agrees_with_the_brute_force(code: str, data: Any) -> None:
     heaps = tuple(sorted(data.draw(st.lists(st.integers(1, 12), min_size=1, max_size=6))))
     if code in ("0.77", "4.7", "grundy") and sum(heaps) > 36:
         heaps = heaps[:3]  # the brute force's own limit: these games split heaps into many sums
