@@ -21,6 +21,7 @@ from collections.abc import Callable
 from engine.errors import NimbaseError
 from engine.registry import list_games, parse_game_id
 from nimbase.settings import Settings
+from service.calls import BestMove, GetStats, GetValue
 
 log = logging.getLogger(__name__)
 
@@ -54,19 +55,16 @@ def warm_up(settings: Settings, progress: Callable[[int, int], None] | None = No
         except NimbaseError:
             positions = ()
         for position in positions:
-            for question in (
-                lambda: service.get_value(game, position, time.monotonic() + QUESTION_SECONDS),  # noqa: B023
-                lambda: service.best_move(game, position, deadline=time.monotonic() + QUESTION_SECONDS),  # noqa: B023
-            ):
+            for question in (GetValue, BestMove):
                 asked += 1
                 with contextlib.suppress(NimbaseError):
-                    question()
+                    service.answer(question(game, position, deadline=time.monotonic() + QUESTION_SECONDS))
                 if progress is not None:
                     progress(done, len(games))
         if positions:
             asked += 1
             with contextlib.suppress(NimbaseError):
-                service.get_stats(game, time.monotonic() + STATS_SECONDS)
+                service.get_stats(GetStats(game, deadline=time.monotonic() + STATS_SECONDS))
         if progress is not None:
             progress(done + 1, len(games))
     return asked
