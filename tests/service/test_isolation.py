@@ -24,7 +24,15 @@ from engine.errors import InvalidPosition, NimbaseError
 from engine.registry import list_games
 from nimbase.client import NimbaseClient, NimbaseClientError
 from nimbase.settings import Limits, Settings
-from service.calls import BatchGetValues, ColumnarValues, GetSequence, GetStats, GetValue
+from service.calls import (
+    BatchGetValues,
+    BestMove,
+    ColumnarValues,
+    GetSequence,
+    GetStats,
+    GetValue,
+    IsPPosition,
+)
 from service.convert import INTERNAL_MESSAGE
 from service.core import Nimbase
 from service.jobs import JobView, Pending
@@ -244,13 +252,9 @@ def test_answers_through_the_pool_equal_answers_without_it(
     the service and over REST, the same with the pool and without it."""
     plain = Nimbase(Settings(limits=LIMITS), db_engine)
     for game, position in SAMPLE:
-        for method, args in (
-            ("get_value", (game, position)),
-            ("is_p_position", (game, position)),
-            ("best_move", (game, position, 3)),
-        ):
-            mine, theirs = outcome(getattr(ready, method), *args), outcome(getattr(plain, method), *args)
-            assert mine == theirs, (method, args)
+        for asked in (GetValue(game, position), IsPPosition(game, position), BestMove(game, position, 3)):
+            mine = outcome(getattr(ready, asked.method), asked)
+            assert mine == outcome(getattr(plain, asked.method), asked), asked
     for game in ("nim", "subtraction:1,3,4", "octal:0.77", MISERE):
         positions = [position for g, position in SAMPLE if g.partition(":")[0] == game.partition(":")[0]]
         mine, theirs = (
