@@ -47,8 +47,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+## The tests run in TEST_PROCESSES worker processes (pytest-xdist; `auto`: one a core), each module, or
+## each folder sharing one server (tests/conftest.py), in one of them.
+TEST_PROCESSES ?= auto
 pytest: $(STAMP) browser
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_PROCESSES) --dist loadgroup
 
 ## The page's browser test (tests/web) drives Debian's headless Chromium through its chromedriver:
 ## installed with apt-get when either is missing (as root, else through sudo), a no-op once they are.

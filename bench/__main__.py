@@ -27,6 +27,7 @@ SCRIPTS = (
     "bench.bench_misere",
     "bench.bench_lifecycle",
     "bench.bench_chess_blocks",
+    "bench.bench_chess_stored",
 )
 
 for name in SCRIPTS:

@@ -2,10 +2,11 @@
 them, beside the target of 100 ms each.
 
 In a fresh database, ONE worker (worker.runner.Worker, its kernels in its computing child) stores
-`octal:0.6` to 2^23 values and `grundy` to 2^22 (the sizes the issue names; --octal-log2 and
---grundy-log2 choose others), a chess table (--chess, KQvKR by default, its sub-tables first; a five-man
-material takes minutes and gigabytes) and every tier of a rules game (--rules, connect4:4x4 by default;
-connect4:5x4 takes minutes): each storing time is printed, for information. Then `nimbase serve` (one
+`octal:0.6` to 2^23 values and `grundy` to 2^22, a five-man chess table (--chess, KBNvK, its sub-tables
+first) and every tier of connect4:5x4 (--rules): the sizes the issue names, stored in about five minutes
+in all on a loaded two-core machine (--octal-log2, --grundy-log2, --chess and --rules choose smaller
+ones, e.g. 16, 16, KQvKR and connect4:4x4 for a quick run); each storing time is printed, for
+information. Then `nimbase serve` (one
 process) answers `GET /v1/stats` for each over a kept connection: the first answer (its statistics read
 from PostgreSQL), then the median and the slowest of --repeats more, each beside the target.
 """
@@ -36,8 +37,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--octal-log2", type=int, default=23)
     parser.add_argument("--grundy-log2", type=int, default=22)
-    parser.add_argument("--chess", default="KQvKR", help="a material of up to five men ('' for none)")
-    parser.add_argument("--rules", default="connect4:4x4", help="a rules game ('' for none)")
+    parser.add_argument("--chess", default="KBNvK", help="a material of up to five men ('' for none)")
+    parser.add_argument("--rules", default="connect4:5x4", help="a rules game ('' for none)")
     parser.add_argument("--repeats", type=int, default=50)
     args = parser.parse_args(argv)
     jobs = [("octal:0.6", 1 << args.octal_log2), ("grundy", 1 << args.grundy_log2)]

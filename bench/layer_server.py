@@ -67,11 +67,13 @@ async def _nimbase_server(layer: str, url: str) -> grpc.aio.Server:
     service = Nimbase(Settings.from_env(), create_engine(url))
 
     class Layered(grpc_server.NimbaseServicer):
-        async def GetValue(self, request: bytes, context: Any) -> bytes | pb.Value:
+        async def GetValue(self, request: bytes, context: Any) -> bytes:
             if layer == "server":
-                return ANSWER
+                return ANSWER.SerializeToString()
             if layer == "wrapper":
-                return await self._unary("GetValue", context, lambda _: ANSWER, memory_first=True)
+                return await self._unary(
+                    "GetValue", context, lambda _: ANSWER.SerializeToString(), memory_first=True
+                )
 
             def minimal(_: object) -> pb.Value:
                 message = pb.GetValueRequest.FromString(request)
@@ -84,7 +86,8 @@ async def _nimbase_server(layer: str, url: str) -> grpc.aio.Server:
                     game=kind.game_id, position=text, outcome=outcome, grundy=grundy, source="table"
                 )
 
-            return await self._unary("GetValue", context, minimal, memory_first=True)
+            answer = await self._unary("GetValue", context, minimal, memory_first=True)
+            return answer.SerializeToString()
 
     if layer not in ("uncached", "nimbase"):
         grpc_server.NimbaseServicer = Layered  # type: ignore[misc]  # what create_grpc_server builds

@@ -18,6 +18,7 @@ whole budget serves its request and is not kept.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable, Hashable, Iterable
@@ -53,6 +54,10 @@ class StoredLook:
             return False
         self._at = now
         return True
+
+    def expire(self) -> None:
+        """Make the next look due at once."""
+        self._at = -math.inf
 
 
 #: Where a kept object came from: a worker's job ("table") or this process ("live").
@@ -164,6 +169,13 @@ class Keeper:
         stored = read()
         return None if stored is None else self.keep(key, stored, "table", weigh(stored))
 
+    def look_again(self) -> None:
+        """Have the next `get` of every object made live look in storage first (a service adopting
+        objects made where storage was not read: service.warm_up)."""
+        with self._lock:
+            for look in self._looks.values():
+                look.expire()
+
     def _look_due(self, key: Hashable) -> bool:
         with self._lock:
             look = self._looks.get(key)
@@ -187,6 +199,13 @@ class Keepers:
             if keeper is None:
                 keeper = self._keepers[spec] = Keeper(spec.budget_of(self._settings))
             return keeper
+
+    def look_again(self) -> None:
+        """`Keeper.look_again` of every keeper made so far."""
+        with self._lock:
+            made = list(self._keepers.values())
+        for keeper in made:
+            keeper.look_again()
 
     def usage(self, specs: Iterable[KeeperSpec] = ()) -> dict[KeeperSpec, Usage]:
         """What each keeper made so far holds, and each of `specs` not made yet (empty, with its budget):

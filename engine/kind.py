@@ -103,6 +103,12 @@ class SequenceKernel(ABC):
         length, which a job stores whatever `upto` it was given. None for the open-ended sequences."""
         return None
 
+    def aim(self, upto: int) -> None:
+        """The `upto` its job was given, handed over before `length`: a kernel whose object is made whole
+        to a bound the job names (a misère quotient's heaps) reads it here; by default it is ignored (the
+        object's own `length` decides what is stored)."""
+        del upto
+
     def makes_whole(self) -> bool:
         """Whether this kernel makes its object whole: it has its own `length`."""
         return type(self).length is not SequenceKernel.length
@@ -339,6 +345,11 @@ class GameKind(ABC, Generic[Pos]):
         the examples ListGames shows (none where `warms_up` is False); a kind whose requests reach
         kernels its examples do not overrides it."""
         return self.info().examples if self.warms_up else ()
+
+    def load_kernels(self) -> None:
+        """Load the kernels this kind's requests may run that its warm-up questions would reach only after
+        seconds of computing (a wider type of values, met far into a sequence), each on a small input:
+        the warm-up calls it before asking them. By default there are none."""
 
     def warm_up_graph(self) -> UploadedGraph | None:
         """For a kind that plays on an uploaded graph (`graph_name`), the graph its warm-up plays on in

@@ -38,6 +38,7 @@ class AnswerCache:
 
     def __init__(self, max_bytes: int) -> None:
         self._answers: LRU[tuple[str, bytes], bytes] = LRU(maxsize=max_bytes, getsizeof=_weight)
+        self._max_bytes = max_bytes
         self._lock = threading.Lock()
 
     def get(self, method: str, request: bytes) -> bytes | None:
@@ -48,6 +49,8 @@ class AnswerCache:
     def keep(self, method: str, request: bytes, source: str | None, answer: bytes) -> None:
         """Keep `answer` to `request` if its `source` is one of `KEPT_SOURCES` and the request is short."""
         if source not in KEPT_SOURCES or len(request) > MAX_REQUEST_BYTES:
+            return
+        if _weight(answer) > self._max_bytes:  # larger than the whole budget (or the cache is off)
             return
         with self._lock:
             self._answers.keep((method, request), answer)

@@ -22,15 +22,21 @@ else:
     Interceptor = grpc.aio.ServerInterceptor
 
 
+#: What a hook's `before` returns: None, or what to await before the call goes on (a refusal's abort).
+Pending = Awaitable[None] | None
+
+
 class BeforeEachCall(Interceptor):
-    """Awaits `before(context, method)` ahead of each nimbase.v1 call, in the call's own task (so what it
-    sets in a context variable lasts for the whole call); a stream runs it once. `method` is the RPC's
-    name without GRPC_PREFIX. One wrapper per method, made on its first call."""
+    """Runs `before(context, method)` ahead of each nimbase.v1 call, in the call's own task (so what it
+    sets in a context variable lasts for the whole call), and awaits what it returns, if anything; a
+    stream runs it once. `method` is the RPC's name without GRPC_PREFIX. One wrapper per method, made on
+    its first call. `before` is a plain function: a hook with nothing to wait for costs the hot path no
+    coroutine."""
 
     def __init__(self) -> None:
         self._wrapped: dict[str, Handler] = {}
 
-    async def before(self, context: Context, method: str) -> None:
+    def before(self, context: Context, method: str) -> Pending:
         raise NotImplementedError
 
     async def intercept_service(
@@ -61,15 +67,29 @@ def before_each_call(handlers: dict[str, Handler], hooks: Sequence[BeforeEachCal
         before = hooks[0].before
     else:
 
-        async def before(context: Context, method: str) -> None:
-            for hook in hooks:
-                await hook.before(context, method)
+        def before(context: Context, method: str) -> Pending:
+            for index, hook in enumerate(hooks):
+                pending = hook.before(context, method)
+                if pending is not None:
+                    return _then(pending, hooks[index + 1 :], context, method)
+            return None
 
     return {name: wrap(handler, name, before) for name, handler in handlers.items()}
 
 
-def wrap(handler: Handler, method: str, before: Callable[[Context, str], Awaitable[None]]) -> Handler:
-    """The same handler, awaiting `before(context, method)` first."""
+async def _then(
+    pending: Awaitable[None], hooks: Sequence[BeforeEachCall], context: Context, method: str
+) -> None:
+    """Await what one hook returned, then run the hooks after it."""
+    await pending
+    for hook in hooks:
+        more = hook.before(context, method)
+        if more is not None:
+            await more
+
+
+def wrap(handler: Handler, method: str, before: Callable[[Context, str], Pending]) -> Handler:
+    """The same handler, running `before(context, method)` first (and awaiting what it returns)."""
     codec: dict[str, Any] = {
         "request_deserializer": handler.request_deserializer,
         "response_serializer": handler.response_serializer,
@@ -79,7 +99,9 @@ def wrap(handler: Handler, method: str, before: Callable[[Context, str], Awaitab
         inner: Any = handler.unary_unary or handler.stream_unary
 
         async def unary(request: Any, context: Context) -> Any:
-            await before(context, method)
+            pending = before(context, method)
+            if pending is not None:
+                await pending
             return await inner(request, context)
 
         make = (
@@ -91,7 +113,9 @@ def wrap(handler: Handler, method: str, before: Callable[[Context, str], Awaitab
     streaming: Any = handler.unary_stream or handler.stream_stream
 
     async def stream(request: Any, context: Context) -> AsyncIterator[Any]:
-        await before(context, method)
+        pending = before(context, method)
+        if pending is not None:
+            await pending
         async for answer in streaming(request, context):
             yield answer
 

@@ -1,5 +1,6 @@
-"""The transports' side of service.clients: each sets CLIENT to the peer's address where it knows the
-peer, as the rate limit names it (REST: the ASGI scope's client; gRPC: `peer_address(context.peer())`)."""
+"""The transports' side of service.clients: each sets CLIENT where it knows the peer, as the rate limit
+names it (REST: the ASGI scope's client's address; gRPC: the call's context, whose `peer()` is read only
+when the service asks)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from service.call_hooks import BeforeEachCall, Context
 from service.clients import CLIENT
-from service.rate_limit import peer_address
 
 
 class ClientMiddleware:
@@ -28,8 +28,8 @@ class ClientMiddleware:
 
 
 class ClientInterceptor(BeforeEachCall):
-    """Sets CLIENT to the gRPC peer's address for each nimbase.v1 call (in the call's own task, so the
-    value lasts for the whole call)."""
+    """Sets CLIENT to the call's context for each nimbase.v1 call (in the call's own task, so the value
+    lasts for the whole call)."""
 
-    async def before(self, context: Context, method: str) -> None:
-        CLIENT.set(peer_address(context.peer()))
+    def before(self, context: Context, method: str) -> None:
+        CLIENT.set(context)

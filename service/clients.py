@@ -15,13 +15,21 @@ from __future__ import annotations
 import contextvars
 import functools
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 T = TypeVar("T")
 
+
+class Peer(Protocol):
+    """What names a gRPC call's client (its servicer context): `peer()`, e.g. `ipv4:127.0.0.1:5000`."""
+
+    def peer(self) -> str: ...
+
+
 #: The address of the client whose request is being answered; None outside a request (tests calling
-#: the service directly, the command line).
-CLIENT: contextvars.ContextVar[str | None] = contextvars.ContextVar("nimbase_client", default=None)
+#: the service directly, the command line). gRPC sets the call's context instead, whose peer is read
+#: only if the service asks (most calls never do: a memory answer costs no peer lookup).
+CLIENT: contextvars.ContextVar[str | Peer | None] = contextvars.ContextVar("nimbase_client", default=None)
 
 
 #: Seconds the call being answered waited for a live process (set in that process, 0 elsewhere): time the
@@ -31,7 +39,20 @@ WAITED: contextvars.ContextVar[float] = contextvars.ContextVar("nimbase_waited",
 
 def current_client() -> str | None:
     """The client of the request being answered (None: no transport set one)."""
-    return CLIENT.get()
+    client = CLIENT.get()
+    if client is None or isinstance(client, str):
+        return client
+    return peer_address(client.peer())
+
+
+def peer_address(peer: str) -> str:
+    """The address of a gRPC peer (`ipv4:127.0.0.1:5000`, `ipv6:[::1]:5000`) as REST sees it."""
+    kind, _, rest = peer.partition(":")
+    if kind == "ipv6" and rest.startswith("["):
+        return rest[1:].partition("]")[0]
+    if kind == "ipv4":
+        return rest.rpartition(":")[0]
+    return peer
 
 
 def in_request_context(call: Callable[[], T]) -> Callable[[], T]:

@@ -246,14 +246,14 @@ class Nimbase(Calls):
         The deadline is a time.monotonic() value, or a transport's `Deadline`, which it cancels when
         the client goes away: the capped copy shares that cancellation, so the work stops then too.
         """
-        cap = time.monotonic() + self._limits.request_seconds
-        allowance = Allowance(self._limits.remoteness_steps)
+        limits = self._limits
+        cap = time.monotonic() + limits.request_seconds
         return Context(
             self.tables,
-            self._limits,
-            within(deadline, cap),
+            limits,
+            Deadline(cap) if deadline is None else within(deadline, cap),
             self.memo,
-            allowance,
+            Allowance(limits.remoteness_steps),
             self.kept,
             self.kind_settings,
             self.resources,

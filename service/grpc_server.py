@@ -142,7 +142,9 @@ def add_servicer(
     collected = _Handlers()
     nimbase_pb2_grpc.add_NimbaseServicer_to_server(servicer, collected)  # type: ignore[no-untyped-call]
     handlers = collected.handlers
-    for name in (*RAW_METHODS, *BULK_METHODS):
+    for name in RAW_METHODS:  # bytes in, bytes out: grpc.aio sends them as they are
+        handlers[name] = grpc.unary_unary_rpc_method_handler(getattr(servicer, name))
+    for name in BULK_METHODS:
         handlers[name] = grpc.unary_unary_rpc_method_handler(
             getattr(servicer, name), request_deserializer=None, response_serializer=_serialized
         )
@@ -299,7 +301,7 @@ class NimbaseServicer:
 
         return await self._unary("ListGames", context, call)
 
-    async def GetValue(self, request: bytes, context: Context) -> bytes | pb.Value:
+    async def GetValue(self, request: bytes, context: Context) -> bytes:
         """Takes the request's bytes (`RAW_METHODS`): asked again, an answer that stays the same comes from
         the service's answer cache without the request being parsed."""
         kept = self._kept("GetValue", request)
@@ -340,7 +342,7 @@ class NimbaseServicer:
 
         return await self._unary("Mainline", context, call, timed=True)
 
-    async def IsPPosition(self, request: bytes, context: Context) -> bytes | pb.IsPPositionResponse:
+    async def IsPPosition(self, request: bytes, context: Context) -> bytes:
         """Takes the request's bytes, as GetValue."""
         kept = self._kept("IsPPosition", request)
         if kept is not None:

@@ -17,9 +17,10 @@ names the job, the figure and the cap), and queues nothing for what is stored or
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import cast
@@ -245,6 +246,20 @@ class AutomaticJobs:
             maxsize=4096, ttl=DECISION_SECONDS, timer=time.monotonic
         )
         self._lock = threading.Lock()
+        self._held = threading.local()
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """Queue nothing for the calls this thread makes inside the block (as without a database): the
+        warm-up's reads before ready (service.warm_up) ask questions no client asked."""
+        self._held.on = True
+        try:
+            yield
+        finally:
+            self._held.on = False
+
+    def _holding(self) -> bool:
+        return self._queue is None or getattr(self._held, "on", False)
 
     def request(
         self, game_id: str, family: str, stored: int, wanted: Wanted | None = None
@@ -255,7 +270,7 @@ class AutomaticJobs:
         can extend the table. `wanted` is what the request needed: a job that could not reach it (its
         index past the automatic bound, and no period to certify) is not queued.
         """
-        if self._queue is None:
+        if self._holding():
             return None
         bound = self._settings.values
         if wanted is not None and wanted.index >= bound and not wanted.certifies:
@@ -282,7 +297,7 @@ class AutomaticJobs:
         """The job storing `plan`'s object whole (a solved graph or endgame table: the job stores the
         whole object whatever `plan.values` says), queued now (after the jobs of what it needs) or already
         open; None without a database."""
-        if self._queue is None:
+        if self._holding():
             return None
         doing = f"solving {plan.game_id!r} (its stored {plan.family!r})"
         return self._submit(plan.game_id, plan.family, plan.values, doing, "", plan.needs, plan)

@@ -106,7 +106,7 @@ def main(settings_pickled: bytes, database_url: str | None, conn: Connection, me
     service = Nimbase(settings, create_engine(database_url) if database_url is not None else None)
     # Every kernel a computation may run, compiled (or loaded from numba's cache) before the process says
     # it is ready: never under a request's deadline; and its memory cap is measured with them loaded.
-    warm_up(settings, lambda done, total: conn.send(("warming", done)))
+    warm_up(settings, lambda done, total: conn.send(("warming", done)), service, adopt=False)
     base = address_space()
     _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     cap = base + memory_bytes

@@ -150,9 +150,14 @@ class PooledService(Calls):
         return choice.apply(ranked, asked.limit)
 
     def get_stats(self, asked: GetStats) -> dict[str, object]:
-        """In the pool (a period still uncertified is sought live), but for a memory answer."""
+        """In this process where storage answers (a stored table's statistics, read once and kept here:
+        no hop to a live process for a few numbers), else in the pool (what is known live, as before)."""
         if self._mode.memory_only:
             return self.local.get_stats(asked)
+        if not _lane.computing:
+            read = self.local.without_computing(lambda: self.local.get_stats(asked))
+            if read is not None and read.get("source") != "live":
+                return read
         if _lane.reads:
             raise _ToComputeLane
         return self.pool.call(asked)

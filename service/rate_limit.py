@@ -23,7 +23,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from nimbase.settings import RateLimitSettings, variable_name
 from service import convert
-from service.call_hooks import BeforeEachCall, Context
+from service.call_hooks import BeforeEachCall, Context, Pending
+from service.clients import peer_address
 from service.metrics import Metrics
 
 #: HTTP status of a client over its rate limit (RESOURCE_EXHAUSTED is otherwise 422).
@@ -111,16 +112,6 @@ class RateLimitMiddleware:
         await send({"type": "http.response.body", "body": body})
 
 
-def peer_address(peer: str) -> str:
-    """The address of a gRPC peer (`ipv4:127.0.0.1:5000`, `ipv6:[::1]:5000`) as REST sees it."""
-    kind, _, rest = peer.partition(":")
-    if kind == "ipv6" and rest.startswith("["):
-        return rest[1:].partition("]")[0]
-    if kind == "ipv4":
-        return rest.rpartition(":")[0]
-    return peer
-
-
 class RateLimitInterceptor(BeforeEachCall):
     """Refuses nimbase.v1 calls past the client's budget with RESOURCE_EXHAUSTED (trailing metadata
     `retry-after`); a stream counts as one call. Health checks and reflection are not limited."""
@@ -130,14 +121,14 @@ class RateLimitInterceptor(BeforeEachCall):
         self._metrics = metrics
         super().__init__()
 
-    async def before(self, context: Context, method: str) -> None:
+    def before(self, context: Context, method: str) -> Pending:
         client = peer_address(context.peer())
         wait = self._limiter.wait(client)
         if not wait:
-            return
+            return None
         seconds, message = self._limiter.refusal(client, wait)
         if self._metrics is not None:
             self._metrics.observe("grpc", method, "RESOURCE_EXHAUSTED", 0.0)
-        await context.abort(
+        return context.abort(
             grpc.StatusCode.RESOURCE_EXHAUSTED, message, trailing_metadata=(("retry-after", str(seconds)),)
         )

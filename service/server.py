@@ -264,7 +264,7 @@ def run_configured(
         )
 
     if isinstance(service, Nimbase):
-        service.readiness.require("kernels", WarmUp(settings).start().reason)
+        service.readiness.require("kernels", WarmUp(settings, service).start().reason)
         if worker is not None:
             service.readiness.require("worker", worker.read)
     collector.freeze_startup()  # the service, its kinds and the modules: out of every full collection

@@ -1,4 +1,5 @@
-"""The shared test database: a fresh, migrated PostgreSQL database per test session.
+"""The shared test database: a fresh, migrated PostgreSQL database per test session (per worker process
+when the run is split over several, `make test`'s `-n`), and how the tests are split.
 
 The server is TEST_DATABASE_URL when set, else a throwaway PostgreSQL container when a Docker engine
 answers, else an embedded pgserver in a temporary directory; tests never skip for want of one. The
@@ -23,6 +24,20 @@ from sqlalchemy.engine import make_url
 from storage.database import create_engine, normalize_url
 from storage.migrate import upgrade_head
 from tests.database import empty_data_tables
+
+#: Folders whose tests share a server or an installation made once for the folder (package- or
+#: session-scoped fixtures): under xdist their tests run in one worker process, so it is made once.
+SHARED_FOLDERS = ("client", "e2e", "web")
+TESTS = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each test module, or each shared folder, is one xdist group (`--dist loadgroup`): the servers a
+    module starts for its tests are started once, in the one worker process that runs them."""
+    for item in items:
+        relative = item.path.resolve().relative_to(TESTS)
+        shared = len(relative.parts) > 1 and relative.parts[0] in SHARED_FOLDERS
+        item.add_marker(pytest.mark.xdist_group(relative.parts[0] if shared else relative.as_posix()))
 
 
 def _docker_answers() -> bool:

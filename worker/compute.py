@@ -121,10 +121,11 @@ class Computer:
         graph: UploadedGraph | None,
         check: Callable[[], None],
         inputs: Mapping[StoredName, bytes] | None = None,
+        upto: int | None = None,
     ) -> None:
         """Make the kernel of (game_id, family) the child's (bound to `graph` for a game on one, given the
-        stored objects it reads), with no values computed yet."""
-        message = ("kernel", game_id, family, graph, dict(inputs or {}))
+        stored objects it reads and the job's `upto`, `SequenceKernel.aim`), with no values computed yet."""
+        message = ("kernel", game_id, family, graph, dict(inputs or {}), upto)
         self._call(message, check, None, None, f"loading {game_id!r}")
 
     def resume(self, records: Iterable[bytes], check: Callable[[], None], what: str) -> None:
@@ -420,6 +421,8 @@ class _State:
             self.reset()
             self.kernel = _kernel(message[1], message[2], message[3])
             self.kernel.give(message[4])
+            if message[5] is not None:
+                self.kernel.aim(message[5])
             return None
         kernel = self.kernel
         if kernel is None:

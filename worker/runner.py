@@ -267,7 +267,7 @@ class Worker:
         graph, inputs, checkpoints = self._kernel(job)
 
         def load() -> None:
-            self._computer.use(job.game_id, job.family, graph, lambda: self._check(lost), inputs)
+            self._computer.use(job.game_id, job.family, graph, lambda: self._check(lost), inputs, job.upto)
 
         load()
         if job.kind == "repair":

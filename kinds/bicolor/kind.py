@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Self
@@ -33,6 +33,7 @@ from engine.positions import MAX_HEAPS, check_length, parse_decimal, quote_posit
 from engine.precompute import JobPlan
 from engine.records import MoveRecord, ValueRecord
 from engine.values import BestMoveResult, GameInfo, SequenceResult, Value, costliest
+from kinds.bicolor import stats as family_stats
 from kinds.bicolor.kernels.boxes import (
     Heap,
     Heaps,
@@ -213,6 +214,7 @@ class FamilyKernel(SequenceKernel):
     certificate found in the same pass."""
 
     certifies = True
+    stores_stats = True
 
     def __init__(self, spec: FamilySpec) -> None:
         self.spec = spec
@@ -244,6 +246,12 @@ class FamilyKernel(SequenceKernel):
         if found is None:
             return None
         return Period(preperiod=found[1], period=found[0], saltus=found[0], certified=found[2])
+
+    def stats_part(self, values: NDArray[np.uint32], start: int) -> dict[str, Any] | None:
+        return family_stats.part(values, start, self.observe(values))
+
+    def combine_stats(self, earlier: Mapping[str, Any], later: Mapping[str, Any]) -> dict[str, Any]:
+        return family_stats.combine(earlier, later)
 
     def reference(self, stop: int) -> list[int]:
         return family_reference(self.spec.fixed, self.spec.second_white, self.spec.minus, stop)
@@ -522,12 +530,24 @@ class BicolorNim(GameKind[Heaps]):
         return SequenceResult(self.game_id, source.family, start, stop, values.tolist(), period, used)
 
     def stats(self, ctx: Context) -> dict[str, object]:
-        sizes = [ctx.tables.stored_size(self.game_id, name) for name in stored_family_names()]
-        stored = [size for size in sizes if size]
+        """How many families are stored and how far, and each stored family's figures (`families`: its
+        largest value, P-positions and period) from the statistics its worker stored beside it
+        (kinds.bicolor.stats, read for every family at once; a family stored without them is left out)."""
+        names = stored_family_names()
+        sizes = [ctx.tables.stored_size(self.game_id, name) for name in names]
+        held = [name for name, size in zip(names, sizes, strict=True) if size]
+        found = ctx.tables.stored_stats_of(self.game_id, held) if held else {}
+        listed = ctx.limits.stats_p_positions
+        families = {}
+        for name in held:
+            figures = found.get(name)
+            if figures is not None and family_stats.readable(figures):
+                families[name] = family_stats.answer(figures, listed)
         return {
             "game": self.game_id,
-            "families_stored": len(stored),
-            "computed_upto": max(stored, default=0),
+            "families_stored": len(held),
+            "computed_upto": max(sizes, default=0),
+            "families": families,
             "live_box_bytes": ctx.settings_for(BicolorSettings).live_box_bytes,
             "period": None,
         }

@@ -3,8 +3,8 @@
 Stored (`to_blocks`): a header (magic, format version, slot count, whether DTZ is written as DTM - DTZ,
 log2 of the slots a block holds, the block count, CRC-32 of the index), the index (each block's start
 within the blocks' bytes, and one past the last; each block's CRC-32), then the blocks. A block holds
-`BLOCK_SLOTS` slots (the last fewer), deflated on its own as kinds.chess.format writes a whole table: its
-four byte planes (low and high bytes of DTM's and DTZ's zigzag codes) one after the other.
+`BLOCK_SLOTS` slots (the last fewer), compressed on its own (kinds.chess.block_codec: format 4 by zstd,
+format 3, written before, deflated; both read).
 
 Read (`BlockedValues`): the header and the index once per material (`read_index`), then each block when
 a probe first needs it, through a reader of byte ranges of the stored object (engine.stored_bytes'
@@ -31,8 +31,9 @@ from numpy.typing import NDArray
 
 from engine.errors import NimbaseError
 from engine.keep import Keeper
+from kinds.chess import block_codec
 from kinds.chess.format import _MAGIC as WHOLE_MAGIC
-from kinds.chess.format import ChessValues, CorruptTable, _unzigzag, _zigzag
+from kinds.chess.format import ChessValues, CorruptTable
 
 log = logging.getLogger(__name__)
 
@@ -40,10 +41,11 @@ I16 = NDArray[np.int16]
 I64 = NDArray[np.int64]
 
 _MAGIC = b"NBCHBLK"
-_VERSION = 3
+_VERSION = 4
+#: Formats read (3: deflated blocks, written before).
+_VERSIONS = (3, 4)
 #: magic, version, slots, delta, log2 of a block's slots, blocks, CRC-32 of the index.
 _HEADER = struct.Struct("<7sBQBBII")
-_LEVEL = 6
 #: log2 of the slots a block holds: 32,768 slots, 128 KiB of values once inflated (a few hundred µs).
 BLOCK_SHIFT = 15
 BLOCK_SLOTS = 1 << BLOCK_SHIFT
@@ -71,32 +73,29 @@ def is_whole(head: bytes) -> bool:
     return head[: len(WHOLE_MAGIC)] == WHOLE_MAGIC
 
 
-def _encode_block(dtm: I16, dtz: I16, delta: bool) -> bytes:
-    second = (dtm.astype(np.int32) - dtz).astype(np.int16) if delta else dtz
-    codes = (_zigzag(dtm), _zigzag(second))
-    planes = [((c >> shift) & 0xFF).astype(np.uint8) for c in codes for shift in (0, 8)]
-    return zlib.compress(np.concatenate(planes).tobytes(), _LEVEL)
-
-
-def to_blocks(values: ChessValues, shift: int = BLOCK_SHIFT) -> bytes:
-    """The stored bytes of `values` by blocks of 2**shift slots (`BlockedValues` reads them)."""
+def to_blocks(values: ChessValues, shift: int = BLOCK_SHIFT, version: int = _VERSION) -> bytes:
+    """The stored bytes of `values` by blocks of 2**shift slots (`BlockedValues` reads them), in format
+    `version` (3, deflated, only to compare with the blocks written before)."""
+    if version not in _VERSIONS:
+        raise ValueError(f"no blocked chess table format {version}")
+    encode = block_codec.encode if version == 4 else block_codec.encode_deflated
     n, size = len(values), 1 << shift
     blocks = [
-        _encode_block(values.dtm[at : at + size], values.dtz[at : at + size], values.delta)
+        encode(values.dtm[at : at + size], values.dtz[at : at + size], values.delta)
         for at in range(0, n, size)
     ]
     offsets = np.zeros(len(blocks) + 1, dtype="<u8")
     np.cumsum([len(b) for b in blocks], out=offsets[1:])
     crcs = np.array([zlib.crc32(b) for b in blocks], dtype="<u4")
     index = offsets.tobytes() + crcs.tobytes()
-    header = _HEADER.pack(_MAGIC, _VERSION, n, int(values.delta), shift, len(blocks), zlib.crc32(index))
+    header = _HEADER.pack(_MAGIC, version, n, int(values.delta), shift, len(blocks), zlib.crc32(index))
     return header + index + b"".join(blocks)
 
 
 class BlockIndex:
     """A blocked table's header and index: where each block's bytes are and their checksums."""
 
-    __slots__ = ("base", "blocks", "crcs", "delta", "offsets", "shift", "slots")
+    __slots__ = ("base", "blocks", "crcs", "delta", "offsets", "shift", "slots", "version")
 
     def __init__(self, head: bytes, read: ReadRange) -> None:
         """From the stored header (`head`, at least HEADER_BYTES) and `read` for the index after it;
@@ -104,13 +103,15 @@ class BlockIndex:
         if len(head) < _HEADER.size:
             raise CorruptTable(f"a blocked chess table of {len(head)} bytes is shorter than its header")
         magic, version, n, delta, shift, blocks, crc = _HEADER.unpack_from(head)
-        if magic != _MAGIC or version != _VERSION or not 0 < shift < 32 or blocks != -(-n // (1 << shift)):
-            raise CorruptTable(f"not a blocked chess table of format {_VERSION} (header {bytes(head[:8])!r})")
+        known = magic == _MAGIC and version in _VERSIONS
+        if not known or not 0 < shift < 32 or blocks != -(-n // (1 << shift)):
+            raise CorruptTable(f"not a blocked chess table of format 3 or 4 (header {bytes(head[:8])!r})")
         size = 8 * (blocks + 1) + 4 * blocks
         index = read(_HEADER.size, _HEADER.size + size)
         if len(index) != size or zlib.crc32(index) != crc:
             raise CorruptTable(f"a blocked chess table of {n} slots fails its index's checksum")
         self.slots = int(n)
+        self.version = int(version)
         self.delta = bool(delta)
         self.shift = int(shift)
         self.blocks = int(blocks)
@@ -130,16 +131,9 @@ class BlockIndex:
         first = block << self.shift
         k = min(self.slots - first, 1 << self.shift)
         try:
-            raw = zlib.decompress(data)
-        except zlib.error as error:
-            raise DamagedBlock(_damaged(block, what, f"does not inflate ({error})")) from None
-        if len(raw) != 4 * k:
-            raise DamagedBlock(_damaged(block, what, f"holds {len(raw)} bytes, not {4 * k}"))
-        planes = np.frombuffer(raw, dtype=np.uint8).reshape(4, k).astype(np.uint16)
-        dtm = _unzigzag(planes[0] | planes[1] << 8)
-        second = _unzigzag(planes[2] | planes[3] << 8)
-        dtz = (dtm.astype(np.int32) - second).astype(np.int16) if self.delta else second
-        return dtm, dtz
+            return block_codec.decode(data, k, self.delta, self.version)
+        except block_codec.BadBlock as bad:
+            raise DamagedBlock(_damaged(block, what, str(bad))) from None
 
 
 def _damaged(block: int, what: str, why: str) -> str:

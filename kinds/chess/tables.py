@@ -11,7 +11,7 @@ writes them, and gives SAN).
 Materials (kinds.chess.material) are named the usual tablebase way, the stronger side first
 (`KQvKR`); a table covers both colourings. Positions are indexed with the stronger side as White by a
 perfect index (kinds.chess.kernels.index) and solved by kinds.chess.solve, captures and
-promotions read from the sub-tables, solved first. Values are stored by deflated blocks
+promotions read from the sub-tables, solved first. Values are stored by compressed blocks
 (kinds.chess.blocks; kinds.chess.format reads tables stored whole before blocks).
 
 `ChessTable` is a solved table as data and lookups, on boards checked once (`checked_board`):

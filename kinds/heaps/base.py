@@ -196,7 +196,10 @@ class HeapGame(ComponentSum[int], SequenceDefaults):
             key = ("stored stats", self.game_id, stored)  # a stored table changes only as it grows
             summarised = ctx.memo.peek(key) or self.stored_stats(ctx)
             if isinstance(summarised, dict):
-                return dict(ctx.memo.get_or_compute(key, lambda: summarised))  # a copy: callers add to it
+                # A copy (callers add to it), not memoised: what it is made of is kept where it was read,
+                # and a memo entry counts as computing, which a process answering from storage alone may
+                # not do (service.pooled: GetStats of a stored table without a hop to a live process).
+                return dict(summarised)
             # Stored before its statistics were (or asked of more P-positions than they keep): computed
             # from the values once per size, within the request's deadline; the next job storing the
             # table stores them.

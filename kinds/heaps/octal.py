@@ -23,7 +23,7 @@ from kinds.heaps import stats as heap_stats
 from kinds.heaps.base import GameInfo, HeapGame, Heaps, SequenceKernel
 from kinds.heaps.kernels.guy_smith import certify_octal, observe_period
 from kinds.heaps.kernels.octal import SplitRules, reference_values
-from kinds.heaps.kernels.rare_common import sparse_extend
+from kinds.heaps.kernels.rare_common import load_every_width, sparse_extend
 from kinds.heaps.kernels.rare_mask import choose_sparseness, last_rare_at, rare_count
 
 #: Most digits after the point a code may have.
@@ -156,6 +156,10 @@ class OctalGame(HeapGame):
             position_syntax="heap sizes separated by spaces, e.g. '3 5 7'",
             examples=("7", "3 5 7", "10 20"),
         )
+
+    def load_kernels(self) -> None:
+        if self.splits:  # a game that splits heaps may go rare/common, with values past 255 far on
+            load_every_width()
 
     def heap_options(self, n: int) -> Iterator[Heaps]:
         """Each resulting position once: the empty one, one smaller heap, or two heaps a <= b."""

@@ -35,6 +35,7 @@ from engine.positions import (
 from engine.precompute import MAX_WYTHOFF_SIDE, JobPlan
 from engine.records import MoveRecord
 from engine.values import GameInfo, SequenceResult, Source, costliest
+from kinds.wythoff import stats as table_stats
 from kinds.wythoff.kernels.table import wythoff_table
 from kinds.wythoff.kernels.tiles import (
     PAIRS,
@@ -351,11 +352,14 @@ class WythoffGame(ComponentSum[Pair]):
         return SequenceResult(self.game_id, family, start, stop, values, None, costliest(sources))
 
     def stats(self, ctx: Context) -> dict[str, object]:
+        """The table's side and P-positions (closed form), and the largest Grundy value of the stored
+        table and where it is first reached, from the statistics its worker stored (kinds.wythoff.stats;
+        left out of a table stored without them)."""
         side = self.stored_side(ctx)
         p_pairs = 0
         while p_pair_of_rank(p_pairs)[1] < side:
             p_pairs += 1
-        return {
+        out: dict[str, object] = {
             "game": self.game_id,
             "table_side": side,
             "computed_upto": side * side,
@@ -363,6 +367,10 @@ class WythoffGame(ComponentSum[Pair]):
             "p_positions": p_pairs,
             "period": None,
         }
+        stored = ctx.tables.stored_stats(self.game_id, PAIRS) if side else None
+        if stored is not None and table_stats.readable(stored) and stored["upto"] == values_for_side(side):
+            out.update(max_value=stored["max_value"], max_value_at=stored["max_value_at"])
+        return out
 
     def plan_job(self, upto: int, fill: bool = False, family: str | None = None) -> JobPlan:
         if family is not None and family != PAIRS:

@@ -503,10 +503,12 @@ class SequenceTables:
         kernel = source.kernel()
         if kernel is None or not kernel.gives_remoteness or n >= self._live.limit(source):
             return None
-        try:  # a remoteness is a bonus: it may take half of what is left of the request's time
-            live = self._reach(source, n, None if deadline is None else halfway(deadline))
-        except (LimitExceeded, DeadlineExceeded):
-            return None
+        live = self._live.cached(source)  # what `_reach` returns first, looked up without its deadline
+        if live is None or (n >= len(live.values) and live.period is None):
+            try:  # a remoteness is a bonus: it may take half of what is left of the request's time
+                live = self._reach(source, n, None if deadline is None else halfway(deadline))
+            except (LimitExceeded, DeadlineExceeded):
+                return None
         if n >= len(live.values):
             return None
         remoteness = live.remoteness

@@ -124,3 +124,27 @@ def test_a_key_is_made_once_and_others_wait_for_it() -> None:
     first.join(10)
     second.join(10)
     assert results == ["made", "made"] and calls == [1]
+
+
+def test_look_again_has_objects_made_live_look_in_storage_at_their_next_get(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What a service adopts from a warm-up made without storage gives way to what is stored at once."""
+    monkeypatch.setattr(keep, "STORED_RECHECK_SECONDS", 3600.0)
+    keepers = Keepers(kind_settings())
+    spec = next(iter(keeper_names(declared_settings())))
+    keeper = keepers.keeper(spec)
+    stored: dict[str, str] = {}
+
+    def get(key: str) -> tuple[str, str]:
+        kept = keeper.get(
+            key, later(), what=key, read=lambda: stored.get(key), make=lambda: f"live {key}", weigh=len
+        )
+        return kept.value, kept.source
+
+    assert get("a") == ("live a", "live") and get("b") == ("live b", "live")
+    stored["a"] = "stored a"
+    assert get("a") == ("live a", "live")  # not looked at again for an hour
+    keepers.look_again()
+    assert get("a") == ("stored a", "table")
+    assert get("b") == ("live b", "live")  # nothing stored: still the one made live

@@ -39,6 +39,7 @@ from service.jobs import JobView, Pending
 from service.live_child import pack_error, unpack_error
 from service.pooled import PooledService
 from service.server import BoundPorts, isolated
+from service.warm_up import warm_up
 from storage.jobs import JobQueue
 from tests.servers import running_server
 from tests.service.pools import every_process_idle, started_pool, wait_until
@@ -249,8 +250,10 @@ def test_answers_through_the_pool_equal_answers_without_it(
     ready: PooledService, db_engine: sa.Engine, http: httpx.Client
 ) -> None:
     """Every family's examples: values, best moves, batches, sequences, columnar values and errors, from
-    the service and over REST, the same with the pool and without it."""
+    the service and over REST, the same with the pool and without it (each started as a live process
+    starts: from its warm-up, service.warm_up)."""
     plain = Nimbase(Settings(limits=LIMITS), db_engine)
+    warm_up(Settings(limits=LIMITS), into=plain, adopt=False)
     for game, position in SAMPLE:
         for asked in (GetValue(game, position), IsPPosition(game, position), BestMove(game, position, 3)):
             mine = outcome(getattr(ready, asked.method), asked)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
@@ -45,7 +46,7 @@ def test_best_moves_and_batches(api: Endpoints) -> None:
         assert move["outcome"] == ("P" if is_p(reached) else "N")
         assert bool(move.get("best")) == (move["outcome"] == answer["moves"][0]["outcome"])
     batch = api.client.batch_get_values(GAME, ["1", "2 2", "x"])
-    values = batch["values"]
+    values: list[dict[str, Any]] = [dict(item) for item in batch["values"]]
     assert values[0]["outcome"] == "P" and values[1]["outcome"] == ("P" if is_p((2, 2)) else "N")
     assert values[2]["error"]["code"] == "INVALID_ARGUMENT"
 
@@ -72,3 +73,18 @@ def test_bad_input(api: Endpoints) -> None:
         assert response.status_code == 400 and "misère" in response.text
     response = api.http.get("/v1/value", params={"game": GAME, "position": "3 x"})
     assert response.status_code == 400 and "3 x" in response.text
+
+
+def test_a_jobs_upto_is_the_heap_bound_it_stores(api: Endpoints, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`nimbase precompute grundy:misere --upto 17` stores the quotient of heaps 0..16 (Grundy's game is
+    never certified: the bound is the one asked, not the default)."""
+    game = "grundy:misere"
+    job = api.client.submit_job(game, 17)
+    assert job["family"] == "quotient" and job["progress"]["total"] == 17
+    Worker(api.db, poll_seconds=0.05).run_until_idle(threading.Event())
+    assert api.client.get_job(job["id"])["status"] == "done"
+    monkeypatch.setattr(api.service, "kept", fresh_keepers())
+    api.service.tables.forget()
+    stats = api.client.get_stats(game)
+    assert stats["source"] == "table" and stats["computed_upto"] == 17
+    assert stats["quotient"]["heap_bound"] == 16  # type: ignore[typeddict-item]

@@ -65,3 +65,23 @@ def test_a_table_stored_before_stats_were_gets_them_from_its_next_job(clean_db: 
     assert not again.queued  # stored now, statistics included
     done = queue.get(queued.queued[-1].id)
     assert done is not None and done.status == "done"
+
+
+def test_wythoff_and_bicolor_families_store_the_stats_of_their_whole_tables(clean_db: sa.Engine) -> None:
+    """Their jobs store statistics beside the tables, in steps, equal to those of the whole table."""
+    queue = JobQueue(clean_db)
+    store = SequenceStore(clean_db)
+    wythoff = parse_game_id("wythoff")
+    jobs = [(wythoff, "pairs", 512, plan_job(wythoff, 512, False, "pairs").values)]
+    bicolor = parse_game_id("bicolor-nim")
+    jobs += [(bicolor, "f_3", 300, 2)]  # it may stop at its certified period
+    for kind, family, upto, values in jobs:
+        queue.queue(plan_job(kind, upto, False, family), plan_stored)
+        run_all(clean_db, step_values=CHUNK_VALUES // 2)
+        info = store.info(kind.game_id, family)
+        assert info is not None and info.computed_upto >= min(values, 2) and info.stats_current
+        found = store.stats(kind.game_id, family)
+        kernel = kind.kernel_for(family)
+        assert found is not None and kernel is not None
+        table = store.read_prefix(kind.game_id, family, info.computed_upto)
+        assert found[0] == info.computed_upto and found[1] == kernel.stats_part(table, 0)

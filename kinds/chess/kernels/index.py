@@ -39,19 +39,34 @@ LEAD_PAWN = 24
 PAWN_SQUARES = 48
 
 
+def _square_images() -> I64:
+    """images[t, s]: square s under symmetry t (movegen's `_transform`, for every square at once, in numpy:
+    calling the kernel from Python at import would load numba's typing context in every process)."""
+    s = np.arange(64, dtype=np.int64)
+    images = np.empty((8, 64), dtype=np.int64)
+    for t in range(8):
+        image = ((s & 7) << 3) | (s >> 3) if t & 4 else s.copy()
+        if t & 1:
+            image ^= 7
+        if t & 2:
+            image ^= 56
+        images[t] = image
+    return images
+
+
 def _pawnless_transforms() -> tuple[I64, NDArray[np.bool_]]:
     """Per king pair (ka * 64 + kb): the symmetry bringing it into KK_INDEX's domain (-1: kings clash),
     and whether its transpose is in the domain too (both kings on the a1-h8 diagonal)."""
-    transform = np.full(4096, -1, dtype=np.int64)
-    ambiguous = np.zeros(4096, dtype=np.bool_)
-    for ka in range(64):
-        for kb in range(64):
-            for t in range(8):
-                a, b = mg._transform(ka, t), mg._transform(kb, t)
-                if mg.KK_INDEX[a * 64 + b] >= 0:
-                    transform[ka * 64 + kb] = t
-                    ambiguous[ka * 64 + kb] = (a & 7) == (a >> 3) and (b & 7) == (b >> 3)
-                    break
+    images = _square_images()
+    a, b = images[:, :, None], images[:, None, :]  # [t, ka, kb]
+    inside = mg.KK_INDEX[a * 64 + b] >= 0
+    first = inside.argmax(axis=0)  # the least symmetry that lands inside, where one does
+    found = inside.any(axis=0)
+    ka, kb = np.indices((64, 64))
+    a_image, b_image = images[first, ka], images[first, kb]
+    diagonal = ((a_image & 7) == (a_image >> 3)) & ((b_image & 7) == (b_image >> 3))
+    transform = np.where(found, first, -1).astype(np.int64).reshape(4096)
+    ambiguous = (found & diagonal).reshape(4096)
     return transform, ambiguous
 
 

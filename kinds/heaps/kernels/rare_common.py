@@ -24,6 +24,8 @@ and more) in `kinds.heaps.kernels.rare_common_wide`.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -119,6 +121,26 @@ def fill_rare_common(
             counters,
         )
         top = int(out[:done].max())
+
+
+#: Heaps of the game `load_every_width` plays, past the 256 values of the narrowest copies.
+_WIDTH_HEAPS = 320
+
+
+@functools.cache
+def load_every_width() -> None:
+    """Run the rare/common kernel once with each width of value copies it takes (uint8, then uint16):
+    a sequence reaches the wider one only after seconds of computing (0.6 past 10^5 heaps), which a
+    process's warm-up must not spend. The game: remove any number of tokens, or one and split the rest
+    in two, whose value at n is n (every smaller heap is one move away; no split of n - 1 tokens makes
+    n), so its values pass 255 within a few hundred heaps; checked, as the kernel is exact whatever the
+    classification."""
+    heaps = tuple(range(1, _WIDTH_HEAPS + 1))
+    rules = SplitRules(whole=heaps, one=heaps, two=(1,))
+    for start in (8, _WIDTH_HEAPS - 8):
+        values = rare_common_chunk(np.arange(start, dtype=np.uint32), _WIDTH_HEAPS, rules, Sparseness(1, 1))
+        if not np.array_equal(values, np.arange(_WIDTH_HEAPS, dtype=np.uint32)):
+            raise AssertionError("the rare/common kernel valued n-token heaps of its loading game wrongly")
 
 
 def _fill_direct(out: NDArray[np.uint32], start: int, rules: SplitRules) -> None:

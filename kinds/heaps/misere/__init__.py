@@ -4,7 +4,8 @@ The package's face: `parse_misere` (the `:misere` ids of the octal and Grundy fa
 (`MisereHeapGame`), the quotient (`Quotient`, `compute`) and the settings its registry entries declare
 (`SETTINGS`). Modules: `construct` (the quotient, heap by heap, and its periodicity certificate), `verify`
 (the local criterion that makes a candidate a proof), `monoid` (the quotient as data, its presentation and
-storage), `fold` (products of sums: a numba kernel and its reference), `tame` (tameness and genus),
+storage), `fold` (products of sums: a numba kernel and its reference), `batch` (a batch's texts parsed,
+folded and written canonical in one numba pass), `tame` (tameness and genus),
 `stored` (settings, keeper, answer record, the worker's kernel), `kind` (the served game).
 """
 

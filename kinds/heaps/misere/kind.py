@@ -12,25 +12,53 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from engine.component_sum import DEADLINE_EVERY
 from engine.errors import InvalidArgument, LimitExceeded, NimbaseError, UnknownFamily
 from engine.keep import Kept
 from engine.kind import Context, SequenceKernel
 from engine.moves import MoveTo
 from engine.positions import quote_position
-from engine.precompute import MAX_UPTO, JobPlan
+from engine.precompute import PROCESS_BYTES, JobPlan
 from engine.search import estimate_states
 from engine.stored_bytes import read_stored, words_for
 from engine.values import GameInfo, Outcome, SequenceResult, Source, Value
 from kinds.heaps.base import HEAP, HOPELESS, HeapGame, Heaps
+from kinds.heaps.misere.batch import OK, parse_fold
 from kinds.heaps.misere.construct import HeapRules, compute
 from kinds.heaps.misere.fold import fold
 from kinds.heaps.misere.monoid import Quotient
-from kinds.heaps.misere.stored import QUOTIENT, QUOTIENTS, MisereSettings, MisereValue, QuotientKernel
+from kinds.heaps.misere.stored import (
+    QUOTIENT,
+    QUOTIENTS,
+    MisereSettings,
+    MisereValue,
+    QuotientKernel,
+    job_heaps,
+)
 from kinds.heaps.misere.tame import tame_genus
 
 #: The suffix of a misère game id.
 SUFFIX = ":misere"
+#: Largest `upto` a quotient job may ask for: the walk over heaps is quadratic in them, and a quotient
+#: that is not certified by then is beyond any size limit anyway.
+MAX_QUOTIENT_UPTO = 100_000
+#: A batch is parsed in parts of at most this many positions and characters, the deadline checked
+#: between them.
+PART_POSITIONS = 4096
+PART_CHARS = 1 << 22
+
+
+def _parts(texts: Sequence[str]) -> Iterator[tuple[int, int]]:
+    """(start, stop) of consecutive parts of `texts` within PART_POSITIONS and PART_CHARS (a longer text
+    makes a part of its own)."""
+    start = 0
+    chars = 0
+    for i, text in enumerate(texts):
+        if i > start and (i - start >= PART_POSITIONS or chars + len(text) > PART_CHARS):
+            yield start, i
+            start, chars = i, 0
+        chars += len(text)
+    if start < len(texts):
+        yield start, len(texts)
 
 
 class MisereHeapGame(HeapGame):
@@ -142,33 +170,50 @@ class MisereHeapGame(HeapGame):
         return Value(self.game_id, self.format(position), outcome, None, known, source, MisereValue(z))
 
     def values(self, texts: Sequence[str], ctx: Context) -> list[Value | NimbaseError]:
-        """Many sums: the quotient found once, each sum folded (a bad item gets its error)."""
+        """Many sums: the quotient found once, the texts parsed and folded in one pass (`batch`), part by
+        part with the deadline checked between them; a text the pass leaves alone (bad, or past the
+        quotient's bound) goes the per-position way and gets its own value or error."""
         kept = self.quotient(ctx)
         q = kept.value
+        records = [MisereValue(x) for x in range(q.order)]
+        p = q.p_list
         out: list[Value | NimbaseError] = []
-        for index, text in enumerate(texts):
-            if index % DEADLINE_EVERY == 0:
-                try:
-                    ctx.deadline.check(lambda: f"answering {len(texts)} positions of {self.game_id!r}")
-                except NimbaseError as error:
-                    out.extend([error] * (len(texts) - index))
-                    return out
+        for start, stop in _parts(texts):
             try:
-                position = self.parse(text)
-                if position and not q.covers(position[-1]):
-                    out.append(self._value(position, ctx, False))
-                    continue
-                z = fold(q, position)
+                ctx.deadline.check(lambda: f"answering {len(texts)} positions of {self.game_id!r}")
             except NimbaseError as error:
-                out.append(error)
-                continue
-            source: Source = "period" if position and position[-1] > q.bound else kept.source
-            outcome: Outcome = "P" if q.p_list[z] else "N"
-            known = None if position else 0
-            out.append(
-                Value(self.game_id, self.format(position), outcome, None, known, source, MisereValue(z))
-            )
+                out.extend([error] * (len(texts) - start))
+                return out
+            folded = parse_fold(q, texts[start:stop])
+            status, element, top = folded.status.tolist(), folded.element.tolist(), folded.top.tolist()
+            for i, position in enumerate(folded.positions):
+                if status[i] != OK or position is None:
+                    out.append(self._parsed_alone(texts[start + i], q, kept.source, ctx))
+                    continue
+                z = element[i]
+                source: Source = "period" if top[i] > q.bound else kept.source
+                outcome: Outcome = "P" if p[z] else "N"
+                out.append(
+                    Value(
+                        self.game_id, position, outcome, None, 0 if not position else None, source, records[z]
+                    )
+                )
         return out
+
+    def _parsed_alone(self, text: str, q: Quotient, source: Source, ctx: Context) -> Value | NimbaseError:
+        """One sum of a batch the one-pass parse left alone: its value, or its error quoting it."""
+        try:
+            position = self.parse(text)
+            if position and not q.covers(position[-1]):
+                return self._value(position, ctx, False)
+            z = fold(q, position)
+        except NimbaseError as error:
+            return error
+        if position and position[-1] > q.bound:
+            source = "period"
+        outcome: Outcome = "P" if q.p_list[z] else "N"
+        known = None if position else 0
+        return Value(self.game_id, self.format(position), outcome, None, known, source, MisereValue(z))
 
     def remoteness(self, position: Heaps, ctx: Context) -> int | None:
         if not position:
@@ -260,14 +305,22 @@ class MisereHeapGame(HeapGame):
         }
 
     def plan_job(self, upto: int, fill: bool = False, family: str | None = None) -> JobPlan:
-        """The job storing the quotient whole (family "quotient"); it computes to `stored.JOB_HEAPS`
-        heaps or until certified or a size limit (`upto` counts the heaps asked for, checked only)."""
+        """The job storing the quotient whole (family "quotient"): it computes the quotient of heaps
+        0..upto-1 (`upto` counts heap sizes, as for every heap game; 0, the job a refusal queues, asks for
+        `stored.JOB_HEAPS`), stopping sooner once certified or at a size limit. Its progress counts heaps.
+        A quotient stored whole is not computed again (engine.precompute: an object made whole)."""
         if family not in (None, QUOTIENT):
             raise UnknownFamily(f"{self.game_id!r} stores only family {QUOTIENT!r}, not {family!r}")
-        if not 0 <= upto <= MAX_UPTO:  # 0: the job a refusal queues makes the object whole
-            raise InvalidArgument(f"upto {upto} is outside 0..{MAX_UPTO}")
+        if not 0 <= upto <= MAX_QUOTIENT_UPTO:
+            raise InvalidArgument(
+                f"upto {upto} is outside 0..{MAX_QUOTIENT_UPTO} (the heaps a misère quotient job computes)"
+            )
+        heaps = job_heaps(upto)
         settings = MisereSettings()
-        return JobPlan(self.game_id, QUOTIENT, words_for(64 * settings.max_order**2 + 16 * 1000), True)
+        table = 64 * settings.max_order**2 + 16 * heaps
+        memory = PROCESS_BYTES + 8 * words_for(table)
+        # values: the heap sizes 0..heaps, which the worker hands back to the kernel (`QuotientKernel.aim`)
+        return JobPlan(self.game_id, QUOTIENT, heaps + 1, True, memory_bytes=memory)
 
     def kernel_for(self, family: str) -> SequenceKernel | None:
         return QuotientKernel(self.rules) if family == QUOTIENT else None

@@ -13,8 +13,15 @@ from kinds.heaps.misere.construct import HeapRules, Limits, compute
 
 #: The stored family holding a game's quotient (a worker's job), as uint32 words.
 QUOTIENT = "quotient"
-#: Heaps a worker's job computes the quotient to (it stops sooner once certified or at a size limit).
+#: Heaps a worker's job computes the quotient to when its `upto` names none (0: the job a refusal
+#: queues); it stops sooner once certified or at a size limit.
 JOB_HEAPS = 1000
+
+
+def job_heaps(upto: int) -> int:
+    """The largest heap a job given `upto` computes the quotient to: `upto` counts heap sizes 0..upto-1,
+    as for every heap game's job; 0 (or 1, heap 0 alone) asks for the default, JOB_HEAPS."""
+    return upto - 1 if upto > 1 else JOB_HEAPS
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +59,8 @@ class MisereValue(ValueRecord):
 
 
 class QuotientKernel(BytesKernel):
-    """What a worker runs for the family "quotient": the game's quotient to JOB_HEAPS heaps (or until
-    certified, or a size limit), stored whole."""
+    """What a worker runs for the family "quotient": the game's quotient to the heap its job's `upto`
+    names (`job_heaps`; stopping sooner once certified, or at a size limit), stored whole."""
 
     family = QUOTIENT
 
@@ -61,6 +68,9 @@ class QuotientKernel(BytesKernel):
         super().__init__()
         self.rules = rules
         self.heaps = heaps
+
+    def aim(self, upto: int) -> None:
+        self.heaps = job_heaps(upto)
 
     def make(self, progress: Callable[[int, int], None] | None = None) -> bytes:
         return compute(self.rules, self.heaps, MisereSettings().limits(), progress=progress).to_bytes()

@@ -104,7 +104,12 @@ def _type_walk(
 @cache
 def _primes(count: int) -> tuple[int, ...]:
     """The `count` largest primes below 2^31 (products of two stay inside int64)."""
-    small = [p for p in range(2, 46341) if all(p % q for q in range(2, math.isqrt(p) + 1))]
+    sieve = np.ones(46341, dtype=np.bool_)  # the primes up to the square root of 2^31, by Eratosthenes
+    sieve[:2] = False
+    for p in range(2, math.isqrt(len(sieve) - 1) + 1):
+        if sieve[p]:
+            sieve[p * p :: p] = False
+    small = [int(p) for p in np.flatnonzero(sieve)]
     out: list[int] = []
     candidate = 2**31 - 1
     while len(out) < count:

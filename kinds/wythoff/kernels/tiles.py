@@ -7,7 +7,9 @@ from 1024 to 4096 keeps every stored tile, and the worker's incremental `extend`
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from math import isqrt
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -77,6 +79,7 @@ class WythoffTileKernel(SequenceKernel):
 
     family = PAIRS
     certifies = False
+    stores_stats = True
 
     def __init__(self) -> None:
         self._table: NDArray[np.uint32] | None = None
@@ -98,6 +101,16 @@ class WythoffTileKernel(SequenceKernel):
 
     def certify(self, values: NDArray[np.uint32]) -> Period | None:
         return None
+
+    def stats_part(self, values: NDArray[np.uint32], start: int) -> dict[str, Any] | None:
+        from kinds.wythoff import stats  # it reads this module's tile geometry
+
+        return stats.part(values, start)
+
+    def combine_stats(self, earlier: Mapping[str, Any], later: Mapping[str, Any]) -> dict[str, Any]:
+        from kinds.wythoff import stats
+
+        return stats.combine(earlier, later)
 
     def reference(self, stop: int) -> list[int]:
         side = side_for(stop)

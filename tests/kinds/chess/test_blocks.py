@@ -1,7 +1,8 @@
 """Chess tables stored by blocks (kinds.chess.blocks): every slot of every 3-man material and of a few
-4-man ones (every 4-man material with -m slow) probed through the blocked form equals the values of the
-table stored whole (count checked); a probe reads only the blocks it needs; a damaged block is refused,
-never answered; tables stored whole before blocks are still served."""
+4-man ones (every 4-man material with -m slow) probed through the blocked form (format 4, zstd; and
+format 3, deflated, as written before) equals the values of the table stored whole (count checked); a
+probe reads only the blocks it needs; a damaged block is refused, never answered; tables stored whole
+before blocks are still served."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ import zlib
 
 import numpy as np
 import pytest
+import zstandard
 
 from engine.errors import NimbaseError
 from engine.keep import Keeper
 from engine.kind import Context
 from engine.stored_bytes import encode_words
+from kinds.chess import block_codec
 from kinds.chess import blocks as chess_blocks
 from kinds.chess.blocks import BlockedValues, BlockIndex, DamagedBlock, to_blocks, values_from_bytes
 from kinds.chess.format import ChessValues, CorruptTable
@@ -28,6 +31,10 @@ from tests.kinds.chess.test_syzygy import Solved
 SOME_FOUR = ("KQvKR",)
 
 
+#: A format-4 block's first byte when its DTM codes are dense.
+DENSE = bytes([block_codec.DENSE])
+
+
 def blocked(data: bytes, keeper: Keeper | None = None) -> BlockedValues:
     """Stored blocked bytes read as a server reads them: the header, the index, then blocks on demand."""
 
@@ -39,12 +46,13 @@ def blocked(data: bytes, keeper: Keeper | None = None) -> BlockedValues:
 
 
 def check_every_slot(
-    values: ChessValues, shift: int = chess_blocks.BLOCK_SHIFT, one_by_one: bool = False
+    values: ChessValues, shift: int = chess_blocks.BLOCK_SHIFT, one_by_one: bool = False, version: int = 4
 ) -> int:
     """Probe every slot of `values` through its blocked form (in a shuffled order, so that blocks are
     left and come back) against the table stored whole and read back; the slots checked."""
     old = ChessValues.from_bytes(values.to_bytes())
-    new = blocked(to_blocks(values, shift), Keeper(4 << 20))
+    new = blocked(to_blocks(values, shift, version), Keeper(4 << 20))
+    assert new.index.version == version
     n = len(values)
     assert len(new) == n == len(old)
     order = np.random.default_rng(n).permutation(n).astype(np.int64)
@@ -62,23 +70,58 @@ def check_every_slot(
     return checked
 
 
+@pytest.mark.parametrize("version", [3, 4])
 @pytest.mark.parametrize("delta", [False, True])
 @pytest.mark.parametrize("slots", [0, 1, 7, 1000, 1024, 4099])
-def test_random_values_read_back_by_blocks(delta: bool, slots: int) -> None:
+def test_random_values_read_back_by_blocks(delta: bool, slots: int, version: int) -> None:
+    """Any int16 values read back exactly, DTM values or not (a block with a value outside DTM's
+    encoding is written in zigzag codes)."""
     rng = np.random.default_rng(slots)
     dtm = rng.integers(-32768, 32767, slots).astype(np.int16)
     dtz = rng.integers(-32768, 32767, slots).astype(np.int16)
-    assert check_every_slot(ChessValues(dtm, dtz, delta), shift=10, one_by_one=True) == slots
-    again = values_from_bytes(to_blocks(ChessValues(dtm, dtz, delta), 10))
+    values = ChessValues(dtm, dtz, delta)
+    assert check_every_slot(values, shift=10, one_by_one=True, version=version) == slots
+    again = values_from_bytes(to_blocks(values, 10, version))
     assert np.array_equal(again.dtm, dtm) and np.array_equal(again.dtz, dtz) and again.delta == delta
 
 
-def test_every_three_man_slot(tablebase: dict[str, ChessTable]) -> None:
+def dtm_values(count: int, seed: int) -> np.ndarray:
+    """Values of DTM's encoding: draws, wins in odd plies, losses in even plies (-(d + 1))."""
+    rng = np.random.default_rng(seed)
+    d = rng.integers(0, 16000, count)
+    kind = rng.integers(0, 3, count)
+    return np.where(kind == 0, 0, np.where(kind == 1, 2 * d + 1, -(2 * d + 1))).astype(np.int16)
+
+
+def test_dtm_values_are_written_densely_and_read_back() -> None:
+    dtm, dtz = dtm_values(5000, 1), dtm_values(5000, 2)
+    dtm[:3] = [32767, -32767, 0]  # the extremes of the encoding
+    data = to_blocks(ChessValues(dtm, dtz, True), 10)
+    index = blocked(data).index
+    assert {data[index.base + int(index.offsets[b])] for b in range(index.blocks)} == {block_codec.DENSE}
+    assert check_every_slot(ChessValues(dtm, dtz, True), shift=10, one_by_one=True) == 5000
+    dtm[4000] = 2  # a win in an even count of plies: no DTM value, its block (3) in zigzag codes
+    data = to_blocks(ChessValues(dtm, dtz, True), 10)
+    index = blocked(data).index
+    forms = [data[index.base + int(index.offsets[b])] for b in range(index.blocks)]
+    assert forms == [block_codec.DENSE] * 3 + [block_codec.ZIGZAG] + [block_codec.DENSE]
+    assert check_every_slot(ChessValues(dtm, dtz, True), shift=10, one_by_one=True) == 5000
+
+
+@pytest.mark.parametrize("version", [3, 4])
+def test_every_three_man_slot(tablebase: dict[str, ChessTable], version: int) -> None:
     materials = [m for m in materials_of(3) if m.men == 3]
     assert {m.name for m in materials} <= tablebase.keys()
     for material in materials:
         values = tablebase[material.name].packed
-        assert check_every_slot(values, one_by_one=True) == material.slots
+        assert check_every_slot(values, one_by_one=True, version=version) == material.slots
+
+
+def test_format_four_is_smaller(tablebase: dict[str, ChessTable]) -> None:
+    """The stored bytes of each 3-man table by zstd and dense DTM codes are fewer than deflate's."""
+    for name in ("KQvK", "KRvK", "KPvK"):
+        values = tablebase[name].packed
+        assert len(to_blocks(values)) < len(to_blocks(values, version=3))
 
 
 @pytest.fixture(scope="module")
@@ -130,16 +173,26 @@ def test_a_damaged_block_is_refused_never_answered(
         blocked(b"NBCHBLK" + bytes(40))
 
 
-def test_a_block_whose_bytes_check_but_do_not_inflate_is_refused() -> None:
+@pytest.mark.parametrize(
+    ("version", "bad", "why"),
+    [
+        (3, zlib.compress(bytes(10)), "holds 10 bytes, not 4096"),
+        (3, b"not deflated", "does not inflate"),
+        (4, DENSE + zstandard.ZstdCompressor().compress(bytes(10)), "holds 10 bytes"),
+        (4, DENSE + zstandard.ZstdCompressor().compress(bytes(5000)), "holds 5000 bytes"),
+        (4, DENSE + b"not zstd", "does not inflate"),
+        (4, bytes([7]) + zstandard.ZstdCompressor().compress(bytes(4096)), "has no known form"),
+        (4, b"", "has no known form"),
+    ],
+)
+def test_a_block_whose_bytes_check_but_do_not_decode_is_refused(version: int, bad: bytes, why: str) -> None:
+    """Bytes that pass the block's checksum (made to match) but are no block of its slots: refused."""
     values = ChessValues(np.arange(3000, dtype=np.int16), np.zeros(3000, np.int16))
-    data = bytearray(to_blocks(values, 10))
-    index = BlockIndex(bytes(data[: chess_blocks.HEADER_BYTES]), lambda a, b: bytes(data[a:b]))
-    start = index.base + int(index.offsets[0])
-    short = zlib.compress(bytes(10))  # a block that inflates to the wrong size, its checksum made to match
-    data[start : start + len(short)] = short
-    index.crcs[0] = zlib.crc32(bytes(data[start : index.base + int(index.offsets[1])]))
-    with pytest.raises(DamagedBlock, match="block 0 of t"):
-        index.decode(0, bytes(data[start : index.base + int(index.offsets[1])]), "t")
+    data = to_blocks(values, 10, version)
+    index = BlockIndex(data[: chess_blocks.HEADER_BYTES], lambda a, b: data[a:b])
+    index.crcs[0] = zlib.crc32(bad)
+    with pytest.raises(DamagedBlock, match=f"block 0 of t {why}"):
+        index.decode(0, bad, "t")
 
 
 def served(tables: dict[str, ChessTable], form: str) -> tuple[StoredWords, Context]:

@@ -12,6 +12,7 @@ so that a later run only reads them.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kinds.chess import answers as chess_answers
+from kinds.chess import block_codec as chess_block_codec
 from kinds.chess import blocks as chess_blocks
 from kinds.chess import format as chess_format
 from kinds.chess import material as chess_material
@@ -67,6 +69,7 @@ _SOURCES = (
     chess_values,
     chess_format,
     chess_blocks,
+    chess_block_codec,
     chess_material,
     chess_solve,
 )
@@ -100,7 +103,7 @@ class Solved:
             kernel.give({need: self._bytes(sub) for need, sub in subs})
             data = kernel.make()
             self.folder.mkdir(parents=True, exist_ok=True)
-            partial = path.with_suffix(".part")
+            partial = path.with_suffix(f".{os.getpid()}.part")  # another test process may write it too
             partial.write_bytes(data)
             partial.replace(path)
         self.stored[material.name] = data

@@ -14,12 +14,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.errors import InvalidGameId, LimitExceeded, NimbaseError
+from engine.errors import InvalidArgument, InvalidGameId, LimitExceeded, NimbaseError
 from engine.kind import Context
+from engine.positions import MAX_HEAPS
 from engine.registry import parse_game_id
+from engine.values import Value
 from kinds.heaps.misere import MisereHeapGame, Quotient
 from kinds.heaps.misere.construct import certify
 from kinds.heaps.misere.fold import fold_kernel, fold_reference
+from kinds.heaps.misere.stored import QuotientKernel
 from tests.engine.contexts import StoredWords, engine_context, kind_settings
 
 T = TypeVar("T")
@@ -168,22 +171,60 @@ def test_the_quotient_is_a_reduced_commutative_monoid() -> None:
             assert any(q.p[table[a, x]] != q.p[table[b, x]] for x in range(n))
 
 
-def test_published_quotients() -> None:
-    """The values tests/data/misere_quotients.json records from the literature."""
-    published = json.loads(DATA.read_text())
-    for entry in published["quotients"]:
-        kind = _kind(entry["code"])
-        last = max(entry.get("single_heap_p_positions", [1]))
-        q = kind.quotient(_ctx(max(last, 14))).value
-        if "order" in entry:
-            assert q.order == entry["order"], entry
-            assert len(q.p_portion()) == entry["p_portion_size"], entry
-        for heap in entry.get("single_heap_p_positions", []):
-            assert q.p[q.element_of(heap)], (entry["code"], heap)
-        if "single_heap_p_positions" in entry:
-            last = max(entry["single_heap_p_positions"])
-            found = [n for n in range(1, last + 1) if q.p[q.element_of(n)]]
-            assert found == entry["single_heap_p_positions"], entry["code"]
+def _published() -> dict[str, Any]:
+    facts: dict[str, Any] = json.loads(DATA.read_text())
+    return facts
+
+
+@pytest.mark.parametrize("entry", _published()["quotients"], ids=lambda entry: entry["code"])
+def test_published_quotients(entry: dict[str, Any]) -> None:
+    """Each quotient tests/data/misere_quotients.json records from the literature: order, P-portion,
+    the pretending function's certified period, single-heap P-positions."""
+    kind = _kind(entry["code"])
+    last = max(entry.get("single_heap_p_positions", [1]))
+    q = kind.quotient(_ctx(max(last, 40))).value
+    if "order" in entry:
+        assert q.order == entry["order"], entry
+        assert len(q.p_portion()) == entry["p_portion_size"], entry
+    if "pretending_period" in entry:
+        assert q.period is not None and q.period.period == entry["pretending_period"], (entry, q.period)
+    if "single_heap_p_positions" in entry:
+        found = [n for n in range(1, last + 1) if q.p[q.element_of(n)]]
+        assert found == entry["single_heap_p_positions"], entry["code"]
+
+
+def test_0312_pretends_to_be_adders_as_plambeck_prints() -> None:
+    """plambeck.org's 0.312: heaps with the same printed adder have the same element, heaps with
+    different ones different elements, and A + A (two heaps of 4) pretends to be :0, the empty sum."""
+    (entry,) = [e for e in _published()["quotients"] if e["code"] == "0.312"]
+    q = _kind("0.312").quotient(_ctx(30)).value
+    pretends = {int(heap): label for heap, label in entry["pretends"].items()}
+    for h1, label1 in pretends.items():
+        for h2, label2 in pretends.items():
+            assert (q.element_of(h1) == q.element_of(h2)) == (label1 == label2), (h1, h2)
+    a = q.element_of(4)
+    assert entry["A_plus_A"] == ":0" and int(q.table[a, a]) == 0
+    assert q.period is not None and q.period.period == entry["pretends_period"]
+    top = max(pretends)
+    for heap in range(top + 1, 200):  # "etc (period 2)": every heap past the list, by the period
+        assert q.element_of(heap) == q.element_of(heap - 2)
+
+
+#: Two-digit octal games whose quotient to heap 20 is quick: the structure theorems are checked on them.
+STRUCTURE_GAMES = ("0.04", "0.22", "0.31", "0.34", "0.44", "0.52", "0.53", "0.56", "0.75", "0.312", "0.137")
+
+
+@pytest.mark.parametrize("code", STRUCTURE_GAMES)
+def test_quotients_obey_the_published_structure_theorems(code: str) -> None:
+    """Every nontrivial quotient has even order (Plambeck and Siegel); one with |P| = 2 has order
+    2^n + 2 or 2^n + 4 (Siegel). Each Q_N is the quotient of a closed set (heaps up to N), so both hold
+    for it whether or not it is certified."""
+    theorems = {t["name"] for t in _published()["theorems"]}
+    assert theorems == {"even_order", "two_p_positions"}
+    q = _kind(code).quotient(_ctx(20)).value
+    assert q.order == 1 or q.order % 2 == 0, (code, q.order)
+    if len(q.p_portion()) == 2:
+        assert any(q.order - 2**n in (2, 4) for n in range(1, 20)), (code, q.order)
 
 
 def test_kayles_single_heaps_sibert_conway() -> None:
@@ -305,3 +346,90 @@ def test_the_job_a_refusal_queues_is_planned() -> None:
     for game in ("octal:0.77:misere", "grundy:misere", "subtraction:1,3,4:misere"):
         plan = plan_stored(StoredName(game, "quotient"))
         assert plan.family == "quotient" and plan.game_id == game and plan.values > 0
+
+
+def test_a_jobs_upto_is_the_heap_bound_its_quotient_is_computed_to() -> None:
+    """`upto` counts heap sizes 0..upto-1, as for every heap game's job; 0 (the job a refusal queues)
+    asks for the default bound. Grundy's game is never certified, so its bound is exactly the one asked."""
+    from kinds.heaps.misere.stored import JOB_HEAPS
+
+    kind = _kind("grundy")
+    assert kind.plan_job(16).values == 16 and kind.plan_job(0).values == JOB_HEAPS + 1
+    kernel = kind.kernel_for("quotient")
+    assert kernel is not None
+    kernel.aim(16)
+    assert isinstance(kernel, QuotientKernel)
+    q = Quotient.from_bytes(kernel.make(), kind.game_id)
+    assert q.bound == 15 and q.target == 15 and q.note is None
+    live = kind.quotient(_ctx(15)).value  # the same walk asked live to heap 15
+    assert (q.table == live.table).all() and (q.phi == live.phi).all()
+    with pytest.raises(InvalidArgument, match="upto"):
+        kind.plan_job(10**9)
+
+
+def _batch_texts(seed: int) -> list[str]:
+    """Sums as clients send them: canonical or not (unsorted, zero heaps, leading zeros, odd spacing),
+    with bad ones among them."""
+    rng = np.random.default_rng(seed)
+    texts = ["", "0", "1 2 3", "3 2 1", " 1  2", "007 5", "1\t2\r\n3", "1 2 ", "5 0 5", "x", "1 é", "4 -1"]
+    texts += ["9" * 19, "1 " + "8" * 18, " ".join(["3"] * 40) + " 2", "12 1000000000000000"]
+    texts += ["1 " * MAX_HEAPS + "0", "1 " * (MAX_HEAPS - 1) + "0"]  # zero heaps count toward the limit
+    for _ in range(200):
+        count = int(rng.integers(0, 90))
+        heaps = [
+            [0, int(rng.integers(1, 40)), int(rng.integers(1, 10**12))][int(rng.integers(3))]
+            for _ in range(count)
+        ]
+        if rng.random() < 0.5:
+            heaps.sort()
+        texts.append(str(rng.choice([" ", "  ", "\n"])).join(map(str, heaps)))
+    return texts
+
+
+@pytest.mark.parametrize("code", ["0.75", "grundy"])
+def test_the_batch_pass_matches_its_reference_and_the_parser(code: str) -> None:
+    from engine.positions import format_heaps, parse_heaps
+    from kinds.heaps.misere.batch import OK, SLOW, parse_fold, parse_fold_reference
+
+    q = _kind(code).quotient(_shared_ctx(code)).value
+    texts = _batch_texts(11)
+    folded = parse_fold(q, texts)
+    pre, per = (0, 0) if q.period is None else (q.period.preperiod, q.period.period)
+    reference = parse_fold_reference(texts, q.rows, q.phi_list, pre, per)
+    for i, text in enumerate(texts):
+        status, z, top, canonical = reference[i]
+        assert int(folded.status[i]) == status, text
+        if status == SLOW:
+            continue
+        assert (int(folded.element[i]), int(folded.top[i])) == (z, top), text
+        assert folded.positions[i] == (text if canonical is None else canonical), text
+        heaps = parse_heaps(text)  # the per-position path agrees
+        assert folded.positions[i] == format_heaps(heaps)
+        z_alone = 0
+        for h in heaps:
+            z_alone = int(q.table[z_alone, q.element_of(h)])
+        assert z_alone == z
+    assert [int(s) for s in folded.status[:12]] == [OK] * 9 + [SLOW] * 3
+    assert int(folded.status[12]) == SLOW  # 19 digits: the parser's own bounds decide
+    assert [int(s) for s in folded.status[16:18]] == [SLOW, OK]  # one token too many, then as many
+
+
+@pytest.mark.parametrize("code", ["0.75", "grundy"])
+def test_a_batch_answers_as_each_position_alone(code: str) -> None:
+    kind = _kind(code)
+    ctx = _shared_ctx(code)
+    texts = [*_batch_texts(12)[:60], "1 2 3 " * 3, "2 99999", "3 x 4"]
+    batch = kind.values(texts, ctx)
+    assert len(batch) == len(texts)
+    for text, answer in zip(texts, batch, strict=True):
+        try:
+            alone: Value | NimbaseError = kind.value(kind.parse(text), ctx)
+        except NimbaseError as error:
+            alone = error
+        if isinstance(alone, NimbaseError):
+            assert isinstance(answer, NimbaseError) and type(answer) is type(alone), text
+            assert str(answer) == str(alone)
+        else:
+            assert isinstance(answer, Value) and answer == alone._replace(remoteness=answer.remoteness), text
+    bad = batch[-1]
+    assert isinstance(bad, NimbaseError) and "3 x 4" in str(bad)
