@@ -36,6 +36,7 @@ from kinds.chess import format as chess_format
 from kinds.chess.format import ChessValues
 from kinds.chess.tables import board_of_slot, parse_material
 from nimbase.settings import Settings
+from service.calls import BatchGetValues, BestMove, GetValue
 from service.core import Nimbase
 from storage.database import create_engine
 
@@ -141,25 +142,29 @@ def main(argv: list[str] | None = None) -> None:
             service = Nimbase(settings, engine)
             store_tables(engine, service, name)
             started = time.perf_counter()
-            if service.get_value(game, fens[0]).source != "table":
+            if service.get_value(GetValue(game, fens[0])).source != "table":
                 raise SystemExit(f"{game} was not answered from its stored table")
             first = time.perf_counter() - started
             figure(f"chess {name}: first answer (table read from storage)", first, "s")
             bench_readers(name)
             for fen in fens[:20]:  # the sub-tables its moves reach, read once
-                service.best_move(game, fen)
-            report(f"chess {name}: GetValue", latencies(lambda fen: service.get_value(game, fen), fens))
+                service.best_move(BestMove(game, fen))
+            report(
+                f"chess {name}: GetValue", latencies(lambda fen: service.get_value(GetValue(game, fen)), fens)
+            )
             figure("chess five-man GetValue target", VALUE_TARGET_MS, "ms")
-            report(f"chess {name}: BestMove", latencies(lambda fen: service.best_move(game, fen), fens))
+            report(
+                f"chess {name}: BestMove", latencies(lambda fen: service.best_move(BestMove(game, fen)), fens)
+            )
             with previous_path():
-                slow = latencies(lambda fen: service.best_move(game, fen), fens)
+                slow = latencies(lambda fen: service.best_move(BestMove(game, fen)), fens)
             report(f"chess {name}: BestMove, previous path (same run)", slow)
             figure("chess five-man BestMove target", BEST_MOVE_TARGET_MS, "ms")
             size = min(len(fens), settings.limits.batch_positions)
             best, cpu = float("inf"), float("inf")
             for _ in range(3):
                 t0, c0 = time.perf_counter(), time.process_time()
-                service.batch_get_values(game, fens[:size])
+                service.batch_get_values(BatchGetValues(game, fens[:size]))
                 best, cpu = min(best, time.perf_counter() - t0), min(cpu, time.process_time() - c0)
             figure(f"chess {name}: BatchGetValues over FENs ({size} a batch)", size / best, "values/s")
             figure(f"chess {name}: BatchGetValues over FENs, per CPU second", size / cpu, "values/s")

@@ -40,6 +40,7 @@ from kinds.chess.blocks import to_blocks
 from kinds.chess.format import ChessValues
 from kinds.chess.material import parse_material, solve_order
 from nimbase.settings import Settings
+from service.calls import BestMove, GetValue
 from service.core import Nimbase
 from storage.database import create_engine
 
@@ -159,15 +160,17 @@ def in_process(url: str, name: str, fens: list[str]) -> dict[str, float]:
     engine = create_engine(url)
     try:
         cold = Nimbase(bench_settings(COLD), engine)
-        cold.get_value(game, fens[0])  # the table's index, and the kernels, read once
-        out["cold"] = p50_ms(latencies(lambda fen: cold.get_value(game, fen), fens)[0])
+        cold.get_value(GetValue(game, fens[0]))  # the table's index, and the kernels, read once
+        out["cold"] = p50_ms(latencies(lambda fen: cold.get_value(GetValue(game, fen)), fens)[0])
         unkept = Nimbase(bench_settings({"NIMBASE_CACHE_CHESS_BLOCK_BYTES": "1"}), engine)
-        latencies(lambda fen: unkept.get_value(game, fen), fens)  # its storage chunks read and cached
-        out["inflate"] = p50_ms(latencies(lambda fen: unkept.get_value(game, fen), fens)[0])
+        latencies(
+            lambda fen: unkept.get_value(GetValue(game, fen)), fens
+        )  # its storage chunks read and cached
+        out["inflate"] = p50_ms(latencies(lambda fen: unkept.get_value(GetValue(game, fen)), fens)[0])
         service = Nimbase(bench_settings(), engine)
-        out["best first"] = p50_ms(latencies(lambda fen: service.best_move(game, fen), fens)[0])
-        out["best"] = p50_ms(latencies(lambda fen: service.best_move(game, fen), fens)[0])
-        out["warm"] = p50_ms(latencies(lambda fen: service.get_value(game, fen), fens)[0])
+        out["best first"] = p50_ms(latencies(lambda fen: service.best_move(BestMove(game, fen)), fens)[0])
+        out["best"] = p50_ms(latencies(lambda fen: service.best_move(BestMove(game, fen)), fens)[0])
+        out["warm"] = p50_ms(latencies(lambda fen: service.get_value(GetValue(game, fen)), fens)[0])
     finally:
         engine.dispose()
     return out

@@ -51,6 +51,7 @@ from kinds.chess import san as chess_san
 from kinds.chess.edge import lila
 from kinds.chess.tables import board_of_slot, parse_material
 from nimbase.settings import Settings
+from service.calls import GetValue
 from service.core import Nimbase
 from storage.database import create_engine
 
@@ -170,7 +171,7 @@ def main(argv: list[str] | None = None) -> None:
         deadline = Deadline.cancellable(time.monotonic() + 60)
         first = lila.standard(service, fens[0], deadline)
         assert first["moves"], "a stored table answers"
-        assert service.get_value(f"chess:{MATERIAL}", fens[0]).source == "table"
+        assert service.get_value(GetValue(f"chess:{MATERIAL}", fens[0])).source == "table"
         paths: tuple[tuple[str, contextlib.AbstractContextManager[None], Answer], ...] = (
             ("", contextlib.nullcontext(), lila.standard_json),
             (" (previous path: python-chess SAN, push)", python_chess_san(), lila.standard),
@@ -186,7 +187,7 @@ def main(argv: list[str] | None = None) -> None:
             figure(f"lila: /standard, service layer{label}, CPU", cpu * 1e3, "ms")
         t0 = time.perf_counter()
         for fen in fens:
-            service.get_value(f"chess:{MATERIAL}", fen)
+            service.get_value(GetValue(f"chess:{MATERIAL}", fen))
         figure("lila: GetValue beside it, per position", (time.perf_counter() - t0) / len(fens) * 1e3, "ms")
         engine.dispose()
         bench_http(url, fens)

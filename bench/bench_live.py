@@ -11,6 +11,7 @@ import time
 
 from bench.common import figure, fresh_database
 from nimbase.settings import Limits, Settings
+from service.calls import BestMove, GetValue
 from service.core import Nimbase
 from storage.database import create_engine
 
@@ -39,13 +40,13 @@ def main() -> None:
             for game, heap in GAMES:
                 service = Nimbase(Settings(), engine)  # a fresh process: nothing cached
                 started = time.perf_counter()
-                value = service.get_value(game, str(heap))
+                value = service.get_value(GetValue(game, str(heap)))
                 elapsed = time.perf_counter() - started
                 figure(f"{game} heap {heap:.0e}, from nothing ({value.source})", elapsed, "s")
             for game, position, limit in BEST_MOVES:
                 service = Nimbase(Settings(), engine)
                 started = time.perf_counter()
-                answer = service.best_move(game, position, limit)
+                answer = service.best_move(BestMove(game, position, limit))
                 elapsed = time.perf_counter() - started
                 shown = position if len(position) < 16 else f"{len(position.split())} heaps"
                 figure(f"BestMove {game} '{shown}' limit {limit} ({len(answer.moves)} moves)", elapsed, "s")

@@ -30,6 +30,7 @@ from kinds.chess import kind as chess_kind
 from kinds.chess.kind import ChessGame
 from kinds.chess.tables import board_of_slot, parse_material
 from nimbase.settings import Settings
+from service.calls import GetValue, Mainline
 from service.core import Nimbase
 from storage.database import create_engine
 
@@ -84,7 +85,7 @@ def long_wins(service: Nimbase, name: str, count: int) -> list[str]:
         board = board_of_slot(material, rng.randrange(material.slots))
         if board is None:
             continue
-        value = service.get_value(f"chess:{name}", board.fen())
+        value = service.get_value(GetValue(f"chess:{name}", board.fen()))
         if value.outcome == "N" and value.remoteness is not None:
             found.append((value.remoteness, board.fen()))
     return [fen for _, fen in sorted(found, reverse=True)[:count]]
@@ -96,7 +97,7 @@ def line_starts(service: Nimbase, game: str, fens: list[str]) -> list[str]:
     starts: list[str] = []
     plies = 0
     for fen in fens:
-        line = service.mainline(game, fen, PLIES)
+        line = service.mainline(Mainline(game, fen, PLIES))
         positions = [fen, *(move.value.position for move in line.moves if move.value.game == game)]
         for i, start in enumerate(positions[: len(line.moves)]):
             if plies >= PLIES:
@@ -112,7 +113,7 @@ def time_lines(service: Nimbase, game: str, starts: list[str]) -> tuple[float, f
     best, cpu = float("inf"), float("inf")
     for _ in range(REPEATS):
         t0, c0 = time.perf_counter(), time.process_time()
-        timed = sum(len(service.mainline(game, fen, PLIES).moves) for fen in starts)
+        timed = sum(len(service.mainline(Mainline(game, fen, PLIES)).moves) for fen in starts)
         best, cpu = min(best, time.perf_counter() - t0), min(cpu, time.process_time() - c0)
     return best / timed * PLIES * 1e3, cpu / timed * PLIES * 1e3
 
@@ -120,10 +121,10 @@ def time_lines(service: Nimbase, game: str, starts: list[str]) -> tuple[float, f
 def bench_lines(service: Nimbase, name: str) -> None:
     game = f"chess:{name}"
     first = time.perf_counter()
-    service.get_value(game, ChessGame(parse_material(name)).info().examples[0])
+    service.get_value(GetValue(game, ChessGame(parse_material(name)).info().examples[0]))
     figure(f"chess {name}: first answer (table read from storage)", (time.perf_counter() - first) * 1e3, "ms")
     wins = long_wins(service, name, 3)
-    line = service.mainline(game, wins[0], PLIES)
+    line = service.mainline(Mainline(game, wins[0], PLIES))
     if line.source != "table":
         raise SystemExit(f"the main line of {wins[0]!r} came from {line.source!r}, not the stored table")
     figure(f"chess {name}: longest sampled win's main line", float(len(line.moves)), "plies")

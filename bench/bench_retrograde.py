@@ -19,6 +19,7 @@ import numpy as np
 from bench.common import figure
 from engine.kernels import retrograde as R
 from kinds.chess.tables import board_of_slot, parse_material
+from service.calls import BestMove, GetValue
 
 
 def warm_up() -> None:
@@ -106,19 +107,19 @@ def bench_served(queries: int) -> None:
             if board is not None:
                 fens.append(board.fen())
         t0 = time.perf_counter()
-        service.get_value(game, fens[0])
+        service.get_value(GetValue(game, fens[0]))
         figure(
             f"service chess {name}: first request (table solved live and kept)", time.perf_counter() - t0, "s"
         )
         t0 = time.perf_counter()
         for fen in fens:
-            service.get_value(game, fen)
+            service.get_value(GetValue(game, fen))
         figure(
             f"service chess {name}: GetValue per position", (time.perf_counter() - t0) / queries * 1e3, "ms"
         )
         t0 = time.perf_counter()
         for fen in fens[: max(1, queries // 10)]:
-            service.best_move(game, fen)
+            service.best_move(BestMove(game, fen))
         per = (time.perf_counter() - t0) / max(1, queries // 10)
         figure(f"service chess {name}: BestMove per position", per * 1e3, "ms")
     figure("service chess: query target", 5.0, "ms")

@@ -39,6 +39,7 @@ from nimbase.settings import Settings
 from nimbase.v1 import nimbase_pb2 as pb
 from nimbase.v1 import nimbase_pb2_grpc as pb_grpc
 from service import convert
+from service.calls import GetValue
 from service.core import Nimbase
 from storage.database import create_engine
 from storage.jobs import JobQueue
@@ -386,13 +387,15 @@ def service_path(url: str, heaps: list[int]) -> None:
     """GetValue's own work in process, no transport (the lookup, the Value, its protobuf): what of a
     call's cost the service layer accounts for, beside the transport's share measured above."""
     service = Nimbase(Settings.from_env(), create_engine(url))
-    service.get_value(GAME, "1")  # the game resolved, its chunks read
+    service.get_value(GetValue(GAME, "1"))  # the game resolved, its chunks read
 
     def call(heap: int) -> pb.Value:
         # The transports' hot path: from memory with no deadline (a chunk not yet read needs a thread).
-        answer = service.in_memory(lambda: convert.value_to_pb(service.get_value(GAME, str(heap))))
+        answer = service.in_memory(lambda: convert.value_to_pb(service.get_value(GetValue(GAME, str(heap)))))
         if answer is None:
-            answer = convert.value_to_pb(service.get_value(GAME, str(heap), time.monotonic() + 10))
+            answer = convert.value_to_pb(
+                service.get_value(GetValue(GAME, str(heap), deadline=time.monotonic() + 10))
+            )
         return answer
 
     for heap in heaps:

@@ -23,6 +23,7 @@ import httpx
 
 from bench.common import ADMIN_TOKEN, figure, fresh_database, running_server
 from nimbase.settings import Settings
+from service.calls import SubmitJob
 from service.core import Nimbase
 from storage.database import create_engine
 from storage.sequences import SequenceStore
@@ -53,7 +54,7 @@ def main(argv: list[str] | None = None) -> None:
         service = Nimbase(Settings(admin_token=ADMIN_TOKEN), engine)
         store = SequenceStore(engine)
         for game, upto in jobs:
-            service.submit_job(ADMIN_TOKEN, game, upto)
+            service.submit_job(SubmitJob(game, upto, token=ADMIN_TOKEN))
             started = time.perf_counter()
             Worker(engine, worker_id="bench-stats", poll_seconds=0).run_until_idle(threading.Event())
             figure(f"storing {names[game]} (worker, statistics included)", time.perf_counter() - started, "s")

@@ -22,6 +22,7 @@ from kinds.chess import format as chess_format
 from kinds.chess.format import ChessValues
 from kinds.chess.material import Material, parse_material, solve_order
 from kinds.chess.solve import solve_material
+from service.calls import SubmitJob
 from service.core import Nimbase
 from storage.jobs import JobQueue
 from storage.sequences import SequenceStore
@@ -68,7 +69,7 @@ def store_tables(
     same values) as its words (instead of a worker solving them again)."""
     kept: dict[str, bytes] = {}
     for material in solve_order([parse_material(name)]):
-        service.submit_job(ADMIN_TOKEN, material.game_id, 0)
+        service.submit_job(SubmitJob(material.game_id, 0, token=ADMIN_TOKEN))
     queue, store = JobQueue(engine), SequenceStore(engine)
     while (job := queue.claim(WORKER, 3600.0)) is not None:
         data = solved_bytes(job.game_id.partition(":")[2], kept)

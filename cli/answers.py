@@ -104,9 +104,12 @@ class LocalAnswers:
         return game_list_as_dict(self._service.list_games())
 
     def get_value(self, game: str, position: str) -> schema.Value:
+        from service.calls import GetValue
         from service.convert import value_as_dict
 
-        value = self._ask(lambda deadline: self._service.get_value(game, position, deadline), _source)
+        value = self._ask(
+            lambda deadline: self._service.get_value(GetValue(game, position, deadline=deadline)), _source
+        )
         return value_as_dict(value)
 
     def best_move(
@@ -117,11 +120,14 @@ class LocalAnswers:
         choose: str | None = None,
         seed: int | None = None,
     ) -> schema.BestMove:
+        from service.calls import BestMove
         from service.convert import best_move_as_dict
 
         service = self._service
         answer = self._ask(
-            lambda deadline: service.best_move(game, position, limit, deadline, choose, seed),
+            lambda deadline: service.best_move(
+                BestMove(game, position, limit, choose, seed, deadline=deadline)
+            ),
             lambda result: result.value.source,
         )
         return best_move_as_dict(answer)
@@ -129,28 +135,33 @@ class LocalAnswers:
     def mainline(
         self, game: str, position: str, max_plies: int | None = None, metric: str | None = None
     ) -> schema.Mainline:
+        from service.calls import Mainline
         from service.convert import mainline_as_dict
 
         service = self._service
         line = self._ask(
-            lambda deadline: service.mainline(game, position, max_plies, metric, deadline), _source
+            lambda deadline: service.mainline(Mainline(game, position, max_plies, metric, deadline=deadline)),
+            _source,
         )
         return mainline_as_dict(line)
 
     def get_sequence(self, game: str, start: int, stop: int, family: str | None = None) -> schema.Sequence:
+        from service.calls import GetSequence
         from service.convert import sequence_as_dict
 
         service = self._service
         answer = self._ask(
-            lambda deadline: service.get_sequence(game, family, start, stop, deadline), _source
+            lambda deadline: service.get_sequence(GetSequence(game, family, start, stop, deadline=deadline)),
+            _source,
         )
         return sequence_as_dict(answer)
 
     def get_stats(self, game: str) -> schema.Stats:
+        from service.calls import GetStats
         from service.convert import stats_as_dict
 
         self._database()
-        return stats_as_dict(self._service.get_stats(game))
+        return stats_as_dict(self._service.get_stats(GetStats(game)))
 
 
 def _source(answer: Any) -> str:

@@ -13,9 +13,9 @@ import hmac
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import replace
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 from cachetools import TTLCache
@@ -35,8 +35,31 @@ from engine.positions import MAX_HEAP, quote_int, quote_token
 from engine.precompute import BeyondWorker, JobPlan, plan_job
 from engine.registry import declared_settings, kind_settings, list_games, parse_game_id, plan_stored
 from engine.values import BestMoveResult, GameInfo, MoveValue, SequenceResult, Value
-from service import columnar
+from service import calls, columnar
 from service.answers import AnswerCache
+from service.calls import (
+    BatchGetValues,
+    BeginGraphUpload,
+    BestMove,
+    Call,
+    Calls,
+    CancelJob,
+    ColumnarValues,
+    FinishGraphUpload,
+    GetGraph,
+    GetJob,
+    GetSequence,
+    GetStats,
+    GetValue,
+    IsPPosition,
+    JobList,
+    JobPage,
+    ListGames,
+    RetryJob,
+    SequenceBlocks,
+    SubmitJob,
+    UploadGraph,
+)
 from service.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
 from service.gate import DatabaseGate
 from service.graphs import Graphs, GraphSummary
@@ -85,79 +108,8 @@ __all__ = [
 T = TypeVar("T")
 
 
-class NimbaseService(Protocol):
-    """What the transports call; `Nimbase` below is the implementation."""
-
-    #: Answers the transports keep as the bytes they sent, for requests asked again.
-    answers: AnswerCache
-
-    def list_games(self) -> list[GameInfo]: ...
-    def get_value(self, game: str, position: str, deadline: float | Deadline | None = None) -> Value: ...
-    def in_memory(self, call: Callable[[], T]) -> T | None: ...
-    def best_move(
-        self,
-        game: str,
-        position: str,
-        limit: int | None = None,
-        deadline: float | Deadline | None = None,
-        choose: str | None = None,
-        seed: int | None = None,
-    ) -> BestMoveResult: ...
-    def mainline(
-        self,
-        game: str,
-        position: str,
-        max_plies: int | None = None,
-        metric: str | None = None,
-        deadline: float | Deadline | None = None,
-    ) -> Mainline: ...
-    def is_p_position(self, game: str, position: str, deadline: float | Deadline | None = None) -> Value: ...
-    def batch_get_values(
-        self, game: str, positions: Sequence[str], deadline: float | Deadline | None = None
-    ) -> list[Value | NimbaseError]: ...
-    def columnar_values(
-        self,
-        game: str,
-        heaps: NDArray[np.uint64],
-        offsets: NDArray[np.uint64] | None = None,
-        deadline: float | Deadline | None = None,
-    ) -> NDArray[np.uint32]: ...
-    def get_sequence(
-        self, game: str, family: str | None, start: int, stop: int, deadline: float | Deadline | None = None
-    ) -> SequenceResult: ...
-    def get_stats(self, game: str) -> dict[str, object]: ...
-    def sequence_blocks(
-        self, game: str, family: str | None, start: int, stop: int
-    ) -> Iterator[NDArray[np.uint32]]: ...
-    def submit_job(
-        self,
-        token: str | None,
-        game: str,
-        upto: int | None = None,
-        fill: bool = False,
-        family: str | None = None,
-        men: int | None = None,
-    ) -> SubmissionView: ...
-    def retry_job(self, token: str | None, job_id: int) -> SubmissionView: ...
-    def get_job(self, job_id: int) -> JobView: ...
-    def list_jobs(self, limit: int = 100) -> list[JobView]: ...
-    def job_page(self, limit: int = 100, cursor: str | None = None) -> tuple[list[JobView], str | None]: ...
-    def cancel_job(self, token: str | None, job_id: int) -> JobView: ...
-    def upload_graph(
-        self,
-        token: str | None,
-        name: object,
-        vertices: Sequence[object],
-        edges: Sequence[Sequence[object]],
-        terminals: Mapping[str, object] | None = None,
-    ) -> GraphSummary: ...
-    def begin_graph_upload(self, token: str | None, name: object) -> GraphBuilder: ...
-    def finish_graph_upload(self, upload: GraphBuilder) -> GraphSummary: ...
-    def get_graph(self, name: str) -> UploadedGraph: ...
-    def authorize(self, token: str | None, action: str = "job submission") -> None: ...
-    def health(self) -> Health:
-        """Answered from memory (the transports call it on their event loop)."""
-        ...
+#: What the transports call (service.calls): every implementation derives from it.
+NimbaseService = Calls
 
 
 #: The largest value a download's `.npy` of little-endian uint32 holds.
@@ -190,7 +142,7 @@ def check_range(start: int, stop: int, most: int) -> None:
         )
 
 
-class Nimbase:
+class Nimbase(Calls):
     """The service: resolves game ids to kinds and answers through them, within `Limits`."""
 
     def __init__(self, settings: Settings, engine: Engine | None) -> None:
@@ -258,7 +210,7 @@ class Nimbase:
                 cache.keep(game_id, kind)
         return kind
 
-    def list_games(self) -> list[GameInfo]:
+    def list_games(self, asked: ListGames = calls.LIST_GAMES) -> list[GameInfo]:
         """The families (classics by name), and every game with a stored table, with its certified period."""
         with self._games_lock:
             known = self._listed.get("games")
@@ -307,6 +259,11 @@ class Nimbase:
             self.resources,
         )
 
+    def answer(self, asked: Call[T]) -> T:
+        """Any call, by the method its type names (how a live process answers the requests it is sent)."""
+        method: Callable[[Call[T]], T] = getattr(self, asked.method)
+        return method(asked)
+
     def in_memory(self, call: Callable[[], T]) -> T | None:
         """`call()` if memory alone answers it (no database, no computation), else None.
 
@@ -340,81 +297,60 @@ class Nimbase:
 
     # -- positions ------------------------------------------------------------------------------
 
-    def get_value(self, game: str, position: str, deadline: float | Deadline | None = None) -> Value:
-        kind = self.game(game)
-        return kind.value(kind.parse(position), self._context(deadline))
+    def get_value(self, asked: GetValue) -> Value:
+        kind = self.game(asked.game)
+        return kind.value(kind.parse(asked.position), self._context(asked.deadline))
 
-    def is_p_position(self, game: str, position: str, deadline: float | Deadline | None = None) -> Value:
-        kind = self.game(game)
-        return kind.p_position(kind.parse(position), self._context(deadline))
+    def is_p_position(self, asked: IsPPosition) -> Value:
+        kind = self.game(asked.game)
+        return kind.p_position(kind.parse(asked.position), self._context(asked.deadline))
 
-    def batch_get_values(
-        self, game: str, positions: Sequence[str], deadline: float | Deadline | None = None
-    ) -> list[Value | NimbaseError]:
-        check_batch_size(len(positions), self._limits)
-        return self.game(game).values(positions, self._context(deadline))
+    def batch_get_values(self, asked: BatchGetValues) -> list[Value | NimbaseError]:
+        check_batch_size(len(asked.positions), self._limits)
+        return self.game(asked.game).values(asked.positions, self._context(asked.deadline))
 
-    def columnar_values(
-        self,
-        game: str,
-        heaps: NDArray[np.uint64],
-        offsets: NDArray[np.uint64] | None = None,
-        deadline: float | Deadline | None = None,
-    ) -> NDArray[np.uint32]:
+    def columnar_values(self, asked: ColumnarValues) -> NDArray[np.uint32]:
         """Normal-play Grundy values of single heaps (or of the sums `offsets` delimit), in order, all or
         nothing: see service.columnar."""
+        heaps, offsets = asked.heaps, asked.offsets
         columnar.check_size(len(heaps), None if offsets is None else len(offsets), self._limits)
-        return columnar.grundy_values(self.game(game), heaps, offsets, self._context(deadline))
+        return columnar.grundy_values(self.game(asked.game), heaps, offsets, self._context(asked.deadline))
 
-    def best_move(
-        self,
-        game: str,
-        position: str,
-        limit: int | None = None,
-        deadline: float | Deadline | None = None,
-        choose: str | None = None,
-        seed: int | None = None,
-    ) -> BestMoveResult:
+    def best_move(self, asked: BestMove) -> BestMoveResult:
         """The moves best first, those tying with the first marked best, one of them drawn first with
         `choose=random` (service.move_choice). A draw is among every best move, not only those `limit`
         keeps (`Choice.ranked`)."""
+        limit = asked.limit
         check_limit(limit, self._limits)
-        choice = parse_choice(choose, seed)
-        kind = self.game(game)
-        ranked = kind.best_moves(kind.parse(position), choice.ranked(limit), self._context(deadline))
+        choice = parse_choice(asked.choose, asked.seed)
+        kind = self.game(asked.game)
+        ranked = kind.best_moves(
+            kind.parse(asked.position), choice.ranked(limit), self._context(asked.deadline)
+        )
         return choice.apply(BestMoveResult(ranked.value, mark_best(ranked.moves)), limit)
 
-    def mainline(
-        self,
-        game: str,
-        position: str,
-        max_plies: int | None = None,
-        metric: str | None = None,
-        deadline: float | Deadline | None = None,
-    ) -> Mainline:
+    def mainline(self, asked: calls.Mainline) -> Mainline:
         """Best play from the position (engine.mainline), at most `max_plies` moves."""
-        plies = check_plies(max_plies, self._limits)
-        kind = self.game(game)
-        return mainline(kind, kind.parse(position), plies, metric, self._context(deadline), self.game)
+        plies = check_plies(asked.max_plies, self._limits)
+        kind = self.game(asked.game)
+        context = self._context(asked.deadline)
+        return mainline(kind, kind.parse(asked.position), plies, asked.metric, context, self.game)
 
     # -- sequences and stats --------------------------------------------------------------------
 
-    def get_sequence(
-        self, game: str, family: str | None, start: int, stop: int, deadline: float | Deadline | None = None
-    ) -> SequenceResult:
-        kind = self.game(game)
-        self._check_range(start, stop)
-        return kind.sequence(family, start, stop, self._context(deadline))
+    def get_sequence(self, asked: GetSequence) -> SequenceResult:
+        kind = self.game(asked.game)
+        self._check_range(asked.start, asked.stop)
+        return kind.sequence(asked.family, asked.start, asked.stop, self._context(asked.deadline))
 
-    def sequence_blocks(
-        self, game: str, family: str | None, start: int, stop: int
-    ) -> Iterator[NDArray[np.uint32]]:
+    def sequence_blocks(self, asked: SequenceBlocks) -> Iterator[NDArray[np.uint32]]:
         """Values start..stop-1 of a family as arrays of at most `Limits.sequence_values`, each read as
         GetSequence reads it (with its own deadline), for downloads of whole ranges.
 
         The range and the first block are checked before this returns, so a bad request is refused
         with its error, not with a file cut short.
         """
+        game, family, start, stop = asked.game, asked.family, asked.start, asked.stop
         self._check_range(start, stop, self._limits.download_values)
         step = self._limits.sequence_values
         first = self._block(game, family, start, min(stop, start + step))
@@ -433,7 +369,7 @@ class Nimbase:
         return blocks()
 
     def _block(self, game: str, family: str | None, start: int, stop: int) -> NDArray[np.uint32]:
-        values = self.get_sequence(game, family, start, stop).values
+        values = self.get_sequence(GetSequence(game, family, start, stop)).values
         for n, value in enumerate(values, start):
             if value > MAX_DOWNLOAD_VALUE:
                 raise InvalidArgument(
@@ -445,12 +381,12 @@ class Nimbase:
     def _check_range(self, start: int, stop: int, most: int | None = None) -> None:
         check_range(start, stop, self._limits.sequence_values if most is None else most)
 
-    def get_stats(self, game: str, deadline: float | Deadline | None = None) -> dict[str, object]:
+    def get_stats(self, asked: GetStats) -> dict[str, object]:
         """What the kind knows of the game, and the precompute jobs still open for it (`pending`). A
         live process is given its caller's deadline: a period still uncertified is sought live until
         then, and must stop by the time the caller answers."""
-        kind = self.game(game)
-        stats = kind.stats(self._context(deadline))
+        kind = self.game(asked.game)
+        stats = kind.stats(self._context(asked.deadline))
         queue = self._jobs
         if queue is not None:
             try:
@@ -478,22 +414,15 @@ class Nimbase:
             raise Unavailable("this server runs without a database; jobs are unavailable")
         return self._jobs
 
-    def submit_job(
-        self,
-        token: str | None,
-        game: str,
-        upto: int | None = None,
-        fill: bool = False,
-        family: str | None = None,
-        men: int | None = None,
-    ) -> SubmissionView:
+    def submit_job(self, asked: SubmitJob) -> SubmissionView:
         """SubmitJob: the job computing what was asked, queued after what it reads unless it is stored
         or an open job computes it; `upto` may be left out where the job makes its object whole; with
         `men`, every member of the family `game` up to that size (`bulk_ids`). Nothing is queued that no
         worker could finish (BeyondWorker, naming the cap; a set's members are refused one by one)."""
-        self.authorize(token)
+        self.authorize(asked.token)
         queue = self._queue()
         admit = worker_admission(self._settings.worker.memory_bytes)
+        game, upto, fill, family, men = asked.game, asked.upto, asked.fill, asked.family, asked.men
         if men is not None:
             if upto is not None or family is not None:
                 raise InvalidArgument("a family's set (men) takes no upto or family")
@@ -528,10 +457,11 @@ class Nimbase:
         job = stored_view(plan.game_id, plan.family, done.stored, last)
         return SubmissionView(job, stored=(plan.game_id, plan.family, done.stored))
 
-    def retry_job(self, token: str | None, job_id: int) -> SubmissionView:
+    def retry_job(self, asked: RetryJob) -> SubmissionView:
         """Queue a failed job again with what it failed for and the jobs that failed waiting for it
         (FAILED_PRECONDITION, naming its status, for a job that did not fail)."""
-        self.authorize(token)
+        self.authorize(asked.token)
+        job_id = asked.job_id
         if not 0 < job_id <= MAX_HEAP:  # as in get_job: no job has it
             raise NotFound(f"no job {quote_int(job_id)}: job ids are 1..{MAX_HEAP}")
         queue = self._queue()
@@ -544,9 +474,10 @@ class Nimbase:
         assert job is not None
         return SubmissionView(job_view(job), tuple(job_view(j) for j in retried))
 
-    def get_job(self, job_id: int) -> JobView:
+    def get_job(self, asked: GetJob) -> JobView:
         """A job by id; an id no job can have (jobs.id is a bigint from 1) is simply not found, before
         the database is asked (it would refuse to compare an id beyond 2^63-1)."""
+        job_id = asked.job_id
         if not 0 < job_id <= MAX_HEAP:
             raise NotFound(f"no job {quote_int(job_id)}: job ids are 1..{MAX_HEAP}")
         queue = self._queue()
@@ -555,13 +486,10 @@ class Nimbase:
             raise NotFound(f"no job {job_id}")
         return job_view(job)
 
-    def list_jobs(self, limit: int = 100) -> list[JobView]:
-        """The first page of ListJobs."""
-        return self.job_page(limit)[0]
-
-    def job_page(self, limit: int = 100, cursor: str | None = None) -> tuple[list[JobView], str | None]:
+    def job_page(self, asked: JobPage) -> JobList:
         """ListJobs: at most `limit` jobs (1..MAX_LIST_JOBS), newest first, from `cursor` (the last page's
         `next_cursor`) on; with the cursor of the next page (None after the last)."""
+        limit, cursor = asked.limit, asked.cursor
         if not 1 <= limit <= MAX_LIST_JOBS:
             raise InvalidArgument(f"limit {limit} is outside 1..{MAX_LIST_JOBS}")
         before = None
@@ -574,8 +502,9 @@ class Nimbase:
         following = str(jobs[limit - 1].id) if len(jobs) > limit else None
         return [job_view(job) for job in jobs[:limit]], following
 
-    def cancel_job(self, token: str | None, job_id: int) -> JobView:
-        self.authorize(token)
+    def cancel_job(self, asked: CancelJob) -> JobView:
+        self.authorize(asked.token)
+        job_id = asked.job_id
         if not 0 < job_id <= MAX_HEAP:  # as in get_job: no job has it
             raise NotFound(f"no job {quote_int(job_id)}: job ids are 1..{MAX_HEAP}")
         queue = self._queue()
@@ -586,31 +515,24 @@ class Nimbase:
 
     # -- graphs ---------------------------------------------------------------------------------
 
-    def upload_graph(
-        self,
-        token: str | None,
-        name: object,
-        vertices: Sequence[object],
-        edges: Sequence[Sequence[object]],
-        terminals: Mapping[str, object] | None = None,
-    ) -> GraphSummary:
+    def upload_graph(self, asked: UploadGraph) -> GraphSummary:
         """UploadGraph in one piece (the REST body): needs the admin token; stored all or nothing."""
-        self.authorize(token, "graph upload")
-        return self.graphs.upload(name, vertices, edges, terminals)
+        self.authorize(asked.token, "graph upload")
+        return self.graphs.upload(asked.name, asked.vertices, asked.edges, asked.terminals)
 
-    def begin_graph_upload(self, token: str | None, name: object) -> GraphBuilder:
+    def begin_graph_upload(self, asked: BeginGraphUpload) -> GraphBuilder:
         """The start of a streamed upload (gRPC): the token and the name are checked before anything else
         is read; the transport adds the parts to the builder (each checked as it comes) and ends with
         `finish_graph_upload`."""
-        self.authorize(token, "graph upload")
-        return self.graphs.begin(name)
+        self.authorize(asked.token, "graph upload")
+        return self.graphs.begin(asked.name)
 
-    def finish_graph_upload(self, upload: GraphBuilder) -> GraphSummary:
-        return self.graphs.store(upload)
+    def finish_graph_upload(self, asked: FinishGraphUpload) -> GraphSummary:
+        return self.graphs.store(asked.upload)
 
-    def get_graph(self, name: str) -> UploadedGraph:
+    def get_graph(self, asked: GetGraph) -> UploadedGraph:
         """GetGraph: the stored graph (NOT_FOUND naming it when there is none)."""
-        return self.graphs.load(name)
+        return self.graphs.load(asked.name)
 
     def health(self) -> Health:
         """The database's health as last checked (service.health): answered from memory, so the

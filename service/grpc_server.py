@@ -42,6 +42,24 @@ from nimbase.v1 import nimbase_pb2 as pb
 from nimbase.v1 import nimbase_pb2_grpc
 from service import columnar, convert
 from service.call_hooks import BeforeEachCall, before_each_call
+from service.calls import (
+    BatchGetValues,
+    BeginGraphUpload,
+    BestMove,
+    CancelJob,
+    ColumnarValues,
+    FinishGraphUpload,
+    GetGraph,
+    GetJob,
+    GetSequence,
+    GetStats,
+    GetValue,
+    IsPPosition,
+    JobPage,
+    Mainline,
+    RetryJob,
+    SubmitJob,
+)
 from service.client_peers import ClientInterceptor
 from service.clients import in_request_context
 from service.core import NimbaseService
@@ -292,7 +310,7 @@ class NimbaseServicer:
 
         def call(deadline: Deadline | None) -> tuple[str | None, bytes]:
             message = _parse(pb.GetValueRequest, request)
-            value = self._service.get_value(message.game, message.position, deadline)
+            value = self._service.get_value(GetValue(message.game, message.position, deadline=deadline))
             return value.source, convert.value_to_pb(value).SerializeToString()  # serialized once
 
         def keep(answer: tuple[str | None, bytes]) -> None:
@@ -306,9 +324,8 @@ class NimbaseServicer:
         seed = request.seed if request.HasField("seed") else None
 
         def call(deadline: Deadline | None) -> pb.BestMoveResponse:
-            result = self._service.best_move(
-                request.game, request.position, limit, deadline, request.choose, seed
-            )
+            asked = BestMove(request.game, request.position, limit, request.choose, seed, deadline=deadline)
+            result = self._service.best_move(asked)
             return convert.best_move_to_pb(result)
 
         return await self._unary("BestMove", context, call, timed=True)
@@ -318,7 +335,9 @@ class NimbaseServicer:
         metric = request.metric if request.HasField("metric") else None
 
         def call(deadline: Deadline | None) -> pb.MainlineResponse:
-            line = self._service.mainline(request.game, request.position, max_plies, metric, deadline)
+            line = self._service.mainline(
+                Mainline(request.game, request.position, max_plies, metric, deadline=deadline)
+            )
             return convert.mainline_to_pb(line)
 
         return await self._unary("Mainline", context, call, timed=True)
@@ -331,7 +350,9 @@ class NimbaseServicer:
 
         def call(deadline: Deadline | None) -> tuple[str | None, bytes]:
             message = _parse(pb.IsPPositionRequest, request)
-            value = self._service.is_p_position(message.game, message.position, deadline)
+            value = self._service.is_p_position(
+                IsPPosition(message.game, message.position, deadline=deadline)
+            )
             answer = pb.IsPPositionResponse(p_position=value.outcome == "P", value=convert.value_to_pb(value))
             return value.source, answer.SerializeToString()
 
@@ -347,7 +368,9 @@ class NimbaseServicer:
 
         def call(deadline: Deadline | None) -> pb.BatchGetValuesResponse:
             check_batch_size(len(request.positions), self._limits)
-            items = self._service.batch_get_values(request.game, list(request.positions), deadline)
+            items = self._service.batch_get_values(
+                BatchGetValues(request.game, list(request.positions), deadline=deadline)
+            )
             return convert.batch_to_pb(items)
 
         return await self._unary("BatchGetValues", context, call, timed=True)
@@ -360,7 +383,9 @@ class NimbaseServicer:
             # A packed repeated field converts to numpy without a Python int per value.
             heaps = np.array(message.heaps, dtype=np.uint64)
             offsets = np.array(message.offsets, dtype=np.uint64) if len(message.offsets) else None
-            grundy = self._service.columnar_values(message.game, heaps, offsets, deadline)
+            grundy = self._service.columnar_values(
+                ColumnarValues(message.game, heaps, offsets, deadline=deadline)
+            )
             return columnar.grundy_message(grundy)
 
         return await self._unary("ColumnarValues", context, call, timed=True)
@@ -371,14 +396,15 @@ class NimbaseServicer:
         def call(deadline: Deadline | None) -> bytes:
             message = _parse(pb.GetSequenceRequest, request)
             family = message.family if message.HasField("family") else None
-            result = self._service.get_sequence(message.game, family, message.start, message.stop, deadline)
+            asked = GetSequence(message.game, family, message.start, message.stop, deadline=deadline)
+            result = self._service.get_sequence(asked)
             return convert.sequence_to_pb(result).SerializeToString()
 
         return await self._unary("GetSequence", context, call, timed=True)
 
     async def GetStats(self, request: pb.GetStatsRequest, context: Context) -> pb.GetStatsResponse:
         def call(_: Deadline | None) -> pb.GetStatsResponse:
-            return convert.stats_to_pb(self._service.get_stats(request.game))
+            return convert.stats_to_pb(self._service.get_stats(GetStats(request.game)))
 
         return await self._unary("GetStats", context, call)
 
@@ -386,14 +412,15 @@ class NimbaseServicer:
         token = convert.bearer_token(_metadata_value(context, "authorization"))
 
         def call(_: Deadline | None) -> pb.Job:
-            done = self._service.submit_job(
-                token,
+            asked = SubmitJob(
                 request.game,
                 request.upto if request.HasField("upto") else None,
                 request.fill,
                 request.family if request.HasField("family") else None,
                 request.men if request.HasField("men") else None,
+                token=token,
             )
+            done = self._service.submit_job(asked)
             return convert.submission_to_pb(done)
 
         return await self._unary("SubmitJob", context, call)
@@ -402,23 +429,21 @@ class NimbaseServicer:
         token = convert.bearer_token(_metadata_value(context, "authorization"))
 
         def call(_: Deadline | None) -> pb.Job:
-            return convert.submission_to_pb(self._service.retry_job(token, request.id))
+            return convert.submission_to_pb(self._service.retry_job(RetryJob(request.id, token=token)))
 
         return await self._unary("RetryJob", context, call)
 
     async def GetJob(self, request: pb.GetJobRequest, context: Context) -> pb.Job:
         def call(_: Deadline | None) -> pb.Job:
-            return convert.job_to_pb(self._service.get_job(request.id))
+            return convert.job_to_pb(self._service.get_job(GetJob(request.id)))
 
         return await self._unary("GetJob", context, call)
 
     async def ListJobs(self, request: pb.ListJobsRequest, context: Context) -> pb.ListJobsResponse:
         def call(_: Deadline | None) -> pb.ListJobsResponse:
             cursor = request.cursor if request.HasField("cursor") else None
-            if request.HasField("limit"):
-                jobs, following = self._service.job_page(request.limit, cursor)
-            else:
-                jobs, following = self._service.job_page(cursor=cursor)
+            asked = JobPage(request.limit, cursor) if request.HasField("limit") else JobPage(cursor=cursor)
+            jobs, following = self._service.job_page(asked)
             return convert.job_list_to_pb(jobs, following)
 
         return await self._unary("ListJobs", context, call)
@@ -427,7 +452,7 @@ class NimbaseServicer:
         token = convert.bearer_token(_metadata_value(context, "authorization"))
 
         def call(_: Deadline | None) -> pb.Job:
-            return convert.job_to_pb(self._service.cancel_job(token, request.id))
+            return convert.job_to_pb(self._service.cancel_job(CancelJob(request.id, token=token)))
 
         return await self._unary("CancelJob", context, call)
 
@@ -442,7 +467,9 @@ class NimbaseServicer:
             upload: GraphBuilder | None = None
             async for part in request_iterator:
                 if upload is None:
-                    upload = await self._run(self._service.begin_graph_upload, token, part.name)
+                    upload = await self._run(
+                        self._service.begin_graph_upload, BeginGraphUpload(part.name, token=token)
+                    )
                 elif part.name and part.name != upload.name:
                     raise InvalidArgument(
                         f"a part of the upload of graph {upload.name!r} names another graph, {part.name!r}"
@@ -450,13 +477,15 @@ class NimbaseServicer:
                 await self._run(_add_part, upload, part)
             if upload is None:
                 raise InvalidArgument("an UploadGraph stream needs at least one message, naming the graph")
-            return convert.graph_summary_to_pb(await self._run(self._service.finish_graph_upload, upload))
+            return convert.graph_summary_to_pb(
+                await self._run(self._service.finish_graph_upload, FinishGraphUpload(upload))
+            )
 
     async def GetGraph(self, request: pb.GetGraphRequest, context: Context) -> AsyncIterator[pb.GraphPart]:
         """The stored graph: its name and terminals, then its vertices, then its edges, each message made
         in a worker thread as the client reads."""
         async with self._observed("GetGraph", context):
-            graph = await self._run(self._service.get_graph, request.name)
+            graph = await self._run(self._service.get_graph, GetGraph(request.name))
             parts = convert.graph_to_pb(graph)
             while (part := await self._run(next, parts, None)) is not None:
                 yield part
@@ -525,7 +554,7 @@ class NimbaseServicer:
         positions = list(request.positions)
         items: Sequence[Value | BaseException]
         try:
-            items = self._service.batch_get_values(request.game, positions, deadline)
+            items = self._service.batch_get_values(BatchGetValues(request.game, positions, deadline=deadline))
         except NimbaseError as exc:
             items = [exc] * len(positions)
         return convert.batch_to_pb(items)
@@ -544,7 +573,7 @@ class NimbaseServicer:
             positions = [r.position for r in chunk[start:stop]]
             items: Sequence[Value | BaseException]
             try:
-                items = self._service.batch_get_values(game, positions, deadline)
+                items = self._service.batch_get_values(BatchGetValues(game, positions, deadline=deadline))
             except NimbaseError as exc:  # a bad game id: every item of the run gets the error
                 items = [exc] * len(positions)
             except Exception:  # something broke on one item: find it, and answer the others
@@ -558,7 +587,7 @@ class NimbaseServicer:
 
     def _answer_one(self, game: str, position: str, deadline: Deadline) -> Value | BaseException:
         try:
-            return self._service.get_value(game, position, deadline)
+            return self._service.get_value(GetValue(game, position, deadline=deadline))
         except Exception as exc:
             return exc
 

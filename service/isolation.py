@@ -21,21 +21,34 @@ import pickle
 import signal
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from engine.deadline import Deadline, within
 from engine.errors import Cancelled, DeadlineExceeded, LimitExceeded
 from engine.positions import quote_position
 from nimbase.settings import Settings
 from service import live_child
+from service.calls import (
+    BatchGetValues,
+    BestMove,
+    Call,
+    ColumnarValues,
+    GetSequence,
+    GetStats,
+    GetValue,
+    IsPPosition,
+    Mainline,
+    Timed,
+)
 from service.clients import current_client
 from service.live_child import address_space, pack_error, unpack_answer, unpack_error
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 #: How long a starting process may go without a sign of life (its imports and database pool, then each
 #: question of its warm-up: service.warm_up compiles every kernel on a fresh machine, for minutes in all,
@@ -95,26 +108,29 @@ def bytes_text(count: int) -> str:
     return f"{count} bytes"
 
 
-def describe(method: str, args: Sequence[Any]) -> str:
+#: What each call about one position computes, for its error messages.
+NOUNS = {
+    "get_value": "the value",
+    "is_p_position": "whether it is a P-position",
+    "best_move": "the best moves",
+    "mainline": "the main line",
+}
+
+
+def describe(asked: Call[Any]) -> str:
     """What a call computes, for its error messages (positions and game ids shortened)."""
-    game = quote_position(str(args[0])) if args else "?"
-    if method in ("get_value", "is_p_position", "best_move", "mainline"):
-        noun = {
-            "get_value": "the value",
-            "is_p_position": "whether it is a P-position",
-            "best_move": "the best moves",
-            "mainline": "the main line",
-        }
-        return f"{noun[method]} of position {quote_position(str(args[1]))} of game {game}"
-    if method == "batch_get_values":
-        return f"the values of {len(args[1])} positions of game {game}"
-    if method == "columnar_values":
-        return f"the values of {len(args[1])} heaps of game {game}"
-    if method == "get_sequence":
-        return f"values {args[2]}..{args[3]} of game {game}"
-    if method == "get_stats":
+    game = quote_position(str(getattr(asked, "game", "?")))
+    if isinstance(asked, GetValue | IsPPosition | BestMove | Mainline):
+        return f"{NOUNS[asked.method]} of position {quote_position(asked.position)} of game {game}"
+    if isinstance(asked, BatchGetValues):
+        return f"the values of {len(asked.positions)} positions of game {game}"
+    if isinstance(asked, ColumnarValues):
+        return f"the values of {len(asked.heaps)} heaps of game {game}"
+    if isinstance(asked, GetSequence):
+        return f"values {asked.start}..{asked.stop} of game {game}"
+    if isinstance(asked, GetStats):
         return f"the stats of game {game}"
-    return f"{method} of game {game}"
+    return f"{asked.method} of game {game}"
 
 
 class ProcessPool:
@@ -212,23 +228,24 @@ class ProcessPool:
 
     # -- a call ----------------------------------------------------------------------------------
 
-    def call(self, method: str, args: Sequence[Any], deadline: float | Deadline | None) -> object:
-        """`service.<method>(*args, deadline=...)` in an idle process, under the same deadline (which the
-        process keeps, so its own refusal for time comes first): its result, or its NimbaseError raised
-        unchanged."""
-        asked = time.monotonic()
-        stop = within(deadline, asked + self._request_seconds)
-        child = self._take(stop, method, args)
+    def call(self, asked: Timed[T]) -> T:
+        """The service's answer to `asked` in an idle process, under the same deadline (which the process
+        keeps, so its own refusal for time comes first): its result, or its NimbaseError raised
+        unchanged. The request goes whole, its deadline as a time (a `Deadline` stays in this process)."""
+        sent = time.monotonic()
+        stop = within(asked.deadline, sent + self._request_seconds)
+        child = self._take(stop, asked)
         try:
-            child.conn.send((method, tuple(args), stop.at - ANSWER_MARGIN_SECONDS, current_client(), asked))
+            request = asked.until(None)
+            child.conn.send((request, stop.at - ANSWER_MARGIN_SECONDS, current_client(), sent))
         except (OSError, ValueError) as exc:
             self._replace(child)
-            raise ProcessDied(f"a live process could not be sent {method}") from exc
-        waited = time.monotonic() - asked
+            raise ProcessDied(f"a live process could not be sent {asked.method}") from exc
+        waited = time.monotonic() - sent
         try:
-            return self._wait(child, stop, method, args)
+            return cast(T, self._wait(child, stop, asked))
         except DeadlineExceeded as error:
-            raise self._waited(error, waited, stop.at - asked) from None
+            raise self._waited(error, waited, stop.at - sent) from None
 
     def _waited(self, error: DeadlineExceeded, waited: float, given: float) -> DeadlineExceeded:
         """`error`, saying first how long its call waited for a process, where that took a fair share of
@@ -248,27 +265,27 @@ class ProcessPool:
         )
         return noted
 
-    def _take(self, stop: Deadline, method: str, args: Sequence[Any]) -> _Child:
+    def _take(self, stop: Deadline, asked: Call[Any]) -> _Child:
         with self._changed:
             while not self._idle:
                 if self._closed:
                     raise PoolClosed("the server is stopping")
                 if stop.is_cancelled:
-                    raise Cancelled(f"{describe(method, args)} was stopped: the client cancelled the request")
+                    raise Cancelled(f"{describe(asked)} was stopped: the client cancelled the request")
                 left = stop.at - time.monotonic()
                 if left <= 0:
                     raise DeadlineExceeded(
-                        f"{describe(method, args)} ran past the request's deadline waiting for one of the "
+                        f"{describe(asked)} ran past the request's deadline waiting for one of the "
                         f"{self._size} live processes ({PROCESSES_SETTING}) to be free"
                     )
                 self._changed.wait(min(left, QUEUE_POLL_SECONDS))  # woken at once when one is free
             child = self._idle.pop()
         if not child.process.is_alive():  # died while idle: replaced, and the call takes another
             self._replace(child)
-            return self._take(stop, method, args)
+            return self._take(stop, asked)
         return child
 
-    def _wait(self, child: _Child, stop: Deadline, method: str, args: Sequence[Any]) -> object:
+    def _wait(self, child: _Child, stop: Deadline, asked: Call[Any]) -> object:
         child.seen = 0
         cancelled_at: float | None = None
         while True:
@@ -279,11 +296,11 @@ class ProcessPool:
                     os.kill(child.pid, signal.SIGUSR1)  # the child's deadline check stops the work
             if cancelled_at is not None and now > cancelled_at + KILL_GRACE_SECONDS:
                 self._abandon(child)
-                raise Cancelled(f"{describe(method, args)} was stopped: the client cancelled the request")
+                raise Cancelled(f"{describe(asked)} was stopped: the client cancelled the request")
             left = stop.at - now
             if left <= 0:
                 self._abandon(child)
-                raise DeadlineExceeded(f"{describe(method, args)} ran past the request's deadline")
+                raise DeadlineExceeded(f"{describe(asked)} ran past the request's deadline")
             try:
                 ready = child.conn.poll(min(left, POLL_SECONDS))
             except (OSError, EOFError):
@@ -294,10 +311,12 @@ class ProcessPool:
             try:
                 kind, payload = child.conn.recv()
             except (EOFError, OSError):
-                raise self._died(child, method, args) from None
+                raise self._died(child, asked) from None
             except Exception as exc:  # a whole answer that does not unpickle: the process is still sound
                 self._release(child)
-                raise ProcessDied(f"the answer of a live process to {method} could not be read") from exc
+                raise ProcessDied(
+                    f"the answer of a live process to {asked.method} could not be read"
+                ) from exc
             if kind == "ok":
                 self._release(child)
                 answer, learned = payload
@@ -308,9 +327,9 @@ class ProcessPool:
                 raise unpack_error(payload)
             if kind == "memory":
                 self._replace(child)
-                raise self._over_cap(method, args)
+                raise self._over_cap(asked)
             self._replace(child)
-            raise ProcessDied(f"a live process failed computing {method}")
+            raise ProcessDied(f"a live process failed computing {asked.method}")
 
     def _learn(self, learned: bytes | None) -> None:
         """Hand `adopt` what a process learned (a failure there costs only the keeping)."""
@@ -321,17 +340,17 @@ class ProcessPool:
         except Exception:
             log.exception("what a live process computed could not be kept")
 
-    def _died(self, child: _Child, method: str, args: Sequence[Any]) -> Exception:
+    def _died(self, child: _Child, asked: Call[Any]) -> Exception:
         child.process.join(1)
         code = child.process.exitcode
         self._replace(child)
         if child.seen >= child.base + NEAR_CAP * self._memory_bytes:
-            return self._over_cap(method, args)
-        return ProcessDied(f"a live process died computing {method} (exit code {code})")
+            return self._over_cap(asked)
+        return ProcessDied(f"a live process died computing {asked.method} (exit code {code})")
 
-    def _over_cap(self, method: str, args: Sequence[Any]) -> LimitExceeded:
+    def _over_cap(self, asked: Call[Any]) -> LimitExceeded:
         return LimitExceeded(
-            f"{describe(method, args)} needed more than the {bytes_text(self._memory_bytes)} of memory a "
+            f"{describe(asked)} needed more than the {bytes_text(self._memory_bytes)} of memory a "
             f"live computation may use ({CAP_SETTING})"
         )
 

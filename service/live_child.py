@@ -116,7 +116,7 @@ def main(settings_pickled: bytes, database_url: str | None, conn: Connection, me
     conn.send(("ready", base))
     while True:
         try:
-            method, args, at, client, asked = conn.recv()
+            request, at, client, asked = conn.recv()
         except EOFError:  # the parent closed the pipe, or is gone
             return
         reply: tuple[str, object]
@@ -126,14 +126,14 @@ def main(settings_pickled: bytes, database_url: str | None, conn: Connection, me
             deadline = Deadline.cancellable(at)
             current.cancellation = deadline.cancelled
             with service.journal.recording() as gained:
-                answer = getattr(service, method)(*args, deadline=deadline)
+                answer = service.answer(request.until(deadline))
             reply = ("ok", (pack_answer(answer), learned.pack(gained)))
         except MemoryError:
             reply = ("memory", None)
         except NimbaseError as exc:
             reply = ("error", pack_error(exc))
         except Exception:
-            log.exception("unexpected error in a live computation (%s)", method)
+            log.exception("unexpected error in a live computation (%s)", request.method)
             reply = ("internal", None)
         finally:
             current.cancellation = None
@@ -145,7 +145,7 @@ def main(settings_pickled: bytes, database_url: str | None, conn: Connection, me
         except OSError:  # the parent is gone
             return
         except Exception:  # an answer that does not pickle
-            log.exception("the answer of a live computation (%s) could not be sent", method)
+            log.exception("the answer of a live computation (%s) could not be sent", request.method)
             conn.send(("internal", None))
         if reply[0] == "memory":
             return  # its heap may be left fragmented and large: the parent starts another

@@ -26,6 +26,7 @@ from typing import TypeVar, cast
 from engine.deadline import Deadline
 from engine.periods import Period
 from engine.values import SequenceResult, Source, costliest
+from service.calls import GetSequence
 from service.core import NimbaseService, check_range
 from service.limits import Limits
 
@@ -58,7 +59,9 @@ class LongSequence:
         for low in range(self.start, self.stop, PIECE_VALUES):
             high = min(self.stop, low + PIECE_VALUES)
             deadline = time.monotonic() + self.piece_seconds
-            yield self.service.get_sequence(self.game, self.family, low, high, deadline).values
+            yield self.service.get_sequence(
+                GetSequence(self.game, self.family, low, high, deadline=deadline)
+            ).values
 
 
 def long_sequence(
@@ -76,7 +79,9 @@ def long_sequence(
 
     def piece(game: str, family: str | None, low: int) -> SequenceResult:
         with _producing:
-            return service.get_sequence(game, family, low, min(stop, low + PIECE_VALUES), deadline)
+            return service.get_sequence(
+                GetSequence(game, family, low, min(stop, low + PIECE_VALUES), deadline=deadline)
+            )
 
     first = piece(game, family, start)
     last_start = start + max(0, stop - start - 1) // PIECE_VALUES * PIECE_VALUES

@@ -18,22 +18,15 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable
+from dataclasses import replace
 from typing import TypeVar, cast
 
-import numpy as np
-from numpy.typing import NDArray
-
-from engine.deadline import Deadline
-from engine.errors import NimbaseError
-from engine.graphs import GraphBuilder, UploadedGraph
 from engine.lru import Usage
-from engine.mainline import Mainline
-from engine.values import BestMoveResult, GameInfo, SequenceResult, Value
+from engine.values import BestMoveResult
+from service.calls import BestMove, Call, Calls, GetStats, Timed
 from service.core import Health, Nimbase
-from service.graphs import GraphSummary
 from service.isolation import ProcessPool
-from service.jobs import JobView, SubmissionView
 from service.move_choice import parse_choice
 
 T = TypeVar("T")
@@ -103,7 +96,7 @@ class _Mode(threading.local):
     memory_only = False
 
 
-class PooledService:
+class PooledService(Calls):
     """`local` answers from memory and for everything but computing; `pool` computes."""
 
     def __init__(self, local: Nimbase, pool: ProcessPool) -> None:
@@ -128,142 +121,46 @@ class PooledService:
         finally:
             mode.memory_only = False
 
-    def _compute(self, method: str, args: tuple[object, ...], deadline: float | Deadline | None) -> object:
+    def answer(self, asked: Call[T]) -> T:
+        """A call that may compute where `_compute` says; any other by this process's service."""
+        if isinstance(asked, Timed):
+            return cast(T, self._compute(asked))
+        return self.local.answer(asked)
+
+    def _compute(self, asked: Timed[T]) -> T:
         """In this process what memory or storage answers (a stored table's first lookup reads it here,
         so this process's caches warm and cheap lookups never queue behind computations), else in the
         pool."""
-        call = getattr(self.local, method)
+        call: Callable[[Timed[T]], T] = getattr(self.local, asked.method)
         if self._mode.memory_only:
-            return call(*args, deadline=deadline)
+            return call(asked)
         if _lane.computing:
-            return self.pool.call(method, args, deadline)
-        read = self.local.without_computing(lambda: call(*args, deadline=deadline))
+            return self.pool.call(asked)
+        read = self.local.without_computing(lambda: call(asked))
         if read is not None:
             return read
         if _lane.reads:
             raise _ToComputeLane
-        return self.pool.call(method, args, deadline)
+        return self.pool.call(asked)
 
-    # -- computing: in the pool ---------------------------------------------------------------------
-
-    def get_value(self, game: str, position: str, deadline: float | Deadline | None = None) -> Value:
-        return cast(Value, self._compute("get_value", (game, position), deadline))
-
-    def is_p_position(self, game: str, position: str, deadline: float | Deadline | None = None) -> Value:
-        return cast(Value, self._compute("is_p_position", (game, position), deadline))
-
-    def best_move(
-        self,
-        game: str,
-        position: str,
-        limit: int | None = None,
-        deadline: float | Deadline | None = None,
-        choose: str | None = None,
-        seed: int | None = None,
-    ) -> BestMoveResult:
+    def best_move(self, asked: BestMove) -> BestMoveResult:
         """Ranked (its best moves marked) where `_compute` says; the draw, if any, here."""
-        choice = parse_choice(choose, seed)
-        ranked = self._compute("best_move", (game, position, choice.ranked(limit)), deadline)
-        return choice.apply(cast(BestMoveResult, ranked), limit)
+        choice = parse_choice(asked.choose, asked.seed)
+        ranked = self._compute(replace(asked, limit=choice.ranked(asked.limit), choose=None, seed=None))
+        return choice.apply(ranked, asked.limit)
 
-    def mainline(
-        self,
-        game: str,
-        position: str,
-        max_plies: int | None = None,
-        metric: str | None = None,
-        deadline: float | Deadline | None = None,
-    ) -> Mainline:
-        return cast(Mainline, self._compute("mainline", (game, position, max_plies, metric), deadline))
-
-    def batch_get_values(
-        self, game: str, positions: Sequence[str], deadline: float | Deadline | None = None
-    ) -> list[Value | NimbaseError]:
-        return cast(
-            list[Value | NimbaseError], self._compute("batch_get_values", (game, positions), deadline)
-        )
-
-    def columnar_values(
-        self,
-        game: str,
-        heaps: NDArray[np.uint64],
-        offsets: NDArray[np.uint64] | None = None,
-        deadline: float | Deadline | None = None,
-    ) -> NDArray[np.uint32]:
-        return cast(NDArray[np.uint32], self._compute("columnar_values", (game, heaps, offsets), deadline))
-
-    def get_sequence(
-        self, game: str, family: str | None, start: int, stop: int, deadline: float | Deadline | None = None
-    ) -> SequenceResult:
-        return cast(SequenceResult, self._compute("get_sequence", (game, family, start, stop), deadline))
-
-    def get_stats(self, game: str) -> dict[str, object]:
+    def get_stats(self, asked: GetStats) -> dict[str, object]:
         """In this process where storage answers (a stored table's statistics, read once and kept here:
         no hop to a live process for a few numbers), else in the pool (what is known live, as before)."""
         if self._mode.memory_only:
-            return self.local.get_stats(game)
+            return self.local.get_stats(asked)
         if not _lane.computing:
-            read = self.local.without_computing(lambda: self.local.get_stats(game))
+            read = self.local.without_computing(lambda: self.local.get_stats(asked))
             if read is not None and read.get("source") != "live":
                 return read
         if _lane.reads:
             raise _ToComputeLane
-        return cast(dict[str, object], self.pool.call("get_stats", (game,), None))
-
-    # -- everything else: here ----------------------------------------------------------------------
-
-    def list_games(self) -> list[GameInfo]:
-        return self.local.list_games()
-
-    def sequence_blocks(
-        self, game: str, family: str | None, start: int, stop: int
-    ) -> Iterator[NDArray[np.uint32]]:
-        return self.local.sequence_blocks(game, family, start, stop)
-
-    def submit_job(
-        self,
-        token: str | None,
-        game: str,
-        upto: int | None = None,
-        fill: bool = False,
-        family: str | None = None,
-        men: int | None = None,
-    ) -> SubmissionView:
-        return self.local.submit_job(token, game, upto, fill, family, men)
-
-    def retry_job(self, token: str | None, job_id: int) -> SubmissionView:
-        return self.local.retry_job(token, job_id)
-
-    def get_job(self, job_id: int) -> JobView:
-        return self.local.get_job(job_id)
-
-    def list_jobs(self, limit: int = 100) -> list[JobView]:
-        return self.local.list_jobs(limit)
-
-    def job_page(self, limit: int = 100, cursor: str | None = None) -> tuple[list[JobView], str | None]:
-        return self.local.job_page(limit, cursor)
-
-    def cancel_job(self, token: str | None, job_id: int) -> JobView:
-        return self.local.cancel_job(token, job_id)
-
-    def upload_graph(
-        self,
-        token: str | None,
-        name: object,
-        vertices: Sequence[object],
-        edges: Sequence[Sequence[object]],
-        terminals: Mapping[str, object] | None = None,
-    ) -> GraphSummary:
-        return self.local.upload_graph(token, name, vertices, edges, terminals)
-
-    def begin_graph_upload(self, token: str | None, name: object) -> GraphBuilder:
-        return self.local.begin_graph_upload(token, name)
-
-    def finish_graph_upload(self, upload: GraphBuilder) -> GraphSummary:
-        return self.local.finish_graph_upload(upload)
-
-    def get_graph(self, name: str) -> UploadedGraph:
-        return self.local.get_graph(name)
+        return self.pool.call(asked)
 
     def authorize(self, token: str | None, action: str = "job submission") -> None:
         self.local.authorize(token, action)

@@ -27,12 +27,14 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from engine.errors import NimbaseError
 from engine.registry import list_games, parse_game_id
 from nimbase.settings import Settings
 from service import learned
+from service.calls import BestMove, GetStats, GetValue
 
 if TYPE_CHECKING:
     from service.core import Nimbase
@@ -94,15 +96,14 @@ def _read_ahead(service: Nimbase, questions: list[tuple[str, str]]) -> None:
             with contextlib.suppress(NimbaseError):
                 questions = [*questions, *((game, p) for p in service.game(game).warm_ups())]
         for game, position in questions:
-            for question in (
-                lambda: service.get_value(game, position, time.monotonic() + QUESTION_SECONDS),  # noqa: B023
-                lambda: service.best_move(game, position, deadline=time.monotonic() + QUESTION_SECONDS),  # noqa: B023
-            ):
+            for question in (GetValue, BestMove):
+                asking = question(game, position, deadline=time.monotonic() + QUESTION_SECONDS)
                 with contextlib.suppress(NimbaseError):
-                    service.without_computing(question)
+                    service.without_computing(partial(service.answer, asking))
         for game in dict.fromkeys(game for game, _ in questions):  # their stored statistics, and kernels
             with contextlib.suppress(NimbaseError):
-                service.without_computing(lambda: service.get_stats(game, time.monotonic() + STATS_SECONDS))  # noqa: B023
+                stats = GetStats(game, deadline=time.monotonic() + STATS_SECONDS)
+                service.without_computing(partial(service.get_stats, stats))
 
 
 def _ask(
@@ -132,19 +133,16 @@ def _ask(
         for position in positions:
             if service is shared:
                 questions.append((game, position))
-            for question in (
-                lambda: service.get_value(game, position, time.monotonic() + QUESTION_SECONDS),  # noqa: B023
-                lambda: service.best_move(game, position, deadline=time.monotonic() + QUESTION_SECONDS),  # noqa: B023
-            ):
+            for question in (GetValue, BestMove):
                 asked += 1
                 with contextlib.suppress(NimbaseError):
-                    question()
+                    service.answer(question(game, position, deadline=time.monotonic() + QUESTION_SECONDS))
                 if progress is not None:
                     progress(done, len(games))
         if positions:
             asked += 1
             with contextlib.suppress(NimbaseError):
-                service.get_stats(game, time.monotonic() + STATS_SECONDS)
+                service.get_stats(GetStats(game, deadline=time.monotonic() + STATS_SECONDS))
         if progress is not None:
             progress(done + 1, len(games))
     return asked, questions

@@ -1,7 +1,7 @@
-"""Each unary RPC once: its request message and how its answer becomes a record.
+"""A unary RPC as the gRPC clients send it (`Call`: its request message and how its answer becomes a
+record), and the requests of the calls that are gRPC's only: columnar lookups and the streams.
 
-The synchronous and the asyncio clients differ only in how they wait for an answer, so each of their
-methods is one line that hands one of these `Call`s to its transport.
+The calls both transports have are declared in `nimbase_client.asks`, which makes their `Call`s.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from google.protobuf.message import Message
 
-from nimbase_client import convert, records
 from nimbase_client.channel import SERVICE
 from nimbase_client.v1 import nimbase_pb2 as pb
 
@@ -46,46 +45,6 @@ class Call(Generic[T]):
         )
 
 
-def list_games() -> Call[records.GameList]:
-    return Call("ListGames", pb.ListGamesRequest(), convert.game_list_dict)
-
-
-def get_value(game: str, position: str) -> Call[records.Value]:
-    return Call("GetValue", pb.GetValueRequest(game=game, position=position), convert.value_dict)
-
-
-def best_move(
-    game: str, position: str, limit: int | None, choose: str | None = None, seed: int | None = None
-) -> Call[records.BestMove]:
-    request = pb.BestMoveRequest(game=game, position=position, choose=choose or "")
-    if limit is not None:
-        request.limit = limit
-    if seed is not None:
-        request.seed = seed
-    return Call("BestMove", request, convert.best_move_dict)
-
-
-def mainline(
-    game: str, position: str, max_plies: int | None = None, metric: str | None = None
-) -> Call[records.Mainline]:
-    request = pb.MainlineRequest(game=game, position=position)
-    if max_plies is not None:
-        request.max_plies = max_plies
-    if metric is not None:
-        request.metric = metric
-    return Call("Mainline", request, convert.mainline_dict)
-
-
-def is_p_position(game: str, position: str) -> Call[records.PPosition]:
-    request = pb.IsPPositionRequest(game=game, position=position)
-    return Call("IsPPosition", request, convert.p_position_dict)
-
-
-def batch_get_values(game: str, positions: Iterable[str]) -> Call[records.Batch]:
-    request = pb.BatchGetValuesRequest(game=game, positions=list(positions))
-    return Call("BatchGetValues", request, convert.batch_dict)
-
-
 def columnar_values(
     game: str, heaps: Sequence[int] | NDArray[np.uint64], offsets: Sequence[int] | NDArray[np.uint64] | None
 ) -> Call[NDArray[np.uint32]]:
@@ -102,49 +61,6 @@ def columnar_values(
         lambda reply: np.array(reply.grundy, dtype=np.uint32),
         reply=pb.ColumnarValuesResponse,
     )
-
-
-def get_sequence(game: str, start: int, stop: int, family: str | None) -> Call[records.Sequence]:
-    request = pb.GetSequenceRequest(game=game, start=start, stop=stop)
-    if family is not None:
-        request.family = family
-    return Call("GetSequence", request, convert.sequence_dict)
-
-
-def get_stats(game: str) -> Call[records.Stats]:
-    return Call("GetStats", pb.GetStatsRequest(game=game), convert.stats_dict)
-
-
-def submit_job(
-    game: str, upto: int | None, fill: bool, family: str | None, men: int | None = None
-) -> Call[records.Job]:
-    request = pb.SubmitJobRequest(game=game, fill=fill)
-    if upto is not None:
-        request.upto = upto
-    if family is not None:
-        request.family = family
-    if men is not None:
-        request.men = men
-    return Call("SubmitJob", request, convert.submission_dict, auth=True)
-
-
-def retry_job(job_id: int) -> Call[records.Job]:
-    return Call("RetryJob", pb.RetryJobRequest(id=job_id), convert.submission_dict, auth=True)
-
-
-def get_job(job_id: int) -> Call[records.Job]:
-    return Call("GetJob", pb.GetJobRequest(id=job_id), convert.job_dict)
-
-
-def list_jobs(limit: int | None, cursor: str | None = None) -> Call[records.JobList]:
-    request = pb.ListJobsRequest() if limit is None else pb.ListJobsRequest(limit=limit)
-    if cursor is not None:
-        request.cursor = cursor
-    return Call("ListJobs", request, convert.job_list_dict)
-
-
-def cancel_job(job_id: int) -> Call[records.Job]:
-    return Call("CancelJob", pb.CancelJobRequest(id=job_id), convert.job_dict, auth=True)
 
 
 #: Bytes of vertex and edge names UploadGraph puts in one message (the server takes up to 16 MiB).

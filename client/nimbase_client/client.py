@@ -7,12 +7,22 @@ itself (`nimbase_client.channel`).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import (
+    AsyncIterable,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import grpc
 
-from nimbase_client import calls, convert, records
+from nimbase_client import asks, calls, convert, records
+from nimbase_client.asks import Ask
 from nimbase_client.calls import Call
 from nimbase_client.channel import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT, ChannelSettings
 from nimbase_client.closing import AsyncClosing, Closing
@@ -26,6 +36,7 @@ if TYPE_CHECKING:
 __all__ = ["AsyncNimbaseClient", "NimbaseClient", "NimbaseClientError"]
 
 T = TypeVar("T")
+P = ParamSpec("P")
 DEFAULT_TARGET = "localhost:50051"
 
 
@@ -65,6 +76,26 @@ class _Base:
         return None
 
 
+def unary(ask: Callable[P, Ask[T]]) -> Callable[Concatenate[NimbaseClient, P], T]:
+    """`NimbaseClient`'s method for the call `ask`, taking its fields."""
+
+    def call(self: NimbaseClient, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return self._unary(ask(*args, **kwargs).grpc())
+
+    asks.method(call, ask)  # type: ignore[arg-type]
+    return call
+
+
+def unary_async(ask: Callable[P, Ask[T]]) -> Callable[Concatenate[AsyncNimbaseClient, P], Awaitable[T]]:
+    """`AsyncNimbaseClient`'s method for the call `ask`, taking its fields."""
+
+    async def call(self: AsyncNimbaseClient, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return await self._unary(ask(*args, **kwargs).grpc())
+
+    asks.method(call, ask)  # type: ignore[arg-type]
+    return call
+
+
 class NimbaseClient(_Base, Closing):
     """Blocking client of a nimbase server's gRPC API.
 
@@ -92,43 +123,19 @@ class NimbaseClient(_Base, Closing):
             raise from_rpc_error(exc) from None
         return call.answer(reply)
 
-    def list_games(self) -> records.GameList:
-        """Every game family with its grammar and examples, and every game with a stored table."""
-        return self._unary(calls.list_games())
-
-    def get_value(self, game: str, position: str) -> records.Value:
-        """The value of a position, e.g. `get_value("nim", "3 5 7")`."""
-        return self._unary(calls.get_value(game, position))
-
-    def best_move(
-        self,
-        game: str,
-        position: str,
-        limit: int | None = None,
-        choose: str | None = None,
-        seed: int | None = None,
-    ) -> records.BestMove:
-        """The value, every move (or the first `limit`) best first, and `best_move` unless terminal.
-
-        Every move as good as the first says `best: True`; `choose="random"` puts one of them, drawn
-        uniformly, first (the same `seed` at the same position draws the same move; no seed, a fresh draw).
-        """
-        return self._unary(calls.best_move(game, position, limit, choose, seed))
-
-    def mainline(
-        self, game: str, position: str, max_plies: int | None = None, metric: str | None = None
-    ) -> records.Mainline:
-        """Best play from the position: its value, the moves of the line (each with the value of the
-        position it reaches) and why it ends (`end`), at most `max_plies` moves."""
-        return self._unary(calls.mainline(game, position, max_plies, metric))
-
-    def is_p_position(self, game: str, position: str) -> records.PPosition:
-        """Whether the player to move loses with best play, plus the value."""
-        return self._unary(calls.is_p_position(game, position))
-
-    def batch_get_values(self, game: str, positions: Iterable[str]) -> records.Batch:
-        """Up to 10,000 positions of one game; a bad one gets `{"error": {...}}` in its slot."""
-        return self._unary(calls.batch_get_values(game, positions))
+    list_games = unary(asks.ListGames)
+    get_value = unary(asks.GetValue)
+    best_move = unary(asks.BestMove)
+    mainline = unary(asks.Mainline)
+    is_p_position = unary(asks.IsPPosition)
+    batch_get_values = unary(asks.BatchGetValues)
+    get_sequence = unary(asks.GetSequence)
+    get_stats = unary(asks.GetStats)
+    submit_job = unary(asks.SubmitJob)
+    retry_job = unary(asks.RetryJob)
+    get_job = unary(asks.GetJob)
+    list_jobs = unary(asks.ListJobs)
+    cancel_job = unary(asks.CancelJob)
 
     def columnar_values(
         self,
@@ -160,43 +167,6 @@ class NimbaseClient(_Base, Closing):
                 yield convert.batch_dict(reply)
         except grpc.RpcError as exc:
             raise from_rpc_error(exc) from None
-
-    def get_sequence(self, game: str, start: int, stop: int, family: str | None = None) -> records.Sequence:
-        """The values of a one-parameter family (default: single heaps) for start <= n < stop."""
-        return self._unary(calls.get_sequence(game, start, stop, family))
-
-    def get_stats(self, game: str) -> records.Stats:
-        """What is known of the game as a whole."""
-        return self._unary(calls.get_stats(game))
-
-    def submit_job(
-        self,
-        game: str,
-        upto: int | None = None,
-        fill: bool = False,
-        family: str | None = None,
-        men: int | None = None,
-    ) -> records.Job:
-        """Queues a precompute job of values 0..upto-1 (needs the admin token; `upto` may be left out
-        where the job makes its object whole), or with `men` a family's whole set; `family` names one of
-        the game's stored families where it has several (ListGames and GetStats name them). The answer's
-        `queued` lists the jobs queued; `stored` says what was stored already."""
-        return self._unary(calls.submit_job(game, upto, fill, family, men))
-
-    def retry_job(self, job_id: int) -> records.Job:
-        """Queues a failed job again, with the jobs that failed waiting for it (needs the admin token)."""
-        return self._unary(calls.retry_job(job_id))
-
-    def get_job(self, job_id: int) -> records.Job:
-        return self._unary(calls.get_job(job_id))
-
-    def list_jobs(self, limit: int | None = None, cursor: str | None = None) -> records.JobList:
-        """The jobs, newest first, a page at a time (`cursor`: the last page's `next_cursor`)."""
-        return self._unary(calls.list_jobs(limit, cursor))
-
-    def cancel_job(self, job_id: int) -> records.Job:
-        """Cancels a job (needs the admin token)."""
-        return self._unary(calls.cancel_job(job_id))
 
     def upload_graph(
         self,
@@ -247,32 +217,19 @@ class AsyncNimbaseClient(_Base, AsyncClosing):
             raise from_rpc_error(exc) from None
         return call.answer(reply)
 
-    async def list_games(self) -> records.GameList:
-        return await self._unary(calls.list_games())
-
-    async def get_value(self, game: str, position: str) -> records.Value:
-        return await self._unary(calls.get_value(game, position))
-
-    async def best_move(
-        self,
-        game: str,
-        position: str,
-        limit: int | None = None,
-        choose: str | None = None,
-        seed: int | None = None,
-    ) -> records.BestMove:
-        return await self._unary(calls.best_move(game, position, limit, choose, seed))
-
-    async def mainline(
-        self, game: str, position: str, max_plies: int | None = None, metric: str | None = None
-    ) -> records.Mainline:
-        return await self._unary(calls.mainline(game, position, max_plies, metric))
-
-    async def is_p_position(self, game: str, position: str) -> records.PPosition:
-        return await self._unary(calls.is_p_position(game, position))
-
-    async def batch_get_values(self, game: str, positions: Iterable[str]) -> records.Batch:
-        return await self._unary(calls.batch_get_values(game, positions))
+    list_games = unary_async(asks.ListGames)
+    get_value = unary_async(asks.GetValue)
+    best_move = unary_async(asks.BestMove)
+    mainline = unary_async(asks.Mainline)
+    is_p_position = unary_async(asks.IsPPosition)
+    batch_get_values = unary_async(asks.BatchGetValues)
+    get_sequence = unary_async(asks.GetSequence)
+    get_stats = unary_async(asks.GetStats)
+    submit_job = unary_async(asks.SubmitJob)
+    retry_job = unary_async(asks.RetryJob)
+    get_job = unary_async(asks.GetJob)
+    list_jobs = unary_async(asks.ListJobs)
+    cancel_job = unary_async(asks.CancelJob)
 
     async def columnar_values(
         self,
@@ -303,36 +260,6 @@ class AsyncNimbaseClient(_Base, AsyncClosing):
                 yield reply
         except grpc.RpcError as exc:
             raise from_rpc_error(exc) from None
-
-    async def get_sequence(
-        self, game: str, start: int, stop: int, family: str | None = None
-    ) -> records.Sequence:
-        return await self._unary(calls.get_sequence(game, start, stop, family))
-
-    async def get_stats(self, game: str) -> records.Stats:
-        return await self._unary(calls.get_stats(game))
-
-    async def submit_job(
-        self,
-        game: str,
-        upto: int | None = None,
-        fill: bool = False,
-        family: str | None = None,
-        men: int | None = None,
-    ) -> records.Job:
-        return await self._unary(calls.submit_job(game, upto, fill, family, men))
-
-    async def retry_job(self, job_id: int) -> records.Job:
-        return await self._unary(calls.retry_job(job_id))
-
-    async def get_job(self, job_id: int) -> records.Job:
-        return await self._unary(calls.get_job(job_id))
-
-    async def list_jobs(self, limit: int | None = None, cursor: str | None = None) -> records.JobList:
-        return await self._unary(calls.list_jobs(limit, cursor))
-
-    async def cancel_job(self, job_id: int) -> records.Job:
-        return await self._unary(calls.cancel_job(job_id))
 
     async def upload_graph(
         self,

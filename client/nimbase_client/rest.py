@@ -11,14 +11,14 @@ server), in a stream of parts over gRPC.
 from __future__ import annotations
 
 import ssl
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar, cast
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 from urllib.parse import quote
 
 import httpx
 
-from nimbase_client import records
+from nimbase_client import asks, records
+from nimbase_client.asks import Ask, Request
 from nimbase_client.channel import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT
 from nimbase_client.closing import AsyncClosing, Closing
 from nimbase_client.errors import NimbaseClientError, from_error_body
@@ -26,98 +26,8 @@ from nimbase_client.errors import NimbaseClientError, from_error_body
 __all__ = ["AsyncRestClient", "RestClient"]
 
 T = TypeVar("T")
+P = ParamSpec("P")
 DEFAULT_BASE_URL = "http://localhost:8080"
-
-
-@dataclass(frozen=True, slots=True)
-class Request(Generic[T]):
-    """One route: method, path, query, JSON body, whether it needs the admin token; `T` is its answer."""
-
-    method: str
-    path: str
-    params: dict[str, str | int] = field(default_factory=dict)
-    body: dict[str, Any] | None = None
-    auth: bool = False
-
-
-def _list_games() -> Request[records.GameList]:
-    return Request("GET", "/v1/games")
-
-
-def _get_value(game: str, position: str) -> Request[records.Value]:
-    return Request("GET", "/v1/value", {"game": game, "position": position})
-
-
-def _best_move(
-    game: str, position: str, limit: int | None, choose: str | None, seed: int | None
-) -> Request[records.BestMove]:
-    params: dict[str, str | int] = {"game": game, "position": position}
-    if limit is not None:
-        params["limit"] = limit
-    if choose is not None:
-        params["choose"] = choose
-    if seed is not None:
-        params["seed"] = seed
-    return Request("GET", "/v1/best-move", params)
-
-
-def _mainline(
-    game: str, position: str, max_plies: int | None, metric: str | None
-) -> Request[records.Mainline]:
-    params: dict[str, str | int] = {"game": game, "position": position}
-    if max_plies is not None:
-        params["max_plies"] = max_plies
-    if metric is not None:
-        params["metric"] = metric
-    return Request("GET", "/v1/mainline", params)
-
-
-def _is_p_position(game: str, position: str) -> Request[records.PPosition]:
-    return Request("GET", "/v1/is-p-position", {"game": game, "position": position})
-
-
-def _batch_get_values(game: str, positions: Iterable[str]) -> Request[records.Batch]:
-    return Request("POST", "/v1/values:batch", body={"game": game, "positions": list(positions)})
-
-
-def _get_sequence(game: str, start: int, stop: int, family: str | None) -> Request[records.Sequence]:
-    params: dict[str, str | int] = {"game": game, "start": start, "stop": stop}
-    if family is not None:
-        params["family"] = family
-    return Request("GET", "/v1/sequence", params)
-
-
-def _get_stats(game: str) -> Request[records.Stats]:
-    return Request("GET", "/v1/stats", {"game": game})
-
-
-def _submit_job(
-    game: str, upto: int | None, fill: bool, family: str | None, men: int | None = None
-) -> Request[records.Job]:
-    body: dict[str, Any] = {"game": game, "fill": fill}
-    for key, value in (("upto", upto), ("family", family), ("men", men)):
-        if value is not None:
-            body[key] = value
-    return Request("POST", "/v1/jobs", body=body, auth=True)
-
-
-def _retry_job(job_id: int) -> Request[records.Job]:
-    return Request("POST", f"/v1/jobs/{int(job_id)}:retry", auth=True)
-
-
-def _get_job(job_id: int) -> Request[records.Job]:
-    return Request("GET", f"/v1/jobs/{int(job_id)}")
-
-
-def _list_jobs(limit: int | None, cursor: str | None = None) -> Request[records.JobList]:
-    query: dict[str, Any] = {} if limit is None else {"limit": limit}
-    if cursor is not None:
-        query["cursor"] = cursor
-    return Request("GET", "/v1/jobs", query)
-
-
-def _cancel_job(job_id: int) -> Request[records.Job]:
-    return Request("DELETE", f"/v1/jobs/{int(job_id)}", auth=True)
 
 
 def _health() -> Request[records.Health]:
@@ -198,6 +108,26 @@ def _transport_error(exc: httpx.TransportError) -> NimbaseClientError:
     return NimbaseClientError(code, f"{type(exc).__name__}: {exc}")
 
 
+def call(ask: Callable[P, Ask[T]]) -> Callable[Concatenate[RestClient, P], T]:
+    """`RestClient`'s method for the call `ask`, taking its fields."""
+
+    def made(self: RestClient, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return self._call(ask(*args, **kwargs).rest())
+
+    asks.method(made, ask)  # type: ignore[arg-type]
+    return made
+
+
+def call_async(ask: Callable[P, Ask[T]]) -> Callable[Concatenate[AsyncRestClient, P], Awaitable[T]]:
+    """`AsyncRestClient`'s method for the call `ask`, taking its fields."""
+
+    async def made(self: AsyncRestClient, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return await self._call(ask(*args, **kwargs).rest())
+
+    asks.method(made, ask)  # type: ignore[arg-type]
+    return made
+
+
 class RestClient(_Base, Closing):
     """Blocking client of a nimbase server's REST API.
 
@@ -222,60 +152,19 @@ class RestClient(_Base, Closing):
             raise _transport_error(exc) from None
         return cast(T, _answer(response))
 
-    def list_games(self) -> records.GameList:
-        return self._call(_list_games())
-
-    def get_value(self, game: str, position: str) -> records.Value:
-        return self._call(_get_value(game, position))
-
-    def best_move(
-        self,
-        game: str,
-        position: str,
-        limit: int | None = None,
-        choose: str | None = None,
-        seed: int | None = None,
-    ) -> records.BestMove:
-        return self._call(_best_move(game, position, limit, choose, seed))
-
-    def mainline(
-        self, game: str, position: str, max_plies: int | None = None, metric: str | None = None
-    ) -> records.Mainline:
-        return self._call(_mainline(game, position, max_plies, metric))
-
-    def is_p_position(self, game: str, position: str) -> records.PPosition:
-        return self._call(_is_p_position(game, position))
-
-    def batch_get_values(self, game: str, positions: Iterable[str]) -> records.Batch:
-        return self._call(_batch_get_values(game, positions))
-
-    def get_sequence(self, game: str, start: int, stop: int, family: str | None = None) -> records.Sequence:
-        return self._call(_get_sequence(game, start, stop, family))
-
-    def get_stats(self, game: str) -> records.Stats:
-        return self._call(_get_stats(game))
-
-    def submit_job(
-        self,
-        game: str,
-        upto: int | None = None,
-        fill: bool = False,
-        family: str | None = None,
-        men: int | None = None,
-    ) -> records.Job:
-        return self._call(_submit_job(game, upto, fill, family, men))
-
-    def retry_job(self, job_id: int) -> records.Job:
-        return self._call(_retry_job(job_id))
-
-    def get_job(self, job_id: int) -> records.Job:
-        return self._call(_get_job(job_id))
-
-    def list_jobs(self, limit: int | None = None, cursor: str | None = None) -> records.JobList:
-        return self._call(_list_jobs(limit, cursor))
-
-    def cancel_job(self, job_id: int) -> records.Job:
-        return self._call(_cancel_job(job_id))
+    list_games = call(asks.ListGames)
+    get_value = call(asks.GetValue)
+    best_move = call(asks.BestMove)
+    mainline = call(asks.Mainline)
+    is_p_position = call(asks.IsPPosition)
+    batch_get_values = call(asks.BatchGetValues)
+    get_sequence = call(asks.GetSequence)
+    get_stats = call(asks.GetStats)
+    submit_job = call(asks.SubmitJob)
+    retry_job = call(asks.RetryJob)
+    get_job = call(asks.GetJob)
+    list_jobs = call(asks.ListJobs)
+    cancel_job = call(asks.CancelJob)
 
     def upload_graph(
         self,
@@ -314,62 +203,19 @@ class AsyncRestClient(_Base, AsyncClosing):
             raise _transport_error(exc) from None
         return cast(T, _answer(response))
 
-    async def list_games(self) -> records.GameList:
-        return await self._call(_list_games())
-
-    async def get_value(self, game: str, position: str) -> records.Value:
-        return await self._call(_get_value(game, position))
-
-    async def best_move(
-        self,
-        game: str,
-        position: str,
-        limit: int | None = None,
-        choose: str | None = None,
-        seed: int | None = None,
-    ) -> records.BestMove:
-        return await self._call(_best_move(game, position, limit, choose, seed))
-
-    async def mainline(
-        self, game: str, position: str, max_plies: int | None = None, metric: str | None = None
-    ) -> records.Mainline:
-        return await self._call(_mainline(game, position, max_plies, metric))
-
-    async def is_p_position(self, game: str, position: str) -> records.PPosition:
-        return await self._call(_is_p_position(game, position))
-
-    async def batch_get_values(self, game: str, positions: Iterable[str]) -> records.Batch:
-        return await self._call(_batch_get_values(game, positions))
-
-    async def get_sequence(
-        self, game: str, start: int, stop: int, family: str | None = None
-    ) -> records.Sequence:
-        return await self._call(_get_sequence(game, start, stop, family))
-
-    async def get_stats(self, game: str) -> records.Stats:
-        return await self._call(_get_stats(game))
-
-    async def submit_job(
-        self,
-        game: str,
-        upto: int | None = None,
-        fill: bool = False,
-        family: str | None = None,
-        men: int | None = None,
-    ) -> records.Job:
-        return await self._call(_submit_job(game, upto, fill, family, men))
-
-    async def retry_job(self, job_id: int) -> records.Job:
-        return await self._call(_retry_job(job_id))
-
-    async def get_job(self, job_id: int) -> records.Job:
-        return await self._call(_get_job(job_id))
-
-    async def list_jobs(self, limit: int | None = None, cursor: str | None = None) -> records.JobList:
-        return await self._call(_list_jobs(limit, cursor))
-
-    async def cancel_job(self, job_id: int) -> records.Job:
-        return await self._call(_cancel_job(job_id))
+    list_games = call_async(asks.ListGames)
+    get_value = call_async(asks.GetValue)
+    best_move = call_async(asks.BestMove)
+    mainline = call_async(asks.Mainline)
+    is_p_position = call_async(asks.IsPPosition)
+    batch_get_values = call_async(asks.BatchGetValues)
+    get_sequence = call_async(asks.GetSequence)
+    get_stats = call_async(asks.GetStats)
+    submit_job = call_async(asks.SubmitJob)
+    retry_job = call_async(asks.RetryJob)
+    get_job = call_async(asks.GetJob)
+    list_jobs = call_async(asks.ListJobs)
+    cancel_job = call_async(asks.CancelJob)
 
     async def upload_graph(
         self,

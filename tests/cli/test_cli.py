@@ -33,6 +33,7 @@ from cli.plots import text_plot, write_png
 from nimbase import __version__
 from nimbase.settings import Settings
 from nimbase_client import NimbaseClient, NimbaseClientError, RestClient
+from service.calls import UploadGraph
 from service.core import Nimbase
 from tests.servers import running_server
 from tests.tls import self_signed_certificate
@@ -201,7 +202,9 @@ def test_precompute_binds_a_game_graph(elsewhere: Path, database_url: str, db_en
     from storage.jobs import JobQueue
 
     name = f"cli-{secrets.token_hex(4)}"
-    Nimbase(Settings(admin_token="t"), db_engine).upload_graph("t", name, ["a", "b"], [["a", "b"]])
+    Nimbase(Settings(admin_token="t"), db_engine).upload_graph(
+        UploadGraph(name, ["a", "b"], [["a", "b"]], token="t")
+    )
     env = {"DATABASE_URL": database_url}
     done = in_process(elsewhere, "precompute", f"graph:{name}", "--upto", "0", "--detach", **env)
     assert done.returncode == 0, done.stderr

@@ -8,7 +8,7 @@ public code, and `"boom"` raises an unexpected exception whose text must never r
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from functools import reduce
 from itertools import pairwise
@@ -32,7 +32,30 @@ from engine.mainline import Mainline
 from engine.periods import Period
 from engine.values import Value
 from kinds.heaps.base import GameInfo, HeapMove
+from service import calls
 from service.answers import AnswerCache
+from service.calls import (
+    LIST_GAMES,
+    BatchGetValues,
+    BeginGraphUpload,
+    BestMove,
+    Calls,
+    CancelJob,
+    ColumnarValues,
+    FinishGraphUpload,
+    GetGraph,
+    GetJob,
+    GetSequence,
+    GetStats,
+    GetValue,
+    IsPPosition,
+    JobList,
+    JobPage,
+    ListGames,
+    RetryJob,
+    SubmitJob,
+    UploadGraph,
+)
 from service.core import BestMoveResult, GraphSummary, Health, JobView, MoveValue, SequenceResult
 from service.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
 from service.jobs import SubmissionView
@@ -71,7 +94,7 @@ GAMES = [
 T = TypeVar("T")
 
 
-class FakeService:
+class FakeService(Calls):
     """Fixed answers chosen by the position text; records the deadlines and tokens it was given."""
 
     def __init__(self) -> None:
@@ -85,7 +108,7 @@ class FakeService:
         self.answers = AnswerCache(1 << 20)
         self._lock = threading.Lock()
 
-    def list_games(self) -> list[GameInfo]:
+    def list_games(self, asked: ListGames = LIST_GAMES) -> list[GameInfo]:
         return list(GAMES)
 
     def _check_game(self, game: str) -> None:
@@ -99,7 +122,8 @@ class FakeService:
         self.memory_answers += 1
         return call()
 
-    def get_value(self, game: str, position: str, deadline: float | Deadline | None = None) -> Value:
+    def get_value(self, asked: GetValue) -> Value:
+        game, position, deadline = asked.game, asked.position, asked.deadline
         with self._lock:
             self.deadlines.append(deadline.at if isinstance(deadline, Deadline) else deadline)
         self._check_game(game)
@@ -123,23 +147,16 @@ class FakeService:
             source="formula",
         )
 
-    def best_move(
-        self,
-        game: str,
-        position: str,
-        limit: int | None = None,
-        deadline: float | Deadline | None = None,
-        choose: str | None = None,
-        seed: int | None = None,
-    ) -> BestMoveResult:
+    def best_move(self, asked: BestMove) -> BestMoveResult:
+        game, limit = asked.game, asked.limit
         if limit is not None and limit < 1:
             raise InvalidArgument(f"limit must be at least 1; got {limit}")
-        value = self.get_value(game, position, deadline)
+        value = self.get_value(GetValue(game, asked.position, deadline=asked.deadline))
         heaps = [int(h) for h in value.position.split()]
         moves = [
             MoveValue(
                 f"{h} -> {a}",
-                self.get_value(game, " ".join(map(str, [*heaps[:i], a, *heaps[i + 1 :]]))),
+                self.get_value(GetValue(game, " ".join(map(str, [*heaps[:i], a, *heaps[i + 1 :]])))),
                 HeapMove(h, (a,) if a else ()),
             )
             for i, h in enumerate(heaps)
@@ -148,49 +165,37 @@ class FakeService:
         moves.sort(key=lambda m: (m.value.outcome != "P", m.move))
         return BestMoveResult(value, moves if limit is None else moves[:limit])
 
-    def mainline(
-        self,
-        game: str,
-        position: str,
-        max_plies: int | None = None,
-        metric: str | None = None,
-        deadline: float | Deadline | None = None,
-    ) -> Mainline:
+    def mainline(self, asked: calls.Mainline) -> Mainline:
         """The first listed move each time (a winning one where there is one), until no heap is left."""
-        if metric is not None:
-            raise InvalidArgument(f"fake: no metric {metric!r}")
-        ranked = self.best_move(game, position, None, deadline)
+        game, deadline = asked.game, asked.deadline
+        if asked.metric is not None:
+            raise InvalidArgument(f"fake: no metric {asked.metric!r}")
+        ranked = self.best_move(BestMove(game, asked.position, deadline=deadline))
         moves: list[MoveValue] = []
-        while ranked.moves and len(moves) < (max_plies or 100):
+        while ranked.moves and len(moves) < (asked.max_plies or 100):
             moves.append(replace(ranked.moves[0], best=True))
-            ranked = self.best_move(game, moves[-1].value.position, None, deadline)
-        return Mainline(self.get_value(game, position), moves, "max_plies" if ranked.moves else "terminal")
+            ranked = self.best_move(BestMove(game, moves[-1].value.position, deadline=deadline))
+        value = self.get_value(GetValue(game, asked.position))
+        return Mainline(value, moves, "max_plies" if ranked.moves else "terminal")
 
-    def is_p_position(self, game: str, position: str, deadline: float | Deadline | None = None) -> Value:
-        if game == "nim:misere" and position == "1":
+    def is_p_position(self, asked: IsPPosition) -> Value:
+        if asked.game == "nim:misere" and asked.position == "1":
             raise NotApplicable("fake: not applicable")
-        return self.get_value(game, position, deadline)
+        return self.get_value(GetValue(asked.game, asked.position, deadline=asked.deadline))
 
-    def batch_get_values(
-        self, game: str, positions: Sequence[str], deadline: float | Deadline | None = None
-    ) -> list[Value | NimbaseError]:
-        self._check_game(game)
+    def batch_get_values(self, asked: BatchGetValues) -> list[Value | NimbaseError]:
+        self._check_game(asked.game)
         out: list[Value | NimbaseError] = []
-        for position in positions:
+        for position in asked.positions:
             try:
-                out.append(self.get_value(game, position, deadline))
+                out.append(self.get_value(GetValue(asked.game, position, deadline=asked.deadline)))
             except NimbaseError as exc:
                 out.append(exc)
         return out
 
-    def columnar_values(
-        self,
-        game: str,
-        heaps: NDArray[np.uint64],
-        offsets: NDArray[np.uint64] | None = None,
-        deadline: float | Deadline | None = None,
-    ) -> NDArray[np.uint32]:
+    def columnar_values(self, asked: ColumnarValues) -> NDArray[np.uint32]:
         """Nim's values (a heap's value is its size): single heaps, or nim-sums of the offsets' sums."""
+        game, heaps, offsets = asked.game, asked.heaps, asked.offsets
         self._check_game(game)
         if game.endswith(":misere"):
             raise NotApplicable(f"fake: {game!r} is misère")
@@ -201,9 +206,8 @@ class FakeService:
             values = np.array(sums, dtype=np.uint64)
         return (values & 0xFFFFFFFF).astype(np.uint32)
 
-    def get_sequence(
-        self, game: str, family: str | None, start: int, stop: int, deadline: float | Deadline | None = None
-    ) -> SequenceResult:
+    def get_sequence(self, asked: GetSequence) -> SequenceResult:
+        game, family, start, stop = asked.game, asked.family, asked.start, asked.stop
         self._check_game(game)
         if start > stop:
             raise InvalidArgument(f"start {start} > stop {stop}")
@@ -211,8 +215,8 @@ class FakeService:
         values = [n % 3 for n in range(start, stop)]
         return SequenceResult(game, family or "heap", start, stop, values, period, "table")
 
-    def get_stats(self, game: str) -> dict[str, object]:
-        self._check_game(game)
+    def get_stats(self, asked: GetStats) -> dict[str, object]:
+        self._check_game(asked.game)
         return {
             "computed_upto": 1000,
             "max_value": 3,
@@ -229,18 +233,11 @@ class FakeService:
         if token != ADMIN_TOKEN:
             raise PermissionDenied("wrong admin token")
 
-    def submit_job(
-        self,
-        token: str | None,
-        game: str,
-        upto: int | None = None,
-        fill: bool = False,
-        family: str | None = None,
-        men: int | None = None,
-    ) -> SubmissionView:
-        self.authorize(token)
+    def submit_job(self, asked: SubmitJob) -> SubmissionView:
+        self.authorize(asked.token)
+        game, fill, family = asked.game, asked.fill, asked.family
         self._check_game(game)
-        upto = 0 if upto is None else upto
+        upto = 0 if asked.upto is None else asked.upto
         with self._lock:
             job_id = len(self.jobs) + 1
             job = JobView(
@@ -249,31 +246,29 @@ class FakeService:
             self.jobs[job_id] = job
         return SubmissionView(job, (job,))
 
-    def retry_job(self, token: str | None, job_id: int) -> SubmissionView:
-        self.authorize(token)
-        job = self.get_job(job_id)
+    def retry_job(self, asked: RetryJob) -> SubmissionView:
+        self.authorize(asked.token)
+        job = self.get_job(GetJob(asked.job_id))
         if job.status != "failed":
-            raise NotApplicable(f"job {job_id} is {job.status}, not failed: only a failed job can be retried")
+            raise NotApplicable(f"job {job.id} is {job.status}, not failed: only a failed job can be retried")
         return SubmissionView(job, (job,))
 
-    def get_job(self, job_id: int) -> JobView:
-        if job_id not in self.jobs:
-            raise NotFound(f"no job {job_id}")
-        return self.jobs[job_id]
+    def get_job(self, asked: GetJob) -> JobView:
+        if asked.job_id not in self.jobs:
+            raise NotFound(f"no job {asked.job_id}")
+        return self.jobs[asked.job_id]
 
-    def list_jobs(self, limit: int = 100) -> list[JobView]:
-        return self.job_page(limit)[0]
-
-    def job_page(self, limit: int = 100, cursor: str | None = None) -> tuple[list[JobView], str | None]:
+    def job_page(self, asked: JobPage) -> JobList:
+        limit, cursor = asked.limit, asked.cursor
         listed = sorted(self.jobs.values(), key=lambda j: -j.id)
         if cursor is not None:
             listed = [j for j in listed if j.id < int(cursor)]
         following = str(listed[limit - 1].id) if len(listed) > limit else None
         return listed[:limit], following
 
-    def cancel_job(self, token: str | None, job_id: int) -> JobView:
-        self.authorize(token)
-        job = self.get_job(job_id)
+    def cancel_job(self, asked: CancelJob) -> JobView:
+        self.authorize(asked.token)
+        job = self.get_job(GetJob(asked.job_id))
         done = JobView(
             job.id,
             job.game,
@@ -288,40 +283,34 @@ class FakeService:
             CREATED,
             CREATED,
         )
-        self.jobs[job_id] = done
+        self.jobs[job.id] = done
         return done
 
-    def upload_graph(
-        self,
-        token: str | None,
-        name: object,
-        vertices: Sequence[object],
-        edges: Sequence[Sequence[object]],
-        terminals: Mapping[str, object] | None = None,
-    ) -> GraphSummary:
-        upload = self.begin_graph_upload(token, name)
-        if terminals:
-            upload.add_terminals(terminals)
-        upload.add_vertices(vertices)
-        upload.add_edge_pairs(edges)
-        return self.finish_graph_upload(upload)
+    def upload_graph(self, asked: UploadGraph) -> GraphSummary:
+        upload = self.begin_graph_upload(BeginGraphUpload(asked.name, token=asked.token))
+        if asked.terminals:
+            upload.add_terminals(asked.terminals)
+        upload.add_vertices(asked.vertices)
+        upload.add_edge_pairs(asked.edges)
+        return self.finish_graph_upload(FinishGraphUpload(upload))
 
-    def begin_graph_upload(self, token: str | None, name: object) -> GraphBuilder:
-        self.authorize(token)
-        upload = GraphBuilder(name)
+    def begin_graph_upload(self, asked: BeginGraphUpload) -> GraphBuilder:
+        self.authorize(asked.token)
+        upload = GraphBuilder(asked.name)
         if upload.name in self.graphs:
             raise NameTaken(f"fake: graph {upload.name!r} exists")
         return upload
 
-    def finish_graph_upload(self, upload: GraphBuilder) -> GraphSummary:
-        graph = upload.finish()
+    def finish_graph_upload(self, asked: FinishGraphUpload) -> GraphSummary:
+        graph = asked.upload.finish()
         with self._lock:
             if graph.name in self.graphs:
                 raise NameTaken(f"fake: graph {graph.name!r} exists")
             self.graphs[graph.name] = graph
         return GraphSummary(graph.name, graph.vertex_count, graph.edge_count, graph.terminal_count, CREATED)
 
-    def get_graph(self, name: str) -> UploadedGraph:
+    def get_graph(self, asked: GetGraph) -> UploadedGraph:
+        name = asked.name
         if name not in self.graphs:
             raise NotFound(f"no graph {name!r}")
         return self.graphs[name]

@@ -16,6 +16,7 @@ from engine.errors import NimbaseError
 from engine.graphs import GraphBuilder
 from engine.registry import list_games, parse_game_id
 from nimbase.settings import Settings
+from service.calls import BestMove, GetStats, GetValue
 from service.core import Nimbase
 from service.warm_up import warm_up
 
@@ -53,11 +54,11 @@ def main(cold: bool) -> None:
             service.graphs.hold(builder.finish())
         for position in info.examples:
             with contextlib.suppress(NimbaseError):
-                service.get_value(info.id, position, time.monotonic() + 60)
+                service.get_value(GetValue(info.id, position, deadline=time.monotonic() + 60))
             with contextlib.suppress(NimbaseError):
-                service.best_move(info.id, position, deadline=time.monotonic() + 60)
+                service.best_move(BestMove(info.id, position, deadline=time.monotonic() + 60))
         with contextlib.suppress(NimbaseError):
-            service.get_stats(info.id, time.monotonic() + 60)
+            service.get_stats(GetStats(info.id, deadline=time.monotonic() + 60))
     after = overloads()
     print(json.dumps(sorted(name for name, count in after.items() if count > before.get(name, 0))))
 

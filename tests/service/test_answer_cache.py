@@ -23,6 +23,7 @@ from nimbase.settings import Settings
 from nimbase.v1 import nimbase_pb2 as pb
 from service import convert
 from service.answers import ENTRY_BYTES, MAX_REQUEST_BYTES, AnswerCache
+from service.calls import GetValue, SubmitJob
 from service.core import Nimbase
 from storage.packing import CHUNK_VALUES
 from tests.servers import running_server
@@ -70,7 +71,9 @@ def raw_get_value(channel: grpc.Channel, game: str, position: str) -> bytes:
 
 
 def test_a_repeated_lookup_gets_the_bytes_of_its_first_answer(clean_db: sa.Engine) -> None:
-    Nimbase(Settings(admin_token=TOKEN), clean_db).submit_job(TOKEN, STORED, STORED_UPTO, fill=True)
+    Nimbase(Settings(admin_token=TOKEN), clean_db).submit_job(
+        SubmitJob(STORED, STORED_UPTO, True, token=TOKEN)
+    )
     run_worker(clean_db)
     expected = stored_oracle(STORED_UPTO)
     rng = random.Random(5)
@@ -90,7 +93,7 @@ def test_a_repeated_lookup_gets_the_bytes_of_its_first_answer(clean_db: sa.Engin
         assert len(service.answers) == 2 * len(heaps)
         for heap in heaps[:20]:  # the kept bytes are those the lookup itself makes
             kept = raw_get_value(channel, STORED, str(heap))
-            made = convert.value_to_pb(service.get_value(STORED, str(heap))).SerializeToString()
+            made = convert.value_to_pb(service.get_value(GetValue(STORED, str(heap)))).SerializeToString()
             assert kept == made
         # Another spelling of a position is another request: looked up, and kept on its own.
         for _ in range(2):
@@ -123,7 +126,7 @@ def test_only_answers_that_stay_the_same_are_kept(clean_db: sa.Engine) -> None:
             assert client.get_value("nim", long)["grundy"] == 1
         assert len(service.answers) == 1
 
-        Nimbase(Settings(admin_token=TOKEN), clean_db).submit_job(TOKEN, LIVE, 1000)
+        Nimbase(Settings(admin_token=TOKEN), clean_db).submit_job(SubmitJob(LIVE, 1000, token=TOKEN))
         run_worker(clean_db)
         service.tables.forget()  # the stored header is seen at once (not after its two seconds)
         for _ in range(2):

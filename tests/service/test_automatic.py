@@ -21,6 +21,7 @@ from kinds.heaps.kernels.octal import reference_values
 from kinds.heaps.octal import OctalGame
 from nimbase.client import NimbaseClient, NimbaseClientError
 from nimbase.settings import AutoJobSettings, Limits, Settings
+from service.calls import GetJob, GetSequence, GetStats, GetValue
 from service.core import Nimbase
 from service.jobs import Pending
 from storage.jobs import JobQueue
@@ -50,10 +51,10 @@ def test_a_far_heap_is_answered_from_a_period_certified_live(clean_db: sa.Engine
     period certified for this request, within one default deadline, and nothing is queued."""
     service = Nimbase(Settings(admin_token=TOKEN), clean_db)
     started = time.monotonic()
-    value = service.get_value("octal:0.127", str(10**9))
+    value = service.get_value(GetValue("octal:0.127", str(10**9)))
     elapsed = time.monotonic() - started
     assert value.source == "period" and elapsed < Limits().request_seconds
-    period = service.get_sequence("octal:0.127", None, 0, 10)
+    period = service.get_sequence(GetSequence("octal:0.127", None, 0, 10))
     assert period.period is not None and period.period.certified and period.period.period == 4
     head = period.period.head
     values = OctalGame("0.127").kernel().extend(np.zeros(0, dtype=np.uint32), head)
@@ -70,30 +71,30 @@ def test_a_heap_beyond_reach_queues_one_job_and_the_table_then_answers(clean_db:
     heap = 10**7
     service = Nimbase(Settings(admin_token=TOKEN, auto=AutoJobSettings(values=heap + 1)), clean_db)
     with pytest.raises(Pending) as refused:
-        service.get_value("octal:0.6", str(heap), deadline=time.monotonic() + 1.0)
+        service.get_value(GetValue("octal:0.6", str(heap), deadline=time.monotonic() + 1.0))
     job = refused.value.job
     assert job.game == "octal:0.6" and job.upto == heap + 1 and job.status == "queued"
     assert f"job {job.id}" in str(refused.value) and "10000000" in str(refused.value)
     with pytest.raises(Pending) as again:
-        service.get_value("octal:0.6", str(heap), deadline=time.monotonic() + 0.2)
+        service.get_value(GetValue("octal:0.6", str(heap), deadline=time.monotonic() + 0.2))
     assert again.value.job.id == job.id
     assert auto_jobs(clean_db) == [("octal:0.6", "queued")]
-    stats = service.get_stats("octal:0.6")
+    stats = service.get_stats(GetStats("octal:0.6"))
     assert [p["id"] for p in stats["pending"]] == [job.id]  # type: ignore[index, union-attr]
 
     Worker(clean_db, step_values=1 << 22).run_until_idle(threading.Event())
-    assert service.get_job(job.id).status == "done"
+    assert service.get_job(GetJob(job.id)).status == "done"
     service.tables.forget()
-    value = service.get_value("octal:0.6", str(heap))
+    value = service.get_value(GetValue("octal:0.6", str(heap)))
     assert value.source == "table" and value.grundy is not None
-    assert service.get_stats("octal:0.6")["pending"] == []
+    assert service.get_stats(GetStats("octal:0.6"))["pending"] == []
     assert "octal:0.6" in {g.id for g in service.list_games()}
 
 
 def test_automatic_jobs_can_be_turned_off(clean_db: sa.Engine) -> None:
     service = Nimbase(Settings(auto=AutoJobSettings(jobs=0)), clean_db)
     with pytest.raises(LimitExceeded) as refused:
-        service.get_value("grundy", str(10**9))
+        service.get_value(GetValue("grundy", str(10**9)))
     assert not isinstance(refused.value, Pending)
     assert "NIMBASE_AUTO_JOBS=0" in str(refused.value) and "largest answerable heap" in str(refused.value)
     assert auto_jobs(clean_db) == []
@@ -161,7 +162,7 @@ def test_a_heap_no_automatic_job_can_reach_queues_nothing(clean_db: sa.Engine) -
     that could never answer it. Now nothing is queued, and the refusal says what an admin job would need."""
     service = Nimbase(Settings(admin_token=TOKEN), clean_db)
     with pytest.raises(LimitExceeded) as refused:
-        service.get_value("grundy", str(10**12))
+        service.get_value(GetValue("grundy", str(10**12)))
     assert not isinstance(refused.value, Pending)
     message = str(refused.value)
     assert "no job is queued: automatic jobs compute heaps below 16777216 (NIMBASE_AUTO_VALUES)" in message
@@ -170,7 +171,7 @@ def test_a_heap_no_automatic_job_can_reach_queues_nothing(clean_db: sa.Engine) -
     assert auto_jobs(clean_db) == []
     # Within the bound a job can reach the heap: it is queued as before.
     with pytest.raises(Pending) as queued:
-        service.get_value("grundy", str(10**7), deadline=time.monotonic() + 10)
+        service.get_value(GetValue("grundy", str(10**7), deadline=time.monotonic() + 10))
     assert queued.value.job.game == "grundy" and auto_jobs(clean_db) == [("grundy", "queued")]
 
 
@@ -181,7 +182,7 @@ def test_a_short_deadline_of_the_client_queues_nothing(clean_db: sa.Engine) -> N
     service = Nimbase(Settings(admin_token=TOKEN), clean_db)
     heap = 100_000
     with pytest.raises(DeadlineExceeded) as refused:
-        service.get_value("octal:0.16", str(heap), deadline=time.monotonic() + 0.001)
+        service.get_value(GetValue("octal:0.16", str(heap), deadline=time.monotonic() + 0.001))
     message = str(refused.value)
     assert (
         f"heap {heap} of 'octal:0.16' is within what live computation answers within the full deadline"
@@ -189,7 +190,7 @@ def test_a_short_deadline_of_the_client_queues_nothing(clean_db: sa.Engine) -> N
     )
     assert "ask again with a longer deadline; no job is queued for it" in message
     assert auto_jobs(clean_db) == []
-    value = service.get_value("octal:0.16", str(heap))
+    value = service.get_value(GetValue("octal:0.16", str(heap)))
     assert value.source == "live" and value.grundy is not None
     assert auto_jobs(clean_db) == []
 

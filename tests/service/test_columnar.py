@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 
 from nimbase.client import NimbaseClient, NimbaseClientError
 from nimbase.settings import Limits, Settings
+from service.calls import ColumnarValues, GetSequence, SubmitJob
 from service.core import Nimbase
 from storage.packing import CHUNK_VALUES
 from tests.database import empty_data_tables
@@ -51,8 +52,8 @@ class Served:
 def served(db_engine: sa.Engine) -> Iterator[Served]:
     empty_data_tables(db_engine)
     service = Nimbase(Settings(admin_token=TOKEN, limits=LIMITS), db_engine)
-    service.submit_job(TOKEN, PERIODIC, STORED_UPTO, fill=True)
-    service.submit_job(TOKEN, APERIODIC, APERIODIC_UPTO)
+    service.submit_job(SubmitJob(PERIODIC, STORED_UPTO, True, token=TOKEN))
+    service.submit_job(SubmitJob(APERIODIC, APERIODIC_UPTO, token=TOKEN))
     Worker(db_engine, worker_id="columnar-test-worker", poll_seconds=0).run_until_idle(threading.Event())
     with (
         running_server(service, LIMITS) as ports,
@@ -170,7 +171,7 @@ def test_an_empty_call_is_answered_empty(served: Served) -> None:
 def test_a_million_stored_heaps_in_one_call(served: Served) -> None:
     """1,000,000 random heaps of a stored table, over both transports, against the table itself."""
     heaps = np.random.default_rng(12).integers(0, 1_000_000, 1_000_000, dtype=np.uint64)
-    table = served.service.get_sequence(PERIODIC, None, 0, 1_000_000)
+    table = served.service.get_sequence(GetSequence(PERIODIC, None, 0, 1_000_000))
     assert table.source == "table"
     expected = np.array(table.values)[heaps.astype(np.int64)]
     assert np.array_equal(served.client.columnar_values(PERIODIC, heaps), expected)
@@ -301,5 +302,5 @@ def test_a_columnar_answer_is_sent_as_it_is_to_a_client_accepting_gzip(served: S
         headers={**OCTET, "accept-encoding": "gzip"},
     )
     assert reply.status_code == 200 and "content-encoding" not in reply.headers
-    expected = served.service.columnar_values(PERIODIC, np.array(heaps, dtype=np.uint64))
+    expected = served.service.columnar_values(ColumnarValues(PERIODIC, np.array(heaps, dtype=np.uint64)))
     assert np.frombuffer(reply.content, dtype="<u4").tolist() == expected.tolist()

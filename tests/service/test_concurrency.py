@@ -20,6 +20,7 @@ import sqlalchemy as sa
 
 from nimbase.client import NimbaseClient
 from nimbase.settings import Limits, Settings
+from service.calls import SubmitJob
 from service.core import Nimbase
 from storage.packing import CHUNK_VALUES
 from tests.servers import running_server
@@ -54,7 +55,7 @@ def stored_oracle(stop: int) -> list[int]:
 
 def test_a_long_live_computation_never_stalls_memory_lookups(clean_db: sa.Engine) -> None:
     service = Nimbase(Settings(admin_token=TOKEN, limits=LIMITS), clean_db)
-    service.submit_job(TOKEN, STORED, STORED_UPTO, fill=True)
+    service.submit_job(SubmitJob(STORED, STORED_UPTO, True, token=TOKEN))
     Worker(clean_db, worker_id="concurrency-test-worker", poll_seconds=0).run_until_idle(threading.Event())
     expected = stored_oracle(STORED_UPTO)
     rng = random.Random(11)
@@ -136,7 +137,7 @@ def test_eight_live_computations_leave_cheap_answers_prompt(clean_db: sa.Engine)
     NIMBASE_LIMITS_LIVE_COMPUTATIONS computations run at once (the others wait until their deadline)."""
     settings = Settings(admin_token=TOKEN)  # the default limits: the load is the issue's exact one
     service = Nimbase(settings, clean_db)
-    service.submit_job(TOKEN, STORED, STORED_UPTO, fill=True)
+    service.submit_job(SubmitJob(STORED, STORED_UPTO, True, token=TOKEN))
     Worker(clean_db, worker_id="flood-test-worker", poll_seconds=0).run_until_idle(threading.Event())
     with (
         running_server(service, settings.limits) as ports,

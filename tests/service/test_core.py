@@ -34,6 +34,18 @@ from engine.values import MoveValue, Value
 from kinds.heaps.base import HeapMove
 from kinds.wythoff.kind import WythoffMove
 from nimbase.settings import DEFAULT_LIMITS, Limits, Settings
+from service.calls import (
+    BatchGetValues,
+    BestMove,
+    CancelJob,
+    GetJob,
+    GetSequence,
+    GetStats,
+    GetValue,
+    IsPPosition,
+    JobPage,
+    SubmitJob,
+)
 from service.core import Nimbase
 from service.errors import NotFound, PermissionDenied, Unauthenticated
 from storage.schema import DATA_TABLES
@@ -270,16 +282,16 @@ def test_nim_values_outcomes_and_remoteness(service: Nimbase) -> None:
     solve = solver(nim_options, misere=False)
     for heaps in itertools.combinations_with_replacement(range(8), 3):
         position = canonical(heaps)
-        value = service.get_value("nim", " ".join(map(str, heaps)))
+        value = service.get_value(GetValue("nim", " ".join(map(str, heaps))))
         outcome, remoteness = solve(position)
         expected = (text(heaps), outcome, nim_sum(g[h] for h in heaps), remoteness, "formula")
         assert (value.position, value.outcome, value.grundy, value.remoteness, value.source) == expected
-        assert service.is_p_position("nim", text(heaps)).outcome == outcome
-    assert service.get_value("nim", "5").remoteness == 1
-    assert service.get_value("nim", "").remoteness == 0
-    huge = service.get_value("nim", f"3 5 {10**18} {MAX_HEAP}")
+        assert service.is_p_position(IsPPosition("nim", text(heaps))).outcome == outcome
+    assert service.get_value(GetValue("nim", "5")).remoteness == 1
+    assert service.get_value(GetValue("nim", "")).remoteness == 0
+    huge = service.get_value(GetValue("nim", f"3 5 {10**18} {MAX_HEAP}"))
     assert (huge.grundy, huge.source) == (3 ^ 5 ^ 10**18 ^ MAX_HEAP, "formula")
-    batch = values_only(service.batch_get_values("nim", ["0", "1 1", "3 5 6", "2 7 7"]))
+    batch = values_only(service.batch_get_values(BatchGetValues("nim", ["0", "1 1", "3 5 6", "2 7 7"])))
     assert [(v.position, v.outcome, v.grundy) for v in batch] == [
         ("", "P", 0),
         ("1 1", "P", 0),
@@ -289,15 +301,15 @@ def test_nim_values_outcomes_and_remoteness(service: Nimbase) -> None:
 
 
 def test_nim_best_move_lists_every_move_with_its_fields(service: Nimbase) -> None:
-    result = service.best_move("nim", "3 5 7")
+    result = service.best_move(BestMove("nim", "3 5 7"))
     assert result.value.grundy == 1
     check_moves(result.moves, expected_heap_moves("nim", (3, 5, 7)))
     assert {m.move for m in result.moves if m.value.outcome == "P"} == {"3 -> 2", "5 -> 4", "7 -> 6"}
     big = 10**12
     # Too many moves to rank: refused without a limit, winning moves first with one.
     with pytest.raises(LimitExceeded):
-        service.best_move("nim", f"3 5 {big}")
-    limited = service.best_move("nim", f"3 5 {big}", limit=3)
+        service.best_move(BestMove("nim", f"3 5 {big}"))
+    limited = service.best_move(BestMove("nim", f"3 5 {big}", 3))
     assert len(limited.moves) == 3
     first = limited.moves[0]
     assert first.kind == HeapMove(big, (6,)) and first.move == f"{big} -> 6"
@@ -307,16 +319,16 @@ def test_nim_best_move_lists_every_move_with_its_fields(service: Nimbase) -> Non
 def test_misere_nim_matches_exhaustive_search(service: Nimbase) -> None:
     solve = solver(nim_options, misere=True)
     for heaps in itertools.combinations_with_replacement(range(5), 4):
-        value = service.get_value("nim:misere", " ".join(map(str, heaps)))
+        value = service.get_value(GetValue("nim:misere", " ".join(map(str, heaps))))
         outcome, remoteness = solve(canonical(heaps))
         assert (value.position, value.outcome, value.grundy) == (text(heaps), outcome, None)
         assert value.remoteness == remoteness
-        assert service.is_p_position("nim:misere", text(heaps)).outcome == outcome
+        assert service.is_p_position(IsPPosition("nim:misere", text(heaps))).outcome == outcome
     big = 10**18
-    assert service.get_value("nim:misere", f"2 2 {big} {big}").outcome == "P"
-    assert service.get_value("nim:misere", "1 1 1").outcome == "P"
-    assert service.get_value("nim:misere", f"1 1 {big}").outcome == "N"
-    best = service.best_move("nim:misere", "1 2 4")
+    assert service.get_value(GetValue("nim:misere", f"2 2 {big} {big}")).outcome == "P"
+    assert service.get_value(GetValue("nim:misere", "1 1 1")).outcome == "P"
+    assert service.get_value(GetValue("nim:misere", f"1 1 {big}")).outcome == "N"
+    best = service.best_move(BestMove("nim:misere", "1 2 4"))
     assert best.value.outcome == "N"
     assert [m.value.outcome for m in best.moves] == [
         solve(canonical(map(int, m.value.position.split())))[0] for m in best.moves
@@ -329,48 +341,48 @@ def test_subtraction_answers_live_then_from_the_stored_table(service: Nimbase, c
     assert all(g[n] == g[n - 7] for n in range(7, 3000)), "the oracle's own period, used for huge heaps"
     solve = solver(RULES[SUB], misere=False)
 
-    first = service.get_value(SUB, "100")
+    first = service.get_value(GetValue(SUB, "100"))
     assert (first.grundy, first.outcome, first.source) == (g[100], "P" if g[100] == 0 else "N", "live")
     for n in range(60):
-        value = service.get_value(SUB, str(n))
+        value = service.get_value(GetValue(SUB, str(n)))
         assert (value.grundy, value.remoteness) == (g[n], solve(canonical((n,)))[1])
         assert value.source in (("formula",) if n == 0 else ("live", "period"))
-        assert service.is_p_position(SUB, str(n)).outcome == ("P" if g[n] == 0 else "N")
-    batch = service.batch_get_values(SUB, ["10 11 12", "3 x", "7 7", "", "2 9 33"])
+        assert service.is_p_position(IsPPosition(SUB, str(n))).outcome == ("P" if g[n] == 0 else "N")
+    batch = service.batch_get_values(BatchGetValues(SUB, ["10 11 12", "3 x", "7 7", "", "2 9 33"]))
     assert isinstance(batch[1], InvalidPosition) and "'3 x'" in str(batch[1])
     good = [batch[i] for i in (0, 2, 3, 4)]
     assert [v.grundy for v in values_only(good)] == [g[10] ^ g[11] ^ g[12], 0, 0, g[2] ^ g[9] ^ g[33]]
-    check_moves(service.best_move(SUB, "5 9").moves, expected_heap_moves(SUB, (5, 9)))
+    check_moves(service.best_move(BestMove(SUB, "5 9")).moves, expected_heap_moves(SUB, (5, 9)))
 
-    job = service.submit_job(TOKEN, SUB, 3000, fill=True).job
+    job = service.submit_job(SubmitJob(SUB, 3000, True, token=TOKEN)).job
     assert (job.game, job.family, job.upto, job.fill, job.status) == (SUB, "heap", 3000, True, "queued")
     run_worker(clean_db)
-    assert service.get_job(job.id).status == "done"
+    assert service.get_job(GetJob(job.id)).status == "done"
     service.tables.forget(SUB)  # skip the few seconds a cached table header lives
 
     for n in (1, 100, 2345, 2999):
-        value = service.get_value(SUB, str(n))
+        value = service.get_value(GetValue(SUB, str(n)))
         assert (value.grundy, value.source) == (g[n], "table")
     for n in (3000, 10**15 + 3, MAX_HEAP):
-        value = service.get_value(SUB, str(n))
+        value = service.get_value(GetValue(SUB, str(n)))
         assert (value.grundy, value.source) == (g[n % 7], "period")
-    mixed = values_only(service.batch_get_values(SUB, [str(n) for n in range(2990, 3010)]))
+    mixed = values_only(service.batch_get_values(BatchGetValues(SUB, [str(n) for n in range(2990, 3010)])))
     assert [v.grundy for v in mixed] == [g[n % 7] for n in range(2990, 3010)]
     assert [v.source for v in mixed] == ["table"] * 10 + ["period"] * 10
-    assert service.get_value(SUB, "100 2999").source == "table"
-    assert service.get_value(SUB, f"100 {10**15 + 3}").grundy == g[100] ^ g[(10**15 + 3) % 7]
-    assert service.get_value(SUB, f"100 {10**15 + 3}").source == "period"
-    check_moves(service.best_move(SUB, "5 9 2000").moves, expected_heap_moves(SUB, (5, 9, 2000)))
+    assert service.get_value(GetValue(SUB, "100 2999")).source == "table"
+    assert service.get_value(GetValue(SUB, f"100 {10**15 + 3}")).grundy == g[100] ^ g[(10**15 + 3) % 7]
+    assert service.get_value(GetValue(SUB, f"100 {10**15 + 3}")).source == "period"
+    check_moves(service.best_move(BestMove(SUB, "5 9 2000")).moves, expected_heap_moves(SUB, (5, 9, 2000)))
 
 
 def test_misere_subtraction_matches_exhaustive_search(service: Nimbase) -> None:
     game = SUB + ":misere"
     solve = solver(RULES[SUB], misere=True)
     for n in range(40):
-        value = service.get_value(game, str(n))
+        value = service.get_value(GetValue(game, str(n)))
         assert (value.outcome, value.grundy) == (solve(canonical((n,)))[0], None)
     for heaps in itertools.combinations_with_replacement(range(9), 3):
-        value = service.get_value(game, " ".join(map(str, heaps)))
+        value = service.get_value(GetValue(game, " ".join(map(str, heaps))))
         outcome, remoteness = solve(canonical(heaps))
         assert (value.position, value.outcome, value.grundy) == (text(heaps), outcome, None)
         assert value.remoteness == remoteness
@@ -381,25 +393,30 @@ def test_kayles_values_and_huge_heaps_by_period(service: Nimbase) -> None:
     g = single(game, 400)
     # Kayles (octal 0.77): period 12 from heap 71 on, the last exception at 70; the oracle shows it.
     assert all(g[n] == g[n - 12] for n in range(83, 400)) and g[70] != g[82]
-    values = values_only(service.batch_get_values(game, [str(n) for n in range(400)]))
+    values = values_only(service.batch_get_values(BatchGetValues(game, [str(n) for n in range(400)])))
     assert [v.grundy for v in values] == list(g)
     assert values[0].source == "formula" and {v.source for v in values[1:]} <= {"live", "period"}
     for n in (10**18, 10**18 + 1, 10**18 + 5, MAX_HEAP):
-        value = service.get_value(game, str(n))
+        value = service.get_value(GetValue(game, str(n)))
         assert (value.grundy, value.source) == (g[71 + (n - 71) % 12], "period")
-    assert service.get_value(game, f"5 17 {10**18}").grundy == g[5] ^ g[17] ^ g[71 + (10**18 - 71) % 12]
-    check_moves(service.best_move(game, "7").moves, expected_heap_moves(game, (7,)))
-    check_moves(service.best_move(game, "3 6").moves, expected_heap_moves(game, (3, 6)))
+    assert (
+        service.get_value(GetValue(game, f"5 17 {10**18}")).grundy
+        == g[5] ^ g[17] ^ g[71 + (10**18 - 71) % 12]
+    )
+    check_moves(service.best_move(BestMove(game, "7")).moves, expected_heap_moves(game, (7,)))
+    check_moves(service.best_move(BestMove(game, "3 6")).moves, expected_heap_moves(game, (3, 6)))
 
 
 def test_grundys_game_values_and_splits(service: Nimbase) -> None:
     g = single("grundy", 150)
-    values = values_only(service.batch_get_values("grundy", [str(n) for n in range(150)]))
+    values = values_only(service.batch_get_values(BatchGetValues("grundy", [str(n) for n in range(150)])))
     assert [v.grundy for v in values] == list(g)
     for heaps in [(7, 4), (3, 5, 13), (20, 20), (100, 149)]:
-        assert service.get_value("grundy", " ".join(map(str, heaps))).grundy == nim_sum(g[h] for h in heaps)
-    assert service.is_p_position("grundy", "2").outcome == "P"
-    check_moves(service.best_move("grundy", "9").moves, expected_heap_moves("grundy", (9,)))
+        assert service.get_value(GetValue("grundy", " ".join(map(str, heaps)))).grundy == nim_sum(
+            g[h] for h in heaps
+        )
+    assert service.is_p_position(IsPPosition("grundy", "2")).outcome == "P"
+    check_moves(service.best_move(BestMove("grundy", "9")).moves, expected_heap_moves("grundy", (9,)))
 
 
 def test_wythoff_pairs_and_sums(service: Nimbase, clean_db: sa.Engine) -> None:
@@ -410,14 +427,18 @@ def test_wythoff_pairs_and_sums(service: Nimbase, clean_db: sa.Engine) -> None:
     assert {cell for cell in cells if g[cell[0]][cell[1]] == 0} == p_pairs
     for start in range(0, len(cells), 400):
         chunk = cells[start : start + 400]
-        answers = values_only(service.batch_get_values("wythoff", [f"{b},{a}" for a, b in chunk]))
+        answers = values_only(
+            service.batch_get_values(BatchGetValues("wythoff", [f"{b},{a}" for a, b in chunk]))
+        )
         for (a, b), value in zip(chunk, answers, strict=True):
             assert value.position == (f"{a},{b}" if (a, b) != (0, 0) else "")
             assert (value.grundy, value.outcome) == (g[a][b], "P" if (a, b) in p_pairs else "N")
     for a, b in cells[:300]:
-        assert service.is_p_position("wythoff", f"{a},{b}").outcome == ("P" if (a, b) in p_pairs else "N")
+        assert service.is_p_position(IsPPosition("wythoff", f"{a},{b}")).outcome == (
+            "P" if (a, b) in p_pairs else "N"
+        )
     for pairs in [((3, 5), (4, 7)), ((1, 2), (6, 10)), ((7, 2), (5, 5), (8, 13)), ((10, 3), (4, 4))]:
-        value = service.get_value("wythoff", " ".join(f"{a},{b}" for a, b in pairs))
+        value = service.get_value(GetValue("wythoff", " ".join(f"{a},{b}" for a, b in pairs)))
         assert value.grundy == nim_sum(g[min(p)][max(p)] for p in pairs)
         assert value.position == " ".join(
             f"{min(p)},{max(p)}" for p in sorted(tuple(sorted(p)) for p in pairs)
@@ -426,18 +447,18 @@ def test_wythoff_pairs_and_sums(service: Nimbase, clean_db: sa.Engine) -> None:
     # Pairs far beyond any table: P exactly at Wythoff pairs, found in closed form.
     rank = 10**15
     low = floor_phi(rank)
-    at_p = service.get_value("wythoff", f"{low},{low + rank}")
+    at_p = service.get_value(GetValue("wythoff", f"{low},{low + rank}"))
     assert (at_p.outcome, at_p.grundy, at_p.source) == ("P", 0, "formula")
-    beside = service.get_value("wythoff", f"{low},{low + rank + 1}")
+    beside = service.get_value(GetValue("wythoff", f"{low},{low + rank + 1}"))
     assert (beside.outcome, beside.grundy) == ("N", None)
-    assert service.get_value("wythoff", f"1,2 {low},{low + rank}").outcome == "P"
-    win = service.best_move("wythoff", f"{low},{low + rank + 1}", limit=1).moves
+    assert service.get_value(GetValue("wythoff", f"1,2 {low},{low + rank}")).outcome == "P"
+    win = service.best_move(BestMove("wythoff", f"{low},{low + rank + 1}", 1)).moves
     assert len(win) == 1 and win[0].value.outcome == "P"
     record = win[0].kind
     assert isinstance(record, WythoffMove) and record.pair == (low, low + rank + 1)
     assert is_big_p_pair(*record.to)
 
-    result = service.best_move("wythoff", "4,6")
+    result = service.best_move(BestMove("wythoff", "4,6"))
     expected = wythoff_moves(4, 6)
     assert len(result.moves) == len(expected)
     for move in result.moves:
@@ -448,50 +469,53 @@ def test_wythoff_pairs_and_sums(service: Nimbase, clean_db: sa.Engine) -> None:
     assert [m for m in result.moves if m.value.outcome == "P"] == result.moves[:1]
     assert result.moves[0].kind == WythoffMove((4, 6), (3, 5))
 
-    assert service.get_stats("wythoff")["table_side"] == 0
-    job = service.submit_job(TOKEN, "wythoff", 256).job
+    assert service.get_stats(GetStats("wythoff"))["table_side"] == 0
+    job = service.submit_job(SubmitJob("wythoff", 256, token=TOKEN)).job
     assert job.family == "pairs"
     run_worker(clean_db)
     service.tables.forget("wythoff")
-    stats = service.get_stats("wythoff")
+    stats = service.get_stats(GetStats("wythoff"))
     assert (stats["table_side"], stats["computed_upto"]) == (256, 256 * 256)
     assert stats["p_positions"] == len(wythoff_p_pairs(256))
-    assert (service.get_value("wythoff", "5,9").grundy, service.get_value("wythoff", "5,9").source) == (
+    assert (
+        service.get_value(GetValue("wythoff", "5,9")).grundy,
+        service.get_value(GetValue("wythoff", "5,9")).source,
+    ) == (
         g[5][9],
         "table",
     )
-    assert service.get_value("wythoff", "9,5 2,1").source == "table"
+    assert service.get_value(GetValue("wythoff", "9,5 2,1")).source == "table"
 
 
 # ---- sequences and stats ---------------------------------------------------------------------------
 
 
 def test_sequences_of_every_family(service: Nimbase) -> None:
-    nim = service.get_sequence("nim", None, 0, 20)
+    nim = service.get_sequence(GetSequence("nim", None, 0, 20))
     assert (nim.family, nim.values, nim.period) == ("heap", list(range(20)), Period(0, 1, 1, True))
     g = single(SUB, 3000)
-    sub = service.get_sequence(SUB, "heap", 0, 3000)
+    sub = service.get_sequence(GetSequence(SUB, "heap", 0, 3000))
     assert (sub.values, sub.period) == (list(g), Period(0, 7, 0, True))
-    far = service.get_sequence(SUB, None, 10**12, 10**12 + 14)
+    far = service.get_sequence(GetSequence(SUB, None, 10**12, 10**12 + 14))
     assert (far.values, far.source) == ([g[n % 7] for n in range(10**12, 10**12 + 14)], "period")
     k = single("octal:0.77", 400)
-    kayles = service.get_sequence("octal:0.77", "heap", 0, 400)
+    kayles = service.get_sequence(GetSequence("octal:0.77", "heap", 0, 400))
     assert kayles.values == list(k)
     assert kayles.period is not None and kayles.period.certified and kayles.period.period == 12
     assert all(k[n] == k[n - 12] for n in range(kayles.period.preperiod + 12, 400))
-    assert service.get_sequence("grundy", None, 0, 150).values == list(single("grundy", 150))
+    assert service.get_sequence(GetSequence("grundy", None, 0, 150)).values == list(single("grundy", 150))
     w = wythoff_oracle(40)
-    assert service.get_sequence("wythoff", None, 0, 40).values == list(range(40))
-    row = service.get_sequence("wythoff", "row:3", 0, 40)
+    assert service.get_sequence(GetSequence("wythoff", None, 0, 40)).values == list(range(40))
+    row = service.get_sequence(GetSequence("wythoff", "row:3", 0, 40))
     assert (row.family, row.values) == ("row:3", [w[min(3, n)][max(3, n)] for n in range(40)])
 
     for game, family in [("wythoff", "pairs"), ("wythoff", "heap"), (SUB, "pairs"), ("nim", "row:0")]:
         with pytest.raises(UnknownFamily) as caught:
-            service.get_sequence(game, family, 0, 5)
+            service.get_sequence(GetSequence(game, family, 0, 5))
         assert caught.value.code == "NOT_FOUND" and repr(family) in str(caught.value)
     for start, stop in [(5, 4), (-1, 3), (0, LIMITS.sequence_values + 1)]:
         with pytest.raises(InvalidArgument):
-            service.get_sequence(SUB, None, start, stop)
+            service.get_sequence(GetSequence(SUB, None, start, stop))
 
 
 HEAP_STATS = {
@@ -511,7 +535,7 @@ HEAP_STATS = {
 
 
 def test_stats(service: Nimbase) -> None:
-    assert service.get_stats("nim") == {
+    assert service.get_stats(GetStats("nim")) == {
         "game": "nim",
         "period": {"preperiod": 0, "period": 1, "saltus": 1, "certified": True},
         "computed_upto": None,
@@ -519,9 +543,9 @@ def test_stats(service: Nimbase) -> None:
         "p_positions": [0],
         "pending": [],
     }
-    assert service.get_stats("nim:misere")["p_positions"] == [1]
+    assert service.get_stats(GetStats("nim:misere"))["p_positions"] == [1]
 
-    stats = service.get_stats(SUB)
+    stats = service.get_stats(GetStats(SUB))
     assert set(stats) == HEAP_STATS
     upto = stats["computed_upto"]
     assert isinstance(upto, int) and upto >= 1000
@@ -532,7 +556,7 @@ def test_stats(service: Nimbase) -> None:
     assert stats["period"] == {"preperiod": 0, "period": 7, "saltus": 0, "certified": True}
     assert stats["rare_count"] is None
 
-    grundy = service.get_stats("grundy")
+    grundy = service.get_stats(GetStats("grundy"))
     assert set(grundy) == HEAP_STATS
     assert isinstance(grundy["rare_count"], int) and isinstance(grundy["rare_mask"], int)
     listed = grundy["p_positions"]
@@ -541,7 +565,7 @@ def test_stats(service: Nimbase) -> None:
         n for n in range(150) if oracle[n] == 0
     ]
 
-    wythoff = service.get_stats("wythoff")
+    wythoff = service.get_stats(GetStats("wythoff"))
     assert (wythoff["table_side"], wythoff["computed_upto"], wythoff["p_positions"]) == (0, 0, 0)
 
 
@@ -550,71 +574,75 @@ def test_stats(service: Nimbase) -> None:
 
 def test_jobs_submit_get_list_cancel(service: Nimbase, clean_db: sa.Engine) -> None:
     with pytest.raises(Unauthenticated):
-        service.submit_job(None, SUB, 100)
+        service.submit_job(SubmitJob(SUB, 100, token=None))
     with pytest.raises(Unauthenticated):
-        service.submit_job("", SUB, 100)
+        service.submit_job(SubmitJob(SUB, 100, token=""))
     with pytest.raises(PermissionDenied):
-        service.submit_job("wrong", SUB, 100)
+        service.submit_job(SubmitJob(SUB, 100, token="wrong"))
     with pytest.raises(PermissionDenied):
-        Nimbase(Settings(limits=LIMITS), clean_db).submit_job(TOKEN, SUB, 100)
-    assert service.list_jobs() == []
+        Nimbase(Settings(limits=LIMITS), clean_db).submit_job(SubmitJob(SUB, 100, token=TOKEN))
+    assert service.job_page(JobPage())[0] == []
 
-    first = service.submit_job(TOKEN, SUB, 5000).job
-    second = service.submit_job(TOKEN, "octal:0.77", 1000, fill=True).job
-    assert [j.id for j in service.list_jobs()] == [second.id, first.id]
-    assert [j.id for j in service.list_jobs(limit=1)] == [second.id]
-    got = service.get_job(first.id)
+    first = service.submit_job(SubmitJob(SUB, 5000, token=TOKEN)).job
+    second = service.submit_job(SubmitJob("octal:0.77", 1000, True, token=TOKEN)).job
+    assert [j.id for j in service.job_page(JobPage())[0]] == [second.id, first.id]
+    assert [j.id for j in service.job_page(JobPage(1))[0]] == [second.id]
+    got = service.get_job(GetJob(first.id))
     assert (got.game, got.family, got.upto, got.fill, got.status) == (SUB, "heap", 5000, False, "queued")
     assert (got.done, got.total, got.error, got.started_at, got.finished_at) == (0, 5000, None, None, None)
     assert got.created_at and got.as_dict()["progress"] == {"done": 0, "total": 5000}
 
     with pytest.raises(Unauthenticated):
-        service.cancel_job(None, first.id)
+        service.cancel_job(CancelJob(first.id, token=None))
     with pytest.raises(PermissionDenied):
-        service.cancel_job("wrong", first.id)
-    assert service.get_job(first.id).status == "queued"
-    cancelled = service.cancel_job(TOKEN, first.id)
+        service.cancel_job(CancelJob(first.id, token="wrong"))
+    assert service.get_job(GetJob(first.id)).status == "queued"
+    cancelled = service.cancel_job(CancelJob(first.id, token=TOKEN))
     assert cancelled.status == "cancelled" and cancelled.finished_at is not None
-    assert service.cancel_job(TOKEN, first.id).status == "cancelled"
+    assert service.cancel_job(CancelJob(first.id, token=TOKEN)).status == "cancelled"
     with pytest.raises(NotFound):
-        service.get_job(10**9)
+        service.get_job(GetJob(10**9))
     with pytest.raises(NotFound):
-        service.cancel_job(TOKEN, 10**9)
+        service.cancel_job(CancelJob(10**9, token=TOKEN))
 
     run_worker(clean_db)
-    done = service.get_job(second.id)
+    done = service.get_job(GetJob(second.id))
     assert (done.status, done.done, done.total, done.error) == ("done", 1000, 1000, None)
     assert done.started_at is not None and done.finished_at is not None
-    assert service.get_job(first.id).status == "cancelled"
+    assert service.get_job(GetJob(first.id)).status == "cancelled"
 
 
 def test_bad_inputs_never_change_stored_data(service: Nimbase, clean_db: sa.Engine) -> None:
-    service.submit_job(TOKEN, SUB, 2000, fill=True)
+    service.submit_job(SubmitJob(SUB, 2000, True, token=TOKEN))
     run_worker(clean_db)
-    queued = service.submit_job(TOKEN, "octal:0.77", 500).job
+    queued = service.submit_job(SubmitJob("octal:0.77", 500, token=TOKEN)).job
     before = row_counts(clean_db)
     assert before["sequences"] == 1 and before["sequence_chunks"] == 1 and before["jobs"] == 2
-    jobs_before = [j.as_dict() for j in service.list_jobs()]
+    jobs_before = [j.as_dict() for j in service.job_page(JobPage())[0]]
 
     failures: list[tuple[Callable[[], object], type[NimbaseError], str]] = [
-        (lambda: service.get_value(SUB, "3 x 5"), InvalidPosition, "'3 x 5'"),
-        (lambda: service.get_value(SUB, "-1"), InvalidPosition, "'-1'"),
-        (lambda: service.is_p_position("wythoff", "3;5"), InvalidPosition, "'3;5'"),
-        (lambda: service.best_move(SUB, "12 y"), InvalidPosition, "'12 y'"),
-        (lambda: service.get_value("go", "1"), UnknownGame, "'go'"),
-        (lambda: service.get_stats("go"), UnknownGame, "'go'"),
-        (lambda: service.get_value("subtraction:0,2", "1"), InvalidGameId, "subtraction:0,2"),
-        (lambda: service.best_move(SUB, "5", limit=0), InvalidArgument, "limit 0"),
-        (lambda: service.best_move(SUB, "5", limit=LIMITS.listed_moves + 1), InvalidArgument, "limit"),
-        (lambda: service.list_jobs(limit=0), InvalidArgument, "limit 0"),
-        (lambda: service.batch_get_values(SUB, ["1"] * (LIMITS.batch_positions + 1)), InvalidArgument, "501"),
-        (lambda: service.get_sequence(SUB, None, 9, 3), InvalidArgument, "start 9"),
-        (lambda: service.submit_job(TOKEN, "nim", 10), NotApplicable, "'nim'"),
-        (lambda: service.submit_job(TOKEN, SUB, 0), InvalidArgument, "upto 0"),
-        (lambda: service.submit_job(TOKEN, "go", 10), UnknownGame, "'go'"),
-        (lambda: service.submit_job(None, SUB, 10), Unauthenticated, "token"),
-        (lambda: service.cancel_job("wrong", queued.id), PermissionDenied, "token"),
-        (lambda: service.get_job(10**9), NotFound, str(10**9)),
+        (lambda: service.get_value(GetValue(SUB, "3 x 5")), InvalidPosition, "'3 x 5'"),
+        (lambda: service.get_value(GetValue(SUB, "-1")), InvalidPosition, "'-1'"),
+        (lambda: service.is_p_position(IsPPosition("wythoff", "3;5")), InvalidPosition, "'3;5'"),
+        (lambda: service.best_move(BestMove(SUB, "12 y")), InvalidPosition, "'12 y'"),
+        (lambda: service.get_value(GetValue("go", "1")), UnknownGame, "'go'"),
+        (lambda: service.get_stats(GetStats("go")), UnknownGame, "'go'"),
+        (lambda: service.get_value(GetValue("subtraction:0,2", "1")), InvalidGameId, "subtraction:0,2"),
+        (lambda: service.best_move(BestMove(SUB, "5", 0)), InvalidArgument, "limit 0"),
+        (lambda: service.best_move(BestMove(SUB, "5", LIMITS.listed_moves + 1)), InvalidArgument, "limit"),
+        (lambda: service.job_page(JobPage(0))[0], InvalidArgument, "limit 0"),
+        (
+            lambda: service.batch_get_values(BatchGetValues(SUB, ["1"] * (LIMITS.batch_positions + 1))),
+            InvalidArgument,
+            "501",
+        ),
+        (lambda: service.get_sequence(GetSequence(SUB, None, 9, 3)), InvalidArgument, "start 9"),
+        (lambda: service.submit_job(SubmitJob("nim", 10, token=TOKEN)), NotApplicable, "'nim'"),
+        (lambda: service.submit_job(SubmitJob(SUB, 0, token=TOKEN)), InvalidArgument, "upto 0"),
+        (lambda: service.submit_job(SubmitJob("go", 10, token=TOKEN)), UnknownGame, "'go'"),
+        (lambda: service.submit_job(SubmitJob(SUB, 10, token=None)), Unauthenticated, "token"),
+        (lambda: service.cancel_job(CancelJob(queued.id, token="wrong")), PermissionDenied, "token"),
+        (lambda: service.get_job(GetJob(10**9)), NotFound, str(10**9)),
     ]
     for call, error, quoted in failures:
         with pytest.raises(error) as caught:
@@ -623,8 +651,8 @@ def test_bad_inputs_never_change_stored_data(service: Nimbase, clean_db: sa.Engi
         assert caught.value.code == error.code
 
     assert row_counts(clean_db) == before
-    assert [j.as_dict() for j in service.list_jobs()] == jobs_before
-    assert service.get_value(SUB, "1999").source == "table"
+    assert [j.as_dict() for j in service.job_page(JobPage())[0]] == jobs_before
+    assert service.get_value(GetValue(SUB, "1999")).source == "table"
 
 
 # ---- a property ------------------------------------------------------------------------------------
@@ -638,7 +666,9 @@ def test_bad_inputs_never_change_stored_data(service: Nimbase, clean_db: sa.Engi
 def test_small_sums_match_the_oracle(service: Nimbase, game: str, heaps: list[int]) -> None:
     g = single(game, 61)
     total = nim_sum(g[h] for h in heaps)
-    value = service.get_value(game, " ".join(map(str, heaps)))
+    value = service.get_value(GetValue(game, " ".join(map(str, heaps))))
     assert (value.position, value.outcome, value.grundy) == (text(heaps), "P" if total == 0 else "N", total)
-    [batched] = values_only(service.batch_get_values(game, [" ".join(map(str, reversed(heaps)))]))
+    [batched] = values_only(
+        service.batch_get_values(BatchGetValues(game, [" ".join(map(str, reversed(heaps)))]))
+    )
     assert (batched.position, batched.grundy) == (value.position, total)

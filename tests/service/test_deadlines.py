@@ -23,6 +23,7 @@ from nimbase.client import MAX_MESSAGE_BYTES, NimbaseClient, NimbaseClientError
 from nimbase.settings import Limits, Settings
 from nimbase.v1 import nimbase_pb2 as pb
 from nimbase.v1 import nimbase_pb2_grpc
+from service.calls import BestMove, GetValue
 from service.core import Nimbase
 from service.server import BoundPorts
 from tests.servers import running_server
@@ -62,7 +63,7 @@ def assert_work_stopped(what: str) -> None:
 def service(clean_db: sa.Engine) -> Nimbase:
     """A service whose live values of GAME reach heap 100,000 (so the tests time moves, not kernels)."""
     nimbase = Nimbase(Settings(limits=LIMITS), clean_db)
-    nimbase.get_value(GAME, "100000")
+    nimbase.get_value(GetValue(GAME, "100000"))
     return nimbase
 
 
@@ -90,7 +91,7 @@ def test_best_move_of_a_1000_heap_sum_keeps_a_2_second_deadline(service: Nimbase
         moves = answer.json()["moves"]
         assert len(moves) == 2995  # 3 for each heap from 4, 2 for heap 3, 1 each for heaps 1 and 2
         for move in moves[:3] + moves[-3:]:
-            expected = service.get_value(GAME, move["position"])
+            expected = service.get_value(GetValue(GAME, move["position"]))
             assert (move["outcome"], move["grundy"]) == (expected.outcome, expected.grundy), move["move"]
     else:
         assert answer.status_code == 504, answer.text
@@ -219,7 +220,7 @@ def test_ranking_many_moves_shares_one_remoteness_allowance(clean_db: sa.Engine)
     (NIMBASE_LIMITS_REMOTENESS_STEPS), and the moves past it are listed without remoteness."""
     service = Nimbase(Settings(), clean_db)
     for position in ("1753 3", "1149 12"):
-        answer = service.best_move("nim", position, 10, time.monotonic() + 3.0)
+        answer = service.best_move(BestMove("nim", position, 10, deadline=time.monotonic() + 3.0))
         assert len(answer.moves) == 10 and answer.moves[0].value.outcome == "P"
-    full = service.best_move("nim", "3 5 7", None, time.monotonic() + 3.0)
+    full = service.best_move(BestMove("nim", "3 5 7", None, deadline=time.monotonic() + 3.0))
     assert all(m.value.remoteness is not None for m in full.moves)  # small positions keep it all

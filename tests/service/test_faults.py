@@ -25,6 +25,7 @@ from numpy.typing import NDArray
 from engine.registry import parse_game_id
 from nimbase.client import NimbaseClient, NimbaseClientError
 from nimbase.settings import Limits, Settings
+from service.calls import SubmitJob
 from service.core import Nimbase
 from storage.packing import CHUNK_VALUES
 from tests.servers import running_server
@@ -75,7 +76,7 @@ def run_worker(engine: sa.Engine) -> None:
 
 
 def store_table(engine: sa.Engine, game: str, upto: int) -> None:
-    Nimbase(Settings(admin_token=TOKEN), engine).submit_job(TOKEN, game, upto)
+    Nimbase(Settings(admin_token=TOKEN), engine).submit_job(SubmitJob(game, upto, token=TOKEN))
     run_worker(engine)
 
 

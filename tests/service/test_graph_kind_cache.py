@@ -22,6 +22,7 @@ from kinds.lights_out.kind import LightsOut
 from kinds.lights_out.records import LightsOutValue
 from kinds.lights_out.shape import Shape
 from nimbase.settings import DEFAULT_CACHE, CacheSettings, Settings
+from service.calls import GetValue, UploadGraph
 from service.core import Nimbase
 
 TOKEN = "graph-kind-cache-token"
@@ -48,7 +49,7 @@ def service(engine: sa.Engine, budget: int = DEFAULT_CACHE.graph_game_bytes) -> 
 def check_chain(nimbase: Nimbase, name: str, n: int) -> None:
     """Every few vertices of the chain valued as the rules give."""
     for i in range(0, n, 7):
-        value = nimbase.get_value(f"graph:{name}", f"{name}{i}")
+        value = nimbase.get_value(GetValue(f"graph:{name}", f"{name}{i}"))
         left = n - 1 - i
         assert (value.outcome, value.remoteness) == ("P" if left % 2 == 0 else "N", left)
 
@@ -67,7 +68,7 @@ def test_binding_graphs_past_the_budget_drops_the_oldest(clean_db: sa.Engine) ->
     first = service(clean_db)
     for name, n in lengths.items():
         vertices, edges = chain(name, n)
-        first.upload_graph(TOKEN, name, vertices, edges)
+        first.upload_graph(UploadGraph(name, vertices, edges, token=TOKEN))
     largest = max(first.game(f"graph:{name}").memory_bytes() for name in lengths)
     budget = largest * 5 // 2
     nimbase = service(clean_db, budget)
@@ -91,12 +92,12 @@ def test_lights_out_graphs_share_the_budget(clean_db: sa.Engine) -> None:
     first = service(clean_db)
     for name in ("la", "lb", "lc"):
         vertices, edges = chain(name, 40)
-        first.upload_graph(TOKEN, name, vertices, edges)
+        first.upload_graph(UploadGraph(name, vertices, edges, token=TOKEN))
     size = first.game("lights-out:graph:la").memory_bytes()
     nimbase = service(clean_db, size * 2 + size // 2)
     for name in ("la", "lb", "lc"):
         # Pressing the first vertex of a path flips it and its one neighbour: one press solves that.
-        value = nimbase.get_value(f"lights-out:graph:{name}", "11" + "0" * 38)
+        value = nimbase.get_value(GetValue(f"lights-out:graph:{name}", "11" + "0" * 38))
         assert isinstance(value.kind, LightsOutValue) and (value.kind.solvable, value.remoteness) == (True, 1)
     assert [kept(nimbase, f"lights-out:graph:{name}") for name in ("la", "lb", "lc")] == [False, True, True]
     assert cached_bytes(nimbase) <= size * 2 + size // 2
@@ -105,7 +106,7 @@ def test_lights_out_graphs_share_the_budget(clean_db: sa.Engine) -> None:
 def test_a_game_larger_than_the_budget_answers_and_is_not_kept(clean_db: sa.Engine) -> None:
     nimbase = service(clean_db, 1000)
     vertices, edges = chain("big", 30)
-    nimbase.upload_graph(TOKEN, "big", vertices, edges)
+    nimbase.upload_graph(UploadGraph("big", vertices, edges, token=TOKEN))
     check_chain(nimbase, "big", 30)
     assert not kept(nimbase, "graph:big") and cached_bytes(nimbase) == 0
     assert nimbase.game("graph:big") is not nimbase.game("graph:big")

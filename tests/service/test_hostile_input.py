@@ -31,6 +31,7 @@ from nimbase.client import NimbaseClient, NimbaseClientError
 from nimbase.settings import AutoJobSettings, Limits, Settings
 from nimbase.v1 import nimbase_pb2 as pb
 from nimbase.v1 import nimbase_pb2_grpc
+from service.calls import JobPage, SubmitJob, UploadGraph
 from service.core import Nimbase
 from storage.schema import DATA_TABLES, jobs
 from tests import strategies
@@ -83,10 +84,10 @@ def snapshot(engine: sa.Engine) -> tuple[dict[str, int], list[tuple[int, str]]]:
 def api(servers: Endpoints, clean_db: sa.Engine) -> Iterator[Endpoints]:
     """The servers over a database holding a stored table of subtraction:1,3,4 (its job done), one
     queued job and a graph; whatever the test sends, the stored data is the same afterwards."""
-    servers.service.submit_job(TOKEN, SUB, 2048)
+    servers.service.submit_job(SubmitJob(SUB, 2048, token=TOKEN))
     Worker(clean_db).run_until_idle(threading.Event())
-    servers.service.submit_job(TOKEN, "subtraction:2,5,7", 1000)
-    servers.service.upload_graph(TOKEN, "stored", ["a", "b"], [["a", "b"]], {"b": "loss"})
+    servers.service.submit_job(SubmitJob("subtraction:2,5,7", 1000, token=TOKEN))
+    servers.service.upload_graph(UploadGraph("stored", ["a", "b"], [["a", "b"]], {"b": "loss"}, token=TOKEN))
     servers.service.tables.forget()
     before = snapshot(clean_db)
     assert all(
@@ -357,7 +358,7 @@ NOT_BEARER = [TOKEN, f"Basic {TOKEN}", f"Token {TOKEN}", f"Bearer:{TOKEN}", f"{T
 
 @pytest.mark.parametrize("header", [*NOT_BEARER, f"Bearer\t{TOKEN}"])  # gRPC metadata may not hold a tab
 def test_a_token_without_the_bearer_scheme_is_refused_over_rest(api: Endpoints, header: str) -> None:
-    queued = api.service.list_jobs()[0]
+    queued = api.service.job_page(JobPage())[0][0]
     assert queued.status == "queued"
     auth = {"authorization": header}
     submit = api.http.post("/v1/jobs", json={"game": "subtraction:3,8", "upto": 100}, headers=auth)
@@ -368,7 +369,7 @@ def test_a_token_without_the_bearer_scheme_is_refused_over_rest(api: Endpoints, 
 
 @pytest.mark.parametrize("header", NOT_BEARER)
 def test_a_token_without_the_bearer_scheme_is_refused_over_grpc(api: Endpoints, header: str) -> None:
-    queued = api.service.list_jobs()[0]
+    queued = api.service.job_page(JobPage())[0][0]
     metadata = [("authorization", header)]
     calls: list[Callable[[], object]] = [
         lambda: api.stub.SubmitJob(pb.SubmitJobRequest(game="subtraction:3,8", upto=100), metadata=metadata),

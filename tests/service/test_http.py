@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +15,11 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-from engine.deadline import Deadline
 from engine.values import Value
 from nimbase.settings import RateLimitSettings, Settings
 from nimbase.v1 import nimbase_pb2 as pb
 from nimbase.v1 import nimbase_pb2_grpc
+from service.calls import GetValue
 from service.core import Nimbase
 from service.http_cache import CACHE_CONTROL, GZIP_MINIMUM_BYTES
 from service.limits import DEFAULT_LIMITS, Limits
@@ -33,11 +34,11 @@ ORIGIN = "https://board.example"
 class LiveFake(FakeService):
     """The fake, answering `live N` as a value computed for the request."""
 
-    def get_value(self, game: str, position: str, deadline: float | Deadline | None = None) -> Value:
-        if position.startswith("live "):
-            value = super().get_value(game, position.removeprefix("live "), deadline)
+    def get_value(self, asked: GetValue) -> Value:
+        if asked.position.startswith("live "):
+            value = super().get_value(replace(asked, position=asked.position.removeprefix("live ")))
             return value._replace(source="live")
-        return super().get_value(game, position, deadline)
+        return super().get_value(asked)
 
 
 def serving(service: Any, limits: Limits = DEFAULT_LIMITS, **options: Any) -> Any:

@@ -24,6 +24,15 @@ from engine.errors import InvalidPosition, NimbaseError
 from engine.registry import list_games
 from nimbase.client import NimbaseClient, NimbaseClientError
 from nimbase.settings import Limits, Settings
+from service.calls import (
+    BatchGetValues,
+    BestMove,
+    ColumnarValues,
+    GetSequence,
+    GetStats,
+    GetValue,
+    IsPPosition,
+)
 from service.convert import INTERNAL_MESSAGE
 from service.core import Nimbase
 from service.jobs import JobView, Pending
@@ -246,25 +255,28 @@ def test_answers_through_the_pool_equal_answers_without_it(
     plain = Nimbase(Settings(limits=LIMITS), db_engine)
     warm_up(Settings(limits=LIMITS), into=plain, adopt=False)
     for game, position in SAMPLE:
-        for method, args in (
-            ("get_value", (game, position)),
-            ("is_p_position", (game, position)),
-            ("best_move", (game, position, 3)),
-        ):
-            mine, theirs = outcome(getattr(ready, method), *args), outcome(getattr(plain, method), *args)
-            assert mine == theirs, (method, args)
+        for asked in (GetValue(game, position), IsPPosition(game, position), BestMove(game, position, 3)):
+            mine = outcome(getattr(ready, asked.method), asked)
+            assert mine == outcome(getattr(plain, asked.method), asked), asked
     for game in ("nim", "subtraction:1,3,4", "octal:0.77", MISERE):
         positions = [position for g, position in SAMPLE if g.partition(":")[0] == game.partition(":")[0]]
-        mine, theirs = (service.batch_get_values(game, [*positions, "x"]) for service in (ready, plain))
+        mine, theirs = (
+            service.batch_get_values(BatchGetValues(game, [*positions, "x"])) for service in (ready, plain)
+        )
         assert [errors_as_text(v) for v in mine] == [errors_as_text(v) for v in theirs], game
     for game in ("subtraction:1,3,4", "octal:0.77", "grundy"):
-        assert ready.get_sequence(game, None, 0, 500) == plain.get_sequence(game, None, 0, 500)
+        assert ready.get_sequence(GetSequence(game, None, 0, 500)) == plain.get_sequence(
+            GetSequence(game, None, 0, 500)
+        )
         heaps = np.arange(200, dtype=np.uint64)
-        assert np.array_equal(ready.columnar_values(game, heaps), plain.columnar_values(game, heaps))
-        assert ready.get_stats(game) == plain.get_stats(game)
+        assert np.array_equal(
+            ready.columnar_values(ColumnarValues(game, heaps)),
+            plain.columnar_values(ColumnarValues(game, heaps)),
+        )
+        assert ready.get_stats(GetStats(game)) == plain.get_stats(GetStats(game))
     for service in (ready, plain):
         with pytest.raises(InvalidPosition) as raised:
-            service.get_value("nim", "3 x")
+            service.get_value(GetValue("nim", "3 x"))
         assert "'3 x'" in str(raised.value)
     with (
         running_server(plain, LIMITS) as bound,
@@ -297,7 +309,7 @@ def test_a_server_handed_over_before_its_processes_is_ready_once_they_start(
     settings = Settings(limits=LIMITS)
     with isolated(Nimbase(settings, db_engine), settings, database_url, wait=False) as service:
         assert isinstance(service, PooledService)
-        assert service.get_value("nim", "3 5 7").outcome == "N"  # a formula, in this process
+        assert service.get_value(GetValue("nim", "3 5 7")).outcome == "N"  # a formula, in this process
         first = service.health()  # a process takes seconds to start: not all are up yet
         assert not first.ready
         assert first.details["live_processes"] != {

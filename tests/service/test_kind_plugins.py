@@ -27,14 +27,14 @@ def plugged() -> Iterator[pytest.MonkeyPatch]:
 
 def test_a_kinds_routes_are_mounted_and_documented(plugged: pytest.MonkeyPatch) -> None:
     plugged.setitem(registry.FAMILIES, "toy", replace(toy_family(), plugin="tests.service.toy_plugin"))
-    app = create_app(FakeService())  # type: ignore[arg-type]
+    app = create_app(FakeService())
     answer = TestClient(app).get("/toy/games")
     assert answer.status_code == 200 and answer.json()["games"] >= 1
     assert "/toy/games" in app.openapi()["paths"]
 
 
 def test_chess_declares_lilas_routes_outside_the_document() -> None:
-    app = create_app(FakeService())  # type: ignore[arg-type]
+    app = create_app(FakeService())
     paths = {getattr(route, "path", None) for route in app.routes}
     assert {"/standard", "/standard/mainline"} <= paths
     assert "/standard" not in app.openapi()["paths"]  # lila's shape is lichess's to document
@@ -44,4 +44,4 @@ def test_chess_declares_lilas_routes_outside_the_document() -> None:
 def test_a_plugin_that_does_not_load_is_named(plugged: pytest.MonkeyPatch, name: str) -> None:
     plugged.setitem(registry.FAMILIES, "toy", replace(toy_family(), plugin=name))
     with pytest.raises(kind_plugins.BrokenPlugin, match=name):
-        create_app(FakeService())  # type: ignore[arg-type]
+        create_app(FakeService())

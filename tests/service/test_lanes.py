@@ -14,6 +14,7 @@ import sqlalchemy as sa
 
 from nimbase.client import NimbaseClient, NimbaseClientError
 from nimbase.settings import Limits
+from service.calls import GetValue, Timed
 from service.grpc_server import DEFAULT_WORKERS
 from service.pooled import TO_COMPUTE_LANE, PooledService, compute_lane_threads, computing_only, reads_only
 from service.rest.answer import LATE_SECONDS
@@ -50,8 +51,11 @@ def ports(pooled: PooledService) -> Iterator[BoundPorts]:
 def test_only_a_pooled_service_has_a_compute_lane(pooled: PooledService) -> None:
     assert compute_lane_threads(pooled.local) == 0
     assert compute_lane_threads(pooled) >= pooled.pool.size
-    assert reads_only(lambda: pooled.get_value("nim", "7 10 13 9 3 9")).grundy == 3  # type: ignore[union-attr]
-    assert reads_only(lambda: pooled.get_value("subtraction:1,3,4,99:misere", "3 4 5")) is TO_COMPUTE_LANE
+    assert reads_only(lambda: pooled.get_value(GetValue("nim", "7 10 13 9 3 9"))).grundy == 3  # type: ignore[union-attr]
+    assert (
+        reads_only(lambda: pooled.get_value(GetValue("subtraction:1,3,4,99:misere", "3 4 5")))
+        is TO_COMPUTE_LANE
+    )
 
 
 def test_reads_answer_promptly_while_more_calls_wait_for_a_process_than_reads_have_threads(
@@ -104,7 +108,7 @@ def test_streams_moved_to_the_compute_lane_answer_every_item_once(
     with NimbaseClient(f"127.0.0.1:{ports.grpc}", timeout=30) as client:
         answers = list(client.stream_values(requests))
         batches = list(client.stream_batches([(game, [position]) for game, position in requests]))
-    values = [pooled.local.get_value(game, position) for game, position in requests]
+    values = [pooled.local.get_value(GetValue(game, position)) for game, position in requests]
     expected = [(value.outcome, value.grundy) for value in values]
     assert [(answer.get("outcome"), answer.get("grundy")) for answer in answers] == expected
     items = [batch["values"][0] for batch in batches]
@@ -160,11 +164,11 @@ def test_a_call_moved_to_the_compute_lane_goes_straight_to_the_pool(
 
     monkeypatch.setattr(pooled.local, "without_computing", counted)
     game, position = "subtraction:1,3,4,99:misere", "3 4 6"
-    assert reads_only(lambda: pooled.get_value(game, position)) is TO_COMPUTE_LANE
+    assert reads_only(lambda: pooled.get_value(GetValue(game, position))) is TO_COMPUTE_LANE
     assert len(tried) == 1
-    value = computing_only(lambda: pooled.get_value(game, position))
+    value = computing_only(lambda: pooled.get_value(GetValue(game, position)))
     assert len(tried) == 1  # no second read
-    assert value == pooled.local.get_value(game, position)
+    assert value == pooled.local.get_value(GetValue(game, position))
 
 
 def test_a_rest_call_in_the_compute_lane_is_answered_by_its_deadline_when_its_thread_is_late(
@@ -174,9 +178,9 @@ def test_a_rest_call_in_the_compute_lane_is_answered_by_its_deadline_when_its_th
     by the deadline and LATE_SECONDS then (a call here that ignores its deadline stands for that)."""
     real = pooled.pool.call
 
-    def late(method: str, args: object, deadline: object) -> object:
+    def late(asked: Timed[object]) -> object:
         time.sleep(2.0)
-        return real(method, args, None)  # type: ignore[arg-type]
+        return real(asked.until(None))
 
     monkeypatch.setattr(pooled.pool, "call", late)
     with httpx.Client(base_url=f"http://127.0.0.1:{ports.http}", timeout=30) as http:

@@ -23,6 +23,7 @@ import sqlalchemy as sa
 from kinds.lights_out.shape import grid_neighbourhoods_reference
 from nimbase.client import NimbaseClientError
 from nimbase.settings import Settings
+from service.calls import UploadGraph
 from service.core import Nimbase
 from service.errors import PermissionDenied
 from tests.engine.contexts import fresh_keepers
@@ -488,7 +489,7 @@ def test_uploads_need_the_token(api: Endpoints) -> None:
 def test_uploads_are_refused_without_an_admin_token_configured(db_engine: sa.Engine) -> None:
     service = Nimbase(Settings(), db_engine)
     with pytest.raises(PermissionDenied, match="graph upload is disabled"):
-        service.upload_graph("x", "g0", ["a"], [])
+        service.upload_graph(UploadGraph("g0", ["a"], [], token="x"))
 
 
 def test_a_body_over_its_cap_is_refused(db_engine: sa.Engine) -> None:

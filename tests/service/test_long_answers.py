@@ -20,11 +20,11 @@ import pytest
 import sqlalchemy as sa
 from fastapi.responses import JSONResponse
 
-from engine.deadline import Deadline
 from engine.values import SequenceResult
 from nimbase.client import NimbaseClient
 from nimbase.settings import Limits, Settings
 from service import convert, grpc_server, long_sequences
+from service.calls import GetSequence, SubmitJob
 from service.core import Nimbase
 from service.long_sequences import PIECE_VALUES
 from tests.database import empty_data_tables
@@ -48,12 +48,10 @@ class CountingNimbase(Nimbase):
         self.asked = 0
         self._lock = threading.Lock()
 
-    def get_sequence(
-        self, game: str, family: str | None, start: int, stop: int, deadline: float | Deadline | None = None
-    ) -> SequenceResult:
+    def get_sequence(self, asked: GetSequence) -> SequenceResult:
         with self._lock:
             self.asked += 1
-        return super().get_sequence(game, family, start, stop, deadline)
+        return super().get_sequence(asked)
 
 
 @dataclass(frozen=True)
@@ -68,7 +66,7 @@ class Served:
 def served(db_engine: sa.Engine) -> Iterator[Served]:
     empty_data_tables(db_engine)
     service = CountingNimbase(Settings(admin_token=TOKEN, limits=LIMITS), db_engine)
-    service.submit_job(TOKEN, PERIODIC, STORED_UPTO, fill=True)
+    service.submit_job(SubmitJob(PERIODIC, STORED_UPTO, True, token=TOKEN))
     Worker(db_engine, worker_id="long-answers-worker", poll_seconds=0).run_until_idle(threading.Event())
     with (
         running_server(service, LIMITS) as ports,
@@ -80,7 +78,11 @@ def served(db_engine: sa.Engine) -> Iterator[Served]:
 
 def whole_answer(service: Nimbase, game: str, start: int, stop: int) -> bytes:
     """What GET /v1/sequence sent before it streamed: the whole answer, encoded at once."""
-    return bytes(JSONResponse(convert.sequence_as_dict(service.get_sequence(game, None, start, stop))).body)
+    return bytes(
+        JSONResponse(
+            convert.sequence_as_dict(service.get_sequence(GetSequence(game, None, start, stop)))
+        ).body
+    )
 
 
 @pytest.mark.parametrize(

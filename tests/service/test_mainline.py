@@ -14,6 +14,7 @@ import sqlalchemy as sa
 
 from engine.errors import InvalidArgument
 from nimbase.client import NimbaseClientError
+from service.calls import BestMove, Mainline
 from service.limits import Limits
 from tests.servers import Endpoints, serving_api
 
@@ -190,19 +191,22 @@ def test_the_live_processes_answer_lines_and_draws(db_engine: sa.Engine, databas
     plain = Nimbase(settings, db_engine)
     with isolated(Nimbase(settings, db_engine), settings, database_url) as pooled:
         assert type(pooled).__name__ == "PooledService"
-        line = pooled.mainline("grundy", "12")
-        assert [m.move for m in line.moves] == [m.move for m in plain.mainline("grundy", "12").moves]
+        line = pooled.mainline(Mainline("grundy", "12"))
+        assert [m.move for m in line.moves] == [
+            m.move for m in plain.mainline(Mainline("grundy", "12")).moves
+        ]
         assert line.end == "terminal" and all(m.best for m in line.moves)
-        ranked = plain.best_move("nim", "3 5 7")
+        ranked = plain.best_move(BestMove("nim", "3 5 7"))
         best = {m.move for m in ranked.moves if m.best}
         drawn = {
-            pooled.best_move("nim", "3 5 7", None, None, "random", seed).moves[0].move for seed in range(30)
+            pooled.best_move(BestMove("nim", "3 5 7", None, "random", seed, deadline=None)).moves[0].move
+            for seed in range(30)
         }
         assert drawn == best
         with pytest.raises(InvalidArgument):
-            pooled.best_move("nim", "3 5 7", None, None, "worst")
+            pooled.best_move(BestMove("nim", "3 5 7", None, "worst", deadline=None))
         with pytest.raises(InvalidArgument):
-            pooled.mainline("nim", "3 5 7", 0)
+            pooled.mainline(Mainline("nim", "3 5 7", 0))
 
 
 @pytest.mark.parametrize("metric", ["dtm", "dtz"])

@@ -23,6 +23,7 @@ import sqlalchemy as sa
 
 from nimbase.client import NimbaseClient
 from nimbase.settings import Limits
+from service.calls import GetValue
 from service.pooled import PooledService
 from service.server import BoundPorts
 from storage.jobs import JobQueue
@@ -124,7 +125,7 @@ def test_memory_answers_reach_neither_the_pool_nor_a_thread(
     if grundy is not None:
         assert over_grpc["grundy"] == grundy
     else:
-        assert over_grpc["grundy"] == pooled.local.get_value(game, position).grundy
+        assert over_grpc["grundy"] == pooled.local.get_value(GetValue(game, position)).grundy
     assert (counts.pool, counts.threads) == (0, 0)
 
 
@@ -138,7 +139,7 @@ def test_a_period_certified_by_a_live_process_answers_from_memory_afterwards(
     with counted(pooled, monkeypatch) as counts:
         over_grpc, _ = ask_both(ports, game, "1000000000000")
     assert over_grpc["source"] == "period"
-    assert over_grpc["grundy"] == pooled.local.get_value(game, "1000000000000").grundy
+    assert over_grpc["grundy"] == pooled.local.get_value(GetValue(game, "1000000000000")).grundy
     assert (counts.pool, counts.threads) == (0, 0)
 
 

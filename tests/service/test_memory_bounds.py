@@ -22,6 +22,7 @@ from engine.periods import Period
 from engine.registry import parse_game_id
 from kinds.heaps.base import HeapGame
 from nimbase.settings import DEFAULT_CACHE, CacheSettings, Limits, Settings
+from service.calls import GetValue
 from service.core import Nimbase
 from service.gate import DatabaseGate
 from service.jobs import QueuedWork, Wanted
@@ -175,7 +176,7 @@ def test_a_chunk_larger_than_the_budget_still_answers(clean_db: sa.Engine) -> No
 
 def test_the_service_takes_its_budgets_from_the_settings(clean_db: sa.Engine) -> None:
     service = Nimbase(Settings(limits=LIMITS, cache=CacheSettings(live_bytes=1000)), clean_db)
-    assert service.get_value("grundy", "1999").grundy == reference("grundy")[1999]
+    assert service.get_value(GetValue("grundy", "1999")).grundy == reference("grundy")[1999]
     assert service.tables.cached_bytes()["live"] == 0
 
 

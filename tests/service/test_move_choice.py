@@ -12,6 +12,7 @@ import pytest
 import sqlalchemy as sa
 
 from nimbase.client import NimbaseClientError
+from service.calls import BestMove
 from service.move_choice import parse_choice
 from tests.servers import Endpoints, serving_api
 
@@ -163,7 +164,7 @@ def test_random_with_a_limit_draws_among_every_best_move(api: Endpoints, game: s
 def test_a_draw_ranks_every_move_and_cuts_to_the_limit_after_drawing(api: Endpoints) -> None:
     """What both services (in process and pooled) do with a limit: rank every move for a draw, draw, then
     keep `limit` moves, the drawn one first."""
-    ranked = api.service.best_move("nim", "3 5 7")
+    ranked = api.service.best_move(BestMove("nim", "3 5 7"))
     choice = parse_choice("random", 11)
     assert choice.ranked(1) is None and parse_choice("best", 11).ranked(1) == 1
     whole = choice.apply(ranked)

@@ -270,7 +270,7 @@ def _parameters(document: dict[str, Any], method: str, path: str) -> dict[str, d
 def test_bounds_follow_the_limits_the_app_is_built_with() -> None:
     """The document declares what the server checks, from the app's own `Limits` (not a copy)."""
     limits = Limits(listed_moves=77, batch_positions=5)
-    document = create_app(FakeService(), limits=limits).openapi()  # type: ignore[arg-type]
+    document = create_app(FakeService(), limits=limits).openapi()
     best = _parameters(document, "get", "/v1/best-move")
     assert (best["limit"]["minimum"], best["limit"]["maximum"]) == (1, 77)
     assert best["x-deadline-ms"] == {**best["x-deadline-ms"], "type": "integer", "minimum": 1}
@@ -284,7 +284,7 @@ def test_bounds_follow_the_limits_the_app_is_built_with() -> None:
     for parameter in best.values():  # text on the wire: never JSON null
         assert "anyOf" not in parameter
     assert best["choose"]["enum"] == ["best", "random"] and best["seed"]["maximum"] == 2**63 - 1
-    lines = create_app(FakeService(), limits=Limits(mainline_plies_max=9)).openapi()  # type: ignore[arg-type]
+    lines = create_app(FakeService(), limits=Limits(mainline_plies_max=9)).openapi()
     line = _parameters(lines, "get", "/v1/mainline")
     assert (line["max_plies"]["minimum"], line["max_plies"]["maximum"]) == (1, 9)
 

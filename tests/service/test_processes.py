@@ -19,6 +19,7 @@ import sqlalchemy as sa
 
 from nimbase.client import NimbaseClient
 from nimbase.settings import Settings
+from service.calls import GetValue
 from service.convert import value_as_dict
 from service.core import Nimbase
 
@@ -112,7 +113,7 @@ def test_answers_equal_the_single_value_path(
             for position in positions:
                 # Each process has its own caches: a value one computes live another may take from the
                 # period it has certified, so `source` may differ; nothing else may.
-                expected = _without_source(value_as_dict(service.get_value(game, position)))
+                expected = _without_source(value_as_dict(service.get_value(GetValue(game, position))))
                 for _ in range(4):  # new connections land on either process
                     with httpx.Client(base_url=f"http://127.0.0.1:{http_port}") as http:
                         reply = http.get("/v1/value", params={"game": game, "position": position}).json()

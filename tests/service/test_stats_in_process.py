@@ -9,6 +9,7 @@ import threading
 import sqlalchemy as sa
 
 from nimbase.settings import Settings
+from service.calls import GetStats, SubmitJob
 from service.core import Nimbase
 from service.pooled import PooledService
 from worker.runner import Worker
@@ -34,13 +35,13 @@ class NoPool:
 def test_stats_of_a_stored_table_are_answered_in_this_process(clean_db: sa.Engine) -> None:
     local = Nimbase(Settings(admin_token=TOKEN), clean_db)
     for game, upto in JOBS:
-        local.submit_job(TOKEN, game, upto)
+        local.submit_job(SubmitJob(game, upto, token=TOKEN))
     Worker(clean_db, worker_id=TOKEN, poll_seconds=0).run_until_idle(threading.Event())
     pool = NoPool()
     service = PooledService(local, pool)  # type: ignore[arg-type]
     for game, _ in JOBS:
-        first = service.get_stats(game)
-        assert service.get_stats(game) == first, game
+        first = service.get_stats(GetStats(game))
+        assert service.get_stats(GetStats(game)) == first, game
     assert pool.calls == []
-    stats = service.get_stats("octal:0.6")
+    stats = service.get_stats(GetStats("octal:0.6"))
     assert stats["source"] == "table" and stats["computed_upto"] == 20_000

@@ -15,6 +15,7 @@ import sqlalchemy as sa
 
 from nimbase.client import NimbaseClient
 from nimbase.settings import Settings
+from service.calls import SubmitJob
 from service.core import Nimbase
 from storage.schema import sequence_chunks, sequences
 from tests.servers import running_server
@@ -49,7 +50,7 @@ def stats_over_rest(http: httpx.Client, game: str) -> dict[str, Any]:
 def test_stats_of_stored_tables_come_from_their_stored_statistics(clean_db: sa.Engine) -> None:
     service = Nimbase(Settings(admin_token=TOKEN), clean_db)
     for game, upto in JOBS:
-        service.submit_job(TOKEN, game, upto)
+        service.submit_job(SubmitJob(game, upto, token=TOKEN))
     Worker(clean_db, worker_id="stored-stats-worker", poll_seconds=0).run_until_idle(threading.Event())
     games = [game for game, _ in JOBS]
     with clean_db.begin() as conn:

@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from engine import registry
 from nimbase.client import NimbaseClient, NimbaseClientError
 from nimbase.settings import InvalidSetting, Settings
+from service.calls import GetStats
 from service.core import Nimbase
 from tests.servers import running_server
 from tests.service.toy_kind import toy_family
@@ -116,9 +117,9 @@ def test_its_own_setting_reaches_it_through_the_service() -> None:
     the service reads it with the others (a bad value stops it, naming the variable) and lends it."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setitem(registry.FAMILIES, "toy", toy_family())
-        assert Nimbase(Settings(), None).get_stats("toy")["p_positions"] == ["c", "end"]
+        assert Nimbase(Settings(), None).get_stats(GetStats("toy"))["p_positions"] == ["c", "end"]
         few = Settings(kind_variables={"NIMBASE_LIMITS_TOY_LISTED_P_POSITIONS": "1"})
-        stats = Nimbase(few, None).get_stats("toy")
+        stats = Nimbase(few, None).get_stats(GetStats("toy"))
         assert stats["p_positions"] is None and stats["p_position_count"] == 2
         bad = Settings(kind_variables={"NIMBASE_LIMITS_TOY_LISTED_P_POSITIONS": "none"})
         with pytest.raises(InvalidSetting, match=r"NIMBASE_LIMITS_TOY_LISTED_P_POSITIONS='none' is invalid"):

@@ -15,6 +15,7 @@ import sqlalchemy as sa
 
 from engine.needs_graph import WARM_UP_EDGES, WARM_UP_VERTICES
 from nimbase.settings import Settings
+from service.calls import GetValue, SubmitJob, UploadGraph
 from service.core import Nimbase
 from service.warm_up import warm_up
 from storage.jobs import JobQueue
@@ -33,24 +34,24 @@ STORED = "octal:0.31"
 
 def test_the_service_answers_from_memory_what_its_warm_up_asked(clean_db: sa.Engine) -> None:
     service = Nimbase(Settings(admin_token=TOKEN), clean_db)
-    service.submit_job(TOKEN, "octal:0.6", 5000)
-    service.submit_job(TOKEN, STORED, 5000)
-    service.submit_job(TOKEN, CHESS[0], 0)
+    service.submit_job(SubmitJob("octal:0.6", 5000, token=TOKEN))
+    service.submit_job(SubmitJob(STORED, 5000, token=TOKEN))
+    service.submit_job(SubmitJob(CHESS[0], 0, token=TOKEN))
     Worker(clean_db, worker_id="warm-up-into", poll_seconds=0).run_until_idle(threading.Event())
     jobs = len(JobQueue(clean_db).list(limit=100))
 
     bare = Nimbase(Settings(admin_token=TOKEN), clean_db)
     warm_up(Settings())  # as before: on a service of its own
     for game, position in [*ANSWERED_FROM_MEMORY, CHESS]:
-        assert bare.in_memory(partial(bare.get_value, game, position)) is None, game
+        assert bare.in_memory(partial(bare.get_value, GetValue(game, position))) is None, game
     assert bare.in_memory(partial(bare.tables.stored_size, STORED, "heap")) is None
 
     warm_up(Settings(), into=service)
     for game, position in ANSWERED_FROM_MEMORY:
-        assert service.in_memory(partial(service.get_value, game, position)) is not None, game
+        assert service.in_memory(partial(service.get_value, GetValue(game, position))) is not None, game
     assert service.in_memory(partial(service.tables.stored_size, STORED, "heap"))  # stored, known
     # The stored table, not the one the warm-up solved without storage, read before ready.
-    found = service.in_memory(lambda: service.get_value(*CHESS))
+    found = service.in_memory(lambda: service.get_value(GetValue(*CHESS)))
     assert found is not None and found.source == "table"
     assert len(JobQueue(clean_db).list(limit=100)) == jobs  # the reads queued nothing
 
@@ -63,7 +64,9 @@ def test_a_graph_uploaded_under_the_warm_up_graphs_name_is_answered_from_its_own
     service = Nimbase(Settings(admin_token=TOKEN), clean_db)
     warm_up(Settings(), into=service)
     edges = [[b, a] for a, b in WARM_UP_EDGES]  # every move reversed
-    service.upload_graph(TOKEN, "NAME", list(WARM_UP_VERTICES), edges)
+    service.upload_graph(UploadGraph("NAME", list(WARM_UP_VERTICES), edges, token=TOKEN))
     fresh = Nimbase(Settings(admin_token=TOKEN), clean_db)
     for vertex in WARM_UP_VERTICES:
-        assert service.get_value("graph:NAME", vertex) == fresh.get_value("graph:NAME", vertex), vertex
+        assert service.get_value(GetValue("graph:NAME", vertex)) == fresh.get_value(
+            GetValue("graph:NAME", vertex)
+        ), vertex

@@ -36,6 +36,7 @@ from kinds.chess.fen import (
 from kinds.chess.kind import BeyondTables
 from kinds.chess.records import ChessMove, ChessValue
 from kinds.chess.tables import parse_material
+from service.calls import BestMove
 from service.convert import http_status, public_error
 from service.core import NimbaseService
 
@@ -128,7 +129,7 @@ def _failure(exc: NimbaseError) -> LilaError:
 
 def _probe(service: NimbaseService, asked: Asked, deadline: Deadline) -> BestMoveResult:
     try:
-        return service.best_move(asked.game, asked.fen, None, deadline)
+        return service.best_move(BestMove(asked.game, asked.fen, deadline=deadline))
     except NimbaseError as exc:
         raise _failure(exc) from None
 

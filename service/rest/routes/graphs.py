@@ -15,6 +15,7 @@ from starlette.requests import ClientDisconnect
 from engine.errors import InvalidArgument, NimbaseError
 from nimbase import schema
 from service import convert
+from service.calls import GetGraph, UploadGraph
 from service.rest.answer import answer
 from service.rest.context import service_of
 from service.rest.errors import body_not_received, describe_validation_error, failure
@@ -59,7 +60,9 @@ async def upload_graph(request: Request, authorization: Authorization = None) ->
     def call() -> schema.GraphSummary:
         body = _graph_body(raw, content_type)
         edges = cast(list[Sequence[object]], body.edges)
-        summary = service.upload_graph(token, body.name, body.vertices, edges, body.terminals)
+        summary = service.upload_graph(
+            UploadGraph(body.name, body.vertices, edges, body.terminals, token=token)
+        )
         return convert.graph_summary_as_dict(summary)
 
     return await run_in_threadpool(answer, request, call)
@@ -72,7 +75,7 @@ def get_graph(request: Request, name: GraphName) -> Response:
     """A stored graph: its name, vertices in order, edges in upload order and terminals (streamed
     piece by piece when large)."""
     try:
-        graph = service_of(request).get_graph(name)
+        graph = service_of(request).get_graph(GetGraph(name))
     except Exception as exc:
         return failure(request, exc)
     if graph.vertex_count + graph.edge_count <= convert.GRAPH_JSON_BATCH:

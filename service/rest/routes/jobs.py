@@ -14,6 +14,7 @@ from fastapi.responses import Response
 
 from nimbase import schema
 from service import convert
+from service.calls import CancelJob, GetJob, JobPage, RetryJob, SubmitJob
 from service.rest.answer import answer
 from service.rest.context import service_of
 from service.rest.models import JobRequest
@@ -55,7 +56,7 @@ def submit_job(request: Request, body: JobRequest, authorization: Authorization 
     return answer(
         request,
         lambda: convert.submission_as_dict(
-            service.submit_job(token, body.game, body.upto, body.fill, body.family, body.men)
+            service.submit_job(SubmitJob(body.game, body.upto, body.fill, body.family, body.men, token=token))
         ),
     )
 
@@ -75,14 +76,16 @@ def retry_job(request: Request, job_id: JobId, authorization: Authorization = No
     """
     service = service_of(request)
     token = convert.bearer_token(authorization)
-    return answer(request, lambda: convert.submission_as_dict(service.retry_job(token, job_id)))
+    return answer(
+        request, lambda: convert.submission_as_dict(service.retry_job(RetryJob(job_id, token=token)))
+    )
 
 
 @router.get(JOB_PATH, tags=["jobs"], response_model=schema.Job, responses=errors(400, 404, 503))
 def get_job(request: Request, job_id: JobId) -> Response:
     """One precompute job: its status and progress."""
     service = service_of(request)
-    return answer(request, lambda: convert.job_as_dict(service.get_job(job_id)))
+    return answer(request, lambda: convert.job_as_dict(service.get_job(GetJob(job_id))))
 
 
 @router.get("/v1/jobs", tags=["jobs"], response_model=schema.JobList, responses=errors(400, 503))
@@ -92,8 +95,8 @@ def list_jobs(request: Request, limit: ListLimit = None, cursor: Cursor = None) 
     service = service_of(request)
 
     def call() -> schema.JobList:
-        jobs, following = (
-            service.job_page(cursor=cursor) if limit is None else service.job_page(limit, cursor)
+        jobs, following = service.job_page(
+            JobPage(cursor=cursor) if limit is None else JobPage(limit, cursor)
         )
         return convert.job_list_as_dict(jobs, following)
 
@@ -105,4 +108,4 @@ def cancel_job(request: Request, job_id: JobId, authorization: Authorization = N
     """Cancel a job (needs `authorization: Bearer <admin token>`)."""
     service = service_of(request)
     token = convert.bearer_token(authorization)
-    return answer(request, lambda: convert.job_as_dict(service.cancel_job(token, job_id)))
+    return answer(request, lambda: convert.job_as_dict(service.cancel_job(CancelJob(job_id, token=token))))

@@ -14,6 +14,7 @@ from engine.errors import InvalidArgument
 from engine.values import SequenceResult
 from nimbase import schema
 from service import columnar, convert, download, http_cache
+from service.calls import ColumnarValues, GetSequence, SequenceBlocks
 from service.long_sequences import PIECE_VALUES, long_sequence, one_at_a_time
 from service.rest.answer import answer_in_thread
 from service.rest.context import context_of, service_of
@@ -66,7 +67,7 @@ async def columnar_values(request: Request, game: Game, x_deadline: DeadlineHead
     service = service_of(request)
 
     def call(stop: Deadline) -> Response:
-        grundy = service.columnar_values(game, heaps, None, stop)
+        grundy = service.columnar_values(ColumnarValues(game, heaps, None, deadline=stop))
         return Response(columnar.grundy_body(grundy), media_type=columnar.MEDIA_TYPE)
 
     return await answer_in_thread(request, x_deadline, call)
@@ -96,7 +97,9 @@ async def get_sequence(
         return await answer_in_thread(
             request,
             x_deadline,
-            lambda by: convert.sequence_as_dict(service.get_sequence(game, family, start, stop, by)),
+            lambda by: convert.sequence_as_dict(
+                service.get_sequence(GetSequence(game, family, start, stop, deadline=by))
+            ),
             http_cache.sequence_is_immutable,
         )
     limits = context_of(request).limits
@@ -143,7 +146,7 @@ async def download_sequence(
     service = service_of(request)
 
     def stream(_: Deadline) -> Response:
-        blocks = service.sequence_blocks(game, family, start, stop)
+        blocks = service.sequence_blocks(SequenceBlocks(game, family, start, stop))
         name = download.file_name(game, family, start, stop)
         return StreamingResponse(
             download.gzipped_npy(stop - start, blocks),

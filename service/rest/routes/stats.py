@@ -7,6 +7,7 @@ from fastapi.responses import Response
 
 from nimbase import schema
 from service import convert
+from service.calls import GetStats
 from service.rest.answer import answer
 from service.rest.context import service_of
 from service.rest.openapi import errors
@@ -21,4 +22,4 @@ router = APIRouter()
 def get_stats(request: Request, game: Game) -> Response:
     """What is known of the game as a whole (open: a game may report more fields)."""
     service = service_of(request)
-    return answer(request, lambda: convert.stats_as_dict(service.get_stats(game)))
+    return answer(request, lambda: convert.stats_as_dict(service.get_stats(GetStats(game))))

@@ -11,6 +11,7 @@ from fastapi.responses import Response
 from engine.deadline import Deadline
 from nimbase import schema
 from service import convert, http_cache, move_choice
+from service.calls import BatchGetValues, BestMove, GetValue, IsPPosition, Mainline
 from service.limits import check_batch_size
 from service.rest.answer import answer, answer_in_thread, answer_memory_first
 from service.rest.context import context_of, service_of
@@ -89,7 +90,7 @@ async def get_value(
     return await answer_memory_first(
         request,
         x_deadline,
-        lambda stop: convert.value_as_dict(service.get_value(game, position, stop)),
+        lambda stop: convert.value_as_dict(service.get_value(GetValue(game, position, deadline=stop))),
         http_cache.value_is_immutable,
     )
 
@@ -116,7 +117,9 @@ async def best_move(
     return await answer_in_thread(
         request,
         x_deadline,
-        lambda stop: convert.best_move_as_dict(service.best_move(game, position, limit, stop, choose, seed)),
+        lambda stop: convert.best_move_as_dict(
+            service.best_move(BestMove(game, position, limit, choose, seed, deadline=stop))
+        ),
         http_cache.never if fresh else http_cache.value_is_immutable,
     )
 
@@ -141,7 +144,9 @@ async def mainline(
     return await answer_in_thread(
         request,
         x_deadline,
-        lambda stop: convert.mainline_as_dict(service.mainline(game, position, max_plies, metric, stop)),
+        lambda stop: convert.mainline_as_dict(
+            service.mainline(Mainline(game, position, max_plies, metric, deadline=stop))
+        ),
         http_cache.value_is_immutable,
     )
 
@@ -163,7 +168,9 @@ async def is_p_position(
     return await answer_memory_first(
         request,
         x_deadline,
-        lambda stop: convert.p_position_as_dict(service.is_p_position(game, position, stop)),
+        lambda stop: convert.p_position_as_dict(
+            service.is_p_position(IsPPosition(game, position, deadline=stop))
+        ),
         http_cache.value_is_immutable,
     )
 
@@ -177,6 +184,8 @@ async def batch_get_values(
 
     def call(stop: Deadline) -> schema.Batch:
         check_batch_size(len(body.positions), context.limits)
-        return convert.batch_as_dict(context.service.batch_get_values(body.game, body.positions, stop))
+        return convert.batch_as_dict(
+            context.service.batch_get_values(BatchGetValues(body.game, body.positions, deadline=stop))
+        )
 
     return await answer_in_thread(request, x_deadline, call)
