@@ -37,14 +37,8 @@ from engine.records import MoveRecord
 from engine.values import GameInfo, SequenceResult, Source, costliest
 from kinds.wythoff import stats as table_stats
 from kinds.wythoff.kernels.table import wythoff_table
-from kinds.wythoff.kernels.tiles import (
-    PAIRS,
-    TILE,
-    TILE_VALUES,
-    WythoffTileKernel,
-    value_index,
-    values_for_side,
-)
+from kinds.wythoff.kernels.tile_order import TILE, TILE_VALUES
+from kinds.wythoff.kernels.tiles import PAIRS, WythoffTileKernel, value_index, values_for_side
 
 Pair = tuple[int, int]
 Pairs = tuple[Pair, ...]

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from kinds.wythoff.kernels.tiles import TILE, TILE_VALUES, tile_at
+from kinds.wythoff.kernels.tile_order import TILE, TILE_VALUES, tile_at
 
 #: The shape's version, stored with it: statistics of another shape are not read.
 VERSION = 1

@@ -7,7 +7,7 @@ import pytest
 from engine.errors import InvalidArgument, NotApplicable
 from engine.precompute import MAX_UPTO, MAX_WYTHOFF_SIDE, JobPlan, plan_job
 from engine.registry import parse_game_id
-from kinds.wythoff.kernels.tiles import TILE_VALUES
+from kinds.wythoff.kernels.tile_order import TILE_VALUES
 
 
 def test_heap_games_count_heap_sizes() -> None:
@@ -19,7 +19,8 @@ def test_heap_games_count_heap_sizes() -> None:
 
 
 def test_wythoff_counts_the_side_of_its_table() -> None:
-    assert plan_job(parse_game_id("wythoff"), 1024) == JobPlan("wythoff", "pairs", 16 * TILE_VALUES, True)
+    plan = JobPlan("wythoff", "pairs", 16 * TILE_VALUES, True, stats=True)  # its statistics stored beside it
+    assert plan_job(parse_game_id("wythoff"), 1024) == plan
     assert plan_job(parse_game_id("wythoff"), 257).values == 4 * TILE_VALUES
 
 

@@ -16,30 +16,13 @@ from numpy.typing import NDArray
 
 from engine.kind import SequenceKernel
 from engine.periods import Period
+from kinds.wythoff import stats
 from kinds.wythoff.kernels.table import wythoff_table, wythoff_table_reference
+from kinds.wythoff.kernels.tile_order import TILE, TILE_VALUES, tile_at, tile_index
 
 #: Side of one tile; a tile holds TILE^2 = 65,536 values.
-TILE = 256
-TILE_VALUES = TILE * TILE
 #: Family name under which the tiled table is stored.
 PAIRS = "pairs"
-
-
-def tile_index(ti: int, tj: int) -> int:
-    """Position of tile (row ti, column tj) in shell order."""
-    k = max(ti, tj)
-    if ti == k:
-        return k * k + tj
-    return k * k + k + 1 + ti
-
-
-def tile_at(index: int) -> tuple[int, int]:
-    """The tile (row, column) at a position in shell order (inverse of tile_index)."""
-    k = isqrt(index)
-    offset = index - k * k
-    if offset <= k:
-        return k, offset
-    return offset - k - 1, k
 
 
 def value_index(a: int, b: int) -> int:
@@ -103,13 +86,9 @@ class WythoffTileKernel(SequenceKernel):
         return None
 
     def stats_part(self, values: NDArray[np.uint32], start: int) -> dict[str, Any] | None:
-        from kinds.wythoff import stats  # it reads this module's tile geometry
-
         return stats.part(values, start)
 
     def combine_stats(self, earlier: Mapping[str, Any], later: Mapping[str, Any]) -> dict[str, Any]:
-        from kinds.wythoff import stats
-
         return stats.combine(earlier, later)
 
     def reference(self, stop: int) -> list[int]:

@@ -7,15 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kinds.wythoff.kernels.table import wythoff_table
-from kinds.wythoff.kernels.tiles import (
-    TILE,
-    TILE_VALUES,
-    WythoffTileKernel,
-    tile_at,
-    tile_index,
-    value_index,
-    values_for_side,
-)
+from kinds.wythoff.kernels.tile_order import TILE, TILE_VALUES, tile_at, tile_index
+from kinds.wythoff.kernels.tiles import WythoffTileKernel, value_index, values_for_side
 
 
 def test_shell_order_is_a_bijection_and_squares_come_first() -> None:
