@@ -71,6 +71,9 @@ class Refusals:
         """Why heap n cannot be answered now, with the work queued for it (where the service has a queue
         and a job could answer it). `budget` is the seconds the request had when it began to reach n,
         `waited` those it had waited before for a live process (service.isolation)."""
+        # Not from memory: the header kept may be older than the table (a job stores chunks meanwhile, or
+        # the first one), and a refusal may queue work.
+        self._stored.may_block()
         damage = self._stored.damage_at(source.game_id, n, source.family)
         if damage is not None:  # n is stored, in a chunk being repaired: no extension job would help
             return damage.error()

@@ -113,6 +113,10 @@ class StoredSequences:
         #: Guards the caches above; held only for dictionary operations.
         self._lock = threading.Lock()
 
+    def may_block(self) -> None:
+        """Raise WouldBlock in memory-only mode: for what must read the headers as stored now."""
+        self._modes.may_block()
+
     def info(self, game_id: str, family: str = HEAP) -> SequenceInfo | None:
         """The stored header of one sequence, refreshed every few seconds."""
         now = time.monotonic()
