@@ -28,7 +28,7 @@ from service.server import BoundPorts
 from tests.servers import running_server
 from tests.service.pools import every_process_idle, started_pool, wait_until
 
-FULL_S = 4.0
+FULL_S = 8.0
 LIMITS = Limits(
     request_seconds=FULL_S, search_states=50_000_000, live_processes=1, live_memory_bytes=256 << 20
 )
