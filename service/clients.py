@@ -57,5 +57,9 @@ def peer_address(peer: str) -> str:
 
 def in_request_context(call: Callable[[], T]) -> Callable[[], T]:
     """`call` bound to a copy of the current context, for a thread that would not otherwise see it (what
-    `loop.run_in_executor` runs)."""
+    `loop.run_in_executor` runs). A gRPC call's peer is read here, on the loop, first: its servicer context
+    may not be read from another thread (grpc's core crashed the process so, a call ending meanwhile)."""
+    client = CLIENT.get()
+    if client is not None and not isinstance(client, str):
+        CLIENT.set(peer_address(client.peer()))
     return functools.partial(contextvars.copy_context().run, call)
