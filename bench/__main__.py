@@ -28,6 +28,7 @@ SCRIPTS = (
     "bench.bench_lifecycle",
     "bench.bench_chess_blocks",
     "bench.bench_chess_stored",
+    "bench.bench_start_cost",
 )
 
 for name in SCRIPTS:
