@@ -9,10 +9,12 @@ twice: the first run of a commit may compile)."""
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
+from pathlib import Path
 
-from bench.at_commit import run_at
+from bench.at_commit import checkout
 from bench.common import figure
 
 #: The CPU seconds of one warm-up in this process, printed last.
@@ -34,20 +36,29 @@ print(usage.ru_utime + usage.ru_stime)
 BEFORE = "0ed5ac7"
 
 
-def here(code: str) -> float:
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return float(done.stdout.split()[-1])
+def cpu_seconds(code: str, tree: Path | None = None, runs: int = 3) -> float:
+    """The least CPU seconds `code` prints over `runs` fresh processes (the first may compile), run in
+    `tree` (a previous commit's checkout) or here."""
+    env = os.environ if tree is None else {**os.environ, "PYTHONPATH": str(tree)}
+    printed = [
+        subprocess.run(
+            [sys.executable, "-c", code], cwd=tree, env=env, capture_output=True, text=True, check=True
+        ).stdout
+        for _ in range(runs)
+    ]
+    return min(float(out.split()[-1]) for out in printed)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--before", default=BEFORE, help=f"the commit compared with (default {BEFORE})")
     before = parser.parse_args().before
+    measured = {code: cpu_seconds(code) for code in (WARM_UP, CLI_ANSWER)}
+    with checkout(before) as tree:
+        then = {code: cpu_seconds(code, tree) for code in (WARM_UP, CLI_ANSWER)}
     for name, code in (("warm-up of a process", WARM_UP), ("`nimbase value nim 3 5 7`", CLI_ANSWER)):
-        now = min(here(code) for _ in range(2))
-        then = min(float(run_at(before, code).split()[-1]) for _ in range(2))
-        figure(f"CPU of the {name}", now, "s")
-        figure(f"  ... at {before}", then, "s")
+        figure(f"CPU of the {name}", measured[code], "s")
+        figure(f"  ... at {before}", then[code], "s")
 
 
 if __name__ == "__main__":
