@@ -1,7 +1,8 @@
 """`python -m tests.service.kernels_after_warm_up [--cold]`: in a fresh process, warm up as a server
 process does (service.warm_up; not with --cold), then ask every listed game's examples what requests ask
-(value, best moves, stats), and print as JSON the numba kernels that compiled or loaded from numba's
-cache under those questions (a kernel's new overloads), by name."""
+(value, best moves, stats; a game played on an uploaded graph on one graph with cycles and one without),
+and print as JSON the numba kernels that compiled or loaded from numba's cache under those questions (a
+kernel's new overloads), by name."""
 
 from __future__ import annotations
 
@@ -45,22 +46,36 @@ def main(cold: bool) -> None:
     before = overloads()
     service = Nimbase(settings, None)
     for info in list_games():
+        games = [info.id]
         graph_name = parse_game_id(info.id).graph_name
-        if graph_name is not None:  # a graph of the user's, not the warm-up's own
+        if graph_name is not None:  # the user's graphs, not the warm-up's own: with cycles and without
             builder = GraphBuilder(graph_name)
             builder.add_vertices([*info.examples, *(f"v{i}" for i in range(12))])
             pairs = [(f"v{i}", f"v{(3 * i + 1) % 12}") for i in range(12)]
             builder.add_edge_pairs([*pairs, *((name, "v0") for name in info.examples)])
             service.graphs.hold(builder.finish())
-        for position in info.examples:
-            with contextlib.suppress(NimbaseError):
-                service.get_value(GetValue(info.id, position, deadline=time.monotonic() + 60))
-            with contextlib.suppress(NimbaseError):
-                service.best_move(BestMove(info.id, position, deadline=time.monotonic() + 60))
-        with contextlib.suppress(NimbaseError):
-            service.get_stats(GetStats(info.id, deadline=time.monotonic() + 60))
+            acyclic = f"{graph_name}-acyclic"
+            builder = GraphBuilder(acyclic)
+            builder.add_vertices([*info.examples, *(f"v{i}" for i in range(12))])
+            pairs = [(f"v{i}", f"v{i + 1}") for i in range(11)]
+            builder.add_edge_pairs([*pairs, *((name, "v0") for name in info.examples)])
+            service.graphs.hold(builder.finish())
+            games.append(info.id.removesuffix(graph_name) + acyclic)
+        for game in games:
+            ask(service, game, info.examples)
     after = overloads()
     print(json.dumps(sorted(name for name, count in after.items() if count > before.get(name, 0))))
+
+
+def ask(service: Nimbase, game: str, positions: tuple[str, ...]) -> None:
+    """What requests ask of `game`: each position's value and best moves, then the game's stats."""
+    for position in positions:
+        with contextlib.suppress(NimbaseError):
+            service.get_value(GetValue(game, position, deadline=time.monotonic() + 60))
+        with contextlib.suppress(NimbaseError):
+            service.best_move(BestMove(game, position, deadline=time.monotonic() + 60))
+    with contextlib.suppress(NimbaseError):
+        service.get_stats(GetStats(game, deadline=time.monotonic() + 60))
 
 
 if __name__ == "__main__":
