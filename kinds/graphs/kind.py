@@ -67,6 +67,10 @@ I64 = NDArray[np.int64]
 #: worker's stored solution (LimitExceeded until then; served, `GraphSettings.live_edges` and
 #: FAILED_PRECONDITION).
 LIVE_EDGES = 1_000_000
+#: Graphs with at most this many edges are solved where their request arrives (well under a millisecond,
+#: less than a hop to a live process costs) and kept there, so the next answers come from memory; larger
+#: ones, up to `GraphSettings.live_edges`, are solved in a live process.
+SOLVED_HERE_EDGES = 1_000
 FAMILY = "graph"
 #: The stored family holding a graph's solution (`GraphSolution.to_bytes`, as words).
 SOLUTION = "solution"
@@ -472,7 +476,8 @@ class StoredGraphGame(GraphGame):
     """`graph:NAME` as served (what `NeedsGraph` binds to): values from the solution a worker stored
     (read once through `ctx.tables`, `source` "table"), else from one solved for the request when the
     graph has at most `GraphSettings.live_edges` edges (`source` "live", kept until a stored one
-    replaces it), else FAILED_PRECONDITION saying the solve is pending, naming the job queued (or open)
+    replaces it; in the process the request arrived at up to `SOLVED_HERE_EDGES` edges, else in a live
+    process), else FAILED_PRECONDITION saying the solve is pending, naming the job queued (or open)
     to solve it. The solution is kept by the service's keeper (`SOLUTIONS`), not by
     the kind."""
 
@@ -506,7 +511,7 @@ class StoredGraphGame(GraphGame):
             make=self.solve,
             weigh=solution_bytes,
             refuse=refuse,
-            before_make=ctx.tables.may_compute,
+            before_make=None if self.edge_count <= SOLVED_HERE_EDGES else ctx.tables.may_compute,
         )
         return self.with_solution(kept.value, kept.source)
 
