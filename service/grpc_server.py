@@ -40,7 +40,7 @@ from engine.graphs import GraphBuilder
 from engine.values import Value
 from nimbase.v1 import nimbase_pb2 as pb
 from nimbase.v1 import nimbase_pb2_grpc
-from service import columnar, convert
+from service import batch_wire, columnar, convert
 from service.call_hooks import BeforeEachCall, before_each_call
 from service.calls import (
     BatchGetValues,
@@ -89,7 +89,7 @@ RAW_METHODS = ("GetValue", "IsPPosition")
 #: Calls of long messages, whose handlers take the request's bytes and answer bytes: grpc.aio parses and
 #: serializes messages on the event loop (a million values: about 9 ms each way), these do it in the call's
 #: thread.
-BULK_METHODS = ("ColumnarValues", "GetSequence")
+BULK_METHODS = ("ColumnarValues", "GetSequence", "BatchGetValues")
 
 
 def _add_part(upload: GraphBuilder, part: pb.GraphPart) -> None:
@@ -362,16 +362,17 @@ class NimbaseServicer:
         answer = await self._unary("IsPPosition", context, call, timed=True, memory_first=True, keep=keep)
         return answer[1]
 
-    async def BatchGetValues(
-        self, request: pb.BatchGetValuesRequest, context: Context
-    ) -> pb.BatchGetValuesResponse:
+    async def BatchGetValues(self, request: bytes, context: Context) -> bytes:
+        """Takes and answers bytes (`BULK_METHODS`): a batch of long positions is megabytes each way, parsed
+        and written (from pieces, service.batch_wire) in the call's thread."""
 
-        def call(deadline: Deadline | None) -> pb.BatchGetValuesResponse:
-            check_batch_size(len(request.positions), self._limits)
+        def call(deadline: Deadline | None) -> bytes:
+            message = _parse(pb.BatchGetValuesRequest, request)
+            check_batch_size(len(message.positions), self._limits)
             items = self._service.batch_get_values(
-                BatchGetValues(request.game, list(request.positions), deadline=deadline)
+                BatchGetValues(message.game, list(message.positions), deadline=deadline)
             )
-            return convert.batch_to_pb(items)
+            return batch_wire.batch_bytes(items)
 
         return await self._unary("BatchGetValues", context, call, timed=True)
 
