@@ -171,7 +171,9 @@ def served() -> None:
         assert Worker(engine).run_once(), "the quotient job did not run"
         engine.dispose()
         with running_server(url) as server, grpc.insecure_channel(server.target, options=options) as channel:
-            batch = channel.unary_unary("/nimbase.v1.Nimbase/BatchGetValues")
+            batch = channel.unary_unary(
+                "/nimbase.v1.Nimbase/BatchGetValues", request_serializer=None, response_deserializer=None
+            )
             answer = pb.BatchGetValuesResponse.FromString(batch(request, timeout=120))
             source = answer.values[0].value.source
             assert source == "period", f"answered from {source!r}, not from the stored quotient's period"
@@ -198,7 +200,9 @@ def served() -> None:
                 f"{wall:,.0f} values/s; {cpu:,.0f} values per server CPU second"
             )
         with _echo_server(url) as (target, pid), grpc.insecure_channel(target, options=options) as channel:
-            echo = channel.unary_unary("/bench.Echo/Echo")
+            echo = channel.unary_unary(
+                "/bench.Echo/Echo", request_serializer=None, response_deserializer=None
+            )
             echo(request, timeout=120)
             wall, cpu = _rate(lambda: echo(request, timeout=120), pid)
     print(

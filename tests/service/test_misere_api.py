@@ -68,7 +68,7 @@ def test_a_batch_answers_each_sum_as_alone(api: Endpoints) -> None:
     """BatchGetValues (gRPC, its answer written from pieces) and POST /v1/values:batch answer each sum as
     GetValue and GET /v1/value do."""
     sums = _sums(3)
-    batch = [dict(item) for item in api.client.batch_get_values(GAME, sums)["values"]]
+    batch: list[dict[str, Any]] = [dict(item) for item in api.client.batch_get_values(GAME, sums)["values"]]
     rest = api.http.post("/v1/values:batch", json={"game": GAME, "positions": sums}).json()["values"]
     for text, value, rest_value in zip(sums, batch, rest, strict=True):
         try:
