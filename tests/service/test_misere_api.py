@@ -65,11 +65,13 @@ def _sums(seed: int) -> list[str]:
 
 
 def test_a_batch_answers_each_sum_as_alone(api: Endpoints) -> None:
-    """BatchGetValues (gRPC, its answer written from pieces) and POST /v1/values:batch answer each sum as
-    GetValue and GET /v1/value do."""
+    """BatchGetValues and StreamBatches (gRPC, their answers written from pieces) and POST
+    /v1/values:batch answer each sum as GetValue and GET /v1/value do."""
     sums = _sums(3)
     batch: list[dict[str, Any]] = [dict(item) for item in api.client.batch_get_values(GAME, sums)["values"]]
     rest = api.http.post("/v1/values:batch", json={"game": GAME, "positions": sums}).json()["values"]
+    streamed = [dict(answer) for answer in api.client.stream_batches([(GAME, sums), (GAME, sums[:3])])]
+    assert streamed == [{"values": batch}, {"values": batch[:3]}]
     for text, value, rest_value in zip(sums, batch, rest, strict=True):
         try:
             alone: dict[str, Any] = dict(api.client.get_value(GAME, text))
