@@ -1,25 +1,46 @@
 """Misère quotients: the census of every two-digit octal game 0.d1d2 to heap 30 (or a size limit), and
 answers from a quotient in memory: GetValue of a 1,000-heap sum (target <= 1 ms) and BatchGetValues over
-such sums (target >= 100,000 values/s), each printed beside its target.
+such sums (target >= 100,000 values/s), each printed beside its target; then the same batches through
+a real server (gRPC BatchGetValues and POST /v1/values:batch, the quotient stored by a worker's job) beside
+a bare gRPC echo server moving the same request bytes back, in the same run: what the transport alone
+allows.
 
-`python -m bench.bench_misere [--heaps 30] [--max-states 50000] [--no-census] [--no-answers]`
+`python -m bench.bench_misere [--heaps 30] [--max-states 50000] [--no-census] [--no-answers] [--no-server]`
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import os
 import random
+import subprocess
+import sys
 import time
+from collections.abc import Callable, Iterator
 
+import grpc
+import httpx
+
+from bench.common import cpu_seconds, free_port, fresh_database, process_tree, running_server
 from engine.registry import parse_game_id
 from kinds.heaps.misere import Limits, MisereHeapGame, compute
 from kinds.heaps.misere.stored import MisereSettings
 from kinds.heaps.misere.tame import tame_genus
+from nimbase.v1 import nimbase_pb2 as pb
+from storage.database import create_engine
+from storage.jobs import JobQueue
 from tests.engine.contexts import StoredWords, engine_context
+from worker.runner import Worker
 
 GET_VALUE_TARGET_MS = 1.0
 BATCH_TARGET = 100_000
+GAME = "octal:0.75:misere"
+#: Sums per served batch: 500 sums of 1,000 heaps are 3.4 MB, within a bare gRPC server's 4 MiB.
+SERVED_BATCH = 500
+#: Seconds each served figure is measured over (at least one batch).
+SERVED_SECONDS = 6.0
 
 
 def census(heaps: int, limits: Limits) -> float:
@@ -104,15 +125,108 @@ def answers() -> None:
     print(f"BatchGetValues over 5-heap sums: {rate:,.0f} values/s (target >= {BATCH_TARGET:,} values/s)")
 
 
+def _tree_cpu(pid: int) -> float:
+    return sum(cpu_seconds(p) for p in process_tree(pid))
+
+
+def _rate(send: Callable[[], object], pid: int) -> tuple[float, float]:
+    """(values/s wall, values per CPU second of the process tree `pid`) of `send()`, a batch a call,
+    repeated for SERVED_SECONDS."""
+    count = 0
+    start, cpu = time.perf_counter(), _tree_cpu(pid)
+    while count == 0 or time.perf_counter() - start < SERVED_SECONDS:
+        send()
+        count += SERVED_BATCH
+    wall, used = time.perf_counter() - start, _tree_cpu(pid) - cpu
+    return count / wall, count / max(used, 1e-9)
+
+
+@contextlib.contextmanager
+def _echo_server(url: str) -> Iterator[tuple[str, int]]:
+    """bench.layer_server's bare grpc.aio echo server on loopback; yields its address and process id."""
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "bench.layer_server", "echo", str(port), url])
+    try:
+        channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+        grpc.channel_ready_future(channel).result(timeout=120)
+        channel.close()
+        yield f"127.0.0.1:{port}", process.pid
+    finally:
+        process.terminate()
+        process.wait()
+
+
+def served() -> None:
+    """BatchGetValues of 1,000-heap sums through a real server, its quotient stored by a worker's job,
+    beside a bare gRPC echo server moving the same request bytes back: each as values/s wall and values
+    per CPU second of the server's processes."""
+    rng = random.Random(11)
+    sums = [" ".join(str(rng.randint(1, 10**6)) for _ in range(1000)) for _ in range(SERVED_BATCH)]
+    request = pb.BatchGetValuesRequest(game=GAME, positions=sums).SerializeToString()
+    body = json.dumps({"game": GAME, "positions": sums}).encode()
+    options = [("grpc.max_receive_message_length", 64 << 20), ("grpc.max_send_message_length", 64 << 20)]
+    with fresh_database() as url:
+        engine = create_engine(url)
+        JobQueue(engine).submit(GAME, "quotient", 101)
+        assert Worker(engine).run_once(), "the quotient job did not run"
+        engine.dispose()
+        with running_server(url) as server, grpc.insecure_channel(server.target, options=options) as channel:
+            batch = channel.unary_unary(
+                "/nimbase.v1.Nimbase/BatchGetValues", request_serializer=None, response_deserializer=None
+            )
+            answer = pb.BatchGetValuesResponse.FromString(batch(request, timeout=120))
+            source = answer.values[0].value.source
+            assert source == "period", f"answered from {source!r}, not from the stored quotient's period"
+            print(
+                f"load average before the served batches: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores"
+            )
+            wall, cpu = _rate(lambda: batch(request, timeout=120), server.pid)
+            print(
+                f"served gRPC BatchGetValues, {SERVED_BATCH} sums of 1,000 heaps a call "
+                f"({len(request) / 1e6:.1f} MB each way): {wall:,.0f} values/s; "
+                f"{cpu:,.0f} values per server CPU second "
+                f"(target >= {BATCH_TARGET:,} values/s)"
+            )
+            with httpx.Client(base_url=server.base, timeout=120) as http:
+                for encoding, how in (("gzip", "gzipped, as httpx asks"), ("identity", "not compressed")):
+                    headers = {"content-type": "application/json", "accept-encoding": encoding}
+
+                    def post(headers: dict[str, str] = headers) -> None:
+                        http.post("/v1/values:batch", content=body, headers=headers).raise_for_status()
+
+                    wall, cpu = _rate(post, server.pid)
+                    print(
+                        f"served POST /v1/values:batch, the same sums (the answer {how}): "
+                        f"{wall:,.0f} values/s; {cpu:,.0f} values per server CPU second"
+                    )
+        with _echo_server(url) as (target, pid), grpc.insecure_channel(target, options=options) as channel:
+            echo = channel.unary_unary(
+                "/bench.Echo/Echo", request_serializer=None, response_deserializer=None
+            )
+            echo(request, timeout=120)
+            wall, cpu = _rate(lambda: echo(request, timeout=120), pid)
+    print(
+        f"bare gRPC echo server, the same request bytes back (the transport alone, "
+        f"{len(request) / 1e6:.1f} MB each way): {wall:,.0f} values/s, "
+        f"{wall * len(request) / SERVED_BATCH / 1e6:,.0f} MB/s each way; "
+        f"{cpu:,.0f} values per server CPU second"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--heaps", type=int, default=30)
     parser.add_argument("--max-states", type=int, default=MisereSettings().max_states)
     parser.add_argument("--no-census", action="store_true")
     parser.add_argument("--no-answers", action="store_true")
+    parser.add_argument(
+        "--no-server", action="store_true", help="skip the served batches and the echo server"
+    )
     args = parser.parse_args(argv or [])
     if not args.no_answers:
         answers()
+    if not args.no_server:
+        served()
     if not args.no_census:
         census(args.heaps, Limits(max_order=512, max_states=args.max_states))
 

@@ -40,7 +40,7 @@ from engine.graphs import GraphBuilder
 from engine.values import Value
 from nimbase.v1 import nimbase_pb2 as pb
 from nimbase.v1 import nimbase_pb2_grpc
-from service import columnar, convert
+from service import batch_wire, columnar, convert
 from service.call_hooks import BeforeEachCall, before_each_call
 from service.calls import (
     BatchGetValues,
@@ -89,7 +89,9 @@ RAW_METHODS = ("GetValue", "IsPPosition")
 #: Calls of long messages, whose handlers take the request's bytes and answer bytes: grpc.aio parses and
 #: serializes messages on the event loop (a million values: about 9 ms each way), these do it in the call's
 #: thread.
-BULK_METHODS = ("ColumnarValues", "GetSequence")
+BULK_METHODS = ("ColumnarValues", "GetSequence", "BatchGetValues")
+#: Streams of long messages whose handlers yield bytes, written in the call's thread (service.batch_wire).
+BULK_STREAMS = ("StreamBatches",)
 
 
 def _add_part(upload: GraphBuilder, part: pb.GraphPart) -> None:
@@ -147,6 +149,12 @@ def add_servicer(
     for name in BULK_METHODS:
         handlers[name] = grpc.unary_unary_rpc_method_handler(
             getattr(servicer, name), request_deserializer=None, response_serializer=_serialized
+        )
+    for name in BULK_STREAMS:
+        handlers[name] = grpc.stream_stream_rpc_method_handler(
+            getattr(servicer, name),
+            request_deserializer=handlers[name].request_deserializer,
+            response_serializer=_serialized,
         )
     handlers = before_each_call(handlers, hooks)
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
@@ -362,16 +370,17 @@ class NimbaseServicer:
         answer = await self._unary("IsPPosition", context, call, timed=True, memory_first=True, keep=keep)
         return answer[1]
 
-    async def BatchGetValues(
-        self, request: pb.BatchGetValuesRequest, context: Context
-    ) -> pb.BatchGetValuesResponse:
+    async def BatchGetValues(self, request: bytes, context: Context) -> bytes:
+        """Takes and answers bytes (`BULK_METHODS`): a batch of long positions is megabytes each way, parsed
+        and written (from pieces, service.batch_wire) in the call's thread."""
 
-        def call(deadline: Deadline | None) -> pb.BatchGetValuesResponse:
-            check_batch_size(len(request.positions), self._limits)
+        def call(deadline: Deadline | None) -> bytes:
+            message = _parse(pb.BatchGetValuesRequest, request)
+            check_batch_size(len(message.positions), self._limits)
             items = self._service.batch_get_values(
-                BatchGetValues(request.game, list(request.positions), deadline=deadline)
+                BatchGetValues(message.game, list(message.positions), deadline=deadline)
             )
-            return convert.batch_to_pb(items)
+            return batch_wire.batch_bytes(items)
 
         return await self._unary("BatchGetValues", context, call, timed=True)
 
@@ -535,29 +544,27 @@ class NimbaseServicer:
 
     async def StreamBatches(
         self, request_iterator: AsyncIterator[pb.BatchGetValuesRequest], context: Context
-    ) -> AsyncIterator[pb.BatchGetValuesResponse]:
-        """One batch answer per request, in order; a bad batch (bad game) gets its error in every slot,
-        one with more positions than a message may hold gets one slot with its error (not one copy per
-        position), and the stream goes on."""
+    ) -> AsyncIterator[bytes]:
+        """One batch answer per request, in order, written in the call's thread (`BULK_STREAMS`); a bad
+        batch (bad game) gets its error in every slot, one with more positions than a message may hold
+        gets one slot with its error (not one copy per position), and the stream goes on."""
         async with self._observed("StreamBatches", context):
             async for request in request_iterator:
                 deadline = self._deadline(context)
                 yield await self._run_laned(self._answer_batch, request, deadline, stop=deadline)
 
-    def _answer_batch(
-        self, request: pb.BatchGetValuesRequest, deadline: Deadline
-    ) -> pb.BatchGetValuesResponse:
+    def _answer_batch(self, request: pb.BatchGetValuesRequest, deadline: Deadline) -> bytes:
         try:
             check_batch_size(len(request.positions), self._limits, streamed=True)
         except InvalidArgument as exc:
-            return convert.batch_to_pb([exc])
+            return batch_wire.batch_bytes([exc])
         positions = list(request.positions)
         items: Sequence[Value | BaseException]
         try:
             items = self._service.batch_get_values(BatchGetValues(request.game, positions, deadline=deadline))
         except NimbaseError as exc:
             items = [exc] * len(positions)
-        return convert.batch_to_pb(items)
+        return batch_wire.batch_bytes(items)
 
     def _answer_chunk(
         self, chunk: Sequence[pb.StreamValuesRequest], deadline: Deadline

@@ -3,6 +3,7 @@ test PostgreSQL) on loopback; outcomes against the brute force of tests/kinds/he
 
 from __future__ import annotations
 
+import random
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+from nimbase_client.errors import NimbaseClientError
 from tests.engine.contexts import fresh_keepers
 from tests.kinds.heaps.test_misere import brute_is_p
 from tests.servers import Endpoints, serving_api
@@ -49,6 +51,36 @@ def test_best_moves_and_batches(api: Endpoints) -> None:
     values: list[dict[str, Any]] = [dict(item) for item in batch["values"]]
     assert values[0]["outcome"] == "P" and values[1]["outcome"] == ("P" if is_p((2, 2)) else "N")
     assert values[2]["error"]["code"] == "INVALID_ARGUMENT"
+
+
+def _sums(seed: int) -> list[str]:
+    """Sums as clients send them: unsorted, zero heaps, odd spacing, heaps past the quotient's bound, a
+    few of 1,000 heaps; and a bad one."""
+    rng = random.Random(seed)
+    sums = []
+    for count in [0, 1, 2, 5, 40, 1000, 1000, *[rng.randint(0, 30) for _ in range(40)]]:
+        heaps = [rng.choice([0, rng.randint(1, 30), rng.randint(1, 10**9)]) for _ in range(count)]
+        sums.append(rng.choice([" ", "  ", "\t"]).join(map(str, heaps)))
+    return [*sums, "3 x 4"]
+
+
+def test_a_batch_answers_each_sum_as_alone(api: Endpoints) -> None:
+    """BatchGetValues and StreamBatches (gRPC, their answers written from pieces) and POST
+    /v1/values:batch answer each sum as GetValue and GET /v1/value do."""
+    sums = _sums(3)
+    batch: list[dict[str, Any]] = [dict(item) for item in api.client.batch_get_values(GAME, sums)["values"]]
+    rest = api.http.post("/v1/values:batch", json={"game": GAME, "positions": sums}).json()["values"]
+    streamed = [dict(answer) for answer in api.client.stream_batches([(GAME, sums), (GAME, sums[:3])])]
+    assert streamed == [{"values": batch}, {"values": batch[:3]}]
+    for text, value, rest_value in zip(sums, batch, rest, strict=True):
+        try:
+            alone: dict[str, Any] = dict(api.client.get_value(GAME, text))
+        except NimbaseClientError as error:
+            assert value["error"]["code"] == error.code and text in value["error"]["message"]
+            assert rest_value["error"]["code"] == error.code
+            continue
+        assert value == alone, text
+        assert rest_value == api.http.get("/v1/value", params={"game": GAME, "position": text}).json(), text
 
 
 def test_stats_sequence_and_the_stored_quotient(api: Endpoints, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -447,3 +447,20 @@ def test_a_batch_answers_as_each_position_alone(code: str) -> None:
             assert isinstance(answer, Value) and answer == alone._replace(remoteness=answer.remoteness), text
     bad = batch[-1]
     assert isinstance(bad, NimbaseError) and "3 x 4" in str(bad)
+
+
+def test_a_batch_answers_the_same_in_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch split into many parts (each parsed in its own pass) answers as in one."""
+    import kinds.heaps.misere.kind as misere_kind
+
+    kind = _kind("0.75")
+    ctx = _shared_ctx("0.75")
+    texts = _batch_texts(13)[:80]
+    whole = kind.values(texts, ctx)
+    monkeypatch.setattr(misere_kind, "PART_CHARS", 40)
+    monkeypatch.setattr(misere_kind, "PART_POSITIONS", 3)
+    assert len(list(misere_kind._parts(texts))) > len(texts) // 3
+    parted = kind.values(texts, ctx)
+    assert [str(a) if isinstance(a, NimbaseError) else a for a in parted] == [
+        str(a) if isinstance(a, NimbaseError) else a for a in whole
+    ]
