@@ -61,7 +61,7 @@ from service.calls import (
     SubmitJob,
 )
 from service.client_peers import ClientInterceptor
-from service.clients import in_request_context
+from service.clients import ARRIVED, in_request_context
 from service.core import NimbaseService
 from service.limits import DEFAULT_LIMITS, Limits, check_batch_size
 from service.metrics import Metrics
@@ -258,6 +258,7 @@ class NimbaseServicer:
                         keep(quick)
                     return quick
             stop = self._deadline(context) if timed else None
+            ARRIVED.set(time.monotonic())  # the time it waits from here counts as the server's
             return await self._run_laned(fn, stop, stop=stop)
         except asyncio.CancelledError:
             code = "CANCELLED"
