@@ -74,9 +74,9 @@ class Once(Generic[K, V]):
             return self._kept.usage()
 
     def entry(self, key: K) -> Entry[V] | None:
-        """What is kept for `key` (now the most recently used), if anything: never makes."""
-        with self._lock:
-            return self._kept.get(key)
+        """What is kept for `key` (now the most recently used), if anything: never makes, never waits (a
+        read without the lock, `LRU.read`: every stored heap's remoteness looks here)."""
+        return self._kept.read(key)
 
     def __contains__(self, key: K) -> bool:
         with self._lock:

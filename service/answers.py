@@ -34,7 +34,7 @@ def _weight(answer: bytes) -> int:
 class AnswerCache:
     """At most `max_bytes` of answers (each weighed as `ENTRY_BYTES` and its length), least recently
     used dropped first. Safe to share between threads and event loops: one lock, held for a dictionary
-    operation."""
+    operation that changes it."""
 
     def __init__(self, max_bytes: int) -> None:
         self._answers: LRU[tuple[str, bytes], bytes] = LRU(maxsize=max_bytes, getsizeof=_weight)
@@ -42,9 +42,9 @@ class AnswerCache:
         self._lock = threading.Lock()
 
     def get(self, method: str, request: bytes) -> bytes | None:
-        """The answer kept for this request of `method`, if any."""
-        with self._lock:
-            return self._answers.get((method, request))
+        """The answer kept for this request of `method`, if any (read without the lock, `LRU.read`: every
+        repeated lookup asks here first)."""
+        return self._answers.read((method, request))
 
     def keep(self, method: str, request: bytes, source: str | None, answer: bytes) -> None:
         """Keep `answer` to `request` if its `source` is one of `KEPT_SOURCES` and the request is short."""

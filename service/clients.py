@@ -37,6 +37,13 @@ CLIENT: contextvars.ContextVar[str | Peer | None] = contextvars.ContextVar("nimb
 WAITED: contextvars.ContextVar[float] = contextvars.ContextVar("nimbase_waited", default=0.0)
 
 
+#: When the request being answered reached the server (a time.monotonic(); None where no transport said):
+#: set by a transport before the call leaves its event loop, so that what the request waits from then on
+#: (the lanes' queues, reads, a busy live process) counts as waited (service.isolation), not as a short
+#: deadline of the client's.
+ARRIVED: contextvars.ContextVar[float | None] = contextvars.ContextVar("nimbase_arrived", default=None)
+
+
 def current_client() -> str | None:
     """The client of the request being answered (None: no transport set one)."""
     client = CLIENT.get()

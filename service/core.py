@@ -196,6 +196,9 @@ class Nimbase(Calls):
         """The kind an id names (resolved once, then cached). A kind that plays on an uploaded graph
         (`graph_name`) is bound to it here, the graph loaded through storage (NOT_FOUND naming it when
         there is none; nothing is cached then, so the graph may still be uploaded)."""
+        kind = self._games.read(game_id)  # the hot path: a game asked before, read without the lock
+        if kind is not None:
+            return kind
         with self._games_lock:
             kind = self._games.get(game_id) or self._graph_games.get(game_id)
         if kind is None:
@@ -300,6 +303,14 @@ class Nimbase(Calls):
     def get_value(self, asked: GetValue) -> Value:
         kind = self.game(asked.game)
         return kind.value(kind.parse(asked.position), self._context(asked.deadline))
+
+    def value_in_memory(self, game: str, position: str) -> Value | None:
+        """GetValue without a deadline from memory alone, else None (`Calls.value_in_memory`)."""
+        return self.tables.from_memory(lambda: self._value_now(game, position))
+
+    def _value_now(self, game: str, position: str) -> Value:
+        kind = self.game(game)
+        return kind.value(kind.parse(position), self._context(None))
 
     def is_p_position(self, asked: IsPPosition) -> Value:
         kind = self.game(asked.game)

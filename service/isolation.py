@@ -44,7 +44,7 @@ from service.calls import (
     Mainline,
     Timed,
 )
-from service.clients import current_client
+from service.clients import ARRIVED, current_client
 from service.live_child import address_space, pack_error, unpack_answer, unpack_error
 
 log = logging.getLogger(__name__)
@@ -234,22 +234,27 @@ class ProcessPool:
         unchanged. The request goes whole, its deadline as a time (a `Deadline` stays in this process)."""
         sent = time.monotonic()
         stop = within(asked.deadline, sent + self._request_seconds)
+        # The wait counts from the request's arrival where its transport said (ARRIVED): the lanes' queues
+        # before this call are time the server took too, not a short deadline of the client's.
+        arrived = ARRIVED.get()
+        since = sent if arrived is None else min(arrived, sent)
         child = self._take(stop, asked)
         try:
             request = asked.until(None)
-            child.conn.send((request, stop.at - ANSWER_MARGIN_SECONDS, current_client(), sent))
+            child.conn.send((request, stop.at - ANSWER_MARGIN_SECONDS, current_client(), since))
         except (OSError, ValueError) as exc:
             self._replace(child)
             raise ProcessDied(f"a live process could not be sent {asked.method}") from exc
-        waited = time.monotonic() - sent
+        waited = time.monotonic() - since
         try:
             return cast(T, self._wait(child, stop, asked))
         except DeadlineExceeded as error:
-            raise self._waited(error, waited, stop.at - sent) from None
+            raise self._waited(error, waited, stop.at - since) from None
 
     def _waited(self, error: DeadlineExceeded, waited: float, given: float) -> DeadlineExceeded:
-        """`error`, saying first how long its call waited for a process, where that took a fair share of
-        the call's time (`NOTED_WAIT_SHARE`)."""
+        """`error`, saying first how long its call waited for a process (from the request's arrival, where
+        its transport said: in the lanes' queues too), where that took a fair share of the call's time
+        (`NOTED_WAIT_SHARE`)."""
         if (
             isinstance(error, Cancelled)
             or waited < NOTED_WAIT_SHARE * given
@@ -259,7 +264,7 @@ class ProcessPool:
         noted = unpack_error(pack_error(error))
         assert isinstance(noted, DeadlineExceeded)
         noted.args = (
-            f"the request waited {waited:.2g} s for one of the {self._size} live processes "
+            f"the request waited {waited:.2g} s in this server for one of the {self._size} live processes "
             f"({PROCESSES_SETTING}), which other requests held; {error}",
             *error.args[1:],
         )

@@ -121,7 +121,7 @@ def main(settings_pickled: bytes, database_url: str | None, conn: Connection, me
             return
         reply: tuple[str, object]
         CLIENT.set(client)  # the request's client, for the automatic jobs it may queue (service.jobs)
-        WAITED.set(max(0.0, time.monotonic() - asked))  # for a process (service.sequences.refusals)
+        WAITED.set(max(0.0, time.monotonic() - asked))  # since its arrival (service.sequences.refusals)
         try:
             deadline = Deadline.cancellable(at)
             current.cancellation = deadline.cancelled

@@ -23,7 +23,7 @@ from dataclasses import replace
 from typing import TypeVar, cast
 
 from engine.lru import Usage
-from engine.values import BestMoveResult
+from engine.values import BestMoveResult, Value
 from service.calls import BestMove, Call, Calls, GetStats, Timed
 from service.core import Health, Nimbase
 from service.isolation import ProcessPool
@@ -120,6 +120,11 @@ class PooledService(Calls):
             return self.local.in_memory(call)
         finally:
             mode.memory_only = False
+
+    def value_in_memory(self, game: str, position: str) -> Value | None:
+        """This process's service's memory answer (what `in_memory` of `get_value` gives, with no layer of
+        this one between: nothing from memory goes to the pool)."""
+        return self.local.value_in_memory(game, position)
 
     def answer(self, asked: Call[T]) -> T:
         """A call that may compute where `_compute` says; any other by this process's service."""

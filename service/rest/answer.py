@@ -17,7 +17,7 @@ from starlette.concurrency import run_in_threadpool
 from engine.deadline import Deadline
 from engine.errors import DeadlineExceeded, InvalidArgument
 from service import http_cache
-from service.clients import in_request_context
+from service.clients import ARRIVED, in_request_context
 from service.pooled import Moved, computing_only, reads_only
 from service.rest import kept
 from service.rest.context import context_of
@@ -90,7 +90,10 @@ async def answer_until_gone(
     request: Request, stop: Deadline, call: Callable[[Deadline], object], cache: Cache = None
 ) -> Response:
     """`call(stop)` in a worker thread, with `stop` cancelled if the client disconnects first: the
-    work then ends at its next deadline check instead of running on for nobody."""
+    work then ends at its next deadline check instead of running on for nobody. The request's arrival
+    goes with it (ARRIVED): what it waits from then on counts as the server's time."""
+    arrived = arrival(request)
+    ARRIVED.set(time.monotonic() if arrived is None else arrived)
     work = asyncio.ensure_future(_in_lanes(request, stop, lambda: call(stop), cache))
     gone = asyncio.ensure_future(_disconnected(request))
     try:

@@ -243,14 +243,22 @@ class StoredSequences:
         return 0 if info is None else info.computed_upto
 
     def value(self, game_id: str, family: str, index: int) -> int | None:
-        """One stored value, or None where it is not stored or cannot be read now."""
-        stored = self.size(game_id, family)
+        """One stored value, or None where it is not stored or cannot be read now. The hot path of a
+        stored heap: a fresh header and a cached chunk are read without the lock (`LRU.read`)."""
+        header = self._headers.read((game_id, family))
+        if header is not None and time.monotonic() - header.fetched_at < self._header_ttl:
+            stored = 0 if header.info is None else header.info.computed_upto
+        else:
+            stored = self.size(game_id, family)
         if index >= stored:
             return None
-        try:
-            chunk = self.chunk_of(game_id, index // CHUNK_VALUES, family, stored)
-        except (CorruptChunk, StorageUnavailable):
-            return None
+        chunk_index = index // CHUNK_VALUES
+        chunk = self._chunks.read((game_id, family, chunk_index))
+        if chunk is None or len(chunk) < min(CHUNK_VALUES, stored - chunk_index * CHUNK_VALUES):
+            try:
+                chunk = self.chunk_of(game_id, chunk_index, family, stored)
+            except (CorruptChunk, StorageUnavailable):
+                return None
         return int(chunk[index % CHUNK_VALUES])
 
     def database_down(self) -> bool:

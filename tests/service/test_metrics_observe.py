@@ -3,6 +3,8 @@ path skips their wrappers): what it records must be what `Counter.inc` and `Hist
 
 from __future__ import annotations
 
+import threading
+
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 
 from service.metrics import LATENCY_BUCKETS, Metrics
@@ -38,3 +40,22 @@ def test_observe_records_what_the_wrappers_record() -> None:
     assert (
         'nimbase_request_duration_seconds_bucket{le="0.001",method="GetValue",transport="grpc"} 8.0' in ours
     )
+
+
+def test_observations_of_other_threads_and_later_ones_add_up() -> None:
+    """The thread that made the metrics tallies without a lock and each collection adds what the tallies
+    gained; other threads add to the values directly: every observation counted once."""
+    metrics = Metrics()
+    names = ("nimbase_requests_total",)
+
+    def count() -> str:
+        return next(line for line in _samples(metrics.registry, names) if 'method="GetValue"' in line)
+
+    metrics.observe("grpc", "GetValue", "OK", 0.001)
+    assert count().endswith(" 1.0")
+    metrics.observe("grpc", "GetValue", "OK", 0.002)
+    other = threading.Thread(target=lambda: metrics.observe("grpc", "GetValue", "OK", 0.003))
+    other.start()
+    other.join()
+    assert count().endswith(" 3.0")
+    assert count().endswith(" 3.0")  # a collection with nothing new adds nothing

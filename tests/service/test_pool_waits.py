@@ -11,6 +11,7 @@ deadline, which the client never shortened.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import threading
 import time
 from collections.abc import Iterator
@@ -19,9 +20,11 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-from engine.errors import Cancelled, DeadlineExceeded
+from engine.errors import Cancelled, DeadlineExceeded, NimbaseError
 from nimbase.client import NimbaseClient, NimbaseClientError
 from nimbase.settings import Limits, Settings
+from service.calls import GetValue
+from service.clients import ARRIVED
 from service.isolation import PROCESSES_SETTING, ProcessPool
 from service.pooled import PooledService
 from service.server import BoundPorts
@@ -122,9 +125,34 @@ def test_a_refusal_for_time_names_the_wait_for_a_process_only_when_it_took_a_fai
     late = DeadlineExceeded("the value of position '5' of game 'octal:0.6' ran past the request's deadline")
     noted = pool._waited(late, 3.0, FULL_S)
     assert isinstance(noted, DeadlineExceeded) and str(noted) == (
-        f"the request waited 3 s for one of the 1 live processes ({PROCESSES_SETTING}), which other "
-        f"requests held; {late}"
+        f"the request waited 3 s in this server for one of the 1 live processes ({PROCESSES_SETTING}), "
+        f"which other requests held; {late}"
     )
     assert pool._waited(late, 0.1, FULL_S) is late
     cancelled = Cancelled("the value of position '5' of game 'octal:0.6' was stopped: the client cancelled")
     assert pool._waited(cancelled, 3.0, FULL_S) is cancelled
+
+
+def test_a_value_refused_for_time_counts_the_wait_before_the_pool_took_it(ready: PooledService) -> None:
+    """The soak's 504 of a request without a deadline of its own: it waited in the server (its lanes'
+    queues, a read) before the pool was asked, a wait the pool did not see, so the refusal took the time
+    left for a short deadline of the client's and asked for a longer one. The transports say when the
+    request arrived (ARRIVED): the time from then counts as waited, and the refusal names it."""
+    game = "octal:0.6"
+    with contextlib.suppress(NimbaseError):  # the process's prefix and its measured speed
+        ready.get_value(GetValue(game, "20000", deadline=time.monotonic() + FULL_S))
+    wait_until(lambda: ready.pool.idle() == ready.pool.size, 180, "the live process idle")
+    arrived = time.monotonic() - (FULL_S - 0.6)  # most of its time spent before the pool is asked
+
+    def ask() -> str:
+        ARRIVED.set(arrived)
+        try:
+            return f"OK {ready.get_value(GetValue(game, '300000', deadline=arrived + FULL_S))}"
+        except NimbaseError as error:
+            return f"{error.code} {error}"
+
+    outcome, _, message = contextvars.copy_context().run(ask).partition(" ")
+    assert "longer deadline" not in message, message
+    assert outcome in ("DEADLINE_EXCEEDED", "RESOURCE_EXHAUSTED"), message
+    if outcome == "DEADLINE_EXCEEDED":
+        assert PROCESSES_SETTING in message and "waited 7" in message, message
