@@ -85,11 +85,20 @@ class LRU(Generic[K, V]):
             raise ValueError(f"a value of size {size} does not fit a cache of {self.maxsize}")
         self.pop(key)
         while self._data and self.currsize + size > self.maxsize:
-            self._drop(next(iter(self._data)))
+            self._drop(self._oldest())
         self._data[key] = value
         if self._sizes is not None:
             self._sizes[key] = size
         self.currsize += size
+
+    def _oldest(self) -> K:
+        """The least recently used key: a `read` without the owner's lock may reorder the dictionary
+        between its iterator's making and its first step, which OrderedDict refuses; then look again."""
+        while True:
+            try:
+                return next(iter(self._data))
+            except RuntimeError:
+                continue
 
     def keep(self, key: K, value: V) -> bool:
         """`self[key] = value`, unless the value alone is larger than the whole budget: then the cache is
@@ -126,7 +135,7 @@ class LRU(Generic[K, V]):
         return Usage(len(self._data), self.currsize, self.maxsize)
 
     def __iter__(self) -> Iterator[K]:
-        return iter(self._data)
+        return iter(list(self._data))  # a copy: a `read` without the lock may reorder the dictionary
 
     def __len__(self) -> int:
         return len(self._data)

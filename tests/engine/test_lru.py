@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+import threading
 from collections import OrderedDict
 
 import pytest
@@ -90,3 +92,29 @@ def test_a_read_racing_a_drop_serves_the_value_it_found() -> None:
     cache._data = Dropping(cache._data)
     assert cache.read("a") == 1
     assert "a" not in cache and cache.currsize == 0 and cache.read("a") is None
+
+
+def test_reads_without_the_lock_never_break_the_owners_eviction_or_iteration() -> None:
+    """`read` reorders the dictionary without the owner's lock: the owner's eviction and iteration, which
+    hold an iterator across a switch of threads, used to fail with "OrderedDict mutated during
+    iteration"."""
+    lru: LRU[int, int] = LRU(64)
+    stop = threading.Event()
+
+    def reader() -> None:
+        while not stop.is_set():
+            for key in range(0, 200, 7):
+                lru.read(key)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    thread = threading.Thread(target=reader)
+    thread.start()
+    try:
+        for value in range(100_000):
+            lru[value % 200] = value
+            assert len(list(lru)) <= 64
+    finally:
+        stop.set()
+        thread.join()
+        sys.setswitchinterval(interval)
