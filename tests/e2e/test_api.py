@@ -233,7 +233,8 @@ def test_precompute_then_answer_from_table_and_period(
         stats = client.get_stats(game)
         assert stats["computed_upto"] == 300_000 and stats["period"]["certified"] is True
     # A restarted service answers from the table at once.
-    again = start_server(db_proxy.url, tmp_path / "again.log")
+    # Without live processes (not what this asks): a table's answer is the server process's own.
+    again = start_server(db_proxy.url, tmp_path / "again.log", NIMBASE_LIMITS_LIVE_PROCESSES="0")
     try:
         with again.client() as client:
             assert client.get_value(game, "299999")["source"] == "table"
@@ -267,7 +268,13 @@ def test_database_outage(own_database_url: str, tmp_path: Path) -> None:
     finishes with the values a fresh computation gives."""
     game, upto, heap = "octal:0.6", 1 << 21, 5000
     proxy = DatabaseProxy(own_database_url)
-    server = start_server(proxy.url, tmp_path / "server.log", NIMBASE_LIMITS_LIVE_VALUES="1000")
+    # One live process (of the default two): live answers still go through the pool.
+    server = start_server(
+        proxy.url,
+        tmp_path / "server.log",
+        NIMBASE_LIMITS_LIVE_VALUES="1000",
+        NIMBASE_LIMITS_LIVE_PROCESSES="1",
+    )
     worker = start_worker(
         proxy.url,
         tmp_path / "worker.log",
