@@ -53,7 +53,26 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
         def _split_scope(self, nodeid: str) -> str:
             return test_group(nodeid)
 
+        def schedule(self) -> None:
+            first = self.collection is None
+            super().schedule()
+            if first:  # the groups not handed out yet: those of PROCESS_FOLDERS first
+                queued = sorted(self.workqueue.items(), key=lambda unit: _later(unit[0], len(unit[1])))
+                self.workqueue.clear()
+                self.workqueue.update(queued)
+
     return ByGroup(config, log)
+
+
+#: Folders whose tests start servers, workers or other processes: a module of them takes seconds a test,
+#: so they are handed out first, not last (where a worker process would run one alone at the end).
+PROCESS_FOLDERS = ("e2e", "cli", "client", "web", "worker")
+
+
+def _later(group: str, tests: int) -> tuple[int, int]:
+    """The order groups are handed out in: PROCESS_FOLDERS' first, then those with most tests."""
+    folder = group.split("/")[1] if group.count("/") else ""
+    return (0 if folder in PROCESS_FOLDERS else 1, -tests)
 
 
 def _docker_answers() -> bool:
