@@ -266,7 +266,7 @@ def test_database_outage(own_database_url: str, tmp_path: Path) -> None:
     (live computation stops at 1000 here) is UNAVAILABLE over both transports, and once the database
     is back the service recovers by itself and the interrupted job is resumed from its checkpoint and
     finishes with the values a fresh computation gives."""
-    game, upto, heap = "octal:0.6", 1 << 21, 5000
+    game, upto, heap = "octal:0.6", 1 << 20, 5000
     proxy = DatabaseProxy(own_database_url)
     # One live process (of the default two): live answers still go through the pool.
     server = start_server(
