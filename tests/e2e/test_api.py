@@ -224,9 +224,11 @@ def test_precompute_then_answer_from_table_and_period(
         finished = client.get_job(job["id"])
         assert finished["status"] == "done", finished
         assert finished["progress"]["done"] == finished["progress"]["total"]
-        time.sleep(2.5)  # the server refreshes stored headers every couple of seconds
-        stored = client.get_value(game, "299999")
-        assert stored["source"] == "table"
+        deadline = time.monotonic() + 30
+        # The server reads the stored headers again every couple of seconds: asked until it has.
+        while (stored := client.get_value(game, "299999"))["source"] != "table":
+            assert time.monotonic() < deadline, stored
+            time.sleep(0.2)
         assert stored["grundy"] == subtraction_grundy((2, 5, 7), 299_999)
         far = client.get_value(game, str(10**18 + 3))
         assert far["source"] == "period"
