@@ -51,7 +51,7 @@ typecheck: $(STAMP)
 ## each folder sharing one server (tests/conftest.py), in one of them.
 TEST_PROCESSES ?= auto
 pytest: $(STAMP) browser
-	$(BIN)/pytest -n $(TEST_PROCESSES) --dist loadgroup --durations=15
+	$(BIN)/pytest -n $(TEST_PROCESSES) --dist loadscope --durations=15
 
 ## The page's browser test (tests/web) drives Debian's headless Chromium through its chromedriver:
 ## installed with apt-get when either is missing (as root, else through sudo), a no-op once they are.

@@ -31,13 +31,48 @@ SHARED_FOLDERS = ("client", "e2e", "web")
 TESTS = Path(__file__).resolve().parent
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Each test module, or each shared folder, is one xdist group (`--dist loadgroup`): the servers a
-    module starts for its tests are started once, in the one worker process that runs them."""
-    for item in items:
-        relative = item.path.resolve().relative_to(TESTS)
-        shared = len(relative.parts) > 1 and relative.parts[0] in SHARED_FOLDERS
-        item.add_marker(pytest.mark.xdist_group(relative.parts[0] if shared else relative.as_posix()))
+def test_group(nodeid: str) -> str:
+    """The tests that run in one xdist worker process (`--dist loadscope`): a shared folder's, else a
+    module's, so the servers a module or folder starts for its tests are started once."""
+    path = nodeid.split("::", 1)[0].split("/")
+    shared = len(path) > 2 and path[0] == TESTS.name and path[1] in SHARED_FOLDERS
+    return "/".join(path[:2] if shared else path)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """xdist's loadscope scheduling (the groups with most tests handed out first) over `test_group`'s
+    groups. They are not xdist_group marks for `--dist loadgroup`: pytest-xdist 3.8 adds a mark's
+    group to the test's id, which pytest 9 no longer lets it change, so each test ran wherever and a
+    module's servers were started in both processes."""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
+
+    class ByGroup(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return test_group(nodeid)
+
+        def schedule(self) -> None:
+            first = self.collection is None
+            super().schedule()
+            if first:  # the groups not handed out yet: those of PROCESS_FOLDERS first
+                queued = sorted(self.workqueue.items(), key=lambda unit: _later(unit[0], len(unit[1])))
+                self.workqueue.clear()
+                self.workqueue.update(queued)
+
+    return ByGroup(config, log)
+
+
+#: Folders whose tests start servers, workers or other processes: a module of them takes seconds a test,
+#: so they are handed out first, not last (where a worker process would run one alone at the end).
+PROCESS_FOLDERS = ("e2e", "cli", "client", "web", "worker")
+
+
+def _later(group: str, tests: int) -> tuple[int, int]:
+    """The order groups are handed out in: PROCESS_FOLDERS' first, then those with most tests."""
+    folder = group.split("/")[1] if group.count("/") else ""
+    return (0 if folder in PROCESS_FOLDERS else 1, -tests)
 
 
 def _docker_answers() -> bool:

@@ -1,4 +1,7 @@
-"""`nimbase precompute FAMILY --men N`: a family's whole set queued, each job after those it reads."""
+"""`nimbase precompute FAMILY --men N`: a family's whole set queued, each job after those it reads.
+
+The commands run in the test's own process (`in_process`): test_jobs_cli runs `precompute` as a real
+process."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ import sqlalchemy as sa
 
 from kinds.chess.kind import bulk_ids
 from kinds.chess.material import parse_material
-from tests.cli.test_cli import nimbase
+from tests.cli.test_cli import in_process
 from tests.database import empty_data_tables
 
 
@@ -21,7 +24,7 @@ def test_a_family_is_queued_whole_in_dependency_order(
     queue = JobQueue(db_engine)
     before = max((job.id for job in queue.list(limit=1000)), default=0)
     env = {"DATABASE_URL": database_url}
-    done = nimbase(tmp_path, "precompute", "chess", "--men", "3", **env)
+    done = in_process(tmp_path, "precompute", "chess", "--men", "3", **env)
     assert done.returncode == 0, done.stderr
     jobs = {job.game_id: job for job in queue.list(limit=1000) if job.id > before}
     try:
@@ -30,16 +33,16 @@ def test_a_family_is_queued_whole_in_dependency_order(
         for game_id, job in jobs.items():
             needs = {sub.game_id for sub in parse_material(game_id.partition(":")[2]).sub_materials()}
             assert {by_id[i] for i in job.waits_for} == needs, game_id
-        again = nimbase(tmp_path, "precompute", "chess", "--men", "3", **env)
+        again = in_process(tmp_path, "precompute", "chess", "--men", "3", **env)
         assert again.returncode == 0 and "0 queued" in again.stdout
     finally:
         for job in jobs.values():
             queue.cancel(job.id)
-    wrong = nimbase(tmp_path, "precompute", "nim", "--men", "3", **env)
+    wrong = in_process(tmp_path, "precompute", "nim", "--men", "3", **env)
     assert wrong.returncode == 2 and "chess" in wrong.stderr
-    too_many = nimbase(tmp_path, "precompute", "chess", "--men", "6", **env)
+    too_many = in_process(tmp_path, "precompute", "chess", "--men", "6", **env)
     assert too_many.returncode == 2 and "5 men" in too_many.stderr
-    no_upto = nimbase(tmp_path, "precompute", "nim")
+    no_upto = in_process(tmp_path, "precompute", "nim")
     assert no_upto.returncode == 2 and "--upto" in no_upto.stderr
 
 
@@ -52,7 +55,7 @@ def test_an_object_made_whole_needs_no_upto(tmp_path: Path, database_url: str, d
     queue = JobQueue(db_engine)
     before = max((job.id for job in queue.list(limit=1000)), default=0)
     env = {"DATABASE_URL": database_url}
-    done = nimbase(tmp_path, "precompute", "chess:KPvK", "--detach", **env)
+    done = in_process(tmp_path, "precompute", "chess:KPvK", "--detach", **env)
     jobs = {job.game_id: job for job in queue.list(limit=1000) if job.id > before}
     try:
         assert done.returncode == 0, done.stderr
@@ -63,7 +66,7 @@ def test_an_object_made_whole_needs_no_upto(tmp_path: Path, database_url: str, d
     finally:
         for job in jobs.values():
             queue.cancel(job.id)
-    heaps = nimbase(tmp_path, "precompute", "subtraction:1,2,5", **env)
+    heaps = in_process(tmp_path, "precompute", "subtraction:1,2,5", **env)
     assert heaps.returncode == 2 and "needs --upto" in heaps.stderr
-    too_many = nimbase(tmp_path, "precompute", "chess:KQRvKQR", **env)
+    too_many = in_process(tmp_path, "precompute", "chess:KQRvKQR", **env)
     assert too_many.returncode == 2 and "5 men" in too_many.stderr

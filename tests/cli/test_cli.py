@@ -289,7 +289,8 @@ def test_serve_with_tls(elsewhere: Path, tmp_path: Path, database_url: str) -> N
     }
     log = (tmp_path / "serve.log").open("wb")
     server = subprocess.Popen(
-        [sys.executable, "-m", "cli", "serve"],
+        # One server process (the default is one a core): several sharing the ports are test_processes'.
+        [sys.executable, "-m", "cli", "serve", "--processes", "1"],
         cwd=elsewhere,
         env=env,
         stdout=log,

@@ -224,16 +224,19 @@ def test_precompute_then_answer_from_table_and_period(
         finished = client.get_job(job["id"])
         assert finished["status"] == "done", finished
         assert finished["progress"]["done"] == finished["progress"]["total"]
-        time.sleep(2.5)  # the server refreshes stored headers every couple of seconds
-        stored = client.get_value(game, "299999")
-        assert stored["source"] == "table"
+        deadline = time.monotonic() + 30
+        # The server reads the stored headers again every couple of seconds: asked until it has.
+        while (stored := client.get_value(game, "299999"))["source"] != "table":
+            assert time.monotonic() < deadline, stored
+            time.sleep(0.2)
         assert stored["grundy"] == subtraction_grundy((2, 5, 7), 299_999)
         far = client.get_value(game, str(10**18 + 3))
         assert far["source"] == "period"
         stats = client.get_stats(game)
         assert stats["computed_upto"] == 300_000 and stats["period"]["certified"] is True
     # A restarted service answers from the table at once.
-    again = start_server(db_proxy.url, tmp_path / "again.log")
+    # Without live processes (not what this asks): a table's answer is the server process's own.
+    again = start_server(db_proxy.url, tmp_path / "again.log", NIMBASE_LIMITS_LIVE_PROCESSES="0")
     try:
         with again.client() as client:
             assert client.get_value(game, "299999")["source"] == "table"
@@ -265,9 +268,15 @@ def test_database_outage(own_database_url: str, tmp_path: Path) -> None:
     (live computation stops at 1000 here) is UNAVAILABLE over both transports, and once the database
     is back the service recovers by itself and the interrupted job is resumed from its checkpoint and
     finishes with the values a fresh computation gives."""
-    game, upto, heap = "octal:0.6", 1 << 21, 5000
+    game, upto, heap = "octal:0.6", 1 << 20, 5000
     proxy = DatabaseProxy(own_database_url)
-    server = start_server(proxy.url, tmp_path / "server.log", NIMBASE_LIMITS_LIVE_VALUES="1000")
+    # One live process (of the default two): live answers still go through the pool.
+    server = start_server(
+        proxy.url,
+        tmp_path / "server.log",
+        NIMBASE_LIMITS_LIVE_VALUES="1000",
+        NIMBASE_LIMITS_LIVE_PROCESSES="1",
+    )
     worker = start_worker(
         proxy.url,
         tmp_path / "worker.log",

@@ -44,8 +44,14 @@ def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> str:
 @pytest.fixture(scope="module")
 def server(database_url: str, plugin_path: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     logs = tmp_path_factory.mktemp("plugin-server")
+    # One live process (of the default two; it loads the plugin too): the refusal past the live limit
+    # is still the pool's.
     running = start_server(
-        database_url, logs / "server.log", PYTHONPATH=plugin_path, NIMBASE_LIMITS_RULES_LIVE_CODES_PLAIN="4"
+        database_url,
+        logs / "server.log",
+        PYTHONPATH=plugin_path,
+        NIMBASE_LIMITS_RULES_LIVE_CODES_PLAIN="4",
+        NIMBASE_LIMITS_LIVE_PROCESSES="1",
     )
     yield running
     stop(running.process)
