@@ -23,8 +23,7 @@ from kinds.heaps.misere import MisereHeapGame, Quotient
 from kinds.heaps.misere.construct import certify
 from kinds.heaps.misere.fold import fold_kernel, fold_reference
 from kinds.heaps.misere.stored import QuotientKernel
-from nimbase.settings import Limits
-from tests.engine.contexts import ROOMY, StoredWords, engine_context, kind_settings
+from tests.engine.contexts import StoredWords, engine_context, kind_settings
 
 T = TypeVar("T")
 DATA = Path(__file__).resolve().parents[2] / "data" / "misere_quotients.json"
@@ -115,24 +114,20 @@ def _kind(code: str) -> MisereHeapGame:
 _KEPT: dict[str, Context] = {}
 
 
-def _shared_ctx(code: str, limits: Limits = ROOMY) -> Context:
+def _shared_ctx(code: str) -> Context:
     """A fresh context whose keepers are shared by the whole module: each quotient is computed once."""
     if code not in _KEPT:
         _KEPT[code] = _ctx()
-    return engine_context(
-        _Tables(), limits, memo=_Memo(), kept=_KEPT[code].kept, settings=_KEPT[code].settings
-    )
+    return engine_context(_Tables(), memo=_Memo(), kept=_KEPT[code].kept, settings=_KEPT[code].settings)
 
 
 @pytest.mark.parametrize("code", GAMES)
 @settings(max_examples=10, deadline=None)
 @given(data=st.data())
 def test_random_sums_agree_with_the_brute_force(code: str, data: Any) -> None:
-    """A few sums by default (the brute force of the splitting games takes a second each), a sum past
-    the quotient searched within the service's own budget (a test's roomy one took up to a minute of
-    searching a sum); more, with the roomy budget, with -m slow
-    (test_more_random_sums_agree_with_the_brute_force)."""
-    _agrees_with_the_brute_force(code, data, Limits())
+    """A few sums by default (the brute force of the splitting games takes a second each); more with
+    -m slow (test_more_random_sums_agree_with_the_brute_force)."""
+    _agrees_with_the_brute_force(code, data)
 
 
 @pytest.mark.slow
@@ -143,12 +138,12 @@ def test_more_random_sums_agree_with_the_brute_force(code: str, data: Any) -> No
     _agrees_with_the_brute_force(code, data)
 
 
-def _agrees_with_the_brute_force(code: str, data: Any, limits: Limits = ROOMY) -> None:
+def _agrees_with_the_brute_force(code: str, data: Any) -> None:
     heaps = tuple(sorted(data.draw(st.lists(st.integers(1, 12), min_size=1, max_size=6))))
     if code in ("0.77", "4.7", "grundy") and sum(heaps) > 36:
         heaps = heaps[:3]  # the brute force's own limit: these games split heaps into many sums
     kind = _kind(code)
-    ctx = _shared_ctx(code, limits)
+    ctx = _shared_ctx(code)
     try:
         value = kind.value(heaps, ctx)
     except LimitExceeded:
