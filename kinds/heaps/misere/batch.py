@@ -178,7 +178,7 @@ def parse_fold_kernel(
         # canonical as given: digits first and last, heaps apart by single spaces, no zero heap or
         # leading zero, heaps ascending
         plain = end > start
-        previous = -1
+        last_heap = -1
         bad = False
         pos = start
         while pos < end:
@@ -201,11 +201,11 @@ def parse_fold_kernel(
                     plain = False  # a zero heap, or a leading zero
                 if value == 0:
                     continue
-                if value < previous:
+                if value < last_heap:
                     in_order = False
-                    if largest < previous:
-                        largest = previous
-                previous = value
+                    if largest < last_heap:
+                        largest = last_heap
+                last_heap = value
                 heaps[count] = value
                 count += 1
                 if value <= bound:
@@ -228,7 +228,7 @@ def parse_fold_kernel(
             spans[i + 1] = at
             continue
         element[i] = z
-        top[i] = largest if largest > previous else previous
+        top[i] = largest if largest > last_heap else last_heap
         plain = plain and in_order
         if plain or (count == 0 and end == start):
             canonical[i] = 1
