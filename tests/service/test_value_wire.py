@@ -68,7 +68,7 @@ def test_an_answer_written_from_pieces_is_protobufs_own_bytes() -> None:
             rng.choice(positions),
             rng.choice(["P", "N", "D", None]),
             rng.choice([None, 0, 1, 127, 128, 2**40, 2**63 - 1, 2**63, -1, 2**70]),
-            rng.choice([None, 0, 12, 2**70]),
+            rng.choice([None, 0, 12, 128, 2**63 - 1, 2**63, -1, 2**70]),
             rng.choice(["table", "period", "formula", "live", "syzygy"]),
             rng.choice(records),
         )
@@ -78,7 +78,7 @@ def test_an_answer_written_from_pieces_is_protobufs_own_bytes() -> None:
 def test_the_kept_combinations_are_bounded() -> None:
     wire = ValueWire()
     for n in range(KEPT + 10):
-        value = Value("nim", str(n), "N", n, n, "formula")
+        value = Value(f"subtraction:1,{n + 2}", str(n), "N", n, n, "formula")  # a combination each
         assert wire.answer(value) == convert.value_to_pb(value).SerializeToString()
     assert len(wire._pieces) <= KEPT
 
