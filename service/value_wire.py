@@ -68,7 +68,8 @@ def _joined(pieces: Pieces, value: Value) -> bytes:
 
 
 class ValueWire:
-    """Writes GetValue answers (on one thread: the event loop) from the pieces of the combinations seen so far (at most `KEPT`)."""
+    """Writes GetValue answers from the pieces of the combinations seen so far (at most `KEPT`), on one
+    thread (the event loop)."""
 
     def __init__(self) -> None:
         self._pieces: dict[tuple[object, ...], Pieces | None] = {}
