@@ -293,10 +293,15 @@ class Allowance:
         return True
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)
 class Context:
     """Everything one request lends a kind: tables, bounds, its deadline (and cancellation), memo, the
-    keepers of objects stored whole and the kind's own settings."""
+    keepers of objects stored whole and the kind's own settings.
+
+    Not reassigned once made (`dataclasses.replace` makes a changed copy), though not frozen: a frozen
+    dataclass sets each field through `object.__setattr__`, and making one costs a microsecond more, a
+    seventh of a distinct lookup's Python in the service. Compared and hashed by identity, as before in
+    effect (no two requests share one)."""
 
     tables: Tables
     limits: RequestLimits

@@ -67,6 +67,7 @@ from service.limits import DEFAULT_LIMITS, Limits, check_batch_size
 from service.metrics import Metrics
 from service.pooled import Moved, compute_lane_threads, computing_only, reads_only
 from service.rate_limit import RateLimiter, RateLimitInterceptor
+from service.value_wire import ValueWire
 
 log = logging.getLogger(__name__)
 
@@ -196,6 +197,8 @@ class NimbaseServicer:
             ThreadPoolExecutor(max_workers=lane, thread_name_prefix="nimbase-grpc-compute") if lane else None
         )
         self._answers = service.answers
+        #: GetValue's answers from memory, written from pieces on the event loop (service.value_wire).
+        self._wire = ValueWire()
 
     def close(self) -> None:
         """Stop the worker threads (after the server has stopped taking calls)."""
@@ -314,7 +317,8 @@ class NimbaseServicer:
         """Takes the request's bytes (`RAW_METHODS`): asked again, an answer that stays the same comes from
         the service's answer cache without the request being parsed. Otherwise memory is tried first, as
         `_unary` does, inline (`value_in_memory`: the hot path of distinct lookups, with no closure or
-        layer of its own), and a call memory cannot answer goes to `_unary` without it."""
+        layer of its own; its answer written from pieces, service.value_wire), and a call memory cannot
+        answer goes to `_unary` without it."""
         started = time.perf_counter()
         answers = self._answers
         kept = answers.get("GetValue", request)
@@ -329,7 +333,7 @@ class NimbaseServicer:
             self._metrics.observe("grpc", "GetValue", code, time.perf_counter() - started)
             await context.abort(status_code(code), text, convert.status_details(exc))
         if value is not None:
-            answer: bytes = convert.value_to_pb(value).SerializeToString()
+            answer = self._wire.answer(value)
             answers.keep("GetValue", request, value.source, answer)
             self._metrics.observe("grpc", "GetValue", "OK", time.perf_counter() - started)
             return answer
