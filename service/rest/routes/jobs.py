@@ -29,7 +29,7 @@ ListLimit = Annotated[
 ]
 Cursor = Annotated[
     str | None,
-    Query(description="Where the page starts: `next_cursor` of the page before (absent: the newest job)."),
+    Query(description="Where the page starts: the previous page's `next_cursor` (absent: the newest job)."),
 ]
 
 
