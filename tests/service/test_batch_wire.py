@@ -7,44 +7,32 @@ import random
 
 from engine.errors import InvalidArgument, LimitExceeded
 from engine.values import Value
-from kinds.graphs.records import GraphValue
-from kinds.heaps.misere.stored import MisereValue
-from kinds.lights_out.records import LightsOutValue
 from service import convert
 from service.batch_wire import batch_bytes, varint
+from tests.service.wire_shapes import RECORDS, positions
 
 
 def _values(rng: random.Random) -> list[Value | BaseException]:
     """Values and errors as batches hold them: long and empty positions, non-ASCII text, records of
     several kinds (one not hashable), numbers beyond the wire's integers."""
-    long_text = " ".join(str(rng.randint(1, 10**6)) for _ in range(3000))  # past two-byte varints
-    positions = ["", "1 2 3", "é à", long_text, "7" * 127, "7" * 128]
-    records = [
-        None,
-        MisereValue(0),
-        MisereValue(5),
-        GraphValue("loopy"),
-        LightsOutValue(True, ("a1", "b2"), None),
-        LightsOutValue(False),
-        LightsOutValue(True, ["a1"], "a list: not hashable"),  # type: ignore[arg-type]
-    ]
+    texts = positions(rng)
     items: list[Value | BaseException] = []
     for _ in range(300):
         draw = rng.random()
         if draw < 0.05:
-            items.append(InvalidArgument(f"position {rng.choice(positions)[:20]!r} does not parse"))
+            items.append(InvalidArgument(f"position {rng.choice(texts)[:20]!r} does not parse"))
         elif draw < 0.08:
             items.append(LimitExceeded("beyond the live search budget"))
         else:
             items.append(
                 Value(
                     rng.choice(["nim", "octal:0.75:misere", "graph:g"]),
-                    rng.choice(positions),
+                    rng.choice(texts),
                     rng.choice(["P", "N", "D", None]),
                     rng.choice([None, 0, 3, 2**40, 2**70]),  # 2**70: beyond int64, the slot's error
                     rng.choice([None, 0, 12]),
                     rng.choice(["table", "period", "formula", "live"]),
-                    rng.choice(records),
+                    rng.choice(RECORDS),
                 )
             )
     return items

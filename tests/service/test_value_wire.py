@@ -13,9 +13,6 @@ import sqlalchemy as sa
 
 from engine.errors import NimbaseError
 from engine.values import Value
-from kinds.graphs.records import GraphValue
-from kinds.heaps.misere.stored import MisereValue
-from kinds.lights_out.records import LightsOutValue
 from nimbase.settings import Settings
 from nimbase.v1 import nimbase_pb2 as pb
 from service import convert
@@ -27,6 +24,7 @@ from service.value_wire import KEPT, ValueWire
 from storage.jobs import JobQueue
 from tests.database import empty_data_tables
 from tests.servers import running_server
+from tests.service.wire_shapes import RECORDS, positions
 from worker.runner import Worker
 
 #: A game whose values no formula gives, stored for heaps 0..STORED-1.
@@ -51,26 +49,17 @@ def _wired(wire: ValueWire, value: Value) -> bytes | type[BeyondTheWire]:
 
 def test_an_answer_written_from_pieces_is_protobufs_own_bytes() -> None:
     rng = random.Random(31)
-    long_text = " ".join(str(rng.randint(1, 10**6)) for _ in range(3000))  # past two-byte varints
-    positions = ["", "1 2 3", "é à", long_text, "7" * 127, "7" * 128]
-    records = [
-        None,
-        MisereValue(0),
-        MisereValue(5),
-        GraphValue("loopy"),
-        LightsOutValue(True, ("a1", "b2"), None),
-        LightsOutValue(True, ["a1"], "a list: not hashable"),  # type: ignore[arg-type]
-    ]
+    texts = positions(rng)
     wire = ValueWire()
     for _ in range(3000):
         value = Value(
             rng.choice(["nim", "octal:0.75:misere", "graph:g", ""]),
-            rng.choice(positions),
+            rng.choice(texts),
             rng.choice(["P", "N", "D", None]),
             rng.choice([None, 0, 1, 127, 128, 2**40, 2**63 - 1, 2**63, -1, 2**70]),
             rng.choice([None, 0, 12, 128, 2**63 - 1, 2**63, -1, 2**70]),
             rng.choice(["table", "period", "formula", "live", "syzygy"]),
-            rng.choice(records),
+            rng.choice(RECORDS),
         )
         assert _wired(wire, value) == _protobufs(value), value
 
