@@ -120,8 +120,7 @@ class StoredSequences:
     def info(self, game_id: str, family: str = HEAP) -> SequenceInfo | None:
         """The stored header of one sequence, refreshed every few seconds."""
         now = time.monotonic()
-        with self._lock:
-            cached = self._headers.get((game_id, family))
+        cached = self._headers.read((game_id, family))  # without the lock: every stored lookup asks here
         if cached is not None and now - cached.fetched_at < self._header_ttl:
             return cached.info
         if self._store is None:
@@ -243,22 +242,15 @@ class StoredSequences:
         return 0 if info is None else info.computed_upto
 
     def value(self, game_id: str, family: str, index: int) -> int | None:
-        """One stored value, or None where it is not stored or cannot be read now. The hot path of a
-        stored heap: a fresh header and a cached chunk are read without the lock (`LRU.read`)."""
-        header = self._headers.read((game_id, family))
-        if header is not None and time.monotonic() - header.fetched_at < self._header_ttl:
-            stored = 0 if header.info is None else header.info.computed_upto
-        else:
-            stored = self.size(game_id, family)
+        """One stored value, or None where it is not stored or cannot be read now (the hot path of a stored
+        heap: its header and chunk are read without the lock when fresh and cached)."""
+        stored = self.size(game_id, family)
         if index >= stored:
             return None
-        chunk_index = index // CHUNK_VALUES
-        chunk = self._chunks.read((game_id, family, chunk_index))
-        if chunk is None or len(chunk) < min(CHUNK_VALUES, stored - chunk_index * CHUNK_VALUES):
-            try:
-                chunk = self.chunk_of(game_id, chunk_index, family, stored)
-            except (CorruptChunk, StorageUnavailable):
-                return None
+        try:
+            chunk = self.chunk_of(game_id, index // CHUNK_VALUES, family, stored)
+        except (CorruptChunk, StorageUnavailable):
+            return None
         return int(chunk[index % CHUNK_VALUES])
 
     def database_down(self) -> bool:
@@ -278,8 +270,7 @@ class StoredSequences:
     def chunk_of(self, game_id: str, index: int, family: str, stored: int) -> NDArray[np.uint32]:
         """`chunk`, the table's stored size known already (one header lookup per value, not two)."""
         key = (game_id, family, index)
-        with self._lock:
-            chunk = self._chunks.get(key)
+        chunk = self._chunks.read(key)  # without the lock, as `info` reads its header
         if chunk is not None and len(chunk) >= min(CHUNK_VALUES, stored - index * CHUNK_VALUES):
             return chunk
         with self._lock:
