@@ -81,7 +81,7 @@ def test_stats_after_a_wait_for_the_process_are_answered_by_the_deadline(
 ) -> None:
     """The process seeks the period until the caller's deadline: stats answered, the process kept."""
     before = set(ready.pool.pids())
-    runaway = hold_the_process(ports, "subtraction:1,2,4,99:misere", FULL_S / 2, ready)
+    runaway = hold_the_process(ports, "subtraction:1,2,4,99:misere", FULL_S / 4, ready)
     with NimbaseClient(f"127.0.0.1:{ports.grpc}", timeout=30) as client:
         started = time.monotonic()
         stats = client.get_stats("octal:0.64")
