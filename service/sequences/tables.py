@@ -151,7 +151,11 @@ class SequenceTables:
     def period(
         self, source: SequenceSource, deadline: float | None = None, *, compute: bool = False
     ) -> Period | None:
-        """The certified period: stored, or found by live computation (when `compute`)."""
+        """The certified period: stored, or found by live computation (when `compute`).
+
+        A period sought live is a bonus to the answer it goes with (a sequence, statistics), which can do
+        without it: the search takes half of the time left, so on a machine slower than its last step
+        predicted the answer still arrives by the deadline (what was computed is kept for the next)."""
         info = self._stored.info(source.game_id, source.family)
         if info is not None and info.period is not None and info.period.certified:
             return info.period
@@ -161,7 +165,8 @@ class SequenceTables:
         kernel = source.kernel()
         if compute and kernel is not None and kernel.certifies:
             try:
-                return self._live.grow(source, self._live.limit(source), deadline).period
+                sought = None if deadline is None else halfway(deadline)
+                return self._live.grow(source, self._live.limit(source), sought).period
             except DeadlineExceeded:
                 return None
         return None

@@ -79,7 +79,8 @@ def hold_the_process(ports: BoundPorts, game: str, seconds: float, pooled: Poole
 def test_stats_after_a_wait_for_the_process_are_answered_by_the_deadline(
     ready: PooledService, ports: BoundPorts
 ) -> None:
-    """The process seeks the period until the caller's deadline: stats answered, the process kept."""
+    """The process seeks the period for half the time the wait left (a bonus the stats can do without):
+    stats answered by the deadline, the process kept."""
     before = set(ready.pool.pids())
     runaway = hold_the_process(ports, "subtraction:1,2,4,99:misere", FULL_S / 4, ready)
     with NimbaseClient(f"127.0.0.1:{ports.grpc}", timeout=30) as client:
