@@ -7,6 +7,12 @@ generator's longest DTZ win per winning side, cursed wins apart.
 `make test` checks every 3-man material and a sample of 4-man ones, without and with pawns, whose tables
 the Syzygy checks solve too (the same disk cache); every 4-man material is checked marked slow. Five-man
 materials take minutes each: `python -m bench.bench_chess_truth` compares them.
+
+The figures differ in form, never in value: Conrady counts plies over both sides to move (KPK's 56 is
+Black to move losing in 28 moves; White to move wins in 28 moves, 55 plies), Kryukov's forum and OEIS
+count the winner's moves (2n - 1 plies with the winner to move, 2n with the loser), and KR-KP's 85 plies
+are the pawn's side winning (it queens and mates), side B here, not the rook's. None of these tables
+knows castling; DTM ignores the fifty-move rule, the Syzygy DTZ keeps it (its cursed wins apart).
 """
 
 from __future__ import annotations
