@@ -110,8 +110,8 @@ class Ranks:
 
     @property
     def nbytes(self) -> int:
-        made = [] if self._keys is None or self._ranks is None else [self._keys, self._ranks]
-        return sum(int(a.nbytes) for a in [self.counts, self.seconds, self.starts, *made])
+        made = 0 if self._keys is None or self._ranks is None else self._keys.nbytes + self._ranks.nbytes
+        return int(self.counts.nbytes + self.seconds.nbytes + self.starts.nbytes + made)
 
     def rank(self, dtm: I16, second: U16) -> U16:
         """Each slot's rank; ValueError when a pair is not in the table the ranks were built from."""
