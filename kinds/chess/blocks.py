@@ -54,8 +54,6 @@ _RANKS_LENGTH = struct.Struct("<I")
 #: log2 of the slots a block holds: 32,768 slots, 128 KiB of values once inflated (a few hundred µs).
 BLOCK_SHIFT = 15
 BLOCK_SLOTS = 1 << BLOCK_SHIFT
-#: Slots whose second codes are made at a time when ranking a table.
-_PIECE = 1 << 24
 #: Bytes read to tell a stored table's form and size its index: the header (and in format 5 the ranks'
 #: length; any table of formats 3 and 4 is longer too).
 HEADER_BYTES = _HEADER.size + _RANKS_LENGTH.size
@@ -89,7 +87,7 @@ def to_blocks(values: ChessValues, shift: int = BLOCK_SHIFT, version: int = _VER
     n, size = len(values), 1 << shift
     ranked = b""
     if version == 5:
-        ranks = Ranks.of_table(values.dtm, second_codes(values))
+        ranks = Ranks.of_table(values.dtm, lambda lo, hi: second_codes(values, lo, hi))
 
         def encode(dtm: I16, dtz: I16, delta: bool) -> bytes:
             return block_codec.encode_ranked(dtm, dtz, delta, ranks)
@@ -110,14 +108,9 @@ def to_blocks(values: ChessValues, shift: int = BLOCK_SHIFT, version: int = _VER
     return header + index + b"".join(blocks)
 
 
-def second_codes(values: ChessValues) -> NDArray[np.uint16]:
-    """The zigzag codes of a table's second metric as blocks write it (DTM - DTZ or DTZ), a piece at a
-    time."""
-    out = np.empty(len(values), dtype=np.uint16)
-    for at in range(0, len(values), _PIECE):
-        dtm, dtz = values.dtm[at : at + _PIECE], values.dtz[at : at + _PIECE]
-        out[at : at + _PIECE] = _zigzag(block_codec._second(dtm, dtz, values.delta))
-    return out
+def second_codes(values: ChessValues, lo: int, hi: int) -> NDArray[np.uint16]:
+    """The zigzag codes of the second metric of slots lo..hi-1 as blocks write it (DTM - DTZ or DTZ)."""
+    return _zigzag(block_codec._second(values.dtm[lo:hi], values.dtz[lo:hi], values.delta))
 
 
 class BlockIndex:

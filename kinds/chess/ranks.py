@@ -13,6 +13,7 @@ values.
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -63,23 +64,26 @@ class Ranks:
         return self._keys, self._ranks
 
     @staticmethod
-    def of_table(dtm: I16, second: U16) -> Ranks:
-        """The ranks of a whole table's pairs of DTM and second codes (counted a piece at a time)."""
-        if len(dtm) == 0:
+    def of_table(dtm: I16, second: Callable[[int, int], U16]) -> Ranks:
+        """The ranks of a whole table's pairs of DTM and second codes (`second(lo, hi)`: those of slots
+        lo..hi-1), counted a piece at a time: a five-man table's second codes are never all made at once."""
+        n = len(dtm)
+        if n == 0:
             return Ranks(0, np.zeros(0, np.uint32), np.zeros(0, np.uint16))
-        least, most, top = int(dtm.min()), int(dtm.max()), int(second.max())
-        span, width = most - least + 1, top + 1
+        pieces = [(at, min(n, at + _PIECE)) for at in range(0, n, _PIECE)]
+        least, most = int(dtm.min()), int(dtm.max())
+        span, width = most - least + 1, max(int(second(lo, hi).max()) for lo, hi in pieces) + 1
         if span * width <= _DENSE_PAIRS:
             counted = np.zeros(span * width, dtype=np.int64)
-            for at in range(0, len(dtm), _PIECE):
-                key = (dtm[at : at + _PIECE].astype(np.int64) - least) * width + second[at : at + _PIECE]
+            for lo, hi in pieces:
+                key = (dtm[lo:hi].astype(np.int64) - least) * width + second(lo, hi)
                 counted += np.bincount(key, minlength=span * width)
             where = np.flatnonzero(counted)
             pair_dtm, pair_second, count = where // width + least, where % width, counted[where]
         else:
             keys, counts = [], []
-            for at in range(0, len(dtm), _PIECE):
-                k, c = np.unique(_keys(dtm[at : at + _PIECE], second[at : at + _PIECE]), return_counts=True)
+            for lo, hi in pieces:
+                k, c = np.unique(_keys(dtm[lo:hi], second(lo, hi)), return_counts=True)
                 keys.append(k)
                 counts.append(c)
             found, inverse = np.unique(np.concatenate(keys), return_inverse=True)

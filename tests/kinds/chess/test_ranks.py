@@ -38,7 +38,7 @@ def table(seed: int, count: int, wide: bool) -> tuple[np.ndarray, np.ndarray]:
 def test_ranks_of_a_table(monkeypatch: pytest.MonkeyPatch, wide: bool, count: int) -> None:
     monkeypatch.setattr(chess_ranks, "_PIECE", 777)  # counted a piece at a time
     dtm, second = table(count, count, wide)
-    ranks = Ranks.of_table(dtm, second)
+    ranks = Ranks.of_table(dtm, lambda lo, hi: second[lo:hi])
     expected = reference(dtm, second)
     found = {
         ranks.least + g: ranks.seconds[ranks.starts[g] : ranks.starts[g] + ranks.counts[g]].tolist()
@@ -55,7 +55,7 @@ def test_ranks_of_a_table(monkeypatch: pytest.MonkeyPatch, wide: bool, count: in
 
 def test_pairs_and_bytes_not_of_the_ranks_are_refused() -> None:
     dtm, second = table(3, 1000, False)
-    ranks = Ranks.of_table(dtm, second)
+    ranks = Ranks.of_table(dtm, lambda lo, hi: second[lo:hi])
     with pytest.raises(ValueError, match="not built from"):
         ranks.rank(np.array([5], np.int16), np.array([9999], np.uint16))
     with pytest.raises(BadRanks, match="a DTM value the ranks do not hold"):
