@@ -129,7 +129,7 @@ class BlockIndex:
             raise CorruptTable(f"not a blocked chess table of format 3-5 (header {bytes(head[:8])!r})")
         size = 8 * (blocks + 1) + 4 * blocks
         at, ranked, ranks_size = _HEADER.size, b"", 0
-        if version == 5:  # the ranks' length is read with the header: a table's index is one more read
+        if version == 5:  # the ranks' length comes with the header: the ranks and index, one more read
             if len(head) < HEADER_BYTES:
                 raise CorruptTable(f"a blocked chess table of {n} slots is cut short before its ranks")
             ranked = bytes(head[_HEADER.size : HEADER_BYTES])
