@@ -100,6 +100,9 @@ def to_blocks(values: ChessValues, shift: int = BLOCK_SHIFT, version: int = _VER
         encode(values.dtm[at : at + size], values.dtz[at : at + size], values.delta)
         for at in range(0, n, size)
     ]
+    if version == 5 and not any(block[0] & block_codec.RANKED for block in blocks):
+        ranked = Ranks.of_table(values.dtm[:0], lambda lo, hi: second_codes(values, lo, hi)).to_bytes()
+        ranked = _RANKS_LENGTH.pack(len(ranked)) + ranked  # no block reads them: none stored
     offsets = np.zeros(len(blocks) + 1, dtype="<u8")
     np.cumsum([len(b) for b in blocks], out=offsets[1:])
     crcs = np.array([zlib.crc32(b) for b in blocks], dtype="<u4")

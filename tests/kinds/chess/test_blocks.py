@@ -137,6 +137,9 @@ def test_format_five_is_smaller(tablebase: dict[str, ChessTable]) -> None:
     data = to_blocks(values)
     assert len(data) < len(to_blocks(values, version=4))
     assert set(forms(data)) == {block_codec.DENSE | block_codec.RANKED | block_codec.SWAPPED}
+    # No block of KQvK is written ranked: its ranks are not stored.
+    ranks = blocked(to_blocks(tablebase["KQvK"].packed)).index.ranks
+    assert ranks is not None and len(ranks.seconds) == 0
 
 
 @pytest.fixture(scope="module")
@@ -225,9 +228,12 @@ def test_a_damaged_block_is_refused_never_answered(
 )
 def test_a_block_whose_bytes_check_but_do_not_decode_is_refused(version: int, bad: bytes, why: str) -> None:
     """Bytes that pass the block's checksum (made to match) but are no block of its slots: refused."""
-    values = ChessValues(np.arange(3000, dtype=np.int16) * 2 + 1, np.zeros(3000, np.int16))
-    values.dtm[:1024] = 0
+    # Wins in scattered odd plies, DTZ a function of DTM (so that format 5 ranks it), the first block draws.
+    dtm = (np.random.default_rng(7).integers(0, 50, 3000) * 2 + 1).astype(np.int16)
+    dtm[:1024] = 0
+    values = ChessValues(dtm, (dtm - dtm * 7 % 13).astype(np.int16))
     data = to_blocks(values, 10, version)
+    assert version != 5 or block_codec.RANKED & forms(data)[1]
     index = BlockIndex(data[: chess_blocks.HEADER_BYTES], lambda a, b: data[a:b])
     index.crcs[0] = zlib.crc32(bad)
     with pytest.raises(DamagedBlock, match=f"block 0 of t {why}"):
