@@ -1,10 +1,12 @@
 """A chess table stored by blocks: a probe inflates the one block holding its slot, not the whole table.
 
 Stored (`to_blocks`): a header (magic, format version, slot count, whether DTZ is written as DTM - DTZ,
-log2 of the slots a block holds, the block count, CRC-32 of the index), the index (each block's start
+log2 of the slots a block holds, the block count, CRC-32 of what follows up to the blocks), in format 5
+the length of the material's ranks and the ranks (kinds.chess.ranks), the index (each block's start
 within the blocks' bytes, and one past the last; each block's CRC-32), then the blocks. A block holds
-`BLOCK_SLOTS` slots (the last fewer), compressed on its own (kinds.chess.block_codec: format 4 by zstd,
-format 3, written before, deflated; both read).
+`BLOCK_SLOTS` slots (the last fewer), compressed on its own (kinds.chess.block_codec: format 5 by zstd
+with the second metric ranked beside DTM; format 4, zstd, and format 3, deflated, written before; all
+read).
 
 Read (`BlockedValues`): the header and the index once per material (`read_index`), then each block when
 a probe first needs it, through a reader of byte ranges of the stored object (engine.stored_bytes'
@@ -33,7 +35,8 @@ from engine.errors import NimbaseError
 from engine.keep import Keeper
 from kinds.chess import block_codec
 from kinds.chess.format import _MAGIC as WHOLE_MAGIC
-from kinds.chess.format import ChessValues, CorruptTable
+from kinds.chess.format import ChessValues, CorruptTable, _zigzag
+from kinds.chess.ranks import BadRanks, Ranks
 
 log = logging.getLogger(__name__)
 
@@ -41,16 +44,19 @@ I16 = NDArray[np.int16]
 I64 = NDArray[np.int64]
 
 _MAGIC = b"NBCHBLK"
-_VERSION = 4
-#: Formats read (3: deflated blocks, written before).
-_VERSIONS = (3, 4)
-#: magic, version, slots, delta, log2 of a block's slots, blocks, CRC-32 of the index.
+_VERSION = 5
+#: Formats read (3: deflated blocks, 4: zstd blocks, both written before).
+_VERSIONS = (3, 4, 5)
+#: magic, version, slots, delta, log2 of a block's slots, blocks, CRC-32 of the index (and ranks).
 _HEADER = struct.Struct("<7sBQBBII")
+#: Format 5's length of the ranks, after the header.
+_RANKS_LENGTH = struct.Struct("<I")
 #: log2 of the slots a block holds: 32,768 slots, 128 KiB of values once inflated (a few hundred µs).
 BLOCK_SHIFT = 15
 BLOCK_SLOTS = 1 << BLOCK_SHIFT
-#: Bytes read to tell a stored table's form and size its index: the header.
-HEADER_BYTES = _HEADER.size
+#: Bytes read to tell a stored table's form and size its index: the header (and in format 5 the ranks'
+#: length; any table of formats 3 and 4 is longer too).
+HEADER_BYTES = _HEADER.size + _RANKS_LENGTH.size
 
 #: A reader of the stored object's bytes start..stop (ValueError or a NimbaseError when it cannot).
 ReadRange = Callable[[int, int], bytes]
@@ -75,27 +81,45 @@ def is_whole(head: bytes) -> bool:
 
 def to_blocks(values: ChessValues, shift: int = BLOCK_SHIFT, version: int = _VERSION) -> bytes:
     """The stored bytes of `values` by blocks of 2**shift slots (`BlockedValues` reads them), in format
-    `version` (3, deflated, only to compare with the blocks written before)."""
+    `version` (3 and 4, as blocks were written before, only to compare with them)."""
     if version not in _VERSIONS:
         raise ValueError(f"no blocked chess table format {version}")
-    encode = block_codec.encode if version == 4 else block_codec.encode_deflated
     n, size = len(values), 1 << shift
+    ranked = b""
+    if version == 5:
+        ranks = Ranks.of_table(values.dtm, lambda lo, hi: second_codes(values, lo, hi))
+
+        def encode(dtm: I16, dtz: I16, delta: bool) -> bytes:
+            return block_codec.encode_ranked(dtm, dtz, delta, ranks)
+
+        ranked = ranks.to_bytes()
+        ranked = _RANKS_LENGTH.pack(len(ranked)) + ranked
+    else:
+        encode = block_codec.encode if version == 4 else block_codec.encode_deflated
     blocks = [
         encode(values.dtm[at : at + size], values.dtz[at : at + size], values.delta)
         for at in range(0, n, size)
     ]
+    if version == 5 and not any(block[0] & block_codec.RANKED for block in blocks):
+        ranked = Ranks.of_table(values.dtm[:0], lambda lo, hi: second_codes(values, lo, hi)).to_bytes()
+        ranked = _RANKS_LENGTH.pack(len(ranked)) + ranked  # no block reads them: none stored
     offsets = np.zeros(len(blocks) + 1, dtype="<u8")
     np.cumsum([len(b) for b in blocks], out=offsets[1:])
     crcs = np.array([zlib.crc32(b) for b in blocks], dtype="<u4")
-    index = offsets.tobytes() + crcs.tobytes()
+    index = ranked + offsets.tobytes() + crcs.tobytes()
     header = _HEADER.pack(_MAGIC, version, n, int(values.delta), shift, len(blocks), zlib.crc32(index))
     return header + index + b"".join(blocks)
+
+
+def second_codes(values: ChessValues, lo: int, hi: int) -> NDArray[np.uint16]:
+    """The zigzag codes of the second metric of slots lo..hi-1 as blocks write it (DTM - DTZ or DTZ)."""
+    return _zigzag(block_codec._second(values.dtm[lo:hi], values.dtz[lo:hi], values.delta))
 
 
 class BlockIndex:
     """A blocked table's header and index: where each block's bytes are and their checksums."""
 
-    __slots__ = ("base", "blocks", "crcs", "delta", "offsets", "shift", "slots", "version")
+    __slots__ = ("base", "blocks", "crcs", "delta", "offsets", "ranks", "shift", "slots", "version")
 
     def __init__(self, head: bytes, read: ReadRange) -> None:
         """From the stored header (`head`, at least HEADER_BYTES) and `read` for the index after it;
@@ -105,11 +129,24 @@ class BlockIndex:
         magic, version, n, delta, shift, blocks, crc = _HEADER.unpack_from(head)
         known = magic == _MAGIC and version in _VERSIONS
         if not known or not 0 < shift < 32 or blocks != -(-n // (1 << shift)):
-            raise CorruptTable(f"not a blocked chess table of format 3 or 4 (header {bytes(head[:8])!r})")
+            raise CorruptTable(f"not a blocked chess table of format 3-5 (header {bytes(head[:8])!r})")
         size = 8 * (blocks + 1) + 4 * blocks
-        index = read(_HEADER.size, _HEADER.size + size)
-        if len(index) != size or zlib.crc32(index) != crc:
+        at, ranked, ranks_size = _HEADER.size, b"", 0
+        if version == 5:  # the ranks' length comes with the header: the ranks and index, one more read
+            if len(head) < HEADER_BYTES:
+                raise CorruptTable(f"a blocked chess table of {n} slots is cut short before its ranks")
+            ranked = bytes(head[_HEADER.size : HEADER_BYTES])
+            at, ranks_size = HEADER_BYTES, _RANKS_LENGTH.unpack(ranked)[0]
+        index = read(at, at + ranks_size + size)
+        if len(index) != ranks_size + size or zlib.crc32(index, zlib.crc32(ranked)) != crc:
             raise CorruptTable(f"a blocked chess table of {n} slots fails its index's checksum")
+        self.ranks: Ranks | None = None
+        if version == 5:
+            try:
+                self.ranks = Ranks.from_bytes(index[:ranks_size])
+            except BadRanks as bad:
+                raise CorruptTable(f"a blocked chess table of {n} slots: {bad}") from None
+            index = index[ranks_size:]
         self.slots = int(n)
         self.version = int(version)
         self.delta = bool(delta)
@@ -118,11 +155,12 @@ class BlockIndex:
         self.offsets = np.frombuffer(index, dtype="<u8", count=blocks + 1).astype(np.int64)
         self.crcs = np.frombuffer(index, dtype="<u4", offset=8 * (blocks + 1)).astype(np.int64)
         #: Where the blocks' bytes begin in the stored object.
-        self.base = _HEADER.size + size
+        self.base = at + ranks_size + size
 
     @property
     def nbytes(self) -> int:
-        return int(self.offsets.nbytes + self.crcs.nbytes)
+        ranks = 0 if self.ranks is None else self.ranks.nbytes
+        return int(self.offsets.nbytes + self.crcs.nbytes) + ranks
 
     def decode(self, block: int, data: bytes, what: str) -> tuple[I16, I16]:
         """The DTM and DTZ of `block`'s slots from its stored bytes; DamagedBlock when they are not."""
@@ -131,7 +169,7 @@ class BlockIndex:
         first = block << self.shift
         k = min(self.slots - first, 1 << self.shift)
         try:
-            return block_codec.decode(data, k, self.delta, self.version)
+            return block_codec.decode(data, k, self.delta, self.version, self.ranks)
         except block_codec.BadBlock as bad:
             raise DamagedBlock(_damaged(block, what, str(bad))) from None
 

@@ -1,6 +1,7 @@
 """Chess tables stored by blocks (kinds.chess.blocks): every slot of every 3-man material and of a few
-4-man ones (every 4-man material with -m slow) probed through the blocked form (format 4, zstd; and
-format 3, deflated, as written before) equals the values of the table stored whole (count checked); a
+4-man ones (every 4-man material with -m slow) probed through the blocked form (format 5, zstd with the
+second metric ranked beside DTM; and formats 4, zstd, and 3, deflated, as written before) equals the
+values of the table stored whole (count checked); a
 probe reads only the blocks it needs; a damaged block is refused, never answered; tables stored whole
 before blocks are still served."""
 
@@ -46,7 +47,7 @@ def blocked(data: bytes, keeper: Keeper | None = None) -> BlockedValues:
 
 
 def check_every_slot(
-    values: ChessValues, shift: int = chess_blocks.BLOCK_SHIFT, one_by_one: bool = False, version: int = 4
+    values: ChessValues, shift: int = chess_blocks.BLOCK_SHIFT, one_by_one: bool = False, version: int = 5
 ) -> int:
     """Probe every slot of `values` through its blocked form (in a shuffled order, so that blocks are
     left and come back) against the table stored whole and read back; the slots checked."""
@@ -70,7 +71,7 @@ def check_every_slot(
     return checked
 
 
-@pytest.mark.parametrize("version", [3, 4])
+@pytest.mark.parametrize("version", [3, 4, 5])
 @pytest.mark.parametrize("delta", [False, True])
 @pytest.mark.parametrize("slots", [0, 1, 7, 1000, 1024, 4099])
 def test_random_values_read_back_by_blocks(delta: bool, slots: int, version: int) -> None:
@@ -93,22 +94,27 @@ def dtm_values(count: int, seed: int) -> np.ndarray:
     return np.where(kind == 0, 0, np.where(kind == 1, 2 * d + 1, -(2 * d + 1))).astype(np.int16)
 
 
-def test_dtm_values_are_written_densely_and_read_back() -> None:
+def forms(data: bytes) -> list[int]:
+    """The form byte of each block of stored blocked bytes."""
+    index = blocked(data).index
+    return [data[index.base + int(index.offsets[b])] for b in range(index.blocks)]
+
+
+@pytest.mark.parametrize("version", [4, 5])
+def test_dtm_values_are_written_densely_and_read_back(version: int) -> None:
     dtm, dtz = dtm_values(5000, 1), dtm_values(5000, 2)
     dtm[:3] = [32767, -32767, 0]  # the extremes of the encoding
-    data = to_blocks(ChessValues(dtm, dtz, True), 10)
-    index = blocked(data).index
-    assert {data[index.base + int(index.offsets[b])] for b in range(index.blocks)} == {block_codec.DENSE}
-    assert check_every_slot(ChessValues(dtm, dtz, True), shift=10, one_by_one=True) == 5000
+    data = to_blocks(ChessValues(dtm, dtz, True), 10, version)
+    assert {form & block_codec.DENSE for form in forms(data)} == {block_codec.DENSE}
+    assert check_every_slot(ChessValues(dtm, dtz, True), 10, True, version) == 5000
     dtm[4000] = 2  # a win in an even count of plies: no DTM value, its block (3) in zigzag codes
-    data = to_blocks(ChessValues(dtm, dtz, True), 10)
-    index = blocked(data).index
-    forms = [data[index.base + int(index.offsets[b])] for b in range(index.blocks)]
-    assert forms == [block_codec.DENSE] * 3 + [block_codec.ZIGZAG] + [block_codec.DENSE]
-    assert check_every_slot(ChessValues(dtm, dtz, True), shift=10, one_by_one=True) == 5000
+    data = to_blocks(ChessValues(dtm, dtz, True), 10, version)
+    dense = [form & block_codec.DENSE for form in forms(data)]
+    assert dense == [block_codec.DENSE] * 3 + [block_codec.ZIGZAG] + [block_codec.DENSE]
+    assert check_every_slot(ChessValues(dtm, dtz, True), 10, True, version) == 5000
 
 
-@pytest.mark.parametrize("version", [3, 4])
+@pytest.mark.parametrize("version", [3, 4, 5])
 def test_every_three_man_slot(tablebase: dict[str, ChessTable], version: int) -> None:
     materials = [m for m in materials_of(3) if m.men == 3]
     assert {m.name for m in materials} <= tablebase.keys()
@@ -121,7 +127,19 @@ def test_format_four_is_smaller(tablebase: dict[str, ChessTable]) -> None:
     """The stored bytes of each 3-man table by zstd and dense DTM codes are fewer than deflate's."""
     for name in ("KQvK", "KRvK", "KPvK"):
         values = tablebase[name].packed
-        assert len(to_blocks(values)) < len(to_blocks(values, version=3))
+        assert len(to_blocks(values, version=4)) < len(to_blocks(values, version=3))
+
+
+def test_format_five_is_smaller(tablebase: dict[str, ChessTable]) -> None:
+    """Ranking the second metric beside DTM takes bytes off a 3-man table with pawns (KPvK's blocks are
+    all written ranked and swapped)."""
+    values = tablebase["KPvK"].packed
+    data = to_blocks(values)
+    assert len(data) < len(to_blocks(values, version=4))
+    assert set(forms(data)) == {block_codec.DENSE | block_codec.RANKED | block_codec.SWAPPED}
+    # No block of KQvK is written ranked: its ranks are not stored.
+    ranks = blocked(to_blocks(tablebase["KQvK"].packed)).index.ranks
+    assert ranks is not None and len(ranks.seconds) == 0
 
 
 @pytest.fixture(scope="module")
@@ -133,6 +151,10 @@ def solved() -> Solved:
 def test_every_slot_of_some_four_man_materials(solved: Solved, name: str) -> None:
     table = solved.table(name)
     assert check_every_slot(table.packed) == table.material.slots
+    # Its blocks take each form format 5 chooses from: ranked or not, swapped or not.
+    found = set(forms(to_blocks(table.packed)))
+    assert {form & block_codec.RANKED for form in found} == {0, block_codec.RANKED}
+    assert {form & block_codec.SWAPPED for form in found} == {0, block_codec.SWAPPED}
 
 
 @pytest.mark.slow
@@ -165,10 +187,11 @@ def test_a_damaged_block_is_refused_never_answered(
     with pytest.raises(DamagedBlock):
         values_from_bytes(bytes(data))
     # A damaged index or header: not a table (the service reads it as not stored).
-    broken = bytearray(to_blocks(values))
-    broken[chess_blocks.HEADER_BYTES + 3] ^= 1
-    with pytest.raises(CorruptTable, match="index"):
-        blocked(bytes(broken))
+    for where in (chess_blocks.HEADER_BYTES - 2, chess_blocks.HEADER_BYTES + 3, index.base - 3):
+        broken = bytearray(to_blocks(values))  # the ranks' length, the ranks, the index
+        broken[where] ^= 1
+        with pytest.raises(CorruptTable, match="index"):
+            blocked(bytes(broken))
     with pytest.raises(CorruptTable):
         blocked(b"NBCHBLK" + bytes(40))
 
@@ -183,12 +206,34 @@ def test_a_damaged_block_is_refused_never_answered(
         (4, DENSE + b"not zstd", "does not inflate"),
         (4, bytes([7]) + zstandard.ZstdCompressor().compress(bytes(4096)), "has no known form"),
         (4, b"", "has no known form"),
+        (5, DENSE + zstandard.ZstdCompressor().compress(bytes(10)), "holds 10 bytes"),
+        (5, DENSE + b"not zstd", "does not inflate"),
+        (5, bytes([8]) + zstandard.ZstdCompressor().compress(bytes(4096)), "has no known form"),
+        (5, b"", "has no known form"),
+        # A block of 1,024 slots is no whole 64 x 64 squares: it is never written swapped.
+        (5, bytes([3]) + zstandard.ZstdCompressor().compress(bytes(4096)), "has no known form"),
+        # DTM 0 (dense code 0) pairs with one second value only: its rank 1 names none.
+        (
+            5,
+            bytes([5]) + zstandard.ZstdCompressor().compress(bytes(2048) + b"\x01" * 1024 + bytes(1024)),
+            "a rank past",
+        ),
+        # A dense DTM code (999: a loss) the table does not hold.
+        (
+            5,
+            bytes([5]) + zstandard.ZstdCompressor().compress(b"\xe7" * 1024 + b"\x03" * 1024 + bytes(2048)),
+            "a DTM value",
+        ),
     ],
 )
 def test_a_block_whose_bytes_check_but_do_not_decode_is_refused(version: int, bad: bytes, why: str) -> None:
     """Bytes that pass the block's checksum (made to match) but are no block of its slots: refused."""
-    values = ChessValues(np.arange(3000, dtype=np.int16), np.zeros(3000, np.int16))
+    # Wins in scattered odd plies, DTZ a function of DTM (so that format 5 ranks it), the first block draws.
+    dtm = (np.random.default_rng(7).integers(0, 50, 3000) * 2 + 1).astype(np.int16)
+    dtm[:1024] = 0
+    values = ChessValues(dtm, (dtm - dtm * 7 % 13).astype(np.int16))
     data = to_blocks(values, 10, version)
+    assert version != 5 or block_codec.RANKED & forms(data)[1]
     index = BlockIndex(data[: chess_blocks.HEADER_BYTES], lambda a, b: data[a:b])
     index.crcs[0] = zlib.crc32(bad)
     with pytest.raises(DamagedBlock, match=f"block 0 of t {why}"):

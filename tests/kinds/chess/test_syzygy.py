@@ -31,6 +31,7 @@ from kinds.chess import block_codec as chess_block_codec
 from kinds.chess import blocks as chess_blocks
 from kinds.chess import format as chess_format
 from kinds.chess import material as chess_material
+from kinds.chess import ranks as chess_ranks
 from kinds.chess import solve as chess_solve
 from kinds.chess import tables as chess_tables
 from kinds.chess.answers import FIFTY_MOVES
@@ -70,6 +71,7 @@ _SOURCES = (
     chess_format,
     chess_blocks,
     chess_block_codec,
+    chess_ranks,
     chess_material,
     chess_solve,
 )
