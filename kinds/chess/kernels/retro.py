@@ -28,6 +28,7 @@ from kinds.chess.kernels import movegen as mg
 from kinds.chess.kernels.values import NONE, after, better, zeroing
 
 I16 = NDArray[np.int16]
+I32 = NDArray[np.int32]
 I64 = NDArray[np.int64]
 U8 = NDArray[np.uint8]
 
@@ -439,9 +440,10 @@ def retro(spec: I64, lo: int, hi: int, val: I16, deg: U8, ex: I16, max_level: in
 
     The slots settled at a level (its frontier) are marked in a bitmap as they are settled, and the
     level un-moves from those alone, in slot order (neighbouring slots' predecessors share cache
-    lines), instead of scanning the slice's values; exits are looked for only at the levels some exit
-    has, between the first and last slot with one. The order within a level changes nothing: a win
-    takes from counts only, and a slot with a losing child never runs out of them."""
+    lines), instead of scanning the slice's values; the slots whose exit may settle them at a level
+    are listed by level once (`_exit_levels`), not looked for at every level. The order within a
+    level changes nothing: a win takes from counts only, and a slot with a losing child never runs
+    out of them."""
     n = hi - lo
     sq = np.empty(5, dtype=np.int64)
     kinds = np.empty(5, dtype=np.int64)
@@ -450,43 +452,20 @@ def retro(spec: I64, lo: int, hi: int, val: I16, deg: U8, ex: I16, max_level: in
     work = np.empty(10, dtype=np.int64)
     bases = step_bases(spec)
     ix.men_of(spec, kinds, owners)
-    first = np.full(max_level + 2, n, dtype=np.int64)
-    last = np.full(max_level + 2, -1, dtype=np.int64)
-    top = 0
-    for i in range(n):
-        val[lo + i] = 0
-        if deg[i] == INVALID:
-            continue
-        e = int(ex[i])
-        if e > 0:
-            level = e
-        elif e < 0 and e != NONE:
-            level = -e - 1
-        else:
-            continue
-        if first[level] == n:
-            first[level] = i
-        last[level] = i
-        if level > top:
-            top = level
+    starts, waiting = _exit_levels(lo, n, val, deg, ex, max_level)
+    top = starts.shape[0] - 2
     words = (n >> 6) + 1
     cur = np.zeros(words, dtype=np.uint64)
     nxt = np.zeros(words, dtype=np.uint64)
     one = np.uint64(1)
     level = 0
     while True:
-        if level <= top and last[level] >= 0:
-            for i in range(first[level], last[level] + 1):
-                e = int(ex[i])
-                if e == level and level > 0:
-                    win = True
-                elif e == -(level + 1):
-                    win = False
-                else:
-                    continue
+        if level <= top:
+            for at in range(starts[level], starts[level + 1]):
+                i = waiting[at]
                 if deg[i] >= SETTLED:
                     continue
-                if win:
+                if int(ex[i]) > 0:
                     val[lo + i] = level
                 elif deg[i] == 0:
                     val[lo + i] = -(level + 1)
@@ -534,6 +513,50 @@ def retro(spec: I64, lo: int, hi: int, val: I16, deg: U8, ex: I16, max_level: in
         level += 1
         if marked == 0 and level > top:
             return level - 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _exit_levels(lo: int, n: int, val: I16, deg: U8, ex: I16, max_level: int) -> tuple[I64, I32]:
+    """The slots (0 .. n-1) with an exit that wins or loses, by the level it settles them at, each
+    level's in slot order: level L's are waiting[starts[L] : starts[L + 1]] (a win in L plies by its
+    exit, or a loss in L whose other moves may all lose first); `val` zeroed on the way."""
+    counts = np.zeros(max_level + 2, dtype=np.int64)
+    top = -1
+    for i in range(n):
+        val[lo + i] = 0
+        if deg[i] == INVALID:
+            continue
+        level = _exit_level(int(ex[i]))
+        if level < 0:
+            continue
+        counts[level] += 1
+        if level > top:
+            top = level
+    starts = np.zeros(top + 2, dtype=np.int64)
+    for level in range(top + 1):
+        starts[level + 1] = starts[level] + counts[level]
+    fill = starts[: top + 1].copy()
+    waiting = np.empty(starts[top + 1], dtype=np.int32)
+    for i in range(n):
+        if deg[i] == INVALID:
+            continue
+        level = _exit_level(int(ex[i]))
+        if level < 0:
+            continue
+        waiting[fill[level]] = i
+        fill[level] += 1
+    return starts, waiting
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _exit_level(e: int) -> int:
+    """The level an exit of value e settles its slot at (a win in e plies, a loss in -e - 1), -1 for
+    none or a draw."""
+    if e > 0:
+        return e
+    if e < 0 and e != NONE:
+        return -e - 1
+    return -1
 
 
 @numba.njit(cache=True, nogil=True)
