@@ -321,6 +321,58 @@ def valid(spec: I64, slot: int, sq: I64, kinds: I64, owners: I64, image: I64) ->
     return stm
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def run_decided(spec: I64, sq: I64) -> bool:
+    """Whether `valid_run` decides the run of the men `sq`: the material has a piece (the index's
+    last digit) and the men's order alone decides canonicity (`valid`'s own shortcut)."""
+    if spec[0] == spec[1]:
+        return False
+    return spec[1] == 1 or (spec[1] == 0 and not KK_AMBIGUOUS[sq[0] * 64 + sq[1]])
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def valid_run(spec: I64, sq: I64, stm: int, kinds: I64, owners: I64) -> np.uint64:
+    """`valid` of the 64 slots a run of the index's last digit holds (the last piece on each square in
+    turn, the other men on `sq`, `stm` to move; `run_decided` must hold) as one board: bit x set when
+    the slot with the last piece on x names a position. One pass over the other men instead of 64:
+    squares they hold, identical men's order, and the checks on the king not to move, each a board
+    (a line piece checking it unless the last piece blocks, the last piece's own checks)."""
+    n = 2 + spec[0]
+    last = 1 + spec[0] - spec[1]  # the last piece's man
+    occ = np.uint64(0)
+    for k in range(n):
+        if k == last:
+            continue
+        b = mg.bit(sq[k])
+        if occ & b:
+            return np.uint64(0)
+        occ |= b
+    if (mg.KING_ATT[sq[0]] >> np.uint64(sq[1])) & np.uint64(1):
+        return np.uint64(0)
+    out = ~occ
+    for i in range(spec[0] - 1):
+        same = spec[2 + 2 * i] == spec[4 + 2 * i] and spec[3 + 2 * i] == spec[5 + 2 * i]
+        if not same:
+            continue
+        if 3 + i == last:
+            out &= ~((mg.bit(sq[2 + i]) << np.uint64(1)) - np.uint64(1))  # squares above its twin's
+        elif 2 + i != last and sq[2 + i] > sq[3 + i]:
+            return np.uint64(0)
+    target = sq[1 - stm]
+    for a in range(n):
+        if a == last or owners[a] != stm:
+            continue
+        kind = kinds[a]
+        if mg.BISHOP <= kind <= mg.QUEEN:
+            if mg._attacks(kind, stm, sq[a], target, occ):
+                out &= mg.BETWEEN[sq[a] * 64 + target]
+        elif mg._attacks(kind, stm, sq[a], target, occ):
+            return np.uint64(0)
+    if owners[last] == stm:
+        out &= ~mg.attacks_of(kinds[last], 1 - stm, target, occ)
+    return out
+
+
 @numba.njit(cache=True, nogil=True)
 def step(spec: I64, sq: I64, k: int) -> int:
     """How much the slot of a canonical position changes per square man k moves, when moving man k

@@ -247,7 +247,8 @@ def prepare(
 ) -> int:
     """Slots lo..hi-1 (one slice): `deg` the distinct children inside the slice (INVALID: no position),
     `exm`/`exz` the best zeroing move's values (-1 checkmate, 0 stalemate, NONE: no zeroing move).
-    Returns the count of moves whose target a table lacks (0 unless the tables are wrong)."""
+    Returns the count of moves whose target a table lacks (0 unless the tables are wrong). Slots are
+    told valid 64 at a time where `ix.valid_run` decides (the last piece's squares, in slot order)."""
     sq = np.empty(5, dtype=np.int64)
     kinds = np.empty(5, dtype=np.int64)
     owners = np.empty(5, dtype=np.int64)
@@ -260,9 +261,25 @@ def prepare(
     bases = step_bases(spec)
     n = ix.men_of(spec, kinds, owners)
     errors = 0
+    last = 1 + spec[0] - spec[1]  # the man of the index's last digit (a piece, where runs apply)
+    run_end = lo
+    run = np.uint64(0)
+    run_stm = 0
     for v in range(lo, hi):
         i = v - lo
-        stm = ix.valid(spec, v, sq, kinds, owners, image)
+        if v >= run_end and (v & 63) == 0 and v + 64 <= hi and spec[0] > spec[1]:
+            run_stm = ix.decode(spec, v, sq)
+            if ix.run_decided(spec, sq):
+                run = ix.valid_run(spec, sq, run_stm, kinds, owners)
+                run_end = v + 64
+        if v < run_end:
+            if (run >> np.uint64(v & 63)) & np.uint64(1):
+                sq[last] = v & 63
+                stm = run_stm
+            else:
+                stm = -1
+        else:
+            stm = ix.valid(spec, v, sq, kinds, owners, image)
         if stm < 0:
             deg[i] = INVALID
             exm[i] = 0

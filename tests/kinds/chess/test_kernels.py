@@ -284,3 +284,39 @@ def _valid_mismatches(spec: I64, stride: int) -> int:
 )
 def test_valid_matches_its_definition(name: str, stride: int) -> None:
     assert _valid_mismatches(parse_material(name).spec, stride) == 0
+
+
+@numba.njit(cache=True)  # compiled once, then loaded by every later run
+def _run_mismatches(spec: I64, stride: int) -> tuple[int, int]:
+    """Runs of 64 slots (every `stride`-th) where `valid_run` differs from `valid` slot by slot, and
+    how many runs it decided."""
+    sq = np.empty(5, np.int64)
+    kinds = np.empty(5, np.int64)
+    owners = np.empty(5, np.int64)
+    image = np.empty(5, np.int64)
+    ix.men_of(spec, kinds, owners)
+    bad = 0
+    decided = 0
+    for start in range(0, ix.size(spec), 64 * stride):
+        stm = ix.decode(spec, start, sq)
+        if not ix.run_decided(spec, sq):
+            continue
+        decided += 1
+        run = ix.valid_run(spec, sq, stm, kinds, owners)
+        for x in range(64):
+            want = ix.valid(spec, start + x, sq, kinds, owners, image) >= 0
+            if bool((run >> np.uint64(x)) & np.uint64(1)) != want:
+                bad += 1
+                break
+    return bad, decided
+
+
+@pytest.mark.parametrize(
+    ("name", "stride"),
+    [("KQvK", 1), ("KQvKR", 1), ("KRRvK", 1), ("KBNvK", 1), ("KRPvK", 1), ("KRvKP", 1), ("KNNvKN", 13),
+     ("KQRvKR", 29), ("KRPvKR", 7), ("KRRvKP", 7)],
+)  # fmt: skip
+def test_valid_runs_match_valid(name: str, stride: int) -> None:
+    bad, decided = _run_mismatches(parse_material(name).spec, stride)
+    assert decided > 0
+    assert bad == 0
