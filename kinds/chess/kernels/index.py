@@ -71,6 +71,8 @@ def _pawnless_transforms() -> tuple[I64, NDArray[np.bool_]]:
 
 
 KK_TRANSFORM, KK_AMBIGUOUS = _pawnless_transforms()
+#: Square s under symmetry t at t * 64 + s (movegen's `_transform` as one table read).
+SQUARE_IMAGE = _square_images().reshape(-1)
 KK_INDEX_64 = mg.KK_INDEX.astype(np.int64)
 #: KK_INDEX_64 less the pairs on the a1-h8 diagonal both (-1 there too): the pairs whose own image is
 #: canonical whatever the other men.
@@ -215,7 +217,7 @@ def canonical_moved(spec: I64, sq: I64, stm: int, image: I64) -> tuple[int, bool
             if pawnful:
                 image[k] = sq[k] ^ 7 if r else sq[k]
             elif r == 0:
-                image[k] = mg._transform(sq[k], t)
+                image[k] = SQUARE_IMAGE[t * 64 + sq[k]]
             else:
                 image[k] = ((image[k] & 7) << 3) | (image[k] >> 3)
         _sort_identical(spec, image)
@@ -231,6 +233,52 @@ def canonical_moved(spec: I64, sq: I64, stm: int, image: I64) -> tuple[int, bool
             best = e
             moved = True
     return best, moved
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def pawnless_moved(spec: I64, sq: I64, k: int, f: int, stm: int) -> tuple[int, bool]:
+    """`canonical_moved` of a pawnless position's men `sq` with man k on f instead, `stm` to move,
+    where the new kings are not both on the a1-h8 diagonal (`pawnless_slot`)."""
+    m = spec[0]
+    a = f if k == 0 else sq[0]
+    b = f if k == 1 else sq[1]
+    p0 = (f if k == 2 else sq[2]) if m > 0 else 0
+    p1 = (f if k == 3 else sq[3]) if m > 1 else 0
+    p2 = (f if k == 4 else sq[4]) if m > 2 else 0
+    return pawnless_slot(spec, a, b, p0, p1, p2, stm)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def pawnless_slot(spec: I64, a: int, b: int, p0: int, p1: int, p2: int, stm: int) -> tuple[int, bool]:
+    """`canonical_moved` of a pawnless position given as scalars (kings on a and b, the pieces on p0,
+    p1, p2 as far as the material has them) whose kings are not both on the a1-h8 diagonal: their one
+    symmetry then decides, as table reads on scalars (no image array to fill, sort and encode);
+    (-1, False) for kings that touch or clash."""
+    m = spec[0]
+    t = KK_TRANSFORM[a * 64 + b]
+    if t < 0:
+        return -1, False
+    at = t * 64
+    kk = KK_INDEX_64[SQUARE_IMAGE[at + a] * 64 + SQUARE_IMAGE[at + b]]
+    q0 = SQUARE_IMAGE[at + p0]
+    q1 = SQUARE_IMAGE[at + p1]
+    q2 = SQUARE_IMAGE[at + p2]
+    same01 = m > 1 and spec[2] == spec[4] and spec[3] == spec[5]
+    same12 = m > 2 and spec[4] == spec[6] and spec[5] == spec[7]
+    for _ in range(2):
+        if same01 and q0 > q1:
+            q0, q1 = q1, q0
+        if same12 and q1 > q2:
+            q1, q2 = q2, q1
+    if m == 0:
+        rest = 0
+    elif m == 1:
+        rest = q0
+    elif m == 2:
+        rest = (q0 << 6) | q1
+    else:
+        rest = (q0 << 12) | (q1 << 6) | q2
+    return int((stm * mg.KK_PAWNLESS + kk) * pieces_size(spec) + rest), t != 0
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -271,6 +319,58 @@ def valid(spec: I64, slot: int, sq: I64, kinds: I64, owners: I64, image: I64) ->
     if mg.attacked(sq[1 - stm], stm, sq, kinds, owners, n, -1, occ):
         return -1
     return stm
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def run_decided(spec: I64, sq: I64) -> bool:
+    """Whether `valid_run` decides the run of the men `sq`: the material has a piece (the index's
+    last digit) and the men's order alone decides canonicity (`valid`'s own shortcut)."""
+    if spec[0] == spec[1]:
+        return False
+    return spec[1] == 1 or (spec[1] == 0 and not KK_AMBIGUOUS[sq[0] * 64 + sq[1]])
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def valid_run(spec: I64, sq: I64, stm: int, kinds: I64, owners: I64) -> np.uint64:
+    """`valid` of the 64 slots a run of the index's last digit holds (the last piece on each square in
+    turn, the other men on `sq`, `stm` to move; `run_decided` must hold) as one board: bit x set when
+    the slot with the last piece on x names a position. One pass over the other men instead of 64:
+    squares they hold, identical men's order, and the checks on the king not to move, each a board
+    (a line piece checking it unless the last piece blocks, the last piece's own checks)."""
+    n = 2 + spec[0]
+    last = 1 + spec[0] - spec[1]  # the last piece's man
+    occ = np.uint64(0)
+    for k in range(n):
+        if k == last:
+            continue
+        b = mg.bit(sq[k])
+        if occ & b:
+            return np.uint64(0)
+        occ |= b
+    if (mg.KING_ATT[sq[0]] >> np.uint64(sq[1])) & np.uint64(1):
+        return np.uint64(0)
+    out = ~occ
+    for i in range(spec[0] - 1):
+        same = spec[2 + 2 * i] == spec[4 + 2 * i] and spec[3 + 2 * i] == spec[5 + 2 * i]
+        if not same:
+            continue
+        if 3 + i == last:
+            out &= ~((mg.bit(sq[2 + i]) << np.uint64(1)) - np.uint64(1))  # squares above its twin's
+        elif 2 + i != last and sq[2 + i] > sq[3 + i]:
+            return np.uint64(0)
+    target = sq[1 - stm]
+    for a in range(n):
+        if a == last or owners[a] != stm:
+            continue
+        kind = kinds[a]
+        if mg.BISHOP <= kind <= mg.QUEEN:
+            if mg._attacks(kind, stm, sq[a], target, occ):
+                out &= mg.BETWEEN[sq[a] * 64 + target]
+        elif mg._attacks(kind, stm, sq[a], target, occ):
+            return np.uint64(0)
+    if owners[last] == stm:
+        out &= ~mg.attacks_of(kinds[last], 1 - stm, target, occ)
+    return out
 
 
 @numba.njit(cache=True, nogil=True)

@@ -13,8 +13,13 @@ legal placements under the board's eight symmetries), which kinds.chess.kernels.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, cast
+
 import numba
 import numpy as np
+from numba import types
+from numba.extending import intrinsic
 from numpy.typing import NDArray
 
 I8 = NDArray[np.int8]
@@ -133,19 +138,6 @@ def _rays() -> U64:
 RAYS = _rays()
 #: Whether a direction of RAYS goes towards higher squares (its nearest blocker is the lowest bit).
 RAY_UP = np.array([d in (0, 2, 4, 6) for d in range(8)], dtype=np.bool_)
-_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
-
-
-def _debruijn_table() -> I8:
-    out = np.zeros(64, dtype=np.int8)
-    for i in range(64):
-        out[((1 << i) * int(_DEBRUIJN) & 0xFFFFFFFFFFFFFFFF) >> 58] = i
-    return out
-
-
-_DEBRUIJN_INDEX = _debruijn_table()
-
-
 # -- symmetries ----------------------------------------------------------------------------------------
 
 
@@ -204,37 +196,61 @@ def bit(s: int) -> np.uint64:
     return np.uint64(1) << np.uint64(s)
 
 
+@intrinsic
+def _cttz(typingctx: Any, board: Any) -> Any:
+    """The count of a board's trailing zero bits, 64 for an empty board (LLVM's cttz)."""
+    if board != types.uint64:
+        return None
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.cttz(args[0], context.get_constant(types.boolean, False))
+
+    return types.int64(types.uint64), codegen
+
+
+@intrinsic
+def _ctlz(typingctx: Any, board: Any) -> Any:
+    """The count of a board's leading zero bits, 64 for an empty board (LLVM's ctlz)."""
+    if board != types.uint64:
+        return None
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.ctlz(args[0], context.get_constant(types.boolean, False))
+
+    return types.int64(types.uint64), codegen
+
+
+#: The intrinsics as the kernels call them (typed for the checker).
+_trailing_zeros = cast(Callable[[np.uint64], int], _cttz)
+_leading_zeros = cast(Callable[[np.uint64], int], _ctlz)
+
+
 @numba.njit(cache=True, nogil=True, inline="always")
 def square_of(low: np.uint64) -> int:
-    """The square of a one-bit board (de Bruijn multiplication)."""
-    return int(_DEBRUIJN_INDEX[(low * _DEBRUIJN) >> np.uint64(58)])
+    """The square of a one-bit board (of a nonzero board's lowest bit)."""
+    return _trailing_zeros(np.uint64(low))
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _highest(b: np.uint64) -> np.uint64:
-    """The highest bit of a nonzero board, alone."""
-    b |= b >> np.uint64(1)
-    b |= b >> np.uint64(2)
-    b |= b >> np.uint64(4)
-    b |= b >> np.uint64(8)
-    b |= b >> np.uint64(16)
-    b |= b >> np.uint64(32)
-    return b ^ (b >> np.uint64(1))
+def _ray(d: int, s: int, occ: np.uint64) -> np.uint64:
+    """The squares a slider on s attacks in direction d with the board `occ`, without a branch: the
+    ray less the ray beyond its nearest blocker (RAYS' row 64 is empty: no blocker up the board; a
+    down ray's from a1 is empty too, and `| 1` makes an empty board's highest square a1)."""
+    ray = np.uint64(RAYS[d][s])
+    blockers = ray & occ
+    if RAY_UP[d]:
+        return ray ^ np.uint64(RAYS[d][_trailing_zeros(blockers)])
+    return ray ^ np.uint64(RAYS[d][63 - _leading_zeros(blockers | np.uint64(1))])
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def slides(kind: int, s: int, occ: np.uint64) -> np.uint64:
     """The squares a rook, bishop or queen on s attacks with the board `occ` (blockers included)."""
     out = np.uint64(0)
-    first = 4 if kind == BISHOP else 0
-    last = 4 if kind == ROOK else 8
-    for d in range(first, last):
-        ray = RAYS[d, s]
-        blockers = ray & occ
-        if blockers:
-            low = (blockers & (~blockers + np.uint64(1))) if RAY_UP[d] else _highest(blockers)
-            ray ^= RAYS[d, square_of(low)]
-        out |= ray
+    if kind != BISHOP:
+        out |= _ray(0, s, occ) | _ray(1, s, occ) | _ray(2, s, occ) | _ray(3, s, occ)
+    if kind != ROOK:
+        out |= _ray(4, s, occ) | _ray(5, s, occ) | _ray(6, s, occ) | _ray(7, s, occ)
     return out
 
 

@@ -28,6 +28,7 @@ from kinds.chess.kernels import movegen as mg
 from kinds.chess.kernels.values import NONE, after, better, zeroing
 
 I16 = NDArray[np.int16]
+I32 = NDArray[np.int32]
 I64 = NDArray[np.int64]
 U8 = NDArray[np.uint8]
 
@@ -48,10 +49,20 @@ def exit_row(m: int, c: int, pm: int, pc: int) -> int:
 @numba.njit(cache=True, nogil=True)
 def _child(rows: I64, row: int, sq: I64, stm: int, out: I64) -> int:
     """The slot, in the child table of `row`, of the men `sq` (less the one captured) with `stm` (our
-    side) to move; -1 past the child's index."""
+    side) to move; -1 past the child's index (`ix.pawnless_slot` where it applies)."""
     r = rows[row]
     flip = r[1]
     cspec = r[4 : 4 + ix.SPEC]
+    if cspec[1] == 0:
+        f = 56 if flip else 0
+        a = sq[1] ^ f if flip else sq[0]
+        b = sq[0] ^ f if flip else sq[1]
+        if not ix.KK_AMBIGUOUS[a * 64 + b]:
+            m = cspec[0]
+            p0 = sq[2 + r[4 + ix.SPEC]] ^ f if m > 0 else 0
+            p1 = sq[2 + r[5 + ix.SPEC]] ^ f if m > 1 else 0
+            p2 = sq[2 + r[6 + ix.SPEC]] ^ f if m > 2 else 0
+            return ix.pawnless_slot(cspec, a, b, p0, p1, p2, 1 - stm if flip else stm)[0]
     if flip:
         out[0] = sq[1] ^ 56
         out[1] = sq[0] ^ 56
@@ -236,7 +247,8 @@ def prepare(
 ) -> int:
     """Slots lo..hi-1 (one slice): `deg` the distinct children inside the slice (INVALID: no position),
     `exm`/`exz` the best zeroing move's values (-1 checkmate, 0 stalemate, NONE: no zeroing move).
-    Returns the count of moves whose target a table lacks (0 unless the tables are wrong)."""
+    Returns the count of moves whose target a table lacks (0 unless the tables are wrong). Slots are
+    told valid 64 at a time where `ix.valid_run` decides (the last piece's squares, in slot order)."""
     sq = np.empty(5, dtype=np.int64)
     kinds = np.empty(5, dtype=np.int64)
     owners = np.empty(5, dtype=np.int64)
@@ -249,9 +261,25 @@ def prepare(
     bases = step_bases(spec)
     n = ix.men_of(spec, kinds, owners)
     errors = 0
+    last = 1 + spec[0] - spec[1]  # the man of the index's last digit (a piece, where runs apply)
+    run_end = lo
+    run = np.uint64(0)
+    run_stm = 0
     for v in range(lo, hi):
         i = v - lo
-        stm = ix.valid(spec, v, sq, kinds, owners, image)
+        if v >= run_end and (v & 63) == 0 and v + 64 <= hi and spec[0] > spec[1]:
+            run_stm = ix.decode(spec, v, sq)
+            if ix.run_decided(spec, sq):
+                run = ix.valid_run(spec, sq, run_stm, kinds, owners)
+                run_end = v + 64
+        if v < run_end:
+            if (run >> np.uint64(v & 63)) & np.uint64(1):
+                sq[last] = v & 63
+                stm = run_stm
+            else:
+                stm = -1
+        else:
+            stm = ix.valid(spec, v, sq, kinds, owners, image)
         if stm < 0:
             deg[i] = INVALID
             exm[i] = 0
@@ -408,7 +436,13 @@ def un_moves(
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _moved_slot(spec: I64, sq: I64, n: int, k: int, f: int, stm: int, work: I64) -> tuple[int, bool]:
-    """`canonical_moved` of the men `sq` with man k on f, `stm` to move."""
+    """`canonical_moved` of the men `sq` with man k on f, `stm` to move (`ix.pawnless_moved` where it
+    applies: most kings' un-moves without pawns)."""
+    if spec[1] == 0:
+        a = f if k == 0 else sq[0]
+        b = f if k == 1 else sq[1]
+        if not ix.KK_AMBIGUOUS[a * 64 + b]:
+            return ix.pawnless_moved(spec, sq, k, f, stm)
     for i in range(n):
         work[i] = sq[i]
     work[k] = f
@@ -439,9 +473,10 @@ def retro(spec: I64, lo: int, hi: int, val: I16, deg: U8, ex: I16, max_level: in
 
     The slots settled at a level (its frontier) are marked in a bitmap as they are settled, and the
     level un-moves from those alone, in slot order (neighbouring slots' predecessors share cache
-    lines), instead of scanning the slice's values; exits are looked for only at the levels some exit
-    has, between the first and last slot with one. The order within a level changes nothing: a win
-    takes from counts only, and a slot with a losing child never runs out of them."""
+    lines), instead of scanning the slice's values; the slots whose exit may settle them at a level
+    are listed by level once (`_exit_levels`), not looked for at every level. The order within a
+    level changes nothing: a win takes from counts only, and a slot with a losing child never runs
+    out of them."""
     n = hi - lo
     sq = np.empty(5, dtype=np.int64)
     kinds = np.empty(5, dtype=np.int64)
@@ -450,43 +485,20 @@ def retro(spec: I64, lo: int, hi: int, val: I16, deg: U8, ex: I16, max_level: in
     work = np.empty(10, dtype=np.int64)
     bases = step_bases(spec)
     ix.men_of(spec, kinds, owners)
-    first = np.full(max_level + 2, n, dtype=np.int64)
-    last = np.full(max_level + 2, -1, dtype=np.int64)
-    top = 0
-    for i in range(n):
-        val[lo + i] = 0
-        if deg[i] == INVALID:
-            continue
-        e = int(ex[i])
-        if e > 0:
-            level = e
-        elif e < 0 and e != NONE:
-            level = -e - 1
-        else:
-            continue
-        if first[level] == n:
-            first[level] = i
-        last[level] = i
-        if level > top:
-            top = level
+    starts, waiting = _exit_levels(lo, n, val, deg, ex, max_level)
+    top = starts.shape[0] - 2
     words = (n >> 6) + 1
     cur = np.zeros(words, dtype=np.uint64)
     nxt = np.zeros(words, dtype=np.uint64)
     one = np.uint64(1)
     level = 0
     while True:
-        if level <= top and last[level] >= 0:
-            for i in range(first[level], last[level] + 1):
-                e = int(ex[i])
-                if e == level and level > 0:
-                    win = True
-                elif e == -(level + 1):
-                    win = False
-                else:
-                    continue
+        if level <= top:
+            for at in range(starts[level], starts[level + 1]):
+                i = waiting[at]
                 if deg[i] >= SETTLED:
                     continue
-                if win:
+                if int(ex[i]) > 0:
                     val[lo + i] = level
                 elif deg[i] == 0:
                     val[lo + i] = -(level + 1)
@@ -534,6 +546,50 @@ def retro(spec: I64, lo: int, hi: int, val: I16, deg: U8, ex: I16, max_level: in
         level += 1
         if marked == 0 and level > top:
             return level - 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _exit_levels(lo: int, n: int, val: I16, deg: U8, ex: I16, max_level: int) -> tuple[I64, I32]:
+    """The slots (0 .. n-1) with an exit that wins or loses, by the level it settles them at, each
+    level's in slot order: level L's are waiting[starts[L] : starts[L + 1]] (a win in L plies by its
+    exit, or a loss in L whose other moves may all lose first); `val` zeroed on the way."""
+    counts = np.zeros(max_level + 2, dtype=np.int64)
+    top = -1
+    for i in range(n):
+        val[lo + i] = 0
+        if deg[i] == INVALID:
+            continue
+        level = _exit_level(int(ex[i]))
+        if level < 0:
+            continue
+        counts[level] += 1
+        if level > top:
+            top = level
+    starts = np.zeros(top + 2, dtype=np.int64)
+    for level in range(top + 1):
+        starts[level + 1] = starts[level] + counts[level]
+    fill = starts[: top + 1].copy()
+    waiting = np.empty(starts[top + 1], dtype=np.int32)
+    for i in range(n):
+        if deg[i] == INVALID:
+            continue
+        level = _exit_level(int(ex[i]))
+        if level < 0:
+            continue
+        waiting[fill[level]] = i
+        fill[level] += 1
+    return starts, waiting
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _exit_level(e: int) -> int:
+    """The level an exit of value e settles its slot at (a win in e plies, a loss in -e - 1), -1 for
+    none or a draw."""
+    if e > 0:
+        return e
+    if e < 0 and e != NONE:
+        return -e - 1
+    return -1
 
 
 @numba.njit(cache=True, nogil=True)

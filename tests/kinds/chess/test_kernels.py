@@ -284,3 +284,93 @@ def _valid_mismatches(spec: I64, stride: int) -> int:
 )
 def test_valid_matches_its_definition(name: str, stride: int) -> None:
     assert _valid_mismatches(parse_material(name).spec, stride) == 0
+
+
+@numba.njit(cache=True)  # compiled once, then loaded by every later run
+def _run_mismatches(spec: I64, stride: int) -> tuple[int, int]:
+    """Runs of 64 slots (every `stride`-th) where `valid_run` differs from `valid` slot by slot, and
+    how many runs it decided."""
+    sq = np.empty(5, np.int64)
+    kinds = np.empty(5, np.int64)
+    owners = np.empty(5, np.int64)
+    image = np.empty(5, np.int64)
+    ix.men_of(spec, kinds, owners)
+    bad = 0
+    decided = 0
+    for start in range(0, ix.size(spec), 64 * stride):
+        stm = ix.decode(spec, start, sq)
+        if not ix.run_decided(spec, sq):
+            continue
+        decided += 1
+        run = ix.valid_run(spec, sq, stm, kinds, owners)
+        for x in range(64):
+            want = ix.valid(spec, start + x, sq, kinds, owners, image) >= 0
+            if bool((run >> np.uint64(x)) & np.uint64(1)) != want:
+                bad += 1
+                break
+    return bad, decided
+
+
+@pytest.mark.parametrize(
+    ("name", "stride"),
+    [("KQvK", 1), ("KQvKR", 1), ("KRRvK", 1), ("KBNvK", 1), ("KRPvK", 1), ("KRvKP", 1), ("KNNvKN", 13),
+     ("KQRvKR", 29), ("KRPvKR", 7), ("KRRvKP", 7)],
+)  # fmt: skip
+def test_valid_runs_match_valid(name: str, stride: int) -> None:
+    bad, decided = _run_mismatches(parse_material(name).spec, stride)
+    assert decided > 0
+    assert bad == 0
+
+
+@numba.njit(cache=True)  # compiled once, then loaded by every later run
+def _pawnless_mismatches(spec: I64, seed: int, count: int) -> tuple[int, int]:
+    """Random placements (men on distinct squares, kings apart) with a random man moved to a random
+    empty square where `ix.pawnless_moved` applies (the new kings not both on the long diagonal):
+    how many differ from `canonical_moved`, and how many were tried."""
+    np.random.seed(seed)
+    n = 2 + spec[0]
+    sq = np.empty(5, np.int64)
+    moved = np.empty(5, np.int64)
+    image = np.empty(5, np.int64)
+    bad = 0
+    tried = 0
+    while tried < count:
+        occ = np.uint64(0)
+        for k in range(n):
+            s = np.random.randint(64)
+            while occ & mg.bit(s):
+                s = np.random.randint(64)
+            sq[k] = s
+            occ |= mg.bit(s)
+        k = np.random.randint(n)
+        f = np.random.randint(64)
+        if occ & mg.bit(f):
+            continue
+        for i in range(n):
+            moved[i] = sq[i]
+        moved[k] = f
+        if (mg.KING_ATT[moved[0]] >> np.uint64(moved[1])) & np.uint64(1):
+            continue
+        if ix.KK_AMBIGUOUS[moved[0] * 64 + moved[1]]:
+            continue
+        stm = np.random.randint(2)
+        tried += 1
+        if ix.pawnless_moved(spec, sq, k, f, stm) != ix.canonical_moved(spec, moved, stm, image):
+            bad += 1
+    return bad, tried
+
+
+@pytest.mark.parametrize("name", ["KvK", "KQvK", "KQvKR", "KRRvK", "KQRvKR", "KNNvKN", "KBBvKB", "KRRvKR"])
+def test_pawnless_moved_matches_canonical_moved(name: str) -> None:
+    spec = parse_material(name).spec
+    bad, tried = _pawnless_mismatches(spec, 33, 200_000)
+    assert (bad, tried) == (0, 200_000)
+    rng = random.Random(33)
+    for _ in range(300):  # and the plain reference, on its own
+        men = rng.sample(range(64), 2 + int(spec[0]))
+        if int(mg.KING_ATT[men[0]]) >> men[1] & 1 or ix.KK_AMBIGUOUS[men[0] * 64 + men[1]]:
+            continue
+        stm = rng.randrange(2)
+        sq = np.array(men + [0] * (5 - len(men)), np.int64)
+        slot, _ = ix.pawnless_moved(spec, sq, 0, men[0], stm)
+        assert slot == ix.canonical_reference(spec, men, stm)
