@@ -28,6 +28,9 @@ _HEAD = struct.Struct("<iII")
 _PIECE = 1 << 24
 #: Most (DTM, second) combinations counted in one array when building (else by sorting).
 _DENSE_PAIRS = 1 << 24
+#: Most (DTM, second) combinations whose ranks a writer looks up in one array (16 MiB; else by a
+#: binary search of the pairs, several times slower).
+_LOOKUP_PAIRS = 1 << 22
 
 
 class BadRanks(ValueError):
@@ -41,7 +44,7 @@ def _keys(dtm: I16, second: U16) -> I64:
 class Ranks:
     """Per DTM value, the second metric's codes (zigzag, uint16) it is paired with, most frequent first."""
 
-    __slots__ = ("_keys", "_ranks", "counts", "least", "seconds", "starts")
+    __slots__ = ("_keys", "_lookup", "_ranks", "counts", "least", "seconds", "starts")
 
     def __init__(self, least: int, counts: NDArray[np.uint32], seconds: U16) -> None:
         #: The least DTM value; counts[v - least] codes follow for DTM value v, in `seconds` in turn.
@@ -53,6 +56,9 @@ class Ranks:
         #: Each pair's key, sorted, and its rank (made when first writing: a reader needs neither).
         self._keys: I64 | None = None
         self._ranks: I64 | None = None
+        #: Each (DTM - least) * width + second code's rank, -1 for no pair, and the width (made when first
+        #: writing a table whose combinations are few enough).
+        self._lookup: tuple[int, NDArray[np.int32]] | None = None
 
     def _sorted(self) -> tuple[I64, I64]:
         if self._keys is None or self._ranks is None:
@@ -115,10 +121,32 @@ class Ranks:
     @property
     def nbytes(self) -> int:
         made = 0 if self._keys is None or self._ranks is None else self._keys.nbytes + self._ranks.nbytes
+        made += 0 if self._lookup is None else self._lookup[1].nbytes
         return int(self.counts.nbytes + self.seconds.nbytes + self.starts.nbytes + made)
+
+    def _looked_up(self) -> tuple[int, NDArray[np.int32]] | None:
+        if self._lookup is None and len(self.seconds):
+            width = int(self.seconds.max()) + 1
+            if len(self.counts) * width <= _LOOKUP_PAIRS:
+                group = np.repeat(np.arange(len(self.counts), dtype=np.int64), self.counts)
+                table = np.full(len(self.counts) * width, -1, dtype=np.int32)
+                table[group * width + self.seconds] = np.arange(len(self.seconds)) - np.repeat(
+                    self.starts, self.counts
+                )
+                self._lookup = width, table
+        return self._lookup
 
     def rank(self, dtm: I16, second: U16) -> U16:
         """Each slot's rank; ValueError when a pair is not in the table the ranks were built from."""
+        lookup = self._looked_up()
+        if lookup is not None:  # one array lookup a slot
+            width, table = lookup
+            group, code = dtm.astype(np.int32) - self.least, second.astype(np.int32)
+            inside = (group >= 0) & (group < len(self.counts)) & (code < width)
+            found = table[np.where(inside, group * width + code, 0)]
+            if not np.all(inside & (found >= 0)):
+                raise ValueError("a pair of DTM and second metric the ranks were not built from")
+            return found.astype(np.uint16)
         known, ranks = self._sorted()
         keys = _keys(dtm, second)
         at = np.searchsorted(known, keys)

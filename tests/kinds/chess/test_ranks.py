@@ -58,6 +58,10 @@ def test_pairs_and_bytes_not_of_the_ranks_are_refused() -> None:
     ranks = Ranks.of_table(dtm, lambda lo, hi: second[lo:hi])
     with pytest.raises(ValueError, match="not built from"):
         ranks.rank(np.array([5], np.int16), np.array([9999], np.uint16))
+    with pytest.raises(ValueError, match="not built from"):  # within the lookup's span, not a pair
+        ranks.rank(np.array([0, 0], np.int16), np.array([1, 0], np.uint16))
+    with pytest.raises(ValueError, match="not built from"):
+        ranks.rank(np.array([-41], np.int16), np.array([1], np.uint16))
     with pytest.raises(BadRanks, match="a DTM value the ranks do not hold"):
         ranks.second(np.array([100], np.int16), np.zeros(1, np.uint16))
     with pytest.raises(BadRanks, match="a rank past"):
