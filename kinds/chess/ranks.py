@@ -76,22 +76,34 @@ class Ranks:
         n = len(dtm)
         if n == 0:
             return Ranks(0, np.zeros(0, np.uint32), np.zeros(0, np.uint16))
-        pieces = [(at, min(n, at + _PIECE)) for at in range(0, n, _PIECE)]
-        least, most = int(dtm.min()), int(dtm.max())
-        span, width = most - least + 1, max(int(second(lo, hi).max()) for lo, hi in pieces) + 1
-        if span * width <= _DENSE_PAIRS:
-            counted = np.zeros(span * width, dtype=np.int64)
-            for lo, hi in pieces:
-                key = (dtm[lo:hi].astype(np.int64) - least) * width + second(lo, hi)
-                counted += np.bincount(key, minlength=span * width)
-            where = np.flatnonzero(counted)
-            pair_dtm, pair_second, count = where // width + least, where % width, counted[where]
-        else:
-            keys, counts = [], []
-            for lo, hi in pieces:
-                k, c = np.unique(_keys(dtm[lo:hi], second(lo, hi)), return_counts=True)
+        least, span = int(dtm.min()), int(dtm.max()) - int(dtm.min()) + 1
+        counted = np.zeros((span, 0), dtype=np.int64)  # by DTM and second code while few enough
+        keys: list[I64] = []
+        counts: list[I64] = []
+        for lo in range(0, n, _PIECE):
+            hi = min(n, lo + _PIECE)
+            codes = second(lo, hi)  # made once: a piece's codes are the greater part of the counting
+            width = max(int(codes.max()) + 1, counted.shape[1])
+            if keys or span * width > _DENSE_PAIRS:  # too many combinations: by sorting from now on
+                if counted.size:
+                    where = np.flatnonzero(counted)
+                    pairs = where // counted.shape[1] + least, where % counted.shape[1]
+                    keys.append(_keys(pairs[0].astype(np.int16), pairs[1].astype(np.uint16)))
+                    counts.append(counted.reshape(-1)[where])
+                    counted = np.zeros((span, 0), dtype=np.int64)
+                k, c = np.unique(_keys(dtm[lo:hi], codes), return_counts=True)
                 keys.append(k)
                 counts.append(c)
+                continue
+            if width > counted.shape[1]:
+                counted = np.pad(counted, ((0, 0), (0, width - counted.shape[1])))
+            key = (dtm[lo:hi].astype(np.int64) - least) * width + codes
+            counted += np.bincount(key, minlength=span * width).reshape(span, width)
+        if not keys:
+            where = np.flatnonzero(counted)
+            pair_dtm, pair_second = where // counted.shape[1] + least, where % counted.shape[1]
+            count = counted.reshape(-1)[where]
+        else:
             found, inverse = np.unique(np.concatenate(keys), return_inverse=True)
             count = np.zeros(len(found), dtype=np.int64)
             np.add.at(count, inverse, np.concatenate(counts))
