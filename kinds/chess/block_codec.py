@@ -73,10 +73,10 @@ class BadBlock(ValueError):
 
 def _dense(dtm: I16) -> U16 | None:
     """DTM's dense codes, None when a value is no DTM value (a win of even plies, a loss of odd ones)."""
-    v = dtm.astype(np.int32)
-    if not np.all((v == 0) | ((v & 1) == 1)):  # wins odd, losses -(d + 1) with d even: odd too
-        return None
-    return np.where(v > 0, v + 1, -v).astype(np.uint16)
+    if np.count_nonzero(dtm & 1) + np.count_nonzero(dtm == 0) != len(dtm):  # wins odd, losses -(d + 1)
+        return None  # with d even: odd too
+    u = dtm.astype(np.uint16)  # wrapping: -v for a loss v (v + 1 of a win fits too)
+    return np.where(dtm > 0, u + np.uint16(1), np.negative(u))
 
 
 def _undense(codes: U16) -> I16:
@@ -85,8 +85,12 @@ def _undense(codes: U16) -> I16:
 
 
 def _planes(first: U16, second: U16) -> bytes:
-    planes = [((c >> s) & 0xFF).astype(np.uint8) for c in (first, second) for s in (0, 8)]
-    return np.concatenate(planes).tobytes()
+    k = len(first)
+    out = np.empty(4 * k, np.uint8)
+    for at, c in enumerate((first, second)):
+        np.copyto(out[2 * at * k : (2 * at + 1) * k], c, casting="unsafe")  # the low byte
+        np.copyto(out[(2 * at + 1) * k : (2 * at + 2) * k], c >> 8, casting="unsafe")
+    return out.tobytes()
 
 
 def _second(dtm: I16, dtz: I16, delta: bool) -> I16:
