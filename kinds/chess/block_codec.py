@@ -12,8 +12,9 @@ of the four that zstd writes in fewest bytes (tried at a fast level, the chosen 
 
 Together they take two fifths off format 4's bytes on KBNvKN (bench.bench_chess_stored). The chosen form
 is written with level 15's parameters searching a quarter as far (`_packer`), and a pawnless table's
-(`delta`) with matches of six bytes or more: within 1 % of level 15's bytes (none larger on KQRvKR) at
-two thirds of its time, the greater part of the write.
+(`delta`) with matches of six bytes or more: 0.2 % more bytes than level 15 over the 4-man set (at most
+2.4 %, KBNvK; KQRvKR's the same to 0.1 %) in two thirds of its time on pawnless tables, nine tenths on
+pawn tables; this compression is the greater part of the write.
 
 Format 4 (written before; still read): a form byte, then the block's four byte planes (low and high
 bytes of DTM's code, then of the second metric's) compressed by zstd, which takes about 15 % off
@@ -60,8 +61,8 @@ _SQUARES = 64
 #: zstd's level: 15 is within 1 % of 19's bytes here at well under half its time.
 LEVEL = 15
 #: Format 5's departures from LEVEL's parameters: log2 of the matches searched at a position (level 15:
-#: 6), and the least match of a pawnless table's blocks (level 15: 3). Pawnless blocks lose under 1 %
-#: of their bytes (KBNvKN, KQvKR; none on KQRvKR) for a third of the time; pawn tables need the short
+#: 6), and the least match of a pawnless table's blocks (level 15: 3). Pawnless blocks lose about 0.5 %
+#: of their bytes (KBNvKN; KQvKR 1.3 %, KQRvKR none) for a third of the time; pawn tables need the short
 #: matches (6 costs them 3-5 %) and lose about 0.3 % for a tenth of the time (KRvKP, KQvKP, KPvKP).
 SEARCH_LOG = 4
 PAWNLESS_MIN_MATCH = 6
