@@ -10,7 +10,11 @@ of the four that zstd writes in fewest bytes (tried at a fast level, the chosen 
   squares swapped (the last man's square varying slowest of the two): in some materials the last man
   says less of the value than the one before.
 
-Together they take two fifths off format 4's bytes on KBNvKN (bench.bench_chess_stored).
+Together they take two fifths off format 4's bytes on KBNvKN (bench.bench_chess_stored). The chosen form
+is written with level 15's parameters searching a quarter as far (`_packer`), and a pawnless table's
+(`delta`) with matches of six bytes or more: 0.2 % more bytes than level 15 over the 4-man set (at most
+2.4 %, KBNvK; KQRvKR's the same to 0.1 %) in two thirds of its time on pawnless tables, nine tenths on
+pawn tables; this compression is the greater part of the write.
 
 Format 4 (written before; still read): a form byte, then the block's four byte planes (low and high
 bytes of DTM's code, then of the second metric's) compressed by zstd, which takes about 15 % off
@@ -49,13 +53,19 @@ DENSE = 1
 #: metric's planes holding its rank beside DTM (else its zigzag code, as in format 4).
 SWAPPED = 2
 RANKED = 4
-#: zstd's level of the trials choosing a format-5 block's form (the chosen one is written at LEVEL):
+#: zstd's level of the trials choosing a format-5 block's form (the chosen one is written by `_packer`):
 #: it picks the same form as LEVEL nearly always, at a fraction of its time.
 TRIAL_LEVEL = 3
 #: The last two men's squares: the slots a swap permutes together.
 _SQUARES = 64
 #: zstd's level: 15 is within 1 % of 19's bytes here at well under half its time.
 LEVEL = 15
+#: Format 5's departures from LEVEL's parameters: log2 of the matches searched at a position (level 15:
+#: 6), and the least match of a pawnless table's blocks (level 15: 3). Pawnless blocks lose about 0.5 %
+#: of their bytes (KBNvKN; KQvKR 1.3 %, KQRvKR none) for a third of the time; pawn tables need the short
+#: matches (6 costs them 3-5 %) and lose about 0.3 % for a tenth of the time (KRvKP, KQvKP, KPvKP).
+SEARCH_LOG = 4
+PAWNLESS_MIN_MATCH = 6
 
 
 class BadBlock(ValueError):
@@ -64,10 +74,10 @@ class BadBlock(ValueError):
 
 def _dense(dtm: I16) -> U16 | None:
     """DTM's dense codes, None when a value is no DTM value (a win of even plies, a loss of odd ones)."""
-    v = dtm.astype(np.int32)
-    if not np.all((v == 0) | ((v & 1) == 1)):  # wins odd, losses -(d + 1) with d even: odd too
-        return None
-    return np.where(v > 0, v + 1, -v).astype(np.uint16)
+    if np.count_nonzero(dtm & 1) + np.count_nonzero(dtm == 0) != len(dtm):  # wins odd, losses -(d + 1)
+        return None  # with d even: odd too
+    u = dtm.astype(np.uint16)  # wrapping: -v for a loss v (v + 1 of a win fits too)
+    return np.where(dtm > 0, u + np.uint16(1), np.negative(u))
 
 
 def _undense(codes: U16) -> I16:
@@ -76,8 +86,12 @@ def _undense(codes: U16) -> I16:
 
 
 def _planes(first: U16, second: U16) -> bytes:
-    planes = [((c >> s) & 0xFF).astype(np.uint8) for c in (first, second) for s in (0, 8)]
-    return np.concatenate(planes).tobytes()
+    k = len(first)
+    out = np.empty(4 * k, np.uint8)
+    for at, c in enumerate((first, second)):
+        np.copyto(out[2 * at * k : (2 * at + 1) * k], c, casting="unsafe")  # the low byte
+        np.copyto(out[(2 * at + 1) * k : (2 * at + 2) * k], c >> 8, casting="unsafe")
+    return out.tobytes()
 
 
 def _second(dtm: I16, dtz: I16, delta: bool) -> I16:
@@ -103,7 +117,16 @@ def _swap(codes: U16) -> U16:
     return np.ascontiguousarray(codes.reshape(-1, _SQUARES, _SQUARES).transpose(0, 2, 1)).reshape(-1)
 
 
-def encode_ranked(dtm: I16, dtz: I16, delta: bool, ranks: Ranks, level: int = LEVEL) -> bytes:
+def _packer(delta: bool, size: int) -> zstandard.ZstdCompressor:
+    """The compressor of a format-5 block's `size` bytes of planes (`delta`: a pawnless table's)."""
+    min_match = {"min_match": PAWNLESS_MIN_MATCH} if delta else {}
+    params = zstandard.ZstdCompressionParameters.from_level(
+        LEVEL, source_size=size, search_log=SEARCH_LOG, write_content_size=0, write_checksum=0, **min_match
+    )
+    return zstandard.ZstdCompressor(compression_params=params)
+
+
+def encode_ranked(dtm: I16, dtz: I16, delta: bool, ranks: Ranks) -> bytes:
     """A block's stored bytes in format 5 (`ranks`: the whole table's, which hold every pair of it)."""
     dense = _dense(dtm)
     form, first = (ZIGZAG, _zigzag(dtm)) if dense is None else (DENSE, dense)
@@ -112,10 +135,10 @@ def encode_ranked(dtm: I16, dtz: I16, delta: bool, ranks: Ranks, level: int = LE
     forms = {form: (first, second), form | RANKED: (first, ranks.rank(dtm, second))}
     if len(dtm) % (_SQUARES * _SQUARES) == 0 and len(dtm):
         forms.update({f | SWAPPED: (_swap(a), _swap(b)) for f, (a, b) in list(forms.items())})
-    sizes = {f: len(trial.compress(_planes(*codes))) for f, codes in forms.items()}
+    planes = {f: _planes(*codes) for f, codes in forms.items()}
+    sizes = {f: len(trial.compress(data)) for f, data in planes.items()}
     best = min(sizes, key=lambda f: (sizes[f], f))
-    packer = zstandard.ZstdCompressor(level=level, write_content_size=False, write_checksum=False)
-    return bytes([best]) + packer.compress(_planes(*forms[best]))
+    return bytes([best]) + _packer(delta, len(planes[best])).compress(planes[best])
 
 
 def decode(data: bytes, k: int, delta: bool, version: int, ranks: Ranks | None = None) -> tuple[I16, I16]:

@@ -28,6 +28,9 @@ _HEAD = struct.Struct("<iII")
 _PIECE = 1 << 24
 #: Most (DTM, second) combinations counted in one array when building (else by sorting).
 _DENSE_PAIRS = 1 << 24
+#: Most (DTM, second) combinations whose ranks a writer looks up in one array (16 MiB; else by a
+#: binary search of the pairs, several times slower).
+_LOOKUP_PAIRS = 1 << 22
 
 
 class BadRanks(ValueError):
@@ -41,7 +44,7 @@ def _keys(dtm: I16, second: U16) -> I64:
 class Ranks:
     """Per DTM value, the second metric's codes (zigzag, uint16) it is paired with, most frequent first."""
 
-    __slots__ = ("_keys", "_ranks", "counts", "least", "seconds", "starts")
+    __slots__ = ("_keys", "_lookup", "_ranks", "counts", "least", "seconds", "starts")
 
     def __init__(self, least: int, counts: NDArray[np.uint32], seconds: U16) -> None:
         #: The least DTM value; counts[v - least] codes follow for DTM value v, in `seconds` in turn.
@@ -53,6 +56,9 @@ class Ranks:
         #: Each pair's key, sorted, and its rank (made when first writing: a reader needs neither).
         self._keys: I64 | None = None
         self._ranks: I64 | None = None
+        #: Each (DTM - least) * width + second code's rank, -1 for no pair, and the width (made when first
+        #: writing a table whose combinations are few enough).
+        self._lookup: tuple[int, NDArray[np.int32]] | None = None
 
     def _sorted(self) -> tuple[I64, I64]:
         if self._keys is None or self._ranks is None:
@@ -70,22 +76,34 @@ class Ranks:
         n = len(dtm)
         if n == 0:
             return Ranks(0, np.zeros(0, np.uint32), np.zeros(0, np.uint16))
-        pieces = [(at, min(n, at + _PIECE)) for at in range(0, n, _PIECE)]
-        least, most = int(dtm.min()), int(dtm.max())
-        span, width = most - least + 1, max(int(second(lo, hi).max()) for lo, hi in pieces) + 1
-        if span * width <= _DENSE_PAIRS:
-            counted = np.zeros(span * width, dtype=np.int64)
-            for lo, hi in pieces:
-                key = (dtm[lo:hi].astype(np.int64) - least) * width + second(lo, hi)
-                counted += np.bincount(key, minlength=span * width)
-            where = np.flatnonzero(counted)
-            pair_dtm, pair_second, count = where // width + least, where % width, counted[where]
-        else:
-            keys, counts = [], []
-            for lo, hi in pieces:
-                k, c = np.unique(_keys(dtm[lo:hi], second(lo, hi)), return_counts=True)
+        least, span = int(dtm.min()), int(dtm.max()) - int(dtm.min()) + 1
+        counted = np.zeros((span, 0), dtype=np.int64)  # by DTM and second code while few enough
+        keys: list[I64] = []
+        counts: list[I64] = []
+        for lo in range(0, n, _PIECE):
+            hi = min(n, lo + _PIECE)
+            codes = second(lo, hi)  # made once: a piece's codes are the greater part of the counting
+            width = max(int(codes.max()) + 1, counted.shape[1])
+            if keys or span * width > _DENSE_PAIRS:  # too many combinations: by sorting from now on
+                if counted.size:
+                    where = np.flatnonzero(counted)
+                    pairs = where // counted.shape[1] + least, where % counted.shape[1]
+                    keys.append(_keys(pairs[0].astype(np.int16), pairs[1].astype(np.uint16)))
+                    counts.append(counted.reshape(-1)[where])
+                    counted = np.zeros((span, 0), dtype=np.int64)
+                k, c = np.unique(_keys(dtm[lo:hi], codes), return_counts=True)
                 keys.append(k)
                 counts.append(c)
+                continue
+            if width > counted.shape[1]:
+                counted = np.pad(counted, ((0, 0), (0, width - counted.shape[1])))
+            key = (dtm[lo:hi].astype(np.int64) - least) * width + codes
+            counted += np.bincount(key, minlength=span * width).reshape(span, width)
+        if not keys:
+            where = np.flatnonzero(counted)
+            pair_dtm, pair_second = where // counted.shape[1] + least, where % counted.shape[1]
+            count = counted.reshape(-1)[where]
+        else:
             found, inverse = np.unique(np.concatenate(keys), return_inverse=True)
             count = np.zeros(len(found), dtype=np.int64)
             np.add.at(count, inverse, np.concatenate(counts))
@@ -115,10 +133,32 @@ class Ranks:
     @property
     def nbytes(self) -> int:
         made = 0 if self._keys is None or self._ranks is None else self._keys.nbytes + self._ranks.nbytes
+        made += 0 if self._lookup is None else self._lookup[1].nbytes
         return int(self.counts.nbytes + self.seconds.nbytes + self.starts.nbytes + made)
+
+    def _looked_up(self) -> tuple[int, NDArray[np.int32]] | None:
+        if self._lookup is None and len(self.seconds):
+            width = int(self.seconds.max()) + 1
+            if len(self.counts) * width <= _LOOKUP_PAIRS:
+                group = np.repeat(np.arange(len(self.counts), dtype=np.int64), self.counts)
+                table = np.full(len(self.counts) * width, -1, dtype=np.int32)
+                table[group * width + self.seconds] = np.arange(len(self.seconds)) - np.repeat(
+                    self.starts, self.counts
+                )
+                self._lookup = width, table
+        return self._lookup
 
     def rank(self, dtm: I16, second: U16) -> U16:
         """Each slot's rank; ValueError when a pair is not in the table the ranks were built from."""
+        lookup = self._looked_up()
+        if lookup is not None:  # one array lookup a slot
+            width, table = lookup
+            group, code = dtm.astype(np.int32) - self.least, second.astype(np.int32)
+            inside = (group >= 0) & (group < len(self.counts)) & (code < width)
+            found = table[np.where(inside, group * width + code, 0)]
+            if not np.all(inside & (found >= 0)):
+                raise ValueError("a pair of DTM and second metric the ranks were not built from")
+            return found.astype(np.uint16)
         known, ranks = self._sorted()
         keys = _keys(dtm, second)
         at = np.searchsorted(known, keys)

@@ -53,11 +53,30 @@ def test_ranks_of_a_table(monkeypatch: pytest.MonkeyPatch, wide: bool, count: in
     assert np.array_equal(ranks.second(dtm, rank), second)
 
 
+def test_ranks_counted_densely_then_by_sorting(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table whose later pieces hold more combinations than are counted densely: the pairs counted so
+    far go on by sorting, with the same ranks."""
+    monkeypatch.setattr(chess_ranks, "_PIECE", 777)
+    monkeypatch.setattr(chess_ranks, "_DENSE_PAIRS", 80 * 150)
+    dtm, second = table(7, 5000, False)
+    second = np.where(np.arange(5000) < 2500, second % 100, second).astype(np.uint16)
+    ranks = Ranks.of_table(dtm, lambda lo, hi: second[lo:hi])
+    expected = reference(dtm, second)
+    assert [expected[d].index(s) for d, s in zip(dtm.tolist(), second.tolist(), strict=True)] == (
+        ranks.rank(dtm, second).tolist()
+    )
+    assert sum(len(v) for v in expected.values()) == len(ranks.seconds)
+
+
 def test_pairs_and_bytes_not_of_the_ranks_are_refused() -> None:
     dtm, second = table(3, 1000, False)
     ranks = Ranks.of_table(dtm, lambda lo, hi: second[lo:hi])
     with pytest.raises(ValueError, match="not built from"):
         ranks.rank(np.array([5], np.int16), np.array([9999], np.uint16))
+    with pytest.raises(ValueError, match="not built from"):  # within the lookup's span, not a pair
+        ranks.rank(np.array([0, 0], np.int16), np.array([1, 0], np.uint16))
+    with pytest.raises(ValueError, match="not built from"):
+        ranks.rank(np.array([-41], np.int16), np.array([1], np.uint16))
     with pytest.raises(BadRanks, match="a DTM value the ranks do not hold"):
         ranks.second(np.array([100], np.int16), np.zeros(1, np.uint16))
     with pytest.raises(BadRanks, match="a rank past"):
