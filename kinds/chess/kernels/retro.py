@@ -49,7 +49,7 @@ def exit_row(m: int, c: int, pm: int, pc: int) -> int:
 @numba.njit(cache=True, nogil=True)
 def _child(rows: I64, row: int, sq: I64, stm: int, out: I64) -> int:
     """The slot, in the child table of `row`, of the men `sq` (less the one captured) with `stm` (our
-    side) to move; -1 past the child's index (`ix.pawnless_slot` where it applies)."""
+    side) to move; -1 past the child's index (`ix.pawnless_slot` without pawns)."""
     r = rows[row]
     flip = r[1]
     cspec = r[4 : 4 + ix.SPEC]
@@ -57,12 +57,11 @@ def _child(rows: I64, row: int, sq: I64, stm: int, out: I64) -> int:
         f = 56 if flip else 0
         a = sq[1] ^ f if flip else sq[0]
         b = sq[0] ^ f if flip else sq[1]
-        if not ix.KK_AMBIGUOUS[a * 64 + b]:
-            m = cspec[0]
-            p0 = sq[2 + r[4 + ix.SPEC]] ^ f if m > 0 else 0
-            p1 = sq[2 + r[5 + ix.SPEC]] ^ f if m > 1 else 0
-            p2 = sq[2 + r[6 + ix.SPEC]] ^ f if m > 2 else 0
-            return ix.pawnless_slot(cspec, a, b, p0, p1, p2, 1 - stm if flip else stm)[0]
+        m = cspec[0]
+        p0 = sq[2 + r[4 + ix.SPEC]] ^ f if m > 0 else 0
+        p1 = sq[2 + r[5 + ix.SPEC]] ^ f if m > 1 else 0
+        p2 = sq[2 + r[6 + ix.SPEC]] ^ f if m > 2 else 0
+        return ix.pawnless_slot(cspec, a, b, p0, p1, p2, 1 - stm if flip else stm)[0]
     if flip:
         out[0] = sq[1] ^ 56
         out[1] = sq[0] ^ 56
@@ -436,13 +435,10 @@ def un_moves(
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _moved_slot(spec: I64, sq: I64, n: int, k: int, f: int, stm: int, work: I64) -> tuple[int, bool]:
-    """`canonical_moved` of the men `sq` with man k on f, `stm` to move (`ix.pawnless_moved` where it
-    applies: most kings' un-moves without pawns)."""
+    """`canonical_moved` of the men `sq` with man k on f, `stm` to move (`ix.pawnless_moved` without
+    pawns)."""
     if spec[1] == 0:
-        a = f if k == 0 else sq[0]
-        b = f if k == 1 else sq[1]
-        if not ix.KK_AMBIGUOUS[a * 64 + b]:
-            return ix.pawnless_moved(spec, sq, k, f, stm)
+        return ix.pawnless_moved(spec, sq, k, f, stm)
     for i in range(n):
         work[i] = sq[i]
     work[k] = f

@@ -323,10 +323,11 @@ def test_valid_runs_match_valid(name: str, stride: int) -> None:
 
 
 @numba.njit(cache=True)  # compiled once, then loaded by every later run
-def _pawnless_mismatches(spec: I64, seed: int, count: int) -> tuple[int, int]:
+def _pawnless_mismatches(spec: I64, seed: int, count: int, diagonal: bool) -> tuple[int, int]:
     """Random placements (men on distinct squares, kings apart) with a random man moved to a random
-    empty square where `ix.pawnless_moved` applies (the new kings not both on the long diagonal):
-    how many differ from `canonical_moved`, and how many were tried."""
+    empty square, the new kings both on the long diagonal or not (`diagonal`; there two images share
+    the kings' index): how many `ix.pawnless_moved` differ from `canonical_moved`, and how many were
+    tried."""
     np.random.seed(seed)
     n = 2 + spec[0]
     sq = np.empty(5, np.int64)
@@ -337,13 +338,13 @@ def _pawnless_mismatches(spec: I64, seed: int, count: int) -> tuple[int, int]:
     while tried < count:
         occ = np.uint64(0)
         for k in range(n):
-            s = np.random.randint(64)
+            s = 9 * np.random.randint(8) if diagonal and k < 2 else np.random.randint(64)
             while occ & mg.bit(s):
-                s = np.random.randint(64)
+                s = 9 * np.random.randint(8) if diagonal and k < 2 else np.random.randint(64)
             sq[k] = s
             occ |= mg.bit(s)
         k = np.random.randint(n)
-        f = np.random.randint(64)
+        f = 9 * np.random.randint(8) if diagonal and k < 2 else np.random.randint(64)
         if occ & mg.bit(f):
             continue
         for i in range(n):
@@ -351,7 +352,7 @@ def _pawnless_mismatches(spec: I64, seed: int, count: int) -> tuple[int, int]:
         moved[k] = f
         if (mg.KING_ATT[moved[0]] >> np.uint64(moved[1])) & np.uint64(1):
             continue
-        if ix.KK_AMBIGUOUS[moved[0] * 64 + moved[1]]:
+        if ix.KK_AMBIGUOUS[moved[0] * 64 + moved[1]] != diagonal:
             continue
         stm = np.random.randint(2)
         tried += 1
@@ -363,12 +364,17 @@ def _pawnless_mismatches(spec: I64, seed: int, count: int) -> tuple[int, int]:
 @pytest.mark.parametrize("name", ["KvK", "KQvK", "KQvKR", "KRRvK", "KQRvKR", "KNNvKN", "KBBvKB", "KRRvKR"])
 def test_pawnless_moved_matches_canonical_moved(name: str) -> None:
     spec = parse_material(name).spec
-    bad, tried = _pawnless_mismatches(spec, 33, 200_000)
-    assert (bad, tried) == (0, 200_000)
+    for diagonal in (False, True):
+        bad, tried = _pawnless_mismatches(spec, 33, 200_000, diagonal)
+        assert (bad, tried) == (0, 200_000)
     rng = random.Random(33)
-    for _ in range(300):  # and the plain reference, on its own
-        men = rng.sample(range(64), 2 + int(spec[0]))
-        if int(mg.KING_ATT[men[0]]) >> men[1] & 1 or ix.KK_AMBIGUOUS[men[0] * 64 + men[1]]:
+    for turn in range(600):  # and the plain reference, on its own (every other placement's kings on
+        men = rng.sample(range(64), 2 + int(spec[0]))  # the long diagonal)
+        if turn % 2:
+            men[:2] = [9 * s for s in rng.sample(range(8), 2)]
+            if len(set(men)) < len(men):
+                continue
+        if int(mg.KING_ATT[men[0]]) >> men[1] & 1:
             continue
         stm = rng.randrange(2)
         sq = np.array(men + [0] * (5 - len(men)), np.int64)
