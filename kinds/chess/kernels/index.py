@@ -440,6 +440,20 @@ def pawns_symmetric(spec: I64, sq: I64) -> bool:
     return True
 
 
+#: The squares of the a1-h8 and a8-h1 diagonals: the only squares a symmetry other than the identity
+#: leaves in place (the transpose and the anti-transpose).
+LONG_DIAGONALS = np.uint64(sum(1 << (9 * i) for i in range(8)) | sum(1 << (7 * i + 7) for i in range(8)))
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def distinct_images(spec: I64, still: int) -> bool:
+    """Whether the positions reached from one position by moving (or un-moving) men other than a king
+    standing still on `still` all have distinct slots: two of them share one only through a symmetry
+    other than the identity that leaves that king in place, which pawns (the mirror alone) never
+    allow, and the board's symmetries only for a king on a long diagonal."""
+    return spec[1] > 0 or not (LONG_DIAGONALS >> np.uint64(still)) & np.uint64(1)
+
+
 #: `king_step` of a move that may change the position's symmetry.
 NO_STEP = -(1 << 62)
 

@@ -301,6 +301,7 @@ def prepare(
         turn = ix.turn_step(spec, stm)
         symmetric = spec[1] > 0 and ix.pawns_symmetric(spec, sq)
         plain = not (symmetric if spec[1] else ix.KK_AMBIGUOUS[sq[0] * 64 + sq[1]])
+        distinct = ix.distinct_images(spec, sq[1 - stm])
         for e in range(calm):
             j = quiet[2 * e]
             to = quiet[2 * e + 1]
@@ -316,7 +317,7 @@ def prepare(
                     nk += 1
                     continue
             c, mv = _moved_slot(spec, sq, n, j, to, 1 - stm, work)
-            if mv:
+            if mv and not distinct:
                 moved += 1
                 kids[kids.shape[0] - moved] = c
             else:
@@ -373,7 +374,8 @@ def un_moves(
     which it would check the king), so each predecessor costs a bit taken off a board. Its slot is the
     position's plus a step per square where the man moves without changing the symmetry (`ix.step`),
     else `canonical`; only slots of another image than the men as they stand (`canonical_moved`) may
-    repeat one, and only those are looked up among the others."""
+    repeat one, and only those are looked up among the others, and only where they may repeat one at
+    all (`ix.distinct_images`)."""
     n = 2 + spec[0]
     mover = 1 - stm
     king = sq[stm]
@@ -386,6 +388,7 @@ def un_moves(
     moved = 0
     symmetric = spec[1] > 0 and ix.pawns_symmetric(spec, sq)
     plain = not (symmetric if spec[1] else ix.KK_AMBIGUOUS[sq[0] * 64 + sq[1]])
+    distinct = ix.distinct_images(spec, king)
     one = np.uint64(1)
     for k in range(n):
         if owners[k] != mover or kinds[k] == mg.PAWN:
@@ -424,7 +427,7 @@ def un_moves(
             c, mv = _moved_slot(spec, sq, n, k, f, mover, work)
             if c < 0:
                 continue
-            if mv:
+            if mv and not distinct:
                 moved += 1
                 out[top - moved] = c
             else:

@@ -380,3 +380,14 @@ def test_pawnless_moved_matches_canonical_moved(name: str) -> None:
         sq = np.array(men + [0] * (5 - len(men)), np.int64)
         slot, _ = ix.pawnless_moved(spec, sq, 0, men[0], stm)
         assert slot == ix.canonical_reference(spec, men, stm)
+
+
+def test_long_diagonals_are_the_squares_a_symmetry_leaves() -> None:
+    for s in range(64):
+        fixed = any(ix.transform_reference(s, t) == s for t in range(1, 8))
+        assert bool(int(ix.LONG_DIAGONALS) >> s & 1) == fixed
+    pawnless, pawnful = parse_material("KQRvKR").spec, parse_material("KRPvKR").spec
+    assert [s for s in range(64) if not ix.distinct_images(pawnless, s)] == [
+        s for s in range(64) if s % 9 == 0 or (s % 7 == 0 and 0 < s < 63)
+    ]
+    assert all(ix.distinct_images(pawnful, s) for s in range(64))
