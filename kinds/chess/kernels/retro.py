@@ -518,18 +518,25 @@ def retro(spec: I64, lo: int, hi: int, val: I16, deg: U8, ex: I16, max_level: in
                 win = int(val[lo + i]) > 0
                 stm = ix.decode(spec, lo + i, sq)
                 count = un_moves(spec, bases, lo + i, sq, kinds, owners, stm, preds, work)
-                for q in range(count):
-                    p = preds[q] - lo
-                    if p < 0 or p >= n or deg[p] >= SETTLED:
-                        continue
-                    if not win:
+                if not win:
+                    for q in range(count):
+                        p = preds[q] - lo
+                        if p < 0 or p >= n or deg[p] >= SETTLED:
+                            continue
                         val[lo + p] = level + 1
                         deg[p] = SETTLED
                         nxt[p >> 6] |= one << np.uint64(p & 63)
                         marked += 1
+                    continue
+                for q in range(count):
+                    # a win takes one from each open predecessor's count without a branch on its
+                    # state (open or settled at random), then asks only whether that was the last
+                    p = preds[q] - lo
+                    if p < 0 or p >= n:
                         continue
-                    deg[p] -= 1
-                    if deg[p] != 0:
+                    d = deg[p]
+                    deg[p] = d - np.uint8(d < SETTLED)
+                    if d != 1:
                         continue
                     e = int(ex[p])
                     if e >= 0:
