@@ -328,6 +328,13 @@ def valid(spec: I64, slot: int, sq: I64, kinds: I64, owners: I64, image: I64) ->
         # descending order
         if not _ascending(spec, sq):
             return -1
+    elif spec[1] == 0:
+        m = spec[0]
+        p0 = sq[2] if m > 0 else 0
+        p1 = sq[3] if m > 1 else 0
+        p2 = sq[4] if m > 2 else 0
+        if pawnless_slot(spec, sq[0], sq[1], p0, p1, p2, stm)[0] != slot:
+            return -1
     elif canonical(spec, sq, stm, image) != slot:
         return -1
     if mg.attacked(sq[1 - stm], stm, sq, kinds, owners, n, -1, occ):

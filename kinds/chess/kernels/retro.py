@@ -179,10 +179,13 @@ def _en_passant(
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _moves(sq: I64, kinds: I64, owners: I64, n: int, stm: int, out: I64, quiet: I64) -> tuple[int, int]:
+def _moves(
+    sq: I64, kinds: I64, owners: I64, n: int, stm: int, out: I64, quiet: I64, listed: bool
+) -> tuple[int, int]:
     """`mg.legal_moves` split: the zeroing moves (captures, pawn moves) as its rows in `out`, the quiet
-    king and piece moves as (man, to square) in `quiet`; returns how many of each. Target squares are
-    bitboards: `evasions` for a piece, for the king the squares no enemy man attacks with it lifted."""
+    king and piece moves as (man, to square) in `quiet` (only counted unless `listed`); returns how
+    many of each. Target squares are bitboards: `evasions` for a piece, for the king the squares no
+    enemy man attacks with it lifted."""
     them = 1 - stm
     king = sq[stm]
     occ = np.uint64(0)
@@ -221,6 +224,9 @@ def _moves(sq: I64, kinds: I64, owners: I64, n: int, stm: int, out: I64, quiet: 
             to = mg.square_of(low)
             count = mg._put(out, count, j, to, 0, mg.man_at(sq, n, to))
         targets &= ~occ
+        if not listed:
+            calm += mg.count_of(targets)
+            continue
         while targets:
             low = targets & (~targets + one)
             targets ^= low
@@ -284,7 +290,10 @@ def prepare(
             exm[i] = 0
             exz[i] = 0
             continue
-        zero, calm = _moves(sq, kinds, owners, n, stm, moves, quiet)
+        # distinct quiet moves reach distinct positions, and where `ix.distinct_images` holds those
+        # have distinct slots: the count is the moves', no child's slot wanted
+        distinct = ix.distinct_images(spec, sq[1 - stm])
+        zero, calm = _moves(sq, kinds, owners, n, stm, moves, quiet, not distinct)
         if zero + calm == 0:
             occ = np.uint64(0)
             for k in range(n):
@@ -301,8 +310,9 @@ def prepare(
         turn = ix.turn_step(spec, stm)
         symmetric = spec[1] > 0 and ix.pawns_symmetric(spec, sq)
         plain = not (symmetric if spec[1] else ix.KK_AMBIGUOUS[sq[0] * 64 + sq[1]])
-        distinct = ix.distinct_images(spec, sq[1 - stm])
-        for e in range(calm):
+        if distinct:
+            nk = calm
+        for e in range(0 if distinct else calm):
             j = quiet[2 * e]
             to = quiet[2 * e + 1]
             fast = bases[j] if plain else 0
@@ -317,7 +327,7 @@ def prepare(
                     nk += 1
                     continue
             c, mv = _moved_slot(spec, sq, n, j, to, 1 - stm, work)
-            if mv and not distinct:
+            if mv:
                 moved += 1
                 kids[kids.shape[0] - moved] = c
             else:
