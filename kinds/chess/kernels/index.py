@@ -237,8 +237,8 @@ def canonical_moved(spec: I64, sq: I64, stm: int, image: I64) -> tuple[int, bool
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def pawnless_moved(spec: I64, sq: I64, k: int, f: int, stm: int) -> tuple[int, bool]:
-    """`canonical_moved` of a pawnless position's men `sq` with man k on f instead, `stm` to move,
-    where the new kings are not both on the a1-h8 diagonal (`pawnless_slot`)."""
+    """`canonical_moved` of a pawnless position's men `sq` with man k on f instead, `stm` to move
+    (`pawnless_slot`)."""
     m = spec[0]
     a = f if k == 0 else sq[0]
     b = f if k == 1 else sq[1]
@@ -251,10 +251,10 @@ def pawnless_moved(spec: I64, sq: I64, k: int, f: int, stm: int) -> tuple[int, b
 @numba.njit(cache=True, nogil=True, inline="always")
 def pawnless_slot(spec: I64, a: int, b: int, p0: int, p1: int, p2: int, stm: int) -> tuple[int, bool]:
     """`canonical_moved` of a pawnless position given as scalars (kings on a and b, the pieces on p0,
-    p1, p2 as far as the material has them) whose kings are not both on the a1-h8 diagonal: their one
-    symmetry then decides, as table reads on scalars (no image array to fill, sort and encode);
+    p1, p2 as far as the material has them), as table reads on scalars (no image array to fill, sort
+    and encode): the kings' one symmetry decides, and where it puts both kings on the a1-h8 diagonal
+    the pieces' image or its transpose (the same kings' index), whichever packs less;
     (-1, False) for kings that touch or clash."""
-    m = spec[0]
     t = KK_TRANSFORM[a * 64 + b]
     if t < 0:
         return -1, False
@@ -263,6 +263,22 @@ def pawnless_slot(spec: I64, a: int, b: int, p0: int, p1: int, p2: int, stm: int
     q0 = SQUARE_IMAGE[at + p0]
     q1 = SQUARE_IMAGE[at + p1]
     q2 = SQUARE_IMAGE[at + p2]
+    rest = _packed(spec, q0, q1, q2)
+    moved = t != 0
+    if KK_AMBIGUOUS[a * 64 + b]:
+        tr = 4 * 64  # the transpose (symmetry 4) of the image
+        other = _packed(spec, SQUARE_IMAGE[tr + q0], SQUARE_IMAGE[tr + q1], SQUARE_IMAGE[tr + q2])
+        if other < rest:
+            rest = other
+            moved = True
+    return int((stm * mg.KK_PAWNLESS + kk) * pieces_size(spec) + rest), moved
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _packed(spec: I64, q0: int, q1: int, q2: int) -> int:
+    """The pieces' digits of a pawnless slot with the pieces on q0, q1, q2 (as far as the material has
+    them), identical men sorted."""
+    m = spec[0]
     same01 = m > 1 and spec[2] == spec[4] and spec[3] == spec[5]
     same12 = m > 2 and spec[4] == spec[6] and spec[5] == spec[7]
     for _ in range(2):
@@ -271,14 +287,12 @@ def pawnless_slot(spec: I64, a: int, b: int, p0: int, p1: int, p2: int, stm: int
         if same12 and q1 > q2:
             q1, q2 = q2, q1
     if m == 0:
-        rest = 0
-    elif m == 1:
-        rest = q0
-    elif m == 2:
-        rest = (q0 << 6) | q1
-    else:
-        rest = (q0 << 12) | (q1 << 6) | q2
-    return int((stm * mg.KK_PAWNLESS + kk) * pieces_size(spec) + rest), t != 0
+        return 0
+    if m == 1:
+        return int(q0)
+    if m == 2:
+        return int((q0 << 6) | q1)
+    return int((q0 << 12) | (q1 << 6) | q2)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -313,6 +327,13 @@ def valid(spec: I64, slot: int, sq: I64, kinds: I64, owners: I64, image: I64) ->
         # mirror image past the index): the own image is the least unless identical men stand in
         # descending order
         if not _ascending(spec, sq):
+            return -1
+    elif spec[1] == 0:
+        m = spec[0]
+        p0 = sq[2] if m > 0 else 0
+        p1 = sq[3] if m > 1 else 0
+        p2 = sq[4] if m > 2 else 0
+        if pawnless_slot(spec, sq[0], sq[1], p0, p1, p2, stm)[0] != slot:
             return -1
     elif canonical(spec, sq, stm, image) != slot:
         return -1
@@ -424,6 +445,20 @@ def pawns_symmetric(spec: I64, sq: I64) -> bool:
         if not found:
             return False
     return True
+
+
+#: The squares of the a1-h8 and a8-h1 diagonals: the only squares a symmetry other than the identity
+#: leaves in place (the transpose and the anti-transpose).
+LONG_DIAGONALS = np.uint64(sum(1 << (9 * i) for i in range(8)) | sum(1 << (7 * i + 7) for i in range(8)))
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def distinct_images(spec: I64, still: int) -> bool:
+    """Whether the positions reached from one position by moving (or un-moving) men other than a king
+    standing still on `still` all have distinct slots: two of them share one only through a symmetry
+    other than the identity that leaves that king in place, which pawns (the mirror alone) never
+    allow, and the board's symmetries only for a king on a long diagonal."""
+    return spec[1] > 0 or not (LONG_DIAGONALS >> np.uint64(still)) & np.uint64(1)
 
 
 #: `king_step` of a move that may change the position's symmetry.

@@ -220,9 +220,28 @@ def _ctlz(typingctx: Any, board: Any) -> Any:
     return types.int64(types.uint64), codegen
 
 
+@intrinsic
+def _ctpop(typingctx: Any, board: Any) -> Any:
+    """The count of a board's set bits (LLVM's ctpop)."""
+    if board != types.uint64:
+        return None
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.ctpop(args[0])
+
+    return types.int64(types.uint64), codegen
+
+
 #: The intrinsics as the kernels call them (typed for the checker).
 _trailing_zeros = cast(Callable[[np.uint64], int], _cttz)
 _leading_zeros = cast(Callable[[np.uint64], int], _ctlz)
+_population = cast(Callable[[np.uint64], int], _ctpop)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def count_of(board: np.uint64) -> int:
+    """How many squares a board holds."""
+    return _population(np.uint64(board))
 
 
 @numba.njit(cache=True, nogil=True, inline="always")

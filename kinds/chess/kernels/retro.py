@@ -49,7 +49,7 @@ def exit_row(m: int, c: int, pm: int, pc: int) -> int:
 @numba.njit(cache=True, nogil=True)
 def _child(rows: I64, row: int, sq: I64, stm: int, out: I64) -> int:
     """The slot, in the child table of `row`, of the men `sq` (less the one captured) with `stm` (our
-    side) to move; -1 past the child's index (`ix.pawnless_slot` where it applies)."""
+    side) to move; -1 past the child's index (`ix.pawnless_slot` without pawns)."""
     r = rows[row]
     flip = r[1]
     cspec = r[4 : 4 + ix.SPEC]
@@ -57,12 +57,11 @@ def _child(rows: I64, row: int, sq: I64, stm: int, out: I64) -> int:
         f = 56 if flip else 0
         a = sq[1] ^ f if flip else sq[0]
         b = sq[0] ^ f if flip else sq[1]
-        if not ix.KK_AMBIGUOUS[a * 64 + b]:
-            m = cspec[0]
-            p0 = sq[2 + r[4 + ix.SPEC]] ^ f if m > 0 else 0
-            p1 = sq[2 + r[5 + ix.SPEC]] ^ f if m > 1 else 0
-            p2 = sq[2 + r[6 + ix.SPEC]] ^ f if m > 2 else 0
-            return ix.pawnless_slot(cspec, a, b, p0, p1, p2, 1 - stm if flip else stm)[0]
+        m = cspec[0]
+        p0 = sq[2 + r[4 + ix.SPEC]] ^ f if m > 0 else 0
+        p1 = sq[2 + r[5 + ix.SPEC]] ^ f if m > 1 else 0
+        p2 = sq[2 + r[6 + ix.SPEC]] ^ f if m > 2 else 0
+        return ix.pawnless_slot(cspec, a, b, p0, p1, p2, 1 - stm if flip else stm)[0]
     if flip:
         out[0] = sq[1] ^ 56
         out[1] = sq[0] ^ 56
@@ -180,10 +179,13 @@ def _en_passant(
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _moves(sq: I64, kinds: I64, owners: I64, n: int, stm: int, out: I64, quiet: I64) -> tuple[int, int]:
+def _moves(
+    sq: I64, kinds: I64, owners: I64, n: int, stm: int, out: I64, quiet: I64, listed: bool
+) -> tuple[int, int]:
     """`mg.legal_moves` split: the zeroing moves (captures, pawn moves) as its rows in `out`, the quiet
-    king and piece moves as (man, to square) in `quiet`; returns how many of each. Target squares are
-    bitboards: `evasions` for a piece, for the king the squares no enemy man attacks with it lifted."""
+    king and piece moves as (man, to square) in `quiet` (only counted unless `listed`); returns how
+    many of each. Target squares are bitboards: `evasions` for a piece, for the king the squares no
+    enemy man attacks with it lifted."""
     them = 1 - stm
     king = sq[stm]
     occ = np.uint64(0)
@@ -222,6 +224,9 @@ def _moves(sq: I64, kinds: I64, owners: I64, n: int, stm: int, out: I64, quiet: 
             to = mg.square_of(low)
             count = mg._put(out, count, j, to, 0, mg.man_at(sq, n, to))
         targets &= ~occ
+        if not listed:
+            calm += mg.count_of(targets)
+            continue
         while targets:
             low = targets & (~targets + one)
             targets ^= low
@@ -285,7 +290,10 @@ def prepare(
             exm[i] = 0
             exz[i] = 0
             continue
-        zero, calm = _moves(sq, kinds, owners, n, stm, moves, quiet)
+        # distinct quiet moves reach distinct positions, and where `ix.distinct_images` holds those
+        # have distinct slots: the count is the moves', no child's slot wanted
+        distinct = ix.distinct_images(spec, sq[1 - stm])
+        zero, calm = _moves(sq, kinds, owners, n, stm, moves, quiet, not distinct)
         if zero + calm == 0:
             occ = np.uint64(0)
             for k in range(n):
@@ -302,7 +310,9 @@ def prepare(
         turn = ix.turn_step(spec, stm)
         symmetric = spec[1] > 0 and ix.pawns_symmetric(spec, sq)
         plain = not (symmetric if spec[1] else ix.KK_AMBIGUOUS[sq[0] * 64 + sq[1]])
-        for e in range(calm):
+        if distinct:
+            nk = calm
+        for e in range(0 if distinct else calm):
             j = quiet[2 * e]
             to = quiet[2 * e + 1]
             fast = bases[j] if plain else 0
@@ -374,7 +384,8 @@ def un_moves(
     which it would check the king), so each predecessor costs a bit taken off a board. Its slot is the
     position's plus a step per square where the man moves without changing the symmetry (`ix.step`),
     else `canonical`; only slots of another image than the men as they stand (`canonical_moved`) may
-    repeat one, and only those are looked up among the others."""
+    repeat one, and only those are looked up among the others, and only where they may repeat one at
+    all (`ix.distinct_images`)."""
     n = 2 + spec[0]
     mover = 1 - stm
     king = sq[stm]
@@ -387,6 +398,7 @@ def un_moves(
     moved = 0
     symmetric = spec[1] > 0 and ix.pawns_symmetric(spec, sq)
     plain = not (symmetric if spec[1] else ix.KK_AMBIGUOUS[sq[0] * 64 + sq[1]])
+    distinct = ix.distinct_images(spec, king)
     one = np.uint64(1)
     for k in range(n):
         if owners[k] != mover or kinds[k] == mg.PAWN:
@@ -425,7 +437,7 @@ def un_moves(
             c, mv = _moved_slot(spec, sq, n, k, f, mover, work)
             if c < 0:
                 continue
-            if mv:
+            if mv and not distinct:
                 moved += 1
                 out[top - moved] = c
             else:
@@ -436,13 +448,10 @@ def un_moves(
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _moved_slot(spec: I64, sq: I64, n: int, k: int, f: int, stm: int, work: I64) -> tuple[int, bool]:
-    """`canonical_moved` of the men `sq` with man k on f, `stm` to move (`ix.pawnless_moved` where it
-    applies: most kings' un-moves without pawns)."""
+    """`canonical_moved` of the men `sq` with man k on f, `stm` to move (`ix.pawnless_moved` without
+    pawns)."""
     if spec[1] == 0:
-        a = f if k == 0 else sq[0]
-        b = f if k == 1 else sq[1]
-        if not ix.KK_AMBIGUOUS[a * 64 + b]:
-            return ix.pawnless_moved(spec, sq, k, f, stm)
+        return ix.pawnless_moved(spec, sq, k, f, stm)
     for i in range(n):
         work[i] = sq[i]
     work[k] = f
@@ -519,18 +528,25 @@ def retro(spec: I64, lo: int, hi: int, val: I16, deg: U8, ex: I16, max_level: in
                 win = int(val[lo + i]) > 0
                 stm = ix.decode(spec, lo + i, sq)
                 count = un_moves(spec, bases, lo + i, sq, kinds, owners, stm, preds, work)
-                for q in range(count):
-                    p = preds[q] - lo
-                    if p < 0 or p >= n or deg[p] >= SETTLED:
-                        continue
-                    if not win:
+                if not win:
+                    for q in range(count):
+                        p = preds[q] - lo
+                        if p < 0 or p >= n or deg[p] >= SETTLED:
+                            continue
                         val[lo + p] = level + 1
                         deg[p] = SETTLED
                         nxt[p >> 6] |= one << np.uint64(p & 63)
                         marked += 1
+                    continue
+                for q in range(count):
+                    # a win takes one from each open predecessor's count without a branch on its
+                    # state (open or settled at random), then asks only whether that was the last
+                    p = preds[q] - lo
+                    if p < 0 or p >= n:
                         continue
-                    deg[p] -= 1
-                    if deg[p] != 0:
+                    d = deg[p]
+                    deg[p] = d - np.uint8(d < SETTLED)
+                    if d != 1:
                         continue
                     e = int(ex[p])
                     if e >= 0:

@@ -188,7 +188,8 @@ def test_predecessors_match_the_walk(name: str, stride: int) -> None:
 @numba.njit(cache=True)  # compiled once, then loaded by every later run
 def _move_mismatches(spec: I64, lo: int, hi: int, stride: int) -> int:
     """Valid slots whose `_moves` (zeroing rows, then the quiet moves as rows) differ as a set from
-    `legal_moves`, or whose zeroing rows are not exactly its captures and pawn moves."""
+    `legal_moves`, or whose zeroing rows are not exactly its captures and pawn moves, or whose quiet
+    moves counted only are not as many."""
     sq = np.empty(5, np.int64)
     kinds = np.empty(5, np.int64)
     owners = np.empty(5, np.int64)
@@ -202,7 +203,7 @@ def _move_mismatches(spec: I64, lo: int, hi: int, stride: int) -> int:
         stm = ix.valid(spec, v, sq, kinds, owners, image)
         if stm < 0:
             continue
-        zero, calm = retro._moves(sq, kinds, owners, n, stm, ours, quiet)
+        zero, calm = retro._moves(sq, kinds, owners, n, stm, ours, quiet, True)
         count = mg.legal_moves(sq, kinds, owners, n, stm, theirs)
         keys = np.empty(zero + calm, np.int64)
         for e in range(zero):
@@ -217,6 +218,8 @@ def _move_mismatches(spec: I64, lo: int, hi: int, stride: int) -> int:
             j, to, promo, cap = theirs[4 * e], theirs[4 * e + 1], theirs[4 * e + 2], theirs[4 * e + 3]
             expected[e] = ((j * 64 + to) * 8 + promo) * 8 + cap + 1
         if zero + calm != count or not np.array_equal(np.sort(keys), np.sort(expected)):
+            bad += 1
+        if retro._moves(sq, kinds, owners, n, stm, ours, quiet, False) != (zero, calm):  # counted only
             bad += 1
     return bad
 
@@ -323,10 +326,11 @@ def test_valid_runs_match_valid(name: str, stride: int) -> None:
 
 
 @numba.njit(cache=True)  # compiled once, then loaded by every later run
-def _pawnless_mismatches(spec: I64, seed: int, count: int) -> tuple[int, int]:
+def _pawnless_mismatches(spec: I64, seed: int, count: int, diagonal: bool) -> tuple[int, int]:
     """Random placements (men on distinct squares, kings apart) with a random man moved to a random
-    empty square where `ix.pawnless_moved` applies (the new kings not both on the long diagonal):
-    how many differ from `canonical_moved`, and how many were tried."""
+    empty square, the new kings both on the long diagonal or not (`diagonal`; there two images share
+    the kings' index): how many `ix.pawnless_moved` differ from `canonical_moved`, and how many were
+    tried."""
     np.random.seed(seed)
     n = 2 + spec[0]
     sq = np.empty(5, np.int64)
@@ -337,13 +341,13 @@ def _pawnless_mismatches(spec: I64, seed: int, count: int) -> tuple[int, int]:
     while tried < count:
         occ = np.uint64(0)
         for k in range(n):
-            s = np.random.randint(64)
+            s = 9 * np.random.randint(8) if diagonal and k < 2 else np.random.randint(64)
             while occ & mg.bit(s):
-                s = np.random.randint(64)
+                s = 9 * np.random.randint(8) if diagonal and k < 2 else np.random.randint(64)
             sq[k] = s
             occ |= mg.bit(s)
         k = np.random.randint(n)
-        f = np.random.randint(64)
+        f = 9 * np.random.randint(8) if diagonal and k < 2 else np.random.randint(64)
         if occ & mg.bit(f):
             continue
         for i in range(n):
@@ -351,7 +355,7 @@ def _pawnless_mismatches(spec: I64, seed: int, count: int) -> tuple[int, int]:
         moved[k] = f
         if (mg.KING_ATT[moved[0]] >> np.uint64(moved[1])) & np.uint64(1):
             continue
-        if ix.KK_AMBIGUOUS[moved[0] * 64 + moved[1]]:
+        if ix.KK_AMBIGUOUS[moved[0] * 64 + moved[1]] != diagonal:
             continue
         stm = np.random.randint(2)
         tried += 1
@@ -363,14 +367,30 @@ def _pawnless_mismatches(spec: I64, seed: int, count: int) -> tuple[int, int]:
 @pytest.mark.parametrize("name", ["KvK", "KQvK", "KQvKR", "KRRvK", "KQRvKR", "KNNvKN", "KBBvKB", "KRRvKR"])
 def test_pawnless_moved_matches_canonical_moved(name: str) -> None:
     spec = parse_material(name).spec
-    bad, tried = _pawnless_mismatches(spec, 33, 200_000)
-    assert (bad, tried) == (0, 200_000)
+    for diagonal in (False, True):
+        bad, tried = _pawnless_mismatches(spec, 33, 200_000, diagonal)
+        assert (bad, tried) == (0, 200_000)
     rng = random.Random(33)
-    for _ in range(300):  # and the plain reference, on its own
-        men = rng.sample(range(64), 2 + int(spec[0]))
-        if int(mg.KING_ATT[men[0]]) >> men[1] & 1 or ix.KK_AMBIGUOUS[men[0] * 64 + men[1]]:
+    for turn in range(600):  # and the plain reference, on its own (every other placement's kings on
+        men = rng.sample(range(64), 2 + int(spec[0]))  # the long diagonal)
+        if turn % 2:
+            men[:2] = [9 * s for s in rng.sample(range(8), 2)]
+            if len(set(men)) < len(men):
+                continue
+        if int(mg.KING_ATT[men[0]]) >> men[1] & 1:
             continue
         stm = rng.randrange(2)
         sq = np.array(men + [0] * (5 - len(men)), np.int64)
         slot, _ = ix.pawnless_moved(spec, sq, 0, men[0], stm)
         assert slot == ix.canonical_reference(spec, men, stm)
+
+
+def test_long_diagonals_are_the_squares_a_symmetry_leaves() -> None:
+    for s in range(64):
+        fixed = any(ix.transform_reference(s, t) == s for t in range(1, 8))
+        assert bool(int(ix.LONG_DIAGONALS) >> s & 1) == fixed
+    pawnless, pawnful = parse_material("KQRvKR").spec, parse_material("KRPvKR").spec
+    assert [s for s in range(64) if not ix.distinct_images(pawnless, s)] == [
+        s for s in range(64) if s % 9 == 0 or (s % 7 == 0 and 0 < s < 63)
+    ]
+    assert all(ix.distinct_images(pawnful, s) for s in range(64))
