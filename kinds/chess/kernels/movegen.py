@@ -196,41 +196,44 @@ def bit(s: int) -> np.uint64:
     return np.uint64(1) << np.uint64(s)
 
 
-@intrinsic
-def _cttz(typingctx: Any, board: Any) -> Any:
-    """The count of a board's trailing zero bits, 64 for an empty board (LLVM's cttz)."""
-    if board != types.uint64:
-        return None
+def _bit_count(name: str, doc: str, emit: Callable[[Any, Any, Any], Any]) -> Any:
+    """A numba intrinsic counting bits of a board by one LLVM instruction (`emit(context, builder,
+    board)`): the three counts below differ only in the instruction."""
 
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        return builder.cttz(args[0], context.get_constant(types.boolean, False))
+    def count(typingctx: Any, board: Any) -> Any:
+        if board != types.uint64:
+            return None
 
-    return types.int64(types.uint64), codegen
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            return emit(context, builder, args[0])
 
+        return types.int64(types.uint64), codegen
 
-@intrinsic
-def _ctlz(typingctx: Any, board: Any) -> Any:
-    """The count of a board's leading zero bits, 64 for an empty board (LLVM's ctlz)."""
-    if board != types.uint64:
-        return None
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        return builder.ctlz(args[0], context.get_constant(types.boolean, False))
-
-    return types.int64(types.uint64), codegen
+    count.__name__ = count.__qualname__ = name  # numba names an intrinsic by its function's name
+    count.__doc__ = doc
+    return intrinsic(count)
 
 
-@intrinsic
-def _ctpop(typingctx: Any, board: Any) -> Any:
-    """The count of a board's set bits (LLVM's ctpop)."""
-    if board != types.uint64:
-        return None
+def _no_zero_poison(context: Any) -> Any:
+    """cttz's and ctlz's flag: a zero board is defined (64), not poison."""
+    return context.get_constant(types.boolean, False)
 
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        return builder.ctpop(args[0])
 
-    return types.int64(types.uint64), codegen
-
+_cttz = _bit_count(
+    "_cttz",
+    "The count of a board's trailing zero bits, 64 for an empty board (LLVM's cttz).",
+    lambda context, builder, board: builder.cttz(board, _no_zero_poison(context)),
+)
+_ctlz = _bit_count(
+    "_ctlz",
+    "The count of a board's leading zero bits, 64 for an empty board (LLVM's ctlz).",
+    lambda context, builder, board: builder.ctlz(board, _no_zero_poison(context)),
+)
+_ctpop = _bit_count(
+    "_ctpop",
+    "The count of a board's set bits (LLVM's ctpop).",
+    lambda context, builder, board: builder.ctpop(board),
+)
 
 #: The intrinsics as the kernels call them (typed for the checker).
 _trailing_zeros = cast(Callable[[np.uint64], int], _cttz)
