@@ -1,0 +1,313 @@
+"""The chess set built for real (issue 33): every material to five men, or its pawnless or pawn part, queued
+as `nimbase precompute chess --men 5` queues it and run by N `nimbase worker` processes on this machine.
+
+Long (an hour and more, so not in `make bench`'s list). The run keeps its own database (by name, on the
+settings' server) and, beside it under NIMBASE_VAR_DIR, a log of what it measured, so that a run stopped
+(Ctrl-C, or `--hours` reached: the workers put their jobs back, their checkpoints kept) is continued by
+`--resume`, which queues nothing and starts the workers again; `--report` prints the figures without
+running anything. The parts: `pawnless` (every material without pawns, whose tables read only tables
+without pawns), then `all` (the rest: what is stored is not queued again).
+
+Measured per material: the job's wall time (its row's start and end), the CPU time of the worker process
+running it and of the worker's computing child while it ran it, and the largest resident size of the two
+together (sampled each second), its stored bytes and bytes a position (legal positions counted by the
+index). In all: the wall time the workers ran (over every resumed run), their CPU time, the stored bytes
+and the database's size, beside the issue's targets (1 h for the whole set on two workers, 7.4 GB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+
+from bench.common import cpu_seconds, figure, process_tree
+from engine.precompute import plan_job
+from engine.registry import bulk_ids, parse_game_id, plan_stored
+from kinds.chess.kernels import index as ix
+from kinds.chess.material import Material, materials_of
+from nimbase.settings import DEFAULT_WORKER, Settings
+from service.jobs import worker_admission
+from storage.database import create_engine
+from storage.embedded import database_url
+from storage.jobs import JobQueue
+from storage.migrate import upgrade_head
+from storage.sequences import SequenceStore
+
+DATABASE = "nimbase_chess_set"
+#: Bytes a stored word holds (a stored object's length counts words).
+WORD = 4
+#: Seconds between samples of the workers' CPU and memory.
+SAMPLE_SECONDS = 1.0
+#: Slots whose legality is counted at a time (bounded memory for a five-man material).
+COUNT_SLOTS = 1 << 24
+TARGET_WALL = 3600.0
+TARGET_BYTES = 7.4e9
+
+
+@dataclass
+class JobFigures:
+    """What the run measured of one material's job."""
+
+    material: str
+    slots: int
+    cpu: float = 0.0
+    peak_rss: int = 0
+    wall: float = 0.0
+    stored: int = 0
+    positions: int = 0
+    status: str = ""
+
+
+@dataclass
+class RunLog:
+    """What every run of this build measured so far (kept as JSON beside the database)."""
+
+    part: str = ""
+    men: int = 5
+    workers: int = 0
+    #: Seconds the workers ran, over every run of the build.
+    wall: float = 0.0
+    #: CPU seconds of the workers and their children while no job of theirs ran (imports, waits).
+    idle_cpu: float = 0.0
+    jobs: dict[str, JobFigures] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, path: Path) -> RunLog:
+        if not path.exists():
+            return cls()
+        data = json.loads(path.read_text())
+        jobs = {name: JobFigures(**figures) for name, figures in data.pop("jobs").items()}
+        return cls(**data, jobs=jobs)
+
+    def write(self, path: Path) -> None:
+        data: dict[str, Any] = asdict(self)
+        path.with_suffix(".tmp").write_text(json.dumps(data, indent=1))
+        path.with_suffix(".tmp").replace(path)
+
+
+def part_materials(part: str, men: int) -> list[Material]:
+    """The materials of `part` to `men` men in the order the set is queued."""
+    every = materials_of(men)
+    return [m for m in every if not m.pawnful] if part == "pawnless" else every
+
+
+def queue_part(engine: sa.Engine, part: str, men: int) -> int:
+    """Queue `part`'s materials as `precompute chess --men 5` does (service.jobs.queue_set: only those no
+    other reads are asked for, the rest come as their needs), the pawnless part alone when asked."""
+    wanted = {m.game_id for m in part_materials(part, men)}
+    plans = [plan_job(parse_game_id(g), 0, False, None) for g in bulk_ids("chess", men) if g in wanted]
+    needed = {need for plan in plans for need in plan.needs}
+    queue, admit = JobQueue(engine), worker_admission(DEFAULT_WORKER.memory_bytes)
+    asked = 0
+    for plan in plans:
+        if plan.name not in needed:
+            queue.queue(plan, plan_stored, admit)
+            asked += 1
+    return asked
+
+
+def resident(pids: list[int]) -> int:
+    """The resident bytes of `pids` together (VmRSS)."""
+    total = 0
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) << 10
+        except OSError:
+            continue
+    return total
+
+
+def tree_cpu(pids: list[int]) -> float:
+    total = 0.0
+    for pid in pids:
+        try:
+            total += cpu_seconds(pid)
+        except OSError:
+            continue
+    return total
+
+
+class Build:
+    """The workers and the sampling of what each one's job costs."""
+
+    def __init__(self, url: str, log: RunLog, log_path: Path, out: Path) -> None:
+        self.url, self.log, self.log_path, self.out = url, log, log_path, out
+        self.engine = create_engine(url)
+        self.queue = JobQueue(self.engine)
+        self.by_name = {m.game_id: m for m in materials_of(5)}
+        self.workers: list[subprocess.Popen[bytes]] = []
+
+    def start(self, count: int) -> None:
+        exe = shutil.which("nimbase") or str(Path(sys.executable).parent / "nimbase")
+        env = {**os.environ, "DATABASE_URL": self.url}
+        for n in range(count):
+            with (self.out / f"worker-{n}.log").open("ab") as sink:
+                self.workers.append(
+                    subprocess.Popen([exe, "worker"], env=env, stdout=sink, stderr=subprocess.STDOUT)
+                )
+
+    def stop(self) -> None:
+        for worker in self.workers:
+            worker.send_signal(signal.SIGINT)
+        for worker in self.workers:
+            try:
+                worker.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+
+    def open_jobs(self, names: set[str]) -> list[Any]:
+        return [
+            job
+            for job in self.queue.list(limit=10_000)
+            if job.game_id in names and job.status not in ("done", "failed", "cancelled")
+        ]
+
+    def run(self, names: set[str], hours: float) -> None:
+        """Sample until every job of `names` is done or failed, or `hours` have passed."""
+        last = {w.pid: tree_cpu(process_tree(w.pid)) for w in self.workers}
+        started = time.monotonic()
+        wall_before = self.log.wall
+        while time.monotonic() - started < hours * 3600:
+            time.sleep(SAMPLE_SECONDS)
+            running = {
+                job.lease_owner: job for job in self.queue.list(limit=10_000) if job.status == "running"
+            }
+            for worker in self.workers:
+                pids = process_tree(worker.pid)
+                cpu = tree_cpu(pids)
+                spent, last[worker.pid] = cpu - last[worker.pid], cpu
+                job = next((j for owner, j in running.items() if owner and f":{worker.pid}:" in owner), None)
+                if job is None or job.game_id not in self.by_name:
+                    self.log.idle_cpu += spent
+                    continue
+                material = self.by_name[job.game_id]
+                figures = self.log.jobs.setdefault(material.name, JobFigures(material.name, material.slots))
+                figures.cpu += spent
+                figures.peak_rss = max(figures.peak_rss, resident(pids))
+            self.log.wall = wall_before + time.monotonic() - started
+            self.log.write(self.log_path)
+            if not self.open_jobs(names):
+                break
+            if any(w.poll() is not None for w in self.workers):
+                raise SystemExit("a worker exited: see its log beside the run's log")
+
+
+def legal_positions(material: Material) -> int:
+    spec = material.spec
+    return sum(
+        int(ix.valid_mask(spec, lo, min(lo + COUNT_SLOTS, material.slots)).sum())
+        for lo in range(0, material.slots, COUNT_SLOTS)
+    )
+
+
+def report(engine: sa.Engine, log: RunLog) -> None:
+    """Each material's figures and the totals, from the log and the database."""
+    store, queue = SequenceStore(engine), JobQueue(engine)
+    jobs = {job.game_id: job for job in queue.list(limit=10_000)}
+    print(
+        f"{'material':<10} {'slots':>12} {'status':>8} {'wall s':>9} {'CPU s':>9} {'ns/slot':>8} "
+        f"{'peak GiB':>9} {'stored MB':>10} {'B/position':>10}"
+    )
+    stored_total = cpu_total = 0.0
+    done = 0
+    part = log.part
+    for material in part_materials(part, log.men):
+        figures = log.jobs.setdefault(material.name, JobFigures(material.name, material.slots))
+        job = jobs.get(material.game_id)
+        info = store.info(material.game_id, "table")
+        figures.status = job.status if job is not None else ("stored" if info is not None else "absent")
+        if job is not None and job.started_at is not None and job.finished_at is not None:
+            figures.wall = (job.finished_at - job.started_at).total_seconds()
+        if info is not None and figures.status in ("done", "stored"):
+            figures.stored = info.computed_upto * WORD
+            if not figures.positions:
+                figures.positions = legal_positions(material)
+            done += 1
+        stored_total += figures.stored
+        cpu_total += figures.cpu
+        per = figures.stored / figures.positions if figures.positions else float("nan")
+        print(
+            f"{material.name:<10} {material.slots:>12,} {figures.status:>8} {figures.wall:>9.1f} "
+            f"{figures.cpu:>9.1f} {1e9 * figures.cpu / material.slots:>8.1f} "
+            f"{figures.peak_rss / 2**30:>9.2f} {figures.stored / 1e6:>10.2f} {per:>10.4f}"
+        )
+    with engine.connect() as connection:
+        size = connection.execute(sa.text("SELECT pg_database_size(current_database())")).scalar_one()
+    what = f"chess set ({part}, {log.workers} workers)"
+    figure(f"{what}: materials stored", done, f"of {len(part_materials(part, log.men))}")
+    figure(f"{what}: wall time the workers ran", log.wall, "s")
+    figure("chess set: the whole set's target (two workers)", TARGET_WALL, "s")
+    figure(f"{what}: CPU time of the jobs", cpu_total, "s")
+    figure(f"{what}: CPU time of the workers between jobs", log.idle_cpu, "s")
+    figure(f"{what}: stored bytes of the tables", stored_total / 1e9, "GB")
+    figure(f"{what}: the database's size", size / 1e9, "GB")
+    figure("chess set: the whole set's stored target", TARGET_BYTES / 1e9, "GB")
+    positions = sum(f.positions for f in log.jobs.values() if f.stored)
+    if positions:
+        figure(f"{what}: stored bytes a position", stored_total / positions, "B")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--part", choices=("pawnless", "all"), help="what to build (a new run: all)")
+    parser.add_argument("--men", type=int, default=5, help="the most men (a new run)")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--hours", type=float, default=24.0, help="stop the workers after this long")
+    start = parser.add_mutually_exclusive_group()
+    start.add_argument("--resume", action="store_true", help="continue the build (with --part all: its rest)")
+    start.add_argument("--report", action="store_true", help="print the figures, run nothing")
+    args = parser.parse_args()
+    settings = Settings.from_env()
+    out = Path(settings.var_dir) / "chess-set"
+    out.mkdir(parents=True, exist_ok=True)
+    log_path = out / "run.json"
+    server = database_url(settings.database_url, settings.var_dir)
+    head, _, query = server.partition("?")
+    url = head.rsplit("/", 1)[0] + "/" + DATABASE + (f"?{query}" if query else "")
+    fresh = not (args.resume or args.report)
+    if fresh:
+        admin = create_engine(server).execution_options(isolation_level="AUTOCOMMIT")
+        with admin.connect() as connection:
+            connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{DATABASE}" WITH (FORCE)'))
+            connection.execute(sa.text(f'CREATE DATABASE "{DATABASE}"'))
+        admin.dispose()
+        log_path.unlink(missing_ok=True)
+    upgrade_head(url)
+    log = RunLog.read(log_path)
+    build = Build(url, log, log_path, out)
+    if fresh or (args.resume and args.part is not None and args.part != log.part):
+        log.part = args.part or "all"
+        log.men = args.men if fresh else log.men
+        asked = queue_part(build.engine, log.part, log.men)
+        figure(f"chess set ({log.part}): jobs asked for (the rest queued as what they read)", asked, "jobs")
+    if not args.report:
+        log.workers = args.workers
+        build.start(args.workers)
+        try:
+            build.run({m.game_id for m in part_materials(log.part, log.men)}, args.hours)
+        except KeyboardInterrupt:
+            print("stopping the workers: their jobs go back to the queue, --resume continues", flush=True)
+        finally:
+            build.stop()
+            log.write(log_path)
+    report(build.engine, log)
+    log.write(log_path)
+
+
+if __name__ == "__main__":
+    main()
