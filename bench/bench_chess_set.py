@@ -5,8 +5,10 @@ Long (an hour and more, so not in `make bench`'s list). The run keeps its own da
 settings' server) and, beside it under NIMBASE_VAR_DIR, a log of what it measured, so that a run stopped
 (Ctrl-C, or `--hours` reached: the workers put their jobs back, their checkpoints kept) is continued by
 `--resume`, which queues nothing and starts the workers again; `--report` prints the figures without
-running anything. The parts: `pawnless` (every material without pawns, whose tables read only tables
-without pawns), then `all` (the rest: what is stored is not queued again).
+running anything, and `--serve N` measures a server answering N random positions drawn across every
+material the build stored (the issue's serving targets: resident memory, GetValue and BestMove). The
+parts: `pawnless` (every material without pawns, whose tables read only tables without pawns), then
+`all` (the rest: what is stored is not queued again).
 
 Measured per material: the job's wall time (its row's start and end), the CPU time of the worker process
 running it and of the worker's computing child while it ran it, and the largest resident size of the two
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import shutil
 import signal
 import subprocess
@@ -29,9 +32,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
 import sqlalchemy as sa
 
-from bench.common import cpu_seconds, figure, process_tree
+from bench.bench_chess_answers import positions
+from bench.bench_chess_blocks import READY_SECONDS, p50_ms, resident_mib, timed
+from bench.common import cpu_seconds, figure, process_tree, running_server
 from engine.precompute import plan_job
 from engine.registry import bulk_ids, parse_game_id, plan_stored
 from kinds.chess.kernels import index as ix
@@ -53,6 +59,12 @@ SAMPLE_SECONDS = 1.0
 COUNT_SLOTS = 1 << 24
 TARGET_WALL = 3600.0
 TARGET_BYTES = 7.4e9
+#: Serving targets (issue 33): resident memory across the set, GetValue with a cold block, BestMove.
+TARGET_RESIDENT_MIB = 1024.0
+TARGET_COLD_MS = 2.0
+TARGET_BEST_MOVE_MS = 10.0
+#: Positions asked a BestMove of (of those asked a GetValue).
+BEST_MOVES = 100
 
 
 @dataclass
@@ -260,6 +272,36 @@ def report(engine: sa.Engine, log: RunLog) -> None:
         figure(f"{what}: stored bytes a position", stored_total / positions, "B")
 
 
+def serve(url: str, log: RunLog, queries: int) -> None:
+    """One server process on the build's database answering `queries` random positions, each of a
+    material drawn at random among those stored (more than two men): GetValue first asked (its block
+    mostly cold: few positions share one), asked again (warm), BestMove, and the server's resident
+    memory, idle and after them."""
+    stored = [f.material for f in log.jobs.values() if f.stored and sum(c.isupper() for c in f.material) > 2]
+    rng = random.Random(33)
+    asked = [rng.choice(stored) for _ in range(queries)]
+    fens = [positions(name, 1, rng.randrange(1 << 30))[0] for name in asked]
+    what = f"chess set served ({len(stored)} materials, {queries} positions over REST)"
+    with (
+        running_server(url, 1, {"NIMBASE_LOG_LEVEL": "ERROR"}, ready_seconds=READY_SECONDS) as server,
+        httpx.Client(base_url=server.base, timeout=600) as client,
+    ):
+        idle = resident_mib(server)
+        first = [timed(client, "/v1/value", f"chess:{n}", fen) for n, fen in zip(asked, fens, strict=True)]
+        again = [timed(client, "/v1/value", f"chess:{n}", fen) for n, fen in zip(asked, fens, strict=True)]
+        pairs = list(zip(asked, fens, strict=True))[:BEST_MOVES]
+        best = [timed(client, "/v1/best-move", f"chess:{n}", fen) for n, fen in pairs]
+        after = resident_mib(server)
+    figure(f"{what}: GetValue p50, first asked", p50_ms(first), "ms")
+    figure("chess set served: GetValue p50 with a cold block: target", TARGET_COLD_MS, "ms")
+    figure(f"{what}: GetValue p50, asked again", p50_ms(again), "ms")
+    figure(f"{what}: BestMove p50", p50_ms(best), "ms")
+    figure("chess set served: BestMove p50: target", TARGET_BEST_MOVE_MS, "ms")
+    figure(f"{what}: server resident memory, ready", idle, "MiB")
+    figure(f"{what}: server resident memory, after", after, "MiB")
+    figure("chess set served: server resident memory: target", TARGET_RESIDENT_MIB, "MiB")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -271,6 +313,7 @@ def main() -> None:
     start = parser.add_mutually_exclusive_group()
     start.add_argument("--resume", action="store_true", help="continue the build (with --part all: its rest)")
     start.add_argument("--report", action="store_true", help="print the figures, run nothing")
+    parser.add_argument("--serve", type=int, default=0, help="then serve this many random positions")
     args = parser.parse_args()
     settings = Settings.from_env()
     out = Path(settings.var_dir) / "chess-set"
@@ -307,6 +350,8 @@ def main() -> None:
             log.write(log_path)
     report(build.engine, log)
     log.write(log_path)
+    if args.serve:
+        serve(url, log, args.serve)
 
 
 if __name__ == "__main__":
