@@ -291,6 +291,63 @@ class StoredSequences:
             self._damaged.pop(key)
         return chunk
 
+    def word_bytes(self, game_id: str, family: str, start: int, stop: int, stored: int) -> bytes:
+        """Stored values start..stop (within the `stored` ones) as little-endian uint32 bytes: from the
+        chunks cached (read whole before), else read by their range alone where the chunks are stored as
+        plain words (storage.word_ranges: checked for shape, not by the chunk's checksum, so the caller
+        checks what it reads) and not cached, since a whole chunk was not read; a chunk stored otherwise is
+        read whole, verified, and cached as `chunk_of` caches it. A damaged chunk is reported and raised
+        (CorruptChunk) as `chunk_of` does."""
+        if start >= stop:
+            return b""
+        first, last = start // CHUNK_VALUES, (stop - 1) // CHUNK_VALUES
+        kept: dict[int, NDArray[np.uint32]] = {}
+        for index in range(first, last + 1):
+            chunk = self._chunks.read((game_id, family, index))
+            if chunk is not None and len(chunk) >= min(CHUNK_VALUES, stored - index * CHUNK_VALUES):
+                kept[index] = chunk
+        missing = [index for index in range(first, last + 1) if index not in kept]
+        parts: dict[int, bytes] = {}
+        if missing:
+            parts = self._read_parts(game_id, family, start, stop, missing[0], missing[-1], stored)
+        out = []
+        for index in range(first, last + 1):
+            if index in kept:
+                base = index * CHUNK_VALUES
+                lo, hi = max(start, base) - base, min(stop, base + CHUNK_VALUES) - base
+                out.append(kept[index][lo:hi].astype("<u4").tobytes())
+            else:
+                out.append(parts[index])
+        return b"".join(out)
+
+    def _read_parts(
+        self, game_id: str, family: str, start: int, stop: int, first: int, last: int, stored: int
+    ) -> dict[int, bytes]:
+        """`word_bytes`' read of chunks first..last (their part of start..stop), by chunk index."""
+        now = time.monotonic()
+        for index in range(first, last + 1):
+            with self._lock:
+                damage = self._damaged.get((game_id, family, index))
+            if damage is not None and now - damage.found_at < self._header_ttl:
+                raise damage.corrupt()
+        assert self._store is not None
+        self._modes.may_block()
+        store = self._store
+        lo, hi = max(start, first * CHUNK_VALUES), min(stop, (last + 1) * CHUNK_VALUES)
+        try:
+            parts = self._gate.call(lambda: store.read_parts(game_id, family, lo, hi))
+        except CorruptChunk as corrupt:
+            with self._lock:
+                known = (game_id, family, corrupt.chunk_index) in self._damaged
+            self._report(corrupt, stored, now, known=known)
+            raise
+        with self._lock:
+            for part in parts:
+                self._damaged.pop((game_id, family, part.index))
+                if part.chunk is not None:
+                    self._chunks.keep((game_id, family, part.index), part.chunk)
+        return {part.index: part.data for part in parts}
+
     def _report(self, corrupt: CorruptChunk, stored: int, now: float, *, known: bool) -> None:
         """Report a damaged chunk (queueing its repair) and remember it, with the repair job."""
         game_id, family, index = corrupt.game_id, corrupt.family, corrupt.chunk_index
