@@ -226,8 +226,11 @@ class SequenceStore:
             raise ValueError(f"invalid range {start}..{stop}")
         if start == stop:
             return []
+        # One statement, so one snapshot without a transaction: no BEGIN and ROLLBACK, each a round trip
+        # to the database, as long as the read itself (the hot path of a cold block).
         with unavailable_on_disconnect(), self._engine.connect() as conn:
-            return read_word_parts(conn, game_id, family, start, stop)
+            autocommit = conn.execution_options(isolation_level="AUTOCOMMIT")
+            return read_word_parts(autocommit, game_id, family, start, stop)
 
     def read_prefix(self, game_id: str, family: str, stop: int) -> NDArray[np.uint32]:
         """The verified values for 0 <= n < stop."""

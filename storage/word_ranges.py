@@ -39,10 +39,12 @@ class WordsPart:
     chunk: NDArray[np.uint32] | None
 
 
-def _statement(game_id: str, family: str, start: int, stop: int) -> sa.Select[Any]:
-    """The header and the chunks holding start..stop in one statement (one snapshot): of a plain chunk
-    only the bytes of the range, of any other its whole payload."""
+def _statement() -> sa.Select[Any]:
+    """The header and the chunks holding values :start..:stop in one statement (one snapshot): of a plain
+    chunk only the bytes of the range, of any other its whole payload. Made once, its values bound at
+    each read: building a statement costs more than running this one."""
     c = sequence_chunks.c
+    start, stop = sa.bindparam("start", type_=sa.BigInteger), sa.bindparam("stop", type_=sa.BigInteger)
     base = c.chunk_index * CHUNK_VALUES
     lo = sa.func.greatest(start - base, 0)
     hi = sa.func.least(stop - base, CHUNK_VALUES)
@@ -51,7 +53,9 @@ def _statement(game_id: str, family: str, start: int, stop: int) -> sa.Select[An
     chunks = sa.and_(
         c.game_id == sequences.c.game_id,
         c.family == sequences.c.family,
-        c.chunk_index.between(start // CHUNK_VALUES, (stop - 1) // CHUNK_VALUES),
+        c.chunk_index.between(
+            sa.bindparam("first", type_=sa.BigInteger), sa.bindparam("last", type_=sa.BigInteger)
+        ),
     )
     return (
         sa.select(
@@ -65,15 +69,20 @@ def _statement(game_id: str, family: str, start: int, stop: int) -> sa.Select[An
             sa.type_coerce(data, sa.LargeBinary).label("data"),
         )
         .select_from(sequences.outerjoin(sequence_chunks, chunks))
-        .where(sequences.c.game_id == game_id, sequences.c.family == family)
+        .where(sequences.c.game_id == sa.bindparam("game_id"), sequences.c.family == sa.bindparam("family"))
         .order_by(c.chunk_index)
     )
+
+
+_RANGE = _statement()
 
 
 def read_word_parts(conn: sa.Connection, game_id: str, family: str, start: int, stop: int) -> list[WordsPart]:
     """The parts of values start..stop (start < stop), chunk by chunk, in order. NotStored beyond the
     stored prefix; CorruptChunk for a chunk that fails its checks (MissingChunk when its row is gone)."""
-    rows = conn.execute(_statement(game_id, family, start, stop)).all()
+    bound = {"game_id": game_id, "family": family, "start": start, "stop": stop}
+    first, last = start // CHUNK_VALUES, (stop - 1) // CHUNK_VALUES
+    rows = conn.execute(_RANGE, {**bound, "first": first, "last": last}).all()
     stored = 0 if not rows else int(rows[0].stored)
     parts: list[WordsPart] = []
     covered = start
