@@ -14,6 +14,7 @@ from engine.stored_bytes import StoredBytes, encode_words, read_stored, read_sto
 from nimbase.settings import Limits
 from service.errors import Unavailable
 from service.gate import DatabaseGate
+from service.sequences.stored import HEAD_WORDS
 from service.sequences.tables import SequenceTables
 from storage.packing import CHUNK_VALUES
 from storage.sequences import SequenceStore
@@ -70,6 +71,39 @@ def test_ranges_of_plain_words_are_read_alone(clean_db: sa.Engine) -> None:
         assert read_stored_range(GAME, FAMILY, ctx, start, stop) == DATA[start:stop], (start, stop)
     with pytest.raises(LimitExceeded, match="not all stored"):
         sequences.word_bytes(StoredBytes(GAME, FAMILY), 0, 2 * CHUNK_VALUES + 200)
+
+
+def test_an_objects_first_reads_are_one_read(clean_db: sa.Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a reader by ranges reads first (the size, a header, an index: ranges within its first 64 KiB)
+    comes from one read of the database, kept; a range further on is read by itself."""
+    store(clean_db, plain=True)
+    store_reads: list[tuple[int, int]] = []
+    sequences = tables(clean_db)
+    ctx = engine_context(sequences)
+    read_parts = SequenceStore.read_parts
+
+    def counted(self: SequenceStore, game_id: str, family: str, start: int, stop: int) -> object:
+        store_reads.append((start, stop))
+        return read_parts(self, game_id, family, start, stop)
+
+    monkeypatch.setattr(SequenceStore, "read_parts", counted)
+    assert stored_object_size(GAME, FAMILY, ctx) == len(DATA)
+    assert read_stored_range(GAME, FAMILY, ctx, 0, 40) == DATA[:40]
+    assert read_stored_range(GAME, FAMILY, ctx, 40, 30000) == DATA[40:30000]
+    assert store_reads == [(0, HEAD_WORDS)]
+    assert read_stored_range(GAME, FAMILY, ctx, 70000, 90000) == DATA[70000:90000]
+    assert store_reads == [(0, HEAD_WORDS), (2 + 70000 // 4, 2 + 90000 // 4)]
+    assert sequences.cached_bytes()["chunks"] == 0
+    sequences.forget(GAME)
+    assert read_stored_range(GAME, FAMILY, ctx, 0, 40) == DATA[:40]
+    assert store_reads[-1] == (0, HEAD_WORDS)
+    # not verified by a chunk's checksum, a head is kept as long as a header (a table stored again is read
+    # again): here not at all
+    store_reads.clear()
+    unkept = engine_context(SequenceTables(SequenceStore(clean_db), DatabaseGate(), Limits(), header_ttl=0.0))
+    for _ in range(2):
+        assert read_stored_range(GAME, FAMILY, unkept, 0, 40) == DATA[:40]
+    assert store_reads == [(0, HEAD_WORDS)] * 2
 
 
 def test_chunks_stored_as_before_read_whole_and_are_kept(clean_db: sa.Engine) -> None:
