@@ -85,6 +85,7 @@ def store_tables(
             done=len(words),
             total=len(words),
             finish=True,
+            plain=True,  # as a worker stores an object made whole
         )
 
 

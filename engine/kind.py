@@ -202,6 +202,13 @@ class Tables(Protocol):
     def values(
         self, source: SequenceSource, start: int, stop: int, deadline: float
     ) -> tuple[NDArray[np.int64], Source]: ...
+    def word_bytes(self, source: SequenceSource, start: int, stop: int, deadline: float) -> bytes:
+        """Stored values start..stop as little-endian uint32 bytes (an object stored whole as words, read
+        by parts: engine.stored_bytes.read_stored_range), read without the rest of their chunks where the
+        storage allows, and then not verified by the chunks' checksums: the caller checks what it reads.
+        LimitExceeded where they are not all stored; Unavailable for a damaged chunk or no database."""
+        ...
+
     def period(self, source: SequenceSource, deadline: float, *, compute: bool = False) -> Period | None: ...
     def known_prefix(self, source: SequenceSource, deadline: float) -> tuple[NDArray[np.uint32], Source]:
         """Every value known so far from 0: the stored table, else the live prefix (grown a little)."""

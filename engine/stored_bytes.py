@@ -15,7 +15,10 @@ sequences' own: chunks, checkpoints, leases, repairs, caches.
   decoded, or None where none is stored whole or what is stored does not decode.
 - An object too large to read whole for each use is read by parts: `stored_object_size` gives its byte
   count once all of it is stored, and `read_stored_range` a byte range of it, as the stored words holding
-  that range (the storage's verified chunks, cached by the service): chess tables' blocks.
+  that range (`Tables.word_bytes`). A worker stores an object made whole as plain words (no bit-packing,
+  no deflate: storage.packing.encode_plain), so the database gives such a range alone, not its chunk.
+  Such a part is not verified by its chunk's checksum (which covers the whole chunk): a kind reading
+  by ranges checks what it reads by its own checksums (chess tables' blocks carry their CRC-32).
 """
 
 from __future__ import annotations
@@ -138,29 +141,35 @@ def read_stored(game_id: str, family: str, ctx: Context, what: str, decode: Call
 
 def stored_object_size(game_id: str, family: str, ctx: Context) -> int | None:
     """The byte count of the object stored whole as (game_id, family), or None where none is stored, not
-    all of it yet (a job still writing it) or it cannot be read now."""
+    all of it yet (a job still writing it) or it cannot be read now. Its first two words are read alone
+    (`Tables.word_bytes`), not the chunk holding them."""
     try:
         stored = ctx.tables.stored_size(game_id, family)
-        low, high = ctx.tables.stored_value(game_id, family, 0), ctx.tables.stored_value(game_id, family, 1)
+        if stored < 2:
+            return None
+        head = ctx.tables.word_bytes(StoredBytes(game_id, family), 0, 2, ctx.deadline.at)
     except NimbaseError:
         return None
-    if low is None or high is None:
-        return None
-    size = low | high << 32
+    size = int.from_bytes(head, "little")
     return size if stored >= words_for(size) else None
 
 
 def read_stored_range(game_id: str, family: str, ctx: Context, start: int, stop: int) -> bytes:
     """Bytes start..stop of the object stored whole as (game_id, family), read through `ctx.tables` as
-    the stored words holding them (the storage's chunk reads, each chunk verified and cached): a kind
-    reads part of a large object without reading all of it. The tables' own errors (a damaged chunk's
-    UNAVAILABLE naming its repair, the database down, a refusal past the stored words) are raised."""
+    the stored words holding them: a kind reads part of a large object without reading all of it.
+
+    Where its chunks are stored as plain words (what a worker stores now), only those words are read
+    from the database, and they are NOT checked against their chunk's checksum, which covers the whole
+    chunk: the caller checks them by a checksum of its own (a chess block's CRC-32, checked as it is
+    decoded) and refuses what fails it. Chunks stored otherwise (bit-packed, deflated: an older store)
+    are read whole and verified. Whole-object readers (`read_stored`, a worker's inputs) read whole
+    chunks, verified. The tables' own errors (a damaged chunk's UNAVAILABLE naming its repair, the
+    database down, a refusal past the stored words) are raised."""
     if not 0 <= start <= stop:
         raise ValueError(f"invalid byte range {start}..{stop}")
     if start == stop:
         return b""
     first, last = 2 + start // 4, 2 + -(-stop // 4)
-    words, _ = ctx.tables.values(StoredBytes(game_id, family), first, last, ctx.deadline.at)
-    data = words.astype("<u4").tobytes()
+    data = ctx.tables.word_bytes(StoredBytes(game_id, family), first, last, ctx.deadline.at)
     at = start - 4 * (first - 2)
     return data[at : at + stop - start]

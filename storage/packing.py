@@ -2,7 +2,8 @@
 
 A chunk holds up to CHUNK_VALUES values packed at the smallest width in WIDTHS that fits its largest
 value, little-endian (value i of a byte at bits (i % per_byte) * width). The bytes depend on the values
-only, so a resumed computation stores exactly what an uninterrupted one would.
+only, so a resumed computation stores exactly what an uninterrupted one would. An object whose bytes are
+compressed already is stored as plain words instead (`encode_plain`), for reads of a range alone.
 """
 
 from __future__ import annotations
@@ -78,6 +79,24 @@ def encode(values: NDArray[np.uint32]) -> tuple[int, int, bytes]:
         if len(deflated) * 10 < len(packed) * 9:
             return width, DEFLATE, deflated
     return width, RAW, packed
+
+
+#: The width of a chunk stored as plain words (`encode_plain`): with the RAW codec, its payload is the
+#: values as little-endian uint32, value i at bytes 4i..4i+4, so a byte range of it is a range of values.
+PLAIN_WIDTH = 32
+
+
+def encode_plain(values: NDArray[np.uint32]) -> tuple[int, int, bytes]:
+    """(width, codec, payload) for `values` stored as plain words: neither bit-packed nor deflated, so that
+    a reader may take any range of them from the database without the rest (`is_plain`). For objects whose
+    bytes are compressed already (by their kind), where deflating saves nothing anyway."""
+    return PLAIN_WIDTH, RAW, np.ascontiguousarray(values, dtype="<u4").tobytes()
+
+
+def is_plain(width: int, codec: int) -> bool:
+    """Whether a chunk of this width and codec is stored as plain words (`encode_plain`; a chunk `encode`
+    packed at width 32 and did not deflate is too: the same bytes)."""
+    return width == PLAIN_WIDTH and codec == RAW
 
 
 def decode(width: int, codec: int, count: int, payload: bytes) -> NDArray[np.uint32]:

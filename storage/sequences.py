@@ -4,7 +4,9 @@ A sequence (game_id, family) is stored as chunks of CHUNK_VALUES packed values p
 `sequences` holding how many values are stored contiguously from 0 (`computed_upto`), the largest
 value and the certified period. Reads verify every chunk's checksum, and that every chunk the stored
 length covers is there and full, so they never return bad data; a damaged chunk is reported once (until
-a write replaces it) and its repair queued. Writes happen in one transaction together with the job's
+a write replaces it) and its repair queued. The one exception: a range of a chunk stored as plain words
+(`read_parts`, storage.word_ranges) is read alone, checked for its shape only, for a reader that checks
+what it reads by checksums of its own. Writes happen in one transaction together with the job's
 progress, fenced by the job lease and by the stored length the writer started from.
 """
 
@@ -26,8 +28,9 @@ from storage.checkpoints import delete_records
 from storage.database import unavailable_on_disconnect
 from storage.errors import CorruptChunk, InvalidPayload, MissingChunk, NotStored, StaleWrite
 from storage.jobs import OPEN_STATUSES, Job, fence, open_repair_insert
-from storage.packing import CHUNK_VALUES, checksum, decode, encode
+from storage.packing import CHUNK_VALUES, checksum, decode, encode, encode_plain, is_plain
 from storage.schema import corruption_reports, jobs, sequence_chunks, sequences
+from storage.word_ranges import WordsPart, read_word_parts
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +219,19 @@ class SequenceStore:
         offset = first * CHUNK_VALUES
         return joined[start - offset : stop - offset]
 
+    def read_parts(self, game_id: str, family: str, start: int, stop: int) -> list[WordsPart]:
+        """Values start..stop as bytes, chunk by chunk, read without the rest of the chunks stored as
+        plain words (not verified by their checksums: storage.word_ranges says what is checked)."""
+        if not 0 <= start <= stop:
+            raise ValueError(f"invalid range {start}..{stop}")
+        if start == stop:
+            return []
+        # One statement, so one snapshot without a transaction: no BEGIN and ROLLBACK, each a round trip
+        # to the database, as long as the read itself (the hot path of a cold block).
+        with unavailable_on_disconnect(), self._engine.connect() as conn:
+            autocommit = conn.execution_options(isolation_level="AUTOCOMMIT")
+            return read_word_parts(autocommit, game_id, family, start, stop)
+
     def read_prefix(self, game_id: str, family: str, stop: int) -> NDArray[np.uint32]:
         """The verified values for 0 <= n < stop."""
         return self.read_range(game_id, family, 0, stop)
@@ -281,6 +297,7 @@ class SequenceStore:
         total: int,
         finish: bool = False,
         stats: Mapping[str, Any] | None = None,
+        plain: bool = False,
     ) -> None:
         """Store values[start:] (values holds the whole prefix 0..len-1) as one checkpoint.
 
@@ -291,7 +308,9 @@ class SequenceStore:
         With `finish`, the job is marked done in the same transaction, and the checkpoints of the
         object (storage.checkpoints), of no use once it is stored whole, are deleted. `stats` (the
         kernel's statistics of all values 0..len-1) are stored with them; without, the statistics stored
-        before cover fewer values than are stored, and are no longer current.
+        before cover fewer values than are stored, and are no longer current. With `plain`, the chunks are
+        stored as plain words (storage.packing.encode_plain: an object whose bytes are compressed already,
+        read by ranges), else bit-packed and deflated where that pays.
         """
         stop = len(values)
         if not 0 <= start <= stop:
@@ -300,7 +319,7 @@ class SequenceStore:
         if finish:
             progress.update(status="done", done=total, finished_at=sa.func.now(), lease_expires_at=None)
         first = start // CHUNK_VALUES
-        chunk_rows = _chunk_rows(game_id, family, values, first * CHUNK_VALUES, stop)
+        chunk_rows = _chunk_rows(game_id, family, values, first * CHUNK_VALUES, stop, plain=plain)
         with unavailable_on_disconnect(), self._engine.begin() as conn:
             self._fence_job(conn, job_id, worker_id, progress)
             computed_upto, max_value = self._lock_sequence(conn, game_id, family)
@@ -336,7 +355,8 @@ class SequenceStore:
         chunk_index: int,
         values: NDArray[np.uint32],
     ) -> None:
-        """Replace stored chunk `chunk_index` by `values` (recomputed), fenced by the job lease."""
+        """Replace stored chunk `chunk_index` by `values` (recomputed), fenced by the job lease, in the form
+        the chunk had (plain words stay plain: whoever reads it by ranges still can)."""
         with unavailable_on_disconnect(), self._engine.begin() as conn:
             self._fence_job(conn, job_id, worker_id, {"heartbeat_at": sa.func.now()})
             computed_upto, _ = self._lock_sequence(conn, game_id, family)
@@ -346,7 +366,14 @@ class SequenceStore:
                 raise NotStored(game_id, family, start, start + CHUNK_VALUES, computed_upto)
             if len(values) != count:
                 raise ValueError(f"chunk {chunk_index} holds {count} values, got {len(values)}")
-            conn.execute(_upsert_chunks(), _chunk_rows(game_id, family, values, start, start + count, start))
+            form = conn.execute(
+                sa.select(sequence_chunks.c.width, sequence_chunks.c.codec).where(
+                    _chunk_key(game_id, family), sequence_chunks.c.chunk_index == chunk_index
+                )
+            ).first()
+            plain = form is not None and is_plain(int(form.width), int(form.codec))
+            rows = _chunk_rows(game_id, family, values, start, start + count, start, plain=plain)
+            conn.execute(_upsert_chunks(), rows)
             conn.execute(_mark_repaired(game_id, family, chunk_index, chunk_index))
 
     @staticmethod
@@ -408,14 +435,22 @@ def _upsert_chunks() -> sa.Insert:
 
 
 def _chunk_rows(
-    game_id: str, family: str, values: NDArray[np.uint32], lo: int, hi: int, base: int = 0
+    game_id: str,
+    family: str,
+    values: NDArray[np.uint32],
+    lo: int,
+    hi: int,
+    base: int = 0,
+    *,
+    plain: bool = False,
 ) -> Sequence[dict[str, Any]]:
-    """Packed rows for the chunks covering lo..hi-1 (lo chunk-aligned); values[i - base] is g(i)."""
+    """Rows for the chunks covering lo..hi-1 (lo chunk-aligned), packed (or as plain words, `plain`);
+    values[i - base] is g(i)."""
     rows = []
     for chunk_start in range(lo, hi, CHUNK_VALUES):
         index = chunk_start // CHUNK_VALUES
         part = values[chunk_start - base : min(chunk_start + CHUNK_VALUES, hi) - base]
-        width, codec, payload = encode(part)
+        width, codec, payload = encode_plain(part) if plain else encode(part)
         rows.append(
             {
                 "game_id": game_id,

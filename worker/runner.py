@@ -306,21 +306,24 @@ class Worker:
 
         # An object made whole (a solved graph, an endgame table) is made first, its progress shown as it
         # goes; then exactly its words are stored, whatever `upto` said, and no time bound cuts them short
-        # (the costly part is done, and a part of the object would be of no use).
+        # (the costly part is done, and a part of the object would be of no use). Its words are stored
+        # plain (storage.packing.encode_plain), so that a reader may take a range of them alone.
         if reload is None:
             length = self._computer.length(self._reporter(job, lost), check, f"making {job.game_id!r} whole")
         else:
             length = self._make_whole(job, lost, reload)
         upto = job.upto if length is None else length
-        if length is not None:
+        whole = length is not None
+        if whole:
             deadline = None
         if stored >= upto:
             if reload is not None:  # made again for nothing: what it checkpointed is of no use
                 self.checkpoints.drop(
                     job_id=job.id, worker_id=self.worker_id, game_id=job.game_id, family=job.family
                 )
+            # A table stored before its statistics were: they are stored now.
             legacy = info is not None and not info.stats_current and _stores_stats(job)
-            if legacy and self._store_stats(job, stored, lost):  # stored before its statistics were
+            if legacy and self._store_stats(job, stored, lost, plain=whole):
                 return
             self.queue.finish(job.id, self.worker_id)
             return
@@ -391,6 +394,7 @@ class Worker:
                 total=total,
                 finish=finish,
                 stats=stats,
+                plain=whole,
             )
             period = period or new_period
             earlier = stats
@@ -408,9 +412,10 @@ class Worker:
         found = self.store.stats(job.game_id, job.family)
         return None if found is None or found[0] != stored else found[1]
 
-    def _store_stats(self, job: Job, stored: int, lost: threading.Event) -> bool:
+    def _store_stats(self, job: Job, stored: int, lost: threading.Event, *, plain: bool) -> bool:
         """Store the statistics of a table stored before they were (its job finds it whole), made from its
-        stored values by the kernel, with the job finished; False where the kernel makes none."""
+        stored values by the kernel, with the job finished; False where the kernel makes none. `plain`: an
+        object made whole, whose partial last chunk, written again, is stored as plain words."""
         values = self._load_prefix(job, stored, lost)
         _, _, stats = self._computer.extend_summarised(
             stored,
@@ -433,6 +438,7 @@ class Worker:
             total=stored,
             finish=True,
             stats=stats,
+            plain=plain,
         )
         log.info(
             "job %d: stored the statistics of %s/%s (%d values)", job.id, job.game_id, job.family, stored

@@ -38,6 +38,11 @@ log = logging.getLogger(__name__)
 #: Bytes of stored statistics kept in process (each counted as its JSON's length): statistics are a few
 #: kilobytes a table (the P-positions listed the most of them).
 STATS_BYTES = 16 << 20
+#: The words read at once, and kept, when a range read falls within an object's first ones: what a reader
+#: by ranges reads first (its size, header, index) comes from one read. 64 KiB a stored object.
+HEAD_WORDS = 16 << 10
+#: Bytes of such heads kept in process (a few hundred objects').
+HEADS_BYTES = 16 << 20
 
 
 @dataclass(slots=True)
@@ -109,6 +114,12 @@ class StoredSequences:
         #: Stored statistics read, with how many values they cover (current while the header says so).
         self._stats: LRU[tuple[str, str], tuple[int, Mapping[str, Any], int]] = LRU(
             maxsize=STATS_BYTES, getsizeof=lambda kept: kept[2]
+        )
+        #: The first HEAD_WORDS words (or all, when fewer are stored) of objects read by ranges, as bytes,
+        #: with when they were read: not verified by a chunk's checksum, so kept `header_ttl` seconds only
+        #: (a table stored again is read again, as its header is).
+        self._heads: LRU[tuple[str, str], tuple[float, bytes]] = LRU(
+            maxsize=HEADS_BYTES, getsizeof=lambda kept: len(kept[1])
         )
         #: Guards the caches above; held only for dictionary operations.
         self._lock = threading.Lock()
@@ -291,6 +302,82 @@ class StoredSequences:
             self._damaged.pop(key)
         return chunk
 
+    def word_bytes(self, game_id: str, family: str, start: int, stop: int, stored: int) -> bytes:
+        """Stored values start..stop (within the `stored` ones) as little-endian uint32 bytes: from the
+        chunks cached (read whole before), else read by their range alone where the chunks are stored as
+        plain words (storage.word_ranges: checked for shape, not by the chunk's checksum, so the caller
+        checks what it reads) and not cached, since a whole chunk was not read; a chunk stored otherwise is
+        read whole, verified, and cached as `chunk_of` caches it. A range within the object's first
+        HEAD_WORDS words comes from its head, read once and kept (`_head`): a reader's first reads (its
+        size, header, index) cost one read together. A damaged chunk is reported and raised (CorruptChunk)
+        as `chunk_of` does."""
+        if start >= stop:
+            return b""
+        if stop <= HEAD_WORDS and self._chunks.read((game_id, family, 0)) is None:
+            return self._head(game_id, family, stored, stop)[4 * start : 4 * stop]
+        first, last = start // CHUNK_VALUES, (stop - 1) // CHUNK_VALUES
+        kept: dict[int, NDArray[np.uint32]] = {}
+        for index in range(first, last + 1):
+            chunk = self._chunks.read((game_id, family, index))
+            if chunk is not None and len(chunk) >= min(CHUNK_VALUES, stored - index * CHUNK_VALUES):
+                kept[index] = chunk
+        missing = [index for index in range(first, last + 1) if index not in kept]
+        parts: dict[int, bytes] = {}
+        if missing:
+            parts = self._read_parts(game_id, family, start, stop, missing[0], missing[-1], stored)
+        out = []
+        for index in range(first, last + 1):
+            if index in kept:
+                base = index * CHUNK_VALUES
+                lo, hi = max(start, base) - base, min(stop, base + CHUNK_VALUES) - base
+                out.append(kept[index][lo:hi].astype("<u4").tobytes())
+            else:
+                out.append(parts[index])
+        return b"".join(out)
+
+    def _head(self, game_id: str, family: str, stored: int, stop: int) -> bytes:
+        """The object's first HEAD_WORDS words (all, when fewer are stored: at least `stop`), kept."""
+        key = (game_id, family)
+        kept = self._heads.read(key)
+        now = time.monotonic()
+        if kept is not None and len(kept[1]) >= 4 * stop and now - kept[0] < self._header_ttl:
+            return kept[1]
+        upto = min(HEAD_WORDS, stored)
+        head = b"".join(
+            self._read_parts(game_id, family, 0, upto, 0, (upto - 1) // CHUNK_VALUES, stored).values()
+        )
+        with self._lock:
+            self._heads.keep(key, (now, head))
+        return head
+
+    def _read_parts(
+        self, game_id: str, family: str, start: int, stop: int, first: int, last: int, stored: int
+    ) -> dict[int, bytes]:
+        """`word_bytes`' read of chunks first..last (their part of start..stop), by chunk index."""
+        now = time.monotonic()
+        for index in range(first, last + 1):
+            with self._lock:
+                damage = self._damaged.get((game_id, family, index))
+            if damage is not None and now - damage.found_at < self._header_ttl:
+                raise damage.corrupt()
+        assert self._store is not None
+        self._modes.may_block()
+        store = self._store
+        lo, hi = max(start, first * CHUNK_VALUES), min(stop, (last + 1) * CHUNK_VALUES)
+        try:
+            parts = self._gate.call(lambda: store.read_parts(game_id, family, lo, hi))
+        except CorruptChunk as corrupt:
+            with self._lock:
+                known = (game_id, family, corrupt.chunk_index) in self._damaged
+            self._report(corrupt, stored, now, known=known)
+            raise
+        with self._lock:
+            for part in parts:
+                self._damaged.pop((game_id, family, part.index))
+                if part.chunk is not None:
+                    self._chunks.keep((game_id, family, part.index), part.chunk)
+        return {part.index: part.data for part in parts}
+
     def _report(self, corrupt: CorruptChunk, stored: int, now: float, *, known: bool) -> None:
         """Report a damaged chunk (queueing its repair) and remember it, with the repair job."""
         game_id, family, index = corrupt.game_id, corrupt.family, corrupt.chunk_index
@@ -321,6 +408,7 @@ class StoredSequences:
                 self._headers.clear()
                 self._chunks.clear()
                 self._damaged.clear()
+                self._heads.clear()
                 self._stats.clear()
                 self._game_headers.clear()
                 return
@@ -333,6 +421,8 @@ class StoredSequences:
                 del self._chunks[key]
             for key in [k for k in self._damaged if k[0] == game_id]:
                 del self._damaged[key]
+            for head in [k for k in self._heads if k[0] == game_id]:
+                del self._heads[head]
 
     def cached_bytes(self) -> int:
         """Bytes the stored chunks cached now hold (within their budget)."""
@@ -346,5 +436,6 @@ class StoredSequences:
                 "sequence_headers": self._headers.usage(),
                 "sequence_chunks": self._chunks.usage(),
                 "sequence_damaged": self._damaged.usage(),
+                "sequence_heads": self._heads.usage(),
                 "sequence_stats": self._stats.usage(),
             }

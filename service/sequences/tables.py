@@ -460,6 +460,32 @@ class SequenceTables:
                 sources.append("period")
         return out, max(sources, key=SOURCE_ORDER.index)
 
+    def word_bytes(
+        self, source: SequenceSource, start: int, stop: int, deadline: float | None = None
+    ) -> bytes:
+        """Stored values start..stop as little-endian uint32 bytes, read by their range alone where the
+        chunks are stored as plain words (`StoredSequences.word_bytes`: not verified by the chunks'
+        checksums, so the caller checks what it reads). Values not all stored are refused (LimitExceeded:
+        nothing else gives a stored object's words), a damaged chunk is UNAVAILABLE naming its repair, and
+        an unreachable database UNAVAILABLE."""
+        if not 0 <= start <= stop:
+            raise InvalidArgument(f"invalid range {quote_int(start)}..{quote_int(stop)} of stored values")
+        stored = self._stored.size(source.game_id, source.family)
+        if stop > stored:
+            raise LimitExceeded(f"values {start}..{stop} of {name(source)} are not all stored (0..{stored})")
+        self._check_reading(source, deadline)
+        try:
+            return self._stored.word_bytes(source.game_id, source.family, start, stop, stored)
+        except CorruptChunk as corrupt:
+            damage = self._stored.damage_at(source.game_id, corrupt.chunk_index * CHUNK_VALUES, source.family)
+            if damage is None:  # not remembered (its report could not be kept): refused all the same
+                raise Unavailable(
+                    f"values {start}..{stop} of {name(source)} are damaged: {corrupt}"
+                ) from None
+            raise damage.error() from None
+        except StorageUnavailable as down:
+            raise Unavailable(f"values {start}..{stop} of {name(source)} need the database: {down}") from None
+
     def known_prefix(self, source: SequenceSource, deadline: float) -> tuple[NDArray[np.uint32], Source]:
         """The stored table from 0, else the live prefix (computing a first few values if none)."""
         info = self._stored.info(source.game_id, source.family)

@@ -111,7 +111,7 @@ class StoredWords:
         self.words: dict[tuple[str, str], NDArray[np.uint32]] = {}
         #: Statistics stored beside the words (what the job's kernel made, `SequenceKernel.stats_part`).
         self.stats: dict[tuple[str, str], dict[str, Any]] = {}
-        #: How many ranges `values` read (blocks of blocked tables read as probes need them).
+        #: How many ranges `word_bytes` read (blocks of blocked tables read as probes need them).
         self.ranges_read = 0
 
     def may_block(self) -> None:
@@ -136,12 +136,10 @@ class StoredWords:
     def stored_stats_of(self, game_id: str, families: list[str]) -> dict[str, dict[str, Any] | None]:
         return {family: self.stats.get((game_id, family)) for family in families}
 
-    def values(
-        self, source: StoredBytes, start: int, stop: int, deadline: float
-    ) -> tuple[NDArray[np.int64], str]:
-        """Stored words start..stop (a range of a stored object's bytes, engine.stored_bytes)."""
+    def word_bytes(self, source: StoredBytes, start: int, stop: int, deadline: float) -> bytes:
+        """Stored words start..stop as bytes (a range of a stored object's bytes, engine.stored_bytes)."""
         words = self.words[(source.game_id, source.family)]
         if stop > len(words):
             raise LimitExceeded(f"words {start}..{stop} of {source.game_id} are not all stored")
         self.ranges_read += 1
-        return words[start:stop].astype(np.int64), "table"
+        return words[start:stop].astype("<u4").tobytes()

@@ -14,11 +14,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import chess
+import numpy as np
 import pytest
 import sqlalchemy as sa
 
 from engine import keep
+from engine.stored_bytes import decode_words
+from kinds.chess.blocks import HEADER_BYTES, BlockIndex, is_blocked
 from nimbase.client import NimbaseClientError
+from storage.packing import CHUNK_VALUES
 from storage.sequences import SequenceStore
 from tests.engine.contexts import fresh_keepers
 from tests.servers import Endpoints, serving_api
@@ -278,6 +282,60 @@ def test_a_worker_stores_the_krvk_table(api: Endpoints, monkeypatch: pytest.Monk
     with pytest.raises(NimbaseClientError) as info_error:
         api.client.submit_job("chess:KRvK", 0, family="heap")
     assert info_error.value.code == "INVALID_ARGUMENT"
+
+
+def test_a_stored_table_is_read_by_blocks_and_a_damaged_block_refused(
+    api: Endpoints, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker stored KRvK's table as plain words, so a block is read from the database by its range
+    alone, unchecked by the chunk's checksum: a block damaged in the database fails its own CRC-32 and is
+    refused (UNAVAILABLE), never answered; stored right again, it answers."""
+    fen = "8/8/8/8/8/2k5/8/KR6 w - - 0 1"
+    key = {"g": "chess:KRvK", "f": "table"}
+    with api.db.connect() as conn:
+        rows = conn.execute(
+            sa.text(
+                "SELECT chunk_index, width, codec, payload FROM sequence_chunks "
+                "WHERE game_id = :g AND family = :f ORDER BY chunk_index"
+            ),
+            key,
+        ).all()
+    assert rows and all((row.width, row.codec) == (32, 0) for row in rows)
+    stored = b"".join(bytes(row.payload) for row in rows)
+    data = decode_words(np.frombuffer(stored, dtype="<u4").astype(np.uint32))
+    assert is_blocked(data)
+    index = BlockIndex(data[:HEADER_BYTES], lambda start, stop: data[start:stop])
+    damaged = bytearray(stored)
+    for block in range(index.blocks):  # a byte of every block flipped, after the two words of its size
+        damaged[8 + index.base + int(index.offsets[block])] ^= 1
+
+    def put(payload: bytes) -> None:
+        with api.db.begin() as conn:
+            for row in rows:
+                at = 4 * CHUNK_VALUES * row.chunk_index
+                conn.execute(
+                    sa.text(
+                        "UPDATE sequence_chunks SET payload = :p "
+                        "WHERE game_id = :g AND family = :f AND chunk_index = :i"
+                    ),
+                    {**key, "i": row.chunk_index, "p": payload[at : at + len(row.payload)]},
+                )
+        api.service.tables.forget()  # no chunk kept from before
+        monkeypatch.setattr(api.service, "kept", fresh_keepers())  # no block kept either
+
+    monkeypatch.setattr(keep, "STORED_RECHECK_SECONDS", 0.0)
+    put(bytes(damaged))
+    try:
+        response = api.http.get("/v1/value", params={"game": "chess:KRvK", "position": fen})
+        assert response.status_code == 503, response.text
+        error = response.json()["error"]
+        assert (
+            error["code"] == "UNAVAILABLE"
+            and "of the stored table of KRvK fails its checksum" in error["message"]
+        )
+    finally:
+        put(stored)
+    assert rest(api, "/v1/value", game="chess:KRvK", position=fen)["source"] == "table"
 
 
 def test_chess_is_listed(api: Endpoints) -> None:

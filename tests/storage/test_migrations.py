@@ -7,16 +7,21 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 import sqlalchemy as sa
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from numpy.typing import NDArray
 from sqlalchemy.engine import make_url
 
+from storage.jobs import JobQueue
 from storage.migrate import alembic_config, upgrade_head
+from storage.packing import CHUNK_VALUES
 from storage.schema import metadata
+from storage.sequences import SequenceStore
 
 
 def _diff(engine: sa.Engine, target: sa.MetaData) -> list[object]:
@@ -244,3 +249,64 @@ def test_one_open_job_migration_merges_open_duplicates(empty_database_url: str) 
         assert _diff(engine, metadata) == []
     finally:
         engine.dispose()
+
+
+def test_external_payload_migration_keeps_rows_written_before_readable(empty_database_url: str) -> None:
+    """Before h_range_01 PostgreSQL compressed large payloads (EXTENDED): such a row still reads by
+    ranges once payloads are EXTERNAL, and a row written after is stored uncompressed; the downgrade
+    restores EXTENDED."""
+    storage = sa.text(
+        "SELECT attstorage FROM pg_attribute "
+        "WHERE attrelid = 'sequence_chunks'::regclass AND attname = 'payload'"
+    )
+    compressed = sa.text(
+        "SELECT pg_column_compression(payload) IS NOT NULL FROM sequence_chunks ORDER BY game_id, chunk_index"
+    )
+    words = (np.arange(CHUNK_VALUES + 10, dtype=np.uint32) % 5) << 24  # plain words PostgreSQL compresses
+    _migrate(empty_database_url, "0010")
+    engine = sa.create_engine(empty_database_url, poolclass=sa.NullPool)
+    try:
+        with engine.connect() as conn:
+            assert conn.execute(storage).scalar_one() == "x"
+        _store_plain(engine, "graph:1-before", words)
+        with engine.connect() as conn:
+            assert conn.execute(compressed).scalars().all() == [True, False]  # the short last one inline
+        _migrate(empty_database_url, "head")
+        with engine.connect() as conn:
+            assert conn.execute(storage).scalar_one() == "e"
+        sequences = SequenceStore(engine)
+        for game in ("graph:1-before", "graph:2-after"):
+            if game == "graph:2-after":
+                _store_plain(engine, game, words)
+            parts = sequences.read_parts(game, "heap", CHUNK_VALUES - 5, CHUNK_VALUES + 5)
+            assert (
+                b"".join(part.data for part in parts) == words[CHUNK_VALUES - 5 : CHUNK_VALUES + 5].tobytes()
+            )
+        with engine.connect() as conn:
+            assert conn.execute(compressed).scalars().all() == [True, False, False, False]
+        _migrate(empty_database_url, "0010", down=True)
+        with engine.connect() as conn:
+            assert conn.execute(storage).scalar_one() == "x"
+    finally:
+        engine.dispose()
+
+
+def _store_plain(engine: sa.Engine, game_id: str, words: NDArray[np.uint32]) -> None:
+    """`words` stored whole as plain words, in one fenced write."""
+    queue = JobQueue(engine)
+    queue.submit(game_id, "heap", len(words))
+    job = queue.claim("w1", 60)
+    assert job is not None
+    SequenceStore(engine).write_extension(
+        job_id=job.id,
+        worker_id="w1",
+        game_id=game_id,
+        family="heap",
+        start=0,
+        values=words,
+        period=None,
+        done=len(words),
+        total=len(words),
+        finish=True,
+        plain=True,
+    )
