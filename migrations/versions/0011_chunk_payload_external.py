@@ -6,7 +6,7 @@ out-of-line value can be read in part: `substring(payload from x for n)` of a ch
 words (storage.word_ranges) then reads the TOAST pages holding the range alone. It applies to rows
 written from now on; a row written before reads as before, whole or by its range (decompressed first).
 
-Revision ID: h_range_01
+Revision ID: 0011
 Revises: 0010
 Create Date: 2026-11-28
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from alembic import op
 
-revision = "h_range_01"
+revision = "0011"
 down_revision = "0010"
 branch_labels = None
 depends_on = None

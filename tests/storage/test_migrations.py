@@ -252,7 +252,7 @@ def test_one_open_job_migration_merges_open_duplicates(empty_database_url: str) 
 
 
 def test_external_payload_migration_keeps_rows_written_before_readable(empty_database_url: str) -> None:
-    """Before h_range_01 PostgreSQL compressed large payloads (EXTENDED): such a row still reads by
+    """Before 0011 PostgreSQL compressed large payloads (EXTENDED): such a row still reads by
     ranges once payloads are EXTERNAL, and a row written after is stored uncompressed; the downgrade
     restores EXTENDED."""
     storage = sa.text(
