@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 from engine.errors import NimbaseError
 from engine.registry import list_games, parse_game_id
 from nimbase.settings import Settings
-from service import learned
+from service import collector, learned
 from service.calls import BestMove, GetStats, GetValue
 
 if TYPE_CHECKING:
@@ -173,6 +173,11 @@ class WarmUp:
         except Exception:  # a kind's warm-up that fails leaves its first request to compile, as before
             log.exception("the warm-up failed")
         finally:
+            # What the warm-up made (the kernels loaded, the read-ahead's tables) lives as long as the
+            # process, as the start-up's objects frozen before it do: frozen too before ready, the
+            # first full collections after ready (tens of ms each, holding the GIL) no longer walk it
+            # under the first requests.
+            collector.freeze_startup()
             self._done.set()
 
     def _report(self, done: int, total: int) -> None:
