@@ -27,6 +27,8 @@ class Modes(threading.local):
 
     memory_only = False
     reads_only = False
+    #: What a memory answer being made asked to run once it is given (`behind_answer`).
+    behind: list[Callable[[], None]] | None = None
 
     def from_memory(self, call: Callable[[], T]) -> T | None:
         """`call()` answered from memory alone, or None where it would wait on I/O or compute
@@ -35,13 +37,40 @@ class Modes(threading.local):
         The transports try requests this way on their event loop first, which saves a thread hop
         on the hot path, and fall back to a worker thread when None says it is needed.
         """
+        outer = self.behind is not None
+        if not outer:
+            self.behind = []
         self.memory_only = True
         try:
-            return call()
+            found = call()
         except WouldBlock:
+            if not outer:
+                self.behind = None
             return None
+        except BaseException:
+            self._run_behind(outer)
+            raise
         finally:
-            self.memory_only = False
+            self.memory_only = outer
+        self._run_behind(outer)
+        return found
+
+    def _run_behind(self, outer: bool) -> None:
+        if outer:
+            return
+        behind, self.behind = self.behind or [], None
+        for action in behind:
+            action()
+
+    def behind_answer(self, action: Callable[[], None]) -> None:
+        """Run `action` (a header read again in a thread of its own) once the memory answer being made
+        is given, not before and not at all where memory does not answer: the call then goes to a thread
+        that reads what it needs itself, and a thread started meanwhile only competes with it (for the
+        GIL, a core, the connection pool) under its deadline. Outside `from_memory`, at once."""
+        if self.behind is None:
+            action()
+        else:
+            self.behind.append(action)
 
     def without_computing(self, call: Callable[[], T]) -> T | None:
         """`call()` answered from memory and storage, or None where it would compute (`may_compute`

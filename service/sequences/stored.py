@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -138,8 +139,9 @@ class StoredSequences:
             return None
         if cached is not None and self._modes.memory_only:
             # A memory answer does not wait for the database: what the header says stays true (a table
-            # only grows), and a thread of its own reads it again behind the answer.
-            self._refresh_behind(game_id, family)
+            # only grows), and a thread of its own reads it again behind the answer (once it is given:
+            # a call that memory does not answer reads the header itself in the thread it goes to).
+            self._modes.behind_answer(partial(self._refresh_behind, game_id, family))
             return cached.info
         self._modes.may_block()
         store = self._store
