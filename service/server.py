@@ -38,6 +38,7 @@ from service.pooled import PooledService
 from service.ports import bind_port
 from service.rate_limit import RateLimiter
 from service.readiness import SharedNote
+from service.rest.answer import open_reads_lane
 from service.rest.app import create_app
 from service.warm_up import WarmUp
 
@@ -190,6 +191,7 @@ async def serve(
                 await http_task
                 raise RuntimeError("the HTTP server stopped while starting")
             await asyncio.sleep(0.01)
+        await open_reads_lane()
         secure = "" if tls is None else " (TLS)"
         log.info("serving gRPC on %s:%d and HTTP on %s:%d%s", host, ports.grpc, host, ports.http, secure)
         if on_ready is not None:
