@@ -37,30 +37,21 @@ class Modes(threading.local):
         The transports try requests this way on their event loop first, which saves a thread hop
         on the hot path, and fall back to a worker thread when None says it is needed.
         """
-        outer = self.behind is not None
-        if not outer:
-            self.behind = []
+        outer = self.behind  # a memory answer this one is part of, which runs what is left behind
+        self.behind = [] if outer is None else outer
         self.memory_only = True
+        answered = True  # an answer or an error of the request (found in memory, as cheaply)
         try:
-            found = call()
+            return call()
         except WouldBlock:
-            if not outer:
-                self.behind = None
+            answered = False
             return None
-        except BaseException:
-            self._run_behind(outer)
-            raise
         finally:
-            self.memory_only = outer
-        self._run_behind(outer)
-        return found
-
-    def _run_behind(self, outer: bool) -> None:
-        if outer:
-            return
-        behind, self.behind = self.behind or [], None
-        for action in behind:
-            action()
+            self.memory_only = outer is not None
+            if outer is None:
+                behind, self.behind = self.behind or [], None
+                for action in behind if answered else ():
+                    action()
 
     def behind_answer(self, action: Callable[[], None]) -> None:
         """Run `action` (a header read again in a thread of its own) once the memory answer being made
