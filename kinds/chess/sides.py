@@ -15,11 +15,17 @@ Which side: the one whose values write in fewer bytes (`smaller_side`), or a rul
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 from numpy.typing import NDArray
 
+from kinds.chess import solve
 from kinds.chess.format import ChessValues
 from kinds.chess.kernels import index as ix
+from kinds.chess.kernels import oneply, retro
+from kinds.chess.material import Material
+from kinds.chess.solve import MissingTargets, slice_order
 
 I16 = NDArray[np.int16]
 I64 = NDArray[np.int64]
@@ -70,3 +76,31 @@ def with_side(stored: ChessValues, spec: I64, side: int) -> ChessValues:
     dtz[:, side, :] = stored.dtz.reshape(configs, h)
     return ChessValues(dtm.reshape(-1), dtz.reshape(-1), stored.delta)
 
+
+def rebuild(
+    material: Material, stored: ChessValues, side: int, tables: Mapping[str, ChessValues]
+) -> ChessValues:
+    """The whole table of `material` from `side`'s values alone (`one_side`), the other side's found by
+    the one-ply search (kinds.chess.kernels.oneply), slice by slice in the solver's order, each
+    sub-table (whole: `tables[name]`) read while the slices reading it are rebuilt, as the solve reads
+    them (kinds.chess.solve); the same arrays the solver gave, slots naming no position included."""
+    spec = material.spec
+    values = with_side(stored, spec, side)
+    block = int(ix.block_size(spec))
+    order = slice_order(material)
+    wanted = solve._wanted(material, order)
+    loaded: list[Material] | None = None
+    child_dtm = child_dtz = np.zeros(1, np.int16)
+    rows = np.zeros((1, retro.ROW), np.int64)
+    for at, config in enumerate(order):
+        if wanted[at] != loaded:
+            loaded = wanted[at]
+            child_dtm = child_dtz = np.zeros(1, np.int16)  # the tables no longer read, let go first
+            child_dtm, child_dtz, rows = solve._children(material, loaded, tables)
+        lo = config * block + (1 - side) * (block // 2)
+        errors = oneply.fill_side(
+            spec, lo, lo + block // 2, rows, child_dtm, child_dtz, values.dtm, values.dtz
+        )
+        if errors:
+            raise MissingTargets(f"{material.name}: {errors} moves lead to positions no table holds")
+    return values
