@@ -59,15 +59,15 @@ from kinds.chess.blocks import (
     HEADER_BYTES,
     BlockedValues,
     BlockIndex,
+    WholeTables,
     is_blocked,
     to_blocks,
-    values_from_bytes,
 )
 from kinds.chess.fen import MAX_SYZYGY_MEN, position_fen
-from kinds.chess.format import ChessValues, InflatingTables
+from kinds.chess.format import ChessValues
 from kinds.chess.kernels import index as ix
 from kinds.chess.line import child_probes, choose
-from kinds.chess.material import MAX_MEN, materials_of
+from kinds.chess.material import MAX_MEN, materials_of, solve_order
 from kinds.chess.probe import ChessProbe
 from kinds.chess.records import ChessMove, ChessValue
 from kinds.chess.syzygy import SyzygyProber
@@ -174,8 +174,8 @@ class TableKernel(BytesKernel):
         super().__init__()
         self.material = material
         #: The stored tables given, by material name, as stored: each is inflated only while the solve
-        #: needs it (InflatingTables), so a five-man material with a pawn holds its promotions' five-man
-        #: tables one at a time, not all four at once.
+        #: needs it (blocks.WholeTables, which keeps those of up to four men), so a five-man material with
+        #: a pawn holds its promotions' five-man tables one at a time, not all four at once.
         self._given: dict[str, bytes] = {}
         #: Given each checkpoint record of the solve as its stage ends (kinds.chess.checkpoint):
         #: whoever runs the kernel keeps them, so that a solve stopped part way resumes (`resume`).
@@ -189,7 +189,10 @@ class TableKernel(BytesKernel):
         self._resume = list(records)  # not joined: a copy of tens of megabytes the solve would hold too
 
     def needs(self) -> tuple[StoredName, ...]:
-        return tuple(StoredName(sub.game_id, TABLE) for sub in self.material.sub_materials())
+        """The stored tables of every material its captures and promotions lead to, and of those theirs
+        lead to, down to the fewest men: a sub-table storing one side to move (block format 6) is read
+        whole by rebuilding its other side from its own sub-tables."""
+        return tuple(StoredName(sub.game_id, TABLE) for sub in reached(self.material))
 
     def give(self, inputs: Mapping[StoredName, bytes]) -> None:
         for name, data in inputs.items():
@@ -197,12 +200,12 @@ class TableKernel(BytesKernel):
             self._given[material.name] = data
 
     def make(self, progress: Callable[[int, int], None] | None = None) -> bytes:
-        missing = [sub.name for sub in self.material.sub_materials() if sub.name not in self._given]
+        missing = [sub.name for sub in reached(self.material) if sub.name not in self._given]
         if missing:
             raise MissingSubTables(
                 f"the table of {self.material.name} needs the stored tables of {', '.join(missing)}"
             )
-        tables = InflatingTables(self._given, values_from_bytes)
+        tables = WholeTables(self._given)
         values = solve_material(self.material, tables, progress, self.checkpoint, self._resume)
         # The table's statistics, stored beside it (GetStats reads them, not the table): counted now, while
         # the solve holds the table unpacked.
@@ -216,6 +219,12 @@ class TableKernel(BytesKernel):
 #: Bytes a slot of the block being solved costs at the peak (its degrees, the DTM and DTZ reached, and
 #: the bytes it is stored as), fitted to the measured peak below.
 SOLVE_BLOCK_BYTES = 7
+
+
+def reached(material: Material) -> list[Material]:
+    """The materials `material`'s captures and promotions lead to, and theirs, each after those it
+    leads to (the tables its job reads)."""
+    return [sub for sub in solve_order(material.sub_materials()) if sub != material]
 
 
 def job_memory(material: Material) -> int:
@@ -415,7 +424,7 @@ class ChessGame(GameKind[chess.Board]):
         stored = ctx.tables.stored_stats(self.game_id, TABLE)  # made by the worker that stored the table
         if stored is not None and stored.get("game") == self.game_id:
             return dict(stored)
-        return self.table(self.material, ctx).stats()
+        return self.table(self.material, ctx).stats(lambda m: self.table(m, ctx))
 
     def plan_job(self, upto: int, fill: bool = False, family: str | None = None) -> JobPlan:
         """The job storing the material's table (family "table"; `upto` and `fill` do not apply: the whole
@@ -466,7 +475,7 @@ class ChessGame(GameKind[chess.Board]):
         def make() -> ChessTable:
             subs = {m.name: self.table(m, ctx) for m in material.sub_materials() if m != material}
             ctx.deadline.check(what)
-            values = {name: table.packed for name, table in subs.items()}
+            values = {name: table.packed_with(lambda m: self.table(m, ctx)) for name, table in subs.items()}
             packed = solve_material(material, values, lambda _d, _t: ctx.deadline.check(what))
             return ChessTable(material, packed, {}, "live")
 

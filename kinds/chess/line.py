@@ -129,7 +129,7 @@ def _children(board: chess.Board, probe: Prober, own: Callable[[], ChessTable]) 
         stms = np.full(len(rows), 1 - stm, dtype=np.int64)
         values = table.encoded_rows(np.array(rows, dtype=np.int64), stms)
         for k, child in enumerate(staying):
-            if values is None:  # not expected of a legal board: probe it as BestMove would
+            if values is None:  # a side to move not stored (block format 6): probed as BestMove would
                 after = board.copy(stack=False)
                 after.push(child.move)
                 child.probe = probe(after)

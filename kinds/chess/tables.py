@@ -23,7 +23,7 @@ kinds.chess.kind' `ChessGame`.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 import chess
 import numpy as np
@@ -197,9 +197,17 @@ class ChessTable:
 
     @property
     def packed(self) -> ChessValues:
-        """Every slot's values in memory (a blocked table's blocks all read: whole-table readers only)."""
+        """Every slot's values in memory (a blocked table's blocks all read: whole-table readers only; a
+        table of one side to move rebuilt from the sub-tables in `tables`)."""
+        return self.packed_with(None)
+
+    def packed_with(self, others: TableOf | None) -> ChessValues:
+        """`packed`, a table of one side to move (block format 6) rebuilt from the whole values of the
+        sub-tables `others` gives (else `tables`; LimitExceeded naming one missing)."""
         values = self.values
-        return values if isinstance(values, ChessValues) else values.whole()
+        if isinstance(values, ChessValues):
+            return values
+        return values.whole(_SubValues(self, others))
 
     @property
     def nbytes(self) -> int:
@@ -246,9 +254,17 @@ class ChessTable:
         if not _has_en_passant(board):
             material, flip = board_material(board)
             table = self if material == self.material or others is None else others(material)
-            return table._table_for(material).values.lookup(_slot(material, board, flip))
+            values = table._table_for(material).values
+            slot = _slot(material, board, flip)
+            if isinstance(values, ChessValues) or values.holds(slot):
+                return values.lookup(slot)
+        # A capturable en passant square, or a side to move the table does not store (block format 6):
+        # the best move's values, one ply on (each child of the side stored, or a capture's table).
+        moves = list(board.legal_moves)
+        if not moves:
+            return (-1, -1) if board.is_check() else (0, 0)
         best_m, best_z = -32768, -32768
-        for move in list(board.legal_moves):
+        for move in moves:
             zeroing_move = board.is_zeroing(move)
             board.push(move)
             try:
@@ -283,8 +299,8 @@ class ChessTable:
             [ix.canonical(self.material.spec, squares[i], stms[i], image) for i in range(squares.shape[0])],
             dtype=np.int64,
         )
-        if (slots < 0).any():
-            return None
+        if (slots < 0).any() or not all(values.holds(slot) for slot in slots.tolist()):
+            return None  # a side to move not stored: each row's board is searched (`encoded`)
         out[:, 0], out[:, 1] = values.lookup_slots(slots)
         return out
 
@@ -322,16 +338,16 @@ class ChessTable:
         moves.sort(key=move_rank)
         return moves
 
-    def stats(self) -> dict[str, object]:
+    def stats(self, others: TableOf | None = None) -> dict[str, object]:
         """wins, losses, draws, longest_win and longest_loss (plies) over every position of the table,
         either side to move, each counted once (up to the board's symmetries), with a position of each
-        longest line, its size and where it came from."""
+        longest line, its size and where it came from (`others`: as `packed_with` takes it)."""
         if not self._stats:
-            self._stats.update(self._count())
+            self._stats.update(self._count(others))
         return dict(self._stats)
 
-    def _count(self) -> dict[str, object]:
-        packed = self.packed
+    def _count(self, others: TableOf | None) -> dict[str, object]:
+        packed = self.packed_with(others)
         dtm = packed.dtm
         once = ix.valid_mask(self.material.spec, 0, len(packed))
         wins = (dtm > 0) & once
@@ -357,3 +373,24 @@ class ChessTable:
                 assert board is not None
                 out[key] = canonical_fen(board)
         return out
+
+
+class _SubValues(Mapping[str, ChessValues]):
+    """The whole values of a table's sub-tables by material name (a rebuild of its side not stored
+    reads them): from `others` where given, else the table's `tables`."""
+
+    def __init__(self, table: ChessTable, others: TableOf | None) -> None:
+        self._table = table
+        self._others = others
+
+    def __getitem__(self, name: str) -> ChessValues:
+        material = parse_material(name)
+        others = self._others
+        found = others(material) if others is not None else self._table._table_for(material)
+        return found.packed_with(others)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sub.name for sub in self._table.material.sub_materials())
+
+    def __len__(self) -> int:
+        return len(self._table.material.sub_materials())

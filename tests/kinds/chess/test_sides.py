@@ -2,17 +2,38 @@
 kinds.chess.kernels.oneply): every slot of every 3-man material and of some 4-man ones (every 4-man
 material with -m slow), either side rebuilt, equals the solver's arrays; positions sampled from them
 equal the plain reference (tests.kinds.chess.rules' `expected`: python-chess's moves, the children
-looked up board by board)."""
+looked up board by board). Block format 6 (one side stored, kinds.chess.blocks) reads back, refuses a
+damaged block, and is served: a position of the side not stored searched one ply."""
 
 from __future__ import annotations
+
+import random
 
 import numpy as np
 import pytest
 
-from kinds.chess.format import ChessValues
+from engine.keep import Keeper
+from engine.kind import Context
+from engine.stored_bytes import encode_words
+from kinds.chess import blocks as chess_blocks
+from kinds.chess.blocks import (
+    HEADER_BYTES,
+    BlockedValues,
+    BlockIndex,
+    DamagedBlock,
+    NotStored,
+    SubTablesNeeded,
+    to_blocks,
+    to_side_blocks,
+    values_from_bytes,
+)
+from kinds.chess.format import ChessValues, CorruptTable
+from kinds.chess.kind import BLOCKS, TABLE, TABLES, ChessGame
 from kinds.chess.material import materials_of, parse_material
+from kinds.chess.records import ChessValue
 from kinds.chess.sides import compact, compact_slots, half, one_side, rebuild, side_of, with_side
 from kinds.chess.tables import ChessTable
+from tests.engine.contexts import StoredWords, engine_context
 from tests.kinds.chess import rules
 from tests.kinds.chess.test_syzygy import Solved
 
@@ -102,3 +123,134 @@ def test_some_four_man_sides_are_rebuilt(solved: Solved, name: str) -> None:
 @pytest.mark.parametrize("name", [m.name for m in materials_of(4) if m.men == 4 and m.name not in SOME_FOUR])
 def test_every_four_man_side_is_rebuilt(solved: Solved, name: str) -> None:
     _four(solved, name)
+
+
+# -- block format 6: one side to move stored ----------------------------------------------------------
+
+
+def blocked(data: bytes, keeper: Keeper | None = None) -> BlockedValues:
+    """Stored blocked bytes read as a server reads them: the header, the index, then blocks on demand."""
+
+    def read(start: int, stop: int) -> bytes:
+        return data[start:stop]
+
+    index = BlockIndex(data[:HEADER_BYTES], read)
+    return BlockedValues(index, read, keeper or Keeper(64 << 20), ("test", id(data)), "a test table")
+
+
+def check_format_six(tables: dict[str, ChessTable], name: str) -> None:
+    """Either side stored in format 6 reads back: the side stored slot by slot, the whole table rebuilt,
+    in fewer bytes than format 5 (the smaller side chosen when none is named)."""
+    table = tables[name]
+    material, values = table.material, table.packed
+    subs = Whole(tables)
+    both = len(to_blocks(values))
+    sizes = []
+    for side in (0, 1):
+        data = to_side_blocks(values, material, side)
+        sizes.append(len(data))
+        read = blocked(data)
+        assert (read.index.version, read.side, read.index.material) == (6, side, material)
+        assert len(read) == len(values) == 2 * read.index.slots
+        slots = np.arange(len(values), dtype=np.int64)
+        held = slots[np.array([read.holds(s) for s in slots.tolist()])]
+        assert len(held) == len(values) // 2 and all(
+            side_of(material.spec, s) == side for s in held[:50].tolist()
+        )
+        dtm, dtz = read.lookup_slots(held)
+        assert np.array_equal(dtm, values.dtm[held]) and np.array_equal(dtz, values.dtz[held])
+        for slot in held[:: max(1, len(held) // 500)].tolist():
+            assert read.lookup(slot) == values.lookup(slot)
+        with pytest.raises(NotStored):
+            read.lookup(int(slots[~np.isin(slots, held)][0]))
+        with pytest.raises(SubTablesNeeded):
+            read.whole()
+        for whole in (read.whole(subs), values_from_bytes(data, subs)):
+            assert np.array_equal(whole.dtm, values.dtm) and np.array_equal(whole.dtz, values.dtz)
+            assert whole.delta == values.delta
+    assert max(sizes) < both
+    assert len(to_side_blocks(values, material)) == min(sizes)
+
+
+@pytest.mark.parametrize("name", [m.name for m in materials_of(3) if m.men == 3])
+def test_format_six_reads_back_every_three_man_table(tablebase: dict[str, ChessTable], name: str) -> None:
+    check_format_six(tablebase, name)
+
+
+@pytest.mark.parametrize("name", ["KQvKR", "KRvKP"])
+def test_format_six_reads_back_four_man_tables(solved: Solved, name: str) -> None:
+    solved.table(name)
+    check_format_six(solved.tables, name)
+
+
+def test_a_damaged_block_of_format_six_is_refused(tablebase: dict[str, ChessTable]) -> None:
+    values = tablebase["KRvK"].packed
+    material = tablebase["KRvK"].material
+    data = bytearray(to_side_blocks(values, material, 1))
+    index = BlockIndex(bytes(data[:HEADER_BYTES]), lambda a, b: bytes(data[a:b]))
+    start, stop = int(index.offsets[0]), int(index.offsets[1])
+    data[index.base + (start + stop) // 2] ^= 0x40  # block 0 damaged
+    table = blocked(bytes(data))
+    slot = half(material.spec) + 5  # side B's first slots: block 0
+    with pytest.raises(DamagedBlock, match="block 0 of a test table fails its checksum"):
+        table.lookup(slot)
+    with pytest.raises(DamagedBlock):
+        values_from_bytes(bytes(data), Whole(tablebase))
+    # A damaged side or material: not a table.
+    for where, why in (
+        (chess_blocks._HEADER.size, "index"),
+        (chess_blocks._HEADER.size + 1, "material|index"),
+    ):
+        broken = bytearray(to_side_blocks(values, material, 1))
+        broken[where] ^= 1
+        with pytest.raises(CorruptTable, match=why):
+            blocked(bytes(broken))
+
+
+def served(tables: dict[str, ChessTable]) -> tuple[StoredWords, Context]:
+    """A context whose storage holds `tables` in format 6 (each its smaller side)."""
+    stored = StoredWords()
+    for table in tables.values():
+        data = to_side_blocks(table.packed, table.material)
+        stored.words[(table.material.game_id, TABLE)] = encode_words(data)
+    return stored, engine_context(stored)
+
+
+@pytest.mark.parametrize("name", ["KRvK", "KPvK"])
+def test_the_kind_serves_tables_of_one_side(tablebase: dict[str, ChessTable], name: str) -> None:
+    """GetValue and BestMove of positions of either side to move from tables storing one side answer as
+    the table in memory; a position of the side not stored reads only the blocks its children need."""
+    _, ctx = served(tablebase)
+    table = tablebase[name]
+    game = ChessGame(table.material)
+    stored_side = blocked(to_side_blocks(table.packed, table.material)).side
+    rng = random.Random(name)
+    sides = set()
+    for slot in rng.sample(range(table.material.slots), 400):
+        board = table.board_of_slot(slot)
+        if board is None:
+            continue
+        sides.add(side_of(table.material.spec, slot))
+        value = game.value(board, ctx)
+        expected = table.value(board)
+        assert (value.outcome, value.remoteness) == (expected.outcome, expected.remoteness), board.fen()
+        assert isinstance(value.kind, ChessValue) and table.probe(board).dtz == value.kind.dtz
+        if len(sides) == 2 and rng.random() < 0.1:
+            best = game.best_moves(board, None, ctx)
+            assert {m.move: (m.value.outcome, m.value.remoteness) for m in best.moves} == {
+                m.move: (m.value.outcome, m.value.remoteness) for m in table.moves(board)
+            }
+    assert sides == {0, 1} and stored_side in sides
+    # One position of the side not stored, in a fresh process: the blocks of its children alone.
+    _, fresh = served(tablebase)
+    other = next(
+        b
+        for s in range(table.material.slots)
+        if side_of(table.material.spec, s) != stored_side and (b := table.board_of_slot(s)) is not None
+    )
+    assert game.value(other, fresh).remoteness == table.value(other).remoteness
+    # its own side's blocks its children fall in, and its captures' and promotions' tables' (a block each)
+    assert 0 < fresh.kept.keeper(BLOCKS).kept_bytes <= 4 * chess_blocks.BLOCK_SLOTS * 6
+    kept = fresh.kept.keeper(TABLES).peek(("chess", name))
+    assert kept is not None and kept.weight < 4096  # the index alone
+    assert game.stats(fresh)["positions"] == table.stats()["positions"]  # rebuilt whole from storage
