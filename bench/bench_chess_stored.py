@@ -16,6 +16,11 @@ stored: side A, side B, or whichever writes smaller.
 The tables come from bench.chess_cache (solved once and kept on disk; a 5-man one takes many minutes).
 
     python -m bench.bench_chess_stored [--men 4] [--more KQvKR KBNvKN KQRvKR ...]
+    python -m bench.bench_chess_stored --probe KQvKR [--queries 300]
+
+`--probe` measures instead what a probe costs in the service layer (no transport), GetValue and
+BestMove p50 of positions of each side to move, the tables stored in format 5 and in format 6 (the
+side not stored searched one ply), in the same run (a fresh database holding each form).
 
 By default the 3-man set and KQvKR (which the other chess benches solve too); `--men 4` measures every
 4-man table, solving those not kept yet.
@@ -24,18 +29,26 @@ By default the 3-man set and KQvKR (which the other chess benches solve too); `-
 from __future__ import annotations
 
 import argparse
+import random
+import statistics
 import time
 
 import numpy as np
 from numpy.typing import NDArray
 
+from bench.bench_chess_answers import latencies
+from bench.bench_chess_blocks import bench_settings, blocked, stored
 from bench.chess_cache import solved_bytes
 from bench.common import figure
-from kinds.chess.blocks import to_blocks
+from kinds.chess.blocks import HEADER_BYTES, BlockIndex, to_blocks, to_side_blocks
 from kinds.chess.format import ChessValues
 from kinds.chess.kernels import index as ix
-from kinds.chess.material import Material, materials_of, parse_material
-from kinds.chess.sides import one_side
+from kinds.chess.material import Material, materials_of, parse_material, solve_order
+from kinds.chess.sides import one_side, side_of
+from kinds.chess.tables import board_of_slot
+from service.calls import BestMove, GetValue
+from service.core import Nimbase
+from storage.database import create_engine
 
 #: Nalimov's DTM alone for the 3-5-man set (issue 33's target for DTM and DTZ50 together), in bytes.
 NALIMOV_BYTES = 7.4e9
@@ -86,11 +99,72 @@ def measure(material: Material, tables: dict[str, bytes]) -> NDArray[np.float64]
     return np.array(sizes, dtype=np.float64)
 
 
+def side_positions(material: Material, count: int, seed: int = 3) -> dict[int, list[str]]:
+    """FENs of `count` random legal positions of `material` for each side to move (0: side A), either
+    colouring."""
+    rng = random.Random(seed)
+    found: dict[int, list[str]] = {0: [], 1: []}
+    while min(len(fens) for fens in found.values()) < count:
+        slot = rng.randrange(material.slots)
+        board = board_of_slot(material, slot)
+        side = found[side_of(material.spec, slot)]
+        if board is not None and len(side) < count:
+            side.append((board.mirror() if rng.random() < 0.5 else board).fen())
+    return found
+
+
+def timed_probes(service: Nimbase, game: str, fens: list[str], what: str) -> None:
+    """GetValue p50 of `fens` first asked and asked again, and BestMove p50 of 50 of them."""
+    first = latencies(lambda fen: service.get_value(GetValue(game, fen)), fens)[0]
+    warm = latencies(lambda fen: service.get_value(GetValue(game, fen)), fens)[0]
+    best = latencies(lambda fen: service.best_move(BestMove(game, fen)), fens[:50])[0]
+    figure(f"{what}: GetValue p50, first asked", statistics.median(first) * 1e3, "ms")
+    figure(f"{what}: GetValue p50, asked again", statistics.median(warm) * 1e3, "ms")
+    figure(f"{what}: BestMove p50", statistics.median(best) * 1e3, "ms")
+
+
+def probes(name: str, count: int) -> None:
+    """GetValue and BestMove p50 in the service layer (no transport) of positions of each side to move,
+    the table and those it reads stored in format 5 (both sides) and in format 6 (one side: the other's
+    positions searched one ply), the same positions in the same run."""
+    material = parse_material(name)
+    reads = solve_order([material])
+    kept = {solved_bytes(m.name): m for m in reads}  # the kept bytes of each table (format 2), by content
+
+    def side_blocks(data: bytes) -> bytes:
+        return to_side_blocks(ChessValues.from_bytes(data), kept[data])
+
+    stored_side = BlockIndex(
+        (head := side_blocks(solved_bytes(name)))[:HEADER_BYTES], lambda a, b: head[a:b]
+    ).side
+    fens = side_positions(material, count)
+    figure(f"{name} format 6 stores side", float(stored_side or 0), "(0: A, 1: B)")
+    for version, encode in ((5, blocked), (6, side_blocks)):
+        with stored(name, encode) as url:
+            engine = create_engine(url)
+            try:
+                service = Nimbase(bench_settings(), engine)
+                game = f"chess:{name}"
+                service.get_value(GetValue(game, fens[0][0]))  # the index and the kernels, read once
+                for side in (0, 1):
+                    what = f"{name} format {version}, side {'AB'[side]} to move"
+                    if version == 6:
+                        what += " (stored)" if side == stored_side else " (searched)"
+                    timed_probes(service, game, fens[side], what)
+            finally:
+                engine.dispose()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--men", type=int, default=3, help="every material of up to this many men (3 or 4)")
     parser.add_argument("--more", nargs="*", default=["KQvKR"], help="other materials measured too")
+    parser.add_argument("--probe", help="only the probes' cost of this material's positions, by side to move")
+    parser.add_argument("--queries", type=int, default=300, help="positions of each side probed (--probe)")
     args = parser.parse_args()
+    if args.probe:
+        probes(parse_material(args.probe).name, args.queries)
+        return
     tables: dict[str, bytes] = {}
     small = [m for m in materials_of(args.men) if m.men >= 3]
     measured: dict[str, NDArray[np.float64]] = {}
