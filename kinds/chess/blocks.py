@@ -377,11 +377,11 @@ class BlockedValues:
         material, side = self.index.material, self._side
         if material is None or side is None:
             return stored
-        if tables is None:
+        if tables is None and material.sub_materials():
             raise SubTablesNeeded(
                 f"{self.what} stores one side to move: its whole values need its sub-tables"
             )
-        return sides.rebuild(material, stored, side, tables)
+        return sides.rebuild(material, stored, side, {} if tables is None else tables)
 
     def stored(self) -> ChessValues:
         """The values stored, block after block (in format 6 one side's alone)."""

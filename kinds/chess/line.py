@@ -28,7 +28,7 @@ from kinds.chess.answers import (
     info_at,
     rank_key,
 )
-from kinds.chess.kernels.values import dtm_plies, dtz_plies, wdl
+from kinds.chess.kernels.values import NONE, dtm_plies, dtz_plies, wdl
 from kinds.chess.probe import ChessProbe
 from kinds.chess.tables import ChessTable, board_material, board_squares
 
@@ -129,7 +129,7 @@ def _children(board: chess.Board, probe: Prober, own: Callable[[], ChessTable]) 
         stms = np.full(len(rows), 1 - stm, dtype=np.int64)
         values = table.encoded_rows(np.array(rows, dtype=np.int64), stms)
         for k, child in enumerate(staying):
-            if values is None:  # a side to move not stored (block format 6): probed as BestMove would
+            if values is None or values[k, 0] == NONE:  # left to probe as BestMove would (`encoded_rows`)
                 after = board.copy(stack=False)
                 after.push(child.move)
                 child.probe = probe(after)

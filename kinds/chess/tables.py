@@ -36,8 +36,9 @@ from kinds.chess.blocks import BlockedValues, ReadRange, to_blocks
 from kinds.chess.fen import MAX_SYZYGY_MEN, MAX_TABLE_MEN, check_material, parse_fen
 from kinds.chess.format import ChessValues
 from kinds.chess.kernels import index as ix
-from kinds.chess.kernels.lookup import probe_many
-from kinds.chess.kernels.values import after, better, dtm_plies, dtz_plies, wdl, zeroing
+from kinds.chess.kernels.lookup import best_many, children_many, probe_many
+from kinds.chess.kernels.movegen import MAX_MOVES
+from kinds.chess.kernels.values import NONE, after, better, dtm_plies, dtz_plies, wdl, zeroing
 from kinds.chess.material import MAX_MEN, Material, materials_of, parse_material, solve_order
 from kinds.chess.probe import ChessProbe
 from kinds.chess.records import ChessMove
@@ -287,7 +288,10 @@ class ChessTable:
     def encoded_rows(self, squares: I64, stms: I64) -> I64 | None:
         """(DTM, DTZ) per row of positions of this table's material as the index sees them
         (`board_squares`, side to move per row: 0 side A), in one numba call; None when a row names no
-        position of the table."""
+        position of the table. A row of the side a table of one side to move does not store is searched
+        one ply from its children's values (their blocks read once for every row), or left at NONE
+        (-32768) for the caller to search by its board (`encoded`) where its children leave the table
+        (a capture, a promotion, a double step) or it has no move."""
         out = np.empty((squares.shape[0], 2), dtype=np.int64)
         values = self.values
         if isinstance(values, ChessValues):
@@ -299,9 +303,24 @@ class ChessTable:
             [ix.canonical(self.material.spec, squares[i], stms[i], image) for i in range(squares.shape[0])],
             dtype=np.int64,
         )
-        if (slots < 0).any() or not all(values.holds(slot) for slot in slots.tolist()):
-            return None  # a side to move not stored: each row's board is searched (`encoded`)
-        out[:, 0], out[:, 1] = values.lookup_slots(slots)
+        if (slots < 0).any():
+            return None
+        held = np.array([values.holds(slot) for slot in slots.tolist()], dtype=np.bool_)
+        if held.all():
+            out[:, 0], out[:, 1] = values.lookup_slots(slots)
+            return out
+        out[held, 0], out[held, 1] = values.lookup_slots(slots[held])
+        searched = ~held
+        rows = int(searched.sum())
+        children = np.empty(rows * MAX_MOVES, dtype=np.int64)
+        zeroes = np.empty(rows * MAX_MOVES, dtype=np.bool_)
+        starts = np.empty(rows + 1, dtype=np.int64)
+        spec = self.material.spec
+        count = children_many(spec, squares[searched], stms[searched], children, zeroes, starts)
+        found = np.full((rows, 2), NONE, dtype=np.int64)
+        dtm, dtz = values.lookup_slots(children[:count])  # each of the stored side's blocks read once
+        best_many(dtm, dtz, zeroes[:count], starts, found)
+        out[searched] = found
         return out
 
     def value(self, board: chess.Board) -> Value:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 
+import chess
 import numpy as np
 import pytest
 
@@ -23,16 +24,18 @@ from kinds.chess.blocks import (
     DamagedBlock,
     NotStored,
     SubTablesNeeded,
+    WholeTables,
     to_blocks,
     to_side_blocks,
     values_from_bytes,
 )
 from kinds.chess.format import ChessValues, CorruptTable
 from kinds.chess.kind import BLOCKS, TABLE, TABLES, ChessGame
-from kinds.chess.material import materials_of, parse_material
+from kinds.chess.material import Material, materials_of, parse_material
 from kinds.chess.records import ChessValue
 from kinds.chess.sides import compact, compact_slots, half, one_side, rebuild, side_of, with_side
-from kinds.chess.tables import ChessTable
+from kinds.chess.solve import solve_material
+from kinds.chess.tables import ChessTable, board_squares
 from tests.engine.contexts import StoredWords, engine_context
 from tests.kinds.chess import rules
 from tests.kinds.chess.test_syzygy import Solved
@@ -254,3 +257,100 @@ def test_the_kind_serves_tables_of_one_side(tablebase: dict[str, ChessTable], na
     kept = fresh.kept.keeper(TABLES).peek(("chess", name))
     assert kept is not None and kept.weight < 4096  # the index alone
     assert game.stats(fresh)["positions"] == table.stats()["positions"]  # rebuilt whole from storage
+
+
+#: Positions of the side not stored probed one by one per table (`check_stored_form`).
+SEARCHED = 300
+
+
+def check_stored_form(
+    material: Material, values: ChessValues, data: bytes, tables: WholeTables, others: dict[str, ChessTable]
+) -> int:
+    """Every slot of `material`'s table through its format-6 bytes `data` against the solver's `values`:
+    the side stored slot by slot (shuffled, so that blocks are left and come back), the other side
+    rebuilt by the one-ply search (the whole-table read), and SEARCHED of its positions probed as a server
+    probes them (the tables they lead to from `others`); the slots checked."""
+    read = blocked(data, Keeper(4 << 20))
+    assert read.index.version == 6 and read.index.material == material and len(read) == len(values)
+    side = read.side
+    assert side is not None
+    order = np.random.default_rng(len(values)).permutation(len(values)).astype(np.int64)
+    held = order[(order // half(material.spec)) % 2 == side]
+    for at in range(0, len(held), 1 << 16):
+        slots = held[at : at + (1 << 16)]
+        dtm, dtz = read.lookup_slots(slots)
+        assert np.array_equal(dtm, values.dtm[slots]) and np.array_equal(dtz, values.dtz[slots])
+    whole = values_from_bytes(data, tables)
+    assert np.array_equal(whole.dtm, values.dtm) and np.array_equal(whole.dtz, values.dtz)
+    # positions of the side not stored probed one by one as a server probes them (a one-ply search)
+    served = ChessTable(material, read, others)
+    searched = 0
+    for slot in order[(order // half(material.spec)) % 2 != side].tolist():
+        board = served.board_of_slot(slot)
+        if board is not None:
+            assert served.encoded(board) == values.lookup(slot), board.fen()
+            searched += 1
+            if searched == SEARCHED:
+                break
+    return len(values)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(7200)  # every 3- and 4-man table solved, written and read back
+def test_every_position_of_the_three_and_four_man_set_through_format_six() -> None:
+    """Every 3- and 4-man table solved and stored as a worker's job stores it (format 6, its sub-tables
+    read back from their stored bytes), then every slot read back through the stored form equals the
+    solver's values (count checked)."""
+    stored: dict[str, bytes] = {}
+    tables = WholeTables(stored)
+    others: dict[str, ChessTable] = {}
+    checked = 0
+    materials = materials_of(4)
+    for material in materials:
+        values = solve_material(material, tables)
+        data = to_side_blocks(values, material)
+        stored[material.name] = data
+        checked += check_stored_form(material, values, data, WholeTables(stored), others)
+        others[material.name] = ChessTable(material, values, others)
+    assert checked == sum(m.slots for m in materials)
+
+
+@pytest.mark.parametrize("name", ["KRvK", "KPvK", "KQvKR", "KPvKP"])
+def test_rows_of_the_side_not_stored_are_searched_at_once(
+    tablebase: dict[str, ChessTable], solved: Solved, name: str
+) -> None:
+    """`encoded_rows` of a table of one side to move values the rows of the side not stored from their
+    children's values (kinds.chess.kernels.lookup's `children_many` and `best_many`) as the plain
+    reference does (tests.kinds.chess.rules' `expected`), and leaves to the caller exactly the rows with
+    a capture, a promotion or a double step, or no move."""
+    if name not in tablebase:
+        solved.table(name)
+    tables = tablebase if name in tablebase else solved.tables
+    table = tables[name]
+    material = table.material
+    served = ChessTable(material, blocked(to_side_blocks(table.packed, material)), tables)
+    rng = random.Random(name)
+    boards: list[chess.Board] = []
+    rows: list[list[int]] = []
+    stms: list[int] = []
+    while len(boards) < 300:
+        slot = rng.randrange(material.slots)
+        board = table.board_of_slot(slot)
+        if board is not None:
+            boards.append(board)
+            rows.append(board_squares(material, board, False))
+            stms.append(side_of(material.spec, slot))
+    found = served.encoded_rows(np.array(rows, dtype=np.int64), np.array(stms, dtype=np.int64))
+    assert found is not None
+    searched = 0
+    for board, (vm, vz) in zip(boards, found.tolist(), strict=True):
+        moves = list(board.legal_moves)
+        leaves = not moves or any(
+            board.is_capture(m) or m.promotion or abs(m.to_square - m.from_square) == 16 for m in moves
+        )
+        if vm == -32768:
+            assert leaves, board.fen()
+            continue
+        assert (vm, vz) == rules.expected(board, lambda child: table.encoded(child)), board.fen()
+        searched += not served.values.holds(table.slot(board))  # type: ignore[union-attr]
+    assert searched > 50
