@@ -229,12 +229,15 @@ def reached(material: Material) -> list[Material]:
 
 def job_memory(material: Material) -> int:
     """About the peak address space of the process solving `material`'s table: the process itself, the
-    table's DTM and DTZ (4 bytes a slot), the block being solved, and the largest table it reads, inflated
-    (KQRvKR: 3.2 GiB counted, 3.1 GiB measured by bench.bench_chess_jobs --five; a five-man material
-    with a pawn, whose DTM and DTZ alone take 3.2 GB, needs a larger cap than the default)."""
+    table's DTM and DTZ (4 bytes a slot), the block being solved, the largest table it reads, inflated and
+    its side not stored rebuilt (6 bytes a slot: the side stored, then the whole table), and the tables of
+    up to four men its reads keep (blocks.WholeTables) (KQRvKR: 3.2 GiB counted before tables stored one
+    side, 3.1 GiB measured by bench.bench_chess_jobs --five; a five-man material with a pawn, whose DTM
+    and DTZ alone take 3.2 GB, needs a larger cap than the default)."""
     block = int(ix.block_size(material.spec))
     read = max((sub.slots for sub in material.sub_materials() if sub != material), default=0)
-    return PROCESS_BYTES + 4 * material.slots + SOLVE_BLOCK_BYTES * block + 4 * read
+    kept = sum(sub.slots for sub in reached(material) if sub.men <= WholeTables.KEEP_MEN)
+    return PROCESS_BYTES + 4 * material.slots + SOLVE_BLOCK_BYTES * block + 6 * read + 4 * kept
 
 
 def bulk_ids(men: int) -> list[str]:
@@ -300,7 +303,7 @@ class ChessGame(GameKind[chess.Board]):
         def probe(board: chess.Board) -> ChessProbe:
             return look(board).probe
 
-        choice = choose(position, metric, probe, lambda: look.table(position))
+        choice = choose(position, metric, probe, lambda: look.table(position), look.table_of)
         root = look(position)
         if choice is None:
             info = position_info(position, root.probe)
@@ -389,7 +392,9 @@ class ChessGame(GameKind[chess.Board]):
         look = self.lookup(ctx)
         known = None
         if look.syzygy is None:  # nimbase's own tables: the moves' positions valued in one call
-            known = child_probes(position, lambda board: look(board).probe, lambda: look.table(position))
+            known = child_probes(
+                position, lambda board: look(board).probe, lambda: look.table(position), look.table_of
+            )
         found = answer(position, lambda board: look(board).probe, known)
         source, game = look.where(position)
         value = chess_value(game, position, found.info, source)
@@ -587,11 +592,11 @@ class Lookup:
         if table is None:
             assert self.syzygy is not None
             return Looked(self.syzygy.probe(board), "syzygy", game)
-        return Looked(table.probe(board, self._table_of), table.source, game)
+        return Looked(table.probe(board, self.table_of), table.source, game)
 
-    def _table_of(self, material: Material) -> ChessTable:
-        """The own table of a material an en passant capture leads to (the refusal naming its job when
-        it is not stored, as for any move's table)."""
+    def table_of(self, material: Material) -> ChessTable:
+        """The own table of a material an en passant capture or a one-ply search leads to (the refusal
+        naming its job when it is not stored, as for any move's table)."""
         return self.game.table(material, self.ctx)
 
 

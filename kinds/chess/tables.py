@@ -164,6 +164,26 @@ def board_of_slot(material: Material, slot: int) -> chess.Board | None:
     return board
 
 
+def _board(material: Material, squares: I64, stm: int) -> chess.Board:
+    """The position of men on `squares` as the index orders them (side A as White), `stm` to move."""
+    board = chess.Board(None)
+    men = [(chess.KING, 0), (chess.KING, 1), *material.pieces]
+    for square, (kind, owner) in zip(squares.tolist(), men, strict=False):
+        board.set_piece_at(square, chess.Piece(kind, owner == 0))
+    board.turn = stm == 0
+    return board
+
+
+def _leaves(board: chess.Board, move: chess.Move) -> bool:
+    """Whether a move leaves the table (a capture, a promotion) or may leave an en passant square (a
+    double step): those `children_many` leaves to a search by board."""
+    return (
+        board.is_capture(move)
+        or move.promotion is not None
+        or (board.pawns >> move.from_square & 1 == 1 and abs(move.to_square - move.from_square) == 16)
+    )
+
+
 def _has_en_passant(board: chess.Board) -> bool:
     return board.ep_square is not None and board.has_legal_en_passant()
 
@@ -285,13 +305,13 @@ class ChessTable:
     def probe_many(self, boards: list[chess.Board]) -> list[ChessProbe]:
         return [self.probe(board) for board in boards]
 
-    def encoded_rows(self, squares: I64, stms: I64) -> I64 | None:
+    def encoded_rows(self, squares: I64, stms: I64, others: TableOf | None = None) -> I64 | None:
         """(DTM, DTZ) per row of positions of this table's material as the index sees them
         (`board_squares`, side to move per row: 0 side A), in one numba call; None when a row names no
         position of the table. A row of the side a table of one side to move does not store is searched
-        one ply from its children's values (their blocks read once for every row), or left at NONE
-        (-32768) for the caller to search by its board (`encoded`) where its children leave the table
-        (a capture, a promotion, a double step) or it has no move."""
+        one ply: its children in the table valued at once from their values (their blocks read once for
+        every row), its captures, promotions and double steps board by board (`encoded`; `others`: as
+        it takes it)."""
         out = np.empty((squares.shape[0], 2), dtype=np.int64)
         values = self.values
         if isinstance(values, ChessValues):
@@ -310,18 +330,35 @@ class ChessTable:
             out[:, 0], out[:, 1] = values.lookup_slots(slots)
             return out
         out[held, 0], out[held, 1] = values.lookup_slots(slots[held])
-        searched = ~held
-        rows = int(searched.sum())
+        searched = np.flatnonzero(~held)
+        out[searched] = self._searched_rows(values, squares[searched], stms[searched], others)
+        return out
+
+    def _searched_rows(self, values: BlockedValues, squares: I64, stms: I64, others: TableOf | None) -> I64:
+        """`encoded_rows` of rows of the side `values` does not store, one ply on."""
+        rows = squares.shape[0]
         children = np.empty(rows * MAX_MOVES, dtype=np.int64)
         zeroes = np.empty(rows * MAX_MOVES, dtype=np.bool_)
         starts = np.empty(rows + 1, dtype=np.int64)
-        spec = self.material.spec
-        count = children_many(spec, squares[searched], stms[searched], children, zeroes, starts)
-        found = np.full((rows, 2), NONE, dtype=np.int64)
+        leaves = np.empty(rows, dtype=np.bool_)
+        count = children_many(self.material.spec, squares, stms, children, zeroes, starts, leaves)
+        found = np.empty((rows, 2), dtype=np.int64)
         dtm, dtz = values.lookup_slots(children[:count])  # each of the stored side's blocks read once
         best_many(dtm, dtz, zeroes[:count], starts, found)
-        out[searched] = found
-        return out
+        for i in np.flatnonzero(leaves).tolist():
+            board = _board(self.material, squares[i], int(stms[i]))
+            moves = [move for move in board.legal_moves if _leaves(board, move)]
+            if not moves and int(found[i, 0]) == NONE:
+                found[i] = (-1, -1) if board.is_check() else (0, 0)  # no move at all
+            for move in moves:  # each zeroes the clock
+                board.push(move)
+                try:
+                    vm, vz = self.encoded(board, others)
+                finally:
+                    board.pop()
+                found[i, 0] = better(int(found[i, 0]), after(vm))
+                found[i, 1] = better(int(found[i, 1]), zeroing(vz))
+        return found
 
     def value(self, board: chess.Board) -> Value:
         """The value of a legal board of this table's material or of one its moves lead to (LimitExceeded

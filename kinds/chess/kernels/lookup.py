@@ -39,15 +39,21 @@ def probe_many(spec: I64, squares: I64, stms: I64, dtm: I16, dtz: I16, out: I64)
 
 @numba.njit(cache=True, nogil=True)
 def children_many(
-    spec: I64, squares: I64, stms: I64, slots: I64, zeroes: NDArray[np.bool_], starts: I64
+    spec: I64,
+    squares: I64,
+    stms: I64,
+    slots: I64,
+    zeroes: NDArray[np.bool_],
+    starts: I64,
+    leaves: NDArray[np.bool_],
 ) -> int:
-    """The children of each row of `squares` (side to move `stms[i]`) whose children all stay in the
-    table: their slots into `slots[starts[i]:starts[i + 1]]` and whether each move zeroes (a pawn move)
-    into `zeroes`, for `best_many` to value them once the caller has read their values (the side not
-    stored of a table of one side to move, block format 6, searched one ply as kinds.chess.kernels.oneply
-    searches it). A row with a capture, a promotion or a double step (children in other tables, or an
-    en passant square), or with no move, is given none (starts[i + 1] == starts[i]), for the caller to
-    search; `slots` and `zeroes` hold mg.MAX_MOVES a row. Returns the children's count."""
+    """The children in the table of each row of `squares` (side to move `stms[i]`): their slots into
+    `slots[starts[i]:starts[i + 1]]` and whether each move zeroes (a pawn move) into `zeroes`, for
+    `best_many` to value them once the caller has read their values (the side not stored of a table of
+    one side to move, block format 6, searched one ply as kinds.chess.kernels.oneply searches it).
+    `leaves[i]`: the row has a move leaving the table (a capture, a promotion) or a double step (an en
+    passant square), not listed, or no move at all: the caller values those. `slots` and `zeroes` hold
+    mg.MAX_MOVES a row. Returns the children's count."""
     sq = np.empty(5, dtype=np.int64)
     kinds = np.empty(5, dtype=np.int64)
     owners = np.empty(5, dtype=np.int64)
@@ -62,13 +68,7 @@ def children_many(
             sq[k] = squares[i, k]
         stm = stms[i]
         zero, calm = retro._moves(sq, kinds, owners, n, stm, moves, quiet, True)
-        simple = zero + calm > 0
-        for e in range(zero):
-            j = moves[4 * e]
-            if moves[4 * e + 2] != 0 or moves[4 * e + 3] >= 0 or abs(moves[4 * e + 1] - sq[j]) == 16:
-                simple = False
-        if not simple:
-            continue
+        leaves[i] = zero + calm == 0
         for e in range(calm + zero):
             if e < calm:
                 j = quiet[2 * e]
@@ -76,6 +76,9 @@ def children_many(
             else:
                 j = moves[4 * (e - calm)]
                 to = moves[4 * (e - calm) + 1]
+                if moves[4 * (e - calm) + 2] != 0 or moves[4 * (e - calm) + 3] >= 0 or abs(to - sq[j]) == 16:
+                    leaves[i] = True
+                    continue
             c, _ = retro._moved_slot(spec, sq, n, j, to, 1 - stm, work)
             slots[count] = c
             zeroes[count] = e >= calm
@@ -87,11 +90,9 @@ def children_many(
 @numba.njit(cache=True, nogil=True)
 def best_many(dtm: I16, dtz: I16, zeroes: NDArray[np.bool_], starts: I64, out: I64) -> None:
     """Each row's DTM and DTZ from its children's (`children_many`'s, their values read in `dtm` and
-    `dtz`): its best move's, as kinds.chess.kernels.values turns them round; rows given no child left
-    as they are."""
+    `dtz`): its best move's among them, as kinds.chess.kernels.values turns them round (NONE for a row
+    given none)."""
     for i in range(starts.shape[0] - 1):
-        if starts[i + 1] == starts[i]:
-            continue
         bm = NONE
         bz = NONE
         for c in range(starts[i], starts[i + 1]):
