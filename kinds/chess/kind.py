@@ -8,9 +8,10 @@ Where a table comes from, cheapest first:
 - the process's keeper (`TABLES`, engine.keep: least recently used dropped past
   `ChessSettings.table_bytes`, NIMBASE_CACHE_CHESS_TABLE_BYTES; every table of up to four men together
   takes about 64 MB, a five-man one about 1 GB), so a position is then answered in well under 5 ms;
-- storage: a worker's job stores a table as the family "table" by blocks (kinds.chess.blocks, through
-  engine.stored_bytes); its header and index are read once through `ctx.tables`, each block when a probe
-  first needs it, kept in one byte-bounded cache (`BLOCKS`, `ChessSettings.block_bytes`) (`source`
+- storage: a worker's job stores a table as the family "table" by blocks of one side to move
+  (kinds.chess.blocks, through engine.stored_bytes; a position of the other side is valued from its
+  children's, one ply on); its header and index are read once through `ctx.tables`, each block when a
+  probe first needs it, kept in one byte-bounded cache (`BLOCKS`, `ChessSettings.block_bytes`) (`source`
   "table"); a table stored whole before blocks (kinds.chess.format) is still read whole;
 - live: a material of at most `ChessSettings.live_men` men (3: well under a second each) is solved for
   the request, with the tables its captures and promotions lead to (`source` "live"; a stored table
@@ -61,7 +62,7 @@ from kinds.chess.blocks import (
     BlockIndex,
     WholeTables,
     is_blocked,
-    to_blocks,
+    to_side_blocks,
 )
 from kinds.chess.fen import MAX_SYZYGY_MEN, position_fen
 from kinds.chess.format import ChessValues
@@ -164,7 +165,8 @@ class MissingSubTables(RuntimeError):
 
 class TableKernel(BytesKernel):
     """What a worker runs for the family "table" of a material: its table solved from the stored tables
-    its captures and promotions lead to (`needs`, handed over by `give`), as `ChessValues.to_bytes`.
+    its captures and promotions lead to (`needs`, handed over by `give`), stored by blocks of one side to
+    move (kinds.chess.blocks' format 6).
     Progress counts three passes over the table's slots."""
 
     family = TABLE
@@ -210,7 +212,7 @@ class TableKernel(BytesKernel):
         # The table's statistics, stored beside it (GetStats reads them, not the table): counted now, while
         # the solve holds the table unpacked.
         self._stats = ChessTable(self.material, values, {}, "table").stats()
-        return to_blocks(values)
+        return to_side_blocks(values, self.material)
 
     def object_stats(self) -> dict[str, Any] | None:
         return self._stats
@@ -554,6 +556,8 @@ class Lookup:
         self.settings = ctx.settings_for(ChessSettings)
         self.syzygy = ctx.resources.of(SYZYGY)
         self.tables: dict[tuple[int, ...], tuple[ChessTable | None, str]] = {}
+        #: The own tables `table_of` found, by material.
+        self.own: dict[Material, ChessTable] = {}
 
     def _find(self, board: chess.Board) -> tuple[ChessTable | None, str]:
         material, _ = board_material(board)
@@ -596,8 +600,11 @@ class Lookup:
 
     def table_of(self, material: Material) -> ChessTable:
         """The own table of a material an en passant capture or a one-ply search leads to (the refusal
-        naming its job when it is not stored, as for any move's table)."""
-        return self.game.table(material, self.ctx)
+        naming its job when it is not stored, as for any move's table), each found once a request."""
+        found = self.own.get(material)
+        if found is None:
+            found = self.own[material] = self.game.table(material, self.ctx)
+        return found
 
 
 class Looked(NamedTuple):

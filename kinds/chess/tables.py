@@ -32,7 +32,7 @@ from numpy.typing import NDArray
 from engine.errors import LimitExceeded
 from engine.moves import move_rank
 from engine.values import MoveValue, Outcome, Source, Value
-from kinds.chess.blocks import BlockedValues, ReadRange, to_blocks
+from kinds.chess.blocks import BlockedValues, ReadRange, to_side_blocks
 from kinds.chess.fen import MAX_SYZYGY_MEN, MAX_TABLE_MEN, check_material, parse_fen
 from kinds.chess.format import ChessValues
 from kinds.chess.kernels import index as ix
@@ -244,8 +244,8 @@ class ChessTable:
         return ChessTable(self.material, values.reading(read), self.tables, self.source, self._stats)
 
     def to_bytes(self) -> bytes:
-        """What a worker stores, by blocks (kinds.chess.blocks)."""
-        return to_blocks(self.packed)
+        """What a worker stores, by blocks of one side to move (kinds.chess.blocks' format 6)."""
+        return to_side_blocks(self.packed, self.material)
 
     def slot(self, board: chess.Board) -> int:
         """The board's slot in this table (the board must be of its material and legal)."""
