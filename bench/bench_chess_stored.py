@@ -17,10 +17,13 @@ The tables come from bench.chess_cache (solved once and kept on disk; a 5-man on
 
     python -m bench.bench_chess_stored [--men 4] [--more KQvKR KBNvKN KQRvKR ...]
     python -m bench.bench_chess_stored --probe KQvKR [--queries 300]
+    python -m bench.bench_chess_stored --read KQRvKR
 
 `--probe` measures instead what a probe costs in the service layer (no transport), GetValue and
 BestMove p50 of positions of each side to move, the tables stored in format 5 and in format 6 (the
-side not stored searched one ply), in the same run (a fresh database holding each form).
+side not stored searched one ply), in the same run (a fresh database holding each form). `--read`
+measures the CPU time of a whole read of a table in format 5 and in format 6 (its side not stored
+rebuilt from its sub-tables): what a solve pays for each sub-table it reads.
 
 By default the 3-man set and KQvKR (which the other chess benches solve too); `--men 4` measures every
 4-man table, solving those not kept yet.
@@ -40,7 +43,7 @@ from bench.bench_chess_answers import latencies
 from bench.bench_chess_blocks import bench_settings, blocked, stored
 from bench.chess_cache import solved_bytes
 from bench.common import figure
-from kinds.chess.blocks import HEADER_BYTES, BlockIndex, to_blocks, to_side_blocks
+from kinds.chess.blocks import HEADER_BYTES, BlockIndex, to_blocks, to_side_blocks, values_from_bytes
 from kinds.chess.format import ChessValues
 from kinds.chess.kernels import index as ix
 from kinds.chess.material import Material, materials_of, parse_material, solve_order
@@ -155,15 +158,35 @@ def probes(name: str, count: int) -> None:
                 engine.dispose()
 
 
+def whole_reads(name: str) -> None:
+    """CPU time of a whole read of the material's table (what a solve pays for each sub-table it reads,
+    kinds.chess.blocks.values_from_bytes) in format 5 and in format 6 (the side not stored rebuilt by
+    the one-ply search from the sub-tables' values, given in memory), per slot of the table."""
+    material = parse_material(name)
+    values = ChessValues.from_bytes(solved_bytes(name))
+    subs = {sub.name: ChessValues.from_bytes(solved_bytes(sub.name)) for sub in material.sub_materials()}
+    for version, data in ((5, to_blocks(values)), (6, to_side_blocks(values, material))):
+        started = time.process_time()
+        read = values_from_bytes(data, subs)
+        took = time.process_time() - started
+        assert np.array_equal(read.dtm, values.dtm) and np.array_equal(read.dtz, values.dtz)
+        figure(f"{name} whole read, format {version}", took, "s CPU")
+        figure(f"{name} whole read, format {version}", took / len(values) * 1e9, "ns/slot")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--men", type=int, default=3, help="every material of up to this many men (3 or 4)")
     parser.add_argument("--more", nargs="*", default=["KQvKR"], help="other materials measured too")
     parser.add_argument("--probe", help="only the probes' cost of this material's positions, by side to move")
     parser.add_argument("--queries", type=int, default=300, help="positions of each side probed (--probe)")
+    parser.add_argument("--read", help="only the whole reads' cost of this material's table, format 5 and 6")
     args = parser.parse_args()
     if args.probe:
         probes(parse_material(args.probe).name, args.queries)
+        return
+    if args.read:
+        whole_reads(parse_material(args.read).name)
         return
     tables: dict[str, bytes] = {}
     small = [m for m in materials_of(args.men) if m.men >= 3]
