@@ -4,17 +4,18 @@ Stored (`to_blocks`): a header (magic, format version, slot count, whether DTZ i
 log2 of the slots a block holds, the block count, CRC-32 of what follows up to the blocks), in format 6
 the side to move stored and the material's name, in formats 5 and 6 the length of the material's ranks
 and the ranks (kinds.chess.ranks), the index (each block's start within the blocks' bytes, and one past
-the last; each block's CRC-32), then the blocks.
+the last; each block's CRC-32), then the blocks. A block holds `BLOCK_SLOTS` slots (the last fewer),
+compressed on its own (kinds.chess.block_codec: formats 5 and 6 by zstd with the second metric ranked
+beside DTM; format 4, zstd, and format 3, deflated, written before; all read).
 
 Format 6 (written now, `to_side_blocks`) stores one side to move's slots alone (kinds.chess.sides: the
-side whose blocks write smaller), each block as format 5 writes it, in about half format 5's bytes. A
-position of the other side is valued by a one-ply search over its children (`BlockedValues.holds` says
-which slots are stored; kinds.chess.tables searches the others, reading only the blocks their
-children need); a whole-table reader rebuilds the other side (`whole`, given the sub-tables' values,
-kinds.chess.sides.rebuild). A block holds
-`BLOCK_SLOTS` slots (the last fewer), compressed on its own (kinds.chess.block_codec: format 5 by zstd
-with the second metric ranked beside DTM; format 4, zstd, and format 3, deflated, written before; all
-read).
+side whose blocks write smaller, from a sample), each block as format 5 writes it: 30-45 % of format
+5's bytes over the 4-man set and KBNvKN and KQRvKR (bench.bench_chess_stored). A position of the other
+side is valued by a one-ply search over its children (`BlockedValues.holds` says which slots are
+stored; kinds.chess.tables searches the others, reading only the blocks their children need); a
+whole-table reader rebuilds the other side (`whole`, given the sub-tables' values,
+kinds.chess.sides.rebuild), which costs a solve reading a sub-table about five times format 5's
+whole read (KQRvKR: 27 s of CPU against 5).
 
 Read (`BlockedValues`): the header and the index once per material (`read_index`), then each block when
 a probe first needs it, through a reader of byte ranges of the stored object (engine.stored_bytes'
