@@ -271,16 +271,21 @@ class ChessTable:
     def encoded(self, board: chess.Board, others: TableOf | None = None) -> tuple[int, int]:
         """(DTM, DTZ) of a legal board of this material or one its moves lead to, in
         kinds.chess.kernels.values' encoding; a capturable en passant square is played (the capture
-        leads into another material's table: `others` gives it, else `tables`)."""
+        leads into another material's table: `others` gives it, else `tables`); a side to move the
+        table does not store (block format 6) is searched one ply (`encoded_rows`)."""
         if not _has_en_passant(board):
             material, flip = board_material(board)
             table = self if material == self.material or others is None else others(material)
-            values = table._table_for(material).values
+            owner = table._table_for(material)
+            values = owner.values
             slot = _slot(material, board, flip)
             if isinstance(values, ChessValues) or values.holds(slot):
                 return values.lookup(slot)
-        # A capturable en passant square, or a side to move the table does not store (block format 6):
-        # the best move's values, one ply on (each child of the side stored, or a capture's table).
+            squares = np.array([board_squares(material, board, flip)], dtype=np.int64)
+            stm = np.array([0 if board.turn == (chess.BLACK if flip else chess.WHITE) else 1], dtype=np.int64)
+            found = owner._searched_rows(values, squares, stm, others, self)
+            return int(found[0, 0]), int(found[0, 1])
+        # A capturable en passant square: the best move's values, one ply on.
         moves = list(board.legal_moves)
         if not moves:
             return (-1, -1) if board.is_check() else (0, 0)
@@ -334,8 +339,16 @@ class ChessTable:
         out[searched] = self._searched_rows(values, squares[searched], stms[searched], others)
         return out
 
-    def _searched_rows(self, values: BlockedValues, squares: I64, stms: I64, others: TableOf | None) -> I64:
-        """`encoded_rows` of rows of the side `values` does not store, one ply on."""
+    def _searched_rows(
+        self,
+        values: BlockedValues,
+        squares: I64,
+        stms: I64,
+        others: TableOf | None,
+        via: ChessTable | None = None,
+    ) -> I64:
+        """`encoded_rows` of rows of the side `values` does not store, one ply on (the moves leaving the
+        table valued by `via`'s `encoded`, else this table's)."""
         rows = squares.shape[0]
         children = np.empty(rows * MAX_MOVES, dtype=np.int64)
         zeroes = np.empty(rows * MAX_MOVES, dtype=np.bool_)
@@ -353,7 +366,7 @@ class ChessTable:
             for move in moves:  # each zeroes the clock
                 board.push(move)
                 try:
-                    vm, vz = self.encoded(board, others)
+                    vm, vz = (via or self).encoded(board, others)
                 finally:
                     board.pop()
                 found[i, 0] = better(int(found[i, 0]), after(vm))
