@@ -37,6 +37,7 @@ import zlib
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from typing import cast
 
+import chess
 import numpy as np
 from numpy.typing import NDArray
 
@@ -416,24 +417,67 @@ def values_from_bytes(
 
 class WholeTables(Mapping[str, ChessValues]):
     """Stored tables (bytes by material name) read whole when asked for, a table of one side to move
-    rebuilt from the others (`values_from_bytes` given this mapping: the rebuild reads sub-tables, which
-    may store one side too, down to the fewest men). Tables of up to `KEEP_MEN` men are kept once read
-    (the rebuilds of several tables read them again); larger ones are not (a solve holds a five-man
-    sub-table only while it reads it, kinds.chess.format.InflatingTables)."""
+    rebuilt from the others (the rebuild reads sub-tables, which may store one side too, down to the
+    fewest men). Tables of up to `KEEP_MEN` men are kept once read (the rebuilds of several tables read
+    them again); larger ones are not (a solve holds a five-man sub-table only while it reads it).
+
+    Given the `reader` (the material whose solve or rebuild reads them) and the sides whose moves it
+    values (`movers`), a table of one side is rebuilt only where those moves reach its side not stored:
+    a capture or a promotion by one side leaves the other to move, so a sub-table is mostly read on one
+    side alone, and where that is the side stored its other side is left zero, never read (`needed`)."""
 
     #: Most men of a table kept once read (every 4-man table together: about 130 MB).
     KEEP_MEN = 4
 
-    def __init__(self, stored: Mapping[str, bytes]) -> None:
+    def __init__(
+        self,
+        stored: Mapping[str, bytes],
+        reader: Material | None = None,
+        movers: frozenset[int] = frozenset((0, 1)),
+        kept: dict[tuple[str, bool], ChessValues] | None = None,
+    ) -> None:
         self._stored = stored
-        self._kept: dict[str, ChessValues] = {}
+        self._reader = reader
+        self._movers = movers
+        #: By (name, whether whole): tables read, whole or their side stored alone.
+        self._kept: dict[tuple[str, bool], ChessValues] = {} if kept is None else kept
+
+    def reading(self, reader: Material, movers: frozenset[int]) -> WholeTables:
+        """The same tables as `reader`'s moves by `movers` read them (sharing what is kept)."""
+        return WholeTables(self._stored, reader, movers, self._kept)
 
     def __getitem__(self, name: str) -> ChessValues:
-        found = self._kept.get(name)
+        material = parse_material(name)
+        data = memoryview(self._stored[name])
+        index = None
+        if is_blocked(bytes(data[: len(_MAGIC)])):
+
+            def read(start: int, stop: int) -> bytes:
+                return bytes(data[start:stop])
+
+            index = BlockIndex(bytes(data[:HEADER_BYTES]), read)
+        whole = (
+            index is None
+            or index.side is None
+            or not needed(self._reader, material, self._movers) <= {index.side}
+        )
+        found = self._kept.get((name, whole))
         if found is None:
-            found = values_from_bytes(self._stored[name], self)
-            if parse_material(name).men <= self.KEEP_MEN:
-                self._kept[name] = found
+            if index is None:
+                found = ChessValues.from_bytes(data)
+            else:
+                values = BlockedValues(index, read, Keeper(1), None, f"the stored table of {name}")
+                stored = values.stored()
+                if index.side is None:
+                    found = stored
+                elif whole:  # its side not stored moves (and the other, where en passant may answer)
+                    owners = {owner for kind, owner in material.pieces if kind == chess.PAWN}
+                    movers = frozenset((0, 1)) if len(owners) == 2 else frozenset((1 - index.side,))
+                    found = sides.rebuild(material, stored, index.side, self.reading(material, movers))
+                else:
+                    found = sides.with_side(stored, material.spec, index.side)  # the other side unread
+            if material.men <= self.KEEP_MEN:
+                self._kept[(name, whole)] = found
         return found
 
     def __iter__(self) -> Iterator[str]:
@@ -441,3 +485,20 @@ class WholeTables(Mapping[str, ChessValues]):
 
     def __len__(self) -> int:
         return len(self._stored)
+
+
+def needed(reader: Material | None, sub: Material, movers: frozenset[int]) -> set[int]:
+    """The sides to move of `sub`'s table that moves of `reader` by `movers` (0: its side A) reach: a
+    capture of a man by its opponent, or a promotion by the pawn's owner, leaves the other side to move
+    (in `sub`'s terms: its side A is `reader`'s B where the exit flips); both without a reader."""
+    if reader is None:
+        return {0, 1}
+    pieces = reader.pieces
+    found: set[int] = set()
+    for c, pm, _promo, material, flip, _perm in reader.exits():
+        if material != sub:
+            continue
+        mover = pieces[pm][1] if pm >= 0 else 1 - pieces[c][1]
+        if mover in movers:
+            found.add(mover if flip else 1 - mover)
+    return found

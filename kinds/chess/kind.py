@@ -207,7 +207,7 @@ class TableKernel(BytesKernel):
             raise MissingSubTables(
                 f"the table of {self.material.name} needs the stored tables of {', '.join(missing)}"
             )
-        tables = WholeTables(self._given)
+        tables = WholeTables(self._given, self.material)  # read as this material's moves reach them
         values = solve_material(self.material, tables, progress, self.checkpoint, self._resume)
         # The table's statistics, stored beside it (GetStats reads them, not the table): counted now, while
         # the solve holds the table unpacked.

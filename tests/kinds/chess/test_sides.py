@@ -15,6 +15,7 @@ import pytest
 
 from engine.keep import Keeper
 from engine.kind import Context
+from engine.precompute import StoredName
 from engine.stored_bytes import encode_words
 from kinds.chess import blocks as chess_blocks
 from kinds.chess.blocks import (
@@ -25,12 +26,13 @@ from kinds.chess.blocks import (
     NotStored,
     SubTablesNeeded,
     WholeTables,
+    needed,
     to_blocks,
     to_side_blocks,
     values_from_bytes,
 )
 from kinds.chess.format import ChessValues, CorruptTable
-from kinds.chess.kind import BLOCKS, TABLE, TABLES, ChessGame
+from kinds.chess.kind import BLOCKS, TABLE, TABLES, ChessGame, TableKernel
 from kinds.chess.material import Material, materials_of, parse_material
 from kinds.chess.records import ChessValue
 from kinds.chess.sides import compact, compact_slots, half, one_side, rebuild, side_of, with_side
@@ -350,3 +352,33 @@ def test_rows_of_the_side_not_stored_are_searched_at_once(
             leaving += any(board.is_capture(m) or m.promotion or board.is_zeroing(m) for m in moves)
     assert leaving > 0
     assert searched > 50
+
+
+@pytest.mark.parametrize("name", ["KPvK", "KQvKR", "KRvKP", "KPvKP", "KNvKP"])
+def test_a_job_reading_tables_of_one_side_solves_the_same_table(
+    tablebase: dict[str, ChessTable], solved: Solved, name: str
+) -> None:
+    """A job given its sub-tables in format 6 (each rebuilt only on the side its moves reach,
+    blocks.WholeTables) stores the same table as a solve from the whole sub-tables in memory; the
+    sides a material's moves reach in a sub-table are the other side to the mover's."""
+    if name not in tablebase:
+        solved.table(name)
+    tables = tablebase if name in tablebase else solved.tables
+    material = parse_material(name)
+    kernel = TableKernel(material)
+    given: dict[StoredName, bytes] = {}
+    for need in kernel.needs():
+        sub = parse_material(need.game_id.partition(":")[2])
+        given[need] = to_side_blocks(tables[sub.name].packed, sub)
+    kernel.give(given)
+    subs = {sub.name: tables[sub.name].packed for sub in material.sub_materials()}
+    made = values_from_bytes(kernel.make(), subs)
+    expected = solve_material(material, subs)
+    assert np.array_equal(made.dtm, expected.dtm) and np.array_equal(made.dtz, expected.dtz)
+    # KQvKR: side A capturing the rook leaves KQvK with side B to move, side B capturing the queen
+    # leaves KRvK (its side A, our B) with our side A, its side B, to move
+    kqkr = parse_material("KQvKR")
+    assert needed(kqkr, parse_material("KQvK"), frozenset((0,))) == {1}
+    assert needed(kqkr, parse_material("KRvK"), frozenset((1,))) == {1}
+    assert needed(kqkr, parse_material("KQvK"), frozenset((1,))) == set()
+    assert needed(None, parse_material("KQvK"), frozenset((0,))) == {0, 1}
