@@ -8,9 +8,10 @@ Where a table comes from, cheapest first:
 - the process's keeper (`TABLES`, engine.keep: least recently used dropped past
   `ChessSettings.table_bytes`, NIMBASE_CACHE_CHESS_TABLE_BYTES; every table of up to four men together
   takes about 64 MB, a five-man one about 1 GB), so a position is then answered in well under 5 ms;
-- storage: a worker's job stores a table as the family "table" by blocks (kinds.chess.blocks, through
-  engine.stored_bytes); its header and index are read once through `ctx.tables`, each block when a probe
-  first needs it, kept in one byte-bounded cache (`BLOCKS`, `ChessSettings.block_bytes`) (`source`
+- storage: a worker's job stores a table as the family "table" by blocks of one side to move
+  (kinds.chess.blocks, through engine.stored_bytes; a position of the other side is valued from its
+  children's, one ply on); its header and index are read once through `ctx.tables`, each block when a
+  probe first needs it, kept in one byte-bounded cache (`BLOCKS`, `ChessSettings.block_bytes`) (`source`
   "table"); a table stored whole before blocks (kinds.chess.format) is still read whole;
 - live: a material of at most `ChessSettings.live_men` men (3: well under a second each) is solved for
   the request, with the tables its captures and promotions lead to (`source` "live"; a stored table
@@ -59,15 +60,15 @@ from kinds.chess.blocks import (
     HEADER_BYTES,
     BlockedValues,
     BlockIndex,
+    WholeTables,
     is_blocked,
-    to_blocks,
-    values_from_bytes,
+    to_side_blocks,
 )
 from kinds.chess.fen import MAX_SYZYGY_MEN, position_fen
-from kinds.chess.format import ChessValues, InflatingTables
+from kinds.chess.format import ChessValues
 from kinds.chess.kernels import index as ix
 from kinds.chess.line import child_probes, choose
-from kinds.chess.material import MAX_MEN, materials_of
+from kinds.chess.material import MAX_MEN, materials_of, solve_order
 from kinds.chess.probe import ChessProbe
 from kinds.chess.records import ChessMove, ChessValue
 from kinds.chess.syzygy import SyzygyProber
@@ -164,7 +165,8 @@ class MissingSubTables(RuntimeError):
 
 class TableKernel(BytesKernel):
     """What a worker runs for the family "table" of a material: its table solved from the stored tables
-    its captures and promotions lead to (`needs`, handed over by `give`), as `ChessValues.to_bytes`.
+    its captures and promotions lead to (`needs`, handed over by `give`), stored by blocks of one side to
+    move (kinds.chess.blocks' format 6).
     Progress counts three passes over the table's slots."""
 
     family = TABLE
@@ -174,8 +176,8 @@ class TableKernel(BytesKernel):
         super().__init__()
         self.material = material
         #: The stored tables given, by material name, as stored: each is inflated only while the solve
-        #: needs it (InflatingTables), so a five-man material with a pawn holds its promotions' five-man
-        #: tables one at a time, not all four at once.
+        #: needs it (blocks.WholeTables, which keeps those of up to four men), so a five-man material with
+        #: a pawn holds its promotions' five-man tables one at a time, not all four at once.
         self._given: dict[str, bytes] = {}
         #: Given each checkpoint record of the solve as its stage ends (kinds.chess.checkpoint):
         #: whoever runs the kernel keeps them, so that a solve stopped part way resumes (`resume`).
@@ -189,7 +191,10 @@ class TableKernel(BytesKernel):
         self._resume = list(records)  # not joined: a copy of tens of megabytes the solve would hold too
 
     def needs(self) -> tuple[StoredName, ...]:
-        return tuple(StoredName(sub.game_id, TABLE) for sub in self.material.sub_materials())
+        """The stored tables of every material its captures and promotions lead to, and of those theirs
+        lead to, down to the fewest men: a sub-table storing one side to move (block format 6) is read
+        whole by rebuilding its other side from its own sub-tables."""
+        return tuple(StoredName(sub.game_id, TABLE) for sub in reached(self.material))
 
     def give(self, inputs: Mapping[StoredName, bytes]) -> None:
         for name, data in inputs.items():
@@ -197,17 +202,17 @@ class TableKernel(BytesKernel):
             self._given[material.name] = data
 
     def make(self, progress: Callable[[int, int], None] | None = None) -> bytes:
-        missing = [sub.name for sub in self.material.sub_materials() if sub.name not in self._given]
+        missing = [sub.name for sub in reached(self.material) if sub.name not in self._given]
         if missing:
             raise MissingSubTables(
                 f"the table of {self.material.name} needs the stored tables of {', '.join(missing)}"
             )
-        tables = InflatingTables(self._given, values_from_bytes)
+        tables = WholeTables(self._given, self.material)  # read as this material's moves reach them
         values = solve_material(self.material, tables, progress, self.checkpoint, self._resume)
         # The table's statistics, stored beside it (GetStats reads them, not the table): counted now, while
         # the solve holds the table unpacked.
         self._stats = ChessTable(self.material, values, {}, "table").stats()
-        return to_blocks(values)
+        return to_side_blocks(values, self.material)
 
     def object_stats(self) -> dict[str, Any] | None:
         return self._stats
@@ -218,14 +223,23 @@ class TableKernel(BytesKernel):
 SOLVE_BLOCK_BYTES = 7
 
 
+def reached(material: Material) -> list[Material]:
+    """The materials `material`'s captures and promotions lead to, and theirs, each after those it
+    leads to (the tables its job reads)."""
+    return [sub for sub in solve_order(material.sub_materials()) if sub != material]
+
+
 def job_memory(material: Material) -> int:
     """About the peak address space of the process solving `material`'s table: the process itself, the
-    table's DTM and DTZ (4 bytes a slot), the block being solved, and the largest table it reads, inflated
-    (KQRvKR: 3.2 GiB counted, 3.1 GiB measured by bench.bench_chess_jobs --five; a five-man material
-    with a pawn, whose DTM and DTZ alone take 3.2 GB, needs a larger cap than the default)."""
+    table's DTM and DTZ (4 bytes a slot), the block being solved, the largest table it reads, inflated and
+    its side not stored rebuilt (6 bytes a slot: the side stored, then the whole table), and the tables of
+    up to four men its reads keep (blocks.WholeTables) (KQRvKR: 3.2 GiB counted before tables stored one
+    side, 3.1 GiB measured by bench.bench_chess_jobs --five; a five-man material with a pawn, whose DTM
+    and DTZ alone take 3.2 GB, needs a larger cap than the default)."""
     block = int(ix.block_size(material.spec))
     read = max((sub.slots for sub in material.sub_materials() if sub != material), default=0)
-    return PROCESS_BYTES + 4 * material.slots + SOLVE_BLOCK_BYTES * block + 4 * read
+    kept = sum(sub.slots for sub in reached(material) if sub.men <= WholeTables.KEEP_MEN)
+    return PROCESS_BYTES + 4 * material.slots + SOLVE_BLOCK_BYTES * block + 6 * read + 4 * kept
 
 
 def bulk_ids(men: int) -> list[str]:
@@ -291,7 +305,7 @@ class ChessGame(GameKind[chess.Board]):
         def probe(board: chess.Board) -> ChessProbe:
             return look(board).probe
 
-        choice = choose(position, metric, probe, lambda: look.table(position))
+        choice = choose(position, metric, probe, lambda: look.table(position), look.table_of)
         root = look(position)
         if choice is None:
             info = position_info(position, root.probe)
@@ -380,7 +394,9 @@ class ChessGame(GameKind[chess.Board]):
         look = self.lookup(ctx)
         known = None
         if look.syzygy is None:  # nimbase's own tables: the moves' positions valued in one call
-            known = child_probes(position, lambda board: look(board).probe, lambda: look.table(position))
+            known = child_probes(
+                position, lambda board: look(board).probe, lambda: look.table(position), look.table_of
+            )
         found = answer(position, lambda board: look(board).probe, known)
         source, game = look.where(position)
         value = chess_value(game, position, found.info, source)
@@ -415,7 +431,7 @@ class ChessGame(GameKind[chess.Board]):
         stored = ctx.tables.stored_stats(self.game_id, TABLE)  # made by the worker that stored the table
         if stored is not None and stored.get("game") == self.game_id:
             return dict(stored)
-        return self.table(self.material, ctx).stats()
+        return self.table(self.material, ctx).stats(lambda m: self.table(m, ctx))
 
     def plan_job(self, upto: int, fill: bool = False, family: str | None = None) -> JobPlan:
         """The job storing the material's table (family "table"; `upto` and `fill` do not apply: the whole
@@ -466,7 +482,7 @@ class ChessGame(GameKind[chess.Board]):
         def make() -> ChessTable:
             subs = {m.name: self.table(m, ctx) for m in material.sub_materials() if m != material}
             ctx.deadline.check(what)
-            values = {name: table.packed for name, table in subs.items()}
+            values = {name: table.packed_with(lambda m: self.table(m, ctx)) for name, table in subs.items()}
             packed = solve_material(material, values, lambda _d, _t: ctx.deadline.check(what))
             return ChessTable(material, packed, {}, "live")
 
@@ -540,6 +556,8 @@ class Lookup:
         self.settings = ctx.settings_for(ChessSettings)
         self.syzygy = ctx.resources.of(SYZYGY)
         self.tables: dict[tuple[int, ...], tuple[ChessTable | None, str]] = {}
+        #: The own tables `table_of` found, by material.
+        self.own: dict[Material, ChessTable] = {}
 
     def _find(self, board: chess.Board) -> tuple[ChessTable | None, str]:
         material, _ = board_material(board)
@@ -578,12 +596,15 @@ class Lookup:
         if table is None:
             assert self.syzygy is not None
             return Looked(self.syzygy.probe(board), "syzygy", game)
-        return Looked(table.probe(board, self._table_of), table.source, game)
+        return Looked(table.probe(board, self.table_of), table.source, game)
 
-    def _table_of(self, material: Material) -> ChessTable:
-        """The own table of a material an en passant capture leads to (the refusal naming its job when
-        it is not stored, as for any move's table)."""
-        return self.game.table(material, self.ctx)
+    def table_of(self, material: Material) -> ChessTable:
+        """The own table of a material an en passant capture or a one-ply search leads to (the refusal
+        naming its job when it is not stored, as for any move's table), each found once a request."""
+        found = self.own.get(material)
+        if found is None:
+            found = self.own[material] = self.game.table(material, self.ctx)
+        return found
 
 
 class Looked(NamedTuple):

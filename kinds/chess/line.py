@@ -30,7 +30,7 @@ from kinds.chess.answers import (
 )
 from kinds.chess.kernels.values import dtm_plies, dtz_plies, wdl
 from kinds.chess.probe import ChessProbe
-from kinds.chess.tables import ChessTable, board_material, board_squares
+from kinds.chess.tables import ChessTable, TableOf, board_material, board_squares
 
 _RANK = {name: rank for rank, name in enumerate(CATEGORY_ORDER)}
 _DRAW = _RANK["draw"]
@@ -80,14 +80,16 @@ def _dtm_rank(child: _Child) -> tuple[int, int, str]:
 
 
 def child_probes(
-    board: chess.Board, probe: Prober, own: Callable[[], ChessTable]
+    board: chess.Board, probe: Prober, own: Callable[[], ChessTable], others: TableOf | None = None
 ) -> dict[chess.Move, ChessProbe]:
     """The probe of the position each legal move of `board` reaches, in python-chess's order of the
     moves (BestMove's answer takes them instead of probing each board)."""
-    return {child.move: child.probe for child in _children(board, probe, own)}
+    return {child.move: child.probe for child in _children(board, probe, own, others)}
 
 
-def _children(board: chess.Board, probe: Prober, own: Callable[[], ChessTable]) -> list[_Child]:
+def _children(
+    board: chess.Board, probe: Prober, own: Callable[[], ChessTable], others: TableOf | None = None
+) -> list[_Child]:
     """Every legal move of `board` with the probe of the position it reaches (`info` not filled yet)."""
     moves = list(board.generate_legal_moves())
     children: list[_Child] = []
@@ -127,7 +129,7 @@ def _children(board: chess.Board, probe: Prober, own: Callable[[], ChessTable]) 
         assert table is not None
         stm = 0 if board.turn == (chess.BLACK if flip else chess.WHITE) else 1
         stms = np.full(len(rows), 1 - stm, dtype=np.int64)
-        values = table.encoded_rows(np.array(rows, dtype=np.int64), stms)
+        values = table.encoded_rows(np.array(rows, dtype=np.int64), stms, others)
         for k, child in enumerate(staying):
             if values is None:  # not expected of a legal board: probe it as BestMove would
                 after = board.copy(stack=False)
@@ -139,12 +141,16 @@ def _children(board: chess.Board, probe: Prober, own: Callable[[], ChessTable]) 
 
 
 def choose(
-    board: chess.Board, metric: str | None, probe: Prober, own: Callable[[], ChessTable]
+    board: chess.Board,
+    metric: str | None,
+    probe: Prober,
+    own: Callable[[], ChessTable],
+    others: TableOf | None = None,
 ) -> Choice | None:
     """The move a main line plays from `board` ("dtm": the fastest mate, slowest loss; else lila's first
     move), None when it has no legal move. `probe` looks a board up as BestMove does; `own` is the table
     of the board's material (looked up when a move stays in it, in the order BestMove looks tables up)."""
-    done = _children(board, probe, own)
+    done = _children(board, probe, own, others)
     if not done:
         return None
     before = board.halfmove_clock

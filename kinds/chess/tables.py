@@ -23,7 +23,7 @@ kinds.chess.kind' `ChessGame`.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 import chess
 import numpy as np
@@ -32,12 +32,13 @@ from numpy.typing import NDArray
 from engine.errors import LimitExceeded
 from engine.moves import move_rank
 from engine.values import MoveValue, Outcome, Source, Value
-from kinds.chess.blocks import BlockedValues, ReadRange, to_blocks
+from kinds.chess.blocks import BlockedValues, ReadRange, to_side_blocks
 from kinds.chess.fen import MAX_SYZYGY_MEN, MAX_TABLE_MEN, check_material, parse_fen
 from kinds.chess.format import ChessValues
 from kinds.chess.kernels import index as ix
-from kinds.chess.kernels.lookup import probe_many
-from kinds.chess.kernels.values import after, better, dtm_plies, dtz_plies, wdl, zeroing
+from kinds.chess.kernels.lookup import best_many, children_many, probe_many
+from kinds.chess.kernels.movegen import MAX_MOVES
+from kinds.chess.kernels.values import NONE, after, better, dtm_plies, dtz_plies, wdl, zeroing
 from kinds.chess.material import MAX_MEN, Material, materials_of, parse_material, solve_order
 from kinds.chess.probe import ChessProbe
 from kinds.chess.records import ChessMove
@@ -163,6 +164,26 @@ def board_of_slot(material: Material, slot: int) -> chess.Board | None:
     return board
 
 
+def _board(material: Material, squares: I64, stm: int) -> chess.Board:
+    """The position of men on `squares` as the index orders them (side A as White), `stm` to move."""
+    board = chess.Board(None)
+    men = [(chess.KING, 0), (chess.KING, 1), *material.pieces]
+    for square, (kind, owner) in zip(squares.tolist(), men, strict=False):
+        board.set_piece_at(square, chess.Piece(kind, owner == 0))
+    board.turn = stm == 0
+    return board
+
+
+def _leaves(board: chess.Board, move: chess.Move) -> bool:
+    """Whether a move leaves the table (a capture, a promotion) or may leave an en passant square (a
+    double step): those `children_many` leaves to a search by board."""
+    return (
+        board.is_capture(move)
+        or move.promotion is not None
+        or (board.pawns >> move.from_square & 1 == 1 and abs(move.to_square - move.from_square) == 16)
+    )
+
+
 def _has_en_passant(board: chess.Board) -> bool:
     return board.ep_square is not None and board.has_legal_en_passant()
 
@@ -197,9 +218,17 @@ class ChessTable:
 
     @property
     def packed(self) -> ChessValues:
-        """Every slot's values in memory (a blocked table's blocks all read: whole-table readers only)."""
+        """Every slot's values in memory (a blocked table's blocks all read: whole-table readers only; a
+        table of one side to move rebuilt from the sub-tables in `tables`)."""
+        return self.packed_with(None)
+
+    def packed_with(self, others: TableOf | None) -> ChessValues:
+        """`packed`, a table of one side to move (block format 6) rebuilt from the whole values of the
+        sub-tables `others` gives (else `tables`; LimitExceeded naming one missing)."""
         values = self.values
-        return values if isinstance(values, ChessValues) else values.whole()
+        if isinstance(values, ChessValues):
+            return values
+        return values.whole(_SubValues(self, others))
 
     @property
     def nbytes(self) -> int:
@@ -215,8 +244,8 @@ class ChessTable:
         return ChessTable(self.material, values.reading(read), self.tables, self.source, self._stats)
 
     def to_bytes(self) -> bytes:
-        """What a worker stores, by blocks (kinds.chess.blocks)."""
-        return to_blocks(self.packed)
+        """What a worker stores, by blocks of one side to move (kinds.chess.blocks' format 6)."""
+        return to_side_blocks(self.packed, self.material)
 
     def slot(self, board: chess.Board) -> int:
         """The board's slot in this table (the board must be of its material and legal)."""
@@ -242,13 +271,26 @@ class ChessTable:
     def encoded(self, board: chess.Board, others: TableOf | None = None) -> tuple[int, int]:
         """(DTM, DTZ) of a legal board of this material or one its moves lead to, in
         kinds.chess.kernels.values' encoding; a capturable en passant square is played (the capture
-        leads into another material's table: `others` gives it, else `tables`)."""
+        leads into another material's table: `others` gives it, else `tables`); a side to move the
+        table does not store (block format 6) is searched one ply (`encoded_rows`)."""
         if not _has_en_passant(board):
             material, flip = board_material(board)
             table = self if material == self.material or others is None else others(material)
-            return table._table_for(material).values.lookup(_slot(material, board, flip))
+            owner = table._table_for(material)
+            values = owner.values
+            slot = _slot(material, board, flip)
+            if isinstance(values, ChessValues) or values.holds(slot):
+                return values.lookup(slot)
+            squares = np.array([board_squares(material, board, flip)], dtype=np.int64)
+            stm = np.array([0 if board.turn == (chess.BLACK if flip else chess.WHITE) else 1], dtype=np.int64)
+            found = owner._searched_rows(values, squares, stm, others, self)
+            return int(found[0, 0]), int(found[0, 1])
+        # A capturable en passant square: the best move's values, one ply on.
+        moves = list(board.legal_moves)
+        if not moves:
+            return (-1, -1) if board.is_check() else (0, 0)
         best_m, best_z = -32768, -32768
-        for move in list(board.legal_moves):
+        for move in moves:
             zeroing_move = board.is_zeroing(move)
             board.push(move)
             try:
@@ -268,10 +310,13 @@ class ChessTable:
     def probe_many(self, boards: list[chess.Board]) -> list[ChessProbe]:
         return [self.probe(board) for board in boards]
 
-    def encoded_rows(self, squares: I64, stms: I64) -> I64 | None:
+    def encoded_rows(self, squares: I64, stms: I64, others: TableOf | None = None) -> I64 | None:
         """(DTM, DTZ) per row of positions of this table's material as the index sees them
         (`board_squares`, side to move per row: 0 side A), in one numba call; None when a row names no
-        position of the table."""
+        position of the table. A row of the side a table of one side to move does not store is searched
+        one ply: its children in the table valued at once from their values (their blocks read once for
+        every row), its captures, promotions and double steps board by board (`encoded`; `others`: as
+        it takes it)."""
         out = np.empty((squares.shape[0], 2), dtype=np.int64)
         values = self.values
         if isinstance(values, ChessValues):
@@ -285,8 +330,48 @@ class ChessTable:
         )
         if (slots < 0).any():
             return None
-        out[:, 0], out[:, 1] = values.lookup_slots(slots)
+        held = np.array([values.holds(slot) for slot in slots.tolist()], dtype=np.bool_)
+        if held.all():
+            out[:, 0], out[:, 1] = values.lookup_slots(slots)
+            return out
+        out[held, 0], out[held, 1] = values.lookup_slots(slots[held])
+        searched = np.flatnonzero(~held)
+        out[searched] = self._searched_rows(values, squares[searched], stms[searched], others)
         return out
+
+    def _searched_rows(
+        self,
+        values: BlockedValues,
+        squares: I64,
+        stms: I64,
+        others: TableOf | None,
+        via: ChessTable | None = None,
+    ) -> I64:
+        """`encoded_rows` of rows of the side `values` does not store, one ply on (the moves leaving the
+        table valued by `via`'s `encoded`, else this table's)."""
+        rows = squares.shape[0]
+        children = np.empty(rows * MAX_MOVES, dtype=np.int64)
+        zeroes = np.empty(rows * MAX_MOVES, dtype=np.bool_)
+        starts = np.empty(rows + 1, dtype=np.int64)
+        leaves = np.empty(rows, dtype=np.bool_)
+        count = children_many(self.material.spec, squares, stms, children, zeroes, starts, leaves)
+        found = np.empty((rows, 2), dtype=np.int64)
+        dtm, dtz = values.lookup_slots(children[:count])  # each of the stored side's blocks read once
+        best_many(dtm, dtz, zeroes[:count], starts, found)
+        for i in np.flatnonzero(leaves).tolist():
+            board = _board(self.material, squares[i], int(stms[i]))
+            moves = [move for move in board.legal_moves if _leaves(board, move)]
+            if not moves and int(found[i, 0]) == NONE:
+                found[i] = (-1, -1) if board.is_check() else (0, 0)  # no move at all
+            for move in moves:  # each zeroes the clock
+                board.push(move)
+                try:
+                    vm, vz = (via or self).encoded(board, others)
+                finally:
+                    board.pop()
+                found[i, 0] = better(int(found[i, 0]), after(vm))
+                found[i, 1] = better(int(found[i, 1]), zeroing(vz))
+        return found
 
     def value(self, board: chess.Board) -> Value:
         """The value of a legal board of this table's material or of one its moves lead to (LimitExceeded
@@ -322,16 +407,16 @@ class ChessTable:
         moves.sort(key=move_rank)
         return moves
 
-    def stats(self) -> dict[str, object]:
+    def stats(self, others: TableOf | None = None) -> dict[str, object]:
         """wins, losses, draws, longest_win and longest_loss (plies) over every position of the table,
         either side to move, each counted once (up to the board's symmetries), with a position of each
-        longest line, its size and where it came from."""
+        longest line, its size and where it came from (`others`: as `packed_with` takes it)."""
         if not self._stats:
-            self._stats.update(self._count())
+            self._stats.update(self._count(others))
         return dict(self._stats)
 
-    def _count(self) -> dict[str, object]:
-        packed = self.packed
+    def _count(self, others: TableOf | None) -> dict[str, object]:
+        packed = self.packed_with(others)
         dtm = packed.dtm
         once = ix.valid_mask(self.material.spec, 0, len(packed))
         wins = (dtm > 0) & once
@@ -357,3 +442,24 @@ class ChessTable:
                 assert board is not None
                 out[key] = canonical_fen(board)
         return out
+
+
+class _SubValues(Mapping[str, ChessValues]):
+    """The whole values of a table's sub-tables by material name (a rebuild of its side not stored
+    reads them): from `others` where given, else the table's `tables`."""
+
+    def __init__(self, table: ChessTable, others: TableOf | None) -> None:
+        self._table = table
+        self._others = others
+
+    def __getitem__(self, name: str) -> ChessValues:
+        material = parse_material(name)
+        others = self._others
+        found = others(material) if others is not None else self._table._table_for(material)
+        return found.packed_with(others)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sub.name for sub in self._table.material.sub_materials())
+
+    def __len__(self) -> int:
+        return len(self._table.material.sub_materials())

@@ -19,8 +19,8 @@ SMALL_MATERIALS = ("KvK", "KQvK", "KRvK", "KBvK", "KNvK", "KPvK")
 def tablebase() -> dict[str, ChessTable]:
     """The tables of SMALL_MATERIALS by name, solved once for the session the way workers' jobs solve
     and store them (`TableKernel.make`, given the stored bytes of the tables it needs) and read back as
-    whole (`values_from_bytes`); each holds the others, so that its moves out of
-    its material are valued (tests only read them)."""
+    whole (`values_from_bytes`, a table of one side to move rebuilt from the tables it leads to); each
+    holds the others, so that its moves out of its material are valued (tests only read them)."""
     stored: dict[str, bytes] = {}
     tables: dict[str, ChessTable] = {}
     for name in SMALL_MATERIALS:
@@ -28,7 +28,8 @@ def tablebase() -> dict[str, ChessTable]:
         kernel = TableKernel(material)
         kernel.give({need: stored[need.game_id.partition(":")[2]] for need in kernel.needs()})
         stored[name] = kernel.make()
-        tables[name] = ChessTable(material, values_from_bytes(stored[name]), tables)
+        subs = {sub.name: tables[sub.name].packed for sub in material.sub_materials()}
+        tables[name] = ChessTable(material, values_from_bytes(stored[name], subs), tables)
     return tables
 
 

@@ -243,9 +243,10 @@ def test_a_four_man_table_not_stored_names_its_job(api: Endpoints) -> None:
         api.client.best_move("chess:KQvKR", fen)
     assert info.value.code == "RESOURCE_EXHAUSTED" and info.value.job is not None
     assert info.value.job["id"] == job["id"]
-    # the job waits for the jobs storing the tables it reads (KQvK, KRvK), queued with it
+    # the job waits for the jobs storing the tables it reads (KQvK, KRvK, and KvK, which they read: a
+    # table of one side to move is read whole from its own sub-tables), queued with it
     waits_for = api.client.get_job(job["id"])["waits_for"]
-    assert len(waits_for) == 2
+    assert len(waits_for) == 3
     for queued in [job["id"], *waits_for]:
         api.client.cancel_job(queued)  # the worker test below runs every queued job
 

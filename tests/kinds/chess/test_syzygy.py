@@ -26,18 +26,21 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine.precompute import StoredName
 from kinds.chess import answers as chess_answers
 from kinds.chess import block_codec as chess_block_codec
 from kinds.chess import blocks as chess_blocks
 from kinds.chess import format as chess_format
 from kinds.chess import material as chess_material
 from kinds.chess import ranks as chess_ranks
+from kinds.chess import sides as chess_sides
 from kinds.chess import solve as chess_solve
 from kinds.chess import tables as chess_tables
 from kinds.chess.answers import FIFTY_MOVES
 from kinds.chess.blocks import values_from_bytes
 from kinds.chess.kernels import index as chess_index
 from kinds.chess.kernels import movegen as chess_movegen
+from kinds.chess.kernels import oneply as chess_oneply
 from kinds.chess.kernels import retro as chess_retro
 from kinds.chess.kernels import values as chess_values
 from kinds.chess.kind import TableKernel
@@ -74,6 +77,8 @@ _SOURCES = (
     chess_ranks,
     chess_material,
     chess_solve,
+    chess_sides,
+    chess_oneply,
 )
 
 
@@ -83,6 +88,10 @@ def _solver_key() -> str:
         assert module.__file__ is not None
         digest.update(Path(module.__file__).read_bytes())
     return digest.hexdigest()[:16]
+
+
+def _material_of(need: StoredName) -> Material:
+    return chess_material.parse_material(need.game_id.partition(":")[2])
 
 
 class Solved:
@@ -101,8 +110,7 @@ class Solved:
             data = path.read_bytes()
         else:
             kernel = TableKernel(material)
-            subs = zip(kernel.needs(), material.sub_materials(), strict=True)
-            kernel.give({need: self._bytes(sub) for need, sub in subs})
+            kernel.give({need: self._bytes(_material_of(need)) for need in kernel.needs()})
             data = kernel.make()
             self.folder.mkdir(parents=True, exist_ok=True)
             partial = path.with_suffix(f".{os.getpid()}.part")  # another test process may write it too
@@ -116,7 +124,8 @@ class Solved:
             material = chess_material.parse_material(name)
             for sub in material.sub_materials():
                 self.table(sub.name)
-            values = values_from_bytes(self._bytes(material))
+            subs = {sub.name: self.tables[sub.name].packed for sub in material.sub_materials()}
+            values = values_from_bytes(self._bytes(material), subs)
             self.tables[name] = ChessTable(material, values, self.tables)
         return self.tables[name]
 

@@ -547,7 +547,7 @@ def test_the_kind_answers_as_its_tables(tablebase: Tables, served: Context) -> N
     """The kind, reading the tables from storage and parsing FENs, answers as the tables' lookups on
     the boards; a table's bytes read back as the same table."""
     krk = tablebase["KRvK"]
-    again = values_from_bytes(krk.to_bytes())
+    again = values_from_bytes(krk.to_bytes(), {"KvK": tablebase["KvK"].packed})
     assert np.array_equal(again.dtm, krk.packed.dtm) and np.array_equal(again.dtz, krk.packed.dtz)
     rng = random.Random(1)
     for _, board in valid_boards(krk.material, rng, 50):
@@ -608,7 +608,8 @@ def test_stats_stored_beside_a_table_are_those_of_the_table(tablebase: Tables) -
         words = kernel.words()
         stats = kernel.stats_part(words, 0)
         assert kernel.stores_stats
-        assert stats == ChessTable(material, values_from_bytes(kernel.make()), {}, "table").stats()
+        subs = {sub.name: tablebase[sub.name].packed for sub in material.sub_materials()}
+        assert stats == ChessTable(material, values_from_bytes(kernel.make(), subs), {}, "table").stats()
         assert stats is not None and kernel.stats_part(words[:-1], 0) is None
         stored = StoredWords()  # the statistics stored, not the table: GetStats reads only them
         stored.stats[(material.game_id, TABLE)] = stats
