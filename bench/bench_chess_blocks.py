@@ -31,13 +31,20 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from pathlib import Path
 
 import httpx
 
 from bench.bench_chess_answers import latencies, positions
 from bench.chess_cache import solved_bytes, store_tables
-from bench.common import ADMIN_TOKEN, Server, figure, fresh_database, process_tree, running_server
+from bench.common import (
+    ADMIN_TOKEN,
+    Server,
+    figure,
+    fresh_database,
+    pids_resident,
+    process_tree,
+    running_server,
+)
 from kinds.chess.blocks import to_blocks
 from kinds.chess.format import ChessValues
 from kinds.chess.kind import TABLE
@@ -119,15 +126,7 @@ def p50_ms(samples: list[float]) -> float:
 
 def resident_mib(server: Server) -> float:
     """VmRSS of the server's processes together (MiB)."""
-    total = 0
-    for pid in process_tree(server.pid):
-        try:
-            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1]) * 1024
-        except OSError:
-            continue
-    return total / 2**20
+    return pids_resident(process_tree(server.pid)) / 2**20
 
 
 def measure(url: str, name: str, fens: list[str], spread: list[tuple[str, str]]) -> dict[str, float]:

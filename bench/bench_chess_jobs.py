@@ -28,7 +28,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from bench.common import cpu_seconds, figure, fresh_database, process_tree
+from bench.common import cpu_seconds, figure, fresh_database, pids_cpu, process_tree
 from engine.precompute import plan_job
 from engine.registry import parse_game_id, plan_stored
 from kinds.chess.kernels import index as ix
@@ -57,16 +57,6 @@ def _ours() -> list[int]:
     return out
 
 
-def _cpu(pids: list[int]) -> float:
-    total = 0.0
-    for pid in pids:
-        try:
-            total += cpu_seconds(pid)
-        except OSError:
-            continue
-    return total
-
-
 def _peaks(pids: list[int]) -> tuple[int, int]:
     """The largest peak resident size (VmHWM) and address space (VmPeak) among `pids`, in bytes."""
     hwm = peak = 0
@@ -87,13 +77,13 @@ def run_worker(engine: sa.Engine, what: str) -> tuple[float, float, int, int]:
     """One worker with the default settings until no job is left: (wall s, CPU s of the worker and its
     child, the child's peak RSS, its peak address space), read before the child is stopped."""
     worker = Worker(engine)
-    before, own = _cpu(_ours()), cpu_seconds(os.getpid())
+    before, own = pids_cpu(_ours()), cpu_seconds(os.getpid())
     started = time.perf_counter()
     while worker.run_once():  # not run_until_idle: the child's CPU and peaks are read before it stops
         pass
     wall = time.perf_counter() - started
     pids = [pid for pid in _ours() if pid != os.getpid()]
-    cpu, own = _cpu(_ours()) - before, cpu_seconds(os.getpid()) - own
+    cpu, own = pids_cpu(_ours()) - before, cpu_seconds(os.getpid()) - own
     hwm, peak = _peaks(pids)
     worker.close()
     figure(f"{what} (wall)", wall, "s")

@@ -37,7 +37,7 @@ import sqlalchemy as sa
 
 from bench.bench_chess_answers import positions
 from bench.bench_chess_blocks import READY_SECONDS, p50_ms, resident_mib, timed
-from bench.common import cpu_seconds, figure, process_tree, running_server
+from bench.common import figure, pids_cpu, pids_resident, process_tree, running_server
 from engine.precompute import plan_job
 from engine.registry import bulk_ids, parse_game_id, plan_stored
 from kinds.chess.kernels import index as ix
@@ -129,29 +129,6 @@ def queue_part(engine: sa.Engine, part: str, men: int) -> int:
     return asked
 
 
-def resident(pids: list[int]) -> int:
-    """The resident bytes of `pids` together (VmRSS)."""
-    total = 0
-    for pid in pids:
-        try:
-            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1]) << 10
-        except OSError:
-            continue
-    return total
-
-
-def tree_cpu(pids: list[int]) -> float:
-    total = 0.0
-    for pid in pids:
-        try:
-            total += cpu_seconds(pid)
-        except OSError:
-            continue
-    return total
-
-
 class Build:
     """The workers and the sampling of what each one's job costs."""
 
@@ -189,7 +166,7 @@ class Build:
 
     def run(self, names: set[str], hours: float) -> None:
         """Sample until every job of `names` is done or failed, or `hours` have passed."""
-        last = {w.pid: tree_cpu(process_tree(w.pid)) for w in self.workers}
+        last = {w.pid: pids_cpu(process_tree(w.pid)) for w in self.workers}
         started = time.monotonic()
         wall_before = self.log.wall
         while time.monotonic() - started < hours * 3600:
@@ -199,7 +176,7 @@ class Build:
             }
             for worker in self.workers:
                 pids = process_tree(worker.pid)
-                cpu = tree_cpu(pids)
+                cpu = pids_cpu(pids)
                 spent, last[worker.pid] = cpu - last[worker.pid], cpu
                 job = next((j for owner, j in running.items() if owner and f":{worker.pid}:" in owner), None)
                 if job is None or job.game_id not in self.by_name:
@@ -208,7 +185,7 @@ class Build:
                 material = self.by_name[job.game_id]
                 figures = self.log.jobs.setdefault(material.name, JobFigures(material.name, material.slots))
                 figures.cpu += spent
-                figures.peak_rss = max(figures.peak_rss, resident(pids))
+                figures.peak_rss = max(figures.peak_rss, pids_resident(pids))
             self.log.wall = wall_before + time.monotonic() - started
             self.log.write(self.log_path)
             if not self.open_jobs(names):
@@ -286,12 +263,12 @@ def serve(url: str, log: RunLog, queries: int) -> None:
         running_server(url, 1, {"NIMBASE_LOG_LEVEL": "ERROR"}, ready_seconds=READY_SECONDS) as server,
         httpx.Client(base_url=server.base, timeout=600) as client,
     ):
-        idle, idle_own = resident_mib(server), resident([server.pid]) / 2**20
+        idle, idle_own = resident_mib(server), pids_resident([server.pid]) / 2**20
         first = [timed(client, "/v1/value", f"chess:{n}", fen) for n, fen in zip(asked, fens, strict=True)]
         again = [timed(client, "/v1/value", f"chess:{n}", fen) for n, fen in zip(asked, fens, strict=True)]
         pairs = list(zip(asked, fens, strict=True))[:BEST_MOVES]
         best = [timed(client, "/v1/best-move", f"chess:{n}", fen) for n, fen in pairs]
-        after, after_own = resident_mib(server), resident([server.pid]) / 2**20
+        after, after_own = resident_mib(server), pids_resident([server.pid]) / 2**20
     figure(f"{what}: GetValue p50, first asked", p50_ms(first), "ms")
     figure("chess set served: GetValue p50 with a cold block: target", TARGET_COLD_MS, "ms")
     figure(f"{what}: GetValue p50, asked again", p50_ms(again), "ms")

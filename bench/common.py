@@ -133,6 +133,30 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def pids_cpu(pids: Sequence[int]) -> float:
+    """User + system CPU time of the processes `pids` together (those gone since count nothing)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            total += cpu_seconds(pid)
+        except OSError:
+            continue
+    return total
+
+
+def pids_resident(pids: Sequence[int]) -> int:
+    """The resident bytes (VmRSS) of the processes `pids` together (those gone since count nothing)."""
+    total = 0
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) << 10
+        except OSError:
+            continue
+    return total
+
+
 def latency_figures(name: str, samples: list[float]) -> None:
     samples = sorted(samples)
     figure(f"{name}: median latency", statistics.median(samples) * 1e6, "µs")

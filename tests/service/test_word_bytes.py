@@ -19,7 +19,7 @@ from service.sequences.tables import SequenceTables
 from storage.packing import CHUNK_VALUES
 from storage.sequences import SequenceStore
 from tests.engine.contexts import engine_context
-from tests.storage.helpers import corruption_reports, repair_jobs, running_job
+from tests.storage.helpers import corruption_reports, repair_jobs, store_whole
 
 GAME, FAMILY = "graph:ranges", "heap"
 #: An object of a little over two chunks of words, as a kind's compressed bytes look.
@@ -35,21 +35,7 @@ RANGES = [
 
 
 def store(engine: sa.Engine, *, plain: bool, data: bytes = DATA) -> None:
-    words = encode_words(data)
-    job = running_job(engine, GAME, len(words))
-    SequenceStore(engine).write_extension(
-        job_id=job.id,
-        worker_id="w1",
-        game_id=GAME,
-        family=FAMILY,
-        start=0,
-        values=words,
-        period=None,
-        done=len(words),
-        total=len(words),
-        finish=True,
-        plain=plain,
-    )
+    store_whole(engine, GAME, encode_words(data), plain=plain)
 
 
 def tables(engine: sa.Engine) -> SequenceTables:

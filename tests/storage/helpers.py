@@ -9,6 +9,7 @@ import sqlalchemy as sa
 from numpy.typing import NDArray
 
 from storage.jobs import Job, JobQueue
+from storage.sequences import SequenceStore
 
 
 def oracle_values(moves: tuple[int, ...], stop: int) -> NDArray[np.uint32]:
@@ -30,6 +31,27 @@ def running_job(engine: sa.Engine, game_id: str, upto: int, worker_id: str = "w1
     claimed = queue.claim(worker_id, 60)
     assert claimed is not None and claimed.id == job.id
     return claimed
+
+
+def store_whole(engine: sa.Engine, game_id: str, words: NDArray[np.uint32], *, plain: bool) -> SequenceStore:
+    """`words` stored as `game_id`'s object in one fenced write by a job claimed for it, as a worker stores
+    an object made whole (`plain`: as plain words, which a range read reads in part)."""
+    job = running_job(engine, game_id, len(words))
+    store = SequenceStore(engine)
+    store.write_extension(
+        job_id=job.id,
+        worker_id="w1",
+        game_id=game_id,
+        family=job.family,
+        start=0,
+        values=words,
+        period=None,
+        done=len(words),
+        total=len(words),
+        finish=True,
+        plain=plain,
+    )
+    return store
 
 
 def chunk_rows(engine: sa.Engine) -> list[tuple[Any, ...]]:

@@ -14,14 +14,13 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from numpy.typing import NDArray
 from sqlalchemy.engine import make_url
 
-from storage.jobs import JobQueue
 from storage.migrate import alembic_config, upgrade_head
 from storage.packing import CHUNK_VALUES
 from storage.schema import metadata
 from storage.sequences import SequenceStore
+from tests.storage.helpers import store_whole
 
 
 def _diff(engine: sa.Engine, target: sa.MetaData) -> list[object]:
@@ -262,13 +261,13 @@ def test_external_payload_migration_keeps_rows_written_before_readable(empty_dat
     compressed = sa.text(
         "SELECT pg_column_compression(payload) IS NOT NULL FROM sequence_chunks ORDER BY game_id, chunk_index"
     )
-    words = (np.arange(CHUNK_VALUES + 10, dtype=np.uint32) % 5) << 24  # plain words PostgreSQL compresses
+    words = ((np.arange(CHUNK_VALUES + 10) % 5) << 24).astype(np.uint32)  # plain words PostgreSQL compresses
     _migrate(empty_database_url, "0010")
     engine = sa.create_engine(empty_database_url, poolclass=sa.NullPool)
     try:
         with engine.connect() as conn:
             assert conn.execute(storage).scalar_one() == "x"
-        _store_plain(engine, "graph:1-before", words)
+        store_whole(engine, "graph:1-before", words, plain=True)
         with engine.connect() as conn:
             assert conn.execute(compressed).scalars().all() == [True, False]  # the short last one inline
         _migrate(empty_database_url, "head")
@@ -277,7 +276,7 @@ def test_external_payload_migration_keeps_rows_written_before_readable(empty_dat
         sequences = SequenceStore(engine)
         for game in ("graph:1-before", "graph:2-after"):
             if game == "graph:2-after":
-                _store_plain(engine, game, words)
+                store_whole(engine, game, words, plain=True)
             parts = sequences.read_parts(game, "heap", CHUNK_VALUES - 5, CHUNK_VALUES + 5)
             assert (
                 b"".join(part.data for part in parts) == words[CHUNK_VALUES - 5 : CHUNK_VALUES + 5].tobytes()
@@ -289,24 +288,3 @@ def test_external_payload_migration_keeps_rows_written_before_readable(empty_dat
             assert conn.execute(storage).scalar_one() == "x"
     finally:
         engine.dispose()
-
-
-def _store_plain(engine: sa.Engine, game_id: str, words: NDArray[np.uint32]) -> None:
-    """`words` stored whole as plain words, in one fenced write."""
-    queue = JobQueue(engine)
-    queue.submit(game_id, "heap", len(words))
-    job = queue.claim("w1", 60)
-    assert job is not None
-    SequenceStore(engine).write_extension(
-        job_id=job.id,
-        worker_id="w1",
-        game_id=game_id,
-        family="heap",
-        start=0,
-        values=words,
-        period=None,
-        done=len(words),
-        total=len(words),
-        finish=True,
-        plain=True,
-    )

@@ -13,7 +13,7 @@ from storage.errors import CorruptChunk, MissingChunk, NotStored
 from storage.jobs import JobQueue
 from storage.packing import CHUNK_VALUES, DEFLATE, PLAIN_WIDTH, RAW
 from storage.sequences import SequenceStore
-from tests.storage.helpers import delete_chunk, flip_byte, running_job
+from tests.storage.helpers import delete_chunk, flip_byte, store_whole
 
 GAME, FAMILY = "graph:ranges", "heap"
 #: Two whole chunks and a partial last one.
@@ -36,22 +36,7 @@ def random_words(seed: int = 1) -> NDArray[np.uint32]:
 
 def store(engine: sa.Engine, words: NDArray[np.uint32], *, plain: bool) -> SequenceStore:
     """`words` stored whole in one fenced write, as a worker stores an object made whole."""
-    job = running_job(engine, GAME, len(words))
-    sequences = SequenceStore(engine)
-    sequences.write_extension(
-        job_id=job.id,
-        worker_id="w1",
-        game_id=GAME,
-        family=FAMILY,
-        start=0,
-        values=words,
-        period=None,
-        done=len(words),
-        total=len(words),
-        finish=True,
-        plain=plain,
-    )
-    return sequences
+    return store_whole(engine, GAME, words, plain=plain)
 
 
 def forms(engine: sa.Engine) -> list[tuple[int, int]]:
