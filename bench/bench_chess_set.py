@@ -8,7 +8,9 @@ settings' server) and, beside it under NIMBASE_VAR_DIR, a log of what it measure
 running anything, and `--serve N` measures a server answering N random positions drawn across every
 material the build stored (the issue's serving targets: resident memory, GetValue and BestMove). The
 parts: `pawnless` (every material without pawns, whose tables read only tables without pawns), then
-`all` (the rest: what is stored is not queued again).
+`all` (the rest: what is stored is not queued again). The workers and the queue take their memory cap
+from the settings (NIMBASE_WORKER_MEMORY_BYTES): a five-man material with pawns needs about 8 GiB, above
+the default, and a job no worker could finish is refused when queued, not run.
 
 Measured per material: the job's wall time (its row's start and end), the CPU time of the worker process
 running it and of the worker's computing child while it ran it, and the largest resident size of the two
@@ -42,7 +44,7 @@ from engine.precompute import plan_job
 from engine.registry import bulk_ids, parse_game_id, plan_stored
 from kinds.chess.kernels import index as ix
 from kinds.chess.material import Material, materials_of
-from nimbase.settings import DEFAULT_WORKER, Settings
+from nimbase.settings import Settings
 from service.jobs import worker_admission
 from storage.database import create_engine
 from storage.embedded import database_url
@@ -114,13 +116,13 @@ def part_materials(part: str, men: int) -> list[Material]:
     return [m for m in every if not m.pawnful] if part == "pawnless" else every
 
 
-def queue_part(engine: sa.Engine, part: str, men: int) -> int:
+def queue_part(engine: sa.Engine, part: str, men: int, cap: int) -> int:
     """Queue `part`'s materials as `precompute chess --men 5` does (service.jobs.queue_set: only those no
     other reads are asked for, the rest come as their needs), the pawnless part alone when asked."""
     wanted = {m.game_id for m in part_materials(part, men)}
     plans = [plan_job(parse_game_id(g), 0, False, None) for g in bulk_ids("chess", men) if g in wanted]
     needed = {need for plan in plans for need in plan.needs}
-    queue, admit = JobQueue(engine), worker_admission(DEFAULT_WORKER.memory_bytes)
+    queue, admit = JobQueue(engine), worker_admission(cap)
     asked = 0
     for plan in plans:
         if plan.name not in needed:
@@ -315,7 +317,7 @@ def main() -> None:
     if fresh or (args.resume and args.part is not None and args.part != log.part):
         log.part = args.part or "all"
         log.men = args.men if fresh else log.men
-        asked = queue_part(build.engine, log.part, log.men)
+        asked = queue_part(build.engine, log.part, log.men, settings.worker.memory_bytes)
         figure(f"chess set ({log.part}): jobs asked for (the rest queued as what they read)", asked, "jobs")
     if not args.report:
         log.workers = args.workers
