@@ -5,12 +5,14 @@ Long (an hour and more, so not in `make bench`'s list). The run keeps its own da
 settings' server) and, beside it under NIMBASE_VAR_DIR, a log of what it measured, so that a run stopped
 (Ctrl-C, or `--hours` reached: the workers put their jobs back, their checkpoints kept) is continued by
 `--resume`, which queues nothing and starts the workers again; `--report` prints the figures without
-running anything, and `--serve N` measures a server answering N random positions drawn across every
-material the build stored (the issue's serving targets: resident memory, GetValue and BestMove). The
-parts: `pawnless` (every material without pawns, whose tables read only tables without pawns), then
-`all` (the rest: what is stored is not queued again). The workers and the queue take their memory cap
-from the settings (NIMBASE_WORKER_MEMORY_BYTES): a five-man material with pawns needs about 8 GiB, above
-the default, and a job no worker could finish is refused when queued, not run.
+running anything, `--sizes` the bytes each stored table would take in the format a worker writes now
+(each read whole and written again in this process, nothing stored), and `--serve N` measures a server
+answering N random positions drawn across every material the build stored (the issue's serving targets:
+resident memory, GetValue and BestMove). The parts: `pawnless` (every material without pawns, whose
+tables read only tables without pawns), then `all` (the rest: what is stored is not queued again). The
+workers and the queue take their memory cap from the settings (NIMBASE_WORKER_MEMORY_BYTES): a five-man
+material with pawns needs about 8 GiB, above the default, and a job no worker could finish is refused
+when queued, not run.
 
 Measured per material: the job's wall time (its row's start and end), the CPU time of the worker process
 running it and of the worker's computing child while it ran it, and the largest resident size of the two
@@ -22,6 +24,7 @@ and the database's size, beside the issue's targets (1 h for the whole set on tw
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
 import os
 import random
@@ -42,6 +45,8 @@ from bench.bench_chess_blocks import READY_SECONDS, p50_ms, resident_mib, timed
 from bench.common import figure, pids_cpu, pids_resident, process_tree, running_server
 from engine.precompute import plan_job
 from engine.registry import bulk_ids, parse_game_id, plan_stored
+from engine.stored_bytes import decode_words
+from kinds.chess.blocks import to_side_blocks, values_from_bytes
 from kinds.chess.kernels import index as ix
 from kinds.chess.material import Material, materials_of
 from nimbase.settings import Settings
@@ -283,6 +288,38 @@ def serve(url: str, log: RunLog, queries: int) -> None:
     figure("chess set served: server resident memory: target", TARGET_RESIDENT_MIB, "MiB")
 
 
+def written_now(url: str, name: str) -> tuple[str, int, int]:
+    """(`name`, its stored bytes, the bytes of its values written in the format a worker writes now)."""
+    engine = create_engine(url, pool_size=1)
+    try:
+        store, game_id = SequenceStore(engine), f"chess:{name}"
+        info = store.info(game_id, "table")
+        assert info is not None, name
+        data = decode_words(store.read_range(game_id, "table", 0, info.computed_upto))
+        material = next(m for m in materials_of(5) if m.name == name)
+        return name, len(data), len(to_side_blocks(values_from_bytes(data), material))
+    finally:
+        engine.dispose()
+
+
+def sizes(url: str, log: RunLog, workers: int) -> None:
+    """Every stored table of the build written again in the format a worker writes now (by `workers`
+    processes): its bytes beside what is stored, per material and in all."""
+    names = [f.material for f in log.jobs.values() if f.stored]
+    stored = now = 0
+    with concurrent.futures.ProcessPoolExecutor(workers) as pool:
+        for name, old, new in pool.map(written_now, [url] * len(names), names):
+            stored, now = stored + old, now + new
+            positions = log.jobs[name].positions
+            print(
+                f"{name:<10} stored {old:>13,} B  written now {new:>13,} B  {new / positions:.4f} B/position"
+            )
+    what = f"chess set ({log.part}): {len(names)} tables"
+    figure(f"{what}, stored bytes", stored / 1e9, "GB")
+    figure(f"{what}, in the format written now", now / 1e9, "GB")
+    figure("chess set: the whole set's stored target", TARGET_BYTES / 1e9, "GB")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -295,6 +332,7 @@ def main() -> None:
     start.add_argument("--resume", action="store_true", help="continue the build (with --part all: its rest)")
     start.add_argument("--report", action="store_true", help="print the figures, run nothing")
     parser.add_argument("--serve", type=int, default=0, help="then serve this many random positions")
+    parser.add_argument("--sizes", action="store_true", help="then the tables' bytes in today's format")
     args = parser.parse_args()
     settings = Settings.from_env()
     out = Path(settings.var_dir) / "chess-set"
@@ -331,6 +369,8 @@ def main() -> None:
             log.write(log_path)
     report(build.engine, log)
     log.write(log_path)
+    if args.sizes:
+        sizes(url, log, args.workers)
     if args.serve:
         serve(url, log, args.serve)
 
