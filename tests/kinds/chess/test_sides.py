@@ -42,9 +42,11 @@ from tests.engine.contexts import StoredWords, engine_context
 from tests.kinds.chess import rules
 from tests.kinds.chess.test_syzygy import Solved
 
-#: 4-man materials rebuilt by default (every one with -m slow): pawnless, a pawn against a piece
-#: (promotions, captures into 3-man tables), and pawns on both sides (en passant).
-SOME_FOUR = ("KQvKR", "KRvKP", "KPvKP")
+#: 4-man materials rebuilt by default (every one with -m slow, pawns on both sides and en passant among
+#: them): pawnless, and a pawn against a piece (promotions, captures into 3-man tables).
+SOME_FOUR = ("KQvKR", "KNvKP")
+#: The heavier 4-man cases, run with -m slow (a solve of each, tens of seconds: make test's time).
+SLOW = pytest.mark.slow
 
 
 class Whole(dict[str, ChessValues]):
@@ -182,7 +184,7 @@ def test_format_six_reads_back_every_three_man_table(tablebase: dict[str, ChessT
     check_format_six(tablebase, name)
 
 
-@pytest.mark.parametrize("name", ["KQvKR", "KRvKP"])
+@pytest.mark.parametrize("name", ["KQvKR", pytest.param("KRvKP", marks=SLOW)])
 def test_format_six_reads_back_four_man_tables(solved: Solved, name: str) -> None:
     solved.table(name)
     check_format_six(solved.tables, name)
@@ -354,7 +356,9 @@ def test_rows_of_the_side_not_stored_are_searched_at_once(
     assert searched > 50
 
 
-@pytest.mark.parametrize("name", ["KPvK", "KQvKR", "KRvKP", "KPvKP", "KNvKP"])
+@pytest.mark.parametrize(
+    "name", ["KPvK", "KQvKR", "KNvKP", pytest.param("KRvKP", marks=SLOW), pytest.param("KPvKP", marks=SLOW)]
+)
 def test_a_job_reading_tables_of_one_side_solves_the_same_table(
     tablebase: dict[str, ChessTable], solved: Solved, name: str
 ) -> None:
