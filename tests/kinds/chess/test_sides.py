@@ -319,7 +319,7 @@ def test_every_position_of_the_three_and_four_man_set_through_format_six() -> No
     assert checked == sum(m.slots for m in materials)
 
 
-@pytest.mark.parametrize("name", ["KRvK", "KPvK", "KQvKR", "KPvKP"])
+@pytest.mark.parametrize("name", ["KRvK", "KPvK", "KQvKR", pytest.param("KPvKP", marks=SLOW)])
 def test_rows_of_the_side_not_stored_are_searched_at_once(
     tablebase: dict[str, ChessTable], solved: Solved, name: str
 ) -> None:
