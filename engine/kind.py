@@ -209,6 +209,13 @@ class Tables(Protocol):
         LimitExceeded where they are not all stored; Unavailable for a damaged chunk or no database."""
         ...
 
+    def word_bytes_of(
+        self, source: SequenceSource, ranges: Sequence[tuple[int, int]], deadline: float
+    ) -> list[bytes]:
+        """`word_bytes` of each range, those storage must give read together (one round trip): what a
+        reader needing several parts of one object at once asks."""
+        ...
+
     def period(self, source: SequenceSource, deadline: float, *, compute: bool = False) -> Period | None: ...
     def known_prefix(self, source: SequenceSource, deadline: float) -> tuple[NDArray[np.uint32], Source]:
         """Every value known so far from 0: the stored table, else the live prefix (grown a little)."""

@@ -26,7 +26,7 @@ from __future__ import annotations
 import struct
 import zlib
 from abc import abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -173,3 +173,21 @@ def read_stored_range(game_id: str, family: str, ctx: Context, start: int, stop:
     data = ctx.tables.word_bytes(StoredBytes(game_id, family), first, last, ctx.deadline.at)
     at = start - 4 * (first - 2)
     return data[at : at + stop - start]
+
+
+def read_stored_ranges(
+    game_id: str, family: str, ctx: Context, ranges: Sequence[tuple[int, int]]
+) -> list[bytes]:
+    """`read_stored_range` of each byte range of `ranges` (start <= stop), the words storage must give
+    read together: one round trip to the database for a reader needing several parts at once."""
+    words: list[tuple[int, int]] = []
+    for start, stop in ranges:
+        if not 0 <= start <= stop:
+            raise ValueError(f"invalid byte range {start}..{stop}")
+        words.append((2 + start // 4, 2 + -(-stop // 4)) if start < stop else (0, 0))
+    found = ctx.tables.word_bytes_of(StoredBytes(game_id, family), words, ctx.deadline.at)
+    out = []
+    for (start, stop), (first, _), data in zip(ranges, words, found, strict=True):
+        at = start - 4 * (first - 2)
+        out.append(data[at : at + stop - start] if start < stop else b"")
+    return out

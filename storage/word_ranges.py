@@ -14,6 +14,7 @@ given whole too, so that the caller may keep it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,6 +78,48 @@ def _statement() -> sa.Select[Any]:
 _RANGE = _statement()
 
 
+def _ranges_statement() -> sa.TextClause:
+    """The header and, for each range `n` of the arrays :starts and :stops, the chunks holding its values,
+    in one statement: of a plain chunk only the bytes of the range, of any other its whole payload, given
+    once (with the first range that needs it; NULL with the others, which take it from that one). Written
+    as text: the chunks are found by their index range (integer division, so the primary key's range
+    scan), and a payload is read only where it is given."""
+    chunks, heads = sequence_chunks.name, sequences.name
+    return sa.text(
+        f"""
+        WITH asked AS (
+            SELECT * FROM unnest(CAST(:ns AS bigint[]), CAST(:starts AS bigint[]), CAST(:stops AS bigint[]))
+                AS a(n, start, stop)
+        )
+        SELECT asked.n, s.computed_upto AS stored, c.chunk_index, c.count AS held, c.width, c.codec,
+            c.checksum, octet_length(c.payload) AS size,
+            CASE
+                WHEN c.codec = :raw AND c.width = :plain THEN substring(
+                    c.payload
+                    FROM CAST(greatest(asked.start - c.chunk_index * :chunk, 0) * 4 + 1 AS integer)
+                    FOR CAST((least(asked.stop - c.chunk_index * :chunk, :chunk)
+                        - greatest(asked.start - c.chunk_index * :chunk, 0)) * 4 AS integer))
+                WHEN asked.n = (
+                    SELECT min(o.n) FROM asked o
+                    WHERE c.chunk_index BETWEEN o.start / :chunk AND (o.stop - 1) / :chunk
+                ) THEN c.payload
+            END AS data
+        FROM asked CROSS JOIN {heads} s
+        LEFT JOIN {chunks} c ON c.game_id = s.game_id AND c.family = s.family
+            AND c.chunk_index BETWEEN asked.start / :chunk AND (asked.stop - 1) / :chunk
+        WHERE s.game_id = :game_id AND s.family = :family
+        ORDER BY asked.n, c.chunk_index
+        """
+    ).bindparams(
+        sa.bindparam("raw", RAW, type_=sa.SmallInteger),
+        sa.bindparam("plain", PLAIN_WIDTH, type_=sa.SmallInteger),
+        sa.bindparam("chunk", CHUNK_VALUES, type_=sa.BigInteger),
+    )
+
+
+_RANGES = _ranges_statement()
+
+
 def read_word_parts(conn: sa.Connection, game_id: str, family: str, start: int, stop: int) -> list[WordsPart]:
     """The parts of values start..stop (start < stop), chunk by chunk, in order. NotStored beyond the
     stored prefix; CorruptChunk for a chunk that fails its checks (MissingChunk when its row is gone)."""
@@ -84,6 +127,47 @@ def read_word_parts(conn: sa.Connection, game_id: str, family: str, start: int, 
     first, last = start // CHUNK_VALUES, (stop - 1) // CHUNK_VALUES
     rows = conn.execute(_RANGE, {**bound, "first": first, "last": last}).all()
     stored = 0 if not rows else int(rows[0].stored)
+    return _walk(game_id, family, rows, start, stop, stored, {})
+
+
+def read_word_ranges(
+    conn: sa.Connection, game_id: str, family: str, ranges: Sequence[tuple[int, int]]
+) -> list[list[WordsPart]]:
+    """`read_word_parts` of each range (start < stop) of `ranges`, in one statement: a reader that needs
+    several ranges of one object at once (a position's moves reaching several blocks of one table) pays
+    one round trip to the database, not one a range. A chunk read whole is read once for all."""
+    if not ranges:
+        return []
+    bound = {
+        "game_id": game_id,
+        "family": family,
+        "ns": list(range(len(ranges))),
+        "starts": [start for start, _ in ranges],
+        "stops": [stop for _, stop in ranges],
+    }
+    rows = conn.execute(_RANGES, bound).all()
+    stored = 0 if not rows else int(rows[0].stored)
+    by_range: list[list[sa.Row[Any]]] = [[] for _ in ranges]
+    for row in rows:
+        by_range[int(row.n)].append(row)
+    whole: dict[int, NDArray[np.uint32]] = {}
+    return [
+        _walk(game_id, family, found, start, stop, stored, whole)
+        for found, (start, stop) in zip(by_range, ranges, strict=True)
+    ]
+
+
+def _walk(
+    game_id: str,
+    family: str,
+    rows: Sequence[sa.Row[Any]],
+    start: int,
+    stop: int,
+    stored: int,
+    whole: dict[int, NDArray[np.uint32]],
+) -> list[WordsPart]:
+    """The parts of start..stop from its chunks' `rows` (in order), each checked; `whole` holds the chunks
+    read whole so far (by index), for rows that name one without its payload."""
     parts: list[WordsPart] = []
     covered = start
     for row in rows:
@@ -93,10 +177,20 @@ def read_word_parts(conn: sa.Connection, game_id: str, family: str, start: int, 
         base = index * CHUNK_VALUES
         if base > covered:
             break
-        part = _part(game_id, family, row, covered, min(stop, base + CHUNK_VALUES), stored)
+        end = min(stop, base + CHUNK_VALUES)
+        if row.data is None:  # a chunk read whole, given with an earlier range
+            values = whole[index]
+            hi = min(end, base + len(values))
+            part = WordsPart(
+                index, covered, hi, values[covered - base : hi - base].astype("<u4").tobytes(), values
+            )
+        else:
+            part = _part(game_id, family, row, covered, end, stored)
+            if part.chunk is not None:
+                whole[index] = part.chunk
         parts.append(part)
         covered = part.stop
-        if covered < min(stop, base + CHUNK_VALUES):
+        if covered < end:
             break
     if covered < stop:
         if covered < stored:

@@ -34,7 +34,7 @@ from __future__ import annotations
 import logging
 import struct
 import zlib
-from collections.abc import Callable, Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from typing import cast
 
 import chess
@@ -75,6 +75,8 @@ HEADER_BYTES = _HEADER.size + _SIDE.size + _RANKS_LENGTH.size
 
 #: A reader of the stored object's bytes start..stop (ValueError or a NimbaseError when it cannot).
 ReadRange = Callable[[int, int], bytes]
+#: A reader of several such ranges at once (one round trip to storage for all), each range's bytes.
+ReadRanges = Callable[[Sequence[tuple[int, int]]], list[bytes]]
 
 
 class NotStored(LookupError):
@@ -289,9 +291,19 @@ class BlockedValues:
     and inflated when first probed and kept in `cache` under (`key`, block), weighing its values' bytes.
     Two requests missing the same block may both read it (harmless: the same values)."""
 
-    def __init__(self, index: BlockIndex, read: ReadRange, cache: Keeper, key: Hashable, what: str) -> None:
+    def __init__(
+        self,
+        index: BlockIndex,
+        read: ReadRange,
+        cache: Keeper,
+        key: Hashable,
+        what: str,
+        read_many: ReadRanges | None = None,
+    ) -> None:
         self.index = index
         self._read = read
+        #: Reads the blocks a lookup of many slots misses together (else one by one).
+        self._read_many = read_many
         self._cache = cache
         self._key = key
         #: Names the table in errors ("the stored table of KRvK").
@@ -301,9 +313,10 @@ class BlockedValues:
         self._side = index.side
         self._half = 0 if index.material is None else sides.half(index.material.spec)
 
-    def reading(self, read: ReadRange) -> BlockedValues:
-        """The same table read through `read` (a request's own reader), sharing the index and cache."""
-        return BlockedValues(self.index, read, self._cache, self._key, self.what)
+    def reading(self, read: ReadRange, read_many: ReadRanges | None = None) -> BlockedValues:
+        """The same table read through `read` and `read_many` (a request's own readers), sharing the index
+        and cache."""
+        return BlockedValues(self.index, read, self._cache, self._key, self.what, read_many)
 
     def __len__(self) -> int:
         return self.index.table_slots
@@ -337,13 +350,43 @@ class BlockedValues:
         return found
 
     def _load(self, block: int) -> tuple[I16, I16]:
-        start, stop = int(self.index.offsets[block]), int(self.index.offsets[block + 1])
+        start, stop = self._span(block)
+        return self._decoded(block, self._read(start, stop))
+
+    def _span(self, block: int) -> tuple[int, int]:
+        """Where a block's bytes are in the stored object."""
         base = self.index.base
+        return base + int(self.index.offsets[block]), base + int(self.index.offsets[block + 1])
+
+    def _decoded(self, block: int, data: bytes) -> tuple[I16, I16]:
         try:
-            return self.index.decode(block, self._read(base + start, base + stop), self.what)
+            return self.index.decode(block, data, self.what)
         except DamagedBlock as damaged:
             log.error("%s", damaged)  # reported each time it is met: it is never kept, never answered
             raise
+
+    def _blocks(self, blocks: list[int]) -> dict[int, tuple[I16, I16]]:
+        """DTM and DTZ of each of `blocks`: those cached, the others read together (`read_many`, one round
+        trip) and cached."""
+        found: dict[int, tuple[I16, I16]] = {}
+        missing: list[int] = []
+        for block in blocks:
+            kept = self._cache.peek((self._key, block))
+            if kept is not None:
+                found[block] = cast("tuple[I16, I16]", kept.value)
+            else:
+                missing.append(block)
+        if len(missing) > 1 and self._read_many is not None:
+            datas = self._read_many([self._span(block) for block in missing])
+            for block, data in zip(missing, datas, strict=True):
+                values = found[block] = self._decoded(block, data)
+                self._cache.keep(
+                    (self._key, block), values, "table", int(values[0].nbytes + values[1].nbytes)
+                )
+        else:
+            for block in missing:
+                found[block] = self.block(block)
+        return found
 
     def lookup(self, slot: int) -> tuple[int, int]:
         """DTM and DTZ of a slot stored (`holds`; NotStored otherwise)."""
@@ -364,8 +407,7 @@ class BlockedValues:
             slots = (slots // (2 * self._half)) * self._half + slots % self._half
         dtm, dtz = np.empty(len(slots), np.int16), np.empty(len(slots), np.int16)
         blocks = slots >> self.index.shift
-        for block in np.unique(blocks).tolist():
-            m, z = self.block(int(block))
+        for block, (m, z) in self._blocks(np.unique(blocks).tolist()).items():
             where = blocks == block
             at = slots[where] & self._mask
             dtm[where], dtz[where] = m[at], z[at]

@@ -53,7 +53,13 @@ from engine.kind_settings import KeeperSpec, PositiveInt, SettingsDeclaration
 from engine.moves import MoveTo, check_limit, list_moves, move_rank
 from engine.positions import quote_position, quote_token
 from engine.precompute import PROCESS_BYTES, JobPlan, StoredName
-from engine.stored_bytes import BytesKernel, read_stored, read_stored_range, stored_object_size
+from engine.stored_bytes import (
+    BytesKernel,
+    read_stored,
+    read_stored_range,
+    read_stored_ranges,
+    stored_object_size,
+)
 from engine.values import BestMoveResult, GameInfo, MoveValue, Outcome, Source, Value
 from kinds.chess.answers import PositionInfo, answer, info_at, move_info, position_info
 from kinds.chess.blocks import (
@@ -500,7 +506,7 @@ class ChessGame(GameKind[chess.Board]):
             )
             .value
         )
-        return table.reading(_reader(material, ctx))
+        return table.reading(_reader(material, ctx), _ranges_reader(material, ctx))
 
 
 def _beyond(material: Material, ctx: Context, why: str | None = None) -> BeyondTables:
@@ -521,6 +527,11 @@ def _reader(material: Material, ctx: Context) -> Callable[[int, int], bytes]:
     return lambda start, stop: read_stored_range(material.game_id, TABLE, ctx, start, stop)
 
 
+def _ranges_reader(material: Material, ctx: Context) -> Callable[[Sequence[tuple[int, int]]], list[bytes]]:
+    """Reads several byte ranges of `material`'s stored table at once (one round trip to the database)."""
+    return lambda ranges: read_stored_ranges(material.game_id, TABLE, ctx, ranges)
+
+
 def _stored(material: Material, ctx: Context) -> ChessTable | None:
     """The stored table of `material`, if storage holds one that reads: a blocked table's header and
     index read now, its blocks as probes need them (kept in `BLOCKS`); a table stored whole before blocks
@@ -534,7 +545,8 @@ def _stored(material: Material, ctx: Context) -> ChessTable | None:
         if is_blocked(head):
             index = BlockIndex(head, read)
             what = f"the stored table of {material.name}"
-            values = BlockedValues(index, read, ctx.kept.keeper(BLOCKS), (FAMILY, material.name), what)
+            keeper, key = ctx.kept.keeper(BLOCKS), (FAMILY, material.name)
+            values = BlockedValues(index, read, keeper, key, what, _ranges_reader(material, ctx))
             return ChessTable(material, values, {}, "table")
     except (NimbaseError, ValueError):
         return None
@@ -570,7 +582,9 @@ class Lookup:
             )
             if stored is None:
                 return None, material.game_id
-            return stored.value.reading(_reader(material, ctx)), material.game_id
+            return stored.value.reading(
+                _reader(material, ctx), _ranges_reader(material, ctx)
+            ), material.game_id
         return self.game.table(material, ctx), material.game_id
 
     def _found(self, board: chess.Board) -> tuple[ChessTable | None, str]:

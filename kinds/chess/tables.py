@@ -32,7 +32,7 @@ from numpy.typing import NDArray
 from engine.errors import LimitExceeded
 from engine.moves import move_rank
 from engine.values import MoveValue, Outcome, Source, Value
-from kinds.chess.blocks import BlockedValues, ReadRange, to_side_blocks
+from kinds.chess.blocks import BlockedValues, ReadRange, ReadRanges, to_side_blocks
 from kinds.chess.fen import MAX_SYZYGY_MEN, MAX_TABLE_MEN, check_material, parse_fen
 from kinds.chess.format import ChessValues
 from kinds.chess.kernels import index as ix
@@ -235,13 +235,16 @@ class ChessTable:
         """What the table itself keeps in memory: its values, or a blocked table's index."""
         return self.values.nbytes
 
-    def reading(self, read: ReadRange) -> ChessTable:
-        """This table with a stored blocked table's blocks read through `read` (a request's own reader;
-        the index, the block cache and the statistics are shared); an in-memory table as it is."""
+    def reading(self, read: ReadRange, read_many: ReadRanges | None = None) -> ChessTable:
+        """This table with a stored blocked table's blocks read through `read` and `read_many` (a request's
+        own readers; the index, the block cache and the statistics are shared); an in-memory table as it
+        is."""
         values = self.values
         if isinstance(values, ChessValues):
             return self
-        return ChessTable(self.material, values.reading(read), self.tables, self.source, self._stats)
+        return ChessTable(
+            self.material, values.reading(read, read_many), self.tables, self.source, self._stats
+        )
 
     def to_bytes(self) -> bytes:
         """What a worker stores, by blocks of one side to move (kinds.chess.blocks' format 6)."""

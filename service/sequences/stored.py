@@ -14,7 +14,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -33,6 +33,7 @@ from storage.errors import CorruptChunk, StorageUnavailable
 from storage.jobs import Job
 from storage.packing import CHUNK_VALUES
 from storage.sequences import SequenceInfo, SequenceStore
+from storage.word_ranges import WordsPart
 
 log = logging.getLogger(__name__)
 
@@ -318,24 +319,50 @@ class StoredSequences:
         if stop <= HEAD_WORDS and self._chunks.read((game_id, family, 0)) is None:
             return self._head(game_id, family, stored, stop)[4 * start : 4 * stop]
         first, last = start // CHUNK_VALUES, (stop - 1) // CHUNK_VALUES
+        kept = self._kept_chunks(game_id, family, first, last, stored)
+        missing = [index for index in range(first, last + 1) if index not in kept]
+        parts: dict[int, bytes] = {}
+        if missing:
+            parts = self._read_parts(game_id, family, start, stop, missing[0], missing[-1], stored)
+        return _joined(kept, parts, start, stop)
+
+    def word_bytes_of(
+        self, game_id: str, family: str, ranges: Sequence[tuple[int, int]], stored: int
+    ) -> list[bytes]:
+        """`word_bytes` of each range of `ranges`: those the head or the chunks cached hold answered here,
+        all the others read together, in one statement (one round trip for a reader needing several
+        ranges at once, as a position's moves need several blocks of one table)."""
+        out: list[bytes] = []
+        unread: list[int] = []
+        for n, (start, stop) in enumerate(ranges):
+            if start >= stop:
+                out.append(b"")
+            elif stop <= HEAD_WORDS and self._chunks.read((game_id, family, 0)) is None:
+                out.append(self._head(game_id, family, stored, stop)[4 * start : 4 * stop])
+            else:
+                first, last = start // CHUNK_VALUES, (stop - 1) // CHUNK_VALUES
+                kept = self._kept_chunks(game_id, family, first, last, stored)
+                if len(kept) == last - first + 1:
+                    out.append(_joined(kept, {}, start, stop))
+                else:
+                    out.append(b"")
+                    unread.append(n)
+        if unread:
+            asked = [ranges[n] for n in unread]
+            for n, parts in zip(unread, self._read_parts_of(game_id, family, asked, stored), strict=True):
+                out[n] = b"".join(parts[index] for index in sorted(parts))
+        return out
+
+    def _kept_chunks(
+        self, game_id: str, family: str, first: int, last: int, stored: int
+    ) -> dict[int, NDArray[np.uint32]]:
+        """The chunks first..last kept in process whole (by index)."""
         kept: dict[int, NDArray[np.uint32]] = {}
         for index in range(first, last + 1):
             chunk = self._chunks.read((game_id, family, index))
             if chunk is not None and len(chunk) >= min(CHUNK_VALUES, stored - index * CHUNK_VALUES):
                 kept[index] = chunk
-        missing = [index for index in range(first, last + 1) if index not in kept]
-        parts: dict[int, bytes] = {}
-        if missing:
-            parts = self._read_parts(game_id, family, start, stop, missing[0], missing[-1], stored)
-        out = []
-        for index in range(first, last + 1):
-            if index in kept:
-                base = index * CHUNK_VALUES
-                lo, hi = max(start, base) - base, min(stop, base + CHUNK_VALUES) - base
-                out.append(kept[index][lo:hi].astype("<u4").tobytes())
-            else:
-                out.append(parts[index])
-        return b"".join(out)
+        return kept
 
     def _head(self, game_id: str, family: str, stored: int, stop: int) -> bytes:
         """The object's first HEAD_WORDS words (all, when fewer are stored: at least `stop`), kept."""
@@ -356,29 +383,52 @@ class StoredSequences:
         self, game_id: str, family: str, start: int, stop: int, first: int, last: int, stored: int
     ) -> dict[int, bytes]:
         """`word_bytes`' read of chunks first..last (their part of start..stop), by chunk index."""
+        lo, hi = max(start, first * CHUNK_VALUES), min(stop, (last + 1) * CHUNK_VALUES)
+        store = self._before_reading(game_id, family, [(lo, hi)])
+        read = self._reading(game_id, family, stored, lambda: [store.read_parts(game_id, family, lo, hi)])
+        return read[0]
+
+    def _read_parts_of(
+        self, game_id: str, family: str, ranges: Sequence[tuple[int, int]], stored: int
+    ) -> list[dict[int, bytes]]:
+        """`word_bytes_of`' read of `ranges`, in one statement: each range's parts by chunk index."""
+        store = self._before_reading(game_id, family, ranges)
+        return self._reading(game_id, family, stored, lambda: store.read_parts_of(game_id, family, ranges))
+
+    def _before_reading(self, game_id: str, family: str, ranges: Sequence[tuple[int, int]]) -> SequenceStore:
+        """The store to read `ranges` from, once none of their chunks is known damaged (else its error)
+        and this thread may block."""
         now = time.monotonic()
-        for index in range(first, last + 1):
-            with self._lock:
-                damage = self._damaged.get((game_id, family, index))
-            if damage is not None and now - damage.found_at < self._header_ttl:
-                raise damage.corrupt()
+        for start, stop in ranges:
+            for index in range(start // CHUNK_VALUES, (stop - 1) // CHUNK_VALUES + 1):
+                with self._lock:
+                    damage = self._damaged.get((game_id, family, index))
+                if damage is not None and now - damage.found_at < self._header_ttl:
+                    raise damage.corrupt()
         assert self._store is not None
         self._modes.may_block()
-        store = self._store
-        lo, hi = max(start, first * CHUNK_VALUES), min(stop, (last + 1) * CHUNK_VALUES)
+        return self._store
+
+    def _reading(
+        self, game_id: str, family: str, stored: int, read: Callable[[], list[list[WordsPart]]]
+    ) -> list[dict[int, bytes]]:
+        """The parts `read` gives (by range, each by chunk index), through the database gate: a damaged
+        chunk reported and raised, the chunks read whole kept, those read well no longer damaged."""
+        now = time.monotonic()
         try:
-            parts = self._gate.call(lambda: store.read_parts(game_id, family, lo, hi))
+            found = self._gate.call(read)
         except CorruptChunk as corrupt:
             with self._lock:
                 known = (game_id, family, corrupt.chunk_index) in self._damaged
             self._report(corrupt, stored, now, known=known)
             raise
         with self._lock:
-            for part in parts:
-                self._damaged.pop((game_id, family, part.index))
-                if part.chunk is not None:
-                    self._chunks.keep((game_id, family, part.index), part.chunk)
-        return {part.index: part.data for part in parts}
+            for parts in found:
+                for part in parts:
+                    self._damaged.pop((game_id, family, part.index))
+                    if part.chunk is not None:
+                        self._chunks.keep((game_id, family, part.index), part.chunk)
+        return [{part.index: part.data for part in parts} for parts in found]
 
     def _report(self, corrupt: CorruptChunk, stored: int, now: float, *, known: bool) -> None:
         """Report a damaged chunk (queueing its repair) and remember it, with the repair job."""
@@ -441,3 +491,19 @@ class StoredSequences:
                 "sequence_heads": self._heads.usage(),
                 "sequence_stats": self._stats.usage(),
             }
+
+
+def _joined(
+    kept: Mapping[int, NDArray[np.uint32]], parts: Mapping[int, bytes], start: int, stop: int
+) -> bytes:
+    """Values start..stop as little-endian uint32 bytes, chunk by chunk: from the chunks `kept` whole,
+    else from the `parts` read (by chunk index)."""
+    out = []
+    for index in range(start // CHUNK_VALUES, (stop - 1) // CHUNK_VALUES + 1):
+        if index in kept:
+            base = index * CHUNK_VALUES
+            lo, hi = max(start, base) - base, min(stop, base + CHUNK_VALUES) - base
+            out.append(kept[index][lo:hi].astype("<u4").tobytes())
+        else:
+            out.append(parts[index])
+    return b"".join(out)

@@ -468,23 +468,52 @@ class SequenceTables:
         checksums, so the caller checks what it reads). Values not all stored are refused (LimitExceeded:
         nothing else gives a stored object's words), a damaged chunk is UNAVAILABLE naming its repair, and
         an unreachable database UNAVAILABLE."""
-        if not 0 <= start <= stop:
-            raise InvalidArgument(f"invalid range {quote_int(start)}..{quote_int(stop)} of stored values")
+        stored = self._stored_for(source, [(start, stop)], deadline)
+        game_id, family = source.game_id, source.family
+        return self._reading(
+            source,
+            f"values {start}..{stop}",
+            lambda: self._stored.word_bytes(game_id, family, start, stop, stored),
+        )
+
+    def word_bytes_of(
+        self, source: SequenceSource, ranges: Sequence[tuple[int, int]], deadline: float | None = None
+    ) -> list[bytes]:
+        """`word_bytes` of each range of `ranges`, those not in memory read together (one round trip)."""
+        stored = self._stored_for(source, ranges, deadline)
+        game_id, family = source.game_id, source.family
+        return self._reading(
+            source,
+            f"{len(ranges)} ranges of values",
+            lambda: self._stored.word_bytes_of(game_id, family, ranges, stored),
+        )
+
+    def _stored_for(
+        self, source: SequenceSource, ranges: Sequence[tuple[int, int]], deadline: float | None
+    ) -> int:
+        """How many values of `source` are stored, once every range of `ranges` is found among them."""
         stored = self._stored.size(source.game_id, source.family)
-        if stop > stored:
-            raise LimitExceeded(f"values {start}..{stop} of {name(source)} are not all stored (0..{stored})")
+        for start, stop in ranges:
+            if not 0 <= start <= stop:
+                raise InvalidArgument(f"invalid range {quote_int(start)}..{quote_int(stop)} of stored values")
+            if stop > stored:
+                raise LimitExceeded(
+                    f"values {start}..{stop} of {name(source)} are not all stored (0..{stored})"
+                )
         self._check_reading(source, deadline)
+        return stored
+
+    def _reading(self, source: SequenceSource, what: str, read: Callable[[], T]) -> T:
+        """`read()`, a damaged chunk's error naming its repair and the database's absence UNAVAILABLE."""
         try:
-            return self._stored.word_bytes(source.game_id, source.family, start, stop, stored)
+            return read()
         except CorruptChunk as corrupt:
             damage = self._stored.damage_at(source.game_id, corrupt.chunk_index * CHUNK_VALUES, source.family)
             if damage is None:  # not remembered (its report could not be kept): refused all the same
-                raise Unavailable(
-                    f"values {start}..{stop} of {name(source)} are damaged: {corrupt}"
-                ) from None
+                raise Unavailable(f"{what} of {name(source)} are damaged: {corrupt}") from None
             raise damage.error() from None
         except StorageUnavailable as down:
-            raise Unavailable(f"values {start}..{stop} of {name(source)} need the database: {down}") from None
+            raise Unavailable(f"{what} of {name(source)} need the database: {down}") from None
 
     def known_prefix(self, source: SequenceSource, deadline: float) -> tuple[NDArray[np.uint32], Source]:
         """The stored table from 0, else the live prefix (computing a first few values if none)."""

@@ -4,7 +4,7 @@ keepers, a memo and stand-ins for the tables, for the engine's tests (and the se
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, TypeVar, cast
 
 import numpy as np
@@ -143,3 +143,13 @@ class StoredWords:
             raise LimitExceeded(f"words {start}..{stop} of {source.game_id} are not all stored")
         self.ranges_read += 1
         return words[start:stop].astype("<u4").tobytes()
+
+    def word_bytes_of(
+        self, source: StoredBytes, ranges: Sequence[tuple[int, int]], deadline: float
+    ) -> list[bytes]:
+        """`word_bytes` of each range, counted as one read."""
+        words = self.words[(source.game_id, source.family)]
+        if any(stop > len(words) for _, stop in ranges):
+            raise LimitExceeded(f"words of {source.game_id} are not all stored")
+        self.ranges_read += 1
+        return [words[start:stop].astype("<u4").tobytes() for start, stop in ranges]

@@ -10,7 +10,14 @@ import pytest
 import sqlalchemy as sa
 
 from engine.errors import LimitExceeded
-from engine.stored_bytes import StoredBytes, encode_words, read_stored, read_stored_range, stored_object_size
+from engine.stored_bytes import (
+    StoredBytes,
+    encode_words,
+    read_stored,
+    read_stored_range,
+    read_stored_ranges,
+    stored_object_size,
+)
 from nimbase.settings import Limits
 from service.errors import Unavailable
 from service.gate import DatabaseGate
@@ -126,3 +133,34 @@ def test_a_damaged_chunk_is_refused_naming_its_repair(clean_db: sa.Engine) -> No
             read_stored_range(GAME, FAMILY, ctx, 4 * CHUNK_VALUES, 4 * CHUNK_VALUES + 8)
     assert corruption_reports(clean_db, GAME) == [(1, False)]
     assert [(index, status) for _, index, status in repair_jobs(clean_db, GAME)] == [(1, "queued")]
+
+
+@pytest.mark.parametrize("data", [DATA, bytes(len(DATA))], ids=["plain words", "packed"])
+def test_several_ranges_are_read_together(
+    clean_db: sa.Engine, monkeypatch: pytest.MonkeyPatch, data: bytes
+) -> None:
+    """`read_stored_ranges` gives each range's bytes as `read_stored_range` does, those not in memory read
+    from the database in one statement; ranges in the head or in chunks kept are not read again."""
+    store(clean_db, plain=data is DATA, data=data)
+    sequences = tables(clean_db)
+    ctx = engine_context(sequences)
+    statements: list[int] = []
+    read_parts_of = SequenceStore.read_parts_of
+
+    def counted(self: SequenceStore, game_id: str, family: str, ranges: list[tuple[int, int]]) -> object:
+        statements.append(len(ranges))
+        return read_parts_of(self, game_id, family, ranges)
+
+    monkeypatch.setattr(SequenceStore, "read_parts_of", counted)
+    far = [(300_000, 300_100), (4 * CHUNK_VALUES - 13, 4 * CHUNK_VALUES + 5), (len(DATA) - 9, len(DATA))]
+    asked = [(0, 40), (7, 7), *far]
+    assert read_stored_ranges(GAME, FAMILY, ctx, asked) == [data[a:b] for a, b in asked]
+    assert statements == [len(far)]  # the head's range from the head, the empty one from nothing
+    if data is not DATA:  # packed chunks are read whole, and kept: nothing is read again
+        assert sequences.cached_bytes()["chunks"] > 0
+        assert read_stored_ranges(GAME, FAMILY, ctx, far) == [data[a:b] for a, b in far]
+        assert statements == [len(far)]
+    with pytest.raises(ValueError, match="invalid byte range"):
+        read_stored_ranges(GAME, FAMILY, ctx, [(5, 4)])
+    with pytest.raises(LimitExceeded, match="not all stored"):
+        sequences.word_bytes_of(StoredBytes(GAME, FAMILY), [(0, 2), (0, 2 * CHUNK_VALUES + 200)])

@@ -169,3 +169,63 @@ def test_payloads_are_stored_external(clean_db: sa.Engine) -> None:
             )
         ).scalar_one()
     assert storage == "e"
+
+
+@pytest.mark.parametrize("form", ["plain", "packed", "deflated"])
+def test_several_ranges_read_together_give_what_each_read_alone_gives(clean_db: sa.Engine, form: str) -> None:
+    """`read_parts_of` (one statement) gives each range's parts as `read_parts` gives them alone; a chunk
+    read whole is read once and given with every range that needs it."""
+    values = {
+        "plain": random_words(4),
+        "packed": np.random.default_rng(4).integers(0, 16, SIZE, dtype=np.uint32),
+        "deflated": (np.arange(SIZE, dtype=np.uint32) % 5) << 20,
+    }[form]
+    sequences = store(clean_db, values, plain=form == "plain")
+    asked = [*RANGES, (3, 4), *reversed(RANGES)]
+    together = sequences.read_parts_of(GAME, FAMILY, asked)
+    assert len(together) == len(asked)
+    for (start, stop), parts in zip(asked, together, strict=True):
+        alone = sequences.read_parts(GAME, FAMILY, start, stop)
+        assert [(p.index, p.start, p.stop, p.data) for p in parts] == [
+            (p.index, p.start, p.stop, p.data) for p in alone
+        ], (start, stop)
+        assert b"".join(part.data for part in parts) == values[start:stop].astype("<u4").tobytes()
+        for part in parts:
+            assert (part.chunk is None) == (form == "plain")
+            if part.chunk is not None:
+                base = part.index * CHUNK_VALUES
+                assert np.array_equal(part.chunk, values[base : base + CHUNK_VALUES])
+    assert sequences.read_parts_of(GAME, FAMILY, []) == []
+
+
+def test_several_ranges_are_refused_as_one_is(clean_db: sa.Engine) -> None:
+    """Past the stored values, or with a chunk gone or damaged among them, the whole read is refused as
+    the one range would be alone."""
+    words = random_words(5)
+    sequences = store(clean_db, words, plain=True)
+    with pytest.raises(NotStored):
+        sequences.read_parts_of(GAME, FAMILY, [(0, 1), (SIZE - 1, SIZE + 1)])
+    with pytest.raises(NotStored):
+        SequenceStore(clean_db).read_parts_of("graph:none", FAMILY, [(0, 1), (2, 3)])
+    with pytest.raises(ValueError, match="invalid range"):
+        sequences.read_parts_of(GAME, FAMILY, [(0, 1), (5, 5)])
+    with clean_db.begin() as conn:
+        conn.execute(
+            sa.text(
+                "UPDATE sequence_chunks SET payload = substring(payload from 1 for 400) "
+                "WHERE game_id = :g AND chunk_index = 1"
+            ),
+            {"g": GAME},
+        )
+    with pytest.raises(CorruptChunk, match=r"chunk 1 .* bytes of plain words"):
+        sequences.read_parts_of(GAME, FAMILY, [(0, 10), (CHUNK_VALUES, CHUNK_VALUES + 10)])
+    delete_chunk(clean_db, GAME, 2)
+    with pytest.raises(MissingChunk):
+        sequences.read_parts_of(GAME, FAMILY, [(0, 10), (2 * CHUNK_VALUES, 2 * CHUNK_VALUES + 1)])
+    assert [
+        b"".join(p.data for p in parts)
+        for parts in sequences.read_parts_of(GAME, FAMILY, [(0, 10), (20, 30)])
+    ] == [
+        words[0:10].astype("<u4").tobytes(),
+        words[20:30].astype("<u4").tobytes(),
+    ]

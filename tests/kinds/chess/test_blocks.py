@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import zlib
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
@@ -36,14 +37,23 @@ SOME_FOUR = ("KQvKR",)
 DENSE = bytes([block_codec.DENSE])
 
 
-def blocked(data: bytes, keeper: Keeper | None = None) -> BlockedValues:
-    """Stored blocked bytes read as a server reads them: the header, the index, then blocks on demand."""
+def blocked(data: bytes, keeper: Keeper | None = None, reads: list[object] | None = None) -> BlockedValues:
+    """Stored blocked bytes read as a server reads them: the header, the index, then blocks on demand, one
+    by one or several together (each read noted in `reads`: a range, or a list of them)."""
 
     def read(start: int, stop: int) -> bytes:
+        if reads is not None:
+            reads.append((start, stop))
         return data[start:stop]
 
+    def read_many(ranges: Sequence[tuple[int, int]]) -> list[bytes]:
+        if reads is not None:
+            reads.append(list(ranges))
+        return [data[start:stop] for start, stop in ranges]
+
     index = BlockIndex(data[: chess_blocks.HEADER_BYTES], read)
-    return BlockedValues(index, read, keeper or Keeper(64 << 20), ("test", id(data)), "a test table")
+    key = ("test", id(data))
+    return BlockedValues(index, read, keeper or Keeper(64 << 20), key, "a test table", read_many)
 
 
 def check_every_slot(
@@ -98,6 +108,29 @@ def forms(data: bytes) -> list[int]:
     """The form byte of each block of stored blocked bytes."""
     index = blocked(data).index
     return [data[index.base + int(index.offsets[b])] for b in range(index.blocks)]
+
+
+def test_the_blocks_a_lookup_of_many_slots_misses_are_read_together() -> None:
+    """`lookup_slots` reads the blocks it misses in one read of several ranges (one round trip to the
+    database), keeps them, and refuses a damaged one among them."""
+    values = ChessValues(dtm_values(8000, 3), dtm_values(8000, 4), False)
+    data = to_blocks(values, 10, 5)
+    reads: list[object] = []
+    table = blocked(data, Keeper(4 << 20), reads)
+    reads.clear()  # the index's read
+    slots = np.array([5, 1030, 3000, 1031, 7999, 4], dtype=np.int64)  # blocks 0, 1, 2 and 7
+    dtm, dtz = table.lookup_slots(slots)
+    assert np.array_equal(dtm, values.dtm[slots]) and np.array_equal(dtz, values.dtz[slots])
+    assert len(reads) == 1 and isinstance(reads[0], list) and len(reads[0]) == 4
+    again = np.array([6, 7998], dtype=np.int64)
+    assert np.array_equal(table.lookup_slots(again)[0], values.dtm[again]) and len(reads) == 1  # kept
+    assert np.array_equal(table.lookup_slots(np.array([6000], np.int64))[1], values.dtz[[6000]])
+    assert reads[1:] == [table._span(5)]  # one block missed: read alone
+    damaged = bytearray(data)
+    damaged[table._span(3)[0] + 2] ^= 0xFF
+    broken = blocked(bytes(damaged), Keeper(4 << 20))
+    with pytest.raises(DamagedBlock, match="block 3"):
+        broken.lookup_slots(np.array([10, 3100, 7000], dtype=np.int64))
 
 
 @pytest.mark.parametrize("version", [4, 5])
