@@ -48,10 +48,11 @@ import numpy as np
 import sqlalchemy as sa
 from numpy.typing import NDArray
 
+from engine.errors import NimbaseError
 from engine.graphs import UploadedGraph
-from engine.kind import ChecksPoints
+from engine.kind import ChecksPoints, GameKind
 from engine.periods import Period
-from engine.precompute import StoredName
+from engine.precompute import StoredName, plan_job
 from engine.registry import parse_game_id
 from engine.stored_bytes import decode_words
 from nimbase.settings import DEFAULT_WORKER, WorkerSettings
@@ -61,7 +62,7 @@ from storage.graphs import GraphStore
 from storage.jobs import Job, JobQueue
 from storage.packing import CHUNK_VALUES
 from storage.sequences import SequenceInfo, SequenceStore
-from worker.compute import Computer, KernelFailed, TimeUp
+from worker.compute import MEMORY_SETTING, Computer, KernelFailed, TimeUp
 
 log = logging.getLogger(__name__)
 
@@ -242,7 +243,26 @@ class Worker:
         kernel = kind.kernel_for(job.family)
         if kernel is None:
             raise JobError(f"game {job.game_id!r} stores no sequence {job.family!r}: nothing to precompute")
+        self._check_fits(job, kind)
         return graph, self._inputs(job, kernel.needs()), isinstance(kernel, ChecksPoints)
+
+    def _check_fits(self, job: Job, kind: GameKind[Any]) -> None:
+        """Refuse at once a job whose kind estimates its memory beyond this worker's cap (JobError),
+        rather than fail it when the cap stops it, maybe hours later: a job queued before its estimate or
+        the cap changed (a submission checks the same estimate against the cap, engine.precompute). A
+        kind that gives no estimate of its own runs until the cap stops it, keeping what it stored."""
+        if not self.memory_bytes:
+            return
+        try:
+            memory = plan_job(kind, job.upto, job.fill, job.family).memory_bytes
+        except NimbaseError:
+            return
+        if memory is not None and memory > self.memory_bytes:  # (none given: the cap decides as it runs)
+            raise JobError(
+                f"job {job.id} storing {job.game_id} ({job.family}) needs about {memory:,} bytes of memory, "
+                f"more than this worker's cap of {self.memory_bytes:,} bytes ({MEMORY_SETTING}): not "
+                "started (a worker with a larger cap runs it once retried)"
+            )
 
     def _inputs(self, job: Job, needs: tuple[StoredName, ...]) -> dict[StoredName, bytes]:
         """The stored bytes of every object the job's kernel reads (JobError naming one not stored whole:

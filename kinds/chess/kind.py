@@ -77,6 +77,7 @@ from kinds.chess.line import child_probes, choose
 from kinds.chess.material import MAX_MEN, materials_of, solve_order
 from kinds.chess.probe import ChessProbe
 from kinds.chess.records import ChessMove, ChessValue
+from kinds.chess.solve import held_sub_slots
 from kinds.chess.syzygy import SyzygyProber
 from kinds.chess.tables import (
     ChessTable,
@@ -237,15 +238,19 @@ def reached(material: Material) -> list[Material]:
 
 def job_memory(material: Material) -> int:
     """About the peak address space of the process solving `material`'s table: the process itself, the
-    table's DTM and DTZ (4 bytes a slot), the block being solved, the largest table it reads, inflated and
-    its side not stored rebuilt (6 bytes a slot: the side stored, then the whole table), and the tables of
+    table's DTM and DTZ (4 bytes a slot), the block being solved, the values of the sub-tables the solve
+    holds at once (4 bytes a slot: `held_sub_slots`, every table a pawn's promotions and the captures
+    lead to, for its first slices), the largest table it reads, inflated and its side not stored rebuilt
+    while the others are held (6 bytes a slot: the side stored, then the whole table), and the tables of
     up to four men its reads keep (blocks.WholeTables) (KQRvKR: 3.2 GiB counted before tables stored one
-    side, 3.1 GiB measured by bench.bench_chess_jobs --five; a five-man material with a pawn, whose DTM
-    and DTZ alone take 3.2 GB, needs a larger cap than the default)."""
+    side, 3.1 GiB measured by bench.bench_chess_jobs --five; KNNPvK: 9.2 GiB, and a job of it ran out of
+    a 9 GiB cap when the sub-tables held were not counted; a five-man material with two pawns holds
+    tables of five men with a pawn for each promotion, tens of GB)."""
     block = int(ix.block_size(material.spec))
     read = max((sub.slots for sub in material.sub_materials() if sub != material), default=0)
     kept = sum(sub.slots for sub in reached(material) if sub.men <= WholeTables.KEEP_MEN)
-    return PROCESS_BYTES + 4 * material.slots + SOLVE_BLOCK_BYTES * block + 6 * read + 4 * kept
+    held = held_sub_slots(material)
+    return PROCESS_BYTES + 4 * material.slots + SOLVE_BLOCK_BYTES * block + 4 * held + 6 * read + 4 * kept
 
 
 def bulk_ids(men: int) -> list[str]:

@@ -12,6 +12,7 @@ stage in flight.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 
 import chess
@@ -157,6 +158,14 @@ def solve_material(
     return ChessValues(dtm, dtz, delta=not material.pawnful)
 
 
+@functools.cache
+def held_sub_slots(material: Material) -> int:
+    """The most sub-table slots a solve of `material` holds at once (the concatenated values `_children`
+    makes for a slice and the slices after it): what its memory grows with beyond its own table."""
+    wanted = _wanted(material, slice_order(material))
+    return max((sum(sub.slots for sub in subs) for subs in wanted), default=0)
+
+
 def _wanted(material: Material, order: list[int]) -> list[list[Material]]:
     """Per slice of `order`, the sub-materials it and the slices after it read: a promotion's only
     where a pawn stands on its seventh rank, so a five-man table a pawn's promotions lead to is loaded
@@ -166,18 +175,28 @@ def _wanted(material: Material, order: list[int]) -> list[list[Material]]:
     sq = np.zeros(2 + ix.MAX_PIECES, dtype=np.int64)
     pieces = material.pieces
     exits = material.exits()
-    reads: list[set[Material]] = []
+    reads: list[frozenset[Material]] = []
+    by_seventh: dict[tuple[bool, ...], frozenset[Material]] = {}  # what a slice reads, by its promoters
     for config in order:
         ix.decode(spec, config * block, sq)
-        seventh = [
+        seventh = tuple(
             t == chess.PAWN and int(sq[2 + i]) >> 3 == (6 if o == 0 else 1) for i, (t, o) in enumerate(pieces)
-        ]
-        reads.append({sub for _c, pm, _p, sub, _f, _m in exits if pm < 0 or seventh[pm]})
+        )
+        found = by_seventh.get(seventh)
+        if found is None:
+            found = by_seventh[seventh] = frozenset(
+                sub for _c, pm, _p, sub, _f, _m in exits if pm < 0 or seventh[pm]
+            )
+        reads.append(found)
     out: list[list[Material]] = []
     later: set[Material] = set()
+    subs = material.sub_materials()
+    held: list[Material] = []
     for found in reversed(reads):
-        later |= found
-        out.append([sub for sub in material.sub_materials() if sub in later])
+        if not found <= later:
+            later |= found
+            held = [sub for sub in subs if sub in later]
+        out.append(held)
     return out[::-1]
 
 

@@ -157,3 +157,26 @@ def test_the_computing_child_runs_below_the_service(clean_db: sa.Engine) -> None
         assert nice - os.nice(0) == NICENESS  # field 19 of stat: the nice value
     finally:
         computer.close()
+
+
+def test_a_job_estimated_beyond_the_workers_cap_is_refused_at_once(clean_db: sa.Engine) -> None:
+    """A job queued before its estimate (or the cap) changed, whose kind now estimates it beyond the
+    worker's cap, fails at once naming the figures, instead of when the cap stops it: nothing is
+    computed, and a worker with room runs it once it is retried."""
+    game = "chess:KvK"  # a kind estimating its jobs itself, whose table reads no other
+    queue = JobQueue(clean_db)
+    job = queue.submit(game, "table", 1, fill=True)  # queued as an older estimate allowed
+    estimate = parse_game_id(game).plan_job(0, False, "table").memory_bytes
+    assert estimate is not None
+    Worker(clean_db, worker_id="small", memory_bytes=estimate - 1).run_until_idle(threading.Event())
+    failed = queue.get(job.id)
+    assert failed is not None and failed.status == "failed" and failed.error is not None
+    assert f"needs about {estimate:,} bytes of memory, more than this worker's cap of {estimate - 1:,}" in (
+        failed.error
+    )
+    assert "NIMBASE_WORKER_MEMORY_BYTES" in failed.error
+    assert SequenceStore(clean_db).info(game, "table") is None  # nothing computed, nothing stored
+    assert queue.retry(job.id) is not None
+    Worker(clean_db, worker_id="large", memory_bytes=estimate + (1 << 30)).run_until_idle(threading.Event())
+    done = queue.get(job.id)
+    assert done is not None and done.status == "done", done

@@ -5,12 +5,15 @@ five-man tables its promotions lead to), and the same values as with every table
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from typing import Any
 
 import chess
+import pytest
 
+from kinds.chess import solve as solve_module
 from kinds.chess.format import ChessValues
-from kinds.chess.material import parse_material
-from kinds.chess.solve import solve_material
+from kinds.chess.material import Material, parse_material
+from kinds.chess.solve import held_sub_slots, solve_material
 from tests.kinds.chess.test_syzygy import Solved
 
 
@@ -56,3 +59,28 @@ def test_promotion_tables_are_read_for_the_promoting_slices_only() -> None:
     assert set(counting.asked[:first]) == promoted | captured
     assert set(counting.asked[first:]) == captured
     assert chess.PAWN in material.a
+
+
+@pytest.mark.parametrize("name", ["KPvK", pytest.param("KPvKP", marks=pytest.mark.slow)])
+def test_the_sub_table_slots_a_solve_holds_are_what_its_estimate_counts(
+    monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """`held_sub_slots` (what a job's memory estimate counts for the sub-tables, kinds.chess.kind's
+    `job_memory`) is the most the solve's concatenated sub-table values ever hold: with two pawns, every
+    promotion's table at once for the first slices."""
+    held: list[int] = []
+    children = solve_module._children
+
+    def counted(material: Material, subs: list[Material], tables: Mapping[str, ChessValues]) -> Any:
+        found = children(material, subs, tables)
+        held.append(sum(sub.slots for sub in subs))
+        return found
+
+    monkeypatch.setattr(solve_module, "_children", counted)
+    material = parse_material(name)
+    solved = Solved()
+    tables = {sub.name: solved.table(sub.name).packed for sub in material.sub_materials()}
+    solve_material(material, tables)
+    assert max(held) == held_sub_slots(material)
+    promoted = {sub for _c, pm, _p, sub, _f, _m in material.exits() if pm >= 0}
+    assert held_sub_slots(material) >= sum(sub.slots for sub in promoted)  # every pawn's promotions
