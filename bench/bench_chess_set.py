@@ -320,7 +320,19 @@ def sizes(url: str, log: RunLog, workers: int) -> None:
     figure("chess set: the whole set's stored target", TARGET_BYTES / 1e9, "GB")
 
 
+def _stop_on_signals() -> None:
+    """SIGINT and SIGTERM stop the run as Ctrl-C does (the workers put their jobs back), even where the
+    run was started in the background, which ignores SIGINT."""
+
+    def interrupt(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, interrupt)
+    signal.signal(signal.SIGTERM, interrupt)
+
+
 def main() -> None:
+    _stop_on_signals()
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
