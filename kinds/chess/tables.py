@@ -191,6 +191,10 @@ def _has_en_passant(board: chess.Board) -> bool:
 # -- the solved table ----------------------------------------------------------------------------------
 
 
+#: Slots counted at a time by `ChessTable.stats`.
+STATS_PIECE = 1 << 24
+
+
 class ChessTable:
     """One material's solved table as data: the probe and value of a board of its material (or of one
     its moves lead to, from `tables`, the tables its captures and promotions lead to where they are
@@ -419,31 +423,45 @@ class ChessTable:
         return dict(self._stats)
 
     def _count(self, others: TableOf | None) -> dict[str, object]:
+        """The statistics, counted a piece of STATS_PIECE slots at a time: the temporaries of a whole
+        five-man table with a pawn (a mask, remoteness in 32 bits, slot numbers in 64) took more memory
+        than its values, and a worker's job more than its cap."""
         packed = self.packed_with(others)
-        dtm = packed.dtm
-        once = ix.valid_mask(self.material.spec, 0, len(packed))
-        wins = (dtm > 0) & once
-        losses = (dtm < 0) & once
-        remoteness = np.where(dtm > 0, dtm, -dtm.astype(np.int32) - 1)
+        dtm, n = packed.dtm, len(packed)
+        counted = {"positions": 0, "wins": 0, "losses": 0, "draws": 0}
+        longest = {"win": (-1, -1), "loss": (-1, -1)}  # remoteness, and the first slot reaching it
+        for lo in range(0, n, STATS_PIECE):
+            hi = min(n, lo + STATS_PIECE)
+            part, once = dtm[lo:hi], ix.valid_mask(self.material.spec, lo, hi)
+            wins, losses = (part > 0) & once, (part < 0) & once
+            counted["positions"] += int(once.sum())
+            counted["wins"] += int(wins.sum())
+            counted["losses"] += int(losses.sum())
+            counted["draws"] += int(((part == 0) & once).sum())
+            for key, mask, sign in (("win", wins, 1), ("loss", losses, -1)):
+                if mask.any():
+                    remoteness = sign * part[mask].astype(np.int32) - (sign < 0)
+                    at = int(np.argmax(remoteness))
+                    if int(remoteness[at]) > longest[key][0]:
+                        longest[key] = (int(remoteness[at]), lo + int(np.flatnonzero(mask)[at]))
         out: dict[str, object] = {
             "game": self.game_id,
             "material": self.material.name,
-            "positions": int(once.sum()),
-            "index_slots": len(packed),
+            "positions": counted["positions"],
+            "index_slots": n,
             "bytes": packed.nbytes,
-            "wins": int(wins.sum()),
-            "losses": int(losses.sum()),
-            "draws": int(((dtm == 0) & once).sum()),
-            "longest_win": int(remoteness[wins].max(initial=0)),
-            "longest_loss": int(remoteness[losses].max(initial=0)),
+            "wins": counted["wins"],
+            "losses": counted["losses"],
+            "draws": counted["draws"],
+            "longest_win": max(longest["win"][0], 0),
+            "longest_loss": max(longest["loss"][0], 0),
             "source": self.source,
         }
-        for key, mask in (("longest_win_position", wins), ("longest_loss_position", losses)):
-            if mask.any():
-                slot = int(np.flatnonzero(mask)[np.argmax(remoteness[mask])])
-                board = self.board_of_slot(slot)
+        for key in ("win", "loss"):
+            if longest[key][1] >= 0:
+                board = self.board_of_slot(longest[key][1])
                 assert board is not None
-                out[key] = canonical_fen(board)
+                out[f"longest_{key}_position"] = canonical_fen(board)
         return out
 
 

@@ -17,6 +17,7 @@ from engine.errors import InvalidGameId, InvalidPosition, LimitExceeded
 from engine.kind import Context
 from engine.stored_bytes import encode_words
 from engine.values import MoveValue, Value
+from kinds.chess import tables as chess_tables
 from kinds.chess.blocks import values_from_bytes
 from kinds.chess.kernels import index as ix
 from kinds.chess.kernels import movegen as mg
@@ -617,3 +618,50 @@ def test_stats_stored_beside_a_table_are_those_of_the_table(tablebase: Tables) -
         with_table = StoredWords()
         with_table.words[(material.game_id, TABLE)] = words
         assert ChessGame(material).stats(engine_context(with_table)) == stats
+
+
+def whole_table_stats(table: ChessTable) -> dict[str, object]:
+    """The statistics counted over the whole table at once (how they were counted before pieces): the
+    reference `ChessTable.stats` is compared with."""
+    packed = table.packed
+    dtm = packed.dtm
+    once = ix.valid_mask(table.material.spec, 0, len(packed))
+    wins, losses = (dtm > 0) & once, (dtm < 0) & once
+    remoteness = np.where(dtm > 0, dtm, -dtm.astype(np.int32) - 1)
+    out: dict[str, object] = {
+        "positions": int(once.sum()),
+        "wins": int(wins.sum()),
+        "losses": int(losses.sum()),
+        "draws": int(((dtm == 0) & once).sum()),
+        "longest_win": int(remoteness[wins].max(initial=0)),
+        "longest_loss": int(remoteness[losses].max(initial=0)),
+    }
+    for key, mask in (("longest_win_position", wins), ("longest_loss_position", losses)):
+        if mask.any():
+            board = table.board_of_slot(int(np.flatnonzero(mask)[np.argmax(remoteness[mask])]))
+            assert board is not None
+            out[key] = chess_tables.canonical_fen(board)
+    return out
+
+
+@pytest.mark.parametrize("piece", [1000, 4096, 1 << 24])
+def test_stats_counted_by_pieces_are_those_of_the_whole_table(
+    tablebase: Tables, monkeypatch: pytest.MonkeyPatch, piece: int
+) -> None:
+    """Counted a piece at a time (a five-man table's temporaries would take more than its values), the
+    statistics are those of the whole table at once, the first longest positions among them."""
+    monkeypatch.setattr(chess_tables, "STATS_PIECE", piece)
+    for name in ("KvK", "KQvK", "KRvK", "KPvK"):
+        table = tablebase[name]
+        fresh = ChessTable(table.material, table.packed, tablebase)
+        stats = fresh.stats()
+        expected = whole_table_stats(fresh)
+        for key, value in expected.items():
+            if key.endswith("_position"):
+                assert chess.Board(str(stats[key])).board_fen() == chess.Board(str(value)).board_fen(), (
+                    name,
+                    key,
+                )
+            else:
+                assert stats[key] == value, (name, key)
+        assert ("longest_loss_position" in stats) == ("longest_loss_position" in expected)
