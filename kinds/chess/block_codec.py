@@ -41,6 +41,7 @@ import zstandard
 from numpy.typing import NDArray
 
 from kinds.chess.format import _unzigzag, _zigzag
+from kinds.chess.kernels import planes
 from kinds.chess.ranks import BadRanks, Ranks
 
 I16 = NDArray[np.int16]
@@ -171,23 +172,61 @@ def decode(data: bytes, k: int, delta: bool, version: int, ranks: Ranks | None =
     return dtm, dtz
 
 
-def _inflate(data: bytes, k: int) -> NDArray[np.uint16]:
-    """The four planes of a zstd block of `k` slots, as two rows of 16-bit codes."""
+def _inflated(data: bytes, k: int) -> bytes:
+    """The four planes of a zstd block of `k` slots (4k bytes)."""
     try:
         raw = zstandard.ZstdDecompressor().decompress(data, max_output_size=4 * k)
     except zstandard.ZstdError as error:
         raise BadBlock(f"does not inflate ({error})") from None
     if len(raw) != 4 * k:
         raise BadBlock(f"holds {len(raw)} bytes, not {4 * k}")
-    planes = np.frombuffer(raw, dtype=np.uint8).reshape(4, k).astype(np.uint16)
-    return np.stack([planes[0] | planes[1] << 8, planes[2] | planes[3] << 8])
+    return raw
 
 
-def _decode_ranked(data: bytes, k: int, delta: bool, ranks: Ranks) -> tuple[I16, I16]:
+def _ranked_form(data: bytes, k: int) -> int:
+    """A format-5 block's form byte; BadBlock where it names no form (or a swap its slots cannot take)."""
     form = data[0] if data else -1
     if not 0 <= form <= DENSE | SWAPPED | RANKED or (form & SWAPPED and k % (_SQUARES * _SQUARES)):
         raise BadBlock(f"has no known form (byte {data[:1]!r})")
-    first, codes = _inflate(data[1:], k)
+    return form
+
+
+#: `planes.decode_planes`' inconsistencies, as `Ranks.second` names them.
+_PLANE_ERRORS = {
+    planes.DTM_UNRANKED: "a DTM value the ranks do not hold",
+    planes.RANK_PAST: "a rank past its DTM value's pairs",
+}
+
+
+def _decode_ranked(data: bytes, k: int, delta: bool, ranks: Ranks) -> tuple[I16, I16]:
+    """A format-5 block decoded by the compiled kernel (kinds.chess.kernels.planes), in one pass."""
+    form = _ranked_form(data, k)
+    raw = np.frombuffer(_inflated(data[1:], k), dtype=np.uint8)
+    dtm, dtz = np.empty(k, np.int16), np.empty(k, np.int16)
+    status = planes.decode_planes(
+        raw,
+        k,
+        bool(form & DENSE),
+        bool(form & SWAPPED),
+        bool(form & RANKED),
+        delta,
+        ranks.least,
+        ranks.counts,
+        ranks.starts,
+        ranks.seconds,
+        dtm,
+        dtz,
+    )
+    if status != planes.DONE:
+        raise BadBlock(_PLANE_ERRORS[status])
+    return dtm, dtz
+
+
+def decode_ranked_reference(data: bytes, k: int, delta: bool, ranks: Ranks) -> tuple[I16, I16]:
+    """`_decode_ranked` in numpy, a step at a time: the plain reference the tests compare the kernel with."""
+    form = _ranked_form(data, k)
+    planes_ = np.frombuffer(_inflated(data[1:], k), dtype=np.uint8).reshape(4, k).astype(np.uint16)
+    first, codes = planes_[0] | planes_[1] << 8, planes_[2] | planes_[3] << 8
     if form & SWAPPED:
         first, codes = _swap(first), _swap(codes)
     dtm = _undense(first) if form & DENSE else _unzigzag(first)
@@ -197,3 +236,12 @@ def _decode_ranked(data: bytes, k: int, delta: bool, ranks: Ranks) -> tuple[I16,
         raise BadBlock(str(bad)) from None
     dtz = (dtm.astype(np.int32) - second).astype(np.int16) if delta else second
     return dtm, dtz
+
+
+def load_kernels() -> None:
+    """Compile (or load from numba's cache) the decoding kernel, on a block of one slot."""
+    ranks = Ranks(0, np.ones(1, np.uint32), np.zeros(1, np.uint16))
+    raw = np.frombuffer(bytes(4), dtype=np.uint8)
+    one = np.empty(1, np.int16)
+    args = (ranks.least, ranks.counts, ranks.starts, ranks.seconds, one, one.copy())
+    planes.decode_planes(raw, 1, True, False, True, True, *args)

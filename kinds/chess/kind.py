@@ -61,6 +61,7 @@ from engine.stored_bytes import (
     stored_object_size,
 )
 from engine.values import BestMoveResult, GameInfo, MoveValue, Outcome, Source, Value
+from kinds.chess import block_codec
 from kinds.chess.answers import PositionInfo, answer, info_at, move_info, position_info
 from kinds.chess.blocks import (
     HEADER_BYTES,
@@ -299,6 +300,11 @@ class ChessGame(GameKind[chess.Board]):
         #: The FEN a main line's last step reached and its board (`parse` gives a copy instead of reading
         #: the FEN again: it is legal, being reached by a legal move).
         self._reached: tuple[str, chess.Board] | None = None
+
+    def load_kernels(self) -> None:
+        """The decoding of a stored table's blocks, which the warm-up's tables (solved live, held whole)
+        never reach: the first cold block of a stored table would compile it under its request."""
+        block_codec.load_kernels()
 
     #: Main lines follow "dtz" (lila's ranking: category first, so the winner keeps the fifty-move rule as
     #: the clocks of the line run; the default) or "dtm" (the shortest mate, the fifty-move rule ignored).
