@@ -35,7 +35,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import sqlalchemy as sa
@@ -50,12 +50,15 @@ from kinds.chess.blocks import to_side_blocks, values_from_bytes
 from kinds.chess.kernels import index as ix
 from kinds.chess.material import Material, materials_of
 from nimbase.settings import Settings
+from service.calls import GetStats
+from service.core import Nimbase
 from service.jobs import worker_admission
 from storage.database import create_engine
 from storage.embedded import database_url
 from storage.jobs import JobQueue
 from storage.migrate import upgrade_head
 from storage.sequences import SequenceStore
+from tests.facts import load_facts
 
 DATABASE = "nimbase_chess_set"
 #: Bytes a stored word holds (a stored object's length counts words).
@@ -320,6 +323,34 @@ def sizes(url: str, log: RunLog, workers: int) -> None:
     figure("chess set: the whole set's stored target", TARGET_BYTES / 1e9, "GB")
 
 
+def truth(url: str, log: RunLog) -> None:
+    """Each stored table's longest mate (the statistics its job stored beside it, as GetStats gives them:
+    the longest win or loss in plies, either side to move) beside the Gaviota tables' longest mate of the
+    material and Conrady's longest Nalimov mate where he gives one (`tests/data/chess_longest_wins.json`,
+    sources in `tests/data/README.md`): every material built, checked without reading a table."""
+    facts = load_facts("chess_longest_wins")
+    conrady = {fact["material"]: fact["plies"] for fact in facts["longest_by_conrady"]}
+    engine = create_engine(url, pool_size=1)
+    service = Nimbase(Settings.from_env(), engine)
+    agree = differ = 0
+    try:
+        for name in sorted(f.material for f in log.jobs.values() if f.stored):
+            stats = service.get_stats(GetStats(f"chess:{name}"))
+            ours = max(int(cast(int, stats["longest_win"])), int(cast(int, stats["longest_loss"])))
+            published = facts["longest_dtm"].get(name, {}).get("plies", 0)
+            verdict = "agree" if ours == published else "DIFFERS"
+            agree, differ = agree + (ours == published), differ + (ours != published)
+            more = f"  Conrady {conrady[name]}" if name in conrady else ""
+            print(f"{name:<8} longest mate {ours:>4} plies  Gaviota {published:>4}  {verdict}{more}")
+            if name in conrady and conrady[name] != ours:
+                differ += 1
+                print(f"{name:<8} DIFFERS from Conrady's {conrady[name]} plies")
+    finally:
+        engine.dispose()
+    figure("chess set: stored tables whose longest mate agrees with the Gaviota tables", agree, "tables")
+    figure("chess set: figures that differ (Gaviota, Conrady)", differ, "figures")
+
+
 def _stop_on_signals() -> None:
     """SIGINT and SIGTERM stop the run as Ctrl-C does (the workers put their jobs back), even where the
     run was started in the background, which ignores SIGINT."""
@@ -344,6 +375,9 @@ def main() -> None:
     start.add_argument("--resume", action="store_true", help="continue the build (with --part all: its rest)")
     start.add_argument("--report", action="store_true", help="print the figures, run nothing")
     parser.add_argument("--serve", type=int, default=0, help="then serve this many random positions")
+    parser.add_argument(
+        "--truth", action="store_true", help="then each stored table's longest mate beside the published ones"
+    )
     parser.add_argument("--sizes", action="store_true", help="then the tables' bytes in today's format")
     args = parser.parse_args()
     settings = Settings.from_env()
@@ -381,6 +415,8 @@ def main() -> None:
             log.write(log_path)
     report(build.engine, log)
     log.write(log_path)
+    if args.truth:
+        truth(url, log)
     if args.sizes:
         sizes(url, log, args.workers)
     if args.serve:
