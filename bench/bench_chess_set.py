@@ -57,6 +57,7 @@ from storage.database import create_engine
 from storage.embedded import database_url
 from storage.jobs import JobQueue
 from storage.migrate import upgrade_head
+from storage.packing import PLAIN_WIDTH, RAW
 from storage.sequences import SequenceStore
 from tests.facts import load_facts
 
@@ -284,11 +285,40 @@ def serve(url: str, log: RunLog, queries: int) -> None:
     figure(f"{what}: GetValue p50, asked again", p50_ms(again), "ms")
     figure(f"{what}: BestMove p50", p50_ms(best), "ms")
     figure("chess set served: BestMove p50: target", TARGET_BEST_MOVE_MS, "ms")
+    plain = plain_words(url)
+    for form, of in (("plain words, read by ranges", True), ("packed or deflated chunks, read whole", False)):
+        firsts = [ms for name, ms in zip(asked, first, strict=True) if (name in plain) == of]
+        bests = [ms for (name, _), ms in zip(pairs, best, strict=True) if (name in plain) == of]
+        if firsts:
+            count = len({name for name in asked if (name in plain) == of})
+            figure(
+                f"  ... tables stored as {form} ({count}): GetValue p50, first asked", p50_ms(firsts), "ms"
+            )
+        if bests:
+            figure(f"  ... tables stored as {form}: BestMove p50", p50_ms(bests), "ms")
     figure(f"{what}: the serving process's resident memory, ready", idle_own, "MiB")
     figure(f"{what}: the serving process's resident memory, after", after_own, "MiB")
     figure(f"{what}: with its live processes, ready", idle, "MiB")
     figure(f"{what}: with its live processes, after", after, "MiB")
     figure("chess set served: server resident memory: target", TARGET_RESIDENT_MIB, "MiB")
+
+
+def plain_words(url: str) -> set[str]:
+    """The materials whose stored tables are plain words (what a worker stores now: a block is read by
+    its byte range), not chunks packed or deflated (a table stored before, read a whole chunk at a time)."""
+    engine = create_engine(url, pool_size=1)
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(
+                sa.text(
+                    "SELECT game_id FROM sequence_chunks WHERE family = 'table' AND chunk_index = 0 "
+                    "AND width = :width AND codec = :codec"
+                ),
+                {"width": PLAIN_WIDTH, "codec": RAW},
+            ).all()
+    finally:
+        engine.dispose()
+    return {str(row.game_id).partition(":")[2] for row in rows}
 
 
 def written_now(url: str, name: str) -> tuple[str, int, int]:
