@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.positions import MAX_HEAPS, MAX_POSITION_CHARS
+from kinds.heaps.misere.digits import SLACK, SMALL, digit_run, digits_value, load8, write_small
 from kinds.heaps.misere.monoid import Quotient
 
 I8 = NDArray[np.int8]
@@ -39,7 +40,6 @@ MAX_DIGITS = 18
 #: Sorting: insertion sort up to this many heaps, a radix sort past it, RADIX_BITS bits a pass.
 INSERTION_UPTO = 32
 RADIX_BITS = 11
-RADIX = 1 << RADIX_BITS
 
 
 @numba.njit(cache=True, nogil=True)
@@ -58,7 +58,9 @@ def _residue(x: int, m: int, inverse: float) -> int:
 
 @numba.njit(cache=True, nogil=True)
 def _sort(heaps: NDArray[np.int64], count: int, scratch: NDArray[np.int64]) -> None:
-    """heaps[:count] ascending, in place (non-negative values)."""
+    """heaps[:count] ascending, in place (non-negative values). Past INSERTION_UPTO, a least significant
+    digit radix sort: as few passes of at most RADIX_BITS bits as the largest heap needs, in digits of
+    equal width (heaps below 10^6: two passes of 10 bits), every pass's counts taken in one read."""
     if count <= INSERTION_UPTO:
         for i in range(1, count):
             x = heaps[i]
@@ -70,27 +72,35 @@ def _sort(heaps: NDArray[np.int64], count: int, scratch: NDArray[np.int64]) -> N
         return
     top = 0
     for i in range(count):
-        if heaps[i] > top:
-            top = heaps[i]
-    buckets = np.zeros(RADIX, dtype=np.int64)
+        top |= heaps[i]
+    bits = 0
+    while (top >> bits) > 0:
+        bits += 1
+    if bits == 0:
+        return
+    passes = (bits + RADIX_BITS - 1) // RADIX_BITS
+    width = (bits + passes - 1) // passes
+    mask = (1 << width) - 1
+    counts = np.zeros((passes, 1 << width), dtype=np.int64)
+    for i in range(count):
+        x = heaps[i]
+        for p in range(passes):
+            counts[p, (x >> (p * width)) & mask] += 1
     source = heaps
     target = scratch
-    shift = 0
-    while (top >> shift) > 0:
-        buckets[:] = 0
-        for i in range(count):
-            buckets[(source[i] >> shift) & (RADIX - 1)] += 1
+    for p in range(passes):
         total = 0
-        for b in range(RADIX):
-            c = buckets[b]
-            buckets[b] = total
+        for b in range(1 << width):
+            c = counts[p, b]
+            counts[p, b] = total
             total += c
+        shift = p * width
         for i in range(count):
-            b = (source[i] >> shift) & (RADIX - 1)
-            target[buckets[b]] = source[i]
-            buckets[b] += 1
+            x = source[i]
+            b = (x >> shift) & mask
+            target[counts[p, b]] = x
+            counts[p, b] += 1
         source, target = target, source
-        shift += RADIX_BITS
     if source is not heaps:
         heaps[:count] = source[:count]
 
@@ -100,33 +110,42 @@ PAIRS = np.frombuffer("".join(f"{n:02d}" for n in range(100)).encode(), dtype=np
 
 
 @numba.njit(cache=True, nogil=True)
+def _write_large(x: int, out: NDArray[np.uint8], at: int) -> int:
+    """x > SMALL in decimal from out[at]; the end. Unsigned arithmetic, the length first, then two
+    digits a division, from the right."""
+    v = np.uint64(x)
+    length = 1
+    power = np.uint64(10)
+    while length < 19 and v >= power:
+        length += 1
+        power *= np.uint64(10)
+    at += length
+    pos = at
+    while v >= 100:
+        q = v // np.uint64(100)
+        r = np.int64(v - q * np.uint64(100))
+        pos -= 2
+        out[pos] = PAIRS[2 * r]
+        out[pos + 1] = PAIRS[2 * r + 1]
+        v = q
+    if v >= 10:
+        out[pos - 2] = PAIRS[2 * np.int64(v)]
+        out[pos - 1] = PAIRS[2 * np.int64(v) + 1]
+    else:
+        out[pos - 1] = 48 + np.int64(v)
+    return at
+
+
+@numba.njit(cache=True, nogil=True)
 def _write(heaps: NDArray[np.int64], count: int, out: NDArray[np.uint8], at: int) -> int:
-    """heaps[:count] (positive) as decimal text joined by single spaces, written from out[at]; the end.
-    Unsigned arithmetic, the length first, then two digits a division, from the right."""
+    """heaps[:count] (positive) as decimal text joined by single spaces, written from out[at] (with
+    digits.SLACK bytes to spare past the end); the end. A heap of up to eight digits is one word."""
     for i in range(count):
         if i:
             out[at] = 32
             at += 1
-        x = np.uint64(heaps[i])
-        length = 1
-        power = np.uint64(10)
-        while length < 19 and x >= power:
-            length += 1
-            power *= np.uint64(10)
-        at += length
-        pos = at
-        while x >= 100:
-            q = x // np.uint64(100)
-            r = np.int64(x - q * np.uint64(100))
-            pos -= 2
-            out[pos] = PAIRS[2 * r]
-            out[pos + 1] = PAIRS[2 * r + 1]
-            x = q
-        if x >= 10:
-            out[pos - 2] = PAIRS[2 * np.int64(x)]
-            out[pos - 1] = PAIRS[2 * np.int64(x) + 1]
-        else:
-            out[pos - 1] = 48 + np.int64(x)
+        x = heaps[i]
+        at = write_small(out, at, x) if x <= SMALL else _write_large(x, out, at)
     return at
 
 
@@ -145,22 +164,26 @@ def parse_fold_kernel(
     """For each item data[starts[i]:ends[i]]: its status (OK or SLOW), its element, its largest heap (0
     for none), whether its text is canonical already, and (where it is not) its canonical text, at
     out[spans[i]:spans[i+1]]. `period` 0: the quotient is not certified, and a heap past len(phi)-1 is
-    SLOW."""
+    SLOW. Each item is followed by a byte that is not a digit, and the last by digits.SLACK bytes (heaps
+    are read eight bytes at a time: digits.load8); every byte is ASCII."""
     items = len(starts)
     status = np.zeros(items, dtype=np.int8)
     element = np.zeros(items, dtype=np.int32)
     canonical = np.zeros(items, dtype=np.int8)
     top = np.zeros(items, dtype=np.int64)
-    out = np.empty(len(data), dtype=np.uint8)
+    out = np.empty(len(data) + SLACK, dtype=np.uint8)
     spans = np.zeros(items + 1, dtype=np.int64)
     widest = 0
     for i in range(items):
         if ends[i] - starts[i] > widest:
             widest = ends[i] - starts[i]
+        if ends[i] + SLACK > len(data) or 48 <= data[ends[i]] <= 57:
+            raise ValueError("an item not followed by a byte that is not a digit, or data without slack")
     heaps = np.empty(widest // 2 + 1, dtype=np.int64)
     scratch = np.empty(widest // 2 + 1, dtype=np.int64)
     bound = len(phi) - 1
     inverse = 1.0 / period if period > 0 else 0.0
+    mask = period - 1 if period > 0 and period & (period - 1) == 0 else -1  # a period of 2^k
     at = 0
     for i in range(items):
         spans[i] = at
@@ -173,62 +196,74 @@ def parse_fold_kernel(
         count = 0
         tokens = 0
         z = 0
+        z_odd = 0
         largest = 0
-        in_order = True
         # canonical as given: digits first and last, heaps apart by single spaces, no zero heap or
-        # leading zero, heaps ascending
+        # leading zero, heaps ascending (no descent)
         plain = end > start
+        descents = False
         last_heap = -1
         bad = False
         pos = start
         while pos < end:
             c = data[pos]
             if 48 <= c <= 57:
-                first = pos
-                value = c - 48
-                pos += 1
-                while pos < end:
-                    c = data[pos]
-                    if c < 48 or c > 57:
+                word = load8(data, pos)
+                run = int(digit_run(word))
+                if run < 8:
+                    value = int(digits_value(word, run))
+                    pos += run
+                else:  # eight digits or more: a byte at a time
+                    first = pos
+                    value = 0
+                    while pos < end:
+                        c = data[pos]
+                        if c < 48 or c > 57:
+                            break
+                        value = value * 10 + (c - 48)
+                        pos += 1
+                    if pos - first > MAX_DIGITS:
+                        bad = True
                         break
-                    value = value * 10 + (c - 48)
-                    pos += 1
-                tokens += 1
-                if pos - first > MAX_DIGITS or tokens > max_heaps:  # zero heaps count, as for the parser
-                    bad = True
-                    break
-                if value == 0 or (data[first] == 48):
+                    c = data[first]
+                tokens += 1  # zero heaps count toward the limit, as for the parser
+                if data[pos] == 32 and 48 <= data[pos + 1] <= 57:
+                    pos += 1  # a single space between heaps (data[end] is not a space)
+                if c == 48:
                     plain = False  # a zero heap, or a leading zero
-                if value == 0:
-                    continue
-                if value < last_heap:
-                    in_order = False
-                    if largest < last_heap:
-                        largest = last_heap
+                    if value == 0:
+                        continue
+                descents |= value < last_heap  # no branch: sent unsorted, half of them would miss
+                largest = max(largest, value)
                 last_heap = value
                 heaps[count] = value
                 count += 1
                 if value <= bound:
                     x = phi[value]
+                elif mask >= 0:
+                    x = phi[preperiod + ((value - preperiod) & mask)]
                 elif period > 0:
                     x = phi[preperiod + _residue(value - preperiod, period, inverse)]
                 else:
                     bad = True
                     break
-                z = table[z, x]
+                if count & 1:  # two products, the table's latency overlapped (commutative)
+                    z_odd = table[z_odd, x]
+                else:
+                    z = table[z, x]
             elif c == 32 or c == 9 or c == 10 or c == 13:
-                if c != 32 or pos == start or pos == end - 1 or data[pos - 1] == 32:
-                    plain = False
+                plain = False  # single spaces between heaps are passed over with the heap before
                 pos += 1
             else:
                 bad = True
                 break
-        if bad:
+        if bad or tokens > max_heaps:
             status[i] = SLOW
             spans[i + 1] = at
             continue
-        element[i] = z
-        top[i] = largest if largest > last_heap else last_heap
+        element[i] = table[z, z_odd]
+        top[i] = largest
+        in_order = not descents
         plain = plain and in_order
         if plain or (count == 0 and end == start):
             canonical[i] = 1
@@ -283,18 +318,28 @@ class Folded:
 
 
 def parse_fold(q: Quotient, texts: Sequence[str]) -> Folded:
-    """`parse_fold_kernel` over `texts` (a text that is not ASCII is SLOW without being looked at)."""
+    """`parse_fold_kernel` over `texts` in the quotient `q` (a text that is not ASCII is SLOW without
+    being looked at)."""
+    preperiod, period = (0, 0) if q.period is None else (q.period.preperiod, q.period.period)
+    return fold_texts(texts, q.table, q.phi, preperiod, period)
+
+
+def fold_texts(
+    texts: Sequence[str], table: NDArray[np.int32], phi: NDArray[np.int32], preperiod: int, period: int
+) -> Folded:
+    """`parse_fold` in the quotient given by its table, pretending function and period (0: none)."""
     ascii_ok = [t.isascii() for t in texts]
     plain = list(texts) if all(ascii_ok) else [t if ok else "" for t, ok in zip(texts, ascii_ok, strict=True)]
-    data = np.frombuffer("\n".join(plain).encode("ascii"), dtype=np.uint8)
+    # items apart by a byte that is not a digit, the last followed by SLACK of them: every 8-byte read
+    # from a position in an item stays in the buffer, and a run of digits ends with its item
+    data = np.frombuffer(("\n".join(plain) + "\n" * SLACK).encode("ascii"), dtype=np.uint8)
     lengths = np.array(list(map(len, plain)), dtype=np.int64)
     starts = np.zeros(len(texts), dtype=np.int64)
     if len(texts) > 1:
         np.cumsum(lengths[:-1] + 1, out=starts[1:])
     ends = starts + lengths
-    preperiod, period = (0, 0) if q.period is None else (q.period.preperiod, q.period.period)
     status, element, top, canonical, out, spans = parse_fold_kernel(
-        data, starts, ends, q.table, q.phi, preperiod, period, MAX_HEAPS, MAX_POSITION_CHARS
+        data, starts, ends, table, phi, preperiod, period, MAX_HEAPS, MAX_POSITION_CHARS
     )
     raw = memoryview(out.data)  # each canonical text is decoded straight from the kernel's buffer
     positions: list[str | None] = []
