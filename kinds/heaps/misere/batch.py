@@ -3,11 +3,13 @@ written in canonical form by one numba kernel over the batch's bytes.
 
 Parsing dominated a batch of long sums (a 1,000-heap sum is 7 kB of text: `parse_heaps`, a sort and
 `format` per position cost far more than its 1,000 table lookups). Here the batch's texts are joined
-and encoded once, and `parse_fold_kernel` walks the bytes: each heap is read, mapped to its element
-(the pretending function, or its certified period past the bound) and folded as it is read (the monoid
-is commutative: the order of the heaps does not matter). A text that is canonical already (heaps
-ascending, no zero heap, no leading zero, single spaces) is its own canonical form; any other is sorted
-(insertion sort for a few heaps, else a byte-wise radix sort) and written to the output buffer.
+and encoded once, and `parse_fold_kernel` walks the bytes: each heap is read (eight bytes at a time,
+`digits`), mapped to its element (the pretending function, or its certified period past the bound) and
+folded as it is read (the monoid is commutative: the order of the heaps does not matter). A text that
+is canonical already (heaps ascending, no zero heap, no leading zero, single spaces) is its own
+canonical form; any other is sorted (insertion sort for a few heaps, else a radix sort) and written to
+the output buffer: heaps of up to seven digits are sorted as keys that say where each was read, and
+their text copied from there, a word a heap; others are written digit by digit.
 
 What the kernel does not answer it marks for the caller's per-position path (`SLOW`): a character other
 than a digit or a space, a token too long for int64, more heaps or characters than a position may have,
@@ -27,7 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.positions import MAX_HEAPS, MAX_POSITION_CHARS
-from kinds.heaps.misere.digits import SLACK, SMALL, digit_run, digits_value, load8, write_small
+from kinds.heaps.misere.digits import SLACK, SMALL, digit_run, digits_value, load8, store8, write_small
 from kinds.heaps.misere.monoid import Quotient
 
 I8 = NDArray[np.int8]
@@ -37,6 +39,12 @@ OK = 0
 SLOW = 1
 #: The longest token the kernel reads (below 10^18 < 2^63); longer ones go the per-position way.
 MAX_DIGITS = 18
+#: A heap of one to seven digits written without a leading zero is also kept as a key: its value, its
+#: digits' count and where it starts in its text (OFFSET_BITS: MAX_POSITION_CHARS fit), so that sorted
+#: by value its text is copied rather than written again (`_copy`).
+OFFSET_BITS = 21
+OFFSET_MASK = (1 << OFFSET_BITS) - 1
+KEY_SHIFT = OFFSET_BITS + 3
 #: Sorting: insertion sort up to this many heaps, a radix sort past it, RADIX_BITS bits a pass.
 INSERTION_UPTO = 32
 RADIX_BITS = 11
@@ -57,10 +65,11 @@ def _residue(x: int, m: int, inverse: float) -> int:
 
 
 @numba.njit(cache=True, nogil=True)
-def _sort(heaps: NDArray[np.int64], count: int, scratch: NDArray[np.int64]) -> None:
-    """heaps[:count] ascending, in place (non-negative values). Past INSERTION_UPTO, a least significant
-    digit radix sort: as few passes of at most RADIX_BITS bits as the largest heap needs, in digits of
-    equal width (heaps below 10^6: two passes of 10 bits), every pass's counts taken in one read."""
+def _sort(heaps: NDArray[np.int64], count: int, scratch: NDArray[np.int64], skip: int) -> None:
+    """heaps[:count] ascending by their bits from `skip` up, in place (non-negative values; the bits
+    below `skip` are carried along). Past INSERTION_UPTO, a least significant digit radix sort: as few
+    passes of at most RADIX_BITS bits as the largest heap needs, in digits of equal width (heaps below
+    10^6: two passes of 10 bits), every pass's counts taken in one read."""
     if count <= INSERTION_UPTO:
         for i in range(1, count):
             x = heaps[i]
@@ -72,7 +81,7 @@ def _sort(heaps: NDArray[np.int64], count: int, scratch: NDArray[np.int64]) -> N
         return
     top = 0
     for i in range(count):
-        top |= heaps[i]
+        top |= heaps[i] >> skip
     bits = 0
     while (top >> bits) > 0:
         bits += 1
@@ -85,7 +94,7 @@ def _sort(heaps: NDArray[np.int64], count: int, scratch: NDArray[np.int64]) -> N
     for i in range(count):
         x = heaps[i]
         for p in range(passes):
-            counts[p, (x >> (p * width)) & mask] += 1
+            counts[p, (x >> (skip + p * width)) & mask] += 1
     source = heaps
     target = scratch
     for p in range(passes):
@@ -94,7 +103,7 @@ def _sort(heaps: NDArray[np.int64], count: int, scratch: NDArray[np.int64]) -> N
             c = counts[p, b]
             counts[p, b] = total
             total += c
-        shift = p * width
+        shift = skip + p * width
         for i in range(count):
             x = source[i]
             b = (x >> shift) & mask
@@ -150,6 +159,23 @@ def _write(heaps: NDArray[np.int64], count: int, out: NDArray[np.uint8], at: int
 
 
 @numba.njit(cache=True, nogil=True)
+def _copy(
+    keys: NDArray[np.int64], count: int, data: NDArray[np.uint8], start: int, out: NDArray[np.uint8], at: int
+) -> int:
+    """The heaps `keys[:count]` (KEY_SHIFT) point at in data[start:], copied in order joined by single
+    spaces from out[at] (with digits.SLACK bytes to spare past the end); the end. Each heap and the
+    space after it is one word: loaded where the heap was read, its digits kept, a space put after."""
+    for i in range(count):
+        key = keys[i]
+        run = (key >> OFFSET_BITS) & 7
+        word = np.uint64(load8(data, start + (key & OFFSET_MASK)))
+        kept = word & ((np.uint64(1) << np.uint64(8 * run)) - np.uint64(1))
+        store8(out, at, kept | (np.uint64(32) << np.uint64(8 * run)))
+        at += run + 1
+    return at - 1 if count else at
+
+
+@numba.njit(cache=True, nogil=True)
 def parse_fold_kernel(
     data: NDArray[np.uint8],
     starts: NDArray[np.int64],
@@ -179,7 +205,10 @@ def parse_fold_kernel(
             widest = ends[i] - starts[i]
         if ends[i] + SLACK > len(data) or 48 <= data[ends[i]] <= 57:
             raise ValueError("an item not followed by a byte that is not a digit, or data without slack")
+    if max_chars > OFFSET_MASK:
+        raise ValueError("max_chars beyond the keys' offsets")
     heaps = np.empty(widest // 2 + 1, dtype=np.int64)
+    keys = np.empty(widest // 2 + 1, dtype=np.int64)
     scratch = np.empty(widest // 2 + 1, dtype=np.int64)
     bound = len(phi) - 1
     inverse = 1.0 / period if period > 0 else 0.0
@@ -202,61 +231,72 @@ def parse_fold_kernel(
         # leading zero, heaps ascending (no descent)
         plain = end > start
         descents = False
+        copied = True  # every heap has a key
         last_heap = -1
         bad = False
         pos = start
         while pos < end:
-            c = data[pos]
-            if 48 <= c <= 57:
-                word = load8(data, pos)
-                run = int(digit_run(word))
-                if run < 8:
-                    value = int(digits_value(word, run))
-                    pos += run
-                else:  # eight digits or more: a byte at a time
-                    first = pos
-                    value = 0
-                    while pos < end:
-                        c = data[pos]
-                        if c < 48 or c > 57:
-                            break
-                        value = value * 10 + (c - 48)
-                        pos += 1
-                    if pos - first > MAX_DIGITS:
-                        bad = True
+            word = load8(data, pos)
+            run = int(digit_run(word))
+            if run == 0:  # not a heap
+                c = data[pos]
+                if c == 32 or c == 9 or c == 10 or c == 13:
+                    plain = False  # single spaces between heaps are passed over with the heap before
+                    pos += 1
+                    continue
+                bad = True
+                break
+            c = np.uint64(word) & np.uint64(0xFF)  # the heap's first digit
+            key_at = pos - start
+            if run < 8:
+                value = int(digits_value(word, run))
+                key = (value << KEY_SHIFT) | (run << OFFSET_BITS) | key_at
+                pos += run
+                # the byte after the heap is in the word: a space is passed over with it (one at the
+                # end is not canonical; two are seen as the second is read)
+                if (np.uint64(word) >> np.uint64(8 * run)) & np.uint64(0xFF) == 32:
+                    pos += 1
+                    if pos == end:
+                        plain = False
+            else:  # eight digits or more: a byte at a time
+                first = pos
+                value = 0
+                while pos < end:
+                    d = data[pos]
+                    if d < 48 or d > 57:
                         break
-                    c = data[first]
-                tokens += 1  # zero heaps count toward the limit, as for the parser
-                if data[pos] == 32 and 48 <= data[pos + 1] <= 57:
-                    pos += 1  # a single space between heaps (data[end] is not a space)
-                if c == 48:
-                    plain = False  # a zero heap, or a leading zero
-                    if value == 0:
-                        continue
-                descents |= value < last_heap  # no branch: sent unsorted, half of them would miss
-                largest = max(largest, value)
-                last_heap = value
-                heaps[count] = value
-                count += 1
-                if value <= bound:
-                    x = phi[value]
-                elif mask >= 0:
-                    x = phi[preperiod + ((value - preperiod) & mask)]
-                elif period > 0:
-                    x = phi[preperiod + _residue(value - preperiod, period, inverse)]
-                else:
+                    value = value * 10 + (d - 48)
+                    pos += 1
+                if pos - first > MAX_DIGITS:
                     bad = True
                     break
-                if count & 1:  # two products, the table's latency overlapped (commutative)
-                    z_odd = table[z_odd, x]
-                else:
-                    z = table[z, x]
-            elif c == 32 or c == 9 or c == 10 or c == 13:
-                plain = False  # single spaces between heaps are passed over with the heap before
-                pos += 1
+                copied = False
+                key = 0
+            tokens += 1  # zero heaps count toward the limit, as for the parser
+            if c == 48:
+                plain = False  # a zero heap, or a leading zero
+                if value == 0:
+                    continue
+                copied = False
+            descents |= value < last_heap  # no branch: sent unsorted, half of them would miss
+            largest = max(largest, value)
+            last_heap = value
+            heaps[count] = value
+            keys[count] = key
+            count += 1
+            if value <= bound:
+                x = phi[value]
+            elif mask >= 0:
+                x = phi[preperiod + ((value - preperiod) & mask)]
+            elif period > 0:
+                x = phi[preperiod + _residue(value - preperiod, period, inverse)]
             else:
                 bad = True
                 break
+            if count & 1:  # two products, the table's latency overlapped (commutative)
+                z_odd = table[z_odd, x]
+            else:
+                z = table[z, x]
         if bad or tokens > max_heaps:
             status[i] = SLOW
             spans[i + 1] = at
@@ -269,9 +309,14 @@ def parse_fold_kernel(
             canonical[i] = 1
             spans[i + 1] = at
             continue
-        if not in_order:
-            _sort(heaps, count, scratch)
-        at = _write(heaps, count, out, at)
+        if copied:
+            if not in_order:
+                _sort(keys, count, scratch, KEY_SHIFT)
+            at = _copy(keys, count, data, start, out, at)
+        else:
+            if not in_order:
+                _sort(heaps, count, scratch, 0)
+            at = _write(heaps, count, out, at)
         spans[i + 1] = at
     return status, element, top, canonical, out[:at], spans
 
