@@ -377,7 +377,7 @@ def fold_texts(
     plain = list(texts) if all(ascii_ok) else [t if ok else "" for t, ok in zip(texts, ascii_ok, strict=True)]
     # items apart by a byte that is not a digit, the last followed by SLACK of them: every 8-byte read
     # from a position in an item stays in the buffer, and a run of digits ends with its item
-    data = np.frombuffer(("\n".join(plain) + "\n" * SLACK).encode("ascii"), dtype=np.uint8)
+    data = np.frombuffer("\n".join([*plain, "\n" * (SLACK - 1)]).encode("ascii"), dtype=np.uint8)
     lengths = np.array(list(map(len, plain)), dtype=np.int64)
     starts = np.zeros(len(texts), dtype=np.int64)
     if len(texts) > 1:
