@@ -3,13 +3,13 @@ together), for the batch pass (`batch`).
 
 Read a byte at a time, a 1,000-heap sum's 7 kB of text cost more than everything else the pass does
 with it; written a byte (or two digits) at a time, its canonical text cost as much again. Here a heap of
-up to eight digits is one unaligned 8-byte load: the run of digits it starts with is found from a mask
-of the bytes that are not digits (its trailing zero bits), and the digits become the number by three
-multiplications on lanes of 8, 16 and 32 bits (the known method: Lemire and Mula, "Faster number
-parsing", and simdjson's parse_eight_digits). A heap below 10^8 is written the other way: split into
-lanes of 4, 2 and 1 digits by multiplications by reciprocals, its leading zeros counted from the word,
-and stored as one unaligned 8-byte store (the bytes past its last digit are written over by what
-follows, or lie in the buffer's slack).
+up to seven digits is one unaligned 8-byte load, with the byte after it: the run of digits it starts
+with is found from a mask of the bytes that are not digits (its trailing zero bits), and the digits
+become the number by three multiplications on lanes of 8, 16 and 32 bits (the method simdjson's
+parse_eight_digits_unrolled uses). A heap below 10^8 is written the other way: split into lanes of 4, 2
+and 1 digits by multiplications by reciprocals, its leading zeros counted from the word, and stored as
+one unaligned 8-byte store (the bytes past its last digit are written over by what follows, or lie in
+the buffer's slack).
 
 Words are little-endian: the first character is the lowest byte. `load8` and `store8` are numba
 intrinsics (one LLVM load or store, alignment 1, swapped on a big-endian machine); every function has a
