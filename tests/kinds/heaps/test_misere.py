@@ -393,6 +393,14 @@ def _batch_texts(seed: int) -> list[str]:
     texts += [" 5", "5 ", "1 2  3", "7\t", "0 0 0", "10 9 8 7 6 5 4 3 2 1"]
     for top in (1 << 11, 10**6, 1 << 40, 10**17):  # sorted by radix passes of each width
         texts.append(" ".join(str(int(h)) for h in rng.integers(1, top, 100)))
+    # a long text with a space, a zero or a bad byte put at places in its middle (a double space, a heap
+    # cut in two, a descent, a leading zero or a zero heap)
+    long_text = " ".join(str(h) for h in sorted(int(h) for h in rng.integers(1, 10**5, 120)))
+    texts.append(long_text)
+    middle = len(long_text) // 2
+    for k in range(middle - 4, middle + 40, 3):
+        texts += [long_text[:k] + extra + long_text[k:] for extra in (" ", "0", "x", " 0")]
+    texts.append(long_text[: middle + 20] + " 1")  # a descent at the end
     for _ in range(200):
         count = int(rng.integers(0, 90))
         heaps = [
