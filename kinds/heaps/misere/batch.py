@@ -42,7 +42,7 @@ MAX_DIGITS = 18
 #: A heap of one to seven digits written without a leading zero is also kept as a key: its value, its
 #: digits' count and where it starts in its text (OFFSET_BITS: MAX_POSITION_CHARS fit), so that sorted
 #: by value its text is copied rather than written again (`_copy`).
-OFFSET_BITS = 21
+OFFSET_BITS = MAX_POSITION_CHARS.bit_length()
 OFFSET_MASK = (1 << OFFSET_BITS) - 1
 KEY_SHIFT = OFFSET_BITS + 3
 #: Sorting: insertion sort up to this many heaps, a radix sort past it, RADIX_BITS bits a pass.
