@@ -71,6 +71,56 @@ def test_configured_large_arrays_keep_a_mapping_of_their_own() -> None:
     assert _mapped_apart("configured") >= 1 << 20
 
 
+#: Prints the bytes given back to the system as ten blocks of 100 KiB (each below the mmap threshold)
+#: are freed, with the mmap threshold alone fixed (`threshold`) or the server's settings (`configured`).
+TRIM_PROBE = """
+import ctypes, sys
+from service import malloc
+
+class MallInfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks",
+        "keepcost")]
+
+libc = malloc._LIBC
+libc.malloc.restype, libc.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
+libc.free.restype, libc.free.argtypes = None, [ctypes.c_void_p]
+libc.mallinfo2.restype = MallInfo2
+if sys.argv[1] == "configured":
+    malloc.configure()
+else:
+    libc.mallopt(-3, malloc.MMAP_THRESHOLD_BYTES)
+blocks = [libc.malloc(100 << 10) for _ in range(10)]
+grown = libc.mallinfo2().arena
+for block in reversed(blocks):
+    libc.free(block)
+print(grown - libc.mallinfo2().arena)
+"""
+
+
+def _given_back(mode: str) -> int:
+    path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_") and k != "GLIBC_TUNABLES"}
+    done = subprocess.run(
+        [sys.executable, "-c", TRIM_PROBE, mode],
+        env={**env, "PYTHONPATH": path},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return int(done.stdout.strip())
+
+
+@glibc_only
+def test_blocks_freed_below_the_trim_threshold_stay_for_the_next_request() -> None:
+    """Fixing the mmap threshold fixes glibc's trim threshold at 128 KiB: a batch's parts of 100 KiB
+    blocks gave the heap's top back as they were freed, and faulted it in again for the next part.
+    Configured, what they free stays (the periodic trim gives it back)."""
+    assert _given_back("threshold") >= 512 << 10
+    assert _given_back("configured") == 0
+
+
 def test_a_stored_chunk_is_above_the_threshold() -> None:
     """The chunks the server caches and drops are the blocks that fragmented the arenas."""
     assert CHUNK_VALUES * np.dtype(np.uint32).itemsize >= malloc.MMAP_THRESHOLD_BYTES

@@ -5,8 +5,9 @@ The package's face: `parse_misere` (the `:misere` ids of the octal and Grundy fa
 (`SETTINGS`). Modules: `construct` (the quotient, heap by heap, and its periodicity certificate), `verify`
 (the local criterion that makes a candidate a proof), `monoid` (the quotient as data, its presentation and
 storage), `fold` (products of sums: a numba kernel and its reference), `batch` (a batch's texts parsed,
-folded and written canonical in one numba pass), `tame` (tameness and genus),
-`stored` (settings, keeper, answer record, the worker's kernel), `kind` (the served game).
+folded and written canonical in one numba pass), `digits` (its decimal reads and writes, eight bytes at a
+time), `tame` (tameness and genus), `stored` (settings, keeper, answer record, the worker's kernel), `kind`
+(the served game).
 """
 
 from __future__ import annotations

@@ -42,11 +42,13 @@ SUFFIX = ":misere"
 #: that is not certified by then is beyond any size limit anyway.
 MAX_QUOTIENT_UPTO = 100_000
 #: A batch is parsed in parts of at most this many positions and characters, the deadline checked
-#: between them. A part of 1 MiB keeps its buffers (the joined text, its bytes, the kernel's output) in
-#: the heap and in cache: parts of 4 MiB were each mapped afresh and faulted in, page by page (1,000-heap
-#: sums: 29 to 36 us a value, now 26).
+#: between them. A part of 96 KiB keeps its buffers (the joined text, its bytes, the kernel's output)
+#: below the mmap threshold a server fixes (glibc's, 128 KiB: service.malloc), so they are carved from
+#: the heap and used again part after part: a part of 1 MiB was mapped afresh and faulted in, page by
+#: page, each time (1,000-heap sums under the server's malloc settings: 37 us a value; 14 in parts of
+#: 96 KiB, with the trim threshold service.malloc sets).
 PART_POSITIONS = 4096
-PART_CHARS = 1 << 20
+PART_CHARS = 96 << 10
 
 
 def _parts(texts: Sequence[str]) -> Iterator[tuple[int, int]]:

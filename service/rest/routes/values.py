@@ -14,6 +14,7 @@ from service import convert, http_cache, move_choice
 from service.calls import BatchGetValues, BestMove, GetValue, IsPPosition, Mainline
 from service.limits import check_batch_size
 from service.rest.answer import answer, answer_in_thread, answer_memory_first
+from service.rest.batch_json import batch_json
 from service.rest.context import context_of, service_of
 from service.rest.deadline import DeadlineHeader
 from service.rest.middleware import BATCH_PATH
@@ -182,10 +183,9 @@ async def batch_get_values(
     """Up to 10,000 positions of one game, answered in request order; bad items get an error."""
     context = context_of(request)
 
-    def call(stop: Deadline) -> schema.Batch:
+    def call(stop: Deadline) -> Response:
         check_batch_size(len(body.positions), context.limits)
-        return convert.batch_as_dict(
-            context.service.batch_get_values(BatchGetValues(body.game, body.positions, deadline=stop))
-        )
+        items = context.service.batch_get_values(BatchGetValues(body.game, body.positions, deadline=stop))
+        return Response(batch_json(items), media_type="application/json")  # schema.Batch, from pieces
 
     return await answer_in_thread(request, x_deadline, call)

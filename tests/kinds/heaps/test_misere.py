@@ -388,6 +388,19 @@ def _batch_texts(seed: int) -> list[str]:
     texts = ["", "0", "1 2 3", "3 2 1", " 1  2", "007 5", "1\t2\r\n3", "1 2 ", "5 0 5", "x", "1 é", "4 -1"]
     texts += ["9" * 19, "1 " + "8" * 18, " ".join(["3"] * 40) + " 2", "12 1000000000000000"]
     texts += ["1 " * MAX_HEAPS + "0", "1 " * (MAX_HEAPS - 1) + "0"]  # zero heaps count toward the limit
+    # heaps of eight digits or more (read a byte at a time), leading zeros past eight, spaces at the ends
+    texts += ["12345678 87654321", "00000001 2", "0" * 8, "00000000000000000012 3", "99999999 100000000 1"]
+    texts += [" 5", "5 ", "1 2  3", "7\t", "0 0 0", "10 9 8 7 6 5 4 3 2 1"]
+    for top in (1 << 11, 10**6, 1 << 40, 10**17):  # sorted by radix passes of each width
+        texts.append(" ".join(str(int(h)) for h in rng.integers(1, top, 100)))
+    # a long text with a space, a zero or a bad byte put at places in its middle (a double space, a heap
+    # cut in two, a descent, a leading zero or a zero heap)
+    long_text = " ".join(str(h) for h in sorted(int(h) for h in rng.integers(1, 10**5, 120)))
+    texts.append(long_text)
+    middle = len(long_text) // 2
+    for k in range(middle - 4, middle + 40, 3):
+        texts += [long_text[:k] + extra + long_text[k:] for extra in (" ", "0", "x", " 0")]
+    texts.append(long_text[: middle + 20] + " 1")  # a descent at the end
     for _ in range(200):
         count = int(rng.integers(0, 90))
         heaps = [
@@ -426,6 +439,25 @@ def test_the_batch_pass_matches_its_reference_and_the_parser(code: str) -> None:
     assert [int(s) for s in folded.status[:12]] == [OK] * 9 + [SLOW] * 3
     assert int(folded.status[12]) == SLOW  # 19 digits: the parser's own bounds decide
     assert [int(s) for s in folded.status[16:18]] == [SLOW, OK]  # one token too many, then as many
+
+
+@pytest.mark.parametrize("period", [3, 4, 6, 7])
+def test_the_batch_pass_folds_past_any_period_as_its_reference(period: int) -> None:
+    """A period that is a power of two is folded by a mask, any other by a residue: both as the
+    reference does, in a made-up commutative table (heap sizes mod 5, added)."""
+    from kinds.heaps.misere.batch import OK, fold_texts, parse_fold_reference
+
+    rng = np.random.default_rng(period)
+    table = (np.add.outer(np.arange(5), np.arange(5)) % 5).astype(np.int32)
+    phi = rng.integers(0, 5, 12).astype(np.int32)
+    texts = _batch_texts(period)
+    folded = fold_texts(texts, table, phi, 4, period)
+    reference = parse_fold_reference(texts, table.tolist(), phi.tolist(), 4, period)
+    assert sum(r[0] == OK for r in reference) > 200
+    for i, (status, z, top, _) in enumerate(reference):
+        assert int(folded.status[i]) == status, texts[i]
+        if status == OK:
+            assert (int(folded.element[i]), int(folded.top[i])) == (z, top), texts[i]
 
 
 @pytest.mark.parametrize("code", ["0.75", "grundy"])
