@@ -79,6 +79,22 @@ KK_INDEX_64 = mg.KK_INDEX.astype(np.int64)
 KK_PLAIN = np.where(KK_AMBIGUOUS, -1, KK_INDEX_64)
 
 
+def _plain_squares() -> NDArray[np.uint64]:
+    """At k * 64 + s: the board of the squares king k (0 or 1) may stand on, the other king on s, with
+    the pair in KK_PLAIN (in the domain, not ambiguous): a king's move there is a step of the slot."""
+    plain = (KK_PLAIN >= 0).reshape(64, 64)  # [a, b]
+    weights = np.uint64(1) << np.arange(64, dtype=np.uint64)
+    out = np.zeros(128, dtype=np.uint64)
+    for s in range(64):
+        out[s] = np.bitwise_or.reduce(np.where(plain[:, s], weights, np.uint64(0)))
+        out[64 + s] = np.bitwise_or.reduce(np.where(plain[s, :], weights, np.uint64(0)))
+    return out
+
+
+#: `_plain_squares`: where a pawnless king's move changes the slot by a step (`king_step`).
+KK_PLAIN_TO = _plain_squares()
+
+
 @numba.njit(cache=True, nogil=True, inline="always")
 def pieces_size(spec: I64) -> int:
     return int(1 << (6 * (spec[0] - spec[1])))

@@ -382,8 +382,9 @@ def un_moves(
     neither checks from f nor leaves a check from another man unblocked (`evasions` of the board less
     its square). Both are boards computed once per man (the squares it may come from, less those from
     which it would check the king), so each predecessor costs a bit taken off a board. Its slot is the
-    position's plus a step per square where the man moves without changing the symmetry (`ix.step`),
-    else `canonical`; only slots of another image than the men as they stand (`canonical_moved`) may
+    position's plus a step per square where the man moves without changing the symmetry (`ix.step`;
+    a king: its pair's index, where the pair stays plain, `ix.KK_PLAIN_TO`, one bit each too), else
+    `canonical`; only slots of another image than the men as they stand (`canonical_moved`) may
     repeat one, and only those are looked up among the others, and only where they may repeat one at
     all (`ix.distinct_images`)."""
     n = 2 + spec[0]
@@ -396,9 +397,10 @@ def un_moves(
     top = out.shape[0]
     count = 0
     moved = 0
-    symmetric = spec[1] > 0 and ix.pawns_symmetric(spec, sq)
-    plain = not (symmetric if spec[1] else ix.KK_AMBIGUOUS[sq[0] * 64 + sq[1]])
+    pawnful = spec[1] > 0
+    plain = not (ix.pawns_symmetric(spec, sq) if pawnful else ix.KK_AMBIGUOUS[sq[0] * 64 + sq[1]])
     distinct = ix.distinct_images(spec, king)
+    psize = ix.pieces_size(spec)
     one = np.uint64(1)
     for k in range(n):
         if owners[k] != mover or kinds[k] == mg.PAWN:
@@ -409,13 +411,30 @@ def un_moves(
         allowed = mg.evasions(king, mover, sq, kinds, owners, n, k, rest) & ~occ
         if allowed == 0:
             continue
+        fast = bases[k] if plain else 0
         if kind == mg.KING:
             origins = mg.KING_ATT[s] & allowed & ~mg.KING_ATT[king]
+            if pawnful:
+                # the pawns decide the image unless symmetric: a king's square is a digit (A's the
+                # higher of the pair)
+                fast = (psize << 6 if k == 0 else psize) if plain else 0
+            else:
+                # squares keeping the kings' pair plain step by the pair's index; only the others
+                # may change the image
+                easy = origins & ix.KK_PLAIN_TO[k * 64 + sq[1 - k]]
+                origins ^= easy
+                pair_base = slot + turn - ix.KK_INDEX_64[sq[0] * 64 + sq[1]] * psize
+                while easy:
+                    low = easy & (~easy + one)
+                    easy ^= low
+                    f = mg.square_of(low)
+                    pair = f * 64 + sq[1] if k == 0 else sq[0] * 64 + f
+                    out[count] = pair_base + ix.KK_PLAIN[pair] * psize
+                    count += 1
         elif kind == mg.KNIGHT:
             origins = mg.KNIGHT_ATT[s] & allowed & ~mg.KNIGHT_ATT[king]
         else:
             origins = mg.slides(kind, s, occ) & allowed & ~mg.slides(kind, king, rest)
-        fast = bases[k] if plain else 0
         if fast:
             fast_base = slot + turn - s * fast
             while origins:
@@ -428,12 +447,6 @@ def un_moves(
             low = origins & (~origins + one)
             origins ^= low
             f = mg.square_of(low)
-            if kind == mg.KING:
-                delta = ix.king_step(spec, sq, k, f, symmetric)
-                if delta != ix.NO_STEP:
-                    out[count] = slot + turn + delta
-                    count += 1
-                    continue
             c, mv = _moved_slot(spec, sq, n, k, f, mover, work)
             if c < 0:
                 continue
