@@ -267,6 +267,8 @@ def prepare(
     n = ix.men_of(spec, kinds, owners)
     errors = 0
     last = 1 + spec[0] - spec[1]  # the man of the index's last digit (a piece, where runs apply)
+    lone_pawn = spec[1] == 1
+    block = ix.block_size(spec)
     run_end = lo
     run = np.uint64(0)
     run_stm = 0
@@ -338,6 +340,13 @@ def prepare(
             to = moves[4 * e + 1]
             promo = moves[4 * e + 2]
             cap = moves[4 * e + 3]
+            if lone_pawn and cap < 0 and promo == 0:
+                # a lone pawn's push keeps its file, so its men as they stand stay canonical: the
+                # slot moves by the pawn's configurations (four a rank), and no en passant follows
+                t = v + turn + ((to - sq[j]) >> 1) * block
+                bm = better(bm, after(int(own_dtm[t])))
+                bz = better(bz, zeroing(int(own_dtz[t])))
+                continue
             vm, vz = _exit_values(
                 spec, rows, child_dtm, child_dtz, own_dtm, own_dtz, sq, kinds, owners, stm, j, to, promo,
                 cap, work, scratch,
