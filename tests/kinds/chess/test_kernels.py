@@ -394,3 +394,15 @@ def test_long_diagonals_are_the_squares_a_symmetry_leaves() -> None:
         s for s in range(64) if s % 9 == 0 or (s % 7 == 0 and 0 < s < 63)
     ]
     assert all(ix.distinct_images(pawnful, s) for s in range(64))
+
+
+def test_plain_squares_are_where_a_king_steps_the_slot() -> None:
+    """KK_PLAIN_TO holds a square exactly where a king moved there, the other king on its square,
+    makes a pair in the pawnless index's domain and off the a1-h8 diagonal both (`king_step`'s
+    condition), for either king."""
+    for k in range(2):
+        for other in range(64):
+            for f in range(64):
+                pair = f * 64 + other if k == 0 else other * 64 + f
+                expected = int(mg.KK_INDEX[pair]) >= 0 and not ix.KK_AMBIGUOUS[pair]
+                assert bool(int(ix.KK_PLAIN_TO[k * 64 + other]) >> f & 1) == expected, (k, other, f)
