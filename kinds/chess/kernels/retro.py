@@ -312,6 +312,10 @@ def prepare(
         turn = ix.turn_step(spec, stm)
         symmetric = spec[1] > 0 and ix.pawns_symmetric(spec, sq)
         plain = not (symmetric if spec[1] else ix.KK_AMBIGUOUS[sq[0] * 64 + sq[1]])
+        if not distinct and plain:
+            # with the kings' pair plain only a king's move may land on another image: where none
+            # does, the children are distinct all the same
+            distinct = _kings_as_they_stand(spec, sq, stm, quiet, calm)
         if distinct:
             nk = calm
         for e in range(0 if distinct else calm):
@@ -360,6 +364,21 @@ def prepare(
         exm[i] = bm
         exz[i] = bz
     return errors
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _kings_as_they_stand(spec: I64, sq: I64, stm: int, quiet: I64, calm: int) -> bool:
+    """Whether every king move among the `calm` quiet moves (man, to square) listed in `quiet` reaches
+    a position whose men as they stand are its canonical image (pawnless: the pair stays plain,
+    `ix.KK_PLAIN_TO`, or `ix.pawnless_moved` says so)."""
+    plain_to = ix.KK_PLAIN_TO[stm * 64 + sq[1 - stm]]
+    for e in range(calm):
+        j = quiet[2 * e]
+        to = quiet[2 * e + 1]
+        stays = j >= 2 or (plain_to >> np.uint64(to)) & np.uint64(1)
+        if not stays and ix.pawnless_moved(spec, sq, j, to, 1 - stm)[1]:
+            return False
+    return True
 
 
 @numba.njit(cache=True, nogil=True)
