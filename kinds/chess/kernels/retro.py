@@ -313,9 +313,12 @@ def prepare(
         symmetric = spec[1] > 0 and ix.pawns_symmetric(spec, sq)
         plain = not (symmetric if spec[1] else ix.KK_AMBIGUOUS[sq[0] * 64 + sq[1]])
         if not distinct and plain:
-            # with the kings' pair plain only a king's move may land on another image: where none
-            # does, the children are distinct all the same
-            distinct = _kings_as_they_stand(spec, sq, stm, quiet, calm)
+            # with the kings' pair plain only a king's move may land on another image and repeat a
+            # child: the pieces' moves are counted, not placed
+            repeats = _king_repeats(spec, sq, v, stm, turn, quiet, calm, kids)
+            if repeats >= 0:
+                distinct = True
+                calm -= repeats
         if distinct:
             nk = calm
         for e in range(0 if distinct else calm):
@@ -367,18 +370,41 @@ def prepare(
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _kings_as_they_stand(spec: I64, sq: I64, stm: int, quiet: I64, calm: int) -> bool:
-    """Whether every king move among the `calm` quiet moves (man, to square) listed in `quiet` reaches
-    a position whose men as they stand are its canonical image (pawnless: the pair stays plain,
-    `ix.KK_PLAIN_TO`, or `ix.pawnless_moved` says so)."""
+def _king_repeats(spec: I64, sq: I64, v: int, stm: int, turn: int, quiet: I64, calm: int, kids: I64) -> int:
+    """How many of the `calm` quiet moves (man, to square) listed in `quiet` of the pawnless position
+    at slot v (its kings' pair plain) repeat another's child; -1 when it is not told here.
+
+    The pieces' moves keep the kings' pair and its index, and their children's men as they stand are
+    canonical (distinct children): only a king's move whose child is another image may repeat one,
+    and where that image's pair has another index than v's, only a king's child (listed in `kids`).
+    Otherwise (rare) -1: the caller places every child."""
+    psize = ix.pieces_size(spec)
+    pair_index = (v // psize) % mg.KK_PAWNLESS
     plain_to = ix.KK_PLAIN_TO[stm * 64 + sq[1 - stm]]
+    pair_base = v + turn - ix.KK_INDEX_64[sq[0] * 64 + sq[1]] * psize
+    top = kids.shape[0]
+    nk = 0
+    moved = 0
     for e in range(calm):
         j = quiet[2 * e]
+        if j >= 2:
+            continue
         to = quiet[2 * e + 1]
-        stays = j >= 2 or (plain_to >> np.uint64(to)) & np.uint64(1)
-        if not stays and ix.pawnless_moved(spec, sq, j, to, 1 - stm)[1]:
-            return False
-    return True
+        if (plain_to >> np.uint64(to)) & np.uint64(1):
+            pair = to * 64 + sq[1] if j == 0 else sq[0] * 64 + to
+            kids[nk] = pair_base + ix.KK_PLAIN[pair] * psize
+            nk += 1
+            continue
+        c, mv = ix.pawnless_moved(spec, sq, j, to, 1 - stm)
+        if not mv:
+            kids[nk] = c
+            nk += 1
+        elif (c // psize) % mg.KK_PAWNLESS == pair_index:
+            return -1
+        else:
+            moved += 1
+            kids[top - moved] = c
+    return nk + moved - _merge_moved(kids, nk, moved)
 
 
 @numba.njit(cache=True, nogil=True)
