@@ -203,7 +203,7 @@ def decode(spec: I64, slot: int, sq: I64) -> int:
     return int(stm)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def canonical(spec: I64, sq: I64, stm: int, image: I64) -> int:
     """The least slot among a legal position's symmetric images (`sq` is left as it was; `image` is
     scratch space for 5 squares)."""

@@ -46,7 +46,7 @@ def exit_row(m: int, c: int, pm: int, pc: int) -> int:
     return int(((c + 1) * (m + 1) + (pm + 1)) * 5 + pc)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _child(rows: I64, row: int, sq: I64, stm: int, out: I64) -> int:
     """The slot, in the child table of `row`, of the men `sq` (less the one captured) with `stm` (our
     side) to move; -1 past the child's index (`ix.pawnless_slot` without pawns)."""
@@ -74,7 +74,7 @@ def _child(rows: I64, row: int, sq: I64, stm: int, out: I64) -> int:
     return ix.canonical(cspec, out, 1 - stm if flip else stm, out[5:10])
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _exit_values(
     spec: I64,
     rows: I64,
