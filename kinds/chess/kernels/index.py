@@ -95,6 +95,23 @@ def _plain_squares() -> NDArray[np.uint64]:
 KK_PLAIN_TO = _plain_squares()
 
 
+def _pair_codes() -> I64:
+    """Per king pair (ka * 64 + kb), all `pawnless_slot` reads of it in one number (one table read
+    instead of a chain of four): the symmetry t bringing it into KK_INDEX's domain, the index of its
+    image there, and whether it is ambiguous, as t | index << 3 | ambiguous << 12; -1 where the kings
+    clash."""
+    ka, kb = np.indices((64, 64)).reshape(2, 4096)
+    t = np.maximum(KK_TRANSFORM, 0)
+    images = SQUARE_IMAGE.reshape(8, 64)
+    index = KK_INDEX_64[images[t, ka] * 64 + images[t, kb]]
+    codes = t | index << 3 | KK_AMBIGUOUS.astype(np.int64) << 12
+    return np.where(KK_TRANSFORM < 0, -1, codes).astype(np.int64)
+
+
+#: `_pair_codes`.
+KK_CODE = _pair_codes()
+
+
 @numba.njit(cache=True, nogil=True, inline="always")
 def pieces_size(spec: I64) -> int:
     return int(1 << (6 * (spec[0] - spec[1])))
@@ -271,17 +288,18 @@ def pawnless_slot(spec: I64, a: int, b: int, p0: int, p1: int, p2: int, stm: int
     and encode): the kings' one symmetry decides, and where it puts both kings on the a1-h8 diagonal
     the pieces' image or its transpose (the same kings' index), whichever packs less;
     (-1, False) for kings that touch or clash."""
-    t = KK_TRANSFORM[a * 64 + b]
-    if t < 0:
+    code = KK_CODE[a * 64 + b]
+    if code < 0:
         return -1, False
+    t = code & 7
+    kk = (code >> 3) & 511
     at = t * 64
-    kk = KK_INDEX_64[SQUARE_IMAGE[at + a] * 64 + SQUARE_IMAGE[at + b]]
     q0 = SQUARE_IMAGE[at + p0]
     q1 = SQUARE_IMAGE[at + p1]
     q2 = SQUARE_IMAGE[at + p2]
     rest = _packed(spec, q0, q1, q2)
     moved = t != 0
-    if KK_AMBIGUOUS[a * 64 + b]:
+    if code >> 12:
         tr = 4 * 64  # the transpose (symmetry 4) of the image
         other = _packed(spec, SQUARE_IMAGE[tr + q0], SQUARE_IMAGE[tr + q1], SQUARE_IMAGE[tr + q2])
         if other < rest:

@@ -406,3 +406,20 @@ def test_plain_squares_are_where_a_king_steps_the_slot() -> None:
                 pair = f * 64 + other if k == 0 else other * 64 + f
                 expected = int(mg.KK_INDEX[pair]) >= 0 and not ix.KK_AMBIGUOUS[pair]
                 assert bool(int(ix.KK_PLAIN_TO[k * 64 + other]) >> f & 1) == expected, (k, other, f)
+
+
+def test_pair_codes_hold_the_pairs_symmetry_and_index() -> None:
+    """KK_CODE packs, per king pair, the symmetry bringing it into KK_INDEX's domain, its image's
+    index there and whether it is ambiguous (both kings on the a1-h8 diagonal), -1 for kings that
+    clash."""
+    for a in range(64):
+        for b in range(64):
+            code = int(ix.KK_CODE[a * 64 + b])
+            t = int(ix.KK_TRANSFORM[a * 64 + b])
+            if t < 0:
+                assert code == -1
+                continue
+            image = ix.transform_reference(a, t) * 64 + ix.transform_reference(b, t)
+            assert code & 7 == t
+            assert (code >> 3) & 511 == int(mg.KK_INDEX[image]) >= 0
+            assert code >> 12 == int(ix.KK_AMBIGUOUS[a * 64 + b])
