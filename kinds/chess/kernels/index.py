@@ -79,6 +79,39 @@ KK_INDEX_64 = mg.KK_INDEX.astype(np.int64)
 KK_PLAIN = np.where(KK_AMBIGUOUS, -1, KK_INDEX_64)
 
 
+def _plain_squares() -> NDArray[np.uint64]:
+    """At k * 64 + s: the board of the squares king k (0 or 1) may stand on, the other king on s, with
+    the pair in KK_PLAIN (in the domain, not ambiguous): a king's move there is a step of the slot."""
+    plain = (KK_PLAIN >= 0).reshape(64, 64)  # [a, b]
+    weights = np.uint64(1) << np.arange(64, dtype=np.uint64)
+    out = np.zeros(128, dtype=np.uint64)
+    for s in range(64):
+        out[s] = np.bitwise_or.reduce(np.where(plain[:, s], weights, np.uint64(0)))
+        out[64 + s] = np.bitwise_or.reduce(np.where(plain[s, :], weights, np.uint64(0)))
+    return out
+
+
+#: `_plain_squares`: where a pawnless king's move changes the slot by a step (`king_step`).
+KK_PLAIN_TO = _plain_squares()
+
+
+def _pair_codes() -> I64:
+    """Per king pair (ka * 64 + kb), all `pawnless_slot` reads of it in one number (one table read
+    instead of a chain of four): the symmetry t bringing it into KK_INDEX's domain, the index of its
+    image there, and whether it is ambiguous, as t | index << 3 | ambiguous << 12; -1 where the kings
+    clash."""
+    ka, kb = np.indices((64, 64)).reshape(2, 4096)
+    t = np.maximum(KK_TRANSFORM, 0)
+    images = SQUARE_IMAGE.reshape(8, 64)
+    index = KK_INDEX_64[images[t, ka] * 64 + images[t, kb]]
+    codes = t | index << 3 | KK_AMBIGUOUS.astype(np.int64) << 12
+    return np.where(KK_TRANSFORM < 0, -1, codes).astype(np.int64)
+
+
+#: `_pair_codes`.
+KK_CODE = _pair_codes()
+
+
 @numba.njit(cache=True, nogil=True, inline="always")
 def pieces_size(spec: I64) -> int:
     return int(1 << (6 * (spec[0] - spec[1])))
@@ -187,7 +220,7 @@ def decode(spec: I64, slot: int, sq: I64) -> int:
     return int(stm)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def canonical(spec: I64, sq: I64, stm: int, image: I64) -> int:
     """The least slot among a legal position's symmetric images (`sq` is left as it was; `image` is
     scratch space for 5 squares)."""
@@ -255,17 +288,18 @@ def pawnless_slot(spec: I64, a: int, b: int, p0: int, p1: int, p2: int, stm: int
     and encode): the kings' one symmetry decides, and where it puts both kings on the a1-h8 diagonal
     the pieces' image or its transpose (the same kings' index), whichever packs less;
     (-1, False) for kings that touch or clash."""
-    t = KK_TRANSFORM[a * 64 + b]
-    if t < 0:
+    code = KK_CODE[a * 64 + b]
+    if code < 0:
         return -1, False
+    t = code & 7
+    kk = (code >> 3) & 511
     at = t * 64
-    kk = KK_INDEX_64[SQUARE_IMAGE[at + a] * 64 + SQUARE_IMAGE[at + b]]
     q0 = SQUARE_IMAGE[at + p0]
     q1 = SQUARE_IMAGE[at + p1]
     q2 = SQUARE_IMAGE[at + p2]
     rest = _packed(spec, q0, q1, q2)
     moved = t != 0
-    if KK_AMBIGUOUS[a * 64 + b]:
+    if code >> 12:
         tr = 4 * 64  # the transpose (symmetry 4) of the image
         other = _packed(spec, SQUARE_IMAGE[tr + q0], SQUARE_IMAGE[tr + q1], SQUARE_IMAGE[tr + q2])
         if other < rest:

@@ -52,7 +52,7 @@ def exit_row(m: int, c: int, pm: int, pc: int) -> int:
     return int(((c + 1) * (m + 1) + (pm + 1)) * 5 + pc)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _child(rows: I64, row: int, sq: I64, stm: int, out: I64) -> int:
     """The slot, in the child table of `row`, of the men `sq` (less the one captured) with `stm` (our
     side) to move; -1 past the child's index (`ix.pawnless_slot` without pawns)."""
@@ -80,7 +80,7 @@ def _child(rows: I64, row: int, sq: I64, stm: int, out: I64) -> int:
     return ix.canonical(cspec, out, 1 - stm if flip else stm, out[5:10])
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _exit_values(
     spec: I64,
     rows: I64,
@@ -275,6 +275,8 @@ def prepare(
     n = ix.men_of(spec, kinds, owners)
     errors = 0
     last = 1 + spec[0] - spec[1]  # the man of the index's last digit (a piece, where runs apply)
+    lone_pawn = spec[1] == 1
+    block = ix.block_size(spec)
     run_end = lo
     run = np.uint64(0)
     run_stm = 0
@@ -318,6 +320,13 @@ def prepare(
         turn = ix.turn_step(spec, stm)
         symmetric = spec[1] > 0 and ix.pawns_symmetric(spec, sq)
         plain = not (symmetric if spec[1] else ix.KK_AMBIGUOUS[sq[0] * 64 + sq[1]])
+        if not distinct and plain:
+            # with the kings' pair plain only a king's move may land on another image and repeat a
+            # child: the pieces' moves are counted, not placed
+            repeats = _king_repeats(spec, sq, v, stm, turn, quiet, calm, kids)
+            if repeats >= 0:
+                distinct = True
+                calm -= repeats
         if distinct:
             nk = calm
         for e in range(0 if distinct else calm):
@@ -346,6 +355,13 @@ def prepare(
             to = moves[4 * e + 1]
             promo = moves[4 * e + 2]
             cap = moves[4 * e + 3]
+            if lone_pawn and cap < 0 and promo == 0:
+                # a lone pawn's push keeps its file, so its men as they stand stay canonical: the
+                # slot moves by the pawn's configurations (four a rank), and no en passant follows
+                t = v + turn + ((to - sq[j]) >> 1) * block
+                bm = better(bm, after(int(own_dtm[t])))
+                bz = better(bz, zeroing(int(own_dtz[t])))
+                continue
             vm, vz = _exit_values(
                 spec, rows, child_dtm, child_dtz, own_dtm, own_dtz, sq, kinds, owners, stm, j, to, promo,
                 cap, work, scratch,
@@ -361,6 +377,44 @@ def prepare(
         exm[i] = bm
         exz[i] = bz
     return errors
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _king_repeats(spec: I64, sq: I64, v: int, stm: int, turn: int, quiet: I64, calm: int, kids: I64) -> int:
+    """How many of the `calm` quiet moves (man, to square) listed in `quiet` of the pawnless position
+    at slot v (its kings' pair plain) repeat another's child; -1 when it is not told here.
+
+    The pieces' moves keep the kings' pair and its index, and their children's men as they stand are
+    canonical (distinct children): only a king's move whose child is another image may repeat one,
+    and where that image's pair has another index than v's, only a king's child (listed in `kids`).
+    Otherwise (rare) -1: the caller places every child."""
+    psize = ix.pieces_size(spec)
+    pair_index = (v // psize) % mg.KK_PAWNLESS
+    plain_to = ix.KK_PLAIN_TO[stm * 64 + sq[1 - stm]]
+    pair_base = v + turn - ix.KK_INDEX_64[sq[0] * 64 + sq[1]] * psize
+    top = kids.shape[0]
+    nk = 0
+    moved = 0
+    for e in range(calm):
+        j = quiet[2 * e]
+        if j >= 2:
+            continue
+        to = quiet[2 * e + 1]
+        if (plain_to >> np.uint64(to)) & np.uint64(1):
+            pair = to * 64 + sq[1] if j == 0 else sq[0] * 64 + to
+            kids[nk] = pair_base + ix.KK_PLAIN[pair] * psize
+            nk += 1
+            continue
+        c, mv = ix.pawnless_moved(spec, sq, j, to, 1 - stm)
+        if not mv:
+            kids[nk] = c
+            nk += 1
+        elif (c // psize) % mg.KK_PAWNLESS == pair_index:
+            return -1
+        else:
+            moved += 1
+            kids[top - moved] = c
+    return nk + moved - _merge_moved(kids, nk, moved)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -392,8 +446,9 @@ def un_moves(
     neither checks from f nor leaves a check from another man unblocked (`evasions` of the board less
     its square). Both are boards computed once per man (the squares it may come from, less those from
     which it would check the king), so each predecessor costs a bit taken off a board. Its slot is the
-    position's plus a step per square where the man moves without changing the symmetry (`ix.step`),
-    else `canonical`; only slots of another image than the men as they stand (`canonical_moved`) may
+    position's plus a step per square where the man moves without changing the symmetry (`ix.step`;
+    a king: its pair's index, where the pair stays plain, `ix.KK_PLAIN_TO`, one bit each too), else
+    `canonical`; only slots of another image than the men as they stand (`canonical_moved`) may
     repeat one, and only those are looked up among the others, and only where they may repeat one at
     all (`ix.distinct_images`)."""
     n = 2 + spec[0]
@@ -406,9 +461,10 @@ def un_moves(
     top = out.shape[0]
     count = 0
     moved = 0
-    symmetric = spec[1] > 0 and ix.pawns_symmetric(spec, sq)
-    plain = not (symmetric if spec[1] else ix.KK_AMBIGUOUS[sq[0] * 64 + sq[1]])
+    pawnful = spec[1] > 0
+    plain = not (ix.pawns_symmetric(spec, sq) if pawnful else ix.KK_AMBIGUOUS[sq[0] * 64 + sq[1]])
     distinct = ix.distinct_images(spec, king)
+    psize = ix.pieces_size(spec)
     one = np.uint64(1)
     for k in range(n):
         if owners[k] != mover or kinds[k] == mg.PAWN:
@@ -419,13 +475,30 @@ def un_moves(
         allowed = mg.evasions(king, mover, sq, kinds, owners, n, k, rest) & ~occ
         if allowed == 0:
             continue
+        fast = bases[k] if plain else 0
         if kind == mg.KING:
             origins = mg.KING_ATT[s] & allowed & ~mg.KING_ATT[king]
+            if pawnful:
+                # the pawns decide the image unless symmetric: a king's square is a digit (A's the
+                # higher of the pair)
+                fast = (psize << 6 if k == 0 else psize) if plain else 0
+            else:
+                # squares keeping the kings' pair plain step by the pair's index; only the others
+                # may change the image
+                easy = origins & ix.KK_PLAIN_TO[k * 64 + sq[1 - k]]
+                origins ^= easy
+                pair_base = slot + turn - ix.KK_INDEX_64[sq[0] * 64 + sq[1]] * psize
+                while easy:
+                    low = easy & (~easy + one)
+                    easy ^= low
+                    f = mg.square_of(low)
+                    pair = f * 64 + sq[1] if k == 0 else sq[0] * 64 + f
+                    out[count] = pair_base + ix.KK_PLAIN[pair] * psize
+                    count += 1
         elif kind == mg.KNIGHT:
             origins = mg.KNIGHT_ATT[s] & allowed & ~mg.KNIGHT_ATT[king]
         else:
             origins = mg.slides(kind, s, occ) & allowed & ~mg.slides(kind, king, rest)
-        fast = bases[k] if plain else 0
         if fast:
             fast_base = slot + turn - s * fast
             while origins:
@@ -438,12 +511,6 @@ def un_moves(
             low = origins & (~origins + one)
             origins ^= low
             f = mg.square_of(low)
-            if kind == mg.KING:
-                delta = ix.king_step(spec, sq, k, f, symmetric)
-                if delta != ix.NO_STEP:
-                    out[count] = slot + turn + delta
-                    count += 1
-                    continue
             c, mv = _moved_slot(spec, sq, n, k, f, mover, work)
             if c < 0:
                 continue
