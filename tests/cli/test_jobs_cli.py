@@ -48,7 +48,7 @@ def test_precompute_refuses_what_no_worker_can_finish(
     assert "Traceback" not in refused.stderr
     assert JobQueue(db_engine).list() == []
     larger = nimbase(
-        tmp_path, "precompute", "chess:KRPvKR", "--detach", **env, NIMBASE_WORKER_MEMORY_BYTES=str(8 << 30)
+        tmp_path, "precompute", "chess:KRPvKR", "--detach", **env, NIMBASE_WORKER_MEMORY_BYTES=str(12 << 30)
     )
     assert larger.returncode == 0, larger.stderr  # a worker allowed more takes it
 
