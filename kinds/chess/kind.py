@@ -183,9 +183,9 @@ class TableKernel(BytesKernel):
     def __init__(self, material: Material) -> None:
         super().__init__()
         self.material = material
-        #: The stored tables given, by material name, as stored: each is inflated only while the solve
-        #: needs it (blocks.WholeTables, which keeps those of up to four men), so a five-man material with
-        #: a pawn holds its promotions' five-man tables one at a time, not all four at once.
+        #: The stored tables given, by material name, as stored: each is inflated only for the slices
+        #: that need it (blocks.WholeTables, which keeps those of up to four men); a material with a pawn
+        #: holds its promotions' tables together for the slices that promote (`job_memory` counts them).
         self._given: dict[str, bytes] = {}
         #: Given each checkpoint record of the solve as its stage ends (kinds.chess.checkpoint):
         #: whoever runs the kernel keeps them, so that a solve stopped part way resumes (`resume`).
