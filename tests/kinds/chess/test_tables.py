@@ -46,6 +46,7 @@ def served(tablebase: Tables) -> Iterator[Context]:
     stored = StoredWords()
     for table in tablebase.values():
         stored.words[(table.material.game_id, TABLE)] = encode_words(table.to_bytes())
+    ChessGame(parse_material("KvK")).load_kernels()  # as a server does before ready, not under a deadline
     yield engine_context(stored)
 
 
