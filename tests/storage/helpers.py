@@ -92,6 +92,19 @@ def delete_chunk(engine: sa.Engine, game_id: str, chunk_index: int) -> None:
     assert deleted == 1
 
 
+def cut_payload(engine: sa.Engine, game_id: str, chunk_index: int, keep: int) -> None:
+    """Cut one stored chunk's payload to its first `keep` bytes, as a torn write would."""
+    with engine.begin() as conn:
+        cut = conn.execute(
+            sa.text(
+                "UPDATE sequence_chunks SET payload = substring(payload from 1 for :k) "
+                "WHERE game_id = :g AND chunk_index = :i"
+            ),
+            {"g": game_id, "i": chunk_index, "k": keep},
+        ).rowcount
+    assert cut == 1
+
+
 def corruption_reports(engine: sa.Engine, game_id: str) -> list[tuple[int, bool]]:
     """(chunk_index, repaired) of every corruption report of `game_id`, oldest first."""
     with engine.connect() as conn:

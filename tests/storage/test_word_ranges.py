@@ -13,7 +13,7 @@ from storage.errors import CorruptChunk, MissingChunk, NotStored
 from storage.jobs import JobQueue
 from storage.packing import CHUNK_VALUES, DEFLATE, PLAIN_WIDTH, RAW
 from storage.sequences import SequenceStore
-from tests.storage.helpers import delete_chunk, flip_byte, store_whole
+from tests.storage.helpers import cut_payload, delete_chunk, flip_byte, store_whole
 
 GAME, FAMILY = "graph:ranges", "heap"
 #: Two whole chunks and a partial last one.
@@ -99,14 +99,7 @@ def test_damage_a_range_read_can_see_is_refused(clean_db: sa.Engine) -> None:
         read(sequences, SIZE - 1, SIZE + 1)
     with pytest.raises(NotStored):
         SequenceStore(clean_db).read_parts("graph:none", FAMILY, 0, 1)
-    with clean_db.begin() as conn:  # a payload cut short: every range of it is refused, even its first
-        conn.execute(
-            sa.text(
-                "UPDATE sequence_chunks SET payload = substring(payload from 1 for 400) "
-                "WHERE game_id = :g AND chunk_index = 1"
-            ),
-            {"g": GAME},
-        )
+    cut_payload(clean_db, GAME, 1, 400)  # a payload cut short: every range of it is refused, even its first
     with pytest.raises(CorruptChunk, match=r"chunk 1 .* bytes of plain words"):
         read(sequences, CHUNK_VALUES, CHUNK_VALUES + 10)
     with pytest.raises(CorruptChunk, match="chunk 1"):
@@ -175,10 +168,10 @@ def test_payloads_are_stored_external(clean_db: sa.Engine) -> None:
 def test_several_ranges_read_together_give_what_each_read_alone_gives(clean_db: sa.Engine, form: str) -> None:
     """`read_parts_of` (one statement) gives each range's parts as `read_parts` gives them alone; a chunk
     read whole is read once and given with every range that needs it."""
-    values = {
+    values: NDArray[np.uint32] = {
         "plain": random_words(4),
         "packed": np.random.default_rng(4).integers(0, 16, SIZE, dtype=np.uint32),
-        "deflated": (np.arange(SIZE, dtype=np.uint32) % 5) << 20,
+        "deflated": ((np.arange(SIZE, dtype=np.uint32) % 5) << 20).astype(np.uint32),
     }[form]
     sequences = store(clean_db, values, plain=form == "plain")
     asked = [*RANGES, (3, 4), *reversed(RANGES)]
@@ -209,14 +202,7 @@ def test_several_ranges_are_refused_as_one_is(clean_db: sa.Engine) -> None:
         SequenceStore(clean_db).read_parts_of("graph:none", FAMILY, [(0, 1), (2, 3)])
     with pytest.raises(ValueError, match="invalid range"):
         sequences.read_parts_of(GAME, FAMILY, [(0, 1), (5, 5)])
-    with clean_db.begin() as conn:
-        conn.execute(
-            sa.text(
-                "UPDATE sequence_chunks SET payload = substring(payload from 1 for 400) "
-                "WHERE game_id = :g AND chunk_index = 1"
-            ),
-            {"g": GAME},
-        )
+    cut_payload(clean_db, GAME, 1, 400)
     with pytest.raises(CorruptChunk, match=r"chunk 1 .* bytes of plain words"):
         sequences.read_parts_of(GAME, FAMILY, [(0, 10), (CHUNK_VALUES, CHUNK_VALUES + 10)])
     delete_chunk(clean_db, GAME, 2)
