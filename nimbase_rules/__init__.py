@@ -62,6 +62,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from nimbase.kernel_cache import key_by_sources
+
+key_by_sources()  # before a plugin's module defines its kernels (they import this package first)
+
 __all__ = [
     "LOSS",
     "NOT_OVER",
