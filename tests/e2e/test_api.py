@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 import secrets
 import subprocess
 import time
@@ -310,6 +311,13 @@ def test_database_outage(own_database_url: str, tmp_path: Path) -> None:
                 assert server.http().get("/v1/jobs").status_code == 503
                 assert server.http().get("/healthz").status_code == 200
                 time.sleep(max(0.0, cut_at + 3 - time.monotonic()))  # past the worker's lease
+                # Until the worker gives the job up (its next write fails): a step under load can
+                # outlast any fixed cut, and a heartbeat that fails alone does not interrupt the job.
+                given_up = re.compile(rf"worker \S+: job {job_id}: ")  # runner.Worker.run_once
+                deadline = time.monotonic() + 120
+                while not given_up.search((tmp_path / "worker.log").read_text(errors="replace")):
+                    assert time.monotonic() < deadline, "the worker did not notice the outage"
+                    time.sleep(0.2)
             finally:
                 proxy.restore()
             deadline = time.monotonic() + 30
