@@ -357,7 +357,14 @@ def test_rows_of_the_side_not_stored_are_searched_at_once(
 
 
 @pytest.mark.parametrize(
-    "name", ["KPvK", "KQvKR", "KNvKP", pytest.param("KRvKP", marks=SLOW), pytest.param("KPvKP", marks=SLOW)]
+    "name",
+    [
+        "KPvK",
+        "KQvKR",
+        pytest.param("KNvKP", marks=SLOW),
+        pytest.param("KRvKP", marks=SLOW),
+        pytest.param("KPvKP", marks=SLOW),
+    ],
 )
 def test_a_job_reading_tables_of_one_side_solves_the_same_table(
     tablebase: dict[str, ChessTable], solved: Solved, name: str

@@ -35,6 +35,7 @@ class Counting(Mapping[str, ChessValues]):
         return len(self.tables)
 
 
+@pytest.mark.slow  # KRPvK solved once more; KPvK's count of held sub-tables below runs by default
 def test_promotion_tables_are_read_for_the_promoting_slices_only() -> None:
     material = parse_material("KRPvK")
     # The sub-tables as the Syzygy checks solved and cached them (solved here on an empty cache).

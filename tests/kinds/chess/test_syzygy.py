@@ -51,11 +51,11 @@ from tests.reference.chess_files import cache_dir, gaviota_dir, syzygy_dir
 MATERIALS = [m.name for m in materials_of(4) if m.name != "KvK"]
 THREE_MEN = [name for name in MATERIALS if len(name) == 4]
 #: The 4-man materials `make test` checks on random positions beside every 3-man one (whose KPvK has
-#: promotions): queen against rook, the longest mate of pieces alone, and two pawn materials whose
-#: promotions reach every piece (KRvKP: to KQvKR, KRvKR, KRvKB and KRvKN; KNvKP likewise), the cheapest
-#: to solve from an empty cache beside the others (KPvKP, with en passant, needs every 4-man table of
-#: one pawn first: minutes). Every 4-man material is checked again, with more positions, marked slow.
-QUICK = {"KQvKR", "KBNvK", "KRvKP", "KNvKP"}
+#: promotions): queen against rook, the longest mate of pieces alone, and a pawn material whose
+#: promotions reach every piece (KRvKP: to KQvKR, KRvKR, KRvKB and KRvKN), the cheapest to solve from
+#: an empty cache beside the others (KPvKP, with en passant, needs every 4-man table of one pawn first:
+#: minutes). Every 4-man material is checked again, with more positions, marked slow.
+QUICK = {"KQvKR", "KBNvK", "KRvKP"}
 #: Random positions per material: `make test`'s by men (each costs some milliseconds, mostly the
 #: reference's probes; a 3-man one less), and the slow set's (every material, 3-man ones included).
 QUICK_EXAMPLES = {3: 1000, 4: 400}
