@@ -39,6 +39,7 @@ import heapq
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from operator import add
 
 import numpy as np
 from numpy.typing import NDArray
@@ -109,13 +110,8 @@ class _Walk:
     # -- the candidate monoid W: a product of cyclic monoids, elements as exponent tuples -------------
 
     def wmul(self, a: Elem, b: Elem) -> Elem:
-        out = []
-        for x, y, m in zip(a, b, self.ms, strict=True):
-            s = x + y
-            if s > m + 1:
-                s = m + (s - m) % 2
-            out.append(s)
-        return tuple(out)
+        sums = map(add, a, b)
+        return tuple([s if s <= m + 1 else m + (s - m) % 2 for s, m in zip(sums, self.ms, strict=True)])
 
     def wprod(self, heaps: Iterable[int]) -> Elem:
         z: Elem = (0,) * len(self.gens)
@@ -231,6 +227,10 @@ class _Walk:
                 z = mul(z, image(h))
             return z
 
+        # Each heap's options' images, and each sum's element as it is pushed (a sum less one heap, asked
+        # for every heap of every sum, was mostly pushed before): the products are not made again.
+        option_images = {h: [prod(option) for option in self.options[h]] for h in heaps}
+        element_of: dict[Word, Elem] = {(): zero}
         status: dict[Elem, bool] = {}
         first: dict[Elem, Word] = {}
         order: list[Elem] = []
@@ -246,9 +246,12 @@ class _Walk:
                 for h in set(word):
                     rest = list(word)
                     rest.remove(h)
-                    y = prod(rest)
-                    for option in self.options[h]:
-                        reached = status.get(mul(y, prod(option)))
+                    key = tuple(rest)
+                    y = element_of.get(key)
+                    if y is None:
+                        y = element_of[key] = prod(rest)
+                    for image_of_option in option_images[h]:
+                        reached = status.get(mul(y, image_of_option))
                         if reached is None:
                             raise _Failed(word)  # the candidate identifies a sum with a larger one
                         if reached:
@@ -266,9 +269,9 @@ class _Walk:
             for h in heaps:
                 nz = mul(z, image(h))
                 if nz not in status:
-                    heapq.heappush(
-                        queue, (tokens + h, neg_heaps - 1, next(counter), nz, tuple(sorted((*word, h))))
-                    )
+                    longer = tuple(sorted((*word, h)))
+                    element_of[longer] = nz
+                    heapq.heappush(queue, (tokens + h, neg_heaps - 1, next(counter), nz, longer))
         return order, status, first
 
     def reduce(
