@@ -78,7 +78,7 @@ from kinds.chess.line import child_probes, choose
 from kinds.chess.material import MAX_MEN, materials_of, solve_order
 from kinds.chess.probe import ChessProbe
 from kinds.chess.records import ChessMove, ChessValue
-from kinds.chess.solve import held_sub_slots
+from kinds.chess.solve import deferred_subs, held_sub_slots, promotion_exit_slots
 from kinds.chess.syzygy import SyzygyProber
 from kinds.chess.tables import (
     ChessTable,
@@ -245,13 +245,19 @@ def job_memory(material: Material) -> int:
     while the others are held (6 bytes a slot: the side stored, then the whole table), and the tables of
     up to four men its reads keep (blocks.WholeTables) (KQRvKR: 3.2 GiB counted before tables stored one
     side, 3.1 GiB measured by bench.bench_chess_jobs --five; KNNPvK: 9.2 GiB, and a job of it ran out of
-    a 9 GiB cap when the sub-tables held were not counted; a five-man material with two pawns holds
-    tables of five men with a pawn for each promotion, tens of GB)."""
+    a 9 GiB cap when the sub-tables held were not counted). A material with two pawns reads the tables
+    with a pawn its promotions lead to one at a time (`deferred_subs`: held together, KQPvKP's would be
+    26 GB), and keeps the best values of those promotions for the slices that promote."""
     block = int(ix.block_size(material.spec))
     read = max((sub.slots for sub in material.sub_materials() if sub != material), default=0)
     kept = sum(sub.slots for sub in reached(material) if sub.men <= WholeTables.KEEP_MEN)
     held = held_sub_slots(material)
-    return PROCESS_BYTES + 4 * material.slots + SOLVE_BLOCK_BYTES * block + 4 * held + 6 * read + 4 * kept
+    # a material with two pawns: the tables its promotions alone lead to, read one at a time, and the
+    # best values of those promotions kept for the slices that promote
+    deferred = max((sub.slots for sub in deferred_subs(material)), default=0)
+    promoting = promotion_exit_slots(material)
+    subs = 4 * held + 4 * deferred + 4 * promoting
+    return PROCESS_BYTES + 4 * material.slots + SOLVE_BLOCK_BYTES * block + subs + 6 * read + 4 * kept
 
 
 def bulk_ids(men: int) -> list[str]:

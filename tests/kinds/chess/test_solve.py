@@ -66,14 +66,15 @@ def test_the_sub_table_slots_a_solve_holds_are_what_its_estimate_counts(
     monkeypatch: pytest.MonkeyPatch, name: str
 ) -> None:
     """`held_sub_slots` (what a job's memory estimate counts for the sub-tables, kinds.chess.kind's
-    `job_memory`) is the most the solve's concatenated sub-table values ever hold: with two pawns, every
-    promotion's table at once for the first slices."""
+    `job_memory`) is the most the solve's concatenated sub-table values ever hold for its slices: every
+    promotion's table at once for the first slices, but those with a pawn (two pawns), each read in a
+    pass of its own."""
     held: list[int] = []
     children = solve_module._children
 
     def counted(solving: Material, subs: list[Material], tables: Mapping[str, ChessValues]) -> Any:
         found = children(solving, subs, tables)
-        if solving.name == name:  # not a sub-table solved on the way
+        if solving.name == name and not set(subs) & solve_module.deferred_subs(solving):  # not a pass
             held.append(sum(sub.slots for sub in subs))
         return found
 
@@ -84,4 +85,36 @@ def test_the_sub_table_slots_a_solve_holds_are_what_its_estimate_counts(
     solve_material(material, tables)
     assert max(held) == held_sub_slots(material)
     promoted = {sub for _c, pm, _p, sub, _f, _m in material.exits() if pm >= 0}
-    assert held_sub_slots(material) >= sum(sub.slots for sub in promoted)  # every pawn's promotions
+    held_promoted = promoted - solve_module.deferred_subs(material)
+    assert held_sub_slots(material) >= sum(sub.slots for sub in held_promoted)
+
+
+@pytest.mark.parametrize("name", ["KPPvK", pytest.param("KPvKP", marks=pytest.mark.slow)])
+def test_promotions_into_tables_with_a_pawn_valued_apart_give_the_same_table(
+    monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """With two pawns, the tables with a pawn the promotions lead to are read one at a time, their
+    promotions valued in passes of their own (kinds.chess.kernels.promotions): the table is the one
+    solved holding every table at once (`prepare` valuing every move: the reference), byte for byte,
+    and those tables are never held beside the others."""
+    material = parse_material(name)
+    deferred = solve_module.deferred_subs(material)
+    assert deferred and all(sub.pawnful for sub in deferred)
+    solved = Solved()
+    tables = {sub.name: solved.table(sub.name).packed for sub in material.sub_materials()}
+    held: list[set[str]] = []
+    children = solve_module._children
+
+    def counted(solving: Material, subs: list[Material], tables: Mapping[str, ChessValues]) -> Any:
+        if solving.name == name:
+            held.append({sub.name for sub in subs})
+        return children(solving, subs, tables)
+
+    monkeypatch.setattr(solve_module, "_children", counted)
+    apart = solve_material(material, tables)
+    assert all(len(names & {sub.name for sub in deferred}) <= 1 for names in held)
+    assert {sub.name for sub in deferred} <= set().union(*held)
+    monkeypatch.setattr(solve_module, "deferred_subs", lambda _material: frozenset())
+    together = solve_material(material, tables)
+    assert apart.to_bytes() == together.to_bytes()
+    assert apart.to_bytes() == solved.table(name).packed.to_bytes()
