@@ -8,6 +8,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import chess
+import numpy as np
 import pytest
 
 from kinds.chess import solve as solve_module
@@ -89,19 +90,26 @@ def test_the_sub_table_slots_a_solve_holds_are_what_its_estimate_counts(
     assert held_sub_slots(material) >= sum(sub.slots for sub in held_promoted)
 
 
-@pytest.mark.parametrize("name", ["KPPvK", pytest.param("KPvKP", marks=pytest.mark.slow)])
-def test_promotions_into_tables_with_a_pawn_valued_apart_give_the_same_table(
-    monkeypatch: pytest.MonkeyPatch, name: str
-) -> None:
-    """With two pawns, the tables with a pawn the promotions lead to are read one at a time, their
-    promotions valued in passes of their own (kinds.chess.kernels.promotions): the table is the one
-    solved holding every table at once (`prepare` valuing every move: the reference), byte for byte,
-    and those tables are never held beside the others."""
+def random_tables(material: Material, seed: int) -> dict[str, ChessValues]:
+    """Sub-tables of random values (any value but NONE): how a move is valued does not depend on what
+    the table it reaches holds, so the two ways of valuing promotions must agree on these too, without
+    solving a table."""
+    rng = np.random.default_rng(seed)
+    tables = {}
+    for sub in material.sub_materials():
+        dtm, dtz = (rng.integers(-300, 300, sub.slots).astype(np.int16) for _ in range(2))
+        tables[sub.name] = ChessValues(dtm, dtz, not sub.pawnful)
+    return tables
+
+
+def solved_both_ways(
+    monkeypatch: pytest.MonkeyPatch, name: str, tables: Mapping[str, ChessValues]
+) -> tuple[ChessValues, ChessValues]:
+    """`name` solved with the promotions into tables with a pawn valued apart, each such table held alone
+    (checked), then holding every table at once (`prepare` valuing every move: the reference)."""
     material = parse_material(name)
-    deferred = solve_module.deferred_subs(material)
-    assert deferred and all(sub.pawnful for sub in deferred)
-    solved = Solved()
-    tables = {sub.name: solved.table(sub.name).packed for sub in material.sub_materials()}
+    deferred = {sub.name for sub in solve_module.deferred_subs(material)}
+    assert deferred and all(parse_material(sub).pawnful for sub in deferred)
     held: list[set[str]] = []
     children = solve_module._children
 
@@ -110,11 +118,37 @@ def test_promotions_into_tables_with_a_pawn_valued_apart_give_the_same_table(
             held.append({sub.name for sub in subs})
         return children(solving, subs, tables)
 
-    monkeypatch.setattr(solve_module, "_children", counted)
-    apart = solve_material(material, tables)
-    assert all(len(names & {sub.name for sub in deferred}) <= 1 for names in held)
-    assert {sub.name for sub in deferred} <= set().union(*held)
-    monkeypatch.setattr(solve_module, "deferred_subs", lambda _material: frozenset())
-    together = solve_material(material, tables)
-    assert apart.to_bytes() == together.to_bytes()
-    assert apart.to_bytes() == solved.table(name).packed.to_bytes()
+    with monkeypatch.context() as patch:
+        patch.setattr(solve_module, "_children", counted)
+        apart = solve_material(material, tables)
+    assert all(len(names & deferred) <= 1 for names in held) and deferred <= set().union(*held)
+    with monkeypatch.context() as patch:
+        patch.setattr(solve_module, "deferred_subs", lambda _material: frozenset())
+        together = solve_material(material, tables)
+    return apart, together
+
+
+def test_promotions_into_tables_with_a_pawn_valued_apart_give_the_same_table(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With two pawns, the tables with a pawn the promotions lead to are read one at a time, their
+    promotions valued in passes of their own (kinds.chess.kernels.promotions): byte for byte the table
+    solved holding every table at once, over sub-tables of random values."""
+    for seed in (1, 2):
+        apart, together = solved_both_ways(monkeypatch, "KPPvK", random_tables(parse_material("KPPvK"), seed))
+        assert apart.to_bytes() == together.to_bytes()
+
+
+@pytest.mark.slow
+def test_promotions_valued_apart_solve_the_real_table() -> None:
+    """The same with the real sub-tables of KPvKP (both sides' pawns promote into tables with a pawn),
+    and the table the Syzygy checks solve and compare with the Syzygy files."""
+    monkeypatch = pytest.MonkeyPatch()
+    material = parse_material("KPvKP")
+    solved = Solved()
+    tables = {sub.name: solved.table(sub.name).packed for sub in material.sub_materials()}
+    try:
+        apart, together = solved_both_ways(monkeypatch, "KPvKP", tables)
+    finally:
+        monkeypatch.undo()
+    assert apart.to_bytes() == together.to_bytes() == solved.table("KPvKP").packed.to_bytes()
