@@ -247,14 +247,19 @@ def job_memory(material: Material) -> int:
     side, 3.1 GiB measured by bench.bench_chess_jobs --five; KNNPvK: 9.2 GiB, and a job of it ran out of
     a 9 GiB cap when the sub-tables held were not counted). A material with two pawns reads the tables
     with a pawn its promotions lead to one at a time (`deferred_subs`: held together, KQPvKP's would be
-    26 GB), and keeps the best values of those promotions for the slices that promote."""
+    26 GB), each with the tables its own side not stored is rebuilt from (KNPPvK's job ran out of a
+    12 GiB cap while they were not counted: 15.2 GiB now), and keeps the best values of those
+    promotions for the slices that promote."""
     block = int(ix.block_size(material.spec))
     read = max((sub.slots for sub in material.sub_materials() if sub != material), default=0)
     kept = sum(sub.slots for sub in reached(material) if sub.men <= WholeTables.KEEP_MEN)
     held = held_sub_slots(material)
     # a material with two pawns: the tables its promotions alone lead to, read one at a time, and the
     # best values of those promotions kept for the slices that promote
-    deferred = max((sub.slots for sub in deferred_subs(material)), default=0)
+    # (each read whole: in format 6 its side not stored rebuilt from its own sub-tables, held at once)
+    deferred = max(
+        (sub.slots + sum(s.slots for s in sub.sub_materials()) for sub in deferred_subs(material)), default=0
+    )
     promoting = promotion_exit_slots(material)
     subs = 4 * held + 4 * deferred + 4 * promoting
     return PROCESS_BYTES + 4 * material.slots + SOLVE_BLOCK_BYTES * block + subs + 6 * read + 4 * kept
