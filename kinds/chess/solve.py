@@ -110,7 +110,7 @@ def solve_material(
     if back:
         report(back * block)  # the stages restored, at once
     unsolved = [config for config in order if ck.SLICE not in restored.get(config, {})]
-    kept = _promotion_exits(material, unsolved, tables, lambda: report(0))
+    kept = promotion_exits(material, unsolved, tables, lambda: report(0))
     for at, config in enumerate(order):
         lo = config * block
         found = restored.get(config, {})
@@ -175,8 +175,9 @@ def deferred_subs(material: Material) -> frozenset[Material]:
     )
 
 
-def _promoting(material: Material, order: list[int]) -> dict[Material, list[int]]:
-    """For each deferred table, the slices of `order` a pawn promotes from into it (its seventh rank)."""
+def _promoting(material: Material, order: list[int], side: int | None = None) -> dict[Material, list[int]]:
+    """For each deferred table, the slices of `order` a pawn promotes from into it (its seventh rank):
+    any pawn's, or only those of `side`'s pawns (0: side A), which move with `side` to move."""
     deferred = deferred_subs(material)
     if not deferred:
         return {}
@@ -184,25 +185,36 @@ def _promoting(material: Material, order: list[int]) -> dict[Material, list[int]
     block = int(ix.block_size(spec))
     sq = np.zeros(2 + ix.MAX_PIECES, dtype=np.int64)
     out: dict[Material, list[int]] = {sub: [] for sub in deferred}
-    exits = [(pm, sub) for _c, pm, _p, sub, _f, _m in material.exits() if sub in deferred]
+    pieces = material.pieces
+    exits = [
+        (pm, sub)
+        for _c, pm, _p, sub, _f, _m in material.exits()
+        if sub in deferred and (side is None or pieces[pm][1] == side)
+    ]
     for config in order:
         ix.decode(spec, config * block, sq)
         seventh = [
-            t == chess.PAWN and int(sq[2 + i]) >> 3 == (6 if o == 0 else 1)
-            for i, (t, o) in enumerate(material.pieces)
+            t == chess.PAWN and int(sq[2 + i]) >> 3 == (6 if o == 0 else 1) for i, (t, o) in enumerate(pieces)
         ]
         for sub in {sub for pm, sub in exits if seventh[pm]}:
             out[sub].append(config)
     return out
 
 
-def _promotion_exits(
-    material: Material, order: list[int], tables: Mapping[str, ChessValues], check: Callable[[], None]
+def promotion_exits(
+    material: Material,
+    order: list[int],
+    tables: Mapping[str, ChessValues],
+    check: Callable[[], None],
+    side: int | None = None,
 ) -> dict[int, tuple[NDArray[np.int16], NDArray[np.int16]]]:
     """The best values of the promotions into the deferred tables, by slice of `order` (the slices a
-    pawn promotes from), each table read alone and let go before the next (`check()` between pieces)."""
-    promoting = _promoting(material, order)
+    pawn promotes from), each table read alone and let go before the next (`check()` between pieces):
+    for each such slice its slots' (NONE where none), or with `side` given those of its half with
+    `side` to move alone (what kinds.chess.sides' rebuild of that side searches)."""
+    promoting = _promoting(material, order, side)
     block = int(ix.block_size(material.spec))
+    start, length = (0, block) if side is None else (side * (block // 2), block // 2)
     kept: dict[int, tuple[NDArray[np.int16], NDArray[np.int16]]] = {}
     m = len(material.pieces)
     for sub in sorted(promoting, key=lambda sub: sub.name):
@@ -215,11 +227,11 @@ def _promotion_exits(
                 rows[retro.exit_row(m, c, pm, promo - 1 if promo else 0), 0] = 0
         for config in configs:
             if config not in kept:
-                kept[config] = (np.full(block, NONE, np.int16), np.full(block, NONE, np.int16))
+                kept[config] = (np.full(length, NONE, np.int16), np.full(length, NONE, np.int16))
             exm, exz = kept[config]
-            lo = config * block
-            for a in range(lo, lo + block, CHUNK):
-                b = min(lo + block, a + CHUNK)
+            lo = config * block + start
+            for a in range(lo, lo + length, CHUNK):
+                b = min(lo + length, a + CHUNK)
                 errors = promotions.promotion_exits(
                     material.spec, a, b, rows, child_dtm, child_dtz, exm[a - lo :], exz[a - lo :]
                 )
@@ -232,31 +244,39 @@ def _promotion_exits(
     return kept
 
 
-def promotion_exit_slots(material: Material) -> int:
-    """The slots whose promotions' best values the solve keeps apart (`_promotion_exits`): what its
-    memory grows with beside `held_sub_slots`, for a material with two pawns."""
-    promoting = _promoting(material, slice_order(material))
+def promotion_exit_slots(material: Material, side: int | None = None) -> int:
+    """The slots whose promotions' best values the solve keeps apart (`promotion_exits`), or a rebuild
+    of side `side` (half slices): what its memory grows with beside `held_sub_slots`, for a material
+    with two pawns."""
+    promoting = _promoting(material, slice_order(material), side)
     configs = set().union(*promoting.values()) if promoting else set()
-    return len(configs) * int(ix.block_size(material.spec))
+    block = int(ix.block_size(material.spec))
+    return len(configs) * (block if side is None else block // 2)
 
 
 @functools.cache
-def held_sub_slots(material: Material) -> int:
+def held_sub_slots(material: Material, side: int | None = None) -> int:
     """The most sub-table slots a solve of `material` holds at once (the concatenated values `_children`
-    makes for a slice and the slices after it): what its memory grows with beyond its own table."""
-    wanted = _wanted(material, slice_order(material))
+    makes for a slice and the slices after it), or a rebuild of its side `side` (kinds.chess.sides):
+    what its memory grows with beyond its own table."""
+    wanted = _wanted(material, slice_order(material), side)
     return max((sum(sub.slots for sub in subs) for subs in wanted), default=0)
 
 
-def _wanted(material: Material, order: list[int]) -> list[list[Material]]:
+def _wanted(material: Material, order: list[int], side: int | None = None) -> list[list[Material]]:
     """Per slice of `order`, the sub-materials it and the slices after it read: a promotion's only
     where a pawn stands on its seventh rank, so a five-man table a pawn's promotions lead to is loaded
-    for the slices that promote and let go after the last of them."""
+    for the slices that promote and let go after the last of them; with `side` given, those the moves
+    of `side` (0: side A) alone lead to (a rebuild of that side to move, kinds.chess.sides)."""
     spec = material.spec
     block = int(ix.block_size(spec))
     sq = np.zeros(2 + ix.MAX_PIECES, dtype=np.int64)
     pieces = material.pieces
-    exits = material.exits()
+    exits = [
+        exit
+        for exit in material.exits()
+        if side is None or (pieces[exit[1]][1] if exit[1] >= 0 else 1 - pieces[exit[0]][1]) == side
+    ]
     deferred = deferred_subs(material)
     reads: list[frozenset[Material]] = []
     by_seventh: dict[tuple[bool, ...], frozenset[Material]] = {}  # what a slice reads, by its promoters

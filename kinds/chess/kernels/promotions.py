@@ -7,7 +7,9 @@ promotions into it of every slot of the slices that promote into it, each slot's
 others' (`exm`, `exz`, the mover's best value of those moves, NONE for none), and `retro.prepare`
 skips those moves (their rows DEFERRED) and takes the kept best beside its own (`merge_exits`). The
 best of a slot's exits is the same whichever order its moves are valued in: the values equal those
-of one `prepare` holding every table, which the tests compare them with.
+of one `prepare` holding every table, which the tests compare them with. The rebuild of a table's side
+to move not stored (kinds.chess.sides) does the same for the slots of that side alone, its one-ply
+search (kinds.chess.kernels.oneply) skipping those moves and taking the kept best.
 """
 
 from __future__ import annotations

@@ -35,7 +35,8 @@ U8 = NDArray[np.uint8]
 #: `deg` of a slot naming no position.
 INVALID = 255
 #: An exit row's first column: its table is valued in a pass of its own (kinds.chess.kernels.promotions),
-#: not by `prepare`, which skips its moves (1: valued here, 0: its table is missing).
+#: not by `prepare` (nor oneply's `fill_side`), which skip its moves (1: valued here, 0: its table is
+#: missing).
 DEFERRED = 2
 #: What `_exit_values` gives a move into a DEFERRED table (no value: not a missing one either).
 SKIP = -40000

@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 
 from kinds.chess import solve as solve_module
+from kinds.chess.blocks import to_blocks, to_side_blocks, values_from_bytes
 from kinds.chess.format import ChessValues
+from kinds.chess.kind import TableKernel, reached
 from kinds.chess.material import Material, parse_material
 from kinds.chess.solve import held_sub_slots, solve_material
 from tests.kinds.chess.test_syzygy import Solved
@@ -90,13 +92,13 @@ def test_the_sub_table_slots_a_solve_holds_are_what_its_estimate_counts(
     assert held_sub_slots(material) >= sum(sub.slots for sub in held_promoted)
 
 
-def random_tables(material: Material, seed: int) -> dict[str, ChessValues]:
+def random_tables(material: Material, seed: int, every: bool = False) -> dict[str, ChessValues]:
     """Sub-tables of random values (any value but NONE): how a move is valued does not depend on what
     the table it reaches holds, so the two ways of valuing promotions must agree on these too, without
-    solving a table."""
+    solving a table. With `every`, those of every table a job of `material` is given (down to KvK)."""
     rng = np.random.default_rng(seed)
     tables = {}
-    for sub in material.sub_materials():
+    for sub in reached(material) if every else material.sub_materials():
         dtm, dtz = (rng.integers(-300, 300, sub.slots).astype(np.int16) for _ in range(2))
         tables[sub.name] = ChessValues(dtm, dtz, not sub.pawnful)
     return tables
@@ -137,6 +139,50 @@ def test_promotions_into_tables_with_a_pawn_valued_apart_give_the_same_table(
     for seed in (1, 2):
         apart, together = solved_both_ways(monkeypatch, "KPPvK", random_tables(parse_material("KPPvK"), seed))
         assert apart.to_bytes() == together.to_bytes()
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_table_with_two_pawns_stored_one_side_reads_back_whole(seed: int) -> None:
+    """A job of a material with two pawns (TableKernel, given its sub-tables' stored bytes) stores one
+    side to move; read back whole, its other side rebuilt by the one-ply search (kinds.chess.sides: as
+    a job reading it as a sub-table, or a whole-table reader, reads it), it is the table solved holding
+    every sub-table at once, whichever side is stored. The rebuild values the promotions into tables
+    with a pawn in passes of their own, as the solve does (it once took them for no move: KPvKP's
+    8/p3P3/8/8/8/k1K5/8/8 w read DTZ 3 where e8=Q gives 1). Sub-tables of random values, stored with
+    both sides (a move's value does not depend on what its table holds)."""
+    material = parse_material("KPPvK")
+    tables = random_tables(material, seed, every=True)
+    kernel = TableKernel(material)
+    kernel.give({need: to_blocks(tables[need.game_id.partition(":")[2]]) for need in kernel.needs()})
+    made = kernel.make()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(solve_module, "deferred_subs", lambda _material: frozenset())
+        expected = solve_material(material, tables)
+    read = values_from_bytes(made, tables)
+    assert np.array_equal(read.dtm, expected.dtm) and np.array_equal(read.dtz, expected.dtz)
+    deferred = solve_module.deferred_subs(material)
+    children = solve_module._children
+    held: list[set[Material]] = []
+
+    def counted(solving: Material, subs: list[Material], tables: Mapping[str, ChessValues]) -> Any:
+        held.append(set(subs))
+        return children(solving, subs, tables)
+
+    for stored in (0, 1):
+        held.clear()
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(solve_module, "_children", counted)
+            read = values_from_bytes(to_side_blocks(expected, material, stored), tables)
+        assert np.array_equal(read.dtm, expected.dtm) and np.array_equal(read.dtz, expected.dtz)
+        # the rebuild holds the tables the other side's moves lead to, but those with a pawn, each
+        # read alone (side A's pawns promote, side B's king captures a pawn: KPvK alone)
+        rebuilt = 1 - stored
+        apart = [subs for subs in held if subs & deferred]
+        assert all(len(subs) == 1 for subs in apart) and bool(apart) == (rebuilt == 0)
+        together = [sum(sub.slots for sub in subs) for subs in held if not subs & deferred]
+        assert max(together) == held_sub_slots(material, rebuilt)
+    by_side = [held_sub_slots(material, side) for side in (0, 1)]
+    assert sum(by_side) == held_sub_slots(material) and by_side[1] == parse_material("KPvK").slots
 
 
 @pytest.mark.slow
