@@ -11,6 +11,7 @@ import chess
 import numpy as np
 import pytest
 
+from kinds.chess import kind as kind_module
 from kinds.chess import solve as solve_module
 from kinds.chess.blocks import to_blocks, to_side_blocks, values_from_bytes
 from kinds.chess.format import ChessValues
@@ -90,6 +91,22 @@ def test_the_sub_table_slots_a_solve_holds_are_what_its_estimate_counts(
     promoted = {sub for _c, pm, _p, sub, _f, _m in material.exits() if pm >= 0}
     held_promoted = promoted - solve_module.deferred_subs(material)
     assert held_sub_slots(material) >= sum(sub.slots for sub in held_promoted)
+
+
+def test_a_job_counts_the_rebuild_of_the_side_its_promotions_reach() -> None:
+    """A job of KNPPvK reads KNQPvK (a pawn promoted) with Black to move: where White's side is stored,
+    that side is rebuilt from the tables Black's moves lead to alone (its captures: four men), not the
+    five-man tables White's promotions lead to, which a job of it ran out of a 12 GiB cap holding; the
+    estimate (kinds.chess.kind's `job_memory`) counts that read as the largest of those it makes."""
+    reader, read = parse_material("KNPPvK"), parse_material("KNQPvK")
+    assert read in solve_module.deferred_subs(reader)
+    both = frozenset((0, 1))
+    assert kind_module._read_slots(reader, read, both) == read.slots + held_sub_slots(read, 1)
+    captured = {sub for _c, pm, _p, sub, _f, _m in read.exits() if pm < 0}
+    assert held_sub_slots(read, 1) == sum(sub.slots for sub in captured)  # KNPvK, KQPvK, KQNvK
+    promoted = [sub for sub in read.sub_materials() if sub.men == 5]  # KQQNvK, ...: not read
+    assert len(promoted) == 4 and held_sub_slots(read, 0) > sum(sub.slots for sub in promoted)
+    assert kind_module.job_memory(reader) < 12 << 30
 
 
 def random_tables(material: Material, seed: int, every: bool = False) -> dict[str, ChessValues]:
