@@ -38,6 +38,7 @@ them, and is given their stored bytes (`TableKernel.give`).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, NamedTuple
@@ -69,6 +70,7 @@ from kinds.chess.blocks import (
     BlockIndex,
     WholeTables,
     is_blocked,
+    needed,
     to_side_blocks,
 )
 from kinds.chess.fen import MAX_SYZYGY_MEN, position_fen
@@ -78,7 +80,7 @@ from kinds.chess.line import child_probes, choose
 from kinds.chess.material import MAX_MEN, materials_of, solve_order
 from kinds.chess.probe import ChessProbe
 from kinds.chess.records import ChessMove, ChessValue
-from kinds.chess.solve import held_sub_slots
+from kinds.chess.solve import deferred_subs, held_sub_slots, promotion_exit_slots
 from kinds.chess.syzygy import SyzygyProber
 from kinds.chess.tables import (
     ChessTable,
@@ -185,7 +187,8 @@ class TableKernel(BytesKernel):
         self.material = material
         #: The stored tables given, by material name, as stored: each is inflated only for the slices
         #: that need it (blocks.WholeTables, which keeps those of up to four men); a material with a pawn
-        #: holds its promotions' tables together for the slices that promote (`job_memory` counts them).
+        #: holds its promotions' tables together for the slices that promote, but those with a pawn (two
+        #: pawns), read one at a time (`job_memory` counts them).
         self._given: dict[str, bytes] = {}
         #: Given each checkpoint record of the solve as its stage ends (kinds.chess.checkpoint):
         #: whoever runs the kernel keeps them, so that a solve stopped part way resumes (`resume`).
@@ -245,13 +248,49 @@ def job_memory(material: Material) -> int:
     while the others are held (6 bytes a slot: the side stored, then the whole table), and the tables of
     up to four men its reads keep (blocks.WholeTables) (KQRvKR: 3.2 GiB counted before tables stored one
     side, 3.1 GiB measured by bench.bench_chess_jobs --five; KNNPvK: 9.2 GiB, and a job of it ran out of
-    a 9 GiB cap when the sub-tables held were not counted; a five-man material with two pawns holds
-    tables of five men with a pawn for each promotion, tens of GB)."""
+    a 9 GiB cap when the sub-tables held were not counted). A material with two pawns reads the tables
+    with a pawn its promotions lead to one at a time (`deferred_subs`: held together, KQPvKP's would be
+    26 GB), each with what the rebuild of its side not stored holds (`_read_slots`: KNPPvK's job ran
+    out of a 12 GiB cap reading KNQPvK while that was not counted, its rebuild then holding the tables
+    of both sides' moves), and keeps the best values of those promotions for the slices that promote:
+    11.5-15.7 GiB for the materials with two pawns, 8.7 for KPPPvK and 16.3 for KPPvKP."""
     block = int(ix.block_size(material.spec))
     read = max((sub.slots for sub in material.sub_materials() if sub != material), default=0)
     kept = sum(sub.slots for sub in reached(material) if sub.men <= WholeTables.KEEP_MEN)
     held = held_sub_slots(material)
-    return PROCESS_BYTES + 4 * material.slots + SOLVE_BLOCK_BYTES * block + 4 * held + 6 * read + 4 * kept
+    # a material with two pawns: the tables its promotions alone lead to, read one at a time, and the
+    # best values of those promotions kept for the slices that promote
+    both = frozenset((0, 1))
+    deferred = max((_read_slots(material, sub, both) for sub in deferred_subs(material)), default=0)
+    promoting = promotion_exit_slots(material)
+    subs = 4 * held + 4 * deferred + 4 * promoting
+    return PROCESS_BYTES + 4 * material.slots + SOLVE_BLOCK_BYTES * block + subs + 6 * read + 4 * kept
+
+
+@functools.cache
+def _read_slots(reader: Material, sub: Material, movers: frozenset[int]) -> int:
+    """The most slots a whole read of `sub` by the moves of `reader`'s sides `movers` holds
+    (blocks.WholeTables): its values, and, as the side it stores may be either, what the rebuild of
+    a side those moves reach holds (`_rebuilt_slots`)."""
+    return sub.slots + max((_rebuilt_slots(sub, side) for side in needed(reader, sub, movers)), default=0)
+
+
+@functools.cache
+def _rebuilt_slots(material: Material, side: int) -> int:
+    """The most sub-table slots the rebuild of `material`'s side `side` holds (kinds.chess.sides): the
+    tables that side's moves lead to (`held_sub_slots`), but those with a pawn its promotions lead to
+    (two pawns), each read alone as that side's moves read it, and their promotions' best values."""
+    owners = {owner for kind, owner in material.pieces if kind == chess.PAWN}
+    movers = frozenset((0, 1)) if len(owners) == 2 else frozenset((side,))  # as blocks.WholeTables
+    deferred = max(
+        (
+            _read_slots(material, sub, movers)
+            for sub in deferred_subs(material)
+            if needed(material, sub, frozenset((side,)))
+        ),
+        default=0,
+    )
+    return held_sub_slots(material, side) + deferred + promotion_exit_slots(material, side)
 
 
 def bulk_ids(men: int) -> list[str]:

@@ -83,12 +83,16 @@ def rebuild(
     """The whole table of `material` from `side`'s values alone (`one_side`), the other side's found by
     the one-ply search (kinds.chess.kernels.oneply), slice by slice in the solver's order, each
     sub-table (whole: `tables[name]`) read while the slices reading it are rebuilt, as the solve reads
-    them (kinds.chess.solve); the same arrays the solver gave, slots naming no position included."""
+    them (kinds.chess.solve: with two pawns, the promotions into tables with a pawn valued first, one
+    such table at a time, for the other side's halves alone); the same arrays the solver gave, slots
+    naming no position included."""
     spec = material.spec
     values = with_side(stored, spec, side)
     block = int(ix.block_size(spec))
     order = slice_order(material)
-    wanted = solve._wanted(material, order)
+    kept = solve.promotion_exits(material, order, tables, lambda: None, 1 - side)
+    none = np.zeros(0, np.int16)
+    wanted = solve._wanted(material, order, 1 - side)  # the tables that side's moves lead to
     loaded: list[Material] | None = None
     child_dtm = child_dtz = np.zeros(1, np.int16)
     rows = np.zeros((1, retro.ROW), np.int64)
@@ -98,8 +102,9 @@ def rebuild(
             child_dtm = child_dtz = np.zeros(1, np.int16)  # the tables no longer read, let go first
             child_dtm, child_dtz, rows = solve._children(material, loaded, tables)
         lo = config * block + (1 - side) * (block // 2)
+        kept_m, kept_z = kept.pop(config, (none, none))
         errors = oneply.fill_side(
-            spec, lo, lo + block // 2, rows, child_dtm, child_dtz, values.dtm, values.dtz
+            spec, lo, lo + block // 2, rows, child_dtm, child_dtz, values.dtm, values.dtz, kept_m, kept_z
         )
         if errors:
             raise MissingTargets(f"{material.name}: {errors} moves lead to positions no table holds")

@@ -22,7 +22,8 @@ from numpy.typing import NDArray
 from kinds.chess import checkpoint as ck
 from kinds.chess.format import ChessValues
 from kinds.chess.kernels import index as ix
-from kinds.chess.kernels import retro
+from kinds.chess.kernels import promotions, retro
+from kinds.chess.kernels.values import NONE
 from kinds.chess.material import Material
 
 #: Slots per `prepare` call between progress reports.
@@ -108,6 +109,8 @@ def solve_material(
     back = sum(3 if ck.SLICE in kinds else len(kinds) for kinds in restored.values())
     if back:
         report(back * block)  # the stages restored, at once
+    unsolved = [config for config in order if ck.SLICE not in restored.get(config, {})]
+    kept = promotion_exits(material, unsolved, tables, lambda: report(0))
     for at, config in enumerate(order):
         lo = config * block
         found = restored.get(config, {})
@@ -139,6 +142,8 @@ def solve_material(
                 if errors:
                     raise MissingTargets(f"{material.name}: {errors} moves lead to positions no table holds")
                 report(b - a)
+            if config in kept:
+                promotions.merge_exits(deg, exm, exz, *kept.pop(config))
             if stages and checkpoint is not None:
                 checkpoint(ck.pack(ck.PREPARED, config, (deg, exm, exz)))
         if ck.DTM in found:
@@ -159,22 +164,120 @@ def solve_material(
 
 
 @functools.cache
-def held_sub_slots(material: Material) -> int:
+def deferred_subs(material: Material) -> frozenset[Material]:
+    """The tables with a pawn that `material`'s promotions alone lead to (a material with two pawns:
+    KQPvKP's KQQvKP, ..., KQPvKQ, ...): their moves are valued in a pass of their own, one table at a
+    time (kinds.chess.kernels.promotions), not held together for the first slices."""
+    exits = material.exits()
+    captured = {sub for _c, pm, _p, sub, _f, _m in exits if pm < 0}
+    return frozenset(
+        sub for _c, pm, _p, sub, _f, _m in exits if pm >= 0 and sub.pawnful and sub not in captured
+    )
+
+
+def _promoting(material: Material, order: list[int], side: int | None = None) -> dict[Material, list[int]]:
+    """For each deferred table, the slices of `order` a pawn promotes from into it (its seventh rank):
+    any pawn's, or only those of `side`'s pawns (0: side A), which move with `side` to move."""
+    deferred = deferred_subs(material)
+    if not deferred:
+        return {}
+    spec = material.spec
+    block = int(ix.block_size(spec))
+    sq = np.zeros(2 + ix.MAX_PIECES, dtype=np.int64)
+    out: dict[Material, list[int]] = {sub: [] for sub in deferred}
+    pieces = material.pieces
+    exits = [
+        (pm, sub)
+        for _c, pm, _p, sub, _f, _m in material.exits()
+        if sub in deferred and (side is None or pieces[pm][1] == side)
+    ]
+    for config in order:
+        ix.decode(spec, config * block, sq)
+        seventh = [
+            t == chess.PAWN and int(sq[2 + i]) >> 3 == (6 if o == 0 else 1) for i, (t, o) in enumerate(pieces)
+        ]
+        for sub in {sub for pm, sub in exits if seventh[pm]}:
+            out[sub].append(config)
+    return out
+
+
+def promotion_exits(
+    material: Material,
+    order: list[int],
+    tables: Mapping[str, ChessValues],
+    check: Callable[[], None],
+    side: int | None = None,
+) -> dict[int, tuple[NDArray[np.int16], NDArray[np.int16]]]:
+    """The best values of the promotions into the deferred tables, by slice of `order` (the slices a
+    pawn promotes from), each table read alone and let go before the next (`check()` between pieces):
+    for each such slice its slots' (NONE where none), or with `side` given those of its half with
+    `side` to move alone (what kinds.chess.sides' rebuild of that side searches)."""
+    promoting = _promoting(material, order, side)
+    block = int(ix.block_size(material.spec))
+    start, length = (0, block) if side is None else (side * (block // 2), block // 2)
+    kept: dict[int, tuple[NDArray[np.int16], NDArray[np.int16]]] = {}
+    m = len(material.pieces)
+    for sub in sorted(promoting, key=lambda sub: sub.name):
+        configs = promoting[sub]
+        if not configs:
+            continue
+        child_dtm, child_dtz, rows = _children(material, [sub], tables)
+        for c, pm, promo, reached, _flip, _perm in material.exits():
+            if reached != sub or pm < 0:  # this pass values the promotions into `sub` alone
+                rows[retro.exit_row(m, c, pm, promo - 1 if promo else 0), 0] = 0
+        for config in configs:
+            if config not in kept:
+                kept[config] = (np.full(length, NONE, np.int16), np.full(length, NONE, np.int16))
+            exm, exz = kept[config]
+            lo = config * block + start
+            for a in range(lo, lo + length, CHUNK):
+                b = min(lo + length, a + CHUNK)
+                errors = promotions.promotion_exits(
+                    material.spec, a, b, rows, child_dtm, child_dtz, exm[a - lo :], exz[a - lo :]
+                )
+                if errors:
+                    raise MissingTargets(
+                        f"{material.name}: {errors} promotions lead to positions {sub.name} lacks"
+                    )
+                check()
+        del child_dtm, child_dtz
+    return kept
+
+
+def promotion_exit_slots(material: Material, side: int | None = None) -> int:
+    """The slots whose promotions' best values the solve keeps apart (`promotion_exits`), or a rebuild
+    of side `side` (half slices): what its memory grows with beside `held_sub_slots`, for a material
+    with two pawns."""
+    promoting = _promoting(material, slice_order(material), side)
+    configs = set().union(*promoting.values()) if promoting else set()
+    block = int(ix.block_size(material.spec))
+    return len(configs) * (block if side is None else block // 2)
+
+
+@functools.cache
+def held_sub_slots(material: Material, side: int | None = None) -> int:
     """The most sub-table slots a solve of `material` holds at once (the concatenated values `_children`
-    makes for a slice and the slices after it): what its memory grows with beyond its own table."""
-    wanted = _wanted(material, slice_order(material))
+    makes for a slice and the slices after it), or a rebuild of its side `side` (kinds.chess.sides):
+    what its memory grows with beyond its own table."""
+    wanted = _wanted(material, slice_order(material), side)
     return max((sum(sub.slots for sub in subs) for subs in wanted), default=0)
 
 
-def _wanted(material: Material, order: list[int]) -> list[list[Material]]:
+def _wanted(material: Material, order: list[int], side: int | None = None) -> list[list[Material]]:
     """Per slice of `order`, the sub-materials it and the slices after it read: a promotion's only
     where a pawn stands on its seventh rank, so a five-man table a pawn's promotions lead to is loaded
-    for the slices that promote and let go after the last of them."""
+    for the slices that promote and let go after the last of them; with `side` given, those the moves
+    of `side` (0: side A) alone lead to (a rebuild of that side to move, kinds.chess.sides)."""
     spec = material.spec
     block = int(ix.block_size(spec))
     sq = np.zeros(2 + ix.MAX_PIECES, dtype=np.int64)
     pieces = material.pieces
-    exits = material.exits()
+    exits = [
+        exit
+        for exit in material.exits()
+        if side is None or (pieces[exit[1]][1] if exit[1] >= 0 else 1 - pieces[exit[0]][1]) == side
+    ]
+    deferred = deferred_subs(material)
     reads: list[frozenset[Material]] = []
     by_seventh: dict[tuple[bool, ...], frozenset[Material]] = {}  # what a slice reads, by its promoters
     for config in order:
@@ -185,7 +288,7 @@ def _wanted(material: Material, order: list[int]) -> list[list[Material]]:
         found = by_seventh.get(seventh)
         if found is None:
             found = by_seventh[seventh] = frozenset(
-                sub for _c, pm, _p, sub, _f, _m in exits if pm < 0 or seventh[pm]
+                sub for _c, pm, _p, sub, _f, _m in exits if (pm < 0 or seventh[pm]) and sub not in deferred
             )
         reads.append(found)
     out: list[list[Material]] = []
@@ -219,9 +322,12 @@ def _children(
         del values
     rows = material.exit_rows({sub: bases.get(sub, 0) for sub in material.sub_materials()})
     m = len(material.pieces)
+    deferred = deferred_subs(material)
     for c, pm, promo, sub, _flip, _perm in material.exits():
         if sub not in bases:
-            rows[retro.exit_row(m, c, pm, promo - 1 if promo else 0), 0] = 0
+            rows[retro.exit_row(m, c, pm, promo - 1 if promo else 0), 0] = (
+                retro.DEFERRED if sub in deferred else 0
+            )
     return child_dtm, child_dtz, rows
 
 

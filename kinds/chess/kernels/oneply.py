@@ -28,11 +28,22 @@ I64 = NDArray[np.int64]
 
 @numba.njit(cache=True, nogil=True)
 def fill_side(
-    spec: I64, lo: int, hi: int, rows: I64, child_dtm: I16, child_dtz: I16, dtm: I16, dtz: I16
+    spec: I64,
+    lo: int,
+    hi: int,
+    rows: I64,
+    child_dtm: I16,
+    child_dtz: I16,
+    dtm: I16,
+    dtz: I16,
+    kept_m: I16,
+    kept_z: I16,
 ) -> int:
     """Values of slots lo..hi-1 (one half slice: one pawn configuration, one side to move) into `dtm`
     and `dtz` (the whole table's arrays, the other side's half of every slice filled) from their
-    children; `rows`, `child_dtm`, `child_dtz` as retro's `prepare` reads the sub-tables. Returns the
+    children; `rows`, `child_dtm`, `child_dtz` as retro's `prepare` reads the sub-tables, and as there
+    the moves into a table of a pass of its own (a DEFERRED row) are skipped, their best taken from
+    `kept_m`, `kept_z` instead (slot v's at v - lo, NONE for none; empty when no move is). Returns the
     count of moves whose target no table holds (0 unless the tables are wrong)."""
     sq = np.empty(5, dtype=np.int64)
     kinds = np.empty(5, dtype=np.int64)
@@ -74,11 +85,16 @@ def fill_side(
                     spec, rows, child_dtm, child_dtz, dtm, dtz, sq, kinds, owners, stm, moves[4 * e],
                     moves[4 * e + 1], moves[4 * e + 2], moves[4 * e + 3], work, scratch,
                 )  # fmt: skip
+                if vm == retro.SKIP:  # valued by its own pass: in `kept_m`
+                    continue
                 if vm == NONE:
                     errors += 1
                     continue
                 bm = better(bm, vm)
                 bz = better(bz, vz)
+            if len(kept_m) > 0 and kept_m[v - lo] != NONE:
+                bm = better(bm, int(kept_m[v - lo]))
+                bz = better(bz, int(kept_z[v - lo]))
         dtm[v] = bm
         dtz[v] = bz
         prev_m = bm

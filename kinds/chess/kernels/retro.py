@@ -34,6 +34,13 @@ U8 = NDArray[np.uint8]
 
 #: `deg` of a slot naming no position.
 INVALID = 255
+#: An exit row's first column: its table is valued in a pass of its own (kinds.chess.kernels.promotions),
+#: not by `prepare` (nor oneply's `fill_side`), which skip its moves (1: valued here, 0: its table is
+#: missing).
+DEFERRED = 2
+#: What `_exit_values` gives a move into a DEFERRED table (no value: not a missing one either).
+SKIP = -40000
+
 #: `deg` of a slot `retro` has settled (its count no longer needed): one byte read tells a slot still
 #: open from one settled or naming no position.
 SETTLED = 254
@@ -115,6 +122,8 @@ def _exit_values(
     row = exit_row(m, cap - 2 if cap >= 0 else -1, j - 2 if promo else -1, promo - 1 if promo else 0)
     if rows[row, 0] == 0:
         return NONE, NONE
+    if rows[row, 0] == DEFERRED:
+        return SKIP, SKIP
     c = _child(rows, row, after_sq, 1 - stm, out)
     if c < 0:
         return NONE, NONE
@@ -358,6 +367,8 @@ def prepare(
                 spec, rows, child_dtm, child_dtz, own_dtm, own_dtz, sq, kinds, owners, stm, j, to, promo,
                 cap, work, scratch,
             )  # fmt: skip
+            if vm == SKIP:  # valued by its own pass
+                continue
             if vm == NONE:
                 errors += 1
                 continue

@@ -8,10 +8,14 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import chess
+import numpy as np
 import pytest
 
+from kinds.chess import kind as kind_module
 from kinds.chess import solve as solve_module
+from kinds.chess.blocks import to_blocks, to_side_blocks, values_from_bytes
 from kinds.chess.format import ChessValues
+from kinds.chess.kind import TableKernel, reached
 from kinds.chess.material import Material, parse_material
 from kinds.chess.solve import held_sub_slots, solve_material
 from tests.kinds.chess.test_syzygy import Solved
@@ -67,14 +71,15 @@ def test_the_sub_table_slots_a_solve_holds_are_what_its_estimate_counts(
     monkeypatch: pytest.MonkeyPatch, name: str
 ) -> None:
     """`held_sub_slots` (what a job's memory estimate counts for the sub-tables, kinds.chess.kind's
-    `job_memory`) is the most the solve's concatenated sub-table values ever hold: with two pawns, every
-    promotion's table at once for the first slices."""
+    `job_memory`) is the most the solve's concatenated sub-table values ever hold for its slices: every
+    promotion's table at once for the first slices, but those with a pawn (two pawns), each read in a
+    pass of its own."""
     held: list[int] = []
     children = solve_module._children
 
     def counted(solving: Material, subs: list[Material], tables: Mapping[str, ChessValues]) -> Any:
         found = children(solving, subs, tables)
-        if solving.name == name:  # not a sub-table solved on the way
+        if solving.name == name and not set(subs) & solve_module.deferred_subs(solving):  # not a pass
             held.append(sum(sub.slots for sub in subs))
         return found
 
@@ -85,4 +90,129 @@ def test_the_sub_table_slots_a_solve_holds_are_what_its_estimate_counts(
     solve_material(material, tables)
     assert max(held) == held_sub_slots(material)
     promoted = {sub for _c, pm, _p, sub, _f, _m in material.exits() if pm >= 0}
-    assert held_sub_slots(material) >= sum(sub.slots for sub in promoted)  # every pawn's promotions
+    held_promoted = promoted - solve_module.deferred_subs(material)
+    assert held_sub_slots(material) >= sum(sub.slots for sub in held_promoted)
+
+
+def test_a_job_counts_the_rebuild_of_the_side_its_promotions_reach() -> None:
+    """A job of KNPPvK reads KNQPvK (a pawn promoted) with Black to move: where White's side is stored,
+    that side is rebuilt from the tables Black's moves lead to alone (its captures: four men), not the
+    five-man tables White's promotions lead to, which a job of it ran out of a 12 GiB cap holding; the
+    estimate (kinds.chess.kind's `job_memory`) counts that read as the largest of those it makes."""
+    reader, read = parse_material("KNPPvK"), parse_material("KNQPvK")
+    assert read in solve_module.deferred_subs(reader)
+    both = frozenset((0, 1))
+    assert kind_module._read_slots(reader, read, both) == read.slots + held_sub_slots(read, 1)
+    captured = {sub for _c, pm, _p, sub, _f, _m in read.exits() if pm < 0}
+    assert held_sub_slots(read, 1) == sum(sub.slots for sub in captured)  # KNPvK, KQPvK, KQNvK
+    promoted = [sub for sub in read.sub_materials() if sub.men == 5]  # KQQNvK, ...: not read
+    assert len(promoted) == 4 and held_sub_slots(read, 0) > sum(sub.slots for sub in promoted)
+    assert kind_module.job_memory(reader) < 12 << 30
+
+
+def random_tables(material: Material, seed: int, every: bool = False) -> dict[str, ChessValues]:
+    """Sub-tables of random values (any value but NONE): how a move is valued does not depend on what
+    the table it reaches holds, so the two ways of valuing promotions must agree on these too, without
+    solving a table. With `every`, those of every table a job of `material` is given (down to KvK)."""
+    rng = np.random.default_rng(seed)
+    tables = {}
+    for sub in reached(material) if every else material.sub_materials():
+        dtm, dtz = (rng.integers(-300, 300, sub.slots).astype(np.int16) for _ in range(2))
+        tables[sub.name] = ChessValues(dtm, dtz, not sub.pawnful)
+    return tables
+
+
+def solved_both_ways(
+    monkeypatch: pytest.MonkeyPatch, name: str, tables: Mapping[str, ChessValues]
+) -> tuple[ChessValues, ChessValues]:
+    """`name` solved with the promotions into tables with a pawn valued apart, each such table held alone
+    (checked), then holding every table at once (`prepare` valuing every move: the reference)."""
+    material = parse_material(name)
+    deferred = {sub.name for sub in solve_module.deferred_subs(material)}
+    assert deferred and all(parse_material(sub).pawnful for sub in deferred)
+    held: list[set[str]] = []
+    children = solve_module._children
+
+    def counted(solving: Material, subs: list[Material], tables: Mapping[str, ChessValues]) -> Any:
+        if solving.name == name:
+            held.append({sub.name for sub in subs})
+        return children(solving, subs, tables)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(solve_module, "_children", counted)
+        apart = solve_material(material, tables)
+    assert all(len(names & deferred) <= 1 for names in held) and deferred <= set().union(*held)
+    with monkeypatch.context() as patch:
+        patch.setattr(solve_module, "deferred_subs", lambda _material: frozenset())
+        together = solve_material(material, tables)
+    return apart, together
+
+
+def test_promotions_into_tables_with_a_pawn_valued_apart_give_the_same_table(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With two pawns, the tables with a pawn the promotions lead to are read one at a time, their
+    promotions valued in passes of their own (kinds.chess.kernels.promotions): byte for byte the table
+    solved holding every table at once, over sub-tables of random values."""
+    for seed in (1, 2):
+        apart, together = solved_both_ways(monkeypatch, "KPPvK", random_tables(parse_material("KPPvK"), seed))
+        assert apart.to_bytes() == together.to_bytes()
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_table_with_two_pawns_stored_one_side_reads_back_whole(seed: int) -> None:
+    """A job of a material with two pawns (TableKernel, given its sub-tables' stored bytes) stores one
+    side to move; read back whole, its other side rebuilt by the one-ply search (kinds.chess.sides: as
+    a job reading it as a sub-table, or a whole-table reader, reads it), it is the table solved holding
+    every sub-table at once, whichever side is stored. The rebuild values the promotions into tables
+    with a pawn in passes of their own, as the solve does (it once took them for no move: KPvKP's
+    8/p3P3/8/8/8/k1K5/8/8 w read DTZ 3 where e8=Q gives 1). Sub-tables of random values, stored with
+    both sides (a move's value does not depend on what its table holds)."""
+    material = parse_material("KPPvK")
+    tables = random_tables(material, seed, every=True)
+    kernel = TableKernel(material)
+    kernel.give({need: to_blocks(tables[need.game_id.partition(":")[2]]) for need in kernel.needs()})
+    made = kernel.make()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(solve_module, "deferred_subs", lambda _material: frozenset())
+        expected = solve_material(material, tables)
+    read = values_from_bytes(made, tables)
+    assert np.array_equal(read.dtm, expected.dtm) and np.array_equal(read.dtz, expected.dtz)
+    deferred = solve_module.deferred_subs(material)
+    children = solve_module._children
+    held: list[set[Material]] = []
+
+    def counted(solving: Material, subs: list[Material], tables: Mapping[str, ChessValues]) -> Any:
+        held.append(set(subs))
+        return children(solving, subs, tables)
+
+    for stored in (0, 1):
+        held.clear()
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(solve_module, "_children", counted)
+            read = values_from_bytes(to_side_blocks(expected, material, stored), tables)
+        assert np.array_equal(read.dtm, expected.dtm) and np.array_equal(read.dtz, expected.dtz)
+        # the rebuild holds the tables the other side's moves lead to, but those with a pawn, each
+        # read alone (side A's pawns promote, side B's king captures a pawn: KPvK alone)
+        rebuilt = 1 - stored
+        apart = [subs for subs in held if subs & deferred]
+        assert all(len(subs) == 1 for subs in apart) and bool(apart) == (rebuilt == 0)
+        together = [sum(sub.slots for sub in subs) for subs in held if not subs & deferred]
+        assert max(together) == held_sub_slots(material, rebuilt)
+    by_side = [held_sub_slots(material, side) for side in (0, 1)]
+    assert sum(by_side) == held_sub_slots(material) and by_side[1] == parse_material("KPvK").slots
+
+
+@pytest.mark.slow
+def test_promotions_valued_apart_solve_the_real_table() -> None:
+    """The same with the real sub-tables of KPvKP (both sides' pawns promote into tables with a pawn),
+    and the table the Syzygy checks solve and compare with the Syzygy files."""
+    monkeypatch = pytest.MonkeyPatch()
+    material = parse_material("KPvKP")
+    solved = Solved()
+    tables = {sub.name: solved.table(sub.name).packed for sub in material.sub_materials()}
+    try:
+        apart, together = solved_both_ways(monkeypatch, "KPvKP", tables)
+    finally:
+        monkeypatch.undo()
+    assert apart.to_bytes() == together.to_bytes() == solved.table("KPvKP").packed.to_bytes()

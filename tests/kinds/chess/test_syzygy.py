@@ -41,6 +41,7 @@ from kinds.chess.blocks import values_from_bytes
 from kinds.chess.kernels import index as chess_index
 from kinds.chess.kernels import movegen as chess_movegen
 from kinds.chess.kernels import oneply as chess_oneply
+from kinds.chess.kernels import promotions as chess_promotions
 from kinds.chess.kernels import retro as chess_retro
 from kinds.chess.kernels import values as chess_values
 from kinds.chess.kind import TableKernel
@@ -79,6 +80,7 @@ _SOURCES = (
     chess_solve,
     chess_sides,
     chess_oneply,
+    chess_promotions,
 )
 
 
