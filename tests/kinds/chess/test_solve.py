@@ -148,6 +148,7 @@ def solved_both_ways(
     return apart, together
 
 
+@pytest.mark.slow  # by default the read-back test below compares a job's deferred solve the same way
 def test_promotions_into_tables_with_a_pawn_valued_apart_give_the_same_table(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -159,7 +160,7 @@ def test_promotions_into_tables_with_a_pawn_valued_apart_give_the_same_table(
         assert apart.to_bytes() == together.to_bytes()
 
 
-@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("seed", [1, pytest.param(2, marks=pytest.mark.slow)])
 def test_a_table_with_two_pawns_stored_one_side_reads_back_whole(seed: int) -> None:
     """A job of a material with two pawns (TableKernel, given its sub-tables' stored bytes) stores one
     side to move; read back whole, its other side rebuilt by the one-ply search (kinds.chess.sides: as
