@@ -44,6 +44,10 @@ T = TypeVar("T")
 S = TypeVar("S")
 
 
+#: Values a sequence kernel computes to load its kernels (`SequenceKernel.load`).
+LOAD_VALUES = 64
+
+
 class SequenceKernel(ABC):
     """Computes a one-parameter value sequence v(0), v(1), ... and certifies its period.
 
@@ -72,6 +76,14 @@ class SequenceKernel(ABC):
     @abstractmethod
     def reference(self, stop: int) -> list[int]:
         """Plain-Python reference for the first `stop` values; the tests compare `extend` with it."""
+
+    def load(self) -> None:
+        """Compile (or load from numba's cache) what a worker's step runs, on the first LOAD_VALUES values:
+        the computing child does so when it takes the kernel, before any step's time bound counts (a
+        kernel compiled under the bound, on a fresh machine, was killed at it with nothing computed)."""
+        values = self.extend(np.zeros(0, dtype=np.uint32), LOAD_VALUES)
+        self.certify(values)
+        self.stats_part(values, 0)
 
     def observe(self, values: NDArray[np.uint32]) -> Period | None:
         """A regularity the values show without proof (`certified=False`), for reports only."""

@@ -96,6 +96,9 @@ class BytesKernel(SequenceKernel):
     def certify(self, values: U32) -> Period | None:
         return None
 
+    def load(self) -> None:
+        """Nothing: an object is made whole before its steps, under no time bound."""
+
     def object_stats(self) -> dict[str, Any] | None:
         """The made object's whole-table statistics (JSON), once `make` has made it; None where the kind
         stores none. A kernel computes them as it makes the object, while it holds it unpacked."""

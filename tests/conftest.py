@@ -11,6 +11,8 @@ from __future__ import annotations
 import importlib
 import os
 import secrets
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -29,6 +31,18 @@ from tests.database import empty_data_tables
 #: session-scoped fixtures): under xdist their tests run in one worker process, so it is made once.
 SHARED_FOLDERS = ("client", "e2e", "web")
 TESTS = Path(__file__).resolve().parent
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Before the test processes start (in the one that splits the run, or the only one): compile every
+    kernel a server warms up, once, into numba's disk cache. On a fresh checkout each server and live
+    process the tests start would otherwise compile them all at once (minutes of CPU each), and servers
+    did not come up in time; warm, this loads them in seconds."""
+    if hasattr(session.config, "workerinput"):
+        return
+    warm = "from nimbase.settings import Settings; from service.warm_up import warm_up; warm_up(Settings())"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NIMBASE_") and k != "DATABASE_URL"}
+    subprocess.run([sys.executable, "-c", warm], env=env, cwd=TESTS.parent, check=True, capture_output=True)
 
 
 def test_group(nodeid: str) -> str:

@@ -423,6 +423,7 @@ class _State:
             self.kernel.give(message[4])
             if message[5] is not None:
                 self.kernel.aim(message[5])
+            self.kernel.load()  # compiled here, before a step's time bound counts
             return None
         kernel = self.kernel
         if kernel is None:
