@@ -142,10 +142,7 @@ def solved_both_ways(
         patch.setattr(solve_module, "_children", counted)
         apart = solve_material(material, tables)
     assert all(len(names & deferred) <= 1 for names in held) and deferred <= set().union(*held)
-    with monkeypatch.context() as patch:
-        patch.setattr(solve_module, "deferred_subs", lambda _material: frozenset())
-        together = solve_material(material, tables)
-    return apart, together
+    return apart, _solved_together(material, tables)
 
 
 @pytest.mark.slow  # by default the read-back test below compares a job's deferred solve the same way
@@ -160,18 +157,18 @@ def test_promotions_into_tables_with_a_pawn_valued_apart_give_the_same_table(
         assert apart.to_bytes() == together.to_bytes()
 
 
-def test_the_side_of_two_pawns_promoting_is_rebuilt_as_solved() -> None:
-    """The side whose pawns promote (side A), not stored, rebuilt by the one-ply search when a table with
-    two pawns is read back whole: its promotions into tables with a pawn are valued in passes of their
-    own, each such table held alone, as the solve values them (the rebuild once took them for no move:
-    KPvKP's 8/p3P3/8/8/8/k1K5/8/8 w read DTZ 3 where e8=Q gives 1). The whole job's way, and the other
-    side, in the test below (-m slow)."""
-    material = parse_material("KPPvK")
-    tables = random_tables(material, 1, every=True)
+def _solved_together(material: Material, tables: Mapping[str, ChessValues]) -> ChessValues:
+    """`material` solved holding every sub-table at once (no table deferred)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(solve_module, "deferred_subs", lambda _material: frozenset())
-        expected = solve_material(material, tables)
-    deferred = solve_module.deferred_subs(material)
+        return solve_material(material, tables)
+
+
+def _read_back(
+    values: ChessValues, material: Material, stored: int, tables: Mapping[str, ChessValues]
+) -> tuple[ChessValues, list[set[Material]]]:
+    """`values` stored with side `stored` alone, read back whole (the other side rebuilt), and the sets of
+    sub-tables each of the rebuild's passes held."""
     children = solve_module._children
     held: list[set[Material]] = []
 
@@ -181,9 +178,21 @@ def test_the_side_of_two_pawns_promoting_is_rebuilt_as_solved() -> None:
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(solve_module, "_children", counted)
-        read = values_from_bytes(to_side_blocks(expected, material, 1), tables)
+        return values_from_bytes(to_side_blocks(values, material, stored), tables), held
+
+
+def test_the_side_of_two_pawns_promoting_is_rebuilt_as_solved() -> None:
+    """The side whose pawns promote (side A), not stored, rebuilt by the one-ply search when a table with
+    two pawns is read back whole: its promotions into tables with a pawn are valued in passes of their
+    own, each such table held alone, as the solve values them (the rebuild once took them for no move:
+    KPvKP's 8/p3P3/8/8/8/k1K5/8/8 w read DTZ 3 where e8=Q gives 1). The whole job's way, and the other
+    side, in the test below (-m slow)."""
+    material = parse_material("KPPvK")
+    tables = random_tables(material, 1, every=True)
+    expected = _solved_together(material, tables)
+    read, held = _read_back(expected, material, 1, tables)
     assert np.array_equal(read.dtm, expected.dtm) and np.array_equal(read.dtz, expected.dtz)
-    apart = [subs for subs in held if subs & deferred]
+    apart = [subs for subs in held if subs & solve_module.deferred_subs(material)]
     assert apart and all(len(subs) == 1 for subs in apart)
 
 
@@ -202,24 +211,12 @@ def test_a_table_with_two_pawns_stored_one_side_reads_back_whole(seed: int) -> N
     kernel = TableKernel(material)
     kernel.give({need: to_blocks(tables[need.game_id.partition(":")[2]]) for need in kernel.needs()})
     made = kernel.make()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(solve_module, "deferred_subs", lambda _material: frozenset())
-        expected = solve_material(material, tables)
+    expected = _solved_together(material, tables)
     read = values_from_bytes(made, tables)
     assert np.array_equal(read.dtm, expected.dtm) and np.array_equal(read.dtz, expected.dtz)
     deferred = solve_module.deferred_subs(material)
-    children = solve_module._children
-    held: list[set[Material]] = []
-
-    def counted(solving: Material, subs: list[Material], tables: Mapping[str, ChessValues]) -> Any:
-        held.append(set(subs))
-        return children(solving, subs, tables)
-
     for stored in (0, 1):
-        held.clear()
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(solve_module, "_children", counted)
-            read = values_from_bytes(to_side_blocks(expected, material, stored), tables)
+        read, held = _read_back(expected, material, stored, tables)
         assert np.array_equal(read.dtm, expected.dtm) and np.array_equal(read.dtz, expected.dtz)
         # the rebuild holds the tables the other side's moves lead to, but those with a pawn, each
         # read alone (side A's pawns promote, side B's king captures a pawn: KPvK alone)
