@@ -42,7 +42,7 @@ import sqlalchemy as sa
 
 from bench.bench_chess_answers import positions
 from bench.bench_chess_blocks import READY_SECONDS, p50_ms, resident_mib, timed
-from bench.common import figure, pids_cpu, pids_resident, process_tree, running_server
+from bench.common import cpu_seconds, figure, pids_resident, process_tree, running_server
 from engine.precompute import plan_job
 from engine.registry import bulk_ids, parse_game_id, plan_stored
 from engine.stored_bytes import decode_words
@@ -177,7 +177,7 @@ class Build:
 
     def run(self, names: set[str], hours: float) -> None:
         """Sample until every job of `names` is done or failed, or `hours` have passed."""
-        last = {w.pid: pids_cpu(process_tree(w.pid)) for w in self.workers}
+        seen: dict[int, float] = {}  # each process's CPU time at the last sample
         started = time.monotonic()
         wall_before = self.log.wall
         while time.monotonic() - started < hours * 3600:
@@ -187,8 +187,7 @@ class Build:
             }
             for worker in self.workers:
                 pids = process_tree(worker.pid)
-                cpu = pids_cpu(pids)
-                spent, last[worker.pid] = cpu - last[worker.pid], cpu
+                spent = cpu_since(pids, seen)
                 job = next((j for owner, j in running.items() if owner and f":{worker.pid}:" in owner), None)
                 if job is None or job.game_id not in self.by_name:
                     self.log.idle_cpu += spent
@@ -203,6 +202,21 @@ class Build:
                 break
             if any(w.poll() is not None for w in self.workers):
                 raise SystemExit("a worker exited: see its log beside the run's log")
+
+
+def cpu_since(pids: list[int], seen: dict[int, float]) -> float:
+    """The CPU time `pids` spent since their last sample in `seen` (updated), each process apart: a job's
+    child that exits between samples takes its time out of the tree's total, which must not count as a
+    negative time of the next job or of the wait between jobs."""
+    spent = 0.0
+    for pid in pids:
+        try:
+            cpu = cpu_seconds(pid)
+        except OSError:
+            continue
+        spent += max(0.0, cpu - seen.get(pid, 0.0))
+        seen[pid] = cpu
+    return spent
 
 
 def legal_positions(material: Material) -> int:
