@@ -23,6 +23,8 @@ from typing import Any
 
 from numba.core import caching
 
+from nimbase.imports import imports_in
+
 __all__ = ["key_by_sources", "sources_of"]
 
 # Packages whose code a stale cache cannot come from: numba's own version is part of its cache's key.
@@ -48,20 +50,8 @@ def _imported_by(module: ModuleType) -> tuple[str, ...]:
     name = module.__name__
     if name in _imports:
         return _imports[name]
-    package = module.__package__ or ""
     tree = ast.parse(Path(str(module.__file__)).read_bytes())
-    names: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.extend(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join([*parts, base] if base else parts)
-            for alias in node.names:
-                inner = f"{base}.{alias.name}"
-                names.append(inner if inner in sys.modules else base)
+    names = [target for target, _ in imports_in(tree, module.__package__ or "", sys.modules.__contains__)]
     _imports[name] = found = tuple(dict.fromkeys(names))
     return found
 

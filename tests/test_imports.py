@@ -18,6 +18,8 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+from nimbase.imports import imports_in
+
 ROOT = Path(__file__).resolve().parents[1]
 
 #: The packages of the product, whose import graph must hold no circle.
@@ -92,20 +94,7 @@ def imported(path: Path, name: str, known: set[str]) -> Iterator[tuple[str, int]
     `from a.b import c` imports `a.b.c` when that is a module of `known`, else `a.b`.
     """
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        targets: list[str] = []
-        if isinstance(node, ast.Import):
-            targets = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join([*anchor, base] if base else anchor)
-            for alias in node.names:
-                child = f"{base}.{alias.name}"
-                targets.append(child if child in known else base)
-        for target in targets:
-            yield target, node.lineno
+    yield from imports_in(ast.parse(path.read_text(), str(path)), package, known.__contains__)
 
 
 def with_parents(name: str) -> set[str]:
