@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cache
 
 import numpy as np
@@ -159,6 +160,56 @@ def test_heap_options_are_distinct_sorted_and_counted() -> None:
             options = list(game.heap_options(n))
             assert len(options) == len(set(options)) == game.option_count(n)
             assert all(list(o) == sorted(o) and all(h > 0 for h in o) for o in options)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    code=st.sampled_from(["0.77", "4.7", "0.137", "0.16", "4.0", "0.0", "0.6", "0.54", "4.4"]),
+    n=st.integers(0, 60),
+)
+def test_targets_are_the_options_of_the_target_value(code: str, n: int) -> None:
+    """`targets` (splits by their smaller part first) gives, for each value, exactly the options of that
+    value among every option (`heap_options`, which the brute force of this file checks)."""
+    game, g = OctalGame(code), naive_values(code, 61)
+    every = list(game.heap_options(n))
+    for target in range(max(g) + 2):
+        found = list(game.targets(n, g[n], target, g.__getitem__))
+        assert len(found) == len(set(found))
+        assert set(found) == {o for o in every if _xor(g[h] for h in o) == target}, (n, target)
+
+
+def _xor(values: Iterable[int]) -> int:
+    total = 0
+    for value in values:
+        total ^= value
+    return total
+
+
+@pytest.mark.parametrize(
+    ("code", "heap"), [("0.77", 10**18), ("0.77", 10**18 + 5), ("0.07", 10**17 + 3), ("4.7", 10**12)]
+)
+def test_a_winning_split_of_a_heap_far_beyond_the_period_is_found_in_few_steps(code: str, heap: int) -> None:
+    """Every value below a heap's is had by a split whose smaller part is below the preperiod and one
+    period: `targets` finds each (the first of each value) within those few hundred splits, where going
+    through the first count's splits would take half the heap."""
+    game = OctalGame(code)
+    values, period = game.kernel().solve(1 << 12)
+    assert period is not None and period.certified
+    bound = period.preperiod + period.period + game.t
+    most = 2 * (bound * len(game.rules.two) + game.t + 1)  # two parts valued a split
+    asked: list[int] = []
+
+    def value_of(h: int) -> int:
+        asked.append(h)
+        assert len(asked) <= most, f"more than {most} heaps valued"
+        return int(values[period.reduce(h)])
+
+    value = int(values[period.reduce(heap)])
+    for target in range(value):
+        asked.clear()
+        option = next(game.targets(heap, value, target, value_of))
+        assert _xor(int(values[period.reduce(h)]) for h in option) == target
+        assert sum(option) >= heap - game.t
 
 
 @cache
