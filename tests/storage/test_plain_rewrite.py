@@ -10,9 +10,9 @@ import pytest
 import sqlalchemy as sa
 from numpy.typing import NDArray
 
-from engine.precompute import JobPlan, StoredName
+from engine.precompute import PROCESS_BYTES, JobPlan, StoredName
 from storage.errors import CorruptChunk, LeaseLost
-from storage.job_needs import packed_chunk_count, plain_job
+from storage.job_needs import PLAIN_STEP_BYTES, packed_chunk_count, plain_job
 from storage.jobs import Job, JobQueue
 from storage.packing import CHUNK_VALUES
 from storage.schema import jobs
@@ -89,6 +89,7 @@ def test_an_object_stays_stored_while_and_after_a_job_stores_it_again(clean_db: 
     with clean_db.connect() as conn:
         plain = plain_job(conn, PLAN)
     assert plain is not None and (plain.values, plain.work, plain.needs) == (SIZE, 3, ())
+    assert plain.memory == PROCESS_BYTES + PLAIN_STEP_BYTES and PLAIN_STEP_BYTES <= 16 * CHUNK_VALUES
     job = claimed(clean_db)
     assert queue.stored_whole(PLAN.name) == SIZE  # queued after its last write: it wrote none of it
     queue.cancel(job.id)

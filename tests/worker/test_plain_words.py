@@ -14,8 +14,9 @@ import pytest
 import sqlalchemy as sa
 from numpy.typing import NDArray
 
-from engine.precompute import plan_job
+from engine.precompute import PROCESS_BYTES, plan_job
 from engine.registry import parse_game_id, plan_stored
+from service.jobs import worker_admission
 from storage.job_needs import PLAIN_STEP_BYTES
 from storage.jobs import JobQueue
 from storage.packing import CHUNK_VALUES, PLAIN_WIDTH, RAW, is_plain
@@ -139,7 +140,9 @@ def test_an_old_table_is_stored_again_as_plain_words_by_its_job(
     # A submission of the stored object queues its plain-words job: one chunk's memory, nothing read.
     plan = plan_job(parse_game_id(GAME), 0, False, FAMILY)
     assert plan.whole and plan.stats
-    submitted = queue.queue(plan, plan_stored)
+    one_chunk = PROCESS_BYTES + PLAIN_STEP_BYTES
+    assert plan.memory > one_chunk  # a worker too small to solve it stores it again
+    submitted = queue.queue(plan, plan_stored, worker_admission(one_chunk))
     assert submitted.job is not None and [job.id for job in submitted.queued] == [submitted.job.id]
     job = submitted.job
     assert (job.status, job.done, job.total, job.upto, job.waits_for) == ("queued", 0, 3, size, ())
@@ -156,13 +159,6 @@ def test_an_old_table_is_stored_again_as_plain_words_by_its_job(
     # Stored plain: a submission again queues nothing.
     again = queue.queue(plan, plan_stored)
     assert (again.job, again.stored, again.queued) == (None, size, ())
-
-
-def test_the_job_is_planned_with_one_chunks_memory() -> None:
-    from engine.precompute import PROCESS_BYTES
-
-    assert PLAIN_STEP_BYTES == 16 * CHUNK_VALUES
-    assert plan_job(parse_game_id("chess:KQRvKR"), 0).memory > PROCESS_BYTES + PLAIN_STEP_BYTES
 
 
 def test_a_second_run_rewrites_nothing(clean_db: sa.Engine, monkeypatch: pytest.MonkeyPatch) -> None:
