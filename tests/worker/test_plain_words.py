@@ -280,3 +280,30 @@ def test_a_set_submitted_again_queues_its_old_tables_alone(
         assert np.array_equal(store.read_range(game, "table", 0, len(words[game])), words[game])
     again = queue_set(queue, "chess", 3, False, admit)
     assert [job for _, submitted in again.asked for job in submitted.queued] == []
+
+
+def test_a_killed_workers_job_is_resumed_by_another(
+    clean_db: sa.Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker killed after one chunk (its lease runs out): the next worker rewrites the others only."""
+    words, stats = made_whole()
+    size = len(words)
+    store_as_before(clean_db, GAME, FAMILY, words, stats)
+    store, queue = SequenceStore(clean_db), JobQueue(clean_db)
+    before = read_everyway(store, GAME, FAMILY, size)
+    job = queue.submit_plan(plan_job(parse_game_id(GAME), 0, False, FAMILY), plan_stored)
+    dead = queue.claim("killed", 0.2)
+    assert dead is not None and dead.id == job.id
+    assert store.rewrite_plain(
+        job_id=job.id, worker_id="killed", game_id=GAME, family=FAMILY, chunk_index=1, done=1, total=3
+    )  # its last write before it died
+    while (claimed := queue.claim("next", 60)) is None:  # once its lease has run out
+        threading.Event().wait(0.05)
+    assert claimed.id == job.id and queue.release(job.id, "next")
+    no_solve(monkeypatch)
+    rewrites = count_rewrites(monkeypatch)
+    run_all(clean_db)
+    done = queue.get(job.id)
+    assert done is not None and (done.status, done.done, done.total) == ("done", 3, 3)
+    assert rewrites == [0, 2] and forms(clean_db) == [True, True, True]
+    assert read_everyway(store, GAME, FAMILY, size) == before
