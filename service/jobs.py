@@ -144,7 +144,9 @@ def queue_set(
 ) -> SetQueued:
     """Every member of the family `game` up to `men` (its bulk set, `registry.bulk_ids`), each after
     what it reads: only the members no other reads are asked for, the rest come as their needs, so
-    each is queued once (stored or open ones are not queued again). A member no worker could finish is
+    each is queued once (stored or open ones are not queued again). A member stored whole by an older
+    version in the packed form is queued to be stored again as plain words (`JobQueue.queue_plain`,
+    which the members read as stored meanwhile), in the set's order. A member no worker could finish is
     refused alone, naming why; `call` runs each submission (the service's database gate)."""
     plans = [plan_job(parse_game_id(game_id), 0, fill, None) for game_id in bulk_ids(game, men)]
     needed = {need for plan in plans for need in plan.needs}
@@ -152,6 +154,10 @@ def queue_set(
     refused: list[str] = []
     for plan in plans:
         if plan.name in needed:
+            if plan.whole:
+                plain = call(lambda p=plan: queue.queue_plain(p, admit))  # type: ignore[misc]
+                if plain.queued:
+                    asked.append((plan, plain))
             continue
         try:
             asked.append((plan, call(lambda p=plan: queue.queue(p, plan_stored, admit))))  # type: ignore[misc]

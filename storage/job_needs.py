@@ -7,11 +7,14 @@ jobs (`jobs.waits_for`): no worker claims it before each is done, and it fails, 
 fails or is cancelled (storage.jobs). Everything is decided and inserted in one transaction, serialised
 with every other submission by an advisory lock, and the unique index on open jobs' objects
 (`ux_jobs_open_extend`) holds even for a submitter that does not take it: one object, at most one open
-job. What is stored is not queued again, and what an open job computes is that job (`decide`).
+job. What is stored is not queued again, and what an open job computes is that job (`decide`); but an
+object made whole that an older version stored in the packed form (storage.packing.encode, read by whole
+chunks) is queued again for a job that stores its chunks as plain words (`plain_job`), with no solve.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -19,8 +22,9 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
 from engine.errors import InvalidArgument, NotApplicable
-from engine.precompute import JobPlan, StoredName
-from storage.schema import jobs, sequences
+from engine.precompute import PROCESS_BYTES, JobPlan, StoredName
+from storage.packing import CHUNK_VALUES, PLAIN_WIDTH, RAW
+from storage.schema import jobs, sequence_chunks, sequences
 
 #: Plans the job storing a needed object (its own game's `plan_job`).
 Planner = Callable[[StoredName], JobPlan]
@@ -29,6 +33,9 @@ MAX_NEW_JOBS = 5000
 #: Advisory lock key serialising submissions of jobs with needs ("nimneed" in ASCII).
 NEEDS_LOCK_KEY = 0x6E696D6E656564
 _OPEN = ("queued", "running")
+#: Bytes a job storing an object's chunks again as plain words holds besides its process: one chunk at a
+#: time, as read (at most plain words), inflated, decoded and encoded again.
+PLAIN_STEP_BYTES = 16 * CHUNK_VALUES
 
 
 class CircularNeeds(InvalidArgument):
@@ -64,13 +71,14 @@ def open_job_of(conn: sa.Connection, name: StoredName) -> int | None:
 def stored_size(conn: sa.Connection, plan: JobPlan) -> int | None:
     """How many values of `plan`'s object are stored, where that is what the plan asks for (None
     otherwise): an object made whole once some of it is stored and no job is writing it or stopped
-    part way (the last job that ended on it was done); a sequence once it reaches `plan.values`, or
-    once its period is certified and the plan does not fill; and, where its kernel stores statistics
-    (`plan.stats`), once they cover every value stored."""
+    part way (the last job that wrote to it, or that ended on it, was done: an open or stopped job queued
+    after its last write wrote none of it, as one storing its chunks again as plain words); a sequence once
+    it reaches `plan.values`, or once its period is certified and the plan does not fill; and, where its
+    kernel stores statistics (`plan.stats`), once they cover every value stored."""
     row = conn.execute(
-        sa.select(sequences.c.computed_upto, sequences.c.certified, sequences.c.stats_upto).where(
-            sequences.c.game_id == plan.game_id, sequences.c.family == plan.family
-        )
+        sa.select(
+            sequences.c.computed_upto, sequences.c.certified, sequences.c.stats_upto, sequences.c.updated_at
+        ).where(sequences.c.game_id == plan.game_id, sequences.c.family == plan.family)
     ).first()
     if row is None or row.computed_upto <= 0:
         return None
@@ -85,11 +93,51 @@ def stored_size(conn: sa.Connection, plan: JobPlan) -> int | None:
             jobs.c.game_id == plan.game_id,
             jobs.c.family == plan.family,
             jobs.c.kind == "extend",
+            sa.or_(jobs.c.status == "done", jobs.c.created_at <= row.updated_at),
         )
         .order_by(jobs.c.id.desc())
         .limit(1)
     ).scalar()
     return upto if last in (None, "done") else None
+
+
+def packed_chunk_count(conn: sa.Connection, name: StoredName) -> int:
+    """How many stored chunks of `name` are not plain words (storage.packing.is_plain): one aggregate over
+    its chunk rows, read by submissions, never by the hot path."""
+    c = sequence_chunks.c
+    return int(
+        conn.execute(
+            sa.select(sa.func.count()).where(
+                c.game_id == name.game_id,
+                c.family == name.family,
+                sa.or_(c.width != PLAIN_WIDTH, c.codec != RAW),
+            )
+        ).scalar_one()
+    )
+
+
+def plain_job(conn: sa.Connection, plan: JobPlan) -> JobPlan | None:
+    """The job storing `plan`'s object again as plain words, where it is made whole (`plan.whole`), stored
+    whole (`stored_size`) and has chunks stored otherwise (an older version's packed form); None where
+    there is nothing to do. It reads nothing else and holds one chunk at a time (its memory), and its
+    progress counts the chunks to store again; the worker finds the object whole and solves nothing."""
+    if not plan.whole:
+        return None
+    stored = stored_size(conn, plan)
+    if stored is None:
+        return None
+    packed = packed_chunk_count(conn, plan.name)
+    if not packed:
+        return None
+    return dataclasses.replace(
+        plan,
+        values=stored,
+        needs=(),
+        memory_bytes=PROCESS_BYTES + PLAIN_STEP_BYTES,
+        work=packed,
+        positions=None,
+        max_positions=None,
+    )
 
 
 def is_stored(conn: sa.Connection, name: StoredName) -> bool:
@@ -128,10 +176,13 @@ def decide(
     """Queue `plan` unless it is stored or an open job computes it, after the jobs of its needs
     (`closure`), every plan checked by `admit` first; in the caller's transaction, under
     `lock_submissions`. A queued job of a sequence asked further has its upto raised; a running one is
-    `Running`."""
+    `Running`. An object stored whole in an older form is queued for its `plain_job`."""
     stored = stored_size(conn, plan)
     if stored is not None:
-        return Decided(None, stored, ())
+        plain = plain_job(conn, plan)
+        if plain is None:
+            return Decided(None, stored, ())
+        plan = plain
     existing = conn.execute(
         sa.select(jobs.c.id, jobs.c.upto, jobs.c.status)
         .where(
@@ -186,11 +237,11 @@ def closure(conn: sa.Connection, plan: JobPlan, planner: Planner) -> list[NewJob
             if need in placed:
                 job.waits_for_new.append(placed[need])
                 continue
+            if is_stored(conn, need):  # readable whole, even while a job stores it again as plain words
+                continue
             existing = open_job_of(conn, need)
             if existing is not None:
                 job.waits_for_open.append(existing)
-                continue
-            if is_stored(conn, need):
                 continue
             job.waits_for_new.append(place(planner(need)))
         visiting.pop()

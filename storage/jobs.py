@@ -30,7 +30,17 @@ from engine.errors import InvalidArgument, NotApplicable
 from engine.precompute import JobPlan, StoredName
 from storage.database import unavailable_on_disconnect
 from storage.errors import LeaseLost
-from storage.job_needs import Admit, Decided, Planner, Running, decide, lock_submissions, open_job_of
+from storage.job_needs import (
+    Admit,
+    Decided,
+    Planner,
+    Running,
+    decide,
+    lock_submissions,
+    open_job_of,
+    plain_job,
+    stored_size,
+)
 from storage.schema import jobs
 
 JobStatus = Literal["queued", "running", "done", "failed", "cancelled"]
@@ -203,6 +213,25 @@ class JobQueue:
         with unavailable_on_disconnect(), self._engine.begin() as conn:
             lock_submissions(conn)
             return _submission(conn, decide(conn, plan, planner, _admin_row, admit))
+
+    def queue_plain(self, plan: JobPlan, admit: Admit | None = None) -> Submission:
+        """Queue the job storing `plan`'s object again as plain words (`job_needs.plain_job`: made whole,
+        stored whole by an older version in the packed form), or give the open job of the object; nothing
+        (no job, nothing stored given) where the object is not stored whole, or stored plain already. What
+        is not stored is not queued here: a bulk submission queues it as what another member reads."""
+        with unavailable_on_disconnect(), self._engine.begin() as conn:
+            lock_submissions(conn)
+            if plain_job(conn, plan) is None:
+                return Submission(job=None, stored=None, queued=())
+            return _submission(conn, decide(conn, plan, _no_planner, _admin_row, admit))
+
+    def stored_whole(self, name: StoredName) -> int | None:
+        """How many values of the object `name` are stored, where it is stored whole (`job_needs
+        .stored_size`: a running job queued after its last write, that wrote none of it, finds it whole);
+        None otherwise."""
+        plan = JobPlan(name.game_id, name.family, 0, False, whole=True)
+        with unavailable_on_disconnect(), self._engine.connect() as conn:
+            return stored_size(conn, plan)
 
     def submit_automatic(
         self,

@@ -7,7 +7,9 @@ length covers is there and full, so they never return bad data; a damaged chunk 
 a write replaces it) and its repair queued. The one exception: a range of a chunk stored as plain words
 (`read_parts`, storage.word_ranges) is read alone, checked for its shape only, for a reader that checks
 what it reads by checksums of its own. Writes happen in one transaction together with the job's
-progress, fenced by the job lease and by the stored length the writer started from.
+progress, fenced by the job lease and by the stored length the writer started from. An object made whole
+stored by an older version in the packed form has its chunks stored again as plain words, one at a time,
+its values unchanged (`packed_chunks`, `rewrite_plain`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,16 @@ from storage.checkpoints import delete_records
 from storage.database import unavailable_on_disconnect
 from storage.errors import CorruptChunk, InvalidPayload, MissingChunk, NotStored, StaleWrite
 from storage.jobs import OPEN_STATUSES, Job, fence, open_repair_insert
-from storage.packing import CHUNK_VALUES, checksum, decode, encode, encode_plain, is_plain
+from storage.packing import (
+    CHUNK_VALUES,
+    PLAIN_WIDTH,
+    RAW,
+    checksum,
+    decode,
+    encode,
+    encode_plain,
+    is_plain,
+)
 from storage.schema import corruption_reports, jobs, sequence_chunks, sequences
 from storage.word_ranges import WordsPart, read_word_parts, read_word_ranges
 
@@ -249,6 +260,19 @@ class SequenceStore:
         """The verified values for 0 <= n < stop."""
         return self.read_range(game_id, family, 0, stop)
 
+    def packed_chunks(self, game_id: str, family: str) -> list[int]:
+        """The indices of the stored chunks of (game_id, family) not stored as plain words (storage.packing
+        .is_plain: bit-packed or deflated, as an older version stored objects made whole), in order: one
+        query over the chunk rows' forms, their payloads not read."""
+        c = sequence_chunks.c
+        stmt = (
+            sa.select(c.chunk_index)
+            .where(_chunk_key(game_id, family), sa.or_(c.width != PLAIN_WIDTH, c.codec != RAW))
+            .order_by(c.chunk_index)
+        )
+        with unavailable_on_disconnect(), self._engine.connect() as conn:
+            return [int(index) for index in conn.execute(stmt).scalars()]
+
     def table_bytes(self) -> int:
         """Bytes the chunk table takes in PostgreSQL, TOAST and indexes included."""
         with unavailable_on_disconnect(), self._engine.connect() as conn:
@@ -388,6 +412,50 @@ class SequenceStore:
             rows = _chunk_rows(game_id, family, values, start, start + count, start, plain=plain)
             conn.execute(_upsert_chunks(), rows)
             conn.execute(_mark_repaired(game_id, family, chunk_index, chunk_index))
+
+    def rewrite_plain(
+        self,
+        *,
+        job_id: int,
+        worker_id: str,
+        game_id: str,
+        family: str,
+        chunk_index: int,
+        done: int | None = None,
+        total: int | None = None,
+    ) -> bool:
+        """Store chunk `chunk_index` again as plain words (storage.packing.encode_plain), its values
+        unchanged, so that a reader takes a range of it alone; whether it was rewritten (False: it was plain
+        already, as for a resumed job's chunks done before). In one transaction fenced by the job lease
+        (LeaseLost otherwise), which records done/total when given: the sequence row is locked, the chunk
+        read and verified by its checksum (CorruptChunk otherwise, nothing written), and written back with
+        its checksum recomputed. The stored length and header stay as they were."""
+        progress: dict[str, Any] = {"heartbeat_at": sa.func.now()}
+        if done is not None and total is not None:
+            progress.update(done=done, total=total)
+        start = chunk_index * CHUNK_VALUES
+        with unavailable_on_disconnect(), self._engine.begin() as conn:
+            self._fence_job(conn, job_id, worker_id, progress)
+            stored = conn.execute(
+                sa.select(sequences.c.computed_upto).where(_key(game_id, family)).with_for_update()
+            ).scalar()
+            stored = 0 if stored is None else int(stored)
+            row = conn.execute(
+                sa.select(sequence_chunks).where(
+                    _chunk_key(game_id, family), sequence_chunks.c.chunk_index == chunk_index
+                )
+            ).first()
+            if row is None:
+                if start < stored:
+                    raise MissingChunk(game_id, family, chunk_index, stored)
+                raise NotStored(game_id, family, start, start + CHUNK_VALUES, stored)
+            if is_plain(int(row.width), int(row.codec)):
+                return False
+            values = verified_values(game_id, family, row)
+            _check_count(game_id, family, chunk_index, len(values), stored)
+            rows = _chunk_rows(game_id, family, values, start, start + len(values), start, plain=True)
+            conn.execute(_upsert_chunks(), rows)
+        return True
 
     @staticmethod
     def _fence_job(conn: sa.Connection, job_id: int, worker_id: str, values: dict[str, Any]) -> None:

@@ -30,6 +30,10 @@ in flight. Records are stored only once a solve has computed NIMBASE_WORKER_CHEC
 CPU (those of its first seconds then): a short solve, whose records would be deleted with its object a
 moment later, writes none. The records are deleted with the write that stores the object whole;
 records the kernel cannot use (another version's) are dropped and the object made from the start.
+
+A job of an object made whole that finds it stored whole (an older version's, stored in the packed
+form, queued again by a submission: storage.job_needs.plain_job) solves nothing: it stores the chunks not
+stored as plain words again as plain words, one at a time, and is done (worker.plain_words).
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ from numpy.typing import NDArray
 
 from engine.errors import NimbaseError
 from engine.graphs import UploadedGraph
-from engine.kind import ChecksPoints, GameKind
+from engine.kind import ChecksPoints, GameKind, SequenceKernel
 from engine.periods import Period
 from engine.precompute import StoredName, plan_job
 from engine.registry import parse_game_id
@@ -63,6 +67,7 @@ from storage.jobs import Job, JobQueue
 from storage.packing import CHUNK_VALUES
 from storage.sequences import SequenceInfo, SequenceStore
 from worker.compute import MEMORY_SETTING, Computer, KernelFailed, TimeUp
+from worker.plain_words import store_plain
 
 log = logging.getLogger(__name__)
 
@@ -231,6 +236,13 @@ class Worker:
         """Check that the job's game stores its family (JobError otherwise); the graph its game plays on,
         for the computing process (None: not a game on a graph), the stored objects its kernel reads,
         and whether it checkpoints (engine.kind.ChecksPoints)."""
+        graph, kind, kernel = self._game_kernel(job)
+        self._check_fits(job, kind)
+        return graph, self._inputs(job, kernel.needs()), isinstance(kernel, ChecksPoints)
+
+    def _game_kernel(self, job: Job) -> tuple[UploadedGraph | None, GameKind[Any], SequenceKernel]:
+        """The graph the job's game plays on (None: not a game on a graph), its kind bound to it, and the
+        kernel of the job's family (JobError where the game stores no such family)."""
         kind = parse_game_id(job.game_id)
         graph = None
         if kind.graph_name is not None:  # plays on an uploaded graph: bound to it, as the service does
@@ -243,8 +255,7 @@ class Worker:
         kernel = kind.kernel_for(job.family)
         if kernel is None:
             raise JobError(f"game {job.game_id!r} stores no sequence {job.family!r}: nothing to precompute")
-        self._check_fits(job, kind)
-        return graph, self._inputs(job, kernel.needs()), isinstance(kernel, ChecksPoints)
+        return graph, kind, kernel
 
     def _check_fits(self, job: Job, kind: GameKind[Any]) -> None:
         """Refuse at once a job whose kind estimates its memory beyond this worker's cap (JobError),
@@ -284,6 +295,8 @@ class Worker:
     def _run(self, job: Job, lost: threading.Event) -> None:
         # The time bound counts from the start of this attempt (a resumed job starts a fresh bound).
         started = time.monotonic()
+        if job.kind == "extend" and self._found_whole(job, lost):
+            return
         graph, inputs, checkpoints = self._kernel(job)
 
         def load() -> None:
@@ -306,6 +319,24 @@ class Worker:
             except StaleWrite as exc:
                 log.info("job %d: %s; reloading", job.id, exc)
         raise JobError(f"job {job.id}: the stored sequence kept changing under it")
+
+    def _found_whole(self, job: Job, lost: threading.Event) -> bool:
+        """Finish a job whose object its kernel makes whole and that finds it stored whole (queued after
+        its last write: `JobQueue.stored_whole`), with no solve and nothing else read: the chunks an older
+        version stored packed are stored again as plain words (worker.plain_words), then the job is done.
+        False where there is more to do (nothing or part stored, or statistics to add, which the kernel
+        makes as it solves): the job runs as any other."""
+        _, _, kernel = self._game_kernel(job)
+        if not kernel.makes_whole():
+            return False
+        if self.queue.stored_whole(StoredName(job.game_id, job.family)) is None:
+            return False
+        info = self.store.info(job.game_id, job.family)
+        if info is None or (kernel.stores_stats and not info.stats_current):
+            return False
+        store_plain(self.store, job, self.worker_id, lambda: self._check(lost), counted=True)
+        self.queue.finish(job.id, self.worker_id)
+        return True
 
     def _extend(
         self, job: Job, lost: threading.Event, started: float, reload: Callable[[], None] | None
@@ -341,7 +372,10 @@ class Worker:
                 self.checkpoints.drop(
                     job_id=job.id, worker_id=self.worker_id, game_id=job.game_id, family=job.family
                 )
-            # A table stored before its statistics were: they are stored now.
+            # A table stored before its statistics were: they are stored now, and, made whole, its chunks
+            # an older version stored packed are stored again as plain words.
+            if whole:
+                store_plain(self.store, job, self.worker_id, check, counted=False)
             legacy = info is not None and not info.stats_current and _stores_stats(job)
             if legacy and self._store_stats(job, stored, lost, plain=whole):
                 return
