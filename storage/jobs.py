@@ -459,12 +459,14 @@ class JobQueue:
                 row = conn.execute(sa.select(jobs).where(jobs.c.id == job_id)).first()
         return None if row is None else Job.from_row(row)
 
-    def claim(self, worker_id: str, lease_seconds: float) -> Job | None:
+    def claim(self, worker_id: str, lease_seconds: float, memory_cap: int = 0) -> Job | None:
         """Take the oldest claimable job: queued, or running under an expired lease.
 
         A job is skipped while another job of the same sequence runs under a live lease, so two
         workers do not compute the same values side by side, and while a job it waits for is not done.
-        Queued jobs waiting for a job that failed or was cancelled fail first, naming it.
+        With `memory_cap` (bytes; 0: none), a job whose estimate (`memory_bytes`, kept as it was queued)
+        is beyond it is left to a worker with a larger cap. Queued jobs waiting for a job that failed or
+        was cancelled fail first, naming it.
         """
         cand = jobs.alias("cand")
         other = jobs.alias("other")
@@ -494,6 +496,7 @@ class JobQueue:
                 ),
                 ~busy,
                 ~waiting,
+                sa.true() if memory_cap <= 0 else sa.func.coalesce(cand.c.memory_bytes, 0) <= memory_cap,
             )
             .order_by(cand.c.id)
             .limit(1)

@@ -78,6 +78,9 @@ jobs = sa.Table(
     sa.Column("max_seconds", sa.Double(), nullable=True),
     sa.Column("client", sa.Text(), nullable=True),
     sa.Column("waits_for", postgresql.ARRAY(sa.BigInteger()), nullable=False, server_default="{}"),
+    #: The computing process's peak its kind estimated as it was queued: a worker claims it only within its
+    #: cap (None: no plan gave one, as for repairs and jobs queued before estimates were kept).
+    sa.Column("memory_bytes", sa.BigInteger(), nullable=True),
     sa.PrimaryKeyConstraint("id", name="pk_jobs"),
     sa.CheckConstraint(
         "status IN ('queued', 'running', 'done', 'failed', 'cancelled')", name="ck_jobs_status"

@@ -200,7 +200,7 @@ class Worker:
 
     def run_once(self) -> bool:
         """Claim and run one job; whether there was one."""
-        job = self.queue.claim(self.worker_id, self.lease_seconds)
+        job = self.queue.claim(self.worker_id, self.lease_seconds, self.memory_bytes)
         if job is None:
             return False
         log.info(

@@ -14,6 +14,7 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from numpy.typing import NDArray
 from sqlalchemy.engine import make_url
 
 from storage.migrate import alembic_config, upgrade_head
@@ -250,6 +251,32 @@ def test_one_open_job_migration_merges_open_duplicates(empty_database_url: str) 
         engine.dispose()
 
 
+def _store_whole_at_0010(engine: sa.Engine, game_id: str, words: NDArray[np.uint32]) -> None:
+    """`words` stored as plain words by a job running under lease "w1", its row written with the columns
+    jobs had at 0010 (today's queue writes columns added since)."""
+    with engine.begin() as conn:
+        job_id = conn.execute(
+            sa.text(
+                "INSERT INTO jobs (game_id, family, upto, status, lease_owner, lease_expires_at) "
+                "VALUES (:game, 'heap', :upto, 'running', 'w1', now() + interval '1 hour') RETURNING id"
+            ),
+            {"game": game_id, "upto": len(words)},
+        ).scalar_one()
+    SequenceStore(engine).write_extension(
+        job_id=job_id,
+        worker_id="w1",
+        game_id=game_id,
+        family="heap",
+        start=0,
+        values=words,
+        period=None,
+        done=len(words),
+        total=len(words),
+        finish=True,
+        plain=True,
+    )
+
+
 def test_external_payload_migration_keeps_rows_written_before_readable(empty_database_url: str) -> None:
     """Before 0011 PostgreSQL compressed large payloads (EXTENDED): such a row still reads by
     ranges once payloads are EXTERNAL, and a row written after is stored uncompressed; the downgrade
@@ -267,7 +294,7 @@ def test_external_payload_migration_keeps_rows_written_before_readable(empty_dat
     try:
         with engine.connect() as conn:
             assert conn.execute(storage).scalar_one() == "x"
-        store_whole(engine, "graph:1-before", words, plain=True)
+        _store_whole_at_0010(engine, "graph:1-before", words)
         with engine.connect() as conn:
             assert conn.execute(compressed).scalars().all() == [True, False]  # the short last one inline
         _migrate(empty_database_url, "head")
