@@ -589,6 +589,21 @@ class JobQueue:
         """Put a running job back in the queue (a worker shutting down); False when the lease was lost."""
         return self._update_owned(job_id, worker_id, status="queued", lease_owner=None, lease_expires_at=None)
 
+    def leave_for_larger(self, job_id: int, worker_id: str, memory_bytes: int) -> bool:
+        """Put a running job back in the queue with its memory estimate kept (`memory_bytes`), for a worker
+        whose cap holds it (`claim`): a worker found it beyond its own. Its attempt does not count. False
+        when the lease was lost."""
+        return self._update_owned(
+            job_id,
+            worker_id,
+            status="queued",
+            lease_owner=None,
+            lease_expires_at=None,
+            memory_bytes=memory_bytes,
+            attempts=sa.func.greatest(jobs.c.attempts - 1, 0),
+            started_at=sa.case((jobs.c.attempts <= 1, sa.null()), else_=jobs.c.started_at),
+        )
+
     def release_dead(self, worker_id: str) -> builtins.list[int]:
         """Put back in the queue at once, not at their lease's expiry, the running jobs of a worker known
         to be dead (its supervisor saw it exit); their ids. An attempt counts as one whose lease ran out:

@@ -79,6 +79,14 @@ class JobError(Exception):
     """A job that cannot be run as submitted (recorded as the job's error)."""
 
 
+class BeyondCap(Exception):
+    """A job its kind estimates beyond this worker's memory cap: left queued for a larger worker."""
+
+    def __init__(self, message: str, memory_bytes: int) -> None:
+        super().__init__(message)
+        self.memory_bytes = memory_bytes
+
+
 class _Stopped(Exception):
     """The job was interrupted: lease lost, job cancelled or worker shutting down."""
 
@@ -215,6 +223,9 @@ class Worker:
                 log.info("worker %s: job %d interrupted", self.worker_id, job.id)
             except LeaseLost:
                 log.info("worker %s: lost the lease of job %d", self.worker_id, job.id)
+            except BeyondCap as exc:
+                self.queue.leave_for_larger(job.id, self.worker_id, exc.memory_bytes)
+                log.warning("worker %s: %s", self.worker_id, exc)
             except StorageUnavailable as exc:
                 # Nothing can be recorded; the lease runs out and another attempt resumes the job.
                 log.warning("worker %s: job %d: %s", self.worker_id, job.id, exc)
@@ -258,10 +269,11 @@ class Worker:
         return graph, kind, kernel
 
     def _check_fits(self, job: Job, kind: GameKind[Any]) -> None:
-        """Refuse at once a job whose kind estimates its memory beyond this worker's cap (JobError),
-        rather than fail it when the cap stops it, maybe hours later: a job queued before its estimate or
-        the cap changed (a submission checks the same estimate against the cap, engine.precompute). A
-        kind that gives no estimate of its own runs until the cap stops it, keeping what it stored."""
+        """Leave at once a job whose kind estimates its memory beyond this worker's cap (BeyondCap),
+        rather than fail it when the cap stops it, maybe hours later: a job whose estimate was not kept
+        as it was queued (an older version's), or that was estimated anew since (the claim leaves the
+        others to a worker with a larger cap). A kind that gives no estimate of its own runs until the cap
+        stops it, keeping what it stored."""
         if not self.memory_bytes:
             return
         try:
@@ -269,10 +281,11 @@ class Worker:
         except NimbaseError:
             return
         if memory is not None and memory > self.memory_bytes:  # (none given: the cap decides as it runs)
-            raise JobError(
+            raise BeyondCap(
                 f"job {job.id} storing {job.game_id} ({job.family}) needs about {memory:,} bytes of memory, "
-                f"more than this worker's cap of {self.memory_bytes:,} bytes ({MEMORY_SETTING}): not "
-                "started (a worker with a larger cap runs it once retried)"
+                f"more than this worker's cap of {self.memory_bytes:,} bytes ({MEMORY_SETTING}): left "
+                "queued, with its estimate, for a worker with a larger cap",
+                memory,
             )
 
     def _inputs(self, job: Job, needs: tuple[StoredName, ...]) -> dict[StoredName, bytes]:

@@ -20,6 +20,7 @@ import sqlalchemy as sa
 
 from engine.registry import parse_game_id
 from storage.jobs import JobQueue
+from storage.schema import jobs
 from storage.sequences import SequenceStore
 from tests.storage.helpers import oracle_values
 from worker import runner
@@ -162,24 +163,26 @@ def test_the_computing_child_runs_below_the_service(clean_db: sa.Engine) -> None
         computer.close()
 
 
-def test_a_job_estimated_beyond_the_workers_cap_is_refused_at_once(clean_db: sa.Engine) -> None:
-    """A job queued before its estimate (or the cap) changed, whose kind now estimates it beyond the
-    worker's cap, fails at once naming the figures, instead of when the cap stops it: nothing is
-    computed, and a worker with room runs it once it is retried."""
+def test_a_job_estimated_beyond_the_workers_cap_is_left_for_a_larger_worker(clean_db: sa.Engine) -> None:
+    """A job whose estimate was not kept as it was queued (an older version's), which its kind estimates
+    beyond the worker's cap, is put back at once with its estimate, not run until the cap stops it nor
+    failed: nothing is computed, the worker claims it no more, and a worker with room runs it."""
     game = "chess:KvK"  # a kind estimating its jobs itself, whose table reads no other
     queue = JobQueue(clean_db)
-    job = queue.submit(game, "table", 1, fill=True)  # queued as an older estimate allowed
+    job = queue.submit(game, "table", 1, fill=True)
+    with clean_db.begin() as conn:  # queued before estimates were kept
+        conn.execute(sa.update(jobs).where(jobs.c.id == job.id).values(memory_bytes=None))
     estimate = parse_game_id(game).plan_job(0, False, "table").memory_bytes
     assert estimate is not None
-    Worker(clean_db, worker_id="small", memory_bytes=estimate - 1).run_until_idle(threading.Event())
-    failed = queue.get(job.id)
-    assert failed is not None and failed.status == "failed" and failed.error is not None
-    assert f"needs about {estimate:,} bytes of memory, more than this worker's cap of {estimate - 1:,}" in (
-        failed.error
-    )
-    assert "NIMBASE_WORKER_MEMORY_BYTES" in failed.error
+    small = Worker(clean_db, worker_id="small", memory_bytes=estimate - 1)
+    assert small.run_once()
+    left = queue.get(job.id)
+    assert left is not None and left.status == "queued" and left.attempts == 0 and left.error is None
+    with clean_db.connect() as conn:
+        kept = conn.execute(sa.select(jobs.c.memory_bytes).where(jobs.c.id == job.id)).scalar_one()
+    assert kept == estimate
     assert SequenceStore(clean_db).info(game, "table") is None  # nothing computed, nothing stored
-    assert queue.retry(job.id) is not None
+    assert not small.run_once()  # claimed no more by a worker it does not fit
     Worker(clean_db, worker_id="large", memory_bytes=estimate + (1 << 30)).run_until_idle(threading.Event())
     done = queue.get(job.id)
     assert done is not None and done.status == "done", done
