@@ -2,13 +2,16 @@
 
 A thread cannot be stopped: a runaway computation in one holds the GIL (so cheap lookups wait), its memory
 and its answer until its next cooperative deadline check. A `ProcessPool` runs each computation in one of
-a few spawned processes (spawned, not forked: the parent runs gRPC and threads), each with its own
-`Nimbase` built once from the `Settings` and the database URL. The parent only waits: at the request's
+a few processes, each with its own `Nimbase` built once from the `Settings` and the database URL. They
+are not forked from the server (it runs gRPC and threads) but from a fork server started with it, which
+has imported the service and loaded its kernels once (service.live_template), so a process is ready in
+milliseconds, also the one replacing a process killed under a hostile load (spawned where the platform
+has no fork server). The parent only waits: at the request's
 deadline it answers DEADLINE_EXCEEDED, and a process that has not come back by itself shortly after is
 killed (SIGKILL) and replaced. Each process caps its address space (RLIMIT_AS) at what it maps once
 started plus `Limits.live_memory_bytes`, so a computation past the cap fails with MemoryError there, which
 becomes RESOURCE_EXHAUSTED naming the cap, and the process is replaced. What runs in a process is
-service.live_child, which lowers the process's priority before its imports.
+service.live_child, which lowers the process's priority first.
 """
 
 from __future__ import annotations
@@ -133,6 +136,19 @@ def describe(asked: Call[Any]) -> str:
     return f"{asked.method} of game {game}"
 
 
+#: What the fork server of the live processes imports once (service.live_template loads the kernels).
+PRELOAD = ["service.live_child", "service.live_template"]
+
+
+def _context() -> Any:
+    """The fork server's context where the platform has one (its preload: `PRELOAD`), else spawn."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(PRELOAD)
+        return context
+    return multiprocessing.get_context("spawn")
+
+
 class ProcessPool:
     """Processes that run `Nimbase` methods for many threads at once (see the module's docstring)."""
 
@@ -148,7 +164,7 @@ class ProcessPool:
         self._size = max(1, limits.live_processes)
         self._memory_bytes = limits.live_memory_bytes
         self._request_seconds = limits.request_seconds
-        self._spawn = multiprocessing.get_context("spawn")
+        self._processes = _context()
         self._changed = threading.Condition()
         self._idle: list[_Child] = []
         self._children: set[_Child] = set()
@@ -410,8 +426,8 @@ class ProcessPool:
             with self._changed:
                 if self._closed:
                     return
-            ours, theirs = self._spawn.Pipe()
-            process = self._spawn.Process(
+            ours, theirs = self._processes.Pipe()
+            process = self._processes.Process(
                 target=live_child.main,
                 args=(pickle.dumps(self._settings), self._database_url, theirs, self._memory_bytes),
                 name="nimbase-live",

@@ -1,11 +1,12 @@
 """A live process's side of service.isolation: the loop answering the parent's calls, and how answers and
 errors cross the pipe.
 
-A live process is spawned: it imports the module of its target before running it, at the server's
-priority. This module imports the standard library alone, so the process lowers its priority
-(`NICENESS`) before the seconds of CPU its imports take (the game kinds, numba, the service): under a
-hostile load a process is killed and replaced every few seconds, and each replacement's imports would
-otherwise compete with the server's cheap lookups and its answers at their deadlines.
+A live process is forked from the fork server of service.isolation, which has imported the service and
+loaded its kernels (service.live_template), or, where there is none, spawned: it then imports the module
+of its target before running it, at the server's priority. This module imports the standard library
+alone, so the process lowers its priority (`NICENESS`) before anything else: under a hostile load a
+process is killed and replaced every few seconds, and a spawned replacement's imports (seconds of CPU)
+would otherwise compete with the server's cheap lookups and its answers at their deadlines.
 """
 
 from __future__ import annotations
@@ -87,9 +88,9 @@ def unpack_answer(answer: object) -> object:
 
 
 def main(settings_pickled: bytes, database_url: str | None, conn: Connection, memory_bytes: int) -> None:
-    """One live process (in a spawned interpreter): lower its priority, build the service, cap the
-    memory, answer calls. The settings come pickled, so nothing but the standard library is imported
-    before the priority is lowered."""
+    """One live process (forked from the template, or spawned): lower its priority, build the service, ask
+    its warm-up questions, cap the memory, answer calls. The settings come pickled, so nothing but the
+    standard library is imported before the priority is lowered."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops it, also on a terminal's Ctrl-C
     os.nice(NICENESS)  # the server process, which answers cheap lookups, comes first for the cores
     from engine.deadline import Deadline
