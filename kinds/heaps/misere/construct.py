@@ -332,15 +332,34 @@ class _Walk:
         )
 
 
+class OutOfTime(Exception):
+    """Raised by `compute`'s `check` to stop the walk where it is, with the heaps done (StoppedInTime)."""
+
+
+class StoppedInTime(Exception):
+    """`compute` stopped between two heaps because `enough` said so: the quotient of the heaps done
+    (`quotient`, its note saying where it stopped), correct as far as it goes but short of what the
+    limits allow, so not one to keep for later requests."""
+
+    def __init__(self, quotient: Quotient) -> None:
+        super().__init__(quotient.note)
+        self.quotient = quotient
+
+
 def compute(
     rules: HeapRules,
     upto: int,
     limits: Limits | None = None,
     check: Callable[[], None] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    enough: Callable[[], bool] | None = None,
 ) -> Quotient:
     """Q_upto of `rules` (or of fewer heaps, with a `note`, where a size limit stopped it); certified
-    by the periodicity criterion where it applies (heaps past the period are then not computed)."""
+    by the periodicity criterion where it applies (heaps past the period are then not computed).
+    `enough`, asked before each heap after the first, stops the walk there when it says so, and
+    `check` raising OutOfTime stops it where it is (StoppedInTime either way, with the quotient of the
+    heaps done): a request's time mostly spent, whose next heap would likely run past it (each heap
+    costs about as much as all those before it), or nearly all spent."""
     limits = limits or Limits()
     forced: set[int] = set()
     index: dict[int, int] = {}
@@ -352,6 +371,8 @@ def compute(
             for n in range(1, upto + 1):
                 if check is not None:
                     check()
+                if enough is not None and last.bound > 0 and enough():
+                    raise OutOfTime
                 walk.add_heap(n)
                 if progress is not None:
                     progress(n, upto)
@@ -378,6 +399,9 @@ def compute(
                     index[h] = index.get(h, FIRST_INDEX) + 2
         except TooLarge as error:
             return _noted(last, f"stopped at heap {last.bound + 1}: {error}")
+        except OutOfTime:
+            note = f"stopped at heap {last.bound + 1}: the request's time ran out"
+            raise StoppedInTime(_noted(last, note)) from None
     return _noted(
         last, f"stopped at heap {last.bound + 1}: no quotient found after {MAX_RESTARTS} recalibrations"
     )

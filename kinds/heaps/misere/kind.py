@@ -10,6 +10,7 @@ naming the job that stores the quotient.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 
 from engine.errors import InvalidArgument, LimitExceeded, NimbaseError, UnknownFamily
@@ -23,7 +24,7 @@ from engine.stored_bytes import read_stored, words_for
 from engine.values import GameInfo, Outcome, SequenceResult, Source, Value
 from kinds.heaps.base import HEAP, HOPELESS, HeapGame, Heaps
 from kinds.heaps.misere.batch import OK, parse_fold
-from kinds.heaps.misere.construct import HeapRules, compute
+from kinds.heaps.misere.construct import HeapRules, OutOfTime, StoppedInTime, compute
 from kinds.heaps.misere.fold import fold
 from kinds.heaps.misere.monoid import Quotient
 from kinds.heaps.misere.stored import (
@@ -65,6 +66,10 @@ def _parts(texts: Sequence[str]) -> Iterator[tuple[int, int]]:
         yield start, len(texts)
 
 
+#: Seconds at least a request keeps, once its quotient's walk is given up, to answer from what it made.
+ANSWER_SECONDS = 0.05
+
+
 class MisereHeapGame(HeapGame):
     """The misère form of a heap game whose moves the construction can read (octal games, Grundy's)."""
 
@@ -102,30 +107,51 @@ class MisereHeapGame(HeapGame):
     # -- the quotient ----------------------------------------------------------------------------
 
     def quotient(self, ctx: Context) -> Kept[Quotient]:
-        """The game's quotient: kept, stored, or computed now (within the request's deadline)."""
+        """The game's quotient: kept, stored, or computed now (within the request's deadline).
+
+        A computation that has spent half the request's time stops before its next heap (which would
+        likely run past the deadline: a wild game's heaps grow dearer), and one still in a heap near the
+        deadline stops there; either answers this request from the heaps done, rather than run out of
+        time with nothing. That shorter quotient is not kept, so a request with a short deadline cannot
+        leave the next ones a quotient shorter than theirs makes."""
         settings = ctx.settings_for(MisereSettings)
+        started = time.monotonic()
+        halfway = started + (ctx.deadline.at - started) / 2
+        # A heap still under way this close to the deadline is given up, leaving time to answer.
+        last_call = ctx.deadline.at - max(ANSWER_SECONDS, (ctx.deadline.at - started) / 10)
 
         def make() -> Quotient:
             def check() -> None:
                 ctx.deadline.check(lambda: f"computing the misère quotient of {self.game_id!r}")
+                if time.monotonic() >= last_call:
+                    raise OutOfTime
 
-            return compute(self.rules, settings.live_heaps, settings.limits(), check=check)
+            return compute(
+                self.rules,
+                settings.live_heaps,
+                settings.limits(),
+                check=check,
+                enough=lambda: time.monotonic() >= halfway,
+            )
 
-        return ctx.kept.keeper(QUOTIENTS).get(
-            (QUOTIENT, self.game_id),
-            ctx.deadline,
-            what=f"computing the misère quotient of {self.game_id!r}",
-            read=lambda: read_stored(
-                self.game_id,
-                QUOTIENT,
-                ctx,
-                "a stored quotient",
-                lambda b: Quotient.from_bytes(b, self.game_id),
-            ),
-            make=make,
-            weigh=Quotient.weight,
-            before_make=ctx.tables.may_compute,
-        )
+        try:
+            return ctx.kept.keeper(QUOTIENTS).get(
+                (QUOTIENT, self.game_id),
+                ctx.deadline,
+                what=f"computing the misère quotient of {self.game_id!r}",
+                read=lambda: read_stored(
+                    self.game_id,
+                    QUOTIENT,
+                    ctx,
+                    "a stored quotient",
+                    lambda b: Quotient.from_bytes(b, self.game_id),
+                ),
+                make=make,
+                weigh=Quotient.weight,
+                before_make=ctx.tables.may_compute,
+            )
+        except StoppedInTime as stopped:
+            return Kept(stopped.quotient, "live", Quotient.weight(stopped.quotient))
 
     def element(self, position: Heaps, ctx: Context) -> tuple[int, Source, Quotient] | None:
         """The position's element, where it came from and the quotient, or None where a heap is past it."""

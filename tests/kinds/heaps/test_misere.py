@@ -20,9 +20,9 @@ from engine.positions import MAX_HEAPS
 from engine.registry import parse_game_id
 from engine.values import Value
 from kinds.heaps.misere import MisereHeapGame, Quotient
-from kinds.heaps.misere.construct import certify
+from kinds.heaps.misere.construct import StoppedInTime, certify, compute
 from kinds.heaps.misere.fold import fold_kernel, fold_reference
-from kinds.heaps.misere.stored import QuotientKernel
+from kinds.heaps.misere.stored import QUOTIENT, QUOTIENTS, QuotientKernel
 from tests.engine.contexts import StoredWords, engine_context, kind_settings
 
 T = TypeVar("T")
@@ -249,6 +249,47 @@ def test_quotients_obey_the_published_structure_theorems(code: str) -> None:
 def test_kayles_single_heaps_sibert_conway() -> None:
     q = _kind("0.77").quotient(_ctx(20)).value
     assert [n for n in range(1, 21) if q.p[q.element_of(n)]] == [1, 4, 9, 12, 20]
+
+
+def test_a_walk_stopped_between_heaps_gives_the_heaps_done() -> None:
+    """`enough` stops the walk before a heap: the quotient of the heaps done, as far as it goes the whole
+    one (Kayles' single heaps that are P-positions, Sibert and Conway), its note saying where it stopped."""
+    asked = iter(range(1000))
+    with pytest.raises(StoppedInTime) as info:
+        compute(_kind("0.77").rules, 20, enough=lambda: next(asked) >= 8)
+    q = info.value.quotient
+    assert 1 <= q.bound < 20 and q.note is not None and "the request's time ran out" in q.note
+    assert [n for n in range(1, q.bound + 1) if q.p[q.element_of(n)]] == [
+        n for n in (1, 4, 9, 12, 20) if n <= q.bound
+    ]
+
+
+def test_a_quotient_stopped_for_time_answers_its_request_and_is_not_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A request whose time ran out part way is answered from the heaps done (a heap past them goes to the
+    bounded search), and that shorter quotient is not kept: the next request computes the whole and keeps
+    it, so a short deadline cannot leave a short quotient to the requests after it."""
+    import kinds.heaps.misere.kind as misere_kind
+
+    kind, ctx = _kind("0.77"), _ctx(14)
+    whole = compute(kind.rules, 14)
+    expected = kind.value((2, 3), _ctx(14)).outcome  # with time enough for the whole quotient
+    cut = iter(range(1000))
+    real = compute
+
+    def short_of_time(*args: Any, **kwargs: Any) -> Quotient:
+        return real(*args, **{**kwargs, "enough": lambda: next(cut) >= 6})
+
+    monkeypatch.setattr(misere_kind, "compute", short_of_time)
+    kept = kind.quotient(ctx)
+    assert kept.source == "live" and kept.value.bound < whole.bound
+    assert ctx.kept.keeper(QUOTIENTS).peek((QUOTIENT, kind.game_id)) is None
+    assert kept.value.bound >= 3 and kind.value((2, 3), ctx).outcome == expected  # within the heaps done
+    monkeypatch.setattr(misere_kind, "compute", real)
+    again = kind.quotient(ctx)
+    assert again.value.bound == whole.bound
+    assert ctx.kept.keeper(QUOTIENTS).peek((QUOTIENT, kind.game_id)) is not None
 
 
 def test_a_certified_quotient_answers_any_heap() -> None:
