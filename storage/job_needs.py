@@ -268,7 +268,7 @@ def insert_closure(
     inserted: list[int] = []
     for job in new:
         waits = sorted({*job.waits_for_open, *(ids[i] for i in job.waits_for_new)})
-        row = {**values(job.plan), "memory_bytes": job.plan.memory, "waits_for": waits}
+        row = {**values(job.plan), "memory_bytes": job.plan.memory_bytes, "waits_for": waits}
         stmt = (
             postgresql.insert(jobs)
             .values(**row)

@@ -79,7 +79,8 @@ jobs = sa.Table(
     sa.Column("client", sa.Text(), nullable=True),
     sa.Column("waits_for", postgresql.ARRAY(sa.BigInteger()), nullable=False, server_default="{}"),
     #: The computing process's peak its kind estimated as it was queued: a worker claims it only within its
-    #: cap (None: no plan gave one, as for repairs and jobs queued before estimates were kept).
+    #: cap (None: its kind gives no estimate of its own, the cap decides as it runs; or a repair, or a job
+    #: queued before estimates were kept).
     sa.Column("memory_bytes", sa.BigInteger(), nullable=True),
     sa.PrimaryKeyConstraint("id", name="pk_jobs"),
     sa.CheckConstraint(

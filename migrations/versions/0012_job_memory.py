@@ -3,8 +3,9 @@
 `memory_bytes` is the computing process's peak the job's kind estimated when it was queued
 (engine.precompute.JobPlan.memory). Workers on machines of different sizes share one queue: a worker
 leaves a job beyond its cap (NIMBASE_WORKER_MEMORY_BYTES) to one with a larger cap, rather than take it
-and fail it. Jobs queued before this revision, and those with no plan (repairs), have none (NULL): any
-worker claims them, and refuses at once one its kind then estimates beyond its cap, as before.
+and fail it. Jobs whose kind gives no estimate of its own (the cap decides as they run), repairs, and jobs
+queued before this revision have none (NULL): any worker claims them, and puts back at once one its
+kind then estimates beyond its cap.
 
 Revision ID: 0012
 Revises: 0011

@@ -54,12 +54,17 @@ def _children(pid: int) -> list[int]:
 
 
 def _servers(pid: int) -> list[int]:
-    """The server processes of the parent `pid` (its spawned children, not multiprocessing's tracker)."""
-    return [
-        child
-        for child in _children(pid)
-        if "resource_tracker" not in Path(f"/proc/{child}/cmdline").read_bytes().decode(errors="replace")
-    ]
+    """The server processes of the parent `pid` (its spawned children, not multiprocessing's tracker nor
+    a fork server; a child gone meanwhile, as the one just killed once reaped, is none)."""
+    found = []
+    for child in _children(pid):
+        try:
+            command = Path(f"/proc/{child}/cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        if command and "resource_tracker" not in command and "forkserver" not in command:
+            found.append(child)
+    return found
 
 
 @pytest.fixture(scope="module")
