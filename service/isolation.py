@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import multiprocessing
 import os
 import pickle
 import signal
@@ -33,6 +32,7 @@ from typing import Any, TypeVar, cast
 from engine.deadline import Deadline, within
 from engine.errors import Cancelled, DeadlineExceeded, LimitExceeded
 from engine.positions import quote_position
+from nimbase import fork_server
 from nimbase.settings import Settings
 from service import live_child
 from service.calls import (
@@ -140,15 +140,6 @@ def describe(asked: Call[Any]) -> str:
 PRELOAD = ["service.live_child", "service.live_template"]
 
 
-def _context() -> Any:
-    """The fork server's context where the platform has one (its preload: `PRELOAD`), else spawn."""
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(PRELOAD)
-        return context
-    return multiprocessing.get_context("spawn")
-
-
 class ProcessPool:
     """Processes that run `Nimbase` methods for many threads at once (see the module's docstring)."""
 
@@ -164,7 +155,7 @@ class ProcessPool:
         self._size = max(1, limits.live_processes)
         self._memory_bytes = limits.live_memory_bytes
         self._request_seconds = limits.request_seconds
-        self._processes = _context()
+        self._processes = fork_server.context(PRELOAD)
         self._changed = threading.Condition()
         self._idle: list[_Child] = []
         self._children: set[_Child] = set()

@@ -27,7 +27,6 @@ sent, so none the child finished is lost.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import queue
 import signal
@@ -46,6 +45,7 @@ from engine.graphs import UploadedGraph
 from engine.kind import ChecksPoints, SequenceKernel
 from engine.periods import Period
 from engine.precompute import StoredName
+from nimbase import fork_server
 from nimbase.settings import variable_name
 
 #: How much lower than a normal process's the child's scheduling priority is: jobs are batch work, and
@@ -85,15 +85,6 @@ class MemoryCapExceeded(ComputeError):
 
 class TimeUp(Exception):
     """No answer came by the time given: the child was killed."""
-
-
-def _context() -> Any:
-    """Fork server where there is one (children start in milliseconds, modules loaded), else spawn."""
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(PRELOAD)
-        return context
-    return multiprocessing.get_context("spawn")
 
 
 class Computer:
@@ -201,7 +192,7 @@ class Computer:
     def _start(self) -> Connection:
         if self._conn is not None:
             return self._conn
-        context = _context()
+        context = fork_server.context(PRELOAD)
         pipe: tuple[Connection, Connection] = context.Pipe()
         mine, theirs = pipe
         process = context.Process(

@@ -164,15 +164,19 @@ class OctalGame(HeapGame):
     def heap_options(self, n: int) -> Iterator[Heaps]:
         """Each resulting position once: the empty one, one smaller heap, or two heaps a <= b."""
         for k in range(min(n, self.t) + 1):
-            d = self.digits[k]
-            if d & 1 and n == k and k > 0:
-                yield ()
-            if d & 2 and n > k > 0:
-                yield (n - k,)
-            if d & 4:
+            yield from self._unsplit_options(n, k)
+            if self.digits[k] & 4:
                 m = n - k
                 for a in range(1, m // 2 + 1):
                     yield (a, m - a)
+
+    def _unsplit_options(self, n: int, k: int) -> Iterator[Heaps]:
+        """The options of heap `n` removing `k` tokens that leave no heap or one."""
+        d = self.digits[k]
+        if d & 1 and n == k and k > 0:
+            yield ()
+        if d & 2 and n > k > 0:
+            yield (n - k,)
 
     def targets(
         self, component: int, value: int | None, target: int, value_of: Callable[[int], int]
@@ -197,11 +201,7 @@ class OctalGame(HeapGame):
         """`heap_options` of `n` (the same set), the moves that leave at most one heap first, then the
         splits a + b by a, each a under every count removed."""
         for k in range(min(n, self.t) + 1):
-            d = self.digits[k]
-            if d & 1 and n == k and k > 0:
-                yield ()
-            if d & 2 and n > k > 0:
-                yield (n - k,)
+            yield from self._unsplit_options(n, k)
         removed = [k for k in self.rules.two if k < n]
         if not removed:
             return

@@ -37,18 +37,34 @@ def store_whole(engine: sa.Engine, game_id: str, words: NDArray[np.uint32], *, p
     """`words` stored as `game_id`'s object in one fenced write by a job claimed for it, as a worker stores
     an object made whole (`plain`: as plain words, which a range read reads in part)."""
     job = running_job(engine, game_id, len(words))
+    return write_whole(engine, job.id, "w1", game_id, job.family, words, plain=plain)
+
+
+def write_whole(
+    engine: sa.Engine,
+    job_id: int,
+    worker_id: str,
+    game_id: str,
+    family: str,
+    words: NDArray[np.uint32],
+    *,
+    plain: bool,
+    stats: dict[str, Any] | None = None,
+) -> SequenceStore:
+    """`words` written whole, from value 0, by the running job `job_id` of `worker_id`, which it finishes."""
     store = SequenceStore(engine)
     store.write_extension(
-        job_id=job.id,
-        worker_id="w1",
+        job_id=job_id,
+        worker_id=worker_id,
         game_id=game_id,
-        family=job.family,
+        family=family,
         start=0,
         values=words,
         period=None,
         done=len(words),
         total=len(words),
         finish=True,
+        stats=stats,
         plain=plain,
     )
     return store

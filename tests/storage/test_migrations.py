@@ -21,7 +21,7 @@ from storage.migrate import alembic_config, upgrade_head
 from storage.packing import CHUNK_VALUES
 from storage.schema import metadata
 from storage.sequences import SequenceStore
-from tests.storage.helpers import store_whole
+from tests.storage.helpers import store_whole, write_whole
 
 
 def _diff(engine: sa.Engine, target: sa.MetaData) -> list[object]:
@@ -262,19 +262,7 @@ def _store_whole_at_0010(engine: sa.Engine, game_id: str, words: NDArray[np.uint
             ),
             {"game": game_id, "upto": len(words)},
         ).scalar_one()
-    SequenceStore(engine).write_extension(
-        job_id=job_id,
-        worker_id="w1",
-        game_id=game_id,
-        family="heap",
-        start=0,
-        values=words,
-        period=None,
-        done=len(words),
-        total=len(words),
-        finish=True,
-        plain=True,
-    )
+    write_whole(engine, job_id, "w1", game_id, "heap", words, plain=True)
 
 
 def test_external_payload_migration_keeps_rows_written_before_readable(empty_database_url: str) -> None:

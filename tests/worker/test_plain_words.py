@@ -22,6 +22,7 @@ from storage.jobs import JobQueue
 from storage.packing import CHUNK_VALUES, PLAIN_WIDTH, RAW, is_plain
 from storage.schema import jobs
 from storage.sequences import SequenceStore
+from tests.storage.helpers import write_whole
 from worker.compute import Computer
 from worker.runner import Worker
 
@@ -51,20 +52,7 @@ def store_as_before(
     queue = JobQueue(engine)
     job = queue.claim("older-version", 60)
     assert job is not None and job.game_id == game_id
-    SequenceStore(engine).write_extension(
-        job_id=job.id,
-        worker_id="older-version",
-        game_id=game_id,
-        family=family,
-        start=0,
-        values=words,
-        period=None,
-        done=len(words),
-        total=len(words),
-        finish=True,
-        stats=stats,
-        plain=False,
-    )
+    write_whole(engine, job.id, "older-version", game_id, family, words, plain=False, stats=stats)
 
 
 def forms(engine: sa.Engine, game_id: str = GAME) -> list[bool]:
