@@ -18,7 +18,7 @@ from engine.precompute import PROCESS_BYTES, plan_job
 from engine.registry import parse_game_id, plan_stored
 from service.jobs import worker_admission
 from storage.job_needs import PLAIN_STEP_BYTES
-from storage.jobs import JobQueue
+from storage.jobs import Job, JobQueue
 from storage.packing import CHUNK_VALUES, PLAIN_WIDTH, RAW, is_plain
 from storage.schema import jobs
 from storage.sequences import SequenceStore
@@ -173,15 +173,23 @@ def test_a_second_run_rewrites_nothing(clean_db: sa.Engine, monkeypatch: pytest.
         assert conn.execute(sa.text("SELECT * FROM sequence_chunks ORDER BY chunk_index")).all() == rows
 
 
+def _old_table_and_its_job(
+    engine: sa.Engine,
+) -> tuple[SequenceStore, JobQueue, int, list[bytes], Job]:
+    """The object stored as an older version stored it, its size, what every reader gives of it, and the
+    job a submission queues for it."""
+    words, stats = made_whole()
+    store_as_before(engine, GAME, FAMILY, words, stats)
+    store, queue = SequenceStore(engine), JobQueue(engine)
+    before = read_everyway(store, GAME, FAMILY, len(words))
+    job = queue.submit_plan(plan_job(parse_game_id(GAME), 0, False, FAMILY), plan_stored)
+    return store, queue, len(words), before, job
+
+
 def test_a_stopped_job_resumes_with_the_chunks_left(
     clean_db: sa.Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    words, stats = made_whole()
-    size = len(words)
-    store_as_before(clean_db, GAME, FAMILY, words, stats)
-    store, queue = SequenceStore(clean_db), JobQueue(clean_db)
-    before = read_everyway(store, GAME, FAMILY, size)
-    job = queue.submit_plan(plan_job(parse_game_id(GAME), 0, False, FAMILY), plan_stored)
+    store, queue, size, before, job = _old_table_and_its_job(clean_db)
     no_solve(monkeypatch)
     stop = threading.Event()
     rewrites = count_rewrites(monkeypatch, after=stop)  # the worker is told to stop after one chunk
@@ -274,12 +282,7 @@ def test_a_killed_workers_job_is_resumed_by_another(
     clean_db: sa.Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A worker killed after one chunk (its lease runs out): the next worker rewrites the others only."""
-    words, stats = made_whole()
-    size = len(words)
-    store_as_before(clean_db, GAME, FAMILY, words, stats)
-    store, queue = SequenceStore(clean_db), JobQueue(clean_db)
-    before = read_everyway(store, GAME, FAMILY, size)
-    job = queue.submit_plan(plan_job(parse_game_id(GAME), 0, False, FAMILY), plan_stored)
+    store, queue, size, before, job = _old_table_and_its_job(clean_db)
     dead = queue.claim("killed", 0.2)
     assert dead is not None and dead.id == job.id
     assert store.rewrite_plain(
