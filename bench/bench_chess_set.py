@@ -42,7 +42,7 @@ import sqlalchemy as sa
 
 from bench.bench_chess_answers import positions
 from bench.bench_chess_blocks import READY_SECONDS, p50_ms, resident_mib, timed
-from bench.common import cpu_seconds, figure, pids_resident, process_tree, running_server
+from bench.common import cpu_seconds, figure, pids_proportional, pids_resident, process_tree, running_server
 from engine.precompute import plan_job
 from engine.registry import bulk_ids, parse_game_id, plan_stored
 from engine.stored_bytes import decode_words
@@ -289,11 +289,13 @@ def serve(url: str, log: RunLog, queries: int) -> None:
         httpx.Client(base_url=server.base, timeout=600) as client,
     ):
         idle, idle_own = resident_mib(server), pids_resident([server.pid]) / 2**20
+        idle_shared = pids_proportional(process_tree(server.pid)) / 2**20
         first = [timed(client, "/v1/value", f"chess:{n}", fen) for n, fen in zip(asked, fens, strict=True)]
         again = [timed(client, "/v1/value", f"chess:{n}", fen) for n, fen in zip(asked, fens, strict=True)]
         pairs = list(zip(asked, fens, strict=True))[:BEST_MOVES]
         best = [timed(client, "/v1/best-move", f"chess:{n}", fen) for n, fen in pairs]
         after, after_own = resident_mib(server), pids_resident([server.pid]) / 2**20
+        after_shared = pids_proportional(process_tree(server.pid)) / 2**20
     figure(f"{what}: GetValue p50, first asked", p50_ms(first), "ms")
     # The first position asked of a material also reads its header and block index (the target
     # for a table's first answer in a fresh server is 50 ms); the others of it read a cold block alone.
@@ -324,6 +326,9 @@ def serve(url: str, log: RunLog, queries: int) -> None:
     figure(f"{what}: the serving process's resident memory, after", after_own, "MiB")
     figure(f"{what}: with its live processes, ready", idle, "MiB")
     figure(f"{what}: with its live processes, after", after, "MiB")
+    # The live processes are forked from one template and share its pages: counted once each (Pss).
+    figure(f"{what}: with its live processes, shared pages counted once, ready", idle_shared, "MiB")
+    figure(f"{what}: with its live processes, shared pages counted once, after", after_shared, "MiB")
     figure("chess set served: server resident memory: target", TARGET_RESIDENT_MIB, "MiB")
 
 

@@ -157,6 +157,22 @@ def pids_resident(pids: Sequence[int]) -> int:
     return total
 
 
+def pids_proportional(pids: Sequence[int]) -> int:
+    """The proportional resident bytes (Pss) of the processes `pids` together: a page shared by k of them
+    counts 1/k in each, so processes forked from one template (live processes) are not counted again for
+    the pages they share, as VmRSS sums count them (those gone since count nothing)."""
+    total = 0
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total += int(line.split()[1]) << 10
+                    break
+        except OSError:
+            continue
+    return total
+
+
 def latency_figures(name: str, samples: list[float]) -> None:
     samples = sorted(samples)
     figure(f"{name}: median latency", statistics.median(samples) * 1e6, "µs")
