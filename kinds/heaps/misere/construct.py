@@ -337,9 +337,9 @@ class OutOfTime(Exception):
 
 
 class StoppedInTime(Exception):
-    """`compute` stopped between two heaps because `enough` said so: the quotient of the heaps done
-    (`quotient`, its note saying where it stopped), correct as far as it goes but short of what the
-    limits allow, so not one to keep for later requests."""
+    """`compute` stopped for time (`enough` said so between two heaps, or `check` raised OutOfTime): the
+    quotient of the heaps done (`quotient`, its note saying where it stopped), correct as far as it goes
+    but short of what the limits allow, so not one to keep for later requests."""
 
     def __init__(self, quotient: Quotient) -> None:
         super().__init__(quotient.note)

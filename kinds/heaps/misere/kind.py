@@ -115,12 +115,13 @@ class MisereHeapGame(HeapGame):
         time with nothing. That shorter quotient is not kept, so a request with a short deadline cannot
         leave the next ones a quotient shorter than theirs makes."""
         settings = ctx.settings_for(MisereSettings)
-        started = time.monotonic()
-        halfway = started + (ctx.deadline.at - started) / 2
-        # A heap still under way this close to the deadline is given up, leaving time to answer.
-        last_call = ctx.deadline.at - max(ANSWER_SECONDS, (ctx.deadline.at - started) / 10)
 
         def make() -> Quotient:
+            started = time.monotonic()
+            halfway = started + (ctx.deadline.at - started) / 2
+            # A heap still under way this close to the deadline is given up, leaving time to answer.
+            last_call = ctx.deadline.at - max(ANSWER_SECONDS, (ctx.deadline.at - started) / 10)
+
             def check() -> None:
                 ctx.deadline.check(lambda: f"computing the misère quotient of {self.game_id!r}")
                 if time.monotonic() >= last_call:
