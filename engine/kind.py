@@ -270,6 +270,12 @@ class Tables(Protocol):
         `precondition` FAILED_PRECONDITION (the answer waits for a solve, not for more resources)."""
         ...
 
+    def want_stored(self, game_id: str, family: str) -> None:
+        """Queue the job storing (game_id, family) whole (or find it open), where the service queues jobs by
+        itself: an answer was given from less than it (a live computation cut short by its deadline), and
+        the next ones should not have to be. Nothing otherwise, and never an error."""
+        ...
+
 
 class Memo(Protocol):
     """A bounded cache shared by requests; `get_or_compute` computes a missing entry once."""

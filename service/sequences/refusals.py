@@ -9,6 +9,7 @@ with more time.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 from engine.errors import DeadlineExceeded, LimitExceeded, NimbaseError, NotApplicable
@@ -19,6 +20,8 @@ from service.limits import Limits
 from service.sequences.live import LiveSequences
 from service.sequences.names import item, name
 from service.sequences.stored import StoredSequences
+
+log = logging.getLogger(__name__)
 
 #: A request whose deadline gave it less than this share of NIMBASE_LIMITS_REQUEST_SECONDS had a short one
 #: of its own: refused for time, it is told to ask again with more, and no job is queued for it.
@@ -59,6 +62,17 @@ class Refusals:
         if work is None:
             return NotApplicable(message) if precondition else LimitExceeded(message)
         return work.error(message, precondition=precondition)
+
+    def want_solved(self, game_id: str, family: str) -> None:
+        """Queue (or find) the job storing (game_id, family) whole, as a refusal would, without refusing:
+        nothing where the service queues no jobs, the database is down, or the job is refused."""
+        if self.queue_solve is None or self._stored.database_down():
+            return
+        self._stored.may_block()
+        try:
+            self.queue_solve(game_id, family)
+        except NimbaseError as error:  # a refused job, or the database gone meanwhile
+            log.info("the job storing %s (%s) was not queued: %s", game_id, family, error)
 
     def beyond(
         self,

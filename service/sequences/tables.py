@@ -129,6 +129,11 @@ class SequenceTables:
         queued (or open) to store it (`Tables.refusal`)."""
         return self._refusals.unsolved(game_id, family, message, precondition=precondition)
 
+    def want_stored(self, game_id: str, family: str) -> None:
+        """Queue (or find) the job storing (game_id, family) whole, where the service queues jobs by itself
+        (`Tables.want_stored`); a database that cannot be reached, or a job refused, queues nothing."""
+        self._refusals.want_solved(game_id, family)
+
     def database_needed_but_down(self) -> bool:
         """Whether an answer failed for want of the database (to report UNAVAILABLE, not a limit)."""
         return self._stored.database_down()

@@ -113,12 +113,17 @@ class StoredWords:
         self.stats: dict[tuple[str, str], dict[str, Any]] = {}
         #: How many ranges `word_bytes` read (blocks of blocked tables read as probes need them).
         self.ranges_read = 0
+        #: The objects an answer asked a worker's job to store (`Tables.want_stored`), in order.
+        self.wanted: list[tuple[str, str]] = []
 
     def may_block(self) -> None:
         pass
 
     def may_compute(self) -> None:
         pass
+
+    def want_stored(self, game_id: str, family: str) -> None:
+        self.wanted.append((game_id, family))
 
     def stored_size(self, game_id: str, family: str) -> int:
         return len(self.words.get((game_id, family), ()))

@@ -120,3 +120,22 @@ def test_a_jobs_upto_is_the_heap_bound_it_stores(api: Endpoints, monkeypatch: py
     stats = api.client.get_stats(game)
     assert stats["source"] == "table" and stats["computed_upto"] == 17
     assert stats["quotient"]["heap_bound"] == 16  # type: ignore[typeddict-item]
+
+
+def test_a_quotient_cut_short_by_the_deadline_answers_and_queues_its_job(api: Endpoints) -> None:
+    """Misère Kayles' quotient takes seconds to walk: under a 400 ms deadline the walk stops with the heaps
+    done and the request is answered from them (or, past them, by the bounded search), not refused for
+    time; the job storing the whole quotient is queued (automatic), and asking again queues no other."""
+    game = "octal:0.77:misere"
+    for _ in range(2):
+        answer = api.http.get(
+            "/v1/value", params={"game": game, "position": "3 5 7"}, headers={"x-deadline-ms": "400"}
+        )
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["outcome"] == ("P" if brute_is_p("0.77")((3, 5, 7)) else "N")
+    jobs = [job for job in api.client.list_jobs()["jobs"] if job["game"] == game]
+    try:
+        assert [(job["family"], job["status"]) for job in jobs] == [("quotient", "queued")]
+    finally:
+        for job in jobs:
+            api.client.cancel_job(job["id"])

@@ -113,7 +113,8 @@ class MisereHeapGame(HeapGame):
         likely run past the deadline: a wild game's heaps grow dearer), and one still in a heap near the
         deadline stops there; either answers this request from the heaps done, rather than run out of
         time with nothing. That shorter quotient is not kept, so a request with a short deadline cannot
-        leave the next ones a quotient shorter than theirs makes."""
+        leave the next ones a quotient shorter than theirs makes; the job storing the whole one is queued
+        where the service queues jobs by itself, so later requests read it instead of walking again."""
         settings = ctx.settings_for(MisereSettings)
 
         def make() -> Quotient:
@@ -152,6 +153,7 @@ class MisereHeapGame(HeapGame):
                 before_make=ctx.tables.may_compute,
             )
         except StoppedInTime as stopped:
+            ctx.tables.want_stored(self.game_id, QUOTIENT)  # a worker's job makes it whole, once
             return Kept(stopped.quotient, "live", Quotient.weight(stopped.quotient))
 
     def element(self, position: Heaps, ctx: Context) -> tuple[int, Source, Quotient] | None:

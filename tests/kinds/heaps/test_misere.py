@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable, Hashable
 from functools import cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import numpy as np
 import pytest
@@ -268,8 +268,9 @@ def test_a_quotient_stopped_for_time_answers_its_request_and_is_not_kept(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A request whose time ran out part way is answered from the heaps done (a heap past them goes to the
-    bounded search), and that shorter quotient is not kept: the next request computes the whole and keeps
-    it, so a short deadline cannot leave a short quotient to the requests after it."""
+    bounded search), and that shorter quotient is not kept (the job storing the whole one is asked for):
+    the next request computes the whole and keeps it, so a short deadline cannot leave a short quotient
+    to the requests after it."""
     import kinds.heaps.misere.kind as misere_kind
 
     kind, ctx = _kind("0.77"), _ctx(14)
@@ -285,6 +286,7 @@ def test_a_quotient_stopped_for_time_answers_its_request_and_is_not_kept(
     kept = kind.quotient(ctx)
     assert kept.source == "live" and kept.value.bound < whole.bound
     assert ctx.kept.keeper(QUOTIENTS).peek((QUOTIENT, kind.game_id)) is None
+    assert cast(_Tables, ctx.tables).wanted == [(kind.game_id, QUOTIENT)]  # a worker's job stores it whole
     assert kept.value.bound >= 3 and kind.value((2, 3), ctx).outcome == expected  # within the heaps done
     monkeypatch.setattr(misere_kind, "compute", real)
     again = kind.quotient(ctx)
