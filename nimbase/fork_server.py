@@ -1,6 +1,6 @@
-"""Child processes started by a fork server: forked in milliseconds from a process that imported what
-they need once, not spawned to import it all again (a worker's computing child, the service's live
-processes); spawned where the platform has no fork server.
+"""Child processes started by a fork server: forked from a process that imported what they need once,
+not spawned to import it all again (a worker's computing child, the service's live processes); spawned
+where the platform has no fork server.
 
 The fork server of a process is one, shared by every user in it: the modules it preloads are those
 named by the first of them to start a child.

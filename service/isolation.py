@@ -4,9 +4,9 @@ A thread cannot be stopped: a runaway computation in one holds the GIL (so cheap
 and its answer until its next cooperative deadline check. A `ProcessPool` runs each computation in one of
 a few processes, each with its own `Nimbase` built once from the `Settings` and the database URL. They
 are not forked from the server (it runs gRPC and threads) but from a fork server started with it, which
-has imported the service and loaded its kernels once (service.live_template), so a process is ready in
-milliseconds, also the one replacing a process killed under a hostile load (spawned where the platform
-has no fork server). The parent only waits: at the request's
+has imported the service and loaded its kernels once (service.live_template), so a process, also the one
+replacing a process killed under a hostile load, pays only its own warm-up questions before it is ready
+(spawned where the platform has no fork server). The parent only waits: at the request's
 deadline it answers DEADLINE_EXCEEDED, and a process that has not come back by itself shortly after is
 killed (SIGKILL) and replaced. Each process caps its address space (RLIMIT_AS) at what it maps once
 started plus `Limits.live_memory_bytes`, so a computation past the cap fails with MemoryError there, which

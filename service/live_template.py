@@ -2,12 +2,12 @@
 computations may run loaded, once, in the fork server of the server process (service.isolation).
 
 A live process started from nothing pays seconds of CPU (imports, then numba's kernels loaded from its
-disk cache) before its first call, and one is started again each time a runaway is killed, so under a
-hostile load the cores went to starting processes. Forked from a process that did it once, a new live
-process shares those pages and is ready in milliseconds; it still asks its own warm-up questions
-(service.live_child), which then load nothing. The fork server imports this module by name
-(`multiprocessing` preload) with the server's environment; a failure here costs only that speed, so it
-is logged and the live processes do the work themselves.
+disk cache, then its warm-up questions) before its first call, and one is started again each time a
+runaway is killed, so under a hostile load the cores went to starting processes. Forked from a process
+that did the first two once, a new live process shares those pages and pays only its own warm-up
+questions (service.live_child), which then load nothing: its service's caches are its own. The fork
+server imports this module by name (`multiprocessing` preload) with the server's environment; a failure
+here costs only that speed, so it is logged and the live processes do the work themselves.
 """
 
 from __future__ import annotations
