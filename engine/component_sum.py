@@ -114,12 +114,18 @@ class ComponentSum(GameKind[tuple[C, ...]]):
         `value_of` gives the value of any component (LimitExceeded where it cannot)."""
         if value is None:
             return
-        for option in self.options(component):
+        for option in self.options_to_search(component):
             total = 0
             for part in option:
                 total ^= value_of(part)
             if total == target:
                 yield option
+
+    def options_to_search(self, component: C) -> Iterator[tuple[C, ...]]:
+        """The options `targets` tries, each once, in the order it tries them: `options` by default; a
+        kind whose `options` of a large component come in an order that puts every value late overrides
+        it (octal games: the splits by their smaller part)."""
+        return self.options(component)
 
     def remoteness(self, position: tuple[C, ...], ctx: Context) -> int | None:
         """Exact remoteness where it can be found within the limits (the empty sum has 0)."""

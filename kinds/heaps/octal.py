@@ -11,7 +11,7 @@ Canonical codes: one digit before the point (`.77` means `0.77`), trailing zeros
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -178,28 +178,15 @@ class OctalGame(HeapGame):
         if d & 2 and n > k > 0:
             yield (n - k,)
 
-    def targets(
-        self, component: int, value: int | None, target: int, value_of: Callable[[int], int]
-    ) -> Iterator[Heaps]:
-        """The options of heap `component` of value `target`, the splits tried by their smaller part
-        first across every count removed (`heap_options` goes through each count's splits in turn).
+    def options_to_search(self, n: int) -> Iterator[Heaps]:
+        """`heap_options` of `n` (the same set) in the order `targets` tries them: the moves that leave at
+        most one heap first, then the splits a + b by a, each a under every count removed
+        (`heap_options` goes through each count's splits in turn).
 
         Past a preperiod q, with period p, moving p tokens from one part of a split to the other keeps
         both parts' values, so every value a split of a heap far beyond can have is had by one whose
         smaller part is below q + p: a winning split of a heap of 10^18 is found in a few hundred
         steps, not in the 5 * 10^17 splits of the first count."""
-        if value is None:
-            return
-        for option in self._options_smaller_part_first(component):
-            total = 0
-            for part in option:
-                total ^= value_of(part)
-            if total == target:
-                yield option
-
-    def _options_smaller_part_first(self, n: int) -> Iterator[Heaps]:
-        """`heap_options` of `n` (the same set), the moves that leave at most one heap first, then the
-        splits a + b by a, each a under every count removed."""
         for k in range(min(n, self.t) + 1):
             yield from self._unsplit_options(n, k)
         removed = [k for k in self.rules.two if k < n]
