@@ -240,6 +240,7 @@ def reached(material: Material) -> list[Material]:
     return [sub for sub in solve_order(material.sub_materials()) if sub != material]
 
 
+@functools.cache
 def job_memory(material: Material) -> int:
     """About the peak address space of the process solving `material`'s table: the process itself, the
     table's DTM and DTZ (4 bytes a slot), the block being solved, the values of the sub-tables the solve

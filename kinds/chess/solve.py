@@ -244,6 +244,7 @@ def promotion_exits(
     return kept
 
 
+@functools.cache
 def promotion_exit_slots(material: Material, side: int | None = None) -> int:
     """The slots whose promotions' best values the solve keeps apart (`promotion_exits`), or a rebuild
     of side `side` (half slices): what its memory grows with beside `held_sub_slots`, for a material
