@@ -50,7 +50,7 @@ from kinds.chess.blocks import to_side_blocks, values_from_bytes
 from kinds.chess.kernels import index as ix
 from kinds.chess.material import Material, materials_of
 from nimbase.settings import Settings
-from service.calls import GetStats
+from service.calls import GetStats, GetValue
 from service.core import Nimbase
 from service.jobs import worker_admission
 from storage.database import create_engine
@@ -73,6 +73,9 @@ TARGET_BYTES = 7.4e9
 #: Serving targets (issue 33): resident memory across the set, GetValue with a cold block, BestMove.
 TARGET_RESIDENT_MIB = 1024.0
 TARGET_COLD_MS = 2.0
+TARGET_WARM_MS = 0.2
+#: Calls of a formula answer over the same REST client: the round trip the transport itself costs.
+FLOOR_CALLS = 300
 TARGET_BEST_MOVE_MS = 10.0
 #: Positions asked a BestMove of (of those asked a GetValue).
 BEST_MOVES = 100
@@ -294,6 +297,7 @@ def serve(url: str, log: RunLog, queries: int) -> None:
         again = [timed(client, "/v1/value", f"chess:{n}", fen) for n, fen in zip(asked, fens, strict=True)]
         pairs = list(zip(asked, fens, strict=True))[:BEST_MOVES]
         best = [timed(client, "/v1/best-move", f"chess:{n}", fen) for n, fen in pairs]
+        floor = [formula_timed(client) for _ in range(FLOOR_CALLS)]
         after, after_own = resident_mib(server), pids_resident([server.pid]) / 2**20
         after_shared = pids_proportional(process_tree(server.pid)) / 2**20
     figure(f"{what}: GetValue p50, first asked", p50_ms(first), "ms")
@@ -310,6 +314,15 @@ def serve(url: str, log: RunLog, queries: int) -> None:
     figure("chess set served: GetValue p50 with a cold block: target", TARGET_COLD_MS, "ms")
     figure(f"{what}: GetValue p50, asked again", p50_ms(again), "ms")
     figure(f"{what}: BestMove p50", p50_ms(best), "ms")
+    figure(
+        "  ... a formula answer (Nim) over the same REST client: the transport's floor, p50",
+        p50_ms(floor),
+        "ms",
+    )
+    rng = random.Random(
+        34
+    )  # other positions: blocks the server's run did not bring into the database's cache
+    in_process(url, asked, [positions(name, 1, rng.randrange(1 << 30))[0] for name in asked])
     figure("chess set served: BestMove p50: target", TARGET_BEST_MOVE_MS, "ms")
     plain = plain_words(url)
     for form, of in (("plain words, read by ranges", True), ("packed or deflated chunks, read whole", False)):
@@ -330,6 +343,38 @@ def serve(url: str, log: RunLog, queries: int) -> None:
     figure(f"{what}: with its live processes, shared pages counted once, ready", idle_shared, "MiB")
     figure(f"{what}: with its live processes, shared pages counted once, after", after_shared, "MiB")
     figure("chess set served: server resident memory: target", TARGET_RESIDENT_MIB, "MiB")
+
+
+def formula_timed(client: httpx.Client) -> float:
+    """One REST GetValue of a formula answer (s): what a call costs with no table read."""
+    started = time.perf_counter()
+    client.get("/v1/value", params={"game": "nim", "position": "1 2"}).raise_for_status()
+    return time.perf_counter() - started
+
+
+def in_process(url: str, asked: list[str], fens: list[str]) -> None:
+    """Positions of the same materials asked of a fresh service in this process (its blocks cold, then
+    warm): the service's own time for each, without a transport's round trip."""
+    service = Nimbase(Settings.from_env(), create_engine(url))
+
+    def took(name: str, fen: str) -> float:
+        started = time.perf_counter()
+        value = service.get_value(GetValue(f"chess:{name}", fen))
+        if value.source != "table":
+            raise SystemExit(f"GetValue of {fen} in chess:{name}: from {value.source}, not a table")
+        return time.perf_counter() - started
+
+    opened: set[str] = set()
+    first: list[float] = []
+    for name, fen in zip(asked, fens, strict=True):
+        ms = took(name, fen)
+        if name in opened:
+            first.append(ms)
+        opened.add(name)
+    again = [took(name, fen) for name, fen in zip(asked, fens, strict=True)]
+    figure("chess set, the service in process: GetValue p50 with a cold block", p50_ms(first), "ms")
+    figure("chess set, the service in process: GetValue p50 asked again (warm)", p50_ms(again), "ms")
+    figure("chess set served: GetValue p50 warm: target", TARGET_WARM_MS, "ms")
 
 
 def plain_words(url: str) -> set[str]:
