@@ -121,6 +121,12 @@ class Keeper:
                 del self._looks[gone]
         return kept
 
+    def discard(self, key: Hashable) -> None:
+        """Keep nothing for `key` any more (what a kind kept meanwhile, now made whole)."""
+        self._kept.discard(key)
+        with self._lock:
+            self._looks.pop(key, None)
+
     def get(
         self,
         key: Hashable,

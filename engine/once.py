@@ -98,6 +98,11 @@ class Once(Generic[K, V]):
                 return False
             return self._kept.keep(key, entry)
 
+    def discard(self, key: K) -> None:
+        """Keep nothing for `key` (whether or not anything was)."""
+        with self._lock:
+            self._kept.pop(key)
+
     def clear(self) -> None:
         with self._lock:
             self._kept.clear()

@@ -75,6 +75,15 @@ def test_least_recently_used_goes_first_and_the_too_large_is_not_kept() -> None:
     assert keeper.usage() == Usage(entries=2, bytes=8, budget_bytes=10)
 
 
+def test_what_is_discarded_is_no_longer_kept_nor_counted() -> None:
+    keeper = Keeper(10)
+    keeper.keep("a", "aaaa", "live", 4)
+    keeper.keep("b", "bb", "table", 2)
+    keeper.discard("a")
+    keeper.discard("never kept")
+    assert keeper.peek("a") is None and "b" in keeper and keeper.kept_bytes == 2
+
+
 def test_keepers_usage_lists_the_declared_ones_before_their_first_use() -> None:
     names = keeper_names(declared_settings())
     assert all(name and not name.endswith("_bytes") for name in names.values())

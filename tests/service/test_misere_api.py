@@ -12,7 +12,7 @@ import pytest
 import sqlalchemy as sa
 
 from kinds.heaps.misere import Quotient
-from kinds.heaps.misere.construct import compute
+from kinds.heaps.misere.construct import Construction
 from nimbase_client.errors import NimbaseClientError
 from tests.engine.contexts import fresh_keepers
 from tests.kinds.heaps.test_misere import brute_is_p
@@ -130,15 +130,16 @@ def test_a_quotient_cut_short_answers_and_queues_its_job(
     """A live walk of misère Kayles' quotient cut short (as by a deadline: here it is told its time is up
     after a few heaps, so that nothing depends on the machine's speed) answers from the heaps done, and
     the job storing the whole quotient is queued (automatic); asking again queues no other."""
-    import kinds.heaps.misere.kind as misere_kind
 
     game = "octal:0.77:misere"
 
-    def short_of_time(*args: Any, **kwargs: Any) -> Quotient:
-        heaps = iter(range(10_000))  # each walk stops before its eleventh heap
-        return compute(*args, **{**kwargs, "enough": lambda: next(heaps) >= 10})
+    real = Construction.run
 
-    monkeypatch.setattr(misere_kind, "compute", short_of_time)
+    def short_of_time(self: Construction, *args: Any, **kwargs: Any) -> Quotient:
+        heaps = iter(range(10_000))  # each request's walk stops before its eleventh heap
+        return real(self, *args, **{**kwargs, "enough": lambda: next(heaps) >= 10})
+
+    monkeypatch.setattr(Construction, "run", short_of_time)
     for _ in range(2):
         answer = api.http.get("/v1/value", params={"game": game, "position": "3 5 7"})
         assert answer.status_code == 200, answer.text

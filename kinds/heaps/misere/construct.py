@@ -360,51 +360,112 @@ def compute(
     `check` raising OutOfTime stops it where it is (StoppedInTime either way, with the quotient of the
     heaps done): a request's time mostly spent, whose next heap would likely run past it (each heap
     costs about as much as all those before it), or nearly all spent."""
-    limits = limits or Limits()
-    forced: set[int] = set()
-    index: dict[int, int] = {}
-    lengthened: set[Word] = set()
-    last = _Walk(rules, forced, index, limits, None).result(0, upto, None)
-    for _ in range(MAX_RESTARTS):
-        walk = _Walk(rules, forced, index, limits, check)
-        try:
-            for n in range(1, upto + 1):
-                if check is not None:
-                    check()
-                if enough is not None and last.bound > 0 and enough():
-                    raise OutOfTime
-                walk.add_heap(n)
-                if progress is not None:
-                    progress(n, upto)
-                period = certify(walk.phi, rules)
-                if period is not None:
-                    return _with_period(walk.result(n, upto, None), period)
-                if n > last.bound:
-                    last = walk.result(n, upto, None)
-            return walk.result(upto, upto, None)
-        except _Failed as failed:
-            # The identification to undo is among the failing sum's heaps; where they are all generators
-            # their cycles get longer, and where that did not help the sum, the heaps its moves leave
-            # are freed.
-            freed = {h for h in failed.word if h not in walk.gens}
-            if not freed and failed.word in lengthened:
-                involved = {part for h in failed.word for option in walk.options[h] for part in option}
-                freed = {h for h in involved if h not in walk.gens and walk.options[h]}
-            if not freed:
-                lengthened.add(failed.word)
-            if freed:
-                forced |= freed
-            else:
-                for h in set(failed.word):
-                    index[h] = index.get(h, FIRST_INDEX) + 2
-        except TooLarge as error:
-            return _noted(last, f"stopped at heap {last.bound + 1}: {error}")
-        except OutOfTime:
-            note = f"stopped at heap {last.bound + 1}: the request's time ran out"
-            raise StoppedInTime(_noted(last, note)) from None
-    return _noted(
-        last, f"stopped at heap {last.bound + 1}: no quotient found after {MAX_RESTARTS} recalibrations"
-    )
+    return Construction(rules, upto, limits).run(check, progress, enough)
+
+
+class Construction:
+    """`compute`'s walk, kept between runs: one stopped for time goes on, run again, from where it
+    stopped (from the next heap where `enough` stopped it between two heaps; from heap 1, the
+    recalibrations found kept, where it stopped inside a heap, which a walk cannot resume). A request
+    whose time ran out so leaves the next one its heaps, rather than each walking the same heaps again
+    until a worker's job stores the whole quotient. Not thread-safe: one run at a time (its keeper
+    makes under the key's lock)."""
+
+    def __init__(self, rules: HeapRules, upto: int, limits: Limits | None = None) -> None:
+        self.rules, self.upto = rules, upto
+        self.limits = limits or Limits()
+        self._forced: set[int] = set()
+        self._index: dict[int, int] = {}
+        self._lengthened: set[Word] = set()
+        self._restarts = 0
+        #: The walk under way and the next heap it adds (None: a walk starts at heap 1 next run).
+        self._walk: _Walk | None = None
+        self._next = 1
+        #: The longest quotient any walk reached: what a stop answers.
+        self.last = _Walk(rules, self._forced, self._index, self.limits, None).result(0, upto, None)
+
+    @property
+    def heaps_done(self) -> int:
+        """Heaps the walk under way has added (0 when the next run starts one)."""
+        return 0 if self._walk is None else self._next - 1
+
+    def weight(self) -> int:
+        """About the bytes the construction holds (its walk's tables and lists, its longest quotient)."""
+        held = self.last.weight()
+        walk = self._walk
+        if walk is not None:
+            held += walk.table.nbytes + walk.p.nbytes
+            held += 64 * (len(walk.phi) + len(walk.phi_w) + len(walk.rep_w) + len(walk.words))
+            held += 64 * sum(len(options) for options in walk.options)
+        return held
+
+    def run(
+        self,
+        check: Callable[[], None] | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        enough: Callable[[], bool] | None = None,
+    ) -> Quotient:
+        """Go on walking (see `compute` for what it gives and how it stops)."""
+        rules, upto = self.rules, self.upto
+        while self._restarts < MAX_RESTARTS:
+            if self._walk is None:
+                self._walk, self._next = _Walk(rules, self._forced, self._index, self.limits, check), 1
+            walk = self._walk
+            walk.check = check
+            try:
+                while self._next <= upto:
+                    n = self._next
+                    try:
+                        if check is not None:
+                            check()
+                        if enough is not None and self.last.bound > 0 and enough():
+                            raise OutOfTime
+                    except OutOfTime:  # between two heaps: the walk is whole, and goes on next run
+                        raise StoppedInTime(self._stopped()) from None
+                    try:
+                        walk.add_heap(n)
+                    except BaseException:  # a heap left half added: the next run walks again
+                        self._walk = None
+                        raise
+                    self._next = n + 1
+                    if progress is not None:
+                        progress(n, upto)
+                    period = certify(walk.phi, rules)
+                    if period is not None:
+                        return _with_period(walk.result(n, upto, None), period)
+                    if n > self.last.bound:
+                        self.last = walk.result(n, upto, None)
+                return walk.result(upto, upto, None)
+            except _Failed as failed:
+                self._recalibrate(walk, failed.word)
+            except TooLarge as error:
+                return _noted(self.last, f"stopped at heap {self.last.bound + 1}: {error}")
+            except OutOfTime:
+                raise StoppedInTime(self._stopped()) from None
+        return _noted(
+            self.last,
+            f"stopped at heap {self.last.bound + 1}: no quotient found after {MAX_RESTARTS} recalibrations",
+        )
+
+    def _recalibrate(self, walk: _Walk, word: Word) -> None:
+        """The identification to undo is among the failing sum's heaps; where they are all generators
+        their cycles get longer, and where that did not help the sum, the heaps its moves leave are
+        freed. The next walk starts at heap 1."""
+        self._restarts += 1
+        freed = {h for h in word if h not in walk.gens}
+        if not freed and word in self._lengthened:
+            involved = {part for h in word for option in walk.options[h] for part in option}
+            freed = {h for h in involved if h not in walk.gens and walk.options[h]}
+        if not freed:
+            self._lengthened.add(word)
+        if freed:
+            self._forced |= freed
+        else:
+            for h in set(word):
+                self._index[h] = self._index.get(h, FIRST_INDEX) + 2
+
+    def _stopped(self) -> Quotient:
+        return _noted(self.last, f"stopped at heap {self.last.bound + 1}: the request's time ran out")
 
 
 def _noted(q: Quotient, note: str) -> Quotient:

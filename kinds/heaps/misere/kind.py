@@ -24,7 +24,7 @@ from engine.stored_bytes import read_stored, words_for
 from engine.values import GameInfo, Outcome, SequenceResult, Source, Value
 from kinds.heaps.base import HEAP, HOPELESS, HeapGame, Heaps
 from kinds.heaps.misere.batch import OK, parse_fold
-from kinds.heaps.misere.construct import HeapRules, OutOfTime, StoppedInTime, compute
+from kinds.heaps.misere.construct import Construction, HeapRules, OutOfTime, StoppedInTime
 from kinds.heaps.misere.fold import fold
 from kinds.heaps.misere.monoid import Quotient
 from kinds.heaps.misere.stored import (
@@ -39,6 +39,8 @@ from kinds.heaps.misere.tame import tame_genus
 
 #: The suffix of a misère game id.
 SUFFIX = ":misere"
+#: What a walk stopped for time is kept as, beside its game's quotient (in the same keeper).
+WALK = "quotient walk"
 #: Largest `upto` a quotient job may ask for: the walk over heaps is quadratic in them, and a quotient
 #: that is not certified by then is beyond any size limit anyway.
 MAX_QUOTIENT_UPTO = 100_000
@@ -114,8 +116,12 @@ class MisereHeapGame(HeapGame):
         deadline stops there; either answers this request from the heaps done, rather than run out of
         time with nothing. That shorter quotient is not kept, so a request with a short deadline cannot
         leave the next ones a quotient shorter than theirs makes; the job storing the whole one is queued
-        where the service queues jobs by itself, so later requests read it instead of walking again."""
+        where the service queues jobs by itself, so later requests read it instead of walking again.
+        Meanwhile the walk itself is kept (`construct.Construction`): the next request goes on from the
+        heaps done instead of walking them again."""
         settings = ctx.settings_for(MisereSettings)
+        keeper = ctx.kept.keeper(QUOTIENTS)
+        walk_key = (WALK, self.game_id)
 
         def make() -> Quotient:
             started = time.monotonic()
@@ -128,13 +134,17 @@ class MisereHeapGame(HeapGame):
                 if time.monotonic() >= last_call:
                     raise OutOfTime
 
-            return compute(
-                self.rules,
-                settings.live_heaps,
-                settings.limits(),
-                check=check,
-                enough=lambda: time.monotonic() >= halfway,
-            )
+            kept = keeper.peek(walk_key)  # a walk an earlier request stopped (made under the same lock)
+            walk = kept.value if kept is not None else None
+            if not isinstance(walk, Construction):
+                walk = Construction(self.rules, settings.live_heaps, settings.limits())
+            try:
+                quotient = walk.run(check=check, enough=lambda: time.monotonic() >= halfway)
+            except Exception:
+                keeper.keep(walk_key, walk, "live", walk.weight())
+                raise
+            keeper.discard(walk_key)
+            return quotient
 
         try:
             return ctx.kept.keeper(QUOTIENTS).get(

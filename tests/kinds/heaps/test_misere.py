@@ -20,7 +20,7 @@ from engine.positions import MAX_HEAPS
 from engine.registry import parse_game_id
 from engine.values import Value
 from kinds.heaps.misere import MisereHeapGame, Quotient
-from kinds.heaps.misere.construct import StoppedInTime, certify, compute
+from kinds.heaps.misere.construct import Construction, OutOfTime, StoppedInTime, _Walk, certify, compute
 from kinds.heaps.misere.fold import fold_kernel, fold_reference
 from kinds.heaps.misere.stored import QUOTIENT, QUOTIENTS, QuotientKernel
 from tests.engine.contexts import StoredWords, engine_context, kind_settings
@@ -269,29 +269,81 @@ def test_a_quotient_stopped_for_time_answers_its_request_and_is_not_kept(
 ) -> None:
     """A request whose time ran out part way is answered from the heaps done (a heap past them goes to the
     bounded search), and that shorter quotient is not kept (the job storing the whole one is asked for):
-    the next request computes the whole and keeps it, so a short deadline cannot leave a short quotient
-    to the requests after it."""
-    import kinds.heaps.misere.kind as misere_kind
-
+    a short deadline cannot leave a short quotient to the requests after it. Its walk is kept instead,
+    and the next request goes on from the heap after the last one done, to the whole quotient."""
     kind, ctx = _kind("0.77"), _ctx(14)
     whole = compute(kind.rules, 14)
     expected = kind.value((2, 3), _ctx(14)).outcome  # with time enough for the whole quotient
     cut = iter(range(1000))
-    real = compute
+    real = Construction.run
 
-    def short_of_time(*args: Any, **kwargs: Any) -> Quotient:
-        return real(*args, **{**kwargs, "enough": lambda: next(cut) >= 6})
+    def short_of_time(self: Construction, *args: Any, **kwargs: Any) -> Quotient:
+        return real(self, *args, **{**kwargs, "enough": lambda: next(cut) >= 6})
 
-    monkeypatch.setattr(misere_kind, "compute", short_of_time)
+    monkeypatch.setattr(Construction, "run", short_of_time)
     kept = kind.quotient(ctx)
+    keeper = ctx.kept.keeper(QUOTIENTS)
     assert kept.source == "live" and kept.value.bound < whole.bound
-    assert ctx.kept.keeper(QUOTIENTS).peek((QUOTIENT, kind.game_id)) is None
+    assert keeper.peek((QUOTIENT, kind.game_id)) is None
     assert cast(_Tables, ctx.tables).wanted == [(kind.game_id, QUOTIENT)]  # a worker's job stores it whole
     assert kept.value.bound >= 3 and kind.value((2, 3), ctx).outcome == expected  # within the heaps done
-    monkeypatch.setattr(misere_kind, "compute", real)
+    walk = keeper.peek(("quotient walk", kind.game_id))
+    assert walk is not None and isinstance(walk.value, Construction)
+    done = walk.value.heaps_done
+    assert done >= kept.value.bound
+
+    monkeypatch.setattr(Construction, "run", real)
+    added: list[int] = []
+    add_heap = _Walk.add_heap
+
+    def counted(self: _Walk, n: int) -> None:
+        added.append(n)
+        add_heap(self, n)
+
+    monkeypatch.setattr(_Walk, "add_heap", counted)
     again = kind.quotient(ctx)
-    assert again.value.bound == whole.bound
-    assert ctx.kept.keeper(QUOTIENTS).peek((QUOTIENT, kind.game_id)) is not None
+    assert added[0] == done + 1, "the walk started again instead of going on"
+    assert again.value.bound == whole.bound and np.array_equal(again.value.phi, whole.phi)
+    assert keeper.peek((QUOTIENT, kind.game_id)) is not None
+    assert keeper.peek(("quotient walk", kind.game_id)) is None  # made whole: the walk is let go
+
+
+@pytest.mark.parametrize("code", GAMES)
+def test_a_walk_stopped_again_and_again_makes_the_quotient_of_one_walk(code: str) -> None:
+    """A construction stopped once inside a heap (its walk then starts again) and then by requests each
+    stopped after three heaps (between two heaps, each going on from there) makes the very quotient
+    `compute` makes in one go."""
+    rules = _kind(code).rules
+    whole = compute(rules, 16)
+    construction = Construction(rules, 16)
+    with pytest.raises(StoppedInTime):
+        construction.run(enough=lambda: construction.heaps_done >= 4)
+    walk = construction._walk
+    assert walk is not None and construction.heaps_done == 4
+    add_heap = walk.add_heap
+
+    def half_added(n: int) -> None:
+        add_heap(n)
+        raise OutOfTime  # as a check inside the heap would: the heap's work left half done
+
+    walk.add_heap = half_added  # type: ignore[method-assign]
+    with pytest.raises(StoppedInTime):
+        construction.run()
+    assert construction.heaps_done == 0  # the walk starts again next run
+    runs = 0
+    while True:
+        runs += 1
+        assert runs < 100, "no progress"
+        heaps = iter(range(1000))
+        try:
+            found = construction.run(enough=lambda heaps=heaps: next(heaps) >= 3)  # type: ignore[misc]
+            break
+        except StoppedInTime as stopped:
+            assert stopped.quotient.bound <= whole.bound
+    assert runs > 2
+    assert found.bound == whole.bound and np.array_equal(found.phi, whole.phi)
+    assert np.array_equal(found.table, whole.table) and np.array_equal(found.p, whole.p)
+    assert found.period == whole.period and found.note == whole.note
 
 
 def test_a_certified_quotient_answers_any_heap() -> None:
