@@ -16,6 +16,7 @@ import os
 import pickle
 import resource
 import signal
+import sys
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -98,7 +99,7 @@ def main(settings_pickled: bytes, database_url: str | None, conn: Connection, me
     from service import learned
     from service.clients import CLIENT, WAITED
     from service.core import Nimbase
-    from service.warm_up import warm_up
+    from service.warm_up import Warmed, warm_up, warmed_from
     from storage.database import create_engine
 
     settings: Settings = pickle.loads(settings_pickled)
@@ -107,7 +108,14 @@ def main(settings_pickled: bytes, database_url: str | None, conn: Connection, me
     service = Nimbase(settings, create_engine(database_url) if database_url is not None else None)
     # Every kernel a computation may run, compiled (or loaded from numba's cache) before the process says
     # it is ready: never under a request's deadline; and its memory cap is measured with them loaded.
-    warm_up(settings, lambda done, total: conn.send(("warming", done)), service, adopt=False)
+    # Forked from the template (service.live_template), the process has them, and the warm-up's objects.
+    template = sys.modules.get("service.live_template")
+    warmed = getattr(template, "WARMED", None)
+    if isinstance(warmed, Warmed) and warmed.settings == settings:
+        warmed_from(warmed, service)
+        log.info("warm-up taken from the template: %d questions not asked again", len(warmed.questions))
+    else:
+        warm_up(settings, lambda done, total: conn.send(("warming", done)), service, adopt=False)
     base = address_space()
     _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     cap = base + memory_bytes

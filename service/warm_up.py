@@ -27,10 +27,12 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
 from engine.errors import NimbaseError
+from engine.keep import Keepers
 from engine.registry import list_games, parse_game_id
 from nimbase.settings import Settings
 from service import collector, learned
@@ -83,6 +85,35 @@ def warm_up(
         into.kept.look_again()  # made without storage: what is stored replaces them as it is read now
         _read_ahead(into, questions)
     return asked
+
+
+@dataclass(frozen=True)
+class Warmed:
+    """A warm-up a template process asked once, for the processes forked from it (service.live_template):
+    the settings it was asked under, the keepers of what it made, and the questions it asked."""
+
+    settings: Settings
+    kept: Keepers
+    questions: list[tuple[str, str]]
+
+
+def warm_up_template(settings: Settings) -> Warmed:
+    """`warm_up` in a process others are forked from: its kernels loaded, and what it made kept for them
+    (what a graph kind made on its warm-up graph apart, as `warm_up` keeps it apart)."""
+    from service.core import Nimbase
+
+    service = Nimbase(settings, None)
+    _, questions = _ask(service, Nimbase(settings, None), None)
+    return Warmed(settings, service.kept, questions)
+
+
+def warmed_from(warmed: Warmed, into: Nimbase) -> None:
+    """What `warm_up` leaves `into` (adopting nothing: a live process's), from a template's warm-up: a
+    process forked from it has its kernels loaded and its own copy of what it made, so it asks no
+    question again (seconds of CPU for each process, each time one is replaced), and only reads ahead."""
+    into.kept = warmed.kept
+    into.kept.look_again()  # made without storage: what is stored replaces them as it is read now
+    _read_ahead(into, warmed.questions)
 
 
 def _read_ahead(service: Nimbase, questions: list[tuple[str, str]]) -> None:

@@ -17,7 +17,7 @@ from engine.needs_graph import WARM_UP_EDGES, WARM_UP_VERTICES
 from nimbase.settings import Settings
 from service.calls import GetValue, SubmitJob, UploadGraph
 from service.core import Nimbase
-from service.warm_up import warm_up
+from service.warm_up import warm_up, warm_up_template, warmed_from
 from storage.jobs import JobQueue
 from worker.runner import Worker
 
@@ -54,6 +54,31 @@ def test_the_service_answers_from_memory_what_its_warm_up_asked(clean_db: sa.Eng
     found = service.in_memory(lambda: service.get_value(GetValue(*CHESS)))
     assert found is not None and found.source == "table"
     assert len(JobQueue(clean_db).list(limit=100)) == jobs  # the reads queued nothing
+
+
+def test_a_service_forked_from_a_template_takes_its_warm_up_and_reads_ahead(clean_db: sa.Engine) -> None:
+    """A live process forked from the template (service.live_template) asks no warm-up question again:
+    its service keeps what the template's warm-up made (tictactoe solved), and reads ahead from storage
+    what the questions need (a stored table's header and first chunk, the stored chess table rather than
+    the one the warm-up solved without storage), queueing nothing. It adopts nothing else (a live
+    process's computations are carried to the server by its journal): Nim's remoteness is searched
+    again."""
+    service = Nimbase(Settings(admin_token=TOKEN), clean_db)
+    service.submit_job(SubmitJob("octal:0.6", 5000, token=TOKEN))
+    service.submit_job(SubmitJob(CHESS[0], 0, token=TOKEN))
+    Worker(clean_db, worker_id="warm-up-template", poll_seconds=0).run_until_idle(threading.Event())
+    jobs = len(JobQueue(clean_db).list(limit=100))
+
+    warmed = warm_up_template(Settings())
+    assert {game for game, _ in warmed.questions} >= {"tictactoe", "nim", "octal:0.6"}
+    warmed_from(warmed, service)
+    assert service.kept is warmed.kept
+    for game, position in (ANSWERED_FROM_MEMORY[0], ANSWERED_FROM_MEMORY[2]):
+        assert service.in_memory(partial(service.get_value, GetValue(game, position))) is not None, game
+    assert service.in_memory(partial(service.get_value, GetValue(*ANSWERED_FROM_MEMORY[1]))) is None
+    found = service.in_memory(lambda: service.get_value(GetValue(*CHESS)))
+    assert found is not None and found.source == "table"
+    assert len(JobQueue(clean_db).list(limit=100)) == jobs
 
 
 def test_a_graph_uploaded_under_the_warm_up_graphs_name_is_answered_from_its_own_edges(
