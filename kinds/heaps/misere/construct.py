@@ -80,6 +80,23 @@ class _Failed(Exception):
         self.word = word
 
 
+@dataclass(frozen=True, slots=True)
+class _WalkState:
+    """A walk's state between two heaps (`_Walk.state`)."""
+
+    gens: int
+    ms: int
+    options: int
+    phi_w: list[Elem]
+    phi_w_length: int
+    phi: list[int]
+    phi_length: int
+    table: NDArray[np.int32]
+    p: NDArray[np.bool_]
+    rep_w: list[Elem]
+    words: list[Word]
+
+
 class _Walk:
     """One walk over heaps 1..N with a fixed set of forced generators."""
 
@@ -132,6 +149,34 @@ class _Walk:
         return frozenset(self.qprod(o) for o in self.options[h])
 
     # -- the walk ------------------------------------------------------------------------------------
+
+    def state(self) -> _WalkState:
+        """What `rollback` needs to undo a heap added part way: lists the walk only appends to are cut
+        back to their lengths, the others (made anew by a heap, never changed in place) put back."""
+        return _WalkState(
+            len(self.gens),
+            len(self.ms),
+            len(self.options),
+            self.phi_w,
+            len(self.phi_w),
+            self.phi,
+            len(self.phi),
+            self.table,
+            self.p,
+            self.rep_w,
+            self.words,
+        )
+
+    def rollback(self, state: _WalkState) -> None:
+        """The walk as it was in `state` (before a heap that was stopped part way)."""
+        del self.gens[state.gens :]
+        del self.ms[state.ms :]
+        del self.options[state.options :]
+        self.phi_w = state.phi_w
+        del self.phi_w[state.phi_w_length :]
+        self.phi = state.phi
+        del self.phi[state.phi_length :]
+        self.table, self.p, self.rep_w, self.words = state.table, state.p, state.rep_w, state.words
 
     def add_heap(self, n: int) -> None:
         self.options.append(sorted({tuple(sorted(o)) for o in self.rules.options(n)}))
@@ -365,11 +410,10 @@ def compute(
 
 class Construction:
     """`compute`'s walk, kept between runs: one stopped for time goes on, run again, from where it
-    stopped (from the next heap where `enough` stopped it between two heaps; from heap 1, the
-    recalibrations found kept, where it stopped inside a heap, which a walk cannot resume). A request
-    whose time ran out so leaves the next one its heaps, rather than each walking the same heaps again
-    until a worker's job stores the whole quotient. Not thread-safe: one run at a time (its keeper
-    makes under the key's lock)."""
+    stopped (from the next heap where `enough` stopped it between two heaps; from the heap it was in,
+    undone, where a check stopped it part way). A request whose time ran out so leaves the next one its
+    heaps, rather than each walking the same heaps again until a worker's job stores the whole quotient.
+    Not thread-safe: one run at a time (its keeper makes under the key's lock)."""
 
     def __init__(self, rules: HeapRules, upto: int, limits: Limits | None = None) -> None:
         self.rules, self.upto = rules, upto
@@ -422,10 +466,13 @@ class Construction:
                             raise OutOfTime
                     except OutOfTime:  # between two heaps: the walk is whole, and goes on next run
                         raise StoppedInTime(self._stopped()) from None
+                    before = walk.state()
                     try:
                         walk.add_heap(n)
-                    except BaseException:  # a heap left half added: the next run walks again
-                        self._walk = None
+                    except (_Failed, TooLarge):
+                        raise
+                    except BaseException:  # stopped part way: the heap undone, tried again next run
+                        walk.rollback(before)
                         raise
                     self._next = n + 1
                     if progress is not None:
@@ -437,6 +484,7 @@ class Construction:
                         self.last = walk.result(n, upto, None)
                 return walk.result(upto, upto, None)
             except _Failed as failed:
+                self._walk = None  # recalibrated: the next walk starts at heap 1
                 self._recalibrate(walk, failed.word)
             except TooLarge as error:
                 return _noted(self.last, f"stopped at heap {self.last.bound + 1}: {error}")

@@ -309,10 +309,13 @@ def test_a_quotient_stopped_for_time_answers_its_request_and_is_not_kept(
 
 
 @pytest.mark.parametrize("code", GAMES)
-def test_a_walk_stopped_again_and_again_makes_the_quotient_of_one_walk(code: str) -> None:
-    """A construction stopped once inside a heap (its walk then starts again) and then by requests each
-    stopped after three heaps (between two heaps, each going on from there) makes the very quotient
-    `compute` makes in one go."""
+def test_a_walk_stopped_again_and_again_makes_the_quotient_of_one_walk(
+    code: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A construction stopped inside a heap (the heap undone and tried again next run: here once after
+    the heap was all added, once in its first reduction) and then by requests each stopped after three
+    heaps (between two heaps, each going on from there) makes the very quotient `compute` makes in one
+    go."""
     rules = _kind(code).rules
     whole = compute(rules, 16)
     construction = Construction(rules, 16)
@@ -320,16 +323,30 @@ def test_a_walk_stopped_again_and_again_makes_the_quotient_of_one_walk(code: str
         construction.run(enough=lambda: construction.heaps_done >= 4)
     walk = construction._walk
     assert walk is not None and construction.heaps_done == 4
+    before = (list(walk.phi), list(walk.phi_w), list(walk.gens), len(walk.options), walk.table.copy())
     add_heap = walk.add_heap
 
     def half_added(n: int) -> None:
         add_heap(n)
-        raise OutOfTime  # as a check inside the heap would: the heap's work left half done
+        raise OutOfTime  # as a check inside the heap would, its work all done but not counted
 
     walk.add_heap = half_added  # type: ignore[method-assign]
     with pytest.raises(StoppedInTime):
         construction.run()
-    assert construction.heaps_done == 0  # the walk starts again next run
+    del walk.add_heap
+    assert construction._walk is walk and construction.heaps_done == 4  # the heap undone
+    after = (list(walk.phi), list(walk.phi_w), list(walk.gens), len(walk.options), walk.table)
+    assert after[:4] == before[:4] and np.array_equal(after[4], before[4])
+
+    reduce = _Walk.reduce
+    stops = iter([True])
+
+    def stopped_reducing(self: _Walk, *args: Any, **kwargs: Any) -> None:
+        if next(stops, False):
+            raise OutOfTime  # in the middle of a new generator's expansion
+        reduce(self, *args, **kwargs)
+
+    monkeypatch.setattr(_Walk, "reduce", stopped_reducing)
     runs = 0
     while True:
         runs += 1
