@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import os
 import random
+import statistics
 import subprocess
 import sys
 import time
@@ -24,9 +26,11 @@ import grpc
 import httpx
 
 from bench.common import cpu_seconds, free_port, fresh_database, process_tree, running_server
+from engine.deadline import Deadline
+from engine.errors import NimbaseError
 from engine.registry import parse_game_id
 from kinds.heaps.misere import Limits, MisereHeapGame, compute
-from kinds.heaps.misere.stored import MisereSettings
+from kinds.heaps.misere.stored import QUOTIENT, QUOTIENTS, MisereSettings
 from kinds.heaps.misere.tame import tame_genus
 from nimbase.v1 import nimbase_pb2 as pb
 from storage.database import create_engine
@@ -132,6 +136,47 @@ def answers() -> None:
     kind.values(small, ctx)
     rate = len(small) / (time.perf_counter() - start)
     print(f"BatchGetValues over 5-heap sums: {rate:,.0f} values/s (target >= {BATCH_TARGET:,} values/s)")
+
+
+#: Requests asking a misère quotient no worker has stored, each with this deadline (a bot's).
+WALK_DEADLINE_S = 2.0
+#: Requests asked at most, before giving up on the quotient being made whole by them.
+WALK_REQUESTS = 40
+
+
+def walked_by_requests(code: str = "0.137") -> None:
+    """Requests of WALK_DEADLINE_S each asking a quotient no worker has stored yet (each answered from the
+    heaps done when its time runs out): how many until the quotient is whole, beside one walk alone.
+    A walk stopped for time is kept and the next request goes on from it."""
+    kind = parse_game_id(f"octal:{code}:misere")
+    assert isinstance(kind, MisereHeapGame)
+    settings = MisereSettings()
+    start = time.perf_counter()
+    whole = compute(kind.rules, settings.live_heaps, settings.limits())
+    alone = time.perf_counter() - start
+    ctx = engine_context(StoredWords())
+    bounds: list[int] = []
+    took: list[float] = []
+    done = False
+    start = time.perf_counter()
+    for _ in range(WALK_REQUESTS):
+        asked = dataclasses.replace(ctx, deadline=Deadline(time.monotonic() + WALK_DEADLINE_S))
+        began = time.perf_counter()
+        try:
+            bounds.append(kind.quotient(asked).value.bound)
+        except NimbaseError:  # past its deadline inside a heap: refused, the walk kept all the same
+            bounds.append(-1)
+        took.append(time.perf_counter() - began)
+        done = ctx.kept.keeper(QUOTIENTS).peek((QUOTIENT, kind.game_id)) is not None
+        if done:
+            break
+    spent = time.perf_counter() - start
+    print(
+        f"misère quotient of octal:{code} walked live by requests of {WALK_DEADLINE_S:g} s each: "
+        f"{'whole' if done else 'not whole'} after {len(bounds)} requests ({spent:.1f} s, p50 "
+        f"{statistics.median(took):.3f} s a request), heap bounds "
+        f"{bounds} (-1: refused at its deadline); one walk alone to heap {whole.bound}: {alone:.1f} s"
+    )
 
 
 def _tree_cpu(pid: int) -> float:
@@ -242,6 +287,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv or [])
     if not args.no_answers:
         answers()
+        walked_by_requests()
     if not args.no_server:
         served()
     if not args.no_census:

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from operator import add
@@ -51,6 +52,9 @@ from kinds.heaps.misere.verify import TooLarge, Word, verify
 FIRST_INDEX = 2
 #: Walks started again after a failed check before giving up.
 MAX_RESTARTS = 24
+#: Elements of a candidate marked between two calls of a walk's `check` (a call costs a microsecond, an
+#: element tens: a request's deadline is seen within milliseconds).
+CHECK_EVERY = 64
 
 Elem = tuple[int, ...]
 
@@ -309,7 +313,7 @@ class _Walk:
             order.append(z)
             if len(order) > self.limits.max_states:
                 raise TooLarge(f"the candidate monoid passed {self.limits.max_states} elements at heap {n}")
-            if self.check is not None and len(order) % 1024 == 0:
+            if self.check is not None and len(order) % CHECK_EVERY == 0:
                 self.check()
             for h in heaps:
                 nz = mul(z, image(h))
@@ -334,6 +338,8 @@ class _Walk:
         classes = np.array([int(status[z]) for z in order], dtype=np.int64)
         count = len(set(classes.tolist()))
         while True:
+            if self.check is not None:
+                self.check()
             signature = np.column_stack([classes, *(classes[m] for m in moves)])
             _, classes = np.unique(signature, axis=0, return_inverse=True)
             classes = classes.reshape(-1)
@@ -357,6 +363,8 @@ class _Walk:
                 reps[c] = z
         table = np.empty((order_q, order_q), dtype=np.int32)
         for a in range(order_q):
+            if self.check is not None:
+                self.check()
             for b in range(a, order_q):
                 table[a, b] = table[b, a] = classes[where[mul(reps[a], reps[b])]]
         self.table = table
@@ -427,6 +435,9 @@ class Construction:
         self._next = 1
         #: The longest quotient any walk reached: what a stop answers.
         self.last = _Walk(rules, self._forced, self._index, self.limits, None).result(0, upto, None)
+        #: Heaps a run was stopped in part way, with the longest time one spent on each: a run with no
+        #: more time than that left does not start it again (it would be stopped again, later).
+        self._given_up: dict[int, float] = {}
 
     @property
     def heaps_done(self) -> int:
@@ -448,9 +459,12 @@ class Construction:
         check: Callable[[], None] | None = None,
         progress: Callable[[int, int], None] | None = None,
         enough: Callable[[], bool] | None = None,
+        room: float | None = None,
     ) -> Quotient:
-        """Go on walking (see `compute` for what it gives and how it stops)."""
+        """Go on walking (see `compute` for what it gives and how it stops); `room`, the seconds this run
+        has, stops it before a heap an earlier run spent longer on and was stopped in part way."""
         rules, upto = self.rules, self.upto
+        started = time.monotonic()
         while self._restarts < MAX_RESTARTS:
             if self._walk is None:
                 self._walk, self._next = _Walk(rules, self._forced, self._index, self.limits, check), 1
@@ -464,15 +478,20 @@ class Construction:
                             check()
                         if enough is not None and self.last.bound > 0 and enough():
                             raise OutOfTime
+                        left = None if room is None else room - (time.monotonic() - started)
+                        if left is not None and self._given_up.get(n, 0.0) >= left:
+                            raise OutOfTime
                     except OutOfTime:  # between two heaps: the walk is whole, and goes on next run
                         raise StoppedInTime(self._stopped()) from None
-                    before = walk.state()
+                    before, heap_started = walk.state(), time.monotonic()
                     try:
                         walk.add_heap(n)
                     except (_Failed, TooLarge):
                         raise
                     except BaseException:  # stopped part way: the heap undone, tried again next run
                         walk.rollback(before)
+                        spent = time.monotonic() - heap_started
+                        self._given_up[n] = max(self._given_up.get(n, 0.0), spent)
                         raise
                     self._next = n + 1
                     if progress is not None:

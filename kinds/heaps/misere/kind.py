@@ -118,7 +118,8 @@ class MisereHeapGame(HeapGame):
         leave the next ones a quotient shorter than theirs makes; the job storing the whole one is queued
         where the service queues jobs by itself, so later requests read it instead of walking again.
         Meanwhile the walk itself is kept (`construct.Construction`): the next request goes on from the
-        heaps done instead of walking them again."""
+        heaps done instead of walking them again, and does not start a heap an earlier request was
+        stopped in part way after more time than it has itself (it answers at once instead)."""
         settings = ctx.settings_for(MisereSettings)
         keeper = ctx.kept.keeper(QUOTIENTS)
         walk_key = (WALK, self.game_id)
@@ -139,7 +140,9 @@ class MisereHeapGame(HeapGame):
             if not isinstance(walk, Construction):
                 walk = Construction(self.rules, settings.live_heaps, settings.limits())
             try:
-                quotient = walk.run(check=check, enough=lambda: time.monotonic() >= halfway)
+                quotient = walk.run(
+                    check=check, enough=lambda: time.monotonic() >= halfway, room=last_call - started
+                )
             except Exception:
                 keeper.keep(walk_key, walk, "live", walk.weight())
                 raise

@@ -96,7 +96,7 @@ def _n_side(
         z, pairs = state
         if not p[z] and all(witness[x][y] >= 0 for x, y in pairs):
             return _failing_sum(state, parents, witness)
-        if check is not None and len(parents) % 4096 == 0:
+        if check is not None and len(parents) % 256 == 0:
             check()
         for x2 in images:
             moved = {x: int(table[y, x2]) for x, y in pairs}

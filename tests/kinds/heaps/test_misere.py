@@ -4,6 +4,7 @@ its own memoised recursion over sorted sums), the published values, and the serv
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Hashable
 from functools import cache
 from pathlib import Path
@@ -361,6 +362,34 @@ def test_a_walk_stopped_again_and_again_makes_the_quotient_of_one_walk(
     assert found.bound == whole.bound and np.array_equal(found.phi, whole.phi)
     assert np.array_equal(found.table, whole.table) and np.array_equal(found.p, whole.p)
     assert found.period == whole.period and found.note == whole.note
+
+
+def test_a_run_with_less_time_than_a_heap_took_does_not_start_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A heap a run was stopped in part way after some time is not started by a run with less room than
+    that (it would be stopped again, later): that run stops before it at once, answering the heaps done;
+    a run with more room tries it again."""
+    construction = Construction(_kind("0.77").rules, 14)
+    with pytest.raises(StoppedInTime):
+        construction.run(enough=lambda: construction.heaps_done >= 5)
+    tried: list[int] = []
+    add_heap = _Walk.add_heap
+
+    def slow_then_stopped(self: _Walk, n: int) -> None:
+        tried.append(n)
+        if len(tried) == 1:
+            time.sleep(0.2)
+            raise OutOfTime
+        add_heap(self, n)
+
+    monkeypatch.setattr(_Walk, "add_heap", slow_then_stopped)
+    with pytest.raises(StoppedInTime):
+        construction.run(room=5.0)
+    assert tried == [6] and construction.heaps_done == 5
+    with pytest.raises(StoppedInTime) as stopped:
+        construction.run(room=0.1)
+    assert tried == [6] and stopped.value.quotient.bound == 5
+    assert np.array_equal(construction.run(room=5.0).phi, compute(_kind("0.77").rules, 14).phi)
+    assert tried[:2] == [6, 6]
 
 
 def test_a_certified_quotient_answers_any_heap() -> None:
