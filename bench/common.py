@@ -76,10 +76,13 @@ def running_server(
     settings: Mapping[str, str] | None = None,
     command: Sequence[str] | None = None,
     ready_seconds: float = START_SECONDS,
+    tree: Path | None = None,
 ) -> Iterator[Server]:
     """`nimbase serve --processes N` on loopback (one process unless told), with more `settings`
     (NIMBASE_* variables) if given, stopped afterwards; `command` (python's arguments) serves another
-    way, such as a bench's previous path; waits `ready_seconds` for /readyz."""
+    way, such as a bench's previous path; `tree`, a previous commit's checkout, serves that commit's code
+    (run from there, so its live processes' fork server imports it too); waits `ready_seconds` for
+    /readyz."""
     grpc_port, http_port = free_port(), free_port()
     env = {
         **os.environ,
@@ -90,9 +93,10 @@ def running_server(
         "NIMBASE_ADMIN_TOKEN": ADMIN_TOKEN,
         "NIMBASE_LOG_LEVEL": "WARNING",
         **(settings or {}),
+        **({} if tree is None else {"PYTHONPATH": str(tree)}),
     }
     arguments = command or ["-m", "cli", "serve", "--processes", str(processes)]
-    process = subprocess.Popen([sys.executable, *arguments], env=env)
+    process = subprocess.Popen([sys.executable, *arguments], env=env, cwd=tree)
     http = f"http://127.0.0.1:{http_port}"
     try:
         deadline = time.monotonic() + ready_seconds
