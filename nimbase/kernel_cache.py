@@ -6,7 +6,10 @@ constants it reads from other modules too, so an edited callee (a move generator
 a constant of another file) left the old machine code loaded: an upgrade could answer from stale
 kernels. `key_by_sources` makes the stamp cover the defining file and every module it imports,
 followed through the imports of those in turn (the standard library and the compiler's own packages
-left out, as numba's version already keys its cache), so any change there compiles again.
+left out, as numba's version already keys its cache), so any change there compiles again. An installed
+package's module that does not mention numba holds no kernel: its file is in the stamp where a followed
+module imports it, but its own imports are not followed (they led through every library the service
+uses: some 200 files parsed in each process that defines a kernel, half a second of a CLI answer).
 
 Call it before a kernel is defined: the packages that hold kernels do so on import.
 """
@@ -31,6 +34,9 @@ __all__ = ["key_by_sources", "sources_of"]
 _COMPILER = frozenset({"numba", "numpy", "llvmlite"})
 _LOCK = threading.Lock()
 _imports: dict[str, tuple[str, ...]] = {}
+_digests: dict[Path, bytes] = {}
+#: Where installed packages live (a project installed editable, and the tests, live elsewhere).
+_INSTALLED = frozenset({"site-packages", "dist-packages"})
 
 
 def _followed(name: str) -> ModuleType | None:
@@ -46,13 +52,27 @@ def _followed(name: str) -> ModuleType | None:
 
 def _imported_by(module: ModuleType) -> tuple[str, ...]:
     """The names of the modules `module`'s source imports (with `from P import a`, P.a where it is a
-    module, else P)."""
+    module, else P); none for an installed package's module that does not mention numba."""
     name = module.__name__
     if name in _imports:
         return _imports[name]
-    tree = ast.parse(Path(str(module.__file__)).read_bytes())
+    path = Path(str(module.__file__))
+    source = path.read_bytes()
+    if _INSTALLED.intersection(path.parts) and b"numba" not in source:
+        _imports[name] = ()
+        return ()
+    tree = ast.parse(source)
     names = [target for target, _ in imports_in(tree, module.__package__ or "", sys.modules.__contains__)]
     _imports[name] = found = tuple(dict.fromkeys(names))
+    return found
+
+
+def _digest(path: Path) -> bytes:
+    """The SHA-256 of one source file, read once in a process (every kernel's stamp covers most of the
+    same files)."""
+    found = _digests.get(path)
+    if found is None:
+        _digests[path] = found = hashlib.sha256(path.read_bytes()).digest()
     return found
 
 
@@ -79,7 +99,8 @@ def _stamp(py_func: Any, numba_stamp: Any) -> tuple[Any, str]:
         files = sources_of(module)
     for path in files:
         digest.update(str(path.name).encode())
-        digest.update(path.read_bytes())
+        with _LOCK:
+            digest.update(_digest(path))
     return numba_stamp, digest.hexdigest()
 
 

@@ -3,11 +3,16 @@ its own file; and loads from the cache while nothing changed."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from nimbase.kernel_cache import sources_of
 
 _CALLER = """import numba
 import kernel_callee
@@ -65,3 +70,28 @@ def test_numba_alone_would_load_the_stale_caller(tmp_path: Path) -> None:
     assert _answer(tmp_path, "plain") == (11, False)
     _write_callee(tmp_path, value=2, offset=10)
     assert _answer(tmp_path, "plain") == (11, True)
+
+
+def test_an_installed_module_without_numba_is_stamped_but_not_followed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A library the kernels' modules import (an installed package's module that does not mention numba)
+    is in the stamp, but what it imports is not walked; one that mentions numba is followed."""
+    installed = tmp_path / "site-packages"
+    installed.mkdir()
+    (installed / "kc_plain_lib.py").write_text("import kc_plain_deep\n")
+    (installed / "kc_plain_deep.py").write_text("DEPTH = 1\n")
+    (installed / "kc_numba_lib.py").write_text("import numba\nimport kc_numba_deep\n")
+    (installed / "kc_numba_deep.py").write_text("DEPTH = 2\n")
+    (tmp_path / "kc_kernels.py").write_text("import kc_plain_lib\nimport kc_numba_lib\n")
+    monkeypatch.syspath_prepend(str(installed))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    names = ("kc_kernels", "kc_plain_lib", "kc_plain_deep", "kc_numba_lib", "kc_numba_deep")
+    try:
+        module = importlib.import_module("kc_kernels")
+        found = {path.name for path in sources_of(module)}
+    finally:
+        for name in names:
+            sys.modules.pop(name, None)
+    assert {"kc_kernels.py", "kc_plain_lib.py", "kc_numba_lib.py", "kc_numba_deep.py"} <= found
+    assert "kc_plain_deep.py" not in found
