@@ -314,12 +314,12 @@ def test_a_walk_stopped_again_and_again_makes_the_quotient_of_one_walk(
     code: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A construction stopped inside a heap (the heap undone and tried again next run: here once after
-    the heap was all added, once in its first reduction) and then by requests each stopped after three
+    the heap was all added, once in its first reduction) and then by requests each stopped after two
     heaps (between two heaps, each going on from there) makes the very quotient `compute` makes in one
     go."""
     rules = _kind(code).rules
-    whole = compute(rules, 16)
-    construction = Construction(rules, 16)
+    whole = compute(rules, 8)  # 4.7's walk past heap 8 takes seconds
+    construction = Construction(rules, 8)
     with pytest.raises(StoppedInTime):
         construction.run(enough=lambda: construction.heaps_done >= 4)
     walk = construction._walk
@@ -354,11 +354,11 @@ def test_a_walk_stopped_again_and_again_makes_the_quotient_of_one_walk(
         assert runs < 100, "no progress"
         heaps = iter(range(1000))
         try:
-            found = construction.run(enough=lambda heaps=heaps: next(heaps) >= 3)  # type: ignore[misc]
+            found = construction.run(enough=lambda heaps=heaps: next(heaps) >= 2)  # type: ignore[misc]
             break
         except StoppedInTime as stopped:
             assert stopped.quotient.bound <= whole.bound
-    assert runs > 2
+    assert runs >= 2
     assert found.bound == whole.bound and np.array_equal(found.phi, whole.phi)
     assert np.array_equal(found.table, whole.table) and np.array_equal(found.p, whole.p)
     assert found.period == whole.period and found.note == whole.note
