@@ -104,6 +104,9 @@ def warm_up_template(settings: Settings) -> Warmed:
 
     service = Nimbase(settings, None)
     _, questions = _ask(service, Nimbase(settings, None), None)
+    # Frozen before the processes are forked: their collections then never walk (nor write to, copying
+    # the pages they share) what they inherit.
+    collector.freeze_startup()
     return Warmed(settings, service.kept, questions)
 
 
