@@ -96,11 +96,10 @@ def _live_request(base: str, k: int) -> float:
 def live_processes(url: str, tree: Path | None) -> tuple[float, float]:
     """(seconds from `nimbase serve` with its two live processes started to ready, seconds a request
     needing a live process waits once both were killed, beyond one that finds them ready: their
-    replacement), at this commit or in `tree` (started once before, unmeasured: a fresh checkout's
-    first start compiles its kernels into numba's cache)."""
-    if tree is not None:
-        with running_server(url, tree=tree):
-            pass
+    replacement), at this commit or in `tree`; each started once before, unmeasured (a fresh checkout's
+    first start compiles its kernels into numba's cache; a fresh database's first server reads more)."""
+    with running_server(url, tree=tree):
+        pass
     started = time.perf_counter()
     with running_server(url, tree=tree) as server:
         ready = time.perf_counter() - started
