@@ -24,7 +24,7 @@ from pathlib import Path
 import httpx
 
 from bench.at_commit import checkout
-from bench.common import figure, fresh_database, process_tree, running_server
+from bench.common import figure, fresh_database, process_parents, running_server
 
 #: The CPU seconds of one warm-up in this process, printed last.
 WARM_UP = """
@@ -71,17 +71,13 @@ def cpu_seconds(code: str, tree: Path | None = None, runs: int = 3) -> float:
 
 def _live_children(server: int) -> list[int]:
     """The live processes of a server: the children of its fork server (a child of the server)."""
-
-    def parent(pid: int) -> int:
-        return int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1])
-
-    tree = [pid for pid in process_tree(server) if pid != server]
+    parents = process_parents()
     forkers = [
         pid
-        for pid in tree
-        if parent(pid) == server and b"forkserver" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        for pid, parent in parents.items()
+        if parent == server and b"forkserver" in Path(f"/proc/{pid}/cmdline").read_bytes()
     ]
-    return [pid for pid in tree if forkers and parent(pid) == forkers[0]]
+    return [pid for pid, parent in parents.items() if forkers and parent == forkers[0]]
 
 
 def _live_request(base: str, k: int) -> float:

@@ -115,8 +115,8 @@ def running_server(
         process.wait(timeout=20)
 
 
-def process_tree(pid: int) -> list[int]:
-    """`pid` and every process below it (a multi-process server's children), from /proc."""
+def process_parents() -> dict[int, int]:
+    """Every process's parent, from /proc."""
     parents: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -124,6 +124,12 @@ def process_tree(pid: int) -> list[int]:
                 parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
             except (OSError, ValueError, IndexError):
                 continue
+    return parents
+
+
+def process_tree(pid: int) -> list[int]:
+    """`pid` and every process below it (a multi-process server's children), from /proc."""
+    parents = process_parents()
     tree, frontier = [pid], [pid]
     while frontier:
         frontier = [child for child, parent in parents.items() if parent in frontier]

@@ -96,10 +96,8 @@ def _stamp(py_func: Any, numba_stamp: Any) -> tuple[Any, str]:
         return numba_stamp, ""
     digest = hashlib.sha256()
     with _LOCK:
-        files = sources_of(module)
-    for path in files:
-        digest.update(str(path.name).encode())
-        with _LOCK:
+        for path in sources_of(module):
+            digest.update(str(path.name).encode())
             digest.update(_digest(path))
     return numba_stamp, digest.hexdigest()
 
