@@ -111,6 +111,41 @@ def verified_values(game_id: str, family: str, row: sa.Row[Any]) -> NDArray[np.u
         raise CorruptChunk(game_id, family, index, str(exc)) from exc
 
 
+def _read_chunk(conn: sa.Connection, game_id: str, family: str, index: int) -> NDArray[np.uint32]:
+    """`SequenceStore.read_chunk` on `conn`."""
+    # The header and the chunk in one statement, so one snapshot: a chunk written after the header
+    # was read cannot pass for a missing one.
+    chunk = sa.and_(
+        sequence_chunks.c.game_id == sequences.c.game_id,
+        sequence_chunks.c.family == sequences.c.family,
+        sequence_chunks.c.chunk_index == index,
+    )
+    stmt = (
+        sa.select(sequences.c.computed_upto.label("stored"), sequence_chunks)
+        .select_from(sequences.outerjoin(sequence_chunks, chunk))
+        .where(_key(game_id, family))
+    )
+    row = conn.execute(stmt).first()
+    start = index * CHUNK_VALUES
+    stored = 0 if row is None else int(row.stored)
+    if row is None or row.chunk_index is None:
+        if start < stored:
+            raise MissingChunk(game_id, family, index, stored)
+        raise NotStored(game_id, family, start, start + CHUNK_VALUES, stored)
+    values = verified_values(game_id, family, row)
+    _check_count(game_id, family, index, len(values), stored)
+    return values
+
+
+def _repaired_since(conn: sa.Connection, game_id: str, family: str, index: int) -> bool:
+    """Whether chunk `index`, found damaged by a reader, reads whole now (a repair rewrote it since)."""
+    try:
+        _read_chunk(conn, game_id, family, index)
+    except (CorruptChunk, NotStored):
+        return False
+    return True
+
+
 class SequenceStore:
     """Reads and writes of stored sequences."""
 
@@ -168,29 +203,8 @@ class SequenceStore:
     def read_chunk(self, game_id: str, family: str, index: int) -> NDArray[np.uint32]:
         """The verified values of chunk `index`: NotStored beyond the stored prefix, CorruptChunk when
         damaged (MissingChunk when its row is gone although the prefix covers it)."""
-        # The header and the chunk in one statement, so one snapshot: a chunk written after the header
-        # was read cannot pass for a missing one.
-        chunk = sa.and_(
-            sequence_chunks.c.game_id == sequences.c.game_id,
-            sequence_chunks.c.family == sequences.c.family,
-            sequence_chunks.c.chunk_index == index,
-        )
-        stmt = (
-            sa.select(sequences.c.computed_upto.label("stored"), sequence_chunks)
-            .select_from(sequences.outerjoin(sequence_chunks, chunk))
-            .where(_key(game_id, family))
-        )
         with unavailable_on_disconnect(), self._engine.connect() as conn:
-            row = conn.execute(stmt).first()
-        start = index * CHUNK_VALUES
-        stored = 0 if row is None else int(row.stored)
-        if row is None or row.chunk_index is None:
-            if start < stored:
-                raise MissingChunk(game_id, family, index, stored)
-            raise NotStored(game_id, family, start, start + CHUNK_VALUES, stored)
-        values = verified_values(game_id, family, row)
-        _check_count(game_id, family, index, len(values), stored)
-        return values
+            return _read_chunk(conn, game_id, family, index)
 
     def read_range(self, game_id: str, family: str, start: int, stop: int) -> NDArray[np.uint32]:
         """The verified values for start <= n < stop."""
@@ -288,7 +302,9 @@ class SequenceStore:
 
         A chunk has at most one report until it is rewritten (a unique index on the reports not yet
         repaired), so however many readers find the damage, it is recorded once; the repair job is
-        queued again only when no repair of the chunk is open (the last one failed or was cancelled).
+        queued again only when no repair of the chunk is open (the last one failed or was cancelled). A
+        report of a chunk that reads whole again, once repaired, is answered by its last repair job: the
+        reader read it before that repair was written.
         """
         upto = (chunk_index + 1) * CHUNK_VALUES
         report = (
@@ -310,7 +326,28 @@ class SequenceStore:
             jobs.c.chunk_index == chunk_index,
             jobs.c.status.in_(OPEN_STATUSES),
         )
+        latest = (
+            sa.select(jobs)
+            .where(
+                jobs.c.game_id == game_id,
+                jobs.c.family == family,
+                jobs.c.kind == "repair",
+                jobs.c.chunk_index == chunk_index,
+            )
+            .order_by(jobs.c.id.desc())
+            .limit(1)
+        )
         with unavailable_on_disconnect(), self._engine.begin() as conn:
+            # Locked as every write of a chunk locks it: a repair committed before this report is seen
+            # below (the chunk reads whole: the reader read it before the repair, and its report is
+            # answered by that repair, not queued again), one committed after finds this report's job open.
+            conn.execute(
+                sa.select(sequences.c.computed_upto).where(_key(game_id, family)).with_for_update(read=True)
+            )
+            if _repaired_since(conn, game_id, family, chunk_index):
+                repaired = conn.execute(latest).first()
+                if repaired is not None:
+                    return Job.from_row(repaired)
             conn.execute(report)
             while True:  # the open job may finish between the insert and the select: insert again
                 conn.execute(open_repair_insert(game_id, family, chunk_index, upto))

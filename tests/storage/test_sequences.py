@@ -208,6 +208,11 @@ def test_a_report_stays_open_until_the_chunk_is_rewritten(
     )
     assert corruption_reports(engine, GAME) == [(1, True), (0, False)]
     assert queue.finish(repair.id, "w1")
+    # a reader that read the damaged chunk before the repair and reports it after: answered by that repair
+    late = store.report_corruption(GAME, "heap", 1, "read before the repair")
+    assert (late.id, late.status) == (repair.id, "done")
+    assert corruption_reports(engine, GAME) == [(1, True), (0, False)]
+    flip_byte(engine, GAME, 1, offset=100)
     again = store.report_corruption(GAME, "heap", 1, "damaged again")
     assert again.id != repair.id and again.status == "queued"
     assert corruption_reports(engine, GAME) == [(1, True), (0, False), (1, False)]
