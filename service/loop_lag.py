@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import sys
 import threading
@@ -19,6 +20,7 @@ import time
 import traceback
 from collections import Counter
 from collections.abc import Callable
+from types import FrameType
 
 log = logging.getLogger(__name__)
 
@@ -37,10 +39,26 @@ def _where(entry: traceback.FrameSummary) -> str:
     return f"{entry.name} ({entry.filename.rsplit('/', 1)[-1]}:{entry.lineno})"
 
 
+def current_frames() -> dict[int, FrameType]:
+    """`sys._current_frames()` with the collector off. Python 3.11 holds the lock of its thread list
+    through the call and allocates a frame object per thread in it: a collection started there runs
+    finalizers and gc callbacks, which may let go of the GIL, and a thread then starting or ending
+    holds the GIL waiting for that lock, while the call waits for the GIL: the whole process hangs
+    (CPython issue 106883, mended in later versions the same way). A test process of the service hung
+    so, a thread starting while this watcher took the stacks of a stalled loop."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return sys._current_frames()
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def stacks(loop_thread: int) -> str:
     """The loop thread's innermost `FRAMES` frames, innermost first, then how many other threads are at
     each innermost frame (the GIL is held by one of those, or by none): one line."""
-    frames = sys._current_frames()
+    frames = current_frames()
     frames.pop(threading.get_ident(), None)  # the watcher's own
     loop = frames.pop(loop_thread, None)
     loop_text = " <- ".join(map(_where, reversed(traceback.extract_stack(loop)[-FRAMES:]))) if loop else "?"

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import re
+import sys
+import threading
 import time
+from types import FrameType
 
 import httpx
 import pytest
@@ -70,3 +74,43 @@ def test_a_server_shows_its_loop_lag_on_metrics_and_the_bench_reads_it() -> None
     assert (
         figures["event loop ticks more than 250 ms late"] <= figures["event loop ticks more than 100 ms late"]
     )
+
+
+def test_the_stacks_are_taken_with_the_collector_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No collection runs inside `sys._current_frames()`, even one due at its first allocation: on Python
+    3.11 one there can deadlock the process (loop_lag.current_frames says how)."""
+    inside = False
+    collected_inside: list[bool] = []
+    real = sys._current_frames
+
+    def watched() -> dict[int, FrameType]:
+        nonlocal inside
+        inside = True
+        try:
+            return real()
+        finally:
+            inside = False
+
+    def callback(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collected_inside.append(inside)
+
+    stop = threading.Event()
+    others = [threading.Thread(target=stop.wait) for _ in range(8)]
+    for thread in others:
+        thread.start()
+    threshold = gc.get_threshold()
+    monkeypatch.setattr(sys, "_current_frames", watched)
+    gc.callbacks.append(callback)
+    gc.set_threshold(1)  # a collection at (almost) every allocation
+    try:
+        for _ in range(20):
+            assert "other threads:" in loop_lag.stacks(threading.get_ident())
+    finally:
+        gc.set_threshold(*threshold)
+        gc.callbacks.remove(callback)
+        stop.set()
+        for thread in others:
+            thread.join()
+    assert collected_inside and not any(collected_inside)  # collections ran, none inside the call
+    assert gc.isenabled()
