@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -90,7 +91,11 @@ def test_sigkill_mid_job_resumes_from_the_checkpoint(
     finished = queue.get(job.id)
     assert finished is not None and (finished.status, finished.done, finished.attempts) == ("done", upto, 2)
     assert finished.lease_owner == "second"
-    assert f"job {job.id}: resuming at {checkpoint} of {upto}" in log
+    resumed = re.search(rf"job {job.id}: resuming at (\d+) of {upto}\n", log)
+    assert resumed is not None, log
+    # at the checkpoint seen, or a later one: the killed worker's COMMIT, sent before the kill, may be
+    # carried out by its database session after the process is gone and the job read here
+    assert checkpoint <= int(resumed.group(1)) < upto, log
     assert all(done >= checkpoint for done in observed)
 
     resumed_chunks, resumed_row = chunk_rows(clean_db), sequence_row(clean_db)
