@@ -5,6 +5,11 @@ other work (under a load of live computations, each may be waiting for a live pr
 late exactly when an operator asks. `DatabaseHealth` keeps the last check's result and checks again in a
 background thread when that result is older than `REFRESH_SECONDS` (at most one check at a time); a
 request that has just found the database down (its `DatabaseGate` shut) is believed at once.
+
+No read waits, not even for the first check (started by the first read): the transports read
+health on their event loop, and a first read that waited for a slow first check (half a second at most)
+held every request of the server meanwhile, at each poll of /readyz while the server started (the
+loop's watcher logged it). Until the first check answers, the database is reported "not checked yet".
 """
 
 from __future__ import annotations
@@ -21,10 +26,9 @@ log = logging.getLogger(__name__)
 
 #: How old the last check may be before a read starts another (in the background).
 REFRESH_SECONDS = 1.0
-#: How long the first read waits for the first check (a database that takes longer is reported down).
-FIRST_WAIT_SECONDS = 0.5
 
 UNREACHABLE = {"database": "unreachable"}
+NOT_CHECKED = {"database": "not checked yet"}
 
 
 @dataclass(slots=True)
@@ -49,14 +53,22 @@ class DatabaseHealth:
         self._gate = gate
         self._refresh_seconds = refresh_seconds
         self._lock = threading.Lock()
-        self._first = threading.Event()
         self._result: bool | None = None
         self._checked = float("-inf")
         self._checking = False
 
     def read(self) -> Health:
-        """The last known health, at once; a stale one starts a check for the next read. Only the first
-        reads wait for a check (there is nothing to answer before it), at most `FIRST_WAIT_SECONDS`."""
+        """The last known health, at once; a stale one starts a check for the next read."""
+        self._start_check()
+        if not self._gate.is_open:  # a request found it down since the last check
+            return Health(database=False, details=dict(UNREACHABLE))
+        result = self._result
+        if result is None:
+            return Health(database=False, details=dict(NOT_CHECKED))
+        return Health(database=True) if result else Health(database=False, details=dict(UNREACHABLE))
+
+    def _start_check(self) -> None:
+        """A check in the background, unless the last is recent or one runs."""
         with self._lock:
             stale = time.monotonic() - self._checked >= self._refresh_seconds
             start = stale and not self._checking
@@ -64,11 +76,6 @@ class DatabaseHealth:
                 self._checking = True
         if start:
             threading.Thread(target=self._refresh, name="nimbase-health", daemon=True).start()
-        if self._result is None:
-            self._first.wait(FIRST_WAIT_SECONDS)
-        if not self._gate.is_open:  # a request found it down since the last check
-            return Health(database=False, details=dict(UNREACHABLE))
-        return Health(database=True) if self._result else Health(database=False, details=dict(UNREACHABLE))
 
     def _refresh(self) -> None:
         try:
@@ -80,4 +87,3 @@ class DatabaseHealth:
             self._result = result
             self._checked = time.monotonic()
             self._checking = False
-        self._first.set()

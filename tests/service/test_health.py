@@ -79,7 +79,7 @@ def test_a_read_never_waits_for_a_slow_check() -> None:
 
     health = DatabaseHealth(check, DatabaseGate(), refresh_seconds=0.0)
     try:
-        assert health.read().database is True  # the first check, waited for
+        assert eventually(lambda: health.read().database is True)  # the first check answered
         for _ in range(20):
             started = time.monotonic()
             assert health.read().database is True
@@ -89,10 +89,31 @@ def test_a_read_never_waits_for_a_slow_check() -> None:
         release.set()
 
 
+def test_not_even_the_first_read_waits_for_a_check() -> None:
+    """Health is read on the transports' event loop: a first check that is slow is reported as not done
+    yet, at once, rather than waited for (holding every request of the server meanwhile)."""
+    release = threading.Event()
+
+    def check() -> bool:
+        release.wait(10)
+        return True
+
+    health = DatabaseHealth(check, DatabaseGate())
+    try:
+        started = time.monotonic()
+        first = health.read()
+        assert time.monotonic() - started < 0.05
+        assert first.database is False and first.details == {"database": "not checked yet"}
+        release.set()
+        assert eventually(lambda: health.read().database is True)
+    finally:
+        release.set()
+
+
 def test_a_request_that_finds_the_database_down_is_believed_at_once() -> None:
     gate = DatabaseGate(retry_seconds=60.0)
     health = DatabaseHealth(lambda: True, gate, refresh_seconds=60.0)
-    assert health.read().database is True
+    assert eventually(lambda: health.read().database is True)
 
     def fail() -> None:
         raise StorageUnavailable("down")
