@@ -319,24 +319,14 @@ class SequenceStore:
                 index_where=sa.text("repaired_at IS NULL"),
             )
         )
-        find = sa.select(jobs).where(
+        repairs = sa.select(jobs).where(
             jobs.c.game_id == game_id,
             jobs.c.family == family,
             jobs.c.kind == "repair",
             jobs.c.chunk_index == chunk_index,
-            jobs.c.status.in_(OPEN_STATUSES),
         )
-        latest = (
-            sa.select(jobs)
-            .where(
-                jobs.c.game_id == game_id,
-                jobs.c.family == family,
-                jobs.c.kind == "repair",
-                jobs.c.chunk_index == chunk_index,
-            )
-            .order_by(jobs.c.id.desc())
-            .limit(1)
-        )
+        find = repairs.where(jobs.c.status.in_(OPEN_STATUSES))
+        latest = repairs.order_by(jobs.c.id.desc()).limit(1)
         with unavailable_on_disconnect(), self._engine.begin() as conn:
             # Locked as every write of a chunk locks it: a repair committed before this report is seen
             # below (the chunk reads whole: the reader read it before the repair, and its report is
