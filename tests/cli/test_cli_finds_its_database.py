@@ -98,14 +98,15 @@ def running() -> Iterator[Running]:
     data = home / ".local" / "share" / "nimbase" / "postgres"
     try:
         deadline = time.monotonic() + START_SECONDS
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{http_port}/readyz", timeout=5).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert server.poll() is None and time.monotonic() < deadline, (home / "run.log").read_text()
-            time.sleep(0.5)
+        with httpx.Client(timeout=5) as http:  # one client: each makes a TLS context, 30 ms of CPU
+            while True:
+                try:
+                    if http.get(f"http://127.0.0.1:{http_port}/readyz").status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                assert server.poll() is None and time.monotonic() < deadline, (home / "run.log").read_text()
+                time.sleep(0.5)
         yield Running(home, grpc_port, http_port)
     finally:
         server.send_signal(signal.SIGTERM)

@@ -82,15 +82,16 @@ def start_server(database_url: str, log_path: Path, **extra: str) -> Server:
     )
     server = Server(process, f"127.0.0.1:{grpc_port}", f"http://127.0.0.1:{http_port}", log_path)
     deadline = time.monotonic() + START_SECONDS
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"server exited with {process.returncode}:\n{server.log()}")
-        try:
-            if httpx.get(f"{server.http_url}/readyz", timeout=1).status_code == 200:
-                return server
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
+    with httpx.Client(timeout=1) as http:  # one client: each makes a TLS context, 30 ms of CPU
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise RuntimeError(f"server exited with {process.returncode}:\n{server.log()}")
+            try:
+                if http.get(f"{server.http_url}/readyz").status_code == 200:
+                    return server
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
     process.kill()
     raise RuntimeError(f"server did not come up:\n{server.log()}")
 

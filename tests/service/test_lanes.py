@@ -4,6 +4,7 @@ calls wait."""
 
 from __future__ import annotations
 
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -31,6 +32,9 @@ RUNAWAY = ("subtraction:1,3,4,99:misere", "40 41 42 43")
 #: starlette's threads: anyio's default of 40).
 WAITING = DEFAULT_WORKERS + 4
 WAITING_REST = 44
+#: One TLS context for the clients of those requests (each would load the CA bundle anew: 30 ms of CPU,
+#: 44 times), though they speak plain HTTP.
+TLS = ssl.create_default_context()
 DEADLINE_S = 4.0
 #: How long a read may take while the calls wait (loopback, a loaded 2-core machine).
 PROMPT = 1.0
@@ -125,7 +129,7 @@ def test_rest_reads_answer_promptly_while_more_requests_wait_for_a_process_than_
     game, position = RUNAWAY
 
     def runaway() -> None:
-        with httpx.Client(base_url=base, timeout=30) as own:
+        with httpx.Client(base_url=base, timeout=30, verify=TLS) as own:
             answer = own.get(
                 "/v1/best-move",
                 params={"game": game, "position": position, "limit": 1},
