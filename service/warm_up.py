@@ -50,8 +50,8 @@ QUESTION_SECONDS = 60.0
 #: deadline, so it ends all the same), stats of a game with no known period go on computing values, which
 #: is spent CPU and time before ready in every process: the kernels they reach only far on, a kind loads
 #: itself (`GameKind.load_kernels`). At 2 s, octal:0.6's values grew for all of them: a warm-up took
-#: 2.4-2.6 s of CPU, 1.3-1.4 at a quarter of a second, and each server process, each live process not
-#: forked from the template and each template pays one.
+#: 2.1 s of CPU, 1.3 at a quarter of a second (bench.bench_start_cost), and each server process, each
+#: live process not forked from the template and each template pays one.
 STATS_SECONDS = 0.25
 #: Games with a stored table (besides the listed ones) whose warm-up questions a process's own service
 #: reads ahead before ready: a few database reads each (a header, a chunk or a block).

@@ -4,7 +4,6 @@ calls wait."""
 
 from __future__ import annotations
 
-import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -21,7 +20,7 @@ from service.pooled import TO_COMPUTE_LANE, PooledService, compute_lane_threads,
 from service.rest.answer import LATE_SECONDS
 from service.server import BoundPorts
 from storage.jobs import JobQueue
-from tests.servers import running_server
+from tests.servers import TLS, running_server
 from tests.service.pools import started_pool, wait_until
 from worker.runner import Worker
 
@@ -32,9 +31,6 @@ RUNAWAY = ("subtraction:1,3,4,99:misere", "40 41 42 43")
 #: starlette's threads: anyio's default of 40).
 WAITING = DEFAULT_WORKERS + 4
 WAITING_REST = 44
-#: One TLS context for the clients of those requests (each would load the CA bundle anew: 30 ms of CPU,
-#: 44 times), though they speak plain HTTP.
-TLS = ssl.create_default_context()
 DEADLINE_S = 4.0
 #: How long a read may take while the calls wait (loopback, a loaded 2-core machine).
 PROMPT = 1.0

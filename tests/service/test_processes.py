@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import signal
 import socket
-import ssl
 import subprocess
 import sys
 import time
@@ -23,6 +22,7 @@ from nimbase.settings import Settings
 from service.calls import GetValue
 from service.convert import value_as_dict
 from service.core import Nimbase
+from tests.servers import TLS
 
 PROCESSES = 2
 POSITIONS = {
@@ -100,11 +100,6 @@ def server(
         if process.poll() is None:
             process.terminate()
             process.wait(timeout=30)
-
-
-#: One TLS context for the clients made here again and again (each would load the CA bundle anew: 30 ms
-#: of CPU), though they speak plain HTTP.
-TLS = ssl.create_default_context()
 
 
 def _healthy(http_port: int) -> bool:
