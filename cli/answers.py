@@ -20,6 +20,7 @@ from cli.database import CommandError, missing_database, open_engine, ready_data
 from cli.plots import text_plot, write_png
 from nimbase import schema
 from nimbase.settings import Settings
+from service import collector
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -72,6 +73,7 @@ class LocalAnswers:
 
         self._service = Nimbase(settings, engine)
         self._missing = missing if engine is None else None
+        collector.resume()  # the service and its modules built (cli.main paused the collector)
 
     def _ask(self, call: Callable[[Deadline | None], T], source: Callable[[T], str]) -> T:
         """`call`'s answer; without a database, only a closed form's (found within FORMULA_SECONDS), else
@@ -176,6 +178,7 @@ def _answers(args: argparse.Namespace) -> Iterator[Answers]:
     settings: Settings = args.settings
     server = args.server or settings.server
     if server is not None:
+        collector.resume()  # a client: nothing long-lived built here (cli.main paused the collector)
         try:
             root = args.root_cert.read_bytes() if args.root_cert is not None else None
         except OSError as error:

@@ -28,6 +28,7 @@ from cli.jobs import cmd_jobs, cmd_precompute
 from cli.processes import cmd_migrate, cmd_run, cmd_serve, cmd_worker, processes_argument
 from nimbase import __version__
 from nimbase.settings import InvalidSetting, Settings
+from service import collector
 
 EXAMPLES = """\
 examples:
@@ -51,6 +52,22 @@ creates it. The questions (value, best-move, mainline, sequence, stats, games) a
 same service layer as the server's (answers from a closed form need no database), or by a running
 server with --server (or NIMBASE_SERVER): HOST:PORT for gRPC, http://HOST:PORT for REST.
 """
+
+#: Commands that build a service or a worker: they turn the collector on themselves once that is built
+#: (service.collector), so their imports run without it; every other command runs with it on.
+BUILDING_COMMANDS = frozenset(
+    {
+        cmd_serve,
+        cmd_worker,
+        cmd_run,
+        cmd_value,
+        cmd_best_move,
+        cmd_mainline,
+        cmd_sequence,
+        cmd_stats,
+        cmd_games,
+    }
+)
 
 
 def _command(
@@ -284,6 +301,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR")  # pgserver's harmless start-up note
     from engine.errors import NimbaseError
 
+    if args.func not in BUILDING_COMMANDS:
+        collector.resume()
     try:
         result: int = args.func(args)
     except InvalidSetting as error:  # a kind's own variable, checked when the service starts

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from cli.database import database_url, open_engine, ready_database
 from nimbase.settings import Settings
+from service import collector
 from service.readiness import SharedNote
 
 if TYPE_CHECKING:
@@ -230,6 +231,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.processes > 1:
         from service.processes import serve_processes
 
+        collector.resume()  # this process only watches the servers, which build the service each
         return serve_processes(settings, url, args.processes, worker)
     run_configured(Nimbase(settings, open_engine(url)), settings, database_url=url, worker=worker)
     return 0
@@ -242,7 +244,9 @@ def cmd_worker(args: argparse.Namespace) -> int:
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
-    worker_from_settings(open_engine(url), args.settings.worker).run_forever(stop)
+    worker = worker_from_settings(open_engine(url), args.settings.worker)
+    collector.freeze_startup()  # the worker and its modules built (cli.main paused the collector)
+    worker.run_forever(stop)
     return 0
 
 

@@ -94,6 +94,9 @@ def main(settings_pickled: bytes, database_url: str | None, conn: Connection, me
     standard library is imported before the priority is lowered."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops it, also on a terminal's Ctrl-C
     os.nice(NICENESS)  # the server process, which answers cheap lookups, comes first for the cores
+    from service import collector
+
+    collector.pause_for_startup()  # resumed below, once warm (spawned, it imports everything)
     from engine.deadline import Deadline
     from engine.errors import NimbaseError
     from service import learned
@@ -116,6 +119,7 @@ def main(settings_pickled: bytes, database_url: str | None, conn: Connection, me
         log.info("warm-up taken from the template: %d questions not asked again", len(warmed.questions))
     else:
         warm_up(settings, lambda done, total: conn.send(("warming", done)), service, adopt=False)
+    collector.resume()
     base = address_space()
     _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     cap = base + memory_bytes

@@ -22,6 +22,7 @@ import time
 from multiprocessing.process import BaseProcess
 
 from nimbase.settings import Settings
+from service import collector
 from service.ports import bind_port
 from service.readiness import SharedNote
 
@@ -48,6 +49,7 @@ def _child(
     settings: Settings, database_url: str, metrics_dir: str, index: int, worker: SharedNote | None = None
 ) -> None:
     """One server process: its own service over the shared ports (runs in a spawned interpreter)."""
+    collector.pause_for_startup()  # until the server is built (service.server's freeze_startup)
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir  # before prometheus_client is imported
     from service import malloc
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import gc
 import weakref
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from nimbase.settings import Settings
 from service import warm_up
-from service.collector import freeze_startup
+from service.collector import freeze_startup, pause_for_startup, resume
 
 
 def test_start_up_objects_leave_the_collections_and_garbage_before_them_is_collected() -> None:
@@ -52,3 +54,73 @@ def test_what_the_servers_warm_up_made_is_frozen_before_it_says_done(monkeypatch
         assert not walked & {id(o) for o in made}
     finally:
         gc.unfreeze()
+
+
+@pytest.fixture
+def paused() -> Iterator[None]:
+    """The collector off as a process's entry leaves it (service.collector.pause_for_startup); on again
+    and nothing frozen after the test, whatever it did."""
+    pause_for_startup()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.unfreeze()
+
+
+def test_a_paused_start_up_is_not_collected_until_it_is_frozen(paused: None) -> None:
+    assert not gc.isenabled()
+    freeze_startup()
+    assert gc.isenabled()
+
+
+def test_a_brief_process_resumes_the_collector_with_its_start_up_frozen_uncollected(paused: None) -> None:
+    class Cycle:
+        other: object
+
+    left = Cycle()
+    left.other = left
+    kept = weakref.ref(left)
+    del left
+    resume()
+    assert gc.isenabled()
+    assert kept() is not None  # frozen as it was: no collection walked everything once more
+    assert id(kept()) not in {id(o) for o in gc.get_objects()}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("value", "nim", "3", "5", "7"),  # the service built here: resumed once it is
+        ("value", "nim", "3", "5", "7", "--server", "127.0.0.1:1"),  # a client: resumed at once
+        ("jobs",),  # builds nothing: resumed before it runs (here it stops at the missing database)
+    ],
+)
+def test_every_command_turns_the_collector_on_again(
+    paused: None, args: tuple[str, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`nimbase` pauses the collector first (cli.entry); whatever the command, it is on again by the time
+    the command answers."""
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.delenv("NIMBASE_SERVER", raising=False)
+    monkeypatch.setenv("NIMBASE_VAR_DIR", str(tmp_path))
+    from cli.main import main
+
+    main(list(args))
+    assert gc.isenabled()
+
+
+def test_the_live_processes_template_resumes_the_collector_even_when_its_warm_up_fails(
+    paused: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Live processes are forked from the template with its collector as it left it."""
+
+    def failing(settings: Settings) -> None:
+        raise RuntimeError("no kernel")
+
+    monkeypatch.setattr(warm_up, "warm_up_template", failing)
+    from service import live_template  # (its first import fails the same way: nothing warmed up here)
+
+    with pytest.raises(RuntimeError, match="no kernel"):
+        live_template._warm_up()
+    assert gc.isenabled()
