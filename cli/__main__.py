@@ -1,6 +1,6 @@
 """`python -m cli` runs the console script (what `nimbase` runs)."""
 
-from service.collector import pause_for_startup
+from nimbase.collector import pause_for_startup
 
 pause_for_startup()  # cli.main resumes it, or the command once what it starts is built
 from cli.main import main  # noqa: E402

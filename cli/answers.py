@@ -18,9 +18,8 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 import nimbase_client
 from cli.database import CommandError, missing_database, open_engine, ready_database
 from cli.plots import text_plot, write_png
-from nimbase import schema
+from nimbase import collector, schema
 from nimbase.settings import Settings
-from service import collector
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 def main() -> int:
     """`nimbase`: see cli.main."""
-    from service.collector import pause_for_startup
+    from nimbase.collector import pause_for_startup
 
     pause_for_startup()  # cli.main resumes it, or the command once what it starts is built
     from cli.main import main as run

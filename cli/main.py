@@ -26,9 +26,8 @@ from cli.answers import cmd_best_move, cmd_games, cmd_mainline, cmd_sequence, cm
 from cli.database import CommandError
 from cli.jobs import cmd_jobs, cmd_precompute
 from cli.processes import cmd_migrate, cmd_run, cmd_serve, cmd_worker, processes_argument
-from nimbase import __version__
+from nimbase import __version__, collector
 from nimbase.settings import InvalidSetting, Settings
-from service import collector
 
 EXAMPLES = """\
 examples:
@@ -54,7 +53,7 @@ server with --server (or NIMBASE_SERVER): HOST:PORT for gRPC, http://HOST:PORT f
 """
 
 #: Commands that build a service or a worker: they turn the collector on themselves once that is built
-#: (service.collector), so their imports run without it; every other command runs with it on.
+#: (nimbase.collector), so their imports run without it; every other command runs with it on.
 BUILDING_COMMANDS = frozenset(
     {
         cmd_serve,

@@ -20,8 +20,8 @@ import time
 from typing import TYPE_CHECKING
 
 from cli.database import database_url, open_engine, ready_database
+from nimbase import collector
 from nimbase.settings import Settings
-from service import collector
 from service.readiness import SharedNote
 
 if TYPE_CHECKING:

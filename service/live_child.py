@@ -94,7 +94,7 @@ def main(settings_pickled: bytes, database_url: str | None, conn: Connection, me
     standard library is imported before the priority is lowered."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops it, also on a terminal's Ctrl-C
     os.nice(NICENESS)  # the server process, which answers cheap lookups, comes first for the cores
-    from service import collector
+    from nimbase import collector
 
     collector.pause_for_startup()  # resumed below, once warm (spawned, it imports everything)
     from engine.deadline import Deadline

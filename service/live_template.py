@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 
 
 def _warm_up() -> Warmed:
-    from service import collector
+    from nimbase import collector
 
     collector.pause_for_startup()  # warm_up_template freezes and resumes it once the kernels are loaded
     try:

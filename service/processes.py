@@ -21,8 +21,8 @@ import tempfile
 import time
 from multiprocessing.process import BaseProcess
 
+from nimbase import collector
 from nimbase.settings import Settings
-from service import collector
 from service.ports import bind_port
 from service.readiness import SharedNote
 

@@ -26,8 +26,9 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from nimbase import collector
 from nimbase.settings import DEFAULT_RATE_LIMIT, RateLimitSettings, Settings, TlsFiles
-from service import collector, convert, malloc
+from service import convert, malloc
 from service.core import Nimbase, NimbaseService
 from service.grpc_server import create_grpc_server
 from service.isolation import ProcessPool

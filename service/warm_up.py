@@ -34,8 +34,9 @@ from typing import TYPE_CHECKING
 from engine.errors import NimbaseError
 from engine.keep import Keepers
 from engine.registry import list_games, parse_game_id
+from nimbase import collector
 from nimbase.settings import Settings
-from service import collector, learned
+from service import learned
 from service.calls import BestMove, GetStats, GetValue
 
 if TYPE_CHECKING:

@@ -14,16 +14,19 @@ import signal
 import threading
 from types import FrameType
 
-from nimbase.settings import InvalidSetting, Settings
-from storage.database import create_engine
-from storage.embedded import database_url
-from worker.runner import worker_from_settings
+from nimbase import collector
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m worker", description="Run one nimbase worker.")
     parser.add_argument("--drain", action="store_true", help="exit once no job is left to claim")
     args = parser.parse_args(argv)
+    collector.pause_for_startup()  # until the worker is built, below: its imports run without it
+    from nimbase.settings import InvalidSetting, Settings
+    from storage.database import create_engine
+    from storage.embedded import database_url
+    from worker.runner import worker_from_settings
+
     try:
         settings = Settings.from_env()
     except InvalidSetting as exc:
@@ -32,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
 
     engine = create_engine(database_url(settings.database_url, settings.var_dir))
     worker = worker_from_settings(engine, settings.worker)
+    collector.freeze_startup()
     stop = threading.Event()
 
     def _on_signal(signum: int, frame: FrameType | None) -> None:

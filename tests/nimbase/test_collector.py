@@ -1,4 +1,4 @@
-"""A serving process freezes its start-up objects out of the garbage collector (service.collector)."""
+"""A serving process freezes its start-up objects out of the garbage collector (nimbase.collector)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from nimbase.collector import freeze_startup, pause_for_startup, resume
 from nimbase.settings import Settings
 from service import warm_up
-from service.collector import freeze_startup, pause_for_startup, resume
 
 
 def test_start_up_objects_leave_the_collections_and_garbage_before_them_is_collected() -> None:
@@ -58,7 +58,7 @@ def test_what_the_servers_warm_up_made_is_frozen_before_it_says_done(monkeypatch
 
 @pytest.fixture
 def paused() -> Iterator[None]:
-    """The collector off as a process's entry leaves it (service.collector.pause_for_startup); on again
+    """The collector off as a process's entry leaves it (nimbase.collector.pause_for_startup); on again
     and nothing frozen after the test, whatever it did."""
     pause_for_startup()
     try:
