@@ -23,16 +23,10 @@ log = logging.getLogger(__name__)
 
 
 def _warm_up() -> Warmed:
-    from nimbase import collector
+    from nimbase.settings import Settings
+    from service.warm_up import warm_up_template
 
-    collector.pause_for_startup()  # warm_up_template freezes and resumes it once the kernels are loaded
-    try:
-        from nimbase.settings import Settings
-        from service.warm_up import warm_up_template
-
-        return warm_up_template(Settings.from_env())
-    finally:
-        collector.resume()  # also when it failed: the processes forked from here inherit it
+    return warm_up_template(Settings.from_env())
 
 
 #: The warm-up asked here, which a live process forked from here takes as its own where it runs under the

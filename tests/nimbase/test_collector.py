@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
@@ -110,17 +112,39 @@ def test_every_command_turns_the_collector_on_again(
     assert gc.isenabled()
 
 
-def test_the_live_processes_template_resumes_the_collector_even_when_its_warm_up_fails(
-    paused: None, monkeypatch: pytest.MonkeyPatch
+#: In a fresh interpreter (a process has one fork server, whose preload the first user names: one started
+#: here would lack the live processes' template for the tests after this one).
+FORKED_CHILD = """
+import gc
+from nimbase import fork_server
+
+def state(conn):
+    conn.send((gc.isenabled(), gc.get_freeze_count()))
+
+if __name__ == "__main__":
+    forking = fork_server.context(["json"])
+    mine, theirs = forking.Pipe()
+    child = forking.Process(target=state, args=(theirs,))
+    child.start()
+    print(*mine.recv())
+    child.join()
+"""
+
+
+def test_a_child_of_the_fork_server_runs_with_the_collector_on_and_its_start_up_frozen(
+    tmp_path: Path,
 ) -> None:
-    """Live processes are forked from the template with its collector as it left it."""
-
-    def failing(settings: Settings) -> None:
-        raise RuntimeError("no kernel")
-
-    monkeypatch.setattr(warm_up, "warm_up_template", failing)
-    from service import live_template  # (its first import fails the same way: nothing warmed up here)
-
-    with pytest.raises(RuntimeError, match="no kernel"):
-        live_template._warm_up()
-    assert gc.isenabled()
+    """The fork server imports its preload with the collector off (nimbase.fork_server): its children,
+    which inherit its state, must find it on, and what the preload made frozen."""
+    script = tmp_path / "forked_child.py"
+    script.write_text(FORKED_CHILD)
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).parents[2],
+    )
+    assert done.returncode == 0, done.stderr
+    enabled, frozen = done.stdout.split()
+    assert enabled == "True" and int(frozen) > 0
