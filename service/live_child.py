@@ -96,7 +96,7 @@ def main(settings_pickled: bytes, database_url: str | None, conn: Connection, me
     os.nice(NICENESS)  # the server process, which answers cheap lookups, comes first for the cores
     from nimbase import collector
 
-    collector.pause_for_startup()  # resumed below, once warm (spawned, it imports everything)
+    collector.pause_for_startup()  # resumed once the service is built (spawned, it imports everything)
     from engine.deadline import Deadline
     from engine.errors import NimbaseError
     from service import learned
@@ -109,6 +109,7 @@ def main(settings_pickled: bytes, database_url: str | None, conn: Connection, me
     logging.basicConfig(level=settings.log_level, format="%(asctime)s [live] %(name)s %(message)s")
 
     service = Nimbase(settings, create_engine(database_url) if database_url is not None else None)
+    collector.resume()  # before the warm-up, which may compile (nimbase.collector)
     # Every kernel a computation may run, compiled (or loaded from numba's cache) before the process says
     # it is ready: never under a request's deadline; and its memory cap is measured with them loaded.
     # Forked from the template (service.live_template), the process has them, and the warm-up's objects.
@@ -119,7 +120,6 @@ def main(settings_pickled: bytes, database_url: str | None, conn: Connection, me
         log.info("warm-up taken from the template: %d questions not asked again", len(warmed.questions))
     else:
         warm_up(settings, lambda done, total: conn.send(("warming", done)), service, adopt=False)
-    collector.resume()
     base = address_space()
     _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     cap = base + memory_bytes

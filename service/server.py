@@ -266,11 +266,13 @@ def run_configured(
             metrics=metrics,
         )
 
+    # the service, its kinds and the modules: out of every full collection; the collector on before the
+    # warm-up compiles anything (nimbase.collector)
+    collector.freeze_startup()
     if isinstance(service, Nimbase):
         service.readiness.require("kernels", WarmUp(settings, service).start().reason)
         if worker is not None:
             service.readiness.require("worker", worker.read)
-    collector.freeze_startup()  # the service, its kinds and the modules: out of every full collection
     sys.setswitchinterval(SWITCH_SECONDS)
     with isolated(service, settings, database_url, wait=False) as served:
         asyncio.run(main(served))

@@ -106,6 +106,7 @@ def warm_up_template(settings: Settings) -> Warmed:
     from service.core import Nimbase
 
     service = Nimbase(settings, None)
+    collector.resume()  # the imports done with it off (a fork server's); compiling, never (nimbase.collector)
     _, questions = _ask(service, Nimbase(settings, None), None)
     # Frozen before the processes are forked: their collections then never walk (nor write to, copying
     # the pages they share) what they inherit.

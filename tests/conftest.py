@@ -43,7 +43,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         return
     warm = (
         "from nimbase import collector; collector.pause_for_startup(); "
-        "from nimbase.settings import Settings; from service.warm_up import warm_up; warm_up(Settings())"
+        "from nimbase.settings import Settings; from service.warm_up import warm_up; "
+        "collector.resume(); warm_up(Settings())"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("NIMBASE_") and k != "DATABASE_URL"}
     subprocess.run([sys.executable, "-c", warm], env=env, cwd=TESTS.parent, check=True, capture_output=True)

@@ -148,3 +148,19 @@ def test_a_child_of_the_fork_server_runs_with_the_collector_on_and_its_start_up_
     assert done.returncode == 0, done.stderr
     enabled, frozen = done.stdout.split()
     assert enabled == "True" and int(frozen) > 0
+
+
+def test_the_live_processes_template_compiles_with_the_collector_on(
+    paused: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fork server imports the template with the collector off; its warm-up compiles every kernel on
+    a fresh machine, and numba's compilations left 2.7 GB of cycles uncollected (1.4 GB collected)."""
+    seen: list[bool] = []
+
+    def asking(*_args: object) -> tuple[int, list[tuple[str, str]]]:
+        seen.append(gc.isenabled())
+        return 0, []
+
+    monkeypatch.setattr(warm_up, "_ask", asking)
+    warm_up.warm_up_template(Settings())
+    assert seen == [True]
