@@ -43,8 +43,7 @@ def freeze_startup() -> int:
     """Collect what start-up left behind, then move every object alive now out of the collector's walk
     for good, and turn the collector on (`pause_for_startup`); returns how many objects were frozen."""
     gc.collect()
-    gc.freeze()
-    gc.enable()
+    resume()
     frozen = gc.get_freeze_count()
     log.debug("%d objects of the start-up frozen out of the garbage collector", frozen)
     return frozen
